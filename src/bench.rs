@@ -1,0 +1,155 @@
+//! `chompute bench`: GPU against CPU on chompute's kernels.
+//!
+//! Each kernel family contributes a function that appends [`Measurement`]s; [`run`] groups
+//! them by kernel and size and prints the CPU and GPU rates side by side with their ratio.
+//! Timings are wall-clock seconds (floats are fine here: they are measurements, not
+//! mathematics); the work done is an exact count.
+
+use crate::chocolate::grid::{count_cpu, p_rows_cpu, Window};
+use crate::cli::BenchArgs;
+use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// One timed run of one kernel on one backend.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    /// Stable kernel name, e.g. "p-grid generate".
+    pub kernel: String,
+    /// Problem size in words, e.g. "30001x30001".
+    pub size: String,
+    /// "cpu" or "gpu".
+    pub backend: String,
+    /// What `work` counts: "cells", "cell updates", "positions", ...
+    pub unit: String,
+    /// Exact amount of work done.
+    pub work: u128,
+    /// Best wall-clock time over the repetitions.
+    pub seconds: f64,
+    /// work / seconds.
+    pub per_second: f64,
+}
+
+/// What each benchmark function gets: the GPU (if any) and whether to use quick sizes.
+pub struct BenchEnv {
+    pub gpu: Option<Arc<GpuContext>>,
+    pub quick: bool,
+    pub reps: usize,
+}
+
+impl BenchEnv {
+    /// Time `f` (best of `reps`, after one warm-up run) and record it.
+    pub fn measure<T>(
+        &self,
+        out: &mut Vec<Measurement>,
+        kernel: &str,
+        size: &str,
+        backend: &str,
+        unit: &str,
+        work: u128,
+        mut f: impl FnMut() -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let mut value = f()?;
+        let mut best = f64::INFINITY;
+        for _ in 0..self.reps {
+            let start = Instant::now();
+            value = f()?;
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        out.push(Measurement {
+            kernel: kernel.into(),
+            size: size.into(),
+            backend: backend.into(),
+            unit: unit.into(),
+            work,
+            seconds: best,
+            per_second: work as f64 / best,
+        });
+        Ok(value)
+    }
+}
+
+/// P-grid generation (packed words in memory) and counting, on sizes that are not powers of 2.
+pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
+    let gen_side: u64 = if env.quick { 4095 } else { 30001 };
+    let count_side: u64 = if env.quick { 8191 } else { 65535 };
+    let w = Window::full(gen_side, gen_side)?;
+    let size = format!("{gen_side}x{gen_side}");
+    let mut words = vec![0u32; w.total_words()?];
+    env.measure(out, "p-grid generate", &size, "cpu", "cells", w.cells(), || {
+        p_rows_cpu(&w, &mut words);
+        Ok(())
+    })?;
+    let cpu_words = words.clone();
+    if let Some(ctx) = &env.gpu {
+        let gpu = PGridGpu::new(ctx);
+        env.measure(out, "p-grid generate", &size, "gpu", "cells", w.cells(), || gpu.p_rows(&w, &mut words))?;
+        anyhow::ensure!(words == cpu_words, "bench: GPU and CPU P-grids differ for {size}");
+    }
+    let cw = Window::full(count_side, count_side)?;
+    let size = format!("{count_side}x{count_side}");
+    let c_cpu = env.measure(out, "p-grid count", &size, "cpu", "cells", cw.cells(), || Ok(count_cpu(&cw)))?;
+    if let Some(ctx) = &env.gpu {
+        let gpu = PGridGpu::new(ctx);
+        let c_gpu = env.measure(out, "p-grid count", &size, "gpu", "cells", cw.cells(), || gpu.count(&cw))?;
+        anyhow::ensure!(c_gpu == c_cpu, "bench: GPU count {c_gpu} != CPU count {c_cpu} for {size}");
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    adapter: Option<crate::gpu::context::AdapterReport>,
+    gpu_skipped_because: Option<String>,
+    measurements: &'a [Measurement],
+}
+
+pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
+    let (gpu, why_not) = match backend {
+        BackendChoice::Cpu => (None, Some("--backend cpu".to_string())),
+        _ => match GpuContext::shared() {
+            Ok(ctx) => (Some(ctx), None),
+            Err(e) if backend == BackendChoice::Gpu => anyhow::bail!("{e}"),
+            Err(e) => (None, Some(e)),
+        },
+    };
+    let env = BenchEnv { gpu, quick: args.quick, reps: if args.quick { 1 } else { 3 } };
+    let mut out = Vec::new();
+    bench_p_grid(&env, &mut out)?;
+
+    if args.json {
+        return crate::cmd::print_json(&Report {
+            adapter: env.gpu.as_ref().map(|c| c.report()),
+            gpu_skipped_because: why_not,
+            measurements: &out,
+        });
+    }
+    match &env.gpu {
+        Some(ctx) => {
+            let r = ctx.report();
+            println!("GPU: {} ({}, {}{})", r.name, r.backend, r.device_type, if r.software { ", software" } else { "" });
+        }
+        None => println!("GPU: none ({})", why_not.unwrap_or_default()),
+    }
+    println!("{:<22} {:>14} {:>10} {:>16} {:>16} {:>9}", "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu");
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for m in &out {
+        let k = (m.kernel.clone(), m.size.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    for (kernel, size) in keys {
+        let find = |b: &str| out.iter().find(|m| m.kernel == kernel && m.size == size && m.backend == b);
+        let (cpu, gpu) = (find("cpu"), find("gpu"));
+        let unit = cpu.or(gpu).map(|m| m.unit.as_str()).unwrap_or("");
+        let rate = |m: Option<&Measurement>| m.map(|m| format!("{:.3e}", m.per_second)).unwrap_or_else(|| "-".into());
+        let ratio = match (cpu, gpu) {
+            (Some(c), Some(g)) => format!("{:.2}x", g.per_second / c.per_second),
+            _ => "-".into(),
+        };
+        println!("{kernel:<22} {size:>14} {unit:>10} {:>16} {:>16} {ratio:>9}", rate(cpu), rate(gpu));
+    }
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! Bit-packed P-grids of windows of C(m,n) on the CPU.
+//!
+//! Word layout (shared with `shaders/ptest.wgsl`): each row of the window is
+//! `words_per_row(width)` u32 words; bit 31 of word 0 is the window's leftmost cell, and the
+//! padding bits past the last column are zero. A word's big-endian bytes are therefore a
+//! 1-bit PNG row.
+
+use super::ptest::{col_key, p_cell, row_key};
+use crate::usage;
+use rayon::prelude::*;
+
+/// A rectangular window of C(m,n): rows `row0 .. row0+height`, columns
+/// `col0 .. col0+width`, 1-based, all in u64 so a window deep inside a bar with
+/// m = 10^12 is addressable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub m: u64,
+    pub n: u64,
+    pub row0: u64,
+    pub col0: u64,
+    pub height: u64,
+    pub width: u64,
+}
+
+impl Window {
+    /// The whole bar C(m,n).
+    pub fn full(m: u64, n: u64) -> anyhow::Result<Window> {
+        Window::new(m, n, 1, 1, m, n)
+    }
+
+    /// A window, validated: non-empty and inside the bar.
+    pub fn new(m: u64, n: u64, row0: u64, col0: u64, height: u64, width: u64) -> anyhow::Result<Window> {
+        if m == 0 || n == 0 {
+            return Err(usage!("the bar must have at least one row and one column (got {m}×{n})"));
+        }
+        if height == 0 || width == 0 {
+            return Err(usage!("the window must be at least 1×1 (got {height}×{width})"));
+        }
+        let fits = |start: u64, len: u64, size: u64| {
+            start >= 1 && start.checked_add(len - 1).is_some_and(|end| end <= size)
+        };
+        if !fits(row0, height, m) || !fits(col0, width, n) {
+            return Err(usage!(
+                "window rows {row0}..+{height}, columns {col0}..+{width} lies outside C({m},{n})"
+            ));
+        }
+        Ok(Window { m, n, row0, col0, height, width })
+    }
+
+    /// Number of cells, exact.
+    pub fn cells(&self) -> u128 {
+        self.height as u128 * self.width as u128
+    }
+
+    /// The same window restricted to `rows` (offsets relative to `row0`).
+    pub fn rows(&self, start: u64, count: u64) -> Window {
+        debug_assert!(start + count <= self.height);
+        Window { row0: self.row0 + start, height: count, ..*self }
+    }
+
+    /// The same window restricted to columns `start .. start+count` (offsets from `col0`).
+    pub fn cols(&self, start: u64, count: u64) -> Window {
+        debug_assert!(start + count <= self.width);
+        Window { col0: self.col0 + start, width: count, ..*self }
+    }
+
+    /// u32 words in one packed row of this window.
+    pub fn words_per_row(&self) -> usize {
+        words_per_row(self.width)
+    }
+
+    /// u32 words for the whole packed window, or an error if that cannot be addressed here.
+    pub fn total_words(&self) -> anyhow::Result<usize> {
+        let words = (self.words_per_row() as u128) * self.height as u128;
+        usize::try_from(words)
+            .ok()
+            .filter(|w| (*w as u128) * 4 <= isize::MAX as u128)
+            .ok_or_else(|| usage!("a {}×{} window is too large to hold in memory", self.height, self.width))
+    }
+}
+
+/// u32 words needed for `width` cells.
+pub fn words_per_row(width: u64) -> usize {
+    usize::try_from(width.div_ceil(32)).expect("row width fits in memory")
+}
+
+/// The naive reference: test every cell with the four-pile P-test. Slow and obviously right;
+/// it exists to check the fast generators.
+pub fn p_rows_naive(w: &Window) -> Vec<u32> {
+    let wpr = w.words_per_row();
+    let mut out = vec![0u32; wpr * w.height as usize];
+    for r in 0..w.height {
+        for c in 0..w.width {
+            if p_cell(w.m, w.n, w.row0 + r, w.col0 + c) {
+                out[r as usize * wpr + (c / 32) as usize] |= 1 << (31 - (c % 32));
+            }
+        }
+    }
+    out
+}
+
+/// Column keys of a window sorted by key, so that the P-columns of a row with key r are one
+/// contiguous run found by binary search (SPEC §1: cell (i,j) is P iff r(i) == c(j)).
+pub struct ColumnIndex {
+    /// (c(j), offset of j from col0), sorted.
+    keyed: Vec<(u64, u32)>,
+}
+
+impl ColumnIndex {
+    pub fn new(w: &Window) -> ColumnIndex {
+        assert!(w.width <= u32::MAX as u64, "window width must fit in u32 offsets");
+        let mut keyed: Vec<(u64, u32)> =
+            (0..w.width).map(|c| (col_key(w.n, w.col0 + c), c as u32)).collect();
+        keyed.sort_unstable();
+        ColumnIndex { keyed }
+    }
+
+    /// Offsets (from col0) of the columns whose key equals `key`, ascending.
+    pub fn columns_with_key(&self, key: u64) -> impl Iterator<Item = u32> + '_ {
+        let lo = self.keyed.partition_point(|&(k, _)| k < key);
+        self.keyed[lo..].iter().take_while(move |&&(k, _)| k == key).map(|&(_, c)| c)
+    }
+
+    /// Scatter row i's P-cells into a zeroed packed row.
+    pub fn scatter_row(&self, m: u64, i: u64, row: &mut [u32]) {
+        row.fill(0);
+        for c in self.columns_with_key(row_key(m, i)) {
+            row[(c / 32) as usize] |= 1 << (31 - (c % 32));
+        }
+    }
+}
+
+/// The fast CPU generator, twin of `ptest.wgsl`: fills `out` (which must hold
+/// `w.height * w.words_per_row()` words) by scattering each row's P-columns into a zeroed
+/// row, rows in parallel.
+pub fn p_rows_cpu(w: &Window, out: &mut [u32]) {
+    let index = ColumnIndex::new(w);
+    p_rows_cpu_with(&index, w, out);
+}
+
+/// As [`p_rows_cpu`], reusing a column index built for a window with the same columns.
+pub fn p_rows_cpu_with(index: &ColumnIndex, w: &Window, out: &mut [u32]) {
+    let wpr = w.words_per_row();
+    assert_eq!(out.len(), wpr * w.height as usize, "output holds the packed window");
+    out.par_chunks_mut(wpr)
+        .enumerate()
+        .for_each(|(r, row)| index.scatter_row(w.m, w.row0 + r as u64, row));
+}
+
+/// Count the P-cells of a window by generating it row by row (no grid is kept).
+pub fn count_cpu(w: &Window) -> u128 {
+    let index = ColumnIndex::new(w);
+    let wpr = w.words_per_row();
+    (0..w.height)
+        .into_par_iter()
+        .map_init(
+            || vec![0u32; wpr],
+            |row, r| {
+                index.scatter_row(w.m, w.row0 + r, row);
+                row.iter().map(|x| x.count_ones() as u64).sum::<u64>()
+            },
+        )
+        .map(|c| c as u128)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_equals_naive_on_odd_windows() {
+        for (m, n, r0, c0, h, wd) in [
+            (11, 11, 1, 1, 11, 11),
+            (30001, 4095, 12345, 1000, 37, 70),
+            (1_000_000_000_039, 1_000_000_000_039, 400_000_000_000, 399_999_999_990, 9, 100),
+            (65535, 3, 1, 1, 65, 3),
+        ] {
+            let w = Window::new(m, n, r0, c0, h, wd).unwrap();
+            let mut fast = vec![0; w.total_words().unwrap()];
+            p_rows_cpu(&w, &mut fast);
+            assert_eq!(fast, p_rows_naive(&w), "window {w:?}");
+            let naive_count: u128 = fast.iter().map(|x| x.count_ones() as u128).sum();
+            assert_eq!(count_cpu(&w), naive_count);
+        }
+    }
+
+    #[test]
+    fn window_validation() {
+        assert!(Window::new(0, 5, 1, 1, 1, 1).is_err());
+        assert!(Window::new(5, 5, 5, 1, 2, 1).is_err());
+        assert!(Window::new(5, 5, 0, 1, 1, 1).is_err());
+        assert!(Window::new(u64::MAX, u64::MAX, u64::MAX, 1, 1, 1).is_ok());
+        assert!(Window::new(u64::MAX, u64::MAX, u64::MAX, 1, 2, 1).is_err());
+    }
+}

@@ -1,0 +1,139 @@
+//! `chompute count M [N]`: exact g(M,N) by one method or all of them.
+
+use super::print_json;
+use crate::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use crate::chocolate::grid::{count_cpu, Window};
+use crate::cli::{CountArgs, CountMethod};
+use crate::error::CheckFailed;
+use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
+use crate::usage;
+use serde::Serialize;
+use std::time::Instant;
+
+/// Most cells `--method cpu` will generate (about a minute on two cores).
+pub const CPU_COUNT_MAX_CELLS: u128 = 1 << 40;
+/// Most cells `--method all` generates on the CPU.
+pub const CPU_ALL_MAX_CELLS: u128 = 1 << 36;
+/// Most cells `--method all` generates on a software GPU (real GPUs get CPU_COUNT_MAX_CELLS).
+pub const SOFTWARE_GPU_ALL_MAX_CELLS: u128 = 1 << 32;
+
+#[derive(Debug, Serialize)]
+struct MethodResult {
+    method: &'static str,
+    count: String,
+    seconds: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct CountReport {
+    m: u64,
+    n: u64,
+    count: String,
+    methods: Vec<MethodResult>,
+    agree: bool,
+}
+
+fn method_name(m: CountMethod) -> &'static str {
+    match m {
+        CountMethod::Recurrence => "recurrence",
+        CountMethod::Histogram => "histogram",
+        CountMethod::Cpu => "cpu",
+        CountMethod::Gpu => "gpu",
+        CountMethod::All => "all",
+    }
+}
+
+fn run_method(method: CountMethod, m: u64, n: u64) -> anyhow::Result<u128> {
+    let cells = m as u128 * n as u128;
+    match method {
+        CountMethod::Recurrence => {
+            if m != n {
+                return Err(usage!("the recurrence counts square bars only (got {m}×{n}); use --method histogram"));
+            }
+            g_recurrence(m)
+        }
+        CountMethod::Histogram => g_histogram(m, n),
+        CountMethod::Cpu => {
+            if cells > CPU_COUNT_MAX_CELLS {
+                return Err(usage!("C({m},{n}) has {cells} cells, more than --method cpu generates (2^40); use --method histogram or recurrence"));
+            }
+            Ok(count_cpu(&Window::full(m, n)?))
+        }
+        CountMethod::Gpu => {
+            if cells > CPU_COUNT_MAX_CELLS {
+                return Err(usage!("C({m},{n}) has {cells} cells, more than --method gpu generates (2^40); use --method histogram or recurrence"));
+            }
+            let ctx = GpuContext::shared().map_err(|e| anyhow::anyhow!("{e}"))?;
+            PGridGpu::new(&ctx).count(&Window::full(m, n)?)
+        }
+        CountMethod::All => unreachable!("expanded by the caller"),
+    }
+}
+
+/// The methods `--method all` runs for C(m,n): every one feasible at this size.
+fn all_methods(m: u64, n: u64, backend: BackendChoice) -> Vec<CountMethod> {
+    let cells = m as u128 * n as u128;
+    let mut v = Vec::new();
+    if m == n {
+        v.push(CountMethod::Recurrence);
+    }
+    if histogram_feasible(m, n) {
+        v.push(CountMethod::Histogram);
+    }
+    if cells <= CPU_ALL_MAX_CELLS {
+        v.push(CountMethod::Cpu);
+    }
+    if backend != BackendChoice::Cpu {
+        if let Ok(ctx) = GpuContext::shared() {
+            let limit = if ctx.is_software() { SOFTWARE_GPU_ALL_MAX_CELLS } else { CPU_COUNT_MAX_CELLS };
+            if cells <= limit {
+                v.push(CountMethod::Gpu);
+            }
+        }
+    }
+    v
+}
+
+pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
+    let (m, n) = (args.m, args.n.unwrap_or(args.m));
+    let methods = match args.method {
+        Some(CountMethod::All) => all_methods(m, n, backend),
+        Some(one) => vec![one],
+        None if m == n => vec![CountMethod::Recurrence],
+        None if histogram_feasible(m, n) => vec![CountMethod::Histogram],
+        None => return Err(usage!("C({m},{n}) is too large for any exact method here (the recurrence needs a square bar)")),
+    };
+    let mut results = Vec::new();
+    for method in methods {
+        let start = Instant::now();
+        let count = run_method(method, m, n)?;
+        results.push((method, count, start.elapsed().as_secs_f64()));
+    }
+    let count = results[0].1;
+    let agree = results.iter().all(|r| r.1 == count);
+    if args.json {
+        print_json(&CountReport {
+            m,
+            n,
+            count: count.to_string(),
+            methods: results
+                .iter()
+                .map(|&(method, c, s)| MethodResult { method: method_name(method), count: c.to_string(), seconds: s })
+                .collect(),
+            agree,
+        })?;
+    } else if results.len() == 1 {
+        println!("{count}");
+    } else {
+        println!("g({m},{n}):");
+        for &(method, c, s) in &results {
+            println!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
+        }
+        println!("{}", if agree { "all methods agree" } else { "METHODS DISAGREE" });
+    }
+    if !agree {
+        let list: Vec<String> = results.iter().map(|&(me, c, _)| format!("{}={c}", method_name(me))).collect();
+        return Err(CheckFailed(format!("count methods disagree for C({m},{n}): {}", list.join(", "))).into());
+    }
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! `chompute grid M [N]`: the P-grid as text.
+
+use crate::chocolate::grid::{p_rows_cpu, Window};
+use crate::cli::GridArgs;
+use crate::gpu::{ptest::PGridGpu, Engine};
+use crate::usage;
+use std::io::Write;
+
+/// Widest bar printed as text; beyond this a picture (`render`) is the way to look.
+pub const MAX_TEXT_COLUMNS: u64 = 1024;
+/// Most rows printed as text.
+pub const MAX_TEXT_ROWS: u64 = 1 << 20;
+
+pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
+    let (m, n) = (args.m, args.n.unwrap_or(args.m));
+    if n > MAX_TEXT_COLUMNS || m > MAX_TEXT_ROWS {
+        return Err(usage!(
+            "C({m},{n}) is too large to read as text (at most {MAX_TEXT_ROWS} rows and {MAX_TEXT_COLUMNS} columns); use `chompute render`"
+        ));
+    }
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let mut line = Vec::with_capacity(n as usize + 1);
+    // Bands of rows keep memory small for tall bars.
+    const BAND: u64 = 4096;
+    let full = Window::full(m, n)?;
+    let wpr = full.words_per_row();
+    let mut start = 0;
+    while start < m {
+        let band = full.rows(start, BAND.min(m - start));
+        let mut words = vec![0u32; wpr * band.height as usize];
+        match &engine {
+            Engine::Cpu => p_rows_cpu(&band, &mut words),
+            Engine::Gpu(ctx) => PGridGpu::new(ctx).p_rows(&band, &mut words)?,
+        }
+        for row in words.chunks_exact(wpr) {
+            line.clear();
+            line.extend((0..n).map(|c| if row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1 { b'#' } else { b'.' }));
+            line.push(b'\n');
+            out.write_all(&line)?;
+        }
+        start += band.height;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,36 @@
+//! Command implementations, one file per command family. `main` calls [`run`].
+
+mod count;
+mod grid;
+mod info;
+
+use crate::cli::{Cli, Command};
+use crate::gpu::Engine;
+
+/// Run one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    let backend = cli.backend;
+    match cli.command {
+        Command::Info(a) => info::run(&a),
+        Command::Count(a) => count::run(backend, &a),
+        Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
+        Command::Bench(a) => crate::bench::run(backend, &a),
+    }
+}
+
+/// A write to a closed pipe (`chompute grid 999 | head`) is not an error.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Print a serialisable value as one line of JSON on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}

@@ -1,0 +1,17 @@
+//! chompute: a compute engine for the mathematics of chocolate games.
+//!
+//! - [`chocolate`]: the chocolate game C(m,n), whose P-positions are four-pile Nim.
+//! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
+//! - [`render`]: streaming PNG output written atomically.
+//!
+//! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
+//! mathematics they implement.
+
+pub mod bench;
+pub mod chocolate;
+pub mod cli;
+pub mod cmd;
+pub mod error;
+pub mod gpu;
+pub mod progress;
+pub mod render;

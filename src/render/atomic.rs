@@ -1,0 +1,131 @@
+//! Output files that appear complete or not at all.
+//!
+//! An [`AtomicFile`] writes to a hidden temporary name beside its target and renames it into
+//! place on [`AtomicFile::commit`]. Dropping it uncommitted (an error, a panic) removes the
+//! temporary file; an interrupt (Ctrl-C, SIGTERM) removes every live temporary file through
+//! [`install_interrupt_handler`] before the process exits.
+
+use anyhow::Context;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Temporary files currently being written, removed by the interrupt handler.
+static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Install once, early in `main`: on Ctrl-C or SIGTERM remove every temporary output file,
+/// say so in one line, and exit with status 130.
+pub fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        let temps = LIVE_TEMPS.lock().map(|g| g.clone()).unwrap_or_default();
+        for t in &temps {
+            let _ = std::fs::remove_file(t);
+        }
+        eprintln!("chompute: interrupted; no output file was written");
+        std::process::exit(130);
+    });
+}
+
+/// A file being written under a temporary name beside `target`.
+pub struct AtomicFile {
+    target: PathBuf,
+    temp: PathBuf,
+    writer: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    pub fn create(target: impl AsRef<Path>) -> anyhow::Result<AtomicFile> {
+        let target = target.as_ref().to_path_buf();
+        let name = target
+            .file_name()
+            .with_context(|| format!("'{}' is not a file name", target.display()))?
+            .to_string_lossy()
+            .into_owned();
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        let temp = dir.join(format!(
+            ".{name}.{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        if let Ok(mut live) = LIVE_TEMPS.lock() {
+            live.push(temp.clone());
+        }
+        let file = File::create(&temp).map_err(|e| {
+            forget(&temp);
+            anyhow::anyhow!("cannot write '{}': {e}", target.display())
+        })?;
+        Ok(AtomicFile { target, temp, writer: Some(BufWriter::with_capacity(1 << 20, file)) })
+    }
+
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Flush, sync and rename into place.
+    pub fn commit(mut self) -> anyhow::Result<()> {
+        let writer = self.writer.take().expect("writer present until commit");
+        let file = writer
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error()))?;
+        file.sync_all().with_context(|| format!("cannot write '{}'", self.target.display()))?;
+        drop(file);
+        std::fs::rename(&self.temp, &self.target)
+            .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
+        forget(&self.temp);
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.as_mut().expect("writer present until commit").write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().expect("writer present until commit").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.is_some() {
+            self.writer = None;
+            let _ = std::fs::remove_file(&self.temp);
+            forget(&self.temp);
+        }
+    }
+}
+
+fn forget(temp: &Path) {
+    if let Ok(mut live) = LIVE_TEMPS.lock() {
+        live.retain(|t| t != temp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncommitted_file_leaves_nothing() {
+        let dir = std::env::temp_dir().join(format!("chompute-atomic-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = dir.join("x.bin");
+        {
+            let mut f = AtomicFile::create(&target).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert!(!target.exists());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"whole").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"whole");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,144 @@
+//! Streaming PNG writer shared by every picture chompute makes.
+//!
+//! Rows are produced one at a time by a callback and streamed through the `png` crate's
+//! [`png::StreamWriter`], so memory stays one row whatever the image size.
+
+use super::atomic::AtomicFile;
+use crate::usage;
+use anyhow::Context;
+use std::io::Write;
+use std::path::Path;
+
+/// How hard the encoder works.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Compression {
+    Fast,
+    #[default]
+    Balanced,
+    Best,
+}
+
+impl From<Compression> for png::Compression {
+    fn from(c: Compression) -> png::Compression {
+        match c {
+            Compression::Fast => png::Compression::Fast,
+            Compression::Balanced => png::Compression::Balanced,
+            Compression::Best => png::Compression::High,
+        }
+    }
+}
+
+/// Pixel formats chompute writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PixelFormat {
+    /// 1-bit grayscale: bit 1 = white. Rows are packed MSB-first.
+    Gray1,
+    /// 8-bit grayscale.
+    Gray8,
+    /// Indexed colour with `bits` per pixel (1, 2, 4 or 8) and an RGB palette
+    /// (3 bytes per entry, at most 2^bits entries). Rows are packed MSB-first.
+    Indexed { bits: u8, palette: Vec<u8> },
+    /// 8-bit RGB.
+    Rgb8,
+}
+
+impl PixelFormat {
+    /// Bytes in one row of `width` pixels.
+    pub fn row_bytes(&self, width: u32) -> usize {
+        let bits = match self {
+            PixelFormat::Gray1 => 1,
+            PixelFormat::Gray8 => 8,
+            PixelFormat::Indexed { bits, .. } => *bits as usize,
+            PixelFormat::Rgb8 => 24,
+        };
+        (width as usize * bits).div_ceil(8)
+    }
+}
+
+/// Everything the encoder needs besides the rows.
+#[derive(Debug, Clone)]
+pub struct PngSpec {
+    pub width: u32,
+    pub height: u32,
+    pub format: PixelFormat,
+    pub compression: Compression,
+}
+
+impl PngSpec {
+    /// Check the PNG limits (sides 1 ..= 2^31-1).
+    pub fn validate(&self) -> anyhow::Result<()> {
+        if self.width == 0 || self.height == 0 || self.width > i32::MAX as u32 || self.height > i32::MAX as u32 {
+            return Err(usage!(
+                "a PNG must be between 1 and 2^31-1 pixels a side (got {}×{})",
+                self.width,
+                self.height
+            ));
+        }
+        Ok(())
+    }
+
+    /// Start an encoder writing to `out`.
+    pub fn encoder<W: Write>(&self, out: W) -> anyhow::Result<png::Writer<W>> {
+        self.validate()?;
+        let mut enc = png::Encoder::new(out, self.width, self.height);
+        match &self.format {
+            PixelFormat::Gray1 => {
+                enc.set_color(png::ColorType::Grayscale);
+                enc.set_depth(png::BitDepth::One);
+            }
+            PixelFormat::Gray8 => {
+                enc.set_color(png::ColorType::Grayscale);
+                enc.set_depth(png::BitDepth::Eight);
+            }
+            PixelFormat::Indexed { bits, palette } => {
+                enc.set_color(png::ColorType::Indexed);
+                enc.set_depth(match bits {
+                    1 => png::BitDepth::One,
+                    2 => png::BitDepth::Two,
+                    4 => png::BitDepth::Four,
+                    _ => png::BitDepth::Eight,
+                });
+                enc.set_palette(palette.clone());
+            }
+            PixelFormat::Rgb8 => {
+                enc.set_color(png::ColorType::Rgb);
+                enc.set_depth(png::BitDepth::Eight);
+            }
+        }
+        enc.set_compression(self.compression.into());
+        Ok(enc.write_header()?)
+    }
+}
+
+/// Write a PNG at `path` atomically. `fill_row(y, row)` fills row y (0-based, top first) of
+/// `spec.format.row_bytes(width)` bytes; it is called once per row, in order.
+pub fn write_png(
+    path: &Path,
+    spec: &PngSpec,
+    mut fill_row: impl FnMut(u32, &mut [u8]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    spec.validate()?;
+    let mut file = AtomicFile::create(path)?;
+    let mut writer = spec.encoder(&mut file)?;
+    let mut stream = writer.stream_writer()?;
+    let mut row = vec![0u8; spec.format.row_bytes(spec.width)];
+    for y in 0..spec.height {
+        fill_row(y, &mut row)?;
+        stream
+            .write_all(&row)
+            .with_context(|| format!("cannot write '{}'", path.display()))?;
+    }
+    stream.finish().with_context(|| format!("cannot write '{}'", path.display()))?;
+    writer.finish().with_context(|| format!("cannot write '{}'", path.display()))?;
+    file.commit()
+}
+
+/// Parse `#rrggbb` (or `rrggbb`) into RGB.
+pub fn parse_colour(s: &str) -> anyhow::Result<[u8; 3]> {
+    let hex = s.trim().trim_start_matches('#');
+    if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(usage!("'{s}' is not a colour: write it as #rrggbb"));
+    }
+    let byte = |k: usize| u8::from_str_radix(&hex[k..k + 2], 16).expect("checked hex digits");
+    Ok([byte(0), byte(2), byte(4)])
+}
