@@ -1,0 +1,75 @@
+//! Shared test helpers: the GPU (or a clear skip), and running the built binary.
+#![allow(dead_code)]
+
+use chompute::gpu::GpuContext;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::{Arc, Once};
+
+static XDG: Once = Once::new();
+
+/// Give Mesa a private 0700 XDG_RUNTIME_DIR so it does not warn on stderr.
+pub fn quiet_mesa() {
+    XDG.call_once(|| {
+        if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
+            let dir = std::env::temp_dir().join(format!("chompute-xdg-{}", std::process::id()));
+            let _ = std::fs::create_dir_all(&dir);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+            }
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
+    });
+}
+
+/// The GPU context, software adapters included. Without one: panic when
+/// CHOMPUTE_REQUIRE_GPU=1 (CI), else print why the test skipped and return None.
+pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
+    quiet_mesa();
+    match GpuContext::shared() {
+        Ok(ctx) => Some(ctx),
+        Err(why) => {
+            if std::env::var("CHOMPUTE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
+                panic!("{test}: CHOMPUTE_REQUIRE_GPU=1 but there is no GPU adapter: {why}");
+            }
+            eprintln!("{test}: skipped, no GPU adapter: {why}");
+            None
+        }
+    }
+}
+
+/// Run the built `chompute` binary with `args`.
+pub fn chompute(args: &[&str]) -> Output {
+    quiet_mesa();
+    Command::new(env!("CARGO_BIN_EXE_chompute"))
+        .args(args)
+        .output()
+        .expect("run chompute")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh empty directory for one test's files.
+pub fn scratch_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chompute-test-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// A bad-input run: exit status 2, exactly one line on stderr, no panic or backtrace.
+pub fn assert_usage_error(o: &Output, expect_in_message: &str) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "exit status for bad input; stderr: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr, got: {err}");
+    assert!(!err.contains("panicked") && !err.contains("backtrace"), "no panic: {err}");
+    assert!(err.contains(expect_in_message), "stderr {err:?} should mention {expect_in_message:?}");
+}
