@@ -3,6 +3,7 @@
 mod count;
 mod grid;
 mod info;
+mod render;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -15,6 +16,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Render(a) => render::run(backend, &a),
+        Command::Assemble(a) => render::assemble(&a),
     }
 }
 
