@@ -34,7 +34,9 @@ pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
             if std::env::var("CHOMPUTE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: CHOMPUTE_REQUIRE_GPU=1 but there is no GPU adapter: {why}");
             }
-            eprintln!("{test}: skipped, no GPU adapter: {why}");
+            // Straight to the stderr handle, past the harness's capture, so the skip shows.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no GPU adapter: {why}");
             None
         }
     }
