@@ -43,10 +43,15 @@ struct RenderReport {
 /// `ROW,COL,HEIGHT,WIDTH` → a window of C(m,n).
 fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let nums: Option<Vec<u64>> = parts.iter().map(|p| crate::cli::parse_size(p).ok()).collect();
+    let nums: Option<Vec<u64>> = parts
+        .iter()
+        .map(|p| crate::cli::parse_size(p).ok())
+        .collect();
     match nums.as_deref() {
         Some(&[r, c, h, w]) if parts.len() == 4 => Window::new(m, n, r, c, h, w),
-        _ => Err(usage!("--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')")),
+        _ => Err(usage!(
+            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
+        )),
     }
 }
 
@@ -54,14 +59,18 @@ fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
 fn parse_colours(s: &str) -> anyhow::Result<Colours> {
     match s.split_once(',') {
         Some((p, n)) => Ok(Some([parse_colour(p)?, parse_colour(n)?])),
-        None => Err(usage!("--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')")),
+        None => Err(usage!(
+            "--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
+        )),
     }
 }
 
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
     let t = given.unwrap_or(default);
     if t == 0 || t % 8 != 0 {
-        return Err(usage!("--tile-size must be a positive multiple of 8 (got {t})"));
+        return Err(usage!(
+            "--tile-size must be a positive multiple of 8 (got {t})"
+        ));
     }
     Ok(t)
 }
@@ -70,7 +79,9 @@ fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
 fn progress(rows: u64) -> ProgressBar {
     let bar = crate::progress::bar(rows, "rows");
     if std::io::stderr().is_terminal() {
-        if let Ok(style) = ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}") {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}",
+        ) {
             bar.set_style(style.progress_chars("=> "));
         }
     }
@@ -85,17 +96,30 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         Some(s) => parse_window(s, m, n)?,
         None => Window::full(m, n)?,
     };
-    let colours = args.colors.as_deref().map(parse_colours).transpose()?.flatten();
+    let colours = args
+        .colors
+        .as_deref()
+        .map(parse_colours)
+        .transpose()?
+        .flatten();
     let pic = Picture::new(window, args.cell, args.fit, colours)?;
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
-        return Err(usage!("nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"));
+        return Err(usage!(
+            "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
+        ));
     }
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!("--dzi draws every cell and zooms out by itself; drop --cell and --fit"));
+        return Err(usage!(
+            "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
+        ));
     }
     let shard = match (&args.shard, &args.tiles) {
         (Some(s), Some(_)) => parse_shard(s)?,
-        (Some(_), None) => return Err(usage!("--shard needs --tiles DIR (the directory the shards share)")),
+        (Some(_), None) => {
+            return Err(usage!(
+                "--shard needs --tiles DIR (the directory the shards share)"
+            ))
+        }
         (None, _) => (0, 1),
     };
     let spec = match &args.output {
@@ -108,9 +132,15 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         TileManifest::of(&pic, shard_tile)?;
     }
     if args.dzi.is_some() {
-        pic.spec_for(dzi_tile.min(pic.width), dzi_tile.min(pic.height), args.compression)?;
+        pic.spec_for(
+            dzi_tile.min(pic.width),
+            dzi_tile.min(pic.height),
+            args.compression,
+        )?;
         if pic.width > i32::MAX as u64 || pic.height > i32::MAX as u64 {
-            return Err(usage!("a Deep Zoom image is at most 2^31-1 pixels a side; use --window"));
+            return Err(usage!(
+                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            ));
         }
     }
 
@@ -136,10 +166,15 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         stream_png(&format!("'{}'", path.display()), &mut file, spec, |sink| {
             while sink.rows_left() > 0 {
                 let before = sink.rows_left();
-                sink.fill_band(|y0, rows, bytes| pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes))?;
+                sink.fill_band(|y0, rows, bytes| {
+                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                })?;
                 bar.inc((before - sink.rows_left()) as u64);
                 let secs = bar.elapsed().as_secs_f64().max(1e-9);
-                bar.set_message(format!("{:.3e} pixels/s", bar.position() as f64 * cells_per_row / secs));
+                bar.set_message(format!(
+                    "{:.3e} pixels/s",
+                    bar.position() as f64 * cells_per_row / secs
+                ));
             }
             Ok(())
         })?;
@@ -147,9 +182,14 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         file.commit()?;
     }
     if let Some(dir) = &args.dzi {
-        report.dzi = Some(write_dzi(dir, &window, dzi_tile, colours, args.compression, |y0, rows, words| {
-            cells.rows(&window.rows(y0, rows), words)
-        })?);
+        report.dzi = Some(write_dzi(
+            dir,
+            &window,
+            dzi_tile,
+            colours,
+            args.compression,
+            |y0, rows, words| cells.rows(&window.rows(y0, rows), words),
+        )?);
     }
     if let Some(dir) = &args.tiles {
         let r = render_shard(&pic, &cells, dir, shard_tile, shard, args.compression)?;
@@ -187,7 +227,9 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     let pic = manifest.picture()?;
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!("a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"));
+        return Err(usage!(
+            "a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"
+        ));
     }
     let mut report = AssembleReport {
         tiles: args.dir.clone(),
@@ -219,7 +261,13 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         file.commit()?;
     }
     if let Some(dir) = &args.dzi {
-        report.dzi = Some(assemble_dzi(&args.dir, dir, &pic, dzi_tile, args.compression)?);
+        report.dzi = Some(assemble_dzi(
+            &args.dir,
+            dir,
+            &pic,
+            dzi_tile,
+            args.compression,
+        )?);
     }
     report.seconds = start.elapsed().as_secs_f64();
     if args.json {
@@ -229,28 +277,41 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
 }
 
 /// A pyramid from 1-bit tiles: each picture row read back into packed cells.
-fn assemble_dzi(tiles: &Path, dir: &Path, pic: &Picture, tile: u64, compression: Compression) -> anyhow::Result<DziReport> {
+fn assemble_dzi(
+    tiles: &Path,
+    dir: &Path,
+    pic: &Picture,
+    tile: u64,
+    compression: Compression,
+) -> anyhow::Result<DziReport> {
     let mut rows = TileRows::open(tiles)?;
     let mut bytes = vec![0u8; rows.row_bytes];
     // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
     let invert = if pic.colours.is_some() { 0 } else { 0xff };
     let wpr = pic.window.words_per_row();
-    write_dzi(dir, &pic.window, tile, pic.colours, compression, |_, _, words| {
-        for row in words.chunks_exact_mut(wpr) {
-            rows.next_row(&mut bytes)?;
-            for (k, w) in row.iter_mut().enumerate() {
-                let mut b = [0u8; 4];
-                for (j, x) in b.iter_mut().enumerate() {
-                    *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
+    write_dzi(
+        dir,
+        &pic.window,
+        tile,
+        pic.colours,
+        compression,
+        |_, _, words| {
+            for row in words.chunks_exact_mut(wpr) {
+                rows.next_row(&mut bytes)?;
+                for (k, w) in row.iter_mut().enumerate() {
+                    let mut b = [0u8; 4];
+                    for (j, x) in b.iter_mut().enumerate() {
+                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
+                    }
+                    *w = u32::from_be_bytes(b);
                 }
-                *w = u32::from_be_bytes(b);
+                // Padding bits past the last cell must be zero (no P-cells there).
+                let pad = (wpr as u64 * 32 - pic.width) as u32;
+                if pad > 0 {
+                    row[wpr - 1] &= !((1u32 << pad) - 1);
+                }
             }
-            // Padding bits past the last cell must be zero (no P-cells there).
-            let pad = (wpr as u64 * 32 - pic.width) as u32;
-            if pad > 0 {
-                row[wpr - 1] &= !((1u32 << pad) - 1);
-            }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }

@@ -47,7 +47,11 @@ impl AtomicFile {
             forget(&temp);
             anyhow::anyhow!("cannot write '{}': {e}", target.display())
         })?;
-        Ok(AtomicFile { target, temp, writer: Some(BufWriter::with_capacity(1 << 20, file)) })
+        Ok(AtomicFile {
+            target,
+            temp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+        })
     }
 
     pub fn target(&self) -> &Path {
@@ -57,10 +61,11 @@ impl AtomicFile {
     /// Flush, sync and rename into place.
     pub fn commit(mut self) -> anyhow::Result<()> {
         let writer = self.writer.take().expect("writer present until commit");
-        let file = writer
-            .into_inner()
-            .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error()))?;
-        file.sync_all().with_context(|| format!("cannot write '{}'", self.target.display()))?;
+        let file = writer.into_inner().map_err(|e| {
+            anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error())
+        })?;
+        file.sync_all()
+            .with_context(|| format!("cannot write '{}'", self.target.display()))?;
         drop(file);
         std::fs::rename(&self.temp, &self.target)
             .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
@@ -71,10 +76,16 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.writer.as_mut().expect("writer present until commit").write(buf)
+        self.writer
+            .as_mut()
+            .expect("writer present until commit")
+            .write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.as_mut().expect("writer present until commit").flush()
+        self.writer
+            .as_mut()
+            .expect("writer present until commit")
+            .flush()
     }
 }
 
@@ -113,7 +124,11 @@ fn temp_beside(target: &Path) -> anyhow::Result<PathBuf> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    Ok(dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed))))
+    Ok(dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )))
 }
 
 /// A directory being filled under a temporary name beside `target`, renamed into place by
@@ -136,7 +151,11 @@ impl AtomicDir {
             forget(&temp);
             anyhow::anyhow!("cannot write '{}': {e}", target.display())
         })?;
-        Ok(AtomicDir { target, temp, live: true })
+        Ok(AtomicDir {
+            target,
+            temp,
+            live: true,
+        })
     }
 
     /// Where to write the directory's contents until it is committed.

@@ -60,13 +60,23 @@ pub fn top_level(width: u64, height: u64) -> u32 {
 }
 
 impl DziBuilder {
-    pub fn new(files_dir: &Path, window: &Window, tile: u64, colours: Colours, compression: Compression) -> anyhow::Result<DziBuilder> {
+    pub fn new(
+        files_dir: &Path,
+        window: &Window,
+        tile: u64,
+        colours: Colours,
+        compression: Compression,
+    ) -> anyhow::Result<DziBuilder> {
         if tile == 0 || tile % 8 != 0 {
-            return Err(usage!("--tile-size must be a positive multiple of 8 (got {tile})"));
+            return Err(usage!(
+                "--tile-size must be a positive multiple of 8 (got {tile})"
+            ));
         }
         let (width, height) = (window.width, window.height);
         if width > i32::MAX as u64 || height > i32::MAX as u64 {
-            return Err(usage!("a Deep Zoom image is at most 2^31-1 pixels a side; use --window"));
+            return Err(usage!(
+                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            ));
         }
         let top = top_level(width, height);
         let levels = (1..=top)
@@ -116,7 +126,11 @@ impl DziBuilder {
     fn format(&self, one_bit: bool) -> PixelFormat {
         let pic = Picture {
             window: Window::full(1, 1).expect("1×1"),
-            scale: if one_bit { Scale::Cells(1) } else { Scale::Fit(2) },
+            scale: if one_bit {
+                Scale::Cells(1)
+            } else {
+                Scale::Fit(2)
+            },
             colours: self.colours,
             width: 1,
             height: 1,
@@ -206,40 +220,68 @@ impl DziBuilder {
     }
 
     /// Encode and write the tiles of one band of level `number` (rows `y0 ..`).
-    fn cut_tiles(&mut self, number: u32, width: u64, y0: u64, band: &[u8], rows: u64, one_bit: bool) -> anyhow::Result<()> {
+    fn cut_tiles(
+        &mut self,
+        number: u32,
+        width: u64,
+        y0: u64,
+        band: &[u8],
+        rows: u64,
+        one_bit: bool,
+    ) -> anyhow::Result<()> {
         let tile = self.tile;
         let format = self.format(one_bit);
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir).map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
         let compression = self.compression;
-        (0..cols).into_par_iter().try_for_each(|c| -> anyhow::Result<()> {
-            let x0 = c * tile;
-            let tw = tile.min(width - x0);
-            let spec = PngSpec { width: tw as u32, height: rows as u32, format: format.clone(), compression };
-            let tile_bytes = spec.format.row_bytes(tw as u32);
-            let off = format.row_bytes(x0 as u32);
-            let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
-            for r in band.chunks_exact(row_bytes) {
-                raw.extend_from_slice(&r[off..off + tile_bytes]);
-            }
-            let bytes = png_bytes(&spec, &raw)?;
-            let path = dir.join(format!("{c}_{tile_row}.png"));
-            std::fs::write(&path, bytes).map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
-        })?;
+        (0..cols)
+            .into_par_iter()
+            .try_for_each(|c| -> anyhow::Result<()> {
+                let x0 = c * tile;
+                let tw = tile.min(width - x0);
+                let spec = PngSpec {
+                    width: tw as u32,
+                    height: rows as u32,
+                    format: format.clone(),
+                    compression,
+                };
+                let tile_bytes = spec.format.row_bytes(tw as u32);
+                let off = format.row_bytes(x0 as u32);
+                let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
+                for r in band.chunks_exact(row_bytes) {
+                    raw.extend_from_slice(&r[off..off + tile_bytes]);
+                }
+                let bytes = png_bytes(&spec, &raw)?;
+                let path = dir.join(format!("{c}_{tile_row}.png"));
+                std::fs::write(&path, bytes)
+                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
+            })?;
         self.tiles_written += cols;
         Ok(())
     }
 
     /// Check that every row arrived and every level was written.
     pub fn finish(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(self.cell_rows == self.height, "DZI: {} of {} rows arrived", self.cell_rows, self.height);
+        anyhow::ensure!(
+            self.cell_rows == self.height,
+            "DZI: {} of {} rows arrived",
+            self.cell_rows,
+            self.height
+        );
         for l in &self.levels {
-            anyhow::ensure!(l.row == l.height, "DZI: level {} has {} of {} rows", self.top - l.k, l.row, l.height);
+            anyhow::ensure!(
+                l.row == l.height,
+                "DZI: level {} has {} of {} rows",
+                self.top - l.k,
+                l.row,
+                l.height
+            );
         }
         Ok(())
     }
@@ -315,8 +357,16 @@ pub fn write_dzi(
         .to_string_lossy()
         .into_owned();
     let fresh = !dir.exists();
-    let holder = AtomicDir::create(if fresh { dir.to_path_buf() } else { dir.join(format!("{name}_files")) })?;
-    let files_dir = if fresh { holder.path().join(format!("{name}_files")) } else { holder.path().to_path_buf() };
+    let holder = AtomicDir::create(if fresh {
+        dir.to_path_buf()
+    } else {
+        dir.join(format!("{name}_files"))
+    })?;
+    let files_dir = if fresh {
+        holder.path().join(format!("{name}_files"))
+    } else {
+        holder.path().to_path_buf()
+    };
     let mut builder = DziBuilder::new(&files_dir, window, tile, colours, compression)?;
     let wpr = window.words_per_row();
     let band = builder.band_rows();
@@ -335,8 +385,11 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        std::fs::write(holder.path().join(format!("{name}.dzi")), builder.descriptor())
-            .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
+        std::fs::write(
+            holder.path().join(format!("{name}.dzi")),
+            builder.descriptor(),
+        )
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
         holder.commit()?;
     } else {
         holder.commit()?;
@@ -344,5 +397,9 @@ pub fn write_dzi(
         f.write_all(builder.descriptor().as_bytes())?;
         f.commit()?;
     }
-    Ok(DziReport { descriptor, levels: builder.top + 1, tiles: builder.tiles_written })
+    Ok(DziReport {
+        descriptor,
+        levels: builder.top + 1,
+        tiles: builder.tiles_written,
+    })
 }

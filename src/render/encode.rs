@@ -10,7 +10,9 @@
 
 use super::png::{Compression, PixelFormat, PngSpec};
 use anyhow::Context as _;
-use miniz_oxide::deflate::core::{compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus};
+use miniz_oxide::deflate::core::{
+    compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+};
 use rayon::prelude::*;
 use std::io::Write;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
@@ -88,19 +90,31 @@ impl BandSink {
 
     /// Fill the next band: `fill(y0, rows, bytes)` writes `rows` raw rows starting at row
     /// `y0` into `bytes` (`rows × row_bytes`, zeroed or holding an old band's bytes).
-    pub fn fill_band(&mut self, fill: impl FnOnce(usize, usize, &mut [u8]) -> anyhow::Result<()>) -> anyhow::Result<()> {
-        anyhow::ensure!(self.next_row < self.height, "every row of the picture is already written");
+    pub fn fill_band(
+        &mut self,
+        fill: impl FnOnce(usize, usize, &mut [u8]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.next_row < self.height,
+            "every row of the picture is already written"
+        );
         let rows = self.band_rows.min(self.height - self.next_row);
         let bytes = rows * self.row_bytes;
         let mut data = self.recycled.try_recv().unwrap_or_default();
         data.resize(bytes, 0);
         fill(self.next_row, rows, &mut data)?;
         let above = std::mem::replace(&mut self.above, data[bytes - self.row_bytes..].to_vec());
-        let band = Band { index: self.index, rows, data, above };
+        let band = Band {
+            index: self.index,
+            rows,
+            data,
+            above,
+        };
         self.index += 1;
         self.next_row += rows;
         let tx = self.tx.as_ref().context("the PNG encoder stopped")?;
-        tx.send(band).map_err(|_| anyhow::anyhow!("the PNG encoder stopped"))?;
+        tx.send(band)
+            .map_err(|_| anyhow::anyhow!("the PNG encoder stopped"))?;
         Ok(())
     }
 }
@@ -134,12 +148,19 @@ pub fn stream_png<W: Write + Send>(
     std::thread::scope(|scope| {
         let consumer = scope.spawn(move || write_pieces(out, spec, bands, rx, recycle_tx, threads));
         let produced = produce(&mut sink).and_then(|()| {
-            anyhow::ensure!(sink.next_row == sink.height, "the picture's producer stopped after {} of {} rows", sink.next_row, sink.height);
+            anyhow::ensure!(
+                sink.next_row == sink.height,
+                "the picture's producer stopped after {} of {} rows",
+                sink.next_row,
+                sink.height
+            );
             Ok(())
         });
         // Closing the channel ends the consumer (early, if the producer failed).
         sink.tx = None;
-        let written = consumer.join().map_err(|_| anyhow::anyhow!("the PNG encoder thread panicked"))?;
+        let written = consumer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the PNG encoder thread panicked"))?;
         // The producer's error says why it stopped; the consumer's then only says it stopped.
         produced?;
         written.with_context(|| format!("cannot write {label}"))
@@ -192,7 +213,9 @@ fn write_pieces<W: Write>(
             }
             done += 1;
             if done == bands {
-                piece.bytes.extend_from_slice(&adler.unwrap_or(1).to_be_bytes());
+                piece
+                    .bytes
+                    .extend_from_slice(&adler.unwrap_or(1).to_be_bytes());
             }
             for chunk in piece.bytes.chunks(1 << 30) {
                 writer.write_chunk(png::chunk::IDAT, chunk)?;
@@ -205,13 +228,21 @@ fn write_pieces<W: Write>(
 
 /// Filter and deflate one band. The last band ends the deflate stream; the others end with a
 /// sync flush (an empty stored block) so that the next band starts on a byte boundary.
-fn deflate_band(band: &Band, row_bytes: usize, filter: u8, level: u8, last: bool) -> anyhow::Result<Piece> {
+fn deflate_band(
+    band: &Band,
+    row_bytes: usize,
+    filter: u8,
+    level: u8,
+    last: bool,
+) -> anyhow::Result<Piece> {
     let mut filtered = Vec::with_capacity(band.data.len() + band.rows);
     let mut above: &[u8] = &band.above;
     for row in band.data.chunks_exact(row_bytes) {
         filtered.push(filter);
         match filter {
-            2 if !above.is_empty() => filtered.extend(row.iter().zip(above).map(|(&x, &b)| x.wrapping_sub(b))),
+            2 if !above.is_empty() => {
+                filtered.extend(row.iter().zip(above).map(|(&x, &b)| x.wrapping_sub(b)))
+            }
             _ => filtered.extend_from_slice(row),
         }
         above = row;
@@ -219,16 +250,31 @@ fn deflate_band(band: &Band, row_bytes: usize, filter: u8, level: u8, last: bool
     let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);
     let mut compressor = Box::new(CompressorOxide::new(flags));
     let mut bytes = Vec::with_capacity(filtered.len() / 16 + 64);
-    let flush = if last { TDEFLFlush::Finish } else { TDEFLFlush::Sync };
+    let flush = if last {
+        TDEFLFlush::Finish
+    } else {
+        TDEFLFlush::Sync
+    };
     let (status, consumed) = compress_to_output(&mut compressor, &filtered, flush, |chunk| {
         bytes.extend_from_slice(chunk);
         true
     });
-    let finished = if last { status == TDEFLStatus::Done } else { status == TDEFLStatus::Okay || status == TDEFLStatus::Done };
-    anyhow::ensure!(finished && consumed == filtered.len(), "deflate failed ({status:?})");
+    let finished = if last {
+        status == TDEFLStatus::Done
+    } else {
+        status == TDEFLStatus::Okay || status == TDEFLStatus::Done
+    };
+    anyhow::ensure!(
+        finished && consumed == filtered.len(),
+        "deflate failed ({status:?})"
+    );
     let mut adler = simd_adler32::Adler32::new();
     adler.write(&filtered);
-    Ok(Piece { bytes, adler: adler.finish(), len: filtered.len() as u64 })
+    Ok(Piece {
+        bytes,
+        adler: adler.finish(),
+        len: filtered.len() as u64,
+    })
 }
 
 /// Adler-32 of the concatenation A‖B from adler(A), adler(B) and |B|.
@@ -248,11 +294,25 @@ pub fn adler32_combine(a: u32, b: u32, len_b: u64) -> u32 {
 /// calling thread, as one band; for tiles, which are encoded many at a time in parallel.
 pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> anyhow::Result<Vec<u8>> {
     let row_bytes = spec.format.row_bytes(spec.width);
-    anyhow::ensure!(raw.len() == row_bytes * spec.height as usize, "tile bytes do not match its size");
+    anyhow::ensure!(
+        raw.len() == row_bytes * spec.height as usize,
+        "tile bytes do not match its size"
+    );
     let mut out = Vec::with_capacity(raw.len() / 8 + 256);
     let mut writer = spec.encoder(&mut out)?;
-    let band = Band { index: 0, rows: spec.height as usize, data: raw.to_vec(), above: Vec::new() };
-    let piece = deflate_band(&band, row_bytes, filter_for(&spec.format), spec.compression.level(), true)?;
+    let band = Band {
+        index: 0,
+        rows: spec.height as usize,
+        data: raw.to_vec(),
+        above: Vec::new(),
+    };
+    let piece = deflate_band(
+        &band,
+        row_bytes,
+        filter_for(&spec.format),
+        spec.compression.level(),
+        true,
+    )?;
     let mut idat = Vec::with_capacity(piece.bytes.len() + 6);
     idat.extend_from_slice(&zlib_header(spec.compression.level()));
     idat.extend_from_slice(&piece.bytes);
@@ -289,7 +349,9 @@ mod tests {
 
     #[test]
     fn adler_combine_equals_adler_of_the_whole() {
-        let data: Vec<u8> = (0..200_000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+        let data: Vec<u8> = (0..200_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
         let whole = {
             let mut a = simd_adler32::Adler32::new();
             a.write(&data);
@@ -300,7 +362,11 @@ mod tests {
             let (mut a, mut b) = (simd_adler32::Adler32::new(), simd_adler32::Adler32::new());
             a.write(x);
             b.write(y);
-            assert_eq!(adler32_combine(a.finish(), b.finish(), y.len() as u64), whole, "split {split}");
+            assert_eq!(
+                adler32_combine(a.finish(), b.finish(), y.len() as u64),
+                whole,
+                "split {split}"
+            );
         }
     }
 
@@ -308,9 +374,17 @@ mod tests {
     fn many_bands_decode_to_the_rows_written() {
         // Rows of 8-bit gray wide enough that bands hold few rows, so the stream is many
         // independently deflated pieces; every level and both filters.
-        for (format, width) in [(PixelFormat::Gray8, 300_007u32), (PixelFormat::Gray1, 2_400_001)] {
+        for (format, width) in [
+            (PixelFormat::Gray8, 300_007u32),
+            (PixelFormat::Gray1, 2_400_001),
+        ] {
             for compression in [Compression::Fast, Compression::Balanced, Compression::Best] {
-                let spec = PngSpec { width, height: 23, format: format.clone(), compression };
+                let spec = PngSpec {
+                    width,
+                    height: 23,
+                    format: format.clone(),
+                    compression,
+                };
                 let row_bytes = spec.format.row_bytes(width);
                 let row = |y: usize, k: usize| ((k * 7 + y * 13) % 251 / (1 + y % 3)) as u8;
                 let mut out = Vec::new();
@@ -318,7 +392,9 @@ mod tests {
                     while sink.rows_left() > 0 {
                         sink.fill_band(|y0, _rows, bytes| {
                             for (dy, r) in bytes.chunks_exact_mut(row_bytes).enumerate() {
-                                r.iter_mut().enumerate().for_each(|(k, b)| *b = row(y0 + dy, k));
+                                r.iter_mut()
+                                    .enumerate()
+                                    .for_each(|(k, b)| *b = row(y0 + dy, k));
                             }
                             Ok(())
                         })?;
@@ -329,7 +405,10 @@ mod tests {
                 let (info, pixels) = decode(&out);
                 assert_eq!((info.width, info.height), (width, 23));
                 for (y, r) in pixels.chunks_exact(row_bytes).enumerate() {
-                    assert!(r.iter().enumerate().all(|(k, &b)| b == row(y, k)), "{format:?} {compression:?} row {y}");
+                    assert!(
+                        r.iter().enumerate().all(|(k, &b)| b == row(y, k)),
+                        "{format:?} {compression:?} row {y}"
+                    );
                 }
             }
         }
@@ -337,7 +416,12 @@ mod tests {
 
     #[test]
     fn in_memory_tiles_decode() {
-        let spec = PngSpec { width: 37, height: 5, format: PixelFormat::Gray8, compression: Compression::Fast };
+        let spec = PngSpec {
+            width: 37,
+            height: 5,
+            format: PixelFormat::Gray8,
+            compression: Compression::Fast,
+        };
         let raw: Vec<u8> = (0..37 * 5).map(|i| (i * 3) as u8).collect();
         let (_, pixels) = decode(&png_bytes(&spec, &raw).unwrap());
         assert_eq!(pixels, raw);

@@ -47,14 +47,20 @@ pub fn shade_level(count: u64, cells: u64) -> u8 {
 
 /// The palette colour for shade level `l`: the N colour blended towards the P colour.
 fn blend(p: [u8; 3], n: [u8; 3], l: u8) -> [u8; 3] {
-    let mix = |p: u8, n: u8| ((n as u32 * (255 - l as u32) + p as u32 * l as u32 + 127) / 255) as u8;
+    let mix =
+        |p: u8, n: u8| ((n as u32 * (255 - l as u32) + p as u32 * l as u32 + 127) / 255) as u8;
     [mix(p[0], n[0]), mix(p[1], n[1]), mix(p[2], n[2])]
 }
 
 impl Picture {
     /// A picture of `window`: `cell` pixels per cell side, or the whole window fitted into
     /// `fit` pixels on its longer side.
-    pub fn new(window: Window, cell: Option<u64>, fit: Option<u64>, colours: Colours) -> anyhow::Result<Picture> {
+    pub fn new(
+        window: Window,
+        cell: Option<u64>,
+        fit: Option<u64>,
+        colours: Colours,
+    ) -> anyhow::Result<Picture> {
         let scale = match (cell, fit) {
             (Some(_), Some(_)) => return Err(usage!("--cell and --fit cannot be used together")),
             (Some(0), None) => return Err(usage!("--cell must be at least 1")),
@@ -72,11 +78,21 @@ impl Picture {
             Scale::Cells(0) | Scale::Fit(0) => return Err(usage!("the scale must be at least 1")),
             Scale::Cells(k) => match (window.height.checked_mul(k), window.width.checked_mul(k)) {
                 (Some(h), Some(w)) => (h, w),
-                _ => return Err(usage!("--cell {k} makes the picture larger than 2^64 pixels a side")),
+                _ => {
+                    return Err(usage!(
+                        "--cell {k} makes the picture larger than 2^64 pixels a side"
+                    ))
+                }
             },
             Scale::Fit(b) => (window.height.div_ceil(b), window.width.div_ceil(b)),
         };
-        Ok(Picture { window, scale, colours, width, height })
+        Ok(Picture {
+            window,
+            scale,
+            colours,
+            width,
+            height,
+        })
     }
 
     /// The pixel format: 1-bit (gray or two-colour indexed) for cells, 8-bit (gray or a
@@ -84,11 +100,15 @@ impl Picture {
     pub fn format(&self) -> PixelFormat {
         match (self.scale, self.colours) {
             (Scale::Cells(_), None) => PixelFormat::Gray1,
-            (Scale::Cells(_), Some([p, n])) => PixelFormat::Indexed { bits: 1, palette: [n, p].concat() },
+            (Scale::Cells(_), Some([p, n])) => PixelFormat::Indexed {
+                bits: 1,
+                palette: [n, p].concat(),
+            },
             (Scale::Fit(_), None) => PixelFormat::Gray8,
-            (Scale::Fit(_), Some([p, n])) => {
-                PixelFormat::Indexed { bits: 8, palette: (0..=255u8).flat_map(|l| blend(p, n, l)).collect() }
-            }
+            (Scale::Fit(_), Some([p, n])) => PixelFormat::Indexed {
+                bits: 8,
+                palette: (0..=255u8).flat_map(|l| blend(p, n, l)).collect(),
+            },
         }
     }
 
@@ -98,7 +118,12 @@ impl Picture {
     }
 
     /// The PNG of a `width × height` part of the picture (a tile).
-    pub fn spec_for(&self, width: u64, height: u64, compression: Compression) -> anyhow::Result<PngSpec> {
+    pub fn spec_for(
+        &self,
+        width: u64,
+        height: u64,
+        compression: Compression,
+    ) -> anyhow::Result<PngSpec> {
         let side = |s: u64| u32::try_from(s).ok().filter(|&s| s <= i32::MAX as u32);
         match (side(width), side(height)) {
             (Some(w), Some(h)) => {
@@ -120,7 +145,15 @@ impl Picture {
 
     /// Fill `rows` raw PNG rows of the pixel rectangle starting at pixel row `py0`, columns
     /// `px0 .. px0+pw`, into `out` (`rows × row_bytes(pw)` bytes).
-    pub fn fill_rows(&self, cells: &CellSource, px0: u64, pw: u64, py0: u64, rows: u64, out: &mut [u8]) -> anyhow::Result<()> {
+    pub fn fill_rows(
+        &self,
+        cells: &CellSource,
+        px0: u64,
+        pw: u64,
+        py0: u64,
+        rows: u64,
+        out: &mut [u8],
+    ) -> anyhow::Result<()> {
         let row_bytes = self.format().row_bytes(pw as u32);
         debug_assert_eq!(out.len() as u64, rows * row_bytes as u64);
         match self.scale {
@@ -130,28 +163,35 @@ impl Picture {
                 cells.rows(&w, &mut words)?;
                 let invert = if self.p_is_one() { 0 } else { 0xff };
                 let wpr = w.words_per_row();
-                out.par_chunks_mut(row_bytes).zip(words.par_chunks(wpr)).for_each(|(dst, src)| {
-                    words_to_bytes(src, dst, invert);
-                });
+                out.par_chunks_mut(row_bytes)
+                    .zip(words.par_chunks(wpr))
+                    .for_each(|(dst, src)| {
+                        words_to_bytes(src, dst, invert);
+                    });
             }
             Scale::Cells(k) => {
                 let (r0, c0) = (py0 / k, px0 / k);
-                let w = self.window.rows(r0, (py0 + rows - 1) / k - r0 + 1).cols(c0, (px0 + pw - 1) / k - c0 + 1);
+                let w = self
+                    .window
+                    .rows(r0, (py0 + rows - 1) / k - r0 + 1)
+                    .cols(c0, (px0 + pw - 1) / k - c0 + 1);
                 let mut words = vec![0u32; w.total_words()?];
                 cells.rows(&w, &mut words)?;
                 let wpr = w.words_per_row();
                 let p_one = self.p_is_one();
-                out.par_chunks_mut(row_bytes).enumerate().for_each(|(y, dst)| {
-                    let src = &words[((py0 + y as u64) / k - r0) as usize * wpr..][..wpr];
-                    dst.fill(0);
-                    for x in 0..pw {
-                        let c = (px0 + x) / k - c0;
-                        let p = src[(c / 32) as usize] >> (31 - c % 32) & 1 == 1;
-                        if p == p_one {
-                            dst[(x / 8) as usize] |= 0x80 >> (x % 8);
+                out.par_chunks_mut(row_bytes)
+                    .enumerate()
+                    .for_each(|(y, dst)| {
+                        let src = &words[((py0 + y as u64) / k - r0) as usize * wpr..][..wpr];
+                        dst.fill(0);
+                        for x in 0..pw {
+                            let c = (px0 + x) / k - c0;
+                            let p = src[(c / 32) as usize] >> (31 - c % 32) & 1 == 1;
+                            if p == p_one {
+                                dst[(x / 8) as usize] |= 0x80 >> (x % 8);
+                            }
                         }
-                    }
-                });
+                    });
             }
             Scale::Fit(b) => {
                 for (y, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
@@ -173,7 +213,14 @@ impl Picture {
     /// Exact P-counts of the blocks `px0 .. px0+pw` of block row `by` (blocks of `b×b`
     /// cells): generate the block row's cells in chunks and add each row's P-cells to the
     /// block holding them.
-    pub fn block_counts(&self, cells: &CellSource, b: u64, by: u64, px0: u64, pw: u64) -> anyhow::Result<Vec<u64>> {
+    pub fn block_counts(
+        &self,
+        cells: &CellSource,
+        b: u64,
+        by: u64,
+        px0: u64,
+        pw: u64,
+    ) -> anyhow::Result<Vec<u64>> {
         let win = &self.window;
         let r0 = by * b;
         let nrows = b.min(win.height - r0);

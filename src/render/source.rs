@@ -22,7 +22,12 @@ pub struct CellSource {
 impl CellSource {
     pub fn new(engine: Engine, verify: bool) -> CellSource {
         let corrupt = std::env::var("CHOMPUTE_TEST_CORRUPT_CELLS").is_ok_and(|v| v == "1");
-        CellSource { engine, verify, index: Mutex::new(None), corrupt }
+        CellSource {
+            engine,
+            verify,
+            index: Mutex::new(None),
+            corrupt,
+        }
     }
 
     pub fn engine(&self) -> &Engine {
@@ -70,7 +75,8 @@ impl CellSource {
             let row = w.rows(r, 1);
             let (what, reference) = match &self.engine {
                 Engine::Gpu(_) => {
-                    self.column_index(w).scatter_row(w.m, w.row0 + r, &mut expect);
+                    self.column_index(w)
+                        .scatter_row(w.m, w.row0 + r, &mut expect);
                     ("GPU", "CPU")
                 }
                 Engine::Cpu => {
@@ -80,7 +86,11 @@ impl CellSource {
             };
             let got = &out[r as usize * wpr..(r as usize + 1) * wpr];
             if got != expect.as_slice() {
-                let k = got.iter().zip(&expect).position(|(a, b)| a != b).unwrap_or(0);
+                let k = got
+                    .iter()
+                    .zip(&expect)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(0);
                 let bit = (got[k] ^ expect[k]).leading_zeros() as u64;
                 return Err(CheckFailed(format!(
                     "--verify: {what} and {reference} disagree at cell ({}, {}) of C({}, {})",

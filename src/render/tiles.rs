@@ -43,7 +43,9 @@ pub struct TileManifest {
 impl TileManifest {
     pub fn of(pic: &Picture, tile_size: u64) -> anyhow::Result<TileManifest> {
         if tile_size == 0 || tile_size % 8 != 0 {
-            return Err(usage!("--tile-size must be a positive multiple of 8 (got {tile_size})"));
+            return Err(usage!(
+                "--tile-size must be a positive multiple of 8 (got {tile_size})"
+            ));
         }
         let w = &pic.window;
         let (cell, fit_block) = match pic.scale {
@@ -63,7 +65,11 @@ impl TileManifest {
             tiles_x: pic.width.div_ceil(tile_size),
             tiles_y: pic.height.div_ceil(tile_size),
         };
-        pic.spec_for(tile_size.min(pic.width), tile_size.min(pic.height), Compression::Fast)?;
+        pic.spec_for(
+            tile_size.min(pic.width),
+            tile_size.min(pic.height),
+            Compression::Fast,
+        )?;
         Ok(m)
     }
 
@@ -96,18 +102,33 @@ impl TileManifest {
     pub fn rect(&self, t: u64) -> (u64, u64, u64, u64) {
         let (r, c) = (t / self.tiles_x, t % self.tiles_x);
         let (x0, y0) = (c * self.tile_size, r * self.tile_size);
-        (x0, y0, self.tile_size.min(self.width - x0), self.tile_size.min(self.height - y0))
+        (
+            x0,
+            y0,
+            self.tile_size.min(self.width - x0),
+            self.tile_size.min(self.height - y0),
+        )
     }
 
     pub fn tile_path(&self, dir: &Path, t: u64) -> PathBuf {
-        dir.join(format!("tile-{}-{}.png", t / self.tiles_x, t % self.tiles_x))
+        dir.join(format!(
+            "tile-{}-{}.png",
+            t / self.tiles_x,
+            t % self.tiles_x
+        ))
     }
 
     pub fn read(dir: &Path) -> anyhow::Result<TileManifest> {
         let path = dir.join(MANIFEST);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| usage!("'{}' is not a tile directory ({}: {e})", dir.display(), path.display()))?;
-        serde_json::from_str(&text).map_err(|e| usage!("'{}' is not a chompute tile manifest: {e}", path.display()))
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            usage!(
+                "'{}' is not a tile directory ({}: {e})",
+                dir.display(),
+                path.display()
+            )
+        })?;
+        serde_json::from_str(&text)
+            .map_err(|e| usage!("'{}' is not a chompute tile manifest: {e}", path.display()))
     }
 }
 
@@ -123,12 +144,17 @@ pub fn parse_shard(s: &str) -> anyhow::Result<(u64, u64)> {
         let (var, value) = from_env.ok_or_else(|| {
             usage!("--shard auto/{n} needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment")
         })?;
-        value.trim().parse().map_err(|_| usage!("{var}='{value}' is not a shard number"))?
+        value
+            .trim()
+            .parse()
+            .map_err(|_| usage!("{var}='{value}' is not a shard number"))?
     } else {
         i.trim().parse().map_err(|_| bad())?
     };
     if n == 0 || i >= n {
-        return Err(usage!("shard {i}/{n}: the shard number must be below the number of shards (0 ≤ I < N)"));
+        return Err(usage!(
+            "shard {i}/{n}: the shard number must be below the number of shards (0 ≤ I < N)"
+        ));
     }
     Ok((i, n))
 }
@@ -152,7 +178,8 @@ pub fn render_shard(
     compression: Compression,
 ) -> anyhow::Result<ShardReport> {
     let manifest = TileManifest::of(pic, tile_size)?;
-    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
     let mpath = dir.join(MANIFEST);
     if mpath.exists() {
         let old = TileManifest::read(dir)?;
@@ -167,7 +194,10 @@ pub fn render_shard(
         serde_json::to_writer_pretty(&mut f, &manifest)?;
         f.commit()?;
     }
-    let mut report = ShardReport { tiles_total: manifest.count(), ..Default::default() };
+    let mut report = ShardReport {
+        tiles_total: manifest.count(),
+        ..Default::default()
+    };
     let mine: Vec<u64> = (i..manifest.count()).step_by(n as usize).collect();
     report.tiles_in_shard = mine.len() as u64;
     let bar = crate::progress::bar(mine.len() as u64, "tiles");
@@ -181,7 +211,9 @@ pub fn render_shard(
             let mut file = AtomicFile::create(&path)?;
             stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
                 while sink.rows_left() > 0 {
-                    sink.fill_band(|ty, rows, bytes| pic.fill_rows(cells, x0, tw, y0 + ty as u64, rows as u64, bytes))?;
+                    sink.fill_band(|ty, rows, bytes| {
+                        pic.fill_rows(cells, x0, tw, y0 + ty as u64, rows as u64, bytes)
+                    })?;
                 }
                 Ok(())
             })?;
@@ -209,7 +241,14 @@ impl TileRows {
         let manifest = TileManifest::read(dir)?;
         let pic = manifest.picture()?;
         let row_bytes = pic.format().row_bytes(manifest.width as u32);
-        Ok(TileRows { dir: dir.to_path_buf(), manifest, row_bytes, format: pic.format(), readers: Vec::new(), next_row: 0 })
+        Ok(TileRows {
+            dir: dir.to_path_buf(),
+            manifest,
+            row_bytes,
+            format: pic.format(),
+            readers: Vec::new(),
+            next_row: 0,
+        })
     }
 
     /// Open the decoders of tile row `r`, checking that every tile is there and is the right
@@ -227,15 +266,22 @@ impl TileRows {
                     path.display()
                 )
             })?;
-            let mut dec = png::Decoder::new_with_limits(BufReader::new(file), png::Limits { bytes: usize::MAX });
+            let mut dec = png::Decoder::new_with_limits(
+                BufReader::new(file),
+                png::Limits { bytes: usize::MAX },
+            );
             dec.set_transformations(png::Transformations::IDENTITY);
-            let reader = dec.read_info().map_err(|e| anyhow::anyhow!("cannot read tile '{}': {e}", path.display()))?;
+            let reader = dec
+                .read_info()
+                .map_err(|e| anyhow::anyhow!("cannot read tile '{}': {e}", path.display()))?;
             let (_, _, tw, th) = m.rect(t);
             let info = reader.info();
             let (ct, bd) = match spec_format {
                 super::PixelFormat::Gray1 => (png::ColorType::Grayscale, png::BitDepth::One),
                 super::PixelFormat::Gray8 => (png::ColorType::Grayscale, png::BitDepth::Eight),
-                super::PixelFormat::Indexed { bits: 1, .. } => (png::ColorType::Indexed, png::BitDepth::One),
+                super::PixelFormat::Indexed { bits: 1, .. } => {
+                    (png::ColorType::Indexed, png::BitDepth::One)
+                }
                 _ => (png::ColorType::Indexed, png::BitDepth::Eight),
             };
             anyhow::ensure!(
@@ -255,7 +301,10 @@ impl TileRows {
     /// The next row of the picture (raw PNG row bytes) into `out`.
     pub fn next_row(&mut self, out: &mut [u8]) -> anyhow::Result<()> {
         let ts = self.manifest.tile_size;
-        anyhow::ensure!(self.next_row < self.manifest.height, "read past the last row of the tiles");
+        anyhow::ensure!(
+            self.next_row < self.manifest.height,
+            "read past the last row of the tiles"
+        );
         if self.next_row % ts == 0 {
             self.open_tile_row(self.next_row / ts)?;
         }
@@ -263,7 +312,12 @@ impl TileRows {
         for (c, reader) in self.readers.iter_mut().enumerate() {
             let row = reader
                 .next_row()
-                .map_err(|e| anyhow::anyhow!("cannot read tile {c} of tile row {}: {e}", self.next_row / ts))?
+                .map_err(|e| {
+                    anyhow::anyhow!(
+                        "cannot read tile {c} of tile row {}: {e}",
+                        self.next_row / ts
+                    )
+                })?
                 .ok_or_else(|| anyhow::anyhow!("a tile ended early"))?;
             let data = row.data();
             let tw = (self.manifest.width - c as u64 * ts).min(ts);
