@@ -4,6 +4,7 @@
 pub mod count;
 pub mod grid;
 pub mod ptest;
+pub mod rows;
 
 pub use count::{g_histogram, g_recurrence};
 pub use grid::{p_rows_cpu, p_rows_naive, words_per_row, Window};
