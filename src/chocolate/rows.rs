@@ -27,17 +27,12 @@ pub fn p_column_base(n: u64, v: u64) -> Option<u64> {
     (a & v == 0).then_some(a)
 }
 
-/// Word q of the submask bitmap of v: bit 31-t set iff 32q + t is a submask of v.
+/// Word q of the submask bitmap of v: bit 31-t set iff 32q + t is a submask of v
+/// (`low` is the pattern of the low five bits; |q| < 2^59 since |x| < 2^64).
 #[inline]
-fn submask_word(q: i128, v: u64, low: u32) -> u32 {
-    if q < 0 || q > (u64::MAX >> 5) as i128 {
-        return 0;
-    }
-    if ((q as u64) << 5) & !v == 0 {
-        low
-    } else {
-        0
-    }
+fn submask_word(q: i64, v: u64, low: u32) -> u32 {
+    let inside = q >= 0 && ((q as u64) << 5) & !v == 0;
+    low & (inside as u32).wrapping_neg()
 }
 
 /// Fill one packed row (columns `col0 .. col0+width` of C(m,n), `words_per_row(width)`
@@ -50,17 +45,18 @@ pub fn p_row_of_key(n: u64, col0: u64, width: u64, v: u64, row: &mut [u32]) {
     let low = (0..32u32)
         .filter(|&t| t as u64 & !v == 0)
         .fold(0u32, |m, t| m | 0x8000_0000 >> t);
-    // x of the window's first cell: a - A with a = col0 - 1.
+    // x of the window's first cell: a - A with a = col0 - 1. Output word k starts at
+    // x0 + 32k = 32(q0 + k) + s: the high part of bitmap word q0+k shifted left by s, then
+    // the low part of the next one.
     let x0 = (col0 - 1) as i128 - base as i128;
-    for (k, word) in row.iter_mut().enumerate() {
-        let start = x0 + 32 * k as i128;
-        let (q, s) = (start.div_euclid(32), start.rem_euclid(32) as u32);
-        let hi = submask_word(q, v, low);
-        *word = if s == 0 {
-            hi
-        } else {
-            hi << s | submask_word(q + 1, v, low) >> (32 - s)
-        };
+    let (q0, s) = (x0.div_euclid(32) as i64, x0.rem_euclid(32) as u32);
+    let mut q = q0;
+    let mut hi = submask_word(q, v, low);
+    for word in row.iter_mut() {
+        let lo = submask_word(q + 1, v, low);
+        *word = if s == 0 { hi } else { hi << s | lo >> (32 - s) };
+        hi = lo;
+        q += 1;
     }
     let tail = (width % 32) as u32;
     if tail != 0 {

@@ -235,45 +235,51 @@ fn deflate_band(
     level: u8,
     last: bool,
 ) -> anyhow::Result<Piece> {
-    let mut filtered = Vec::with_capacity(band.data.len() + band.rows);
+    // Rows go to the compressor one at a time (filter byte, then the row as it is or its
+    // `Up` difference), so the band is never copied whole.
+    let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);
+    let mut compressor = Box::new(CompressorOxide::new(flags));
+    let mut bytes = Vec::with_capacity(band.data.len() / 16 + 64);
+    let mut adler = simd_adler32::Adler32::new();
+    let mut feed = |data: &[u8], flush: TDEFLFlush| -> anyhow::Result<()> {
+        adler.write(data);
+        let (status, consumed) = compress_to_output(&mut compressor, data, flush, |chunk| {
+            bytes.extend_from_slice(chunk);
+            true
+        });
+        let ok = match flush {
+            TDEFLFlush::Finish => status == TDEFLStatus::Done,
+            _ => status == TDEFLStatus::Okay,
+        };
+        anyhow::ensure!(ok && consumed == data.len(), "deflate failed ({status:?})");
+        Ok(())
+    };
     let mut above: &[u8] = &band.above;
+    let mut diff = Vec::new();
     for row in band.data.chunks_exact(row_bytes) {
-        filtered.push(filter);
-        match filter {
-            2 if !above.is_empty() => {
-                filtered.extend(row.iter().zip(above).map(|(&x, &b)| x.wrapping_sub(b)))
-            }
-            _ => filtered.extend_from_slice(row),
+        feed(&[filter], TDEFLFlush::None)?;
+        if filter == 2 && !above.is_empty() {
+            diff.clear();
+            diff.extend(row.iter().zip(above).map(|(&x, &b)| x.wrapping_sub(b)));
+            feed(&diff, TDEFLFlush::None)?;
+        } else {
+            feed(row, TDEFLFlush::None)?;
         }
         above = row;
     }
-    let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);
-    let mut compressor = Box::new(CompressorOxide::new(flags));
-    let mut bytes = Vec::with_capacity(filtered.len() / 16 + 64);
-    let flush = if last {
-        TDEFLFlush::Finish
-    } else {
-        TDEFLFlush::Sync
-    };
-    let (status, consumed) = compress_to_output(&mut compressor, &filtered, flush, |chunk| {
-        bytes.extend_from_slice(chunk);
-        true
-    });
-    let finished = if last {
-        status == TDEFLStatus::Done
-    } else {
-        status == TDEFLStatus::Okay || status == TDEFLStatus::Done
-    };
-    anyhow::ensure!(
-        finished && consumed == filtered.len(),
-        "deflate failed ({status:?})"
-    );
-    let mut adler = simd_adler32::Adler32::new();
-    adler.write(&filtered);
+    feed(
+        &[],
+        if last {
+            TDEFLFlush::Finish
+        } else {
+            TDEFLFlush::Sync
+        },
+    )?;
+    let len = band.data.len() as u64 + band.rows as u64;
     Ok(Piece {
         bytes,
         adler: adler.finish(),
-        len: filtered.len() as u64,
+        len,
     })
 }
 

@@ -262,18 +262,15 @@ impl Picture {
 
 /// Packed cells (bit 31 = leftmost) to PNG row bytes (MSB = leftmost pixel), XOR `invert`.
 pub fn words_to_bytes(src: &[u32], dst: &mut [u8], invert: u8) {
+    let inv = u32::from_ne_bytes([invert; 4]);
     let whole = dst.len() / 4;
-    let mut chunks = dst.chunks_exact_mut(4);
-    for (d, &w) in (&mut chunks).zip(src) {
-        let b = w.to_be_bytes();
-        d.copy_from_slice(&[b[0] ^ invert, b[1] ^ invert, b[2] ^ invert, b[3] ^ invert]);
+    let (head, rest) = dst.split_at_mut(whole * 4);
+    for (d, &w) in head.chunks_exact_mut(4).zip(src) {
+        d.copy_from_slice(&(w ^ inv).to_be_bytes());
     }
-    let rest = chunks.into_remainder();
     if !rest.is_empty() {
-        let b = src[whole].to_be_bytes();
-        for (d, s) in rest.iter_mut().zip(b) {
-            *d = s ^ invert;
-        }
+        let b = (src[whole] ^ inv).to_be_bytes();
+        rest.copy_from_slice(&b[..rest.len()]);
     }
 }
 
