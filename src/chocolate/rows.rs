@@ -38,8 +38,28 @@ fn submask_word(q: i64, v: u64, low: u32) -> u32 {
 /// Fill one packed row (columns `col0 .. col0+width` of C(m,n), `words_per_row(width)`
 /// words) with the P-cells of row key `v`.
 pub fn p_row_of_key(n: u64, col0: u64, width: u64, v: u64, row: &mut [u32]) {
+    p_row_words(n, col0, width, v, row.len(), |k, word| row[k] = word);
+}
+
+/// As [`p_row_of_key`], handing each of the row's `words` words to `put(k, word)` instead of
+/// storing it (so a caller can write PNG bytes directly).
+#[inline]
+pub fn p_row_words(
+    n: u64,
+    col0: u64,
+    width: u64,
+    v: u64,
+    words: usize,
+    mut put: impl FnMut(usize, u32),
+) {
+    let tail = (width % 32) as u32;
+    let last_mask = if tail == 0 {
+        u32::MAX
+    } else {
+        !(u32::MAX >> tail)
+    };
     let Some(base) = p_column_base(n, v) else {
-        row.fill(0);
+        (0..words).for_each(|k| put(k, 0));
         return;
     };
     let low = (0..32u32)
@@ -52,17 +72,19 @@ pub fn p_row_of_key(n: u64, col0: u64, width: u64, v: u64, row: &mut [u32]) {
     let (q0, s) = (x0.div_euclid(32) as i64, x0.rem_euclid(32) as u32);
     let mut q = q0;
     let mut hi = submask_word(q, v, low);
-    for word in row.iter_mut() {
+    for k in 0..words {
         let lo = submask_word(q + 1, v, low);
-        *word = if s == 0 { hi } else { hi << s | lo >> (32 - s) };
+        let word = if s == 0 { hi } else { hi << s | lo >> (32 - s) };
+        put(
+            k,
+            if k + 1 == words {
+                word & last_mask
+            } else {
+                word
+            },
+        );
         hi = lo;
         q += 1;
-    }
-    let tail = (width % 32) as u32;
-    if tail != 0 {
-        if let Some(last) = row.last_mut() {
-            *last &= !(u32::MAX >> tail);
-        }
     }
 }
 

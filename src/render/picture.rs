@@ -159,15 +159,8 @@ impl Picture {
         match self.scale {
             Scale::Cells(1) => {
                 let w = self.window.rows(py0, rows).cols(px0, pw);
-                let mut words = vec![0u32; w.total_words()?];
-                cells.rows(&w, &mut words)?;
                 let invert = if self.p_is_one() { 0 } else { 0xff };
-                let wpr = w.words_per_row();
-                out.par_chunks_mut(row_bytes)
-                    .zip(words.par_chunks(wpr))
-                    .for_each(|(dst, src)| {
-                        words_to_bytes(src, dst, invert);
-                    });
+                cells.png_rows(&w, invert, row_bytes, out)?;
             }
             Scale::Cells(k) => {
                 let (r0, c0) = (py0 / k, px0 / k);

@@ -3,9 +3,10 @@
 
 use crate::chocolate::grid::{p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
-use crate::chocolate::rows::{p_row_of_key, p_rows_submask};
+use crate::chocolate::rows::{p_row_of_key, p_row_words, p_rows_submask};
 use crate::error::CheckFailed;
 use crate::gpu::{ptest::PGridGpu, Engine};
+use rayon::prelude::*;
 
 /// Packed P-grid rows (word layout of `chocolate::grid`) for any window, from the CPU
 /// generator or the GPU kernel.
@@ -43,6 +44,49 @@ impl CellSource {
         if self.verify {
             self.check(w, out)?;
         }
+        Ok(())
+    }
+
+    /// The window as 1-bit PNG rows (`row_bytes` each, pixel bit = P-bit XOR `invert`'s bit).
+    /// The CPU engine writes the bytes straight from the generator; otherwise the packed
+    /// words are generated (and checked) first, then converted.
+    pub fn png_rows(
+        &self,
+        w: &Window,
+        invert: u8,
+        row_bytes: usize,
+        out: &mut [u8],
+    ) -> anyhow::Result<()> {
+        debug_assert_eq!(out.len(), row_bytes * w.height as usize);
+        if matches!(self.engine, Engine::Cpu) && !self.verify && !self.corrupt {
+            let inv = u32::from_ne_bytes([invert; 4]);
+            let wpr = w.words_per_row();
+            let whole = row_bytes / 4;
+            out.par_chunks_mut(row_bytes)
+                .enumerate()
+                .for_each(|(r, dst)| {
+                    let v = row_key(w.m, w.row0 + r as u64);
+                    p_row_words(w.n, w.col0, w.width, v, wpr, |k, word| {
+                        let b = (word ^ inv).to_be_bytes();
+                        if k < whole {
+                            dst[4 * k..4 * k + 4].copy_from_slice(&b);
+                        } else {
+                            let rest = &mut dst[4 * k..];
+                            let len = rest.len();
+                            rest.copy_from_slice(&b[..len]);
+                        }
+                    });
+                });
+            return Ok(());
+        }
+        let mut words = vec![0u32; w.total_words()?];
+        self.rows(w, &mut words)?;
+        let wpr = w.words_per_row();
+        out.par_chunks_mut(row_bytes)
+            .zip(words.par_chunks(wpr))
+            .for_each(|(dst, src)| {
+                super::picture::words_to_bytes(src, dst, invert);
+            });
         Ok(())
     }
 
