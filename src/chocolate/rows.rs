@@ -70,9 +70,8 @@ pub fn p_row_words(
     // the low part of the next one.
     let x0 = (col0 - 1) as i128 - base as i128;
     let (q0, s) = (x0.div_euclid(32) as i64, x0.rem_euclid(32) as u32);
-    let mut q = q0;
-    let mut hi = submask_word(q, v, low);
-    for k in 0..words {
+    let mut hi = submask_word(q0, v, low);
+    for (k, q) in (0..words).zip(q0..) {
         let lo = submask_word(q + 1, v, low);
         let word = if s == 0 { hi } else { hi << s | lo >> (32 - s) };
         put(
@@ -84,7 +83,6 @@ pub fn p_row_words(
             },
         );
         hi = lo;
-        q += 1;
     }
 }
 

@@ -208,12 +208,13 @@ impl<'a> PGridGpu<'a> {
         }
         let submit = |tile: &Tile, (words, staging): &(wgpu::Buffer, wgpu::Buffer)| {
             let bytes = tile.rows as u64 * tile.words as u64 * 4;
-            self.ctx.checked(|| -> anyhow::Result<wgpu::SubmissionIndex> {
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                self.encode_tile(&mut enc, w, tile, words)?;
-                enc.copy_buffer_to_buffer(words, 0, staging, 0, bytes);
-                Ok(self.ctx.queue.submit([enc.finish()]))
-            })?
+            self.ctx
+                .checked(|| -> anyhow::Result<wgpu::SubmissionIndex> {
+                    let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                    self.encode_tile(&mut enc, w, tile, words)?;
+                    enc.copy_buffer_to_buffer(words, 0, staging, 0, bytes);
+                    Ok(self.ctx.queue.submit([enc.finish()]))
+                })?
         };
         let mut pending = Some(submit(&tiles[0], &buffers[0])?);
         for (t, tile) in tiles.iter().enumerate() {
