@@ -615,6 +615,7 @@ fn verify_catches_a_wrong_generator() {
 fn an_interrupt_leaves_no_file() {
     let dir = scratch_dir("render-interrupt");
     let target = dir.join("big.png");
+    let mut interrupted = 0;
     for signal in ["-TERM", "-INT"] {
         common::quiet_mesa();
         let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
@@ -660,6 +661,11 @@ fn an_interrupt_leaves_no_file() {
         );
         assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"));
         assert!(files_in(&dir).is_empty(), "left {:?}", files_in(&dir));
+        interrupted += 1;
     }
+    assert!(
+        interrupted > 0,
+        "a 4.3-gigapixel render at --compression best finished before either signal"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
