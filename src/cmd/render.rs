@@ -162,7 +162,8 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     if let (Some(path), Some(spec)) = (&args.output, &spec) {
         let mut file = AtomicFile::create(path)?;
         let bar = progress(pic.height);
-        let cells_per_row = pic.width as f64;
+        // Cells of the bar behind each picture row (a fraction for --cell, B rows for --fit).
+        let cells_per_row = window.cells() as f64 / pic.height as f64;
         stream_png(&format!("'{}'", path.display()), &mut file, spec, |sink| {
             while sink.rows_left() > 0 {
                 let before = sink.rows_left();
@@ -172,7 +173,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
                 bar.inc((before - sink.rows_left()) as u64);
                 let secs = bar.elapsed().as_secs_f64().max(1e-9);
                 bar.set_message(format!(
-                    "{:.3e} pixels/s",
+                    "{:.3e} cells/s",
                     bar.position() as f64 * cells_per_row / secs
                 ));
             }
