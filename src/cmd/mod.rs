@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod chomp;
 mod count;
 mod grid;
 mod info;
@@ -15,6 +16,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Chomp(a) => chomp::run(&a),
     }
 }
 
