@@ -50,8 +50,11 @@ pub enum ChompCommand {
 pub enum ChompEngine {
     /// The three-row engine for boxes of 3 rows, else the general one.
     Auto,
-    /// Fact 2.10 over every move of every position, any box.
+    /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
+    /// volume layers when there are 8 or more threads).
     General,
+    /// The general engine by volume layers, each layer in parallel.
+    Layers,
     /// O(1) work per position; boxes of exactly 3 rows.
     ThreeRow,
 }

@@ -91,6 +91,9 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
     table.into_iter().map(AtomicU8::into_inner).collect()
 }
 
+/// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
+pub const LAYERS_MIN_THREADS: usize = 8;
+
 /// The ordinals of one box under one rule, indexed by rank.
 #[derive(Debug, Clone)]
 pub struct OrdTable {
@@ -100,11 +103,19 @@ pub struct OrdTable {
 }
 
 impl OrdTable {
-    /// Compute with the general engine (volume layers in parallel when the box is large).
+    /// Compute with the general engine. The single rank-order sweep is the default: its
+    /// options sit close together in memory, so on one or two cores it beats the volume layers
+    /// (about 2.5× on 13×13); the layers win only with many free cores (see BENCHMARKS.md).
     pub fn compute(shape: ChompBox, rule: &Rule) -> anyhow::Result<OrdTable> {
+        let layers = rayon::current_num_threads() >= LAYERS_MIN_THREADS;
+        OrdTable::compute_with(shape, rule, layers)
+    }
+
+    /// Compute in rank order (`layers` false) or by volume layers in parallel (`layers` true).
+    pub fn compute_with(shape: ChompBox, rule: &Rule, layers: bool) -> anyhow::Result<OrdTable> {
         let ranker = Ranker::new(shape)?;
         let choice = Choice::new(rule);
-        let ords = if ranker.len() >= 1 << 16 && rayon::current_num_threads() > 1 {
+        let ords = if layers && ranker.len() >= 1 << 16 {
             ordinals_by_volume(&ranker, &choice)
         } else {
             ordinals_in_rank_order(&ranker, &choice)

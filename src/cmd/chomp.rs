@@ -76,6 +76,7 @@ fn engine_name(e: ChompEngine) -> &'static str {
         ChompEngine::Auto => "auto",
         ChompEngine::General => "general",
         ChompEngine::ThreeRow => "three-row",
+        ChompEngine::Layers => "layers",
     }
 }
 
@@ -173,7 +174,10 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             };
         }
         _ => {
-            let t = OrdTable::compute(shape, rule)?;
+            let t = match engine {
+                ChompEngine::Layers => OrdTable::compute_with(shape, rule, true)?,
+                _ => OrdTable::compute(shape, rule)?,
+            };
             histogram = t.histogram();
             if let Some(k) = args.list {
                 let mut failure = None;
