@@ -124,19 +124,16 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
         tally(&mut res, res_best == Some(o) && res_o == sol_sorted, || at(r as u64));
     }
     // Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box).
-    let mut top = 0u64;
     let mut lower_witnessed = 0u64;
     let mut lower = 0u64;
     for r in 0..total {
         if ords[r] == n {
-            top += 1;
             tally(&mut f9_1, !is_solution[r], || at(r as u64));
         } else {
             lower += 1;
             lower_witnessed += is_solution[r] as u64;
         }
     }
-    let positions = total as u64;
     let mut claims = vec![
         value.claim("Fact 2.10 (value)", "positions: α_{ord P} is the best score player 1 can get"),
         t27.claim("Theorem 2.7", "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one"),
@@ -154,8 +151,7 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
     ];
     let longest_seen = longest.iter().copied().max().unwrap_or(0);
     claims[2].checked += &format!(" (longest found: {longest_seen})");
-    claims[0].checked += &format!(" ({positions} positions, {moves_checked} moves)");
-    let _ = top;
+    claims[0].checked += &format!(" ({moves_checked} moves)");
     claims
 }
 

@@ -230,6 +230,11 @@ impl Choice {
     pub fn players(&self) -> u8 {
         self.n
     }
+
+    /// The choice for every 8-bit mask (n ≤ 7), for loops that index it without bounds checks.
+    pub fn table256(&self) -> Option<[u8; 256]> {
+        (self.n <= 7).then(|| std::array::from_fn(|m| self.choose_slow(m as u64)))
+    }
 }
 
 #[cfg(test)]

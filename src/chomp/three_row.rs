@@ -26,6 +26,8 @@ use std::ops::{BitOr, BitOrAssign};
 trait Mask: Copy + Default + BitOr<Output = Self> + BitOrAssign {
     fn bit(o: u8) -> Self;
     fn wide(self) -> u64;
+    /// The Fact 2.10 choice for this mask.
+    fn choose(self, choice: &Choice, lut: &[u8; 256]) -> u8;
 }
 
 macro_rules! mask_impl {
@@ -39,10 +41,29 @@ macro_rules! mask_impl {
             fn wide(self) -> u64 {
                 self as u64
             }
+            #[inline]
+            fn choose(self, choice: &Choice, _lut: &[u8; 256]) -> u8 {
+                choice.choose(self.wide())
+            }
         }
     )*};
 }
-mask_impl!(u8, u16, u32, u64);
+mask_impl!(u16, u32, u64);
+
+impl Mask for u8 {
+    #[inline]
+    fn bit(o: u8) -> Self {
+        1 << o
+    }
+    #[inline]
+    fn wide(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn choose(self, _choice: &Choice, lut: &[u8; 256]) -> u8 {
+        lut[self as usize]
+    }
+}
 
 /// C(b+1, 2): where row b of a triangle indexed (b, c), c ≤ b, starts.
 #[inline]
@@ -70,9 +91,9 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
     let mut t = vec![zero; c_max + 2];
     let mut m2 = vec![zero; c_max + 1];
     let mut d2 = vec![zero; c_max + 2];
-    let mut slice: Vec<u8> = Vec::with_capacity(tri(c_max + 1));
+    let lut = choice.table256().unwrap_or([0; 256]);
+    let mut slice: Vec<u8> = vec![0; tri(c_max + 1)];
     for a in 0..=c_max {
-        slice.clear();
         m2[..=a].fill(zero);
         d2[0] = zero;
         for b in 0..=a {
@@ -80,18 +101,21 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
             let mut s3 = zero;
             let m1_row = &mut m1[base..=base + b];
             let q_row = &q[base..=base + b];
+            let out = &mut slice[base..=base + b];
+            let (m2_row, d2_row, t_row) = (&mut m2[..=b], &d2[..=b], &t[..=b]);
             for c in 0..=b {
-                let mask = s3 | m2[c] | d2[c] | m1_row[c] | q_row[c] | t[c];
-                let o = choice.choose(mask.wide());
+                let mask = s3 | m2_row[c] | d2_row[c] | m1_row[c] | q_row[c] | t_row[c];
+                let o = mask.choose(choice, &lut);
                 let bit = M::bit(o);
-                slice.push(o);
+                out[c] = o;
                 s3 |= bit;
-                m2[c] |= bit;
+                m2_row[c] |= bit;
                 m1_row[c] |= bit;
             }
             // (a, b, b) closes the diagonal prefix of this a.
             d2[b + 1] = d2[b] | M::bit(slice[base + b]);
         }
+        let slice = &slice[..tri(a + 1)];
         let diag = &slice[tri(a)..];
         if a < c_max {
             // q[a+1][c] = q[a][c] ∪ {ord(a, a, c)}; q[a+1][a+1] is the empty prefix.
@@ -101,7 +125,7 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
             }
         }
         t[a + 1] = t[a] | M::bit(diag[a]);
-        sink(a as u32, &slice);
+        sink(a as u32, slice);
     }
 }
 
