@@ -5,7 +5,8 @@ mod common;
 
 use chompute::chomp::ordinal::ordinals_in_rank_order;
 use chompute::chomp::{
-    all_normalised_rules, ordinals_three_rows, rule_classes, ChompBox, Choice, Diagram, Ranker, Rule,
+    all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, Ranker,
+    Rule,
 };
 use common::{assert_usage_error, chompute, scratch_dir, stdout};
 use std::collections::{BTreeSet, HashMap};
@@ -22,7 +23,12 @@ fn three_row_engine_matches_general_engine_on_every_box_up_to_60() {
             ordinals_three_rows(cols, &choice, |_, s| fast.extend_from_slice(s));
             assert_eq!(fast.len(), general.len());
             if let Some(i) = (0..fast.len()).find(|&i| fast[i] != general[i]) {
-                panic!("rule {rule}, 3x{cols}: at {} three-row {} vs general {}", ranker.unrank(i as u64), fast[i], general[i]);
+                panic!(
+                    "rule {rule}, 3x{cols}: at {} three-row {} vs general {}",
+                    ranker.unrank(i as u64),
+                    fast[i],
+                    general[i]
+                );
             }
         }
     }
@@ -50,7 +56,9 @@ fn mover_loses(p: &Diagram, memo: &mut HashMap<Diagram, bool>) -> bool {
 
 #[test]
 fn two_player_list_is_the_three_row_p_positions() {
-    let o = chompute(&["chomp", "ord", "--rule", "0,1", "--box", "3x14", "--list", "1"]);
+    let o = chompute(&[
+        "chomp", "ord", "--rule", "0,1", "--box", "3x14", "--list", "1",
+    ]);
     assert_eq!(o.status.code(), Some(0));
     let listed: Vec<String> = stdout(&o).lines().map(str::to_string).collect();
     let mut memo = HashMap::new();
@@ -96,7 +104,12 @@ fn classes_for_three_and_four_players_are_stable_from_5x5_to_6x6() {
         // Same order ⇒ same class [Thm 3.3]: a rule given by other numbers with the same
         // order has the table of its normalised form.
         let ranker = Ranker::new(ChompBox { rows: 5, cols: 5 }).unwrap();
-        let f = Rule::parse(if n == 3 { "10,-3.25,7" } else { "0.5,100,-1e3,2" }).unwrap();
+        let f = Rule::parse(if n == 3 {
+            "10,-3.25,7"
+        } else {
+            "0.5,100,-1e3,2"
+        })
+        .unwrap();
         let g = Rule::from_perm(f.perm.clone());
         assert_eq!(
             ordinals_in_rank_order(&ranker, &Choice::new(&f)),
@@ -107,7 +120,16 @@ fn classes_for_three_and_four_players_are_stable_from_5x5_to_6x6() {
 
 #[test]
 fn classes_cli_reports_and_checks() {
-    let o = chompute(&["chomp", "classes", "--players", "3", "--box", "5x5", "--json", "--check"]);
+    let o = chompute(&[
+        "chomp",
+        "classes",
+        "--players",
+        "3",
+        "--box",
+        "5x5",
+        "--json",
+        "--check",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["rules"], 6);
@@ -116,23 +138,57 @@ fn classes_cli_reports_and_checks() {
     let from_lib = partition(ChompBox { rows: 5, cols: 5 }, 3);
     let from_cli: Partition = classes
         .iter()
-        .map(|c| c["members"].as_array().unwrap().iter().map(|m| m.as_str().unwrap().to_string()).collect())
+        .map(|c| {
+            c["members"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m.as_str().unwrap().to_string())
+                .collect()
+        })
         .collect();
     assert_eq!(from_cli, from_lib);
-    assert!(v["checks"].as_array().unwrap().iter().all(|c| c["holds"] == true));
-    assert_usage_error(&chompute(&["chomp", "classes", "--players", "1", "--box", "3x3"]), "players");
+    assert!(v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["holds"] == true));
+    assert_usage_error(
+        &chompute(&["chomp", "classes", "--players", "1", "--box", "3x3"]),
+        "players",
+    );
 }
 
 #[test]
 fn claims_hold_over_boxes_for_several_rules() {
-    for (rule, shape) in [("0,1", "5x6"), ("0,2,1", "6x6"), ("2,1,0", "4x7"), ("1,3,0,2", "5x5"), ("3,1,4,0,2", "3x9")] {
+    for (rule, shape) in [
+        ("0,1", "5x6"),
+        ("0,2,1", "6x6"),
+        ("2,1,0", "4x7"),
+        ("1,3,0,2", "5x5"),
+        ("3,1,4,0,2", "3x9"),
+    ] {
         let o = chompute(&["chomp", "ord", "--rule", rule, "--box", shape, "--check"]);
         let out = stdout(&o);
-        assert_eq!(o.status.code(), Some(0), "{rule} {shape}: {out}{}", common::stderr(&o));
-        let claims: Vec<&str> = out.lines().filter(|l| l.starts_with("ok") || l.starts_with("FAIL")).collect();
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{rule} {shape}: {out}{}",
+            common::stderr(&o)
+        );
+        let claims: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("ok") || l.starts_with("FAIL"))
+            .collect();
         assert_eq!(claims.len(), 8, "{out}");
         assert!(claims.iter().all(|l| l.starts_with("ok")), "{out}");
-        for name in ["Theorem 2.7", "Theorem 2.8", "Fact 2.9 (i)", "Fact 2.9 (iv)", "Res form"] {
+        for name in [
+            "Theorem 2.7",
+            "Theorem 2.8",
+            "Fact 2.9 (i)",
+            "Fact 2.9 (iv)",
+            "Res form",
+        ] {
             assert!(out.contains(name), "{name} reported");
         }
     }
@@ -140,13 +196,28 @@ fn claims_hold_over_boxes_for_several_rules() {
 
 #[test]
 fn ord_reports_position_sol_and_chain() {
-    let o = chompute(&["chomp", "ord", "--rule", "5,-1.5,3", "--box", "4x5", "--position", "3,2,1", "--json"]);
+    let o = chompute(&[
+        "chomp",
+        "ord",
+        "--rule",
+        "5,-1.5,3",
+        "--box",
+        "4x5",
+        "--position",
+        "3,2,1",
+        "--json",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(v["rule"], "2,0,1");
     assert_eq!(v["players"], 3);
     assert_eq!(v["positions"], 126);
-    let hist: u64 = v["histogram"].as_array().unwrap().iter().map(|h| h.as_u64().unwrap()).sum();
+    let hist: u64 = v["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_u64().unwrap())
+        .sum();
     assert_eq!(hist, 126);
     // Cross-check the report against the library's own table.
     let rule = Rule::parse("2,0,1").unwrap();
@@ -154,22 +225,42 @@ fn ord_reports_position_sol_and_chain() {
     let p = Diagram::parse("3,2,1").unwrap();
     let ord = t.ordinal(&p).unwrap();
     assert_eq!(v["position"]["ordinal"], ord);
-    let chain: Vec<&str> = v["position"]["chain"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-    assert_eq!(chain.len(), ord as usize + 1, "a solution chain from P has ord P moves");
+    let chain: Vec<&str> = v["position"]["chain"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        chain.len(),
+        ord as usize + 1,
+        "a solution chain from P has ord P moves"
+    );
     assert_eq!(chain.first(), Some(&"3,2,1"));
     assert_eq!(chain.last(), Some(&"0"));
     for w in chain.windows(2) {
         let (from, to) = (Diagram::parse(w[0]).unwrap(), Diagram::parse(w[1]).unwrap());
-        assert!(t.sol(&from).contains(&to), "{from} -> {to} is a solution move");
+        assert!(
+            t.sol(&from).contains(&to),
+            "{from} -> {to} is a solution move"
+        );
     }
-    let sol: Vec<&str> = v["position"]["sol"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let sol: Vec<&str> = v["position"]["sol"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
     assert!(sol.contains(&chain[1]));
 
     // Text output names the normalised rule, the histogram and the chain.
     let o = chompute(&["chomp", "ord", "--rule", "5,-1.5,3", "--position", "3,2,1"]);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0));
-    assert!(out.contains("rule 2,0,1 (normalised from 5,-1.5,3)"), "{out}");
+    assert!(
+        out.contains("rule 2,0,1 (normalised from 5,-1.5,3)"),
+        "{out}"
+    );
     assert!(out.contains("solution chain: (3,2,1) -> "), "{out}");
     assert!(out.contains("Sol = {"), "{out}");
 }
@@ -177,7 +268,9 @@ fn ord_reports_position_sol_and_chain() {
 #[test]
 fn ord_engines_agree_through_the_cli() {
     let run = |engine: &str| {
-        let o = chompute(&["chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--engine", engine, "--csv"]);
+        let o = chompute(&[
+            "chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--engine", engine, "--csv",
+        ]);
         assert_eq!(o.status.code(), Some(0));
         stdout(&o)
     };
@@ -185,7 +278,9 @@ fn ord_engines_agree_through_the_cli() {
     assert_eq!(g, run("three-row"));
     assert!(g.starts_with("ordinal,positions\n0,1\n"), "{g}");
     let list = |engine: &str| {
-        let o = chompute(&["chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--engine", engine, "--list", "3"]);
+        let o = chompute(&[
+            "chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--engine", engine, "--list", "3",
+        ]);
         stdout(&o)
     };
     assert_eq!(list("general"), list("three-row"));
@@ -198,10 +293,22 @@ fn bad_input_is_one_line_and_exit_2() {
         (vec!["--rule", "1,2,1.0", "--box", "3x3"], "equal"),
         (vec!["--rule", "1,x", "--box", "3x3"], "not a number"),
         (vec!["--rule", "0,1", "--box", "3by3"], "not a box"),
-        (vec!["--rule", "0,1", "--box", "3x3", "--position", "1,2"], "must not increase"),
-        (vec!["--rule", "0,1", "--box", "3x3", "--position", "4"], "does not fit"),
-        (vec!["--rule", "0,1", "--box", "3x3", "--list", "3"], "ordinals"),
-        (vec!["--rule", "0,1", "--box", "4x3", "--engine", "three-row"], "3 rows"),
+        (
+            vec!["--rule", "0,1", "--box", "3x3", "--position", "1,2"],
+            "must not increase",
+        ),
+        (
+            vec!["--rule", "0,1", "--box", "3x3", "--position", "4"],
+            "does not fit",
+        ),
+        (
+            vec!["--rule", "0,1", "--box", "3x3", "--list", "3"],
+            "ordinals",
+        ),
+        (
+            vec!["--rule", "0,1", "--box", "4x3", "--engine", "three-row"],
+            "3 rows",
+        ),
         (vec!["--rule", "0,1"], "--box"),
     ] {
         let mut full = vec!["chomp", "ord"];
@@ -220,11 +327,22 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
     for rows in ["3", "2"] {
         let path = dir.join(format!("rows{rows}.png"));
         let o = chompute(&[
-            "chomp", "image", "--rule", "0,2,1", "--rows", rows, "--first-row", "20", "--scale", "3", "-o",
+            "chomp",
+            "image",
+            "--rule",
+            "0,2,1",
+            "--rows",
+            rows,
+            "--first-row",
+            "20",
+            "--scale",
+            "3",
+            "-o",
             path.to_str().unwrap(),
         ]);
         assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
-        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+        let decoder =
+            png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
         let mut reader = decoder.read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut buf).unwrap();
@@ -241,7 +359,10 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
                 }
             });
         } else {
-            plane = ordinals_in_rank_order(&Ranker::new(ChompBox { rows: 2, cols: 20 }).unwrap(), &choice);
+            plane = ordinals_in_rank_order(
+                &Ranker::new(ChompBox { rows: 2, cols: 20 }).unwrap(),
+                &choice,
+            );
         }
         // Cell (y, x) with x ≤ y is ordinal plane[tri(y) + x], drawn as palette index 2 + ord;
         // cells above the diagonal are background.
@@ -264,7 +385,18 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         }
     }
     assert_usage_error(
-        &chompute(&["chomp", "image", "--rule", "0,1", "--rows", "4", "--first-row", "5", "-o", "x.png"]),
+        &chompute(&[
+            "chomp",
+            "image",
+            "--rule",
+            "0,1",
+            "--rows",
+            "4",
+            "--first-row",
+            "5",
+            "-o",
+            "x.png",
+        ]),
         "--rows",
     );
 }

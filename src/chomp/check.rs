@@ -22,7 +22,11 @@ pub struct Claim {
 
 impl Claim {
     fn new(claim: &str, holds: bool, checked: String) -> Claim {
-        Claim { claim: claim.into(), holds, checked }
+        Claim {
+            claim: claim.into(),
+            holds,
+            checked,
+        }
     }
 }
 
@@ -47,7 +51,10 @@ impl Tally {
     fn claim(self, name: &str, what: &str) -> Claim {
         let checked = match self.first_failure {
             None => format!("{} {what}", self.cases),
-            Some(f) => format!("{} of {} {what} fail, first at {f}", self.failures, self.cases),
+            Some(f) => format!(
+                "{} of {} {what} fail, first at {f}",
+                self.failures, self.cases
+            ),
         };
         Claim::new(name, self.failures == 0, checked)
     }
@@ -78,12 +85,24 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
         ranker.for_each_option(&rows, r as u64, |q| options.push((q, ords[q as usize])));
         moves_checked += options.len() as u64;
         let score = |oq: u8| if oq == n || oq == 0 { 1 } else { oq + 1 };
-        let best = options.iter().map(|&(_, oq)| score(oq)).max_by(|&k, &l| alpha(k).cmp(alpha(l))).expect("P ≠ (0)");
+        let best = options
+            .iter()
+            .map(|&(_, oq)| score(oq))
+            .max_by(|&k, &l| alpha(k).cmp(alpha(l)))
+            .expect("P ≠ (0)");
         sol.clear();
-        if options.iter().any(|&(q, oq)| q == 0 && alpha(score(oq)) == alpha(best)) {
+        if options
+            .iter()
+            .any(|&(q, oq)| q == 0 && alpha(score(oq)) == alpha(best))
+        {
             sol.push(0);
         } else {
-            sol.extend(options.iter().filter(|&&(_, oq)| alpha(score(oq)) == alpha(best)).map(|&(q, _)| q));
+            sol.extend(
+                options
+                    .iter()
+                    .filter(|&&(_, oq)| alpha(score(oq)) == alpha(best))
+                    .map(|&(q, _)| q),
+            );
         }
         // The ordinal is the game's value: player 1 scores α_{ord P}.
         tally(&mut value, alpha(o) == alpha(best), || at(r as u64));
@@ -91,10 +110,14 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
             let oq = ords[q as usize];
             is_solution[q as usize] = true;
             // Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
-            tally(&mut t27, oq < n && o == oq + 1, || format!("{} → {}", at(r as u64), at(q)));
+            tally(&mut t27, oq < n && o == oq + 1, || {
+                format!("{} → {}", at(r as u64), at(q))
+            });
             // Fact 2.9 (ii), read from Q = P's side: every P with Q → P... here every solution
             // move into q comes from a position of ordinal ord(q)+1.
-            tally(&mut f9_2, o == oq + 1, || format!("{} → {}", at(r as u64), at(q)));
+            tally(&mut f9_2, o == oq + 1, || {
+                format!("{} → {}", at(r as u64), at(q))
+            });
         }
         let chain = 1 + sol.iter().map(|&q| longest[q as usize]).max().unwrap_or(0) as u32;
         longest[r] = chain.min(255) as u8;
@@ -106,7 +129,11 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
         // Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
         let sol_ords: Vec<u8> = sol.iter().map(|&q| ords[q as usize]).collect();
         let common = sol_ords.iter().all(|&x| x == sol_ords[0]) && sol_ords[0] >= 1;
-        tally(&mut f9_4, (o > 1) == common && (!common || o == sol_ords[0] + 1), || at(r as u64));
+        tally(
+            &mut f9_4,
+            (o > 1) == common && (!common || o == sol_ords[0] + 1),
+            || at(r as u64),
+        );
         // Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } and
         // Res^{ord P} P = Sol P.
         let mut nonempty = 0u64;
@@ -115,13 +142,21 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
                 nonempty |= 1 << (oq + 1);
             }
         }
-        let res_best = (1..=n).filter(|&i| nonempty >> i & 1 == 1).max_by(|&k, &l| alpha(k).cmp(alpha(l)));
-        let mut res_o: Vec<u64> = options.iter().filter(|&&(_, oq)| oq + 1 == o).map(|&(q, _)| q).collect();
+        let res_best = (1..=n)
+            .filter(|&i| nonempty >> i & 1 == 1)
+            .max_by(|&k, &l| alpha(k).cmp(alpha(l)));
+        let mut res_o: Vec<u64> = options
+            .iter()
+            .filter(|&&(_, oq)| oq + 1 == o)
+            .map(|&(q, _)| q)
+            .collect();
         res_o.sort_unstable();
         res_o.dedup();
         let mut sol_sorted = sol.clone();
         sol_sorted.sort_unstable();
-        tally(&mut res, res_best == Some(o) && res_o == sol_sorted, || at(r as u64));
+        tally(&mut res, res_best == Some(o) && res_o == sol_sorted, || {
+            at(r as u64)
+        });
     }
     // Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box).
     let mut lower_witnessed = 0u64;
@@ -179,7 +214,9 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
                 .collect();
             let g = Rule::parse(&values.join(",")).expect("distinct decimals");
             let table = ordinals_in_rank_order(ranker, &Choice::new(&g));
-            t33.record(table == class.table, || format!("f = {f}, g = ({})", g.as_given()));
+            t33.record(table == class.table, || {
+                format!("f = {f}, g = ({})", g.as_given())
+            });
         }
     }
     vec![t33.claim(

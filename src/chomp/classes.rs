@@ -25,9 +25,14 @@ pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
     let mut perm: Vec<u8> = (0..n as u8).collect();
     let mut out = vec![Rule::from_perm(perm.clone())];
     // Next permutation in lexicographic order.
-    loop {
-        let Some(i) = (0..n.saturating_sub(1)).rev().find(|&i| perm[i] < perm[i + 1]) else { break };
-        let j = (i + 1..n).rev().find(|&j| perm[j] > perm[i]).expect("a larger element exists");
+    while let Some(i) = (0..n.saturating_sub(1))
+        .rev()
+        .find(|&i| perm[i] < perm[i + 1])
+    {
+        let j = (i + 1..n)
+            .rev()
+            .find(|&j| perm[j] > perm[i])
+            .expect("a larger element exists");
         perm.swap(i, j);
         perm[i + 1..].reverse();
         out.push(Rule::from_perm(perm.clone()));
@@ -44,7 +49,10 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
     }
     let total = ranker.len() as usize;
     let choices: Vec<Choice> = rules.iter().map(Choice::new).collect();
-    let mut groups = vec![Group { members: (0..rules.len()).collect(), table: vec![0u8; total] }];
+    let mut groups = vec![Group {
+        members: (0..rules.len()).collect(),
+        table: vec![0u8; total],
+    }];
     let mut rows = vec![0u32; ranker.shape.rows];
     let mut options: Vec<u64> = Vec::new();
     let mut picks: Vec<u8> = Vec::new();
@@ -54,7 +62,9 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
         ranker.for_each_option(&rows, r as u64, |q| options.push(q));
         let existing = groups.len();
         for g in 0..existing {
-            let mask = options.iter().fold(0u64, |m, &q| m | 1u64 << groups[g].table[q as usize]);
+            let mask = options
+                .iter()
+                .fold(0u64, |m, &q| m | 1u64 << groups[g].table[q as usize]);
             picks.clear();
             picks.extend(groups[g].members.iter().map(|&i| choices[i].choose(mask)));
             let first = picks[0];
@@ -68,14 +78,21 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
             distinct.sort_unstable();
             distinct.dedup();
             for &o in &distinct {
-                let part: Vec<usize> =
-                    members.iter().zip(&picks).filter(|&(_, &p)| p == o).map(|(&i, _)| i).collect();
+                let part: Vec<usize> = members
+                    .iter()
+                    .zip(&picks)
+                    .filter(|&(_, &p)| p == o)
+                    .map(|(&i, _)| i)
+                    .collect();
                 if o == first {
                     groups[g].members = part;
                 } else {
                     let mut table = groups[g].table.clone();
                     table[r] = o;
-                    groups.push(Group { members: part, table });
+                    groups.push(Group {
+                        members: part,
+                        table,
+                    });
                 }
             }
         }
@@ -85,7 +102,10 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
         .map(|g| {
             let mut m = g.members;
             m.sort_unstable();
-            RuleClass { members: m.iter().map(|&i| rules[i].clone()).collect(), table: g.table }
+            RuleClass {
+                members: m.iter().map(|&i| rules[i].clone()).collect(),
+                table: g.table,
+            }
         })
         .collect();
     classes.sort_by(|a, b| a.members[0].perm.cmp(&b.members[0].perm));

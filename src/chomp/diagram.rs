@@ -70,11 +70,17 @@ impl Diagram {
         for part in s.split(',') {
             let p = part.trim();
             if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()) {
-                return Err(format!("'{s}' is not a position: write row lengths like 3,2,2"));
+                return Err(format!(
+                    "'{s}' is not a position: write row lengths like 3,2,2"
+                ));
             }
-            rows.push(p.parse::<u32>().map_err(|_| format!("row length '{p}' is too large"))?);
+            rows.push(
+                p.parse::<u32>()
+                    .map_err(|_| format!("row length '{p}' is too large"))?,
+            );
         }
-        Diagram::new(rows).ok_or_else(|| format!("'{s}' is not a position: row lengths must not increase"))
+        Diagram::new(rows)
+            .ok_or_else(|| format!("'{s}' is not a position: row lengths must not increase"))
     }
 
     /// The move that bites cell (row `x`, column `t+1`), 0-based row, 0 ≤ t < a_x: rows x, x+1, …
@@ -143,23 +149,34 @@ impl ChompBox {
         let num = |p: &str| -> Result<u64, String> {
             let p = p.trim();
             if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()) {
-                return Err(format!("'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13"));
+                return Err(format!(
+                    "'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13"
+                ));
             }
-            p.parse::<u64>().map_err(|_| format!("'{s}': side too large"))
+            p.parse::<u64>()
+                .map_err(|_| format!("'{s}': side too large"))
         };
         let (r, c) = (num(r)?, num(c)?);
         if r == 0 || c == 0 {
-            return Err(format!("'{s}': a box needs at least one row and one column"));
+            return Err(format!(
+                "'{s}': a box needs at least one row and one column"
+            ));
         }
         if r > 4096 || c > u32::MAX as u64 / 2 {
             return Err(format!("'{s}': at most 4096 rows and 2^31-1 columns"));
         }
-        Ok(ChompBox { rows: r as usize, cols: c as u32 })
+        Ok(ChompBox {
+            rows: r as usize,
+            cols: c as u32,
+        })
     }
 
     /// The smallest box holding `p` (at least 1×1).
     pub fn of(p: &Diagram) -> ChompBox {
-        ChompBox { rows: p.height().max(1), cols: p.width().max(1) }
+        ChompBox {
+            rows: p.height().max(1),
+            cols: p.width().max(1),
+        }
     }
 
     pub fn contains(&self, p: &Diagram) -> bool {
@@ -210,20 +227,28 @@ pub const MAX_RANKED_POSITIONS: u64 = 1 << 34;
 
 impl Ranker {
     pub fn new(shape: ChompBox) -> anyhow::Result<Ranker> {
-        let total = shape.positions().filter(|&t| t <= MAX_RANKED_POSITIONS).ok_or_else(|| {
-            usage!("the {shape} box has more than 2^34 positions; choose a smaller box")
-        })?;
+        let total = shape
+            .positions()
+            .filter(|&t| t <= MAX_RANKED_POSITIONS)
+            .ok_or_else(|| {
+                usage!("the {shape} box has more than 2^34 positions; choose a smaller box")
+            })?;
         let r = shape.rows;
         let stride = shape.cols as usize + 1;
         let mut weight = vec![0u64; r * stride];
         for j in 0..r {
             let i = (r - j) as u64;
             for len in 0..stride {
-                weight[j * stride + len] =
-                    binomial(len as u64 + i - 1, i).expect("weights are at most the position count");
+                weight[j * stride + len] = binomial(len as u64 + i - 1, i)
+                    .expect("weights are at most the position count");
             }
         }
-        Ok(Ranker { shape, stride, weight, total })
+        Ok(Ranker {
+            shape,
+            stride,
+            weight,
+            total,
+        })
     }
 
     /// Number of positions in the box.
@@ -242,7 +267,10 @@ impl Ranker {
 
     /// The rank of row lengths `rows` (at most R of them, each ≤ C, non-increasing).
     pub fn rank_rows(&self, rows: &[u32]) -> u64 {
-        rows.iter().enumerate().map(|(j, &a)| self.weight(j, a)).sum()
+        rows.iter()
+            .enumerate()
+            .map(|(j, &a)| self.weight(j, a))
+            .sum()
     }
 
     /// The rank of a diagram, or `None` if it does not fit in the box.
@@ -361,7 +389,10 @@ mod tests {
             let explicit: Vec<u64> = p.options().iter().map(|q| rk.rank(q).unwrap()).collect();
             assert_eq!(from_ranks, explicit, "{p}");
             assert_eq!(explicit.len() as u64, p.volume(), "|Mov P| = |P| for {p}");
-            assert!(explicit.iter().all(|&q| q < r), "options come first in rank order");
+            assert!(
+                explicit.iter().all(|&q| q < r),
+                "options come first in rank order"
+            );
             assert!(explicit.contains(&0) || p.is_empty());
         }
     }

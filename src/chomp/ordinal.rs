@@ -15,7 +15,13 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 /// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
 /// scanning options as soon as one gives the best score the rule allows.
 #[inline]
-pub fn ordinal_at(ranker: &Ranker, rows: &[u32], rank: u64, ord_of: impl Fn(u64) -> u8, choice: &Choice) -> u8 {
+pub fn ordinal_at(
+    ranker: &Ranker,
+    rows: &[u32],
+    rank: u64,
+    ord_of: impl Fn(u64) -> u8,
+    choice: &Choice,
+) -> u8 {
     let mut mask = 0u64;
     let stop = choice.stop;
     ranker.for_each_option_until(rows, rank, |q| {
@@ -58,7 +64,14 @@ pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
         let lo = remaining.div_ceil(left);
         for len in lo..=hi {
             let len = len as u32;
-            go(ranker, j + 1, remaining - len as u64, len, acc + ranker.weight(j, len), out);
+            go(
+                ranker,
+                j + 1,
+                remaining - len as u64,
+                len,
+                acc + ranker.weight(j, len),
+                out,
+            );
         }
     }
     go(ranker, 0, v, ranker.shape.cols, 0, out);
@@ -80,7 +93,8 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
             |rows, chunk| {
                 for &r in chunk {
                     ranker.unrank_into(r, rows);
-                    let o = ordinal_at(ranker, rows, r, |q| table[q as usize].load(Relaxed), choice);
+                    let o =
+                        ordinal_at(ranker, rows, r, |q| table[q as usize].load(Relaxed), choice);
                     table[r as usize].store(o, Relaxed);
                 }
             },
@@ -120,7 +134,11 @@ impl OrdTable {
         } else {
             ordinals_in_rank_order(&ranker, &choice)
         };
-        Ok(OrdTable { ranker, players: rule.players() as u8, ords })
+        Ok(OrdTable {
+            ranker,
+            players: rule.players() as u8,
+            ords,
+        })
     }
 
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
@@ -135,15 +153,20 @@ impl OrdTable {
     /// Sol_f P (SPEC §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when ord(P) = 1
     /// (player's preference). Sorted. Empty for the empty position.
     pub fn sol(&self, p: &Diagram) -> Vec<Diagram> {
-        let Some(o) = self.ordinal(p) else { return Vec::new() };
+        let Some(o) = self.ordinal(p) else {
+            return Vec::new();
+        };
         if o == 0 {
             return Vec::new();
         }
         if o == 1 {
             return vec![Diagram::empty()];
         }
-        let mut out: Vec<Diagram> =
-            p.options().into_iter().filter(|q| self.ordinal(q).is_some_and(|oq| oq + 1 == o)).collect();
+        let mut out: Vec<Diagram> = p
+            .options()
+            .into_iter()
+            .filter(|q| self.ordinal(q).is_some_and(|oq| oq + 1 == o))
+            .collect();
         out.sort();
         out.dedup();
         out
@@ -247,7 +270,15 @@ mod tests {
 
     #[test]
     fn engines_agree_with_the_definition() {
-        for rule in ["0,1", "1,0", "0,2,1", "2,0,1", "1,2,0", "3,0,2,1", "-1,7.5,2,0.25,3"] {
+        for rule in [
+            "0,1",
+            "1,0",
+            "0,2,1",
+            "2,0,1",
+            "1,2,0",
+            "3,0,2,1",
+            "-1,7.5,2,0.25,3",
+        ] {
             let rule = Rule::parse(rule).unwrap();
             for shape in [ChompBox { rows: 4, cols: 5 }, ChompBox { rows: 6, cols: 3 }] {
                 let ranker = Ranker::new(shape).unwrap();
@@ -258,7 +289,11 @@ mod tests {
                 let mut memo = HashMap::new();
                 for r in 0..ranker.len() {
                     let p = ranker.unrank(r);
-                    assert_eq!(a[r as usize], ordinal_slow(&p, &rule, &mut memo), "{rule} at {p}");
+                    assert_eq!(
+                        a[r as usize],
+                        ordinal_slow(&p, &rule, &mut memo),
+                        "{rule} at {p}"
+                    );
                 }
             }
         }
@@ -282,7 +317,11 @@ mod tests {
             if a <= 6 {
                 let mut l = vec![a];
                 l.extend(std::iter::repeat_n(1, a as usize - 1));
-                assert_eq!(t.ordinal(&Diagram::new(l).unwrap()), Some(1), "symmetric L {a}");
+                assert_eq!(
+                    t.ordinal(&Diagram::new(l).unwrap()),
+                    Some(1),
+                    "symmetric L {a}"
+                );
             }
             for h in 1..=6usize {
                 let rect = Diagram::new(vec![a; h]).unwrap();
@@ -304,7 +343,11 @@ mod tests {
             let p = t.ranker.unrank(r);
             let o = t.ords[r as usize];
             let chain = t.chain(&p);
-            assert_eq!(chain.len() as u8, o + 1, "a solution chain from {p} has ord(P) moves");
+            assert_eq!(
+                chain.len() as u8,
+                o + 1,
+                "a solution chain from {p} has ord(P) moves"
+            );
             assert!(chain.last().unwrap().is_empty());
             assert!(!t.sol(&p).is_empty());
         }

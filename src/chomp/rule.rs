@@ -67,9 +67,17 @@ impl Decimal {
             digits.pop();
         }
         if digits.is_empty() {
-            return Some(Decimal { negative: false, digits, exp: 0 });
+            return Some(Decimal {
+                negative: false,
+                digits,
+                exp: 0,
+            });
         }
-        Some(Decimal { negative, digits, exp: e10 })
+        Some(Decimal {
+            negative,
+            digits,
+            exp: e10,
+        })
     }
 
     fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
@@ -79,7 +87,10 @@ impl Decimal {
             (false, true) => Ordering::Greater,
             // Both non-zero with a leading non-zero digit: the exponent decides, then the digits
             // (no trailing zeros, so a proper prefix is the smaller number).
-            (false, false) => self.exp.cmp(&other.exp).then_with(|| self.digits.cmp(&other.digits)),
+            (false, false) => self
+                .exp
+                .cmp(&other.exp)
+                .then_with(|| self.digits.cmp(&other.digits)),
         }
     }
 }
@@ -118,13 +129,21 @@ impl Rule {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
         let mut values = Vec::with_capacity(parts.len());
         for p in &parts {
-            values.push(Decimal::parse(p).ok_or_else(|| format!("rule entry '{p}' is not a number"))?);
+            values.push(
+                Decimal::parse(p).ok_or_else(|| format!("rule entry '{p}' is not a number"))?,
+            );
         }
         if values.len() < 2 {
-            return Err(format!("a rule needs at least 2 players (got {})", values.len()));
+            return Err(format!(
+                "a rule needs at least 2 players (got {})",
+                values.len()
+            ));
         }
         if values.len() > MAX_PLAYERS {
-            return Err(format!("at most {MAX_PLAYERS} players (got {})", values.len()));
+            return Err(format!(
+                "at most {MAX_PLAYERS} players (got {})",
+                values.len()
+            ));
         }
         for i in 0..values.len() {
             for j in i + 1..values.len() {
@@ -140,8 +159,15 @@ impl Rule {
             }
         }
         // Fact 3.4: β_i = #{ j : α_j < α_i }.
-        let perm = values.iter().map(|v| values.iter().filter(|w| *w < v).count() as u8).collect();
-        Ok(Rule { given: parts.iter().map(|p| p.to_string()).collect(), values, perm })
+        let perm = values
+            .iter()
+            .map(|v| values.iter().filter(|w| *w < v).count() as u8)
+            .collect();
+        Ok(Rule {
+            given: parts.iter().map(|p| p.to_string()).collect(),
+            values,
+            perm,
+        })
     }
 
     /// A rule that is already a permutation of 0..n-1.
@@ -152,8 +178,15 @@ impl Rule {
             s.iter().enumerate().all(|(i, &v)| v as usize == i)
         });
         let given: Vec<String> = perm.iter().map(|v| v.to_string()).collect();
-        let values = given.iter().map(|g| Decimal::parse(g).expect("an integer")).collect();
-        Rule { given, values, perm }
+        let values = given
+            .iter()
+            .map(|g| Decimal::parse(g).expect("an integer"))
+            .collect();
+        Rule {
+            given,
+            values,
+            perm,
+        }
     }
 
     /// Number of players n.
@@ -163,7 +196,11 @@ impl Rule {
 
     /// The normalised form, `0,2,1`.
     pub fn normalised(&self) -> String {
-        self.perm.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",")
+        self.perm
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
     /// The numbers as given, `5,-1.5,3`.
@@ -203,8 +240,14 @@ impl Choice {
     pub fn new(rule: &Rule) -> Choice {
         let n = rule.players() as u8;
         let mut by_preference: Vec<u8> = (1..=n).collect();
-        by_preference.sort_by(|&k, &l| rule.values[l as usize - 1].cmp(&rule.values[k as usize - 1]));
-        let mut c = Choice { n, by_preference, table: Vec::new(), stop: 0 };
+        by_preference
+            .sort_by(|&k, &l| rule.values[l as usize - 1].cmp(&rule.values[k as usize - 1]));
+        let mut c = Choice {
+            n,
+            by_preference,
+            table: Vec::new(),
+            stop: 0,
+        };
         c.stop = 1u64 << (c.by_preference[0] - 1);
         if n <= 11 {
             c.table = (0..1u64 << (n + 1)).map(|m| c.choose_slow(m)).collect();
@@ -215,7 +258,11 @@ impl Choice {
     /// K(P) = { o+1 : o in mask, o ≠ n }; ord(P) = the k ∈ K(P) with the largest β_k; 0 when K
     /// is empty (only the empty position, which has no options).
     fn choose_slow(&self, mask: u64) -> u8 {
-        self.by_preference.iter().copied().find(|&k| mask >> (k - 1) & 1 == 1).unwrap_or(0)
+        self.by_preference
+            .iter()
+            .copied()
+            .find(|&k| mask >> (k - 1) & 1 == 1)
+            .unwrap_or(0)
     }
 
     #[inline]
@@ -264,7 +311,10 @@ mod tests {
         assert!(Rule::parse("1").is_err());
         assert!(Rule::parse("1,1.0").is_err());
         assert!(Rule::parse("1,x").is_err());
-        assert!(Rule::parse("0.3,0.30000000000000001").is_ok(), "exact, not f64");
+        assert!(
+            Rule::parse("0.3,0.30000000000000001").is_ok(),
+            "exact, not f64"
+        );
     }
 
     #[test]

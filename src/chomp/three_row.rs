@@ -138,7 +138,14 @@ mod tests {
 
     #[test]
     fn matches_the_general_engine() {
-        for rule in ["0,1", "1,0", "0,2,1", "2,1,0", "1,3,0,2", "0,1,2,3,4,5,6,7,8"] {
+        for rule in [
+            "0,1",
+            "1,0",
+            "0,2,1",
+            "2,1,0",
+            "1,3,0,2",
+            "0,1,2,3,4,5,6,7,8",
+        ] {
             let rule = Rule::parse(rule).unwrap();
             let choice = Choice::new(&rule);
             let cols = 17;

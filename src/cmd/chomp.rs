@@ -5,9 +5,12 @@ use crate::chomp::check::{class_claims, ordinal_claims, Claim, PositionReport};
 use crate::chomp::classes::MAX_CLASS_PLAYERS;
 use crate::chomp::ordinal::add_to_histogram;
 use crate::chomp::{
-    all_normalised_rules, ordinals_three_rows, rule_classes, ChompBox, Choice, Diagram, OrdTable, Ranker, Rule,
+    all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
+    Ranker, Rule,
 };
-use crate::cli::{ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs};
+use crate::cli::{
+    ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
+};
 use crate::error::CheckFailed;
 use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
@@ -48,7 +51,10 @@ struct OrdReport<'a> {
 /// Where `--list` lines go: straight to stdout, or collected for JSON.
 enum ListSink {
     None,
-    Print { out: std::io::BufWriter<std::io::StdoutLock<'static>>, csv_rows: Option<usize> },
+    Print {
+        out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+        csv_rows: Option<usize>,
+    },
     Collect(Vec<String>),
 }
 
@@ -56,9 +62,17 @@ impl ListSink {
     fn push(&mut self, rows: &[u32]) -> anyhow::Result<()> {
         match self {
             ListSink::None => {}
-            ListSink::Print { out, csv_rows: None } => writeln!(out, "{}", diagram_text(rows))?,
-            ListSink::Print { out, csv_rows: Some(r) } => {
-                let cells: Vec<String> = (0..*r).map(|j| rows.get(j).copied().unwrap_or(0).to_string()).collect();
+            ListSink::Print {
+                out,
+                csv_rows: None,
+            } => writeln!(out, "{}", diagram_text(rows))?,
+            ListSink::Print {
+                out,
+                csv_rows: Some(r),
+            } => {
+                let cells: Vec<String> = (0..*r)
+                    .map(|j| rows.get(j).copied().unwrap_or(0).to_string())
+                    .collect();
                 writeln!(out, "{}", cells.join(","))?
             }
             ListSink::Collect(v) => v.push(diagram_text(rows)),
@@ -68,7 +82,9 @@ impl ListSink {
 }
 
 fn diagram_text(rows: &[u32]) -> String {
-    Diagram::new(rows.to_vec()).expect("rows from a ranker").to_string()
+    Diagram::new(rows.to_vec())
+        .expect("rows from a ranker")
+        .to_string()
 }
 
 fn engine_name(e: ChompEngine) -> &'static str {
@@ -86,7 +102,11 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
         (None, Some(p)) => ChompBox::of(p),
-        (None, None) => return Err(usage!("give the box of positions with --box ROWSxCOLUMNS (or a --position)")),
+        (None, None) => {
+            return Err(usage!(
+                "give the box of positions with --box ROWSxCOLUMNS (or a --position)"
+            ))
+        }
     };
     if let Some(p) = &args.position {
         if !shape.contains(p) {
@@ -95,19 +115,25 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     }
     if let Some(k) = args.list {
         if k > n {
-            return Err(usage!("--list {k}: ordinals under a {n}-player rule are 0 to {n}"));
+            return Err(usage!(
+                "--list {k}: ordinals under a {n}-player rule are 0 to {n}"
+            ));
         }
     }
     let engine = match args.engine {
         ChompEngine::Auto if shape.rows == 3 => ChompEngine::ThreeRow,
         ChompEngine::Auto => ChompEngine::General,
         ChompEngine::ThreeRow if shape.rows != 3 => {
-            return Err(usage!("the three-row engine needs a box with 3 rows (got {shape})"))
+            return Err(usage!(
+                "the three-row engine needs a box with 3 rows (got {shape})"
+            ))
         }
         e => e,
     };
     if engine == ChompEngine::ThreeRow && shape.cols > THREE_ROW_MAX_COLS {
-        return Err(usage!("the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"));
+        return Err(usage!(
+            "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
+        ));
     }
     let total = shape
         .positions()
@@ -121,7 +147,14 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             csv_rows: args.csv.then_some(shape.rows),
         },
     };
-    if let (ListSink::Print { out, csv_rows: Some(r) }, true) = (&mut list, args.csv) {
+    if let (
+        ListSink::Print {
+            out,
+            csv_rows: Some(r),
+        },
+        true,
+    ) = (&mut list, args.csv)
+    {
         let head: Vec<String> = (1..=*r).map(|j| format!("a{j}")).collect();
         writeln!(out, "{}", head.join(","))?;
     }
@@ -169,7 +202,11 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
                 return Err(e);
             }
             table = match keep_cols {
-                Some(c) => Some(OrdTable { ranker: Ranker::new(ChompBox { rows: 3, cols: c })?, players: n, ords: kept }),
+                Some(c) => Some(OrdTable {
+                    ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
+                    players: n,
+                    ords: kept,
+                }),
                 None => None,
             };
         }
@@ -195,7 +232,9 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     }
     let seconds = start.elapsed().as_secs_f64();
     let position = match (&args.position, &table) {
-        (Some(p), Some(t)) => Some(PositionReport::new(t, p).expect("the table covers the position")),
+        (Some(p), Some(t)) => {
+            Some(PositionReport::new(t, p).expect("the table covers the position"))
+        }
         _ => None,
     };
     let checks = match (&table, args.check) {
@@ -233,7 +272,13 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
                 writeln!(out, "{k},{c}")?;
             }
         } else {
-            writeln!(out, "rule {} (normalised from {}), {} players", rule.normalised(), rule.as_given(), n)?;
+            writeln!(
+                out,
+                "rule {} (normalised from {}), {} players",
+                rule.normalised(),
+                rule.as_given(),
+                n
+            )?;
             writeln!(
                 out,
                 "box {shape}: {total} positions, {} engine, {seconds:.3} s",
@@ -263,10 +308,20 @@ fn report_claims(claims: &[Claim], json: bool) -> anyhow::Result<()> {
     if !json {
         let mut out = std::io::stdout().lock();
         for c in claims {
-            writeln!(out, "{:<5} {}: {}", if c.holds { "ok" } else { "FAIL" }, c.claim, c.checked)?;
+            writeln!(
+                out,
+                "{:<5} {}: {}",
+                if c.holds { "ok" } else { "FAIL" },
+                c.claim,
+                c.checked
+            )?;
         }
     }
-    let failed: Vec<&str> = claims.iter().filter(|c| !c.holds).map(|c| c.claim.as_str()).collect();
+    let failed: Vec<&str> = claims
+        .iter()
+        .filter(|c| !c.holds)
+        .map(|c| c.claim.as_str())
+        .collect();
     if !failed.is_empty() {
         return Err(CheckFailed(format!("claims that do not hold: {}", failed.join(", "))).into());
     }
@@ -296,11 +351,16 @@ struct ClassesReport {
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let n = args.players;
     if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-        return Err(usage!("--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"));
+        return Err(usage!(
+            "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
+        ));
     }
     let ranker = Ranker::new(args.shape)?;
     if ranker.len() > 1 << 24 {
-        return Err(usage!("the {} box has more than 2^24 positions; choose a smaller box for classes", args.shape));
+        return Err(usage!(
+            "the {} box has more than 2^24 positions; choose a smaller box for classes",
+            args.shape
+        ));
     }
     let start = Instant::now();
     let rules = all_normalised_rules(n);
@@ -344,7 +404,11 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
                 c.members.len(),
                 if c.members.len() == 1 { "" } else { "s" },
                 hist.join(" "),
-                c.members.iter().map(|m| format!("({m})")).collect::<Vec<_>>().join(" ")
+                c.members
+                    .iter()
+                    .map(|m| format!("({m})"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )?;
         }
     }
@@ -386,12 +450,16 @@ fn palette(players: u8) -> Vec<u8> {
     ];
     let mut p = vec![255, 255, 255, 0, 0, 0];
     for k in 0..=players as usize {
-        let c = if k < ORDINAL_COLOURS.len() {
-            ORDINAL_COLOURS[k]
+        let c = if let Some(&fixed) = ORDINAL_COLOURS.get(k) {
+            fixed
         } else {
             // Past the fixed colours: spread the rest by a multiplicative hash.
             let h = (k as u32).wrapping_mul(2_654_435_761);
-            [(h >> 24) as u8 | 64, (h >> 16) as u8 | 32, (h >> 8) as u8 | 96]
+            [
+                (h >> 24) as u8 | 64,
+                (h >> 16) as u8 | 32,
+                (h >> 8) as u8 | 96,
+            ]
         };
         p.extend_from_slice(&c);
     }
@@ -466,7 +534,9 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     let side = a + 1;
     let scale = args.scale.unwrap_or((600 / side).max(1));
     if scale == 0 || (side as u64) * (scale as u64) > 32_768 {
-        return Err(usage!("--scale {scale}: the picture would pass 32768 pixels a side"));
+        return Err(usage!(
+            "--scale {scale}: the picture would pass 32768 pixels a side"
+        ));
     }
     let choice = Choice::new(&args.rule);
     // plane[y·side + x]: the ordinal of the cell, 255 outside the triangle.
@@ -486,7 +556,13 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
         });
     } else {
         // The triangle of (a', b), a' ≤ A: y = a', x = b ≤ a'.
-        let t = OrdTable::compute(ChompBox { rows: 2, cols: a.max(1) }, &args.rule)?;
+        let t = OrdTable::compute(
+            ChompBox {
+                rows: 2,
+                cols: a.max(1),
+            },
+            &args.rule,
+        )?;
         for x in 0..=a as usize {
             for b in 0..=x {
                 plane[x * side as usize + b] = t.ords[x * (x + 1) / 2 + b];
@@ -494,14 +570,23 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
         }
     }
     let grid = side * scale;
-    let legend = Legend { entries: n as usize + 1, per_line: 1 };
+    let legend = Legend {
+        entries: n as usize + 1,
+        per_line: 1,
+    };
     let width = grid.max(LEGEND_ENTRY_W * legend.entries as u32).max(64);
-    let legend = Legend { per_line: (width / LEGEND_ENTRY_W).max(1) as usize, ..legend };
+    let legend = Legend {
+        per_line: (width / LEGEND_ENTRY_W).max(1) as usize,
+        ..legend
+    };
     let height = grid + legend.height();
     let spec = PngSpec {
         width,
         height,
-        format: PixelFormat::Indexed { bits: 8, palette: palette(n) },
+        format: PixelFormat::Indexed {
+            bits: 8,
+            palette: palette(n),
+        },
         compression: Compression::Balanced,
     };
     write_png(&args.output, &spec, |y, row| {
