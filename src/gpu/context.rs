@@ -146,8 +146,7 @@ impl GpuContext {
     /// The most bytes one storage binding may hold on this device, capped at 256 MiB so that
     /// a tile's P-count (≤ 2^31 bits) fits the kernels' u32 counters.
     pub fn max_binding_bytes(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
+        self.limits.max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
             .min(256 << 20)
     }
