@@ -224,6 +224,8 @@ pub struct Ranker {
 
 /// Most positions a ranked table may have (each costs at least one byte).
 pub const MAX_RANKED_POSITIONS: u64 = 1 << 34;
+/// Most entries of the rank weight table (8 bytes each).
+pub const MAX_RANK_WEIGHTS: u64 = 1 << 28;
 
 impl Ranker {
     pub fn new(shape: ChompBox) -> anyhow::Result<Ranker> {
@@ -235,6 +237,9 @@ impl Ranker {
             })?;
         let r = shape.rows;
         let stride = shape.cols as usize + 1;
+        if (r as u64).saturating_mul(stride as u64) > MAX_RANK_WEIGHTS {
+            return Err(usage!("the {shape} box is too long and thin to rank (rows × (columns+1) > 2^28)"));
+        }
         let mut weight = vec![0u64; r * stride];
         for j in 0..r {
             let i = (r - j) as u64;

@@ -27,7 +27,7 @@ pub fn run(args: &ChompArgs) -> anyhow::Result<()> {
 }
 
 /// Largest first row the three-row engine and the pictures accept (C(A+3,3) positions).
-pub const THREE_ROW_MAX_COLS: u32 = 20_000;
+pub const THREE_ROW_MAX_COLS: u32 = 10_000;
 
 #[derive(Serialize)]
 struct OrdReport<'a> {
