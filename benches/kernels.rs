@@ -85,5 +85,31 @@ fn pictures(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, pictures);
+fn chomp_ordinals(c: &mut Criterion) {
+    use chompute::chomp::{
+        ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox, Ranker, Rule,
+    };
+    let choice = Choice::new(&Rule::from_perm(vec![0, 1, 2]));
+    let mut group = c.benchmark_group("chomp ordinals 3-player rule 0,1,2");
+    group.sample_size(10);
+    let ranker = Ranker::new(ChompBox { rows: 9, cols: 9 }).unwrap();
+    group.throughput(Throughput::Elements(ranker.len()));
+    group.bench_function("general 9x9", |b| {
+        b.iter(|| ordinals_in_rank_order(&ranker, &choice))
+    });
+    let cols = 300;
+    group.throughput(Throughput::Elements(
+        ChompBox { rows: 3, cols }.positions().unwrap(),
+    ));
+    group.bench_function("three-row 3x300", |b| {
+        b.iter(|| {
+            let mut last = 0u8;
+            ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
+            last
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, p_grid, counts, pictures, chomp_ordinals);
 criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod chomp;
 mod count;
 mod grid;
 mod info;
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(a) => crate::bench::run(backend, &a),
         Command::Render(a) => render::run(backend, &a),
         Command::Assemble(a) => render::assemble(&a),
+        Command::Chomp(a) => chomp::run(&a),
     }
 }
 
