@@ -112,12 +112,16 @@ impl BandSink {
         };
         self.index += 1;
         self.next_row += rows;
-        let tx = self.tx.as_ref().context("the PNG encoder stopped")?;
-        tx.send(band)
-            .map_err(|_| anyhow::anyhow!("the PNG encoder stopped"))?;
+        let tx = self.tx.as_ref().ok_or(EncoderStopped)?;
+        tx.send(band).map_err(|_| EncoderStopped)?;
         Ok(())
     }
 }
+
+/// The producer's error when the encoder thread has already stopped (its own error says why).
+#[derive(Debug, thiserror::Error)]
+#[error("the PNG encoder stopped")]
+struct EncoderStopped;
 
 /// Encode a PNG described by `spec` into `out`. `produce` gets a [`BandSink`] and must fill
 /// every row, band by band, in order; it runs on the calling thread while another thread
@@ -161,9 +165,16 @@ pub fn stream_png<W: Write + Send>(
         let written = consumer
             .join()
             .map_err(|_| anyhow::anyhow!("the PNG encoder thread panicked"))?;
-        // The producer's error says why it stopped; the consumer's then only says it stopped.
-        produced?;
-        written.with_context(|| format!("cannot write {label}"))
+        // Whichever side failed first says why: a producer that failed (a --verify
+        // disagreement) made the encoder stop early; an encoder that failed (a full disk)
+        // made the producer stop.
+        match (produced, written) {
+            (Err(e), Err(w)) if e.is::<EncoderStopped>() => {
+                Err(w.context(format!("cannot write {label}")))
+            }
+            (Err(e), _) => Err(e),
+            (Ok(()), w) => w.with_context(|| format!("cannot write {label}")),
+        }
     })
 }
 
@@ -418,6 +429,57 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A writer that fails once `room` bytes are written, as a full disk does.
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if buf.len() > self.room {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::StorageFull,
+                    "no space left (test)",
+                ));
+            }
+            self.room -= buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_is_reported_not_the_producer_stopping() {
+        let spec = PngSpec {
+            width: 4001,
+            height: 3000,
+            format: PixelFormat::Gray8,
+            compression: Compression::Fast,
+        };
+        let err = stream_png("the test picture", &mut Full { room: 100 }, &spec, |sink| {
+            let mut k = 0u8;
+            while sink.rows_left() > 0 {
+                sink.fill_band(|_, _, bytes| {
+                    // Noise, so that the compressed bands are large.
+                    for b in bytes.iter_mut() {
+                        k = k.wrapping_mul(73).wrapping_add(41);
+                        *b = k;
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })
+        .unwrap_err();
+        let text = format!("{err:#}");
+        assert!(
+            text.contains("no space left (test)") && text.contains("cannot write the test picture"),
+            "{text}"
+        );
     }
 
     #[test]
