@@ -1,8 +1,11 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod cb;
 mod count;
+mod gp;
 mod grid;
 mod info;
+mod nimpass;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -15,6 +18,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Gp(a) => gp::run(&a),
+        Command::Cb(a) => cb::run(&a),
+        Command::Nimpass(a) => nimpass::run(&a),
+        Command::NimpassGrid(a) => nimpass::run_grid(&a),
     }
 }
 
