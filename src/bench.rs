@@ -117,6 +117,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     let env = BenchEnv { gpu, quick: args.quick, reps: if args.quick { 1 } else { 3 } };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
+    crate::pass::bench::bench_pass(&env, &mut out)?;
 
     if args.json {
         return crate::cmd::print_json(&Report {

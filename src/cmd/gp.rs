@@ -53,9 +53,12 @@ pub(super) fn theorem_failures(claims: &[Claim]) -> anyhow::Result<()> {
 }
 
 pub fn run(args: &GpArgs) -> anyhow::Result<()> {
+    let start = std::time::Instant::now();
     let table = GpTable::compute(args.n)?;
+    let computed = start.elapsed().as_secs_f64();
     let n = table.side();
     let claims = args.check.then(|| check(&table));
+    let checked = start.elapsed().as_secs_f64() - computed;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
@@ -71,7 +74,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     } else if let Some(claims) = &claims {
         writeln!(
             out,
-            "G_P for 0 <= x,y < {n}: {} values stored as u{} ({} bytes), largest {}",
+            "G_P for 0 <= x,y < {n}: {} values stored as u{} ({} bytes), largest {}; computed in {computed:.2} s, checked in {checked:.2} s",
             n * n,
             table.value_bits(),
             table.table_bytes(),
