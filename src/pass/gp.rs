@@ -135,11 +135,49 @@ impl GpTable {
     }
 }
 
+/// One bitset per column, word-interleaved: word w of column y sits at `w * n + y`. The sweep
+/// goes along a row, and the columns' least missing values move together, so consecutive
+/// cells read consecutive words instead of one page per column.
+struct ColumnBits {
+    n: usize,
+    words: Vec<u64>,
+    least_missing: Vec<u32>,
+}
+
+impl ColumnBits {
+    fn new(n: usize, bits: usize) -> ColumnBits {
+        ColumnBits { n, words: vec![0; bits.div_ceil(64) * n], least_missing: vec![0; n] }
+    }
+
+    #[inline]
+    fn word(&self, y: usize, w: usize) -> u64 {
+        self.words[w * self.n + y]
+    }
+
+    #[inline]
+    fn insert(&mut self, y: usize, v: u32) {
+        self.words[v as usize / 64 * self.n + y] |= 1 << (v % 64);
+        if self.least_missing[y] == v {
+            let mut w = v as usize / 64;
+            let mut below = (1u64 << (v % 64)) - 1;
+            loop {
+                let taken = self.word(y, w) | below;
+                if taken != u64::MAX {
+                    self.least_missing[y] = (w * 64) as u32 + taken.trailing_ones();
+                    break;
+                }
+                below = 0;
+                w += 1;
+            }
+        }
+    }
+}
+
 /// Fill an n×n table row by row with per-row and per-column bitsets.
 fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> Vec<T> {
     let bits = 2 * n;
     let mut out = vec![T::default(); n * n];
-    let mut cols = BitRows::new(n, bits);
+    let mut cols = ColumnBits::new(n, bits);
     let bar = crate::progress::bar(n as u64, "rows");
     for x in 0..n {
         let mut row = BitRows::new(1, bits);
@@ -147,8 +185,22 @@ fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> Vec<T> {
             let v = if x == 0 && y == 0 {
                 0 // Def 12: no pass from the terminal position.
             } else {
+                // mex(A ∪ B ∪ {x^y}) is at least max(mex A, mex B): start the scan there.
                 let from = row.least_missing[0].max(cols.least_missing[y]);
-                first_zero(row.set(0), cols.set(y), (x ^ y) as u32, from)
+                let excluded = (x ^ y) as u32;
+                let mut w = from as usize / 64;
+                let mut below = (1u64 << (from % 64)) - 1;
+                loop {
+                    let mut taken = row.words[w] | cols.word(y, w) | below;
+                    if excluded as usize / 64 == w {
+                        taken |= 1 << (excluded % 64);
+                    }
+                    if taken != u64::MAX {
+                        break (w * 64) as u32 + taken.trailing_ones();
+                    }
+                    below = 0;
+                    w += 1;
+                }
             };
             out[x * n + y] = narrow(v);
             row.insert(0, v);
@@ -217,7 +269,7 @@ pub fn check(t: &GpTable) -> Vec<Claim> {
     let mut first_bad: [Option<String>; 3] = [None, None, None];
     // Distinctness, checked independently of how the table was built.
     let bits = 2 * n;
-    let mut col_seen = BitRows::new(n, bits);
+    let mut col_seen = ColumnBits::new(n, bits);
     let mut row_bad: Option<String> = None;
     let mut col_bad: Option<String> = None;
     for x in 0..n {
@@ -233,11 +285,11 @@ pub fn check(t: &GpTable) -> Vec<Claim> {
             if row_seen.set(0)[vw] & vb != 0 && row_bad.is_none() {
                 row_bad = Some(format!("row x = {x} holds {v} twice (again at y = {y})"));
             }
-            if col_seen.set(y)[vw] & vb != 0 && col_bad.is_none() {
+            if col_seen.word(y, vw) & vb != 0 && col_bad.is_none() {
                 col_bad = Some(format!("column y = {y} holds {v} twice (again at x = {x})"));
             }
             row_seen.words[vw] |= vb;
-            col_seen.words[y * col_seen.words_per_set + vw] |= vb;
+            col_seen.words[vw * n + y] |= vb;
         }
     }
     let mut claims: Vec<Claim> = lemmas
