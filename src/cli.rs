@@ -170,13 +170,17 @@ pub struct NimpassGridArgs {
 
 /// "X,Z": two non-negative integers.
 pub fn parse_bound(s: &str) -> Result<(u64, u64), String> {
-    let (x, z) = s.split_once(',').ok_or_else(|| format!("'{s}' is not X,Z (two integers and a comma)"))?;
+    let (x, z) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not X,Z (two integers and a comma)"))?;
     Ok((parse_count(x.trim())?, parse_count(z.trim())?))
 }
 
 /// "A..B" (or "A..=B"): an inclusive range of positive sizes with A <= B.
 pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
-    let (a, b) = s.split_once("..").ok_or_else(|| format!("'{s}' is not a range A..B"))?;
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}' is not a range A..B"))?;
     let b = b.strip_prefix('=').unwrap_or(b);
     let (a, b) = (parse_size(a.trim())?, parse_size(b.trim())?);
     if a > b {
@@ -191,7 +195,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
         return Err(format!("'{s}' is not a non-negative integer"));
     }
-    digits.parse::<u64>().map_err(|_| format!("'{s}' is larger than 2^64-1"))
+    digits
+        .parse::<u64>()
+        .map_err(|_| format!("'{s}' is larger than 2^64-1"))
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

@@ -19,7 +19,9 @@ fn json(args: &[&str]) -> Value {
 }
 
 fn numbers(line: &str) -> Vec<u32> {
-    line.split_whitespace().filter_map(|w| w.parse().ok()).collect()
+    line.split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect()
 }
 
 /// Table 2 of the paper, G_P(x,y) for 0 <= x,y <= 12.
@@ -44,7 +46,11 @@ fn gp_13_prints_table_2() {
     assert!(o.status.success());
     let text = stdout(&o);
     let mut lines = text.lines();
-    assert_eq!(numbers(lines.next().unwrap()), (0..13).collect::<Vec<u32>>(), "header");
+    assert_eq!(
+        numbers(lines.next().unwrap()),
+        (0..13).collect::<Vec<u32>>(),
+        "header"
+    );
     let paper: Vec<Vec<u32>> = TABLE_2.trim().lines().map(numbers).collect();
     let naive = gp_naive(13);
     for (x, line) in lines.enumerate() {
@@ -59,8 +65,10 @@ fn gp_13_prints_table_2() {
 fn gp_csv_and_json_match_the_recursive_mex() {
     let naive = gp_naive(37);
     let o = chompute(&["gp", "37", "--csv"]);
-    let rows: Vec<Vec<u32>> =
-        stdout(&o).lines().map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    let rows: Vec<Vec<u32>> = stdout(&o)
+        .lines()
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
     assert_eq!(rows, naive);
     let v = json(&["gp", "37", "--json"]);
     assert_eq!(v["value_bits"], 8);
@@ -73,13 +81,29 @@ fn gp_check_reports_every_claim_with_its_range() {
     let o = chompute(&["gp", "301", "--check"]);
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
-    for name in ["Lemma 6", "Lemma 7", "Lemma 8", "Rows distinct", "Columns distinct"] {
-        let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name} in {text}"));
-        assert!(line.contains("holds") && line.contains("0 <= x,y < 301"), "{line}");
+    for name in [
+        "Lemma 6",
+        "Lemma 7",
+        "Lemma 8",
+        "Rows distinct",
+        "Columns distinct",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in {text}"));
+        assert!(
+            line.contains("holds") && line.contains("0 <= x,y < 301"),
+            "{line}"
+        );
     }
     let v = json(&["gp", "300", "--check", "--json"]);
     assert_eq!(v["value_bits"], 16);
-    assert!(v["checks"].as_array().unwrap().iter().all(|c| c["holds"] == true));
+    assert!(v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["holds"] == true));
 }
 
 #[test]
@@ -87,16 +111,28 @@ fn gp_bad_input_exits_2() {
     assert_usage_error(&chompute(&["gp", "0"]), "at least 1");
     assert_usage_error(&chompute(&["gp", "x"]), "not a positive integer");
     assert_usage_error(&chompute(&["gp", "40000"]), "between 1 and 32768");
-    assert_usage_error(&chompute(&["gp", "4", "--csv", "--json"]), "cannot be used with");
+    assert_usage_error(
+        &chompute(&["gp", "4", "--csv", "--json"]),
+        "cannot be used with",
+    );
 }
 
 fn claims(v: &Value) -> HashMap<String, bool> {
-    v["checks"].as_array().unwrap().iter().map(|c| (c["name"].as_str().unwrap().to_string(), c["holds"] == true)).collect()
+    v["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c["holds"] == true))
+        .collect()
 }
 
 #[test]
 fn cb_check_shows_theorem_2() {
-    for (f, ns) in [("floor(z/2)", true), ("pow2(log2(max(z,1)))-1", true), ("floor((x+z)/3)", false)] {
+    for (f, ns) in [
+        ("floor(z/2)", true),
+        ("pow2(log2(max(z,1)))-1", true),
+        ("floor((x+z)/3)", false),
+    ] {
         let v = json(&["cb", "--f", f, "--bound", "40,40", "--check", "--json"]);
         let c = claims(&v);
         assert!(c["Monotone"], "{f}");
@@ -112,9 +148,23 @@ fn cb_pass_check_passes_for_the_papers_h() {
         let o = chompute(&["cb", "--f", f, "--bound", "64,64", "--pass", "--check"]);
         assert_eq!(o.status.code(), Some(0), "{f}: {}", common::stderr(&o));
         let text = stdout(&o);
-        for name in ["Theorem 3", "Theorem 4", "Corollary 2", "Corollary 3", "Corollary 4(a)", "Corollary 4(b)", "Corollary 4(c)"] {
-            let line = text.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name}"));
-            assert!(line.contains("holds") && line.contains("x <= 64, 0 <= z <= 64"), "{f}: {line}");
+        for name in [
+            "Theorem 3",
+            "Theorem 4",
+            "Corollary 2",
+            "Corollary 3",
+            "Corollary 4(a)",
+            "Corollary 4(b)",
+            "Corollary 4(c)",
+        ] {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_else(|| panic!("{name}"));
+            assert!(
+                line.contains("holds") && line.contains("x <= 64, 0 <= z <= 64"),
+                "{f}: {line}"
+            );
         }
     }
 }
@@ -136,11 +186,22 @@ fn cb_csv_matches_the_recursive_mex() {
         for line in text.lines().skip(1) {
             let v: Vec<u64> = line.split(',').map(|s| s.parse().unwrap()).collect();
             let (x, y, z) = (v[0], v[1], v[2]);
-            let (p, g) = if pass { (v[3] == 1, v[4]) } else { (false, v[3]) };
-            assert_eq!(g as u32, cb_naive(&table, x, y, z, p, &mut memo), "{f} {line}");
+            let (p, g) = if pass {
+                (v[3] == 1, v[4])
+            } else {
+                (false, v[3])
+            };
+            assert_eq!(
+                g as u32,
+                cb_naive(&table, x, y, z, p, &mut memo),
+                "{f} {line}"
+            );
             rows += 1;
         }
-        let positions: u64 = (0..=6).flat_map(|x| (0..=9).map(move |z| (x, z))).map(|(x, z)| table.get(x, z) + 1).sum();
+        let positions: u64 = (0..=6)
+            .flat_map(|x| (0..=9).map(move |z| (x, z)))
+            .map(|(x, z)| table.get(x, z) + 1)
+            .sum();
         assert_eq!(rows, positions * if pass { 2 } else { 1 });
     }
 }
@@ -171,7 +232,11 @@ fn cb_table1_reproduces_the_paper() {
             if cell == "-" {
                 assert!(ours.is_null(), "({y},{z}) blank");
             } else {
-                assert_eq!(ours.as_u64().unwrap() as usize, y ^ z, "Corollary 1 at ({y},{z})");
+                assert_eq!(
+                    ours.as_u64().unwrap() as usize,
+                    y ^ z,
+                    "Corollary 1 at ({y},{z})"
+                );
                 if ours.as_u64().unwrap() != cell.parse::<u64>().unwrap() {
                     differ.push((y, z));
                 }
@@ -186,17 +251,44 @@ fn cb_table1_reproduces_the_paper() {
 
 #[test]
 fn cb_bad_input_exits_2_with_the_column() {
-    assert_usage_error(&chompute(&["cb", "--f", "floor(z/2))", "--bound", "4,4"]), "unexpected ')' at column 11");
-    assert_usage_error(&chompute(&["cb", "--f", "z +", "--bound", "4,4"]), "column 4");
-    assert_usage_error(&chompute(&["cb", "--f", "z/(x-x)", "--bound", "4,4"]), "division by zero");
-    assert_usage_error(&chompute(&["cb", "--f", "z-3", "--bound", "4,4"]), "negative");
+    assert_usage_error(
+        &chompute(&["cb", "--f", "floor(z/2))", "--bound", "4,4"]),
+        "unexpected ')' at column 11",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z +", "--bound", "4,4"]),
+        "column 4",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z/(x-x)", "--bound", "4,4"]),
+        "division by zero",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z-3", "--bound", "4,4"]),
+        "negative",
+    );
     assert_usage_error(&chompute(&["cb", "--f", "z/2"]), "--bound");
     assert_usage_error(&chompute(&["cb", "--f", "z/2", "--bound", "4"]), "X,Z");
-    assert_usage_error(&chompute(&["cb", "--f", "floor((x+z)/3)", "--bound", "4,4", "--pass"]), "reads x");
-    assert_usage_error(&chompute(&["cb", "--f", "z/3", "--bound", "4,9", "--pass"]), "NS");
-    assert_usage_error(&chompute(&["cb", "--f", "z", "--bound", "4,9", "--pass"]), "h(z) < z");
-    assert_usage_error(&chompute(&["cb", "--f", "pow2(z)", "--bound", "4,4000"]), "pow2");
-    assert_usage_error(&chompute(&["cb", "--f", "z*z*z", "--bound", "400,400"]), "too large");
+    assert_usage_error(
+        &chompute(&["cb", "--f", "floor((x+z)/3)", "--bound", "4,4", "--pass"]),
+        "reads x",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z/3", "--bound", "4,9", "--pass"]),
+        "NS",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z", "--bound", "4,9", "--pass"]),
+        "h(z) < z",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "pow2(z)", "--bound", "4,4000"]),
+        "pow2",
+    );
+    assert_usage_error(
+        &chompute(&["cb", "--f", "z*z*z", "--bound", "400,400"]),
+        "too large",
+    );
 }
 
 fn positions(k: usize, side: usize) -> Vec<Vec<usize>> {
@@ -215,12 +307,26 @@ fn positions(k: usize, side: usize) -> Vec<Vec<usize>> {
 #[test]
 fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
     for (k, m) in [(2usize, 30usize), (3, 9), (4, 5)] {
-        let v = json(&["nimpass", "--heaps", &k.to_string(), "--max", &m.to_string(), "--list", "--json"]);
+        let v = json(&[
+            "nimpass",
+            "--heaps",
+            &k.to_string(),
+            "--max",
+            &m.to_string(),
+            "--list",
+            "--json",
+        ]);
         let listed: Vec<Vec<usize>> = serde_json::from_value(v["positions"].clone()).unwrap();
         let mut memo = HashMap::new();
         let expected: Vec<Vec<usize>> = positions(k, m + 1)
             .into_iter()
-            .filter(|h| nim_naive(&h.iter().map(|&a| a as u8).collect::<Vec<_>>(), true, &mut memo) == 0)
+            .filter(|h| {
+                nim_naive(
+                    &h.iter().map(|&a| a as u8).collect::<Vec<_>>(),
+                    true,
+                    &mut memo,
+                ) == 0
+            })
             .collect();
         assert_eq!(listed, expected, "K = {k}, M = {m}");
         assert_eq!(v["p_positions"], expected.len() as u64);
@@ -231,9 +337,18 @@ fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
 
 #[test]
 fn nimpass_bad_input_exits_2() {
-    assert_usage_error(&chompute(&["nimpass", "--heaps", "5", "--max", "3"]), "2..=4");
-    assert_usage_error(&chompute(&["nimpass", "--heaps", "4", "--max", "ten"]), "not a non-negative integer");
-    assert_usage_error(&chompute(&["nimpass", "--heaps", "4", "--max", "5000"]), "MiB");
+    assert_usage_error(
+        &chompute(&["nimpass", "--heaps", "5", "--max", "3"]),
+        "2..=4",
+    );
+    assert_usage_error(
+        &chompute(&["nimpass", "--heaps", "4", "--max", "ten"]),
+        "not a non-negative integer",
+    );
+    assert_usage_error(
+        &chompute(&["nimpass", "--heaps", "4", "--max", "5000"]),
+        "MiB",
+    );
 }
 
 #[test]
@@ -241,7 +356,14 @@ fn nimpass_grid_picture_is_blue_nim_and_red_pass() {
     let dir = scratch_dir("nimpass-grid");
     let path = dir.join("c14.png");
     let (m, scale) = (14usize, 3usize);
-    let o = chompute(&["nimpass-grid", "14", "-o", path.to_str().unwrap(), "--scale", "3"]);
+    let o = chompute(&[
+        "nimpass-grid",
+        "14",
+        "-o",
+        path.to_str().unwrap(),
+        "--scale",
+        "3",
+    ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
     let mut reader = decoder.read_info().unwrap();
@@ -275,7 +397,9 @@ fn nimpass_grid_picture_is_blue_nim_and_red_pass() {
         }
     }
     assert!(red > 0, "C(14,14) has pass P-cells");
-    assert!(stdout(&o).contains(&format!("{red} pass P-cells (red), {blue} Nim P-cells (blue)")));
+    assert!(stdout(&o).contains(&format!(
+        "{red} pass P-cells (red), {blue} Nim P-cells (blue)"
+    )));
 }
 
 #[test]
@@ -307,7 +431,10 @@ fn nimpass_grid_bad_input_exits_2() {
     assert_usage_error(&chompute(&["nimpass-grid", "14"]), "-o FILE.png");
     assert_usage_error(&chompute(&["nimpass-grid", "--counts", "9..3"]), "empty");
     assert_usage_error(&chompute(&["nimpass-grid", "--counts", "1-3"]), "A..B");
-    assert_usage_error(&chompute(&["nimpass-grid", "0", "-o", "x.png"]), "at least 1");
+    assert_usage_error(
+        &chompute(&["nimpass-grid", "0", "-o", "x.png"]),
+        "at least 1",
+    );
     let dir = scratch_dir("nimpass-grid-bad");
     let missing = dir.join("no/such/dir/x.png");
     let o = chompute(&["nimpass-grid", "5", "-o", missing.to_str().unwrap()]);

@@ -5,13 +5,18 @@
 use super::gp::{print_claims, theorem_failures};
 use super::print_json;
 use crate::cli::CbArgs;
-use crate::pass::cb::{check_pass, check_theorem2, gp_side_for, pass_game_refusal, table1, Bar, FTable};
+use crate::pass::cb::{
+    check_pass, check_theorem2, gp_side_for, pass_game_refusal, table1, Bar, FTable,
+};
 use crate::pass::expr::parse;
 use crate::pass::gp::GpTable;
 use crate::pass::Claim;
 use crate::usage;
 use serde::Serialize;
 use std::io::Write;
+
+/// Largest G_P table `--pass --check` builds (512 MiB of u16).
+const MAX_CHECK_GP_SIDE: u64 = 16384;
 
 #[derive(Serialize)]
 struct CbReport<'a> {
@@ -44,7 +49,11 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         (Some((_, z)), true) => (0, z),
         (None, true) => (0, 15),
         (Some(b), false) => b,
-        (None, false) => return Err(usage!("--bound X,Z is required (positions with x <= X, z <= Z)")),
+        (None, false) => {
+            return Err(usage!(
+                "--bound X,Z is required (positions with x <= X, z <= Z)"
+            ))
+        }
     };
     if args.table1 && expr.uses_x() {
         return Err(usage!("--table1 needs F = h(z), but '{}' reads x", args.f));
@@ -63,16 +72,32 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         let table = table1(&bar);
         let bad = table.iter().enumerate().find_map(|(y, row)| {
             row.iter().enumerate().find_map(|(z, g)| match g {
-                Some(g) if *g as usize != y ^ z => Some(format!("G(CB_2(h,{y},{z})) = {g} but {y}^{z} = {}", y ^ z)),
+                Some(g) if *g as usize != y ^ z => {
+                    Some(format!("G(CB_2(h,{y},{z})) = {g} but {y}^{z} = {}", y ^ z))
+                }
                 _ => None,
             })
         });
         let range = format!("0 <= z <= {z_max}, 0 <= y <= h(z)");
-        let claims = vec![Claim::theorem("Corollary 1", "G(CB_2(h,y,z)) = y^z", &range, bad)];
+        let claims = vec![Claim::theorem(
+            "Corollary 1",
+            "G(CB_2(h,y,z)) = y^z",
+            &range,
+            bad,
+        )];
         if args.json {
-            print_json(&Table1Report { f: &args.f, z_max, table: &table, checks: &claims })?;
+            print_json(&Table1Report {
+                f: &args.f,
+                z_max,
+                table: &table,
+                checks: &claims,
+            })?;
         } else {
-            writeln!(out, "Table 1: G(CB_2(h,y,z)) with h(z) = {}; rows y, columns z", args.f)?;
+            writeln!(
+                out,
+                "Table 1: G(CB_2(h,y,z)) with h(z) = {}; rows y, columns z",
+                args.f
+            )?;
             let w = (2 * z_max + 1).to_string().len().max(2);
             write!(out, "{:>3}", "y\\z")?;
             for z in 0..=z_max {
@@ -100,7 +125,11 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         for (x, y, z) in bar.positions() {
             if args.pass {
                 writeln!(out, "{x},{y},{z},0,{}", bar.grundy(x, y, z))?;
-                writeln!(out, "{x},{y},{z},1,{}", bar.grundy_pass(x, y, z).unwrap_or_default())?;
+                writeln!(
+                    out,
+                    "{x},{y},{z},1,{}",
+                    bar.grundy_pass(x, y, z).unwrap_or_default()
+                )?;
             } else {
                 writeln!(out, "{x},{y},{z},{}", bar.grundy(x, y, z))?;
             }
@@ -110,7 +139,13 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
 
     let claims = args.check.then(|| {
         if args.pass {
-            let gp = GpTable::compute(gp_side_for(&bar))?;
+            let side = gp_side_for(&bar);
+            if side > MAX_CHECK_GP_SIDE {
+                return Err(usage!(
+                    "checking Theorem 4 here needs G_P up to {side}, more than {MAX_CHECK_GP_SIDE}; choose a smaller --bound"
+                ));
+            }
+            let gp = GpTable::compute(side)?;
             anyhow::Ok(check_pass(&bar, &gp))
         } else {
             anyhow::Ok(check_theorem2(&bar))
@@ -119,11 +154,24 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     let claims = claims.transpose()?;
 
     let positions = bar.len() as u64;
-    let p_positions = bar.positions().filter(|&(x, y, z)| bar.grundy(x, y, z) == 0).count() as u64;
-    let max_grundy = bar.positions().map(|(x, y, z)| bar.grundy(x, y, z)).max().unwrap_or(0);
-    let pass_values = || bar.positions().filter_map(|(x, y, z)| bar.grundy_pass(x, y, z));
+    let p_positions = bar
+        .positions()
+        .filter(|&(x, y, z)| bar.grundy(x, y, z) == 0)
+        .count() as u64;
+    let max_grundy = bar
+        .positions()
+        .map(|(x, y, z)| bar.grundy(x, y, z))
+        .max()
+        .unwrap_or(0);
+    let pass_values = || {
+        bar.positions()
+            .filter_map(|(x, y, z)| bar.grundy_pass(x, y, z))
+    };
     let (p_pass, max_pass) = if bar.has_pass() {
-        (Some(pass_values().filter(|&g| g == 0).count() as u64), pass_values().max())
+        (
+            Some(pass_values().filter(|&g| g == 0).count() as u64),
+            pass_values().max(),
+        )
     } else {
         (None, None)
     };
@@ -141,10 +189,21 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             checks: claims.as_deref(),
         })?;
     } else if !args.csv {
-        writeln!(out, "CB(F) with F(x,z) = {} on {}: {positions} positions (x,y,z)", args.f, bar.f.range())?;
-        writeln!(out, "no pass: {p_positions} P-positions, largest Grundy number {max_grundy}")?;
+        writeln!(
+            out,
+            "CB(F) with F(x,z) = {} on {}: {positions} positions (x,y,z)",
+            args.f,
+            bar.f.range()
+        )?;
+        writeln!(
+            out,
+            "no pass: {p_positions} P-positions, largest Grundy number {max_grundy}"
+        )?;
         if let (Some(p), Some(m)) = (p_pass, max_pass) {
-            writeln!(out, "pass available (p = 1): {p} P-positions, largest Grundy number {m}")?;
+            writeln!(
+                out,
+                "pass available (p = 1): {p} P-positions, largest Grundy number {m}"
+            )?;
         }
         if let Some(c) = &claims {
             print_claims(&mut out, c)?;

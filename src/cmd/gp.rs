@@ -22,7 +22,11 @@ struct GpReport<'a> {
 
 /// Print claims one per line, with the first counterexample under a failing one.
 pub(super) fn print_claims(out: &mut impl Write, claims: &[Claim]) -> std::io::Result<()> {
-    let width = claims.iter().map(|c| c.name.chars().count()).max().unwrap_or(0);
+    let width = claims
+        .iter()
+        .map(|c| c.name.chars().count())
+        .max()
+        .unwrap_or(0);
     for c in claims {
         let verdict = match (c.kind, c.holds) {
             ("theorem", true) => "holds",
@@ -30,7 +34,11 @@ pub(super) fn print_claims(out: &mut impl Write, claims: &[Claim]) -> std::io::R
             (_, true) => "yes",
             (_, false) => "no",
         };
-        writeln!(out, "{:<width$}  {verdict:<5}  {}  [{}]", c.name, c.statement, c.range)?;
+        writeln!(
+            out,
+            "{:<width$}  {verdict:<5}  {}  [{}]",
+            c.name, c.statement, c.range
+        )?;
         if let Some(ce) = &c.counterexample {
             writeln!(out, "{:<width$}         first counterexample: {ce}", "")?;
         }

@@ -21,7 +21,8 @@ struct NimpassReport {
 
 /// The table for `k` heaps of size 0..side, or a usage error when it cannot be held.
 fn table(k: usize, side: u64) -> anyhow::Result<NimPass> {
-    let side = usize::try_from(side).map_err(|_| usage!("heap sizes up to {} are too large", side - 1))?;
+    let side =
+        usize::try_from(side).map_err(|_| usage!("heap sizes up to {} are too large", side - 1))?;
     NimPass::compute(k, side)
 }
 
@@ -37,7 +38,12 @@ pub fn run(args: &NimpassArgs) -> anyhow::Result<()> {
                 Ok(())
             })?;
         }
-        print_json(&NimpassReport { heaps: args.heaps, max: args.max, p_positions: t.count(), positions })?;
+        print_json(&NimpassReport {
+            heaps: args.heaps,
+            max: args.max,
+            p_positions: t.count(),
+            positions,
+        })?;
     } else if args.list {
         t.for_each(|h| {
             let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
@@ -65,7 +71,12 @@ const PURPLE: u8 = 3; // both: only the lone cell of C(1,1), which is terminal
 
 /// The colour of cell (i,j) (1-based) of C(m,m) given the four-heap table (side ≥ m).
 fn cell_colour(t: &NimPass, m: u64, i: u64, j: u64) -> u8 {
-    let heaps = [(i - 1) as usize, (j - 1) as usize, (m - i) as usize, (m - j) as usize];
+    let heaps = [
+        (i - 1) as usize,
+        (j - 1) as usize,
+        (m - i) as usize,
+        (m - j) as usize,
+    ];
     match (p_cell(m, m, i, j), t.is_p(&heaps)) {
         (true, true) => PURPLE,
         (true, false) => BLUE,
@@ -83,7 +94,9 @@ struct CountRow {
 
 pub fn run_grid(args: &NimpassGridArgs) -> anyhow::Result<()> {
     if args.output.is_none() && args.counts.is_none() {
-        return Err(usage!("give -o FILE.png to draw C(M,M), or --counts A..B to count"));
+        return Err(usage!(
+            "give -o FILE.png to draw C(M,M), or --counts A..B to count"
+        ));
     }
     if args.output.is_some() && args.m.is_none() {
         return Err(usage!("-o needs M, the side of the bar"));
@@ -92,9 +105,12 @@ pub fn run_grid(args: &NimpassGridArgs) -> anyhow::Result<()> {
     let t = table(4, largest)?;
     if let (Some(path), Some(m)) = (&args.output, args.m) {
         let scale = args.scale as u64;
-        let side = m.checked_mul(scale).filter(|&s| s <= i32::MAX as u64).ok_or_else(|| {
-            usage!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
-        })?;
+        let side = m
+            .checked_mul(scale)
+            .filter(|&s| s <= i32::MAX as u64)
+            .ok_or_else(|| {
+                usage!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
+            })?;
         let spec = PngSpec {
             width: side as u32,
             height: side as u32,
@@ -119,14 +135,21 @@ pub fn run_grid(args: &NimpassGridArgs) -> anyhow::Result<()> {
         })?;
         if args.counts.is_none() && !args.json {
             let (pass_p, nim_p) = count_cells(&t, m);
-            println!("wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)", path.display());
+            println!(
+                "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
+                path.display()
+            );
         }
     }
     if let Some((a, b)) = args.counts {
         let rows: Vec<CountRow> = (a..=b)
             .map(|m| {
                 let (pass_p, nim_p) = count_cells(&t, m);
-                CountRow { m, pass_p_cells: pass_p, nim_p_cells: nim_p }
+                CountRow {
+                    m,
+                    pass_p_cells: pass_p,
+                    nim_p_cells: nim_p,
+                }
             })
             .collect();
         if args.json {

@@ -34,17 +34,31 @@ impl FTable {
         let mut values = Vec::with_capacity(((x_max + 1) * (z_max + 1)) as usize);
         for x in 0..=x_max {
             for z in 0..=z_max {
-                values.push(e.eval(x, z).map_err(|err| usage!("F cannot be evaluated: {err}"))?);
+                values.push(
+                    e.eval(x, z)
+                        .map_err(|err| usage!("F cannot be evaluated: {err}"))?,
+                );
             }
         }
-        Ok(FTable { x_max, z_max, values })
+        Ok(FTable {
+            x_max,
+            z_max,
+            values,
+        })
     }
 
     /// Tabulate a Rust function (tests and benchmarks).
     pub fn from_fn(x_max: u64, z_max: u64, f: impl Fn(u64, u64) -> u64) -> anyhow::Result<FTable> {
         Self::check_box(x_max, z_max)?;
-        let values = (0..=x_max).flat_map(|x| (0..=z_max).map(move |z| (x, z))).map(|(x, z)| f(x, z)).collect();
-        Ok(FTable { x_max, z_max, values })
+        let values = (0..=x_max)
+            .flat_map(|x| (0..=z_max).map(move |z| (x, z)))
+            .map(|(x, z)| f(x, z))
+            .collect();
+        Ok(FTable {
+            x_max,
+            z_max,
+            values,
+        })
     }
 
     fn check_box(x_max: u64, z_max: u64) -> anyhow::Result<()> {
@@ -67,7 +81,10 @@ impl FTable {
 
     /// The range as text, for reports.
     pub fn range(&self) -> String {
-        format!("0 <= x <= {}, 0 <= z <= {}, 0 <= y <= F(x,z)", self.x_max, self.z_max)
+        format!(
+            "0 <= x <= {}, 0 <= z <= {}, 0 <= y <= F(x,z)",
+            self.x_max, self.z_max
+        )
     }
 
     /// Does F read x anywhere on the box (is it not of the form h(z))?
@@ -107,7 +124,12 @@ impl Bar {
             }
         }
         offsets.push(total as usize);
-        let mut bar = Bar { f, offsets, grundy: vec![0; total as usize], grundy_pass: None };
+        let mut bar = Bar {
+            f,
+            offsets,
+            grundy: vec![0; total as usize],
+            grundy_pass: None,
+        };
         let plain = bar.layer(None);
         bar.grundy = plain;
         if pass {
@@ -182,13 +204,22 @@ impl Bar {
     /// Every position (x,y,z) in the order computed.
     pub fn positions(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
         let f = &self.f;
-        (0..=f.x_max).flat_map(move |x| (0..=f.z_max).flat_map(move |z| (0..=f.get(x, z)).map(move |y| (x, y, z))))
+        (0..=f.x_max).flat_map(move |x| {
+            (0..=f.z_max).flat_map(move |z| (0..=f.get(x, z)).map(move |y| (x, y, z)))
+        })
     }
 }
 
 /// The reference: move_F [Def 7] and the pass [Def 10] as a memoised recursion with a
 /// set-based mex. For tests on small boxes.
-pub fn grundy_naive(f: &FTable, x: u64, y: u64, z: u64, pass: bool, memo: &mut HashMap<(u64, u64, u64, bool), u32>) -> u32 {
+pub fn grundy_naive(
+    f: &FTable,
+    x: u64,
+    y: u64,
+    z: u64,
+    pass: bool,
+    memo: &mut HashMap<(u64, u64, u64, bool), u32>,
+) -> u32 {
     if let Some(&g) = memo.get(&(x, y, z, pass)) {
         return g;
     }
@@ -199,7 +230,10 @@ pub fn grundy_naive(f: &FTable, x: u64, y: u64, z: u64, pass: bool, memo: &mut H
     if pass && (x, y, z) != (0, 0, 0) {
         options.push((x, y, z, false));
     }
-    let values: Vec<u32> = options.into_iter().map(|(a, b, c, p)| grundy_naive(f, a, b, c, p, memo)).collect();
+    let values: Vec<u32> = options
+        .into_iter()
+        .map(|(a, b, c, p)| grundy_naive(f, a, b, c, p, memo))
+        .collect();
     let g = mex_of(values);
     memo.insert((x, y, z, pass), g);
     g
@@ -207,7 +241,9 @@ pub fn grundy_naive(f: &FTable, x: u64, y: u64, z: u64, pass: bool, memo: &mut H
 
 /// Is `h` (a sequence h(0), h(1), …) monotonically increasing [Def 5]? The first violation.
 pub fn monotone_violation(h: &[u64], name: &str) -> Option<String> {
-    h.windows(2).position(|w| w[0] > w[1]).map(|k| format!("{name}({k}) = {} > {name}({}) = {}", h[k], k + 1, h[k + 1]))
+    h.windows(2)
+        .position(|w| w[0] > w[1])
+        .map(|k| format!("{name}({k}) = {} > {name}({}) = {}", h[k], k + 1, h[k + 1]))
 }
 
 /// Condition (a) of Def 8 on a finite sequence: whenever ⌊z/2^i⌋ = ⌊z'/2^i⌋ (i ≥ 1) then
@@ -287,11 +323,32 @@ pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
     let formula = bar
         .positions()
         .find(|&(x, y, z)| bar.grundy(x, y, z) as u64 != x ^ y ^ z)
-        .map(|(x, y, z)| format!("G({x},{y},{z}) = {} but {x}^{y}^{z} = {}", bar.grundy(x, y, z), x ^ y ^ z));
+        .map(|(x, y, z)| {
+            format!(
+                "G({x},{y},{z}) = {} but {x}^{y}^{z} = {}",
+                bar.grundy(x, y, z),
+                x ^ y ^ z
+            )
+        });
     let mut claims = vec![
-        Claim::property("Monotone", "F is monotonically increasing in x and in z [Def 5]", &range, monotone.clone()),
-        Claim::property("NS property", "every section F(n,·), F(·,m) satisfies condition (a) of Def 8", &range, ns.clone()),
-        Claim::property("Nim-sum formula", "G(CB(F,x,y,z)) = x^y^z", &range, formula.clone()),
+        Claim::property(
+            "Monotone",
+            "F is monotonically increasing in x and in z [Def 5]",
+            &range,
+            monotone.clone(),
+        ),
+        Claim::property(
+            "NS property",
+            "every section F(n,·), F(·,m) satisfies condition (a) of Def 8",
+            &range,
+            ns.clone(),
+        ),
+        Claim::property(
+            "Nim-sum formula",
+            "G(CB(F,x,y,z)) = x^y^z",
+            &range,
+            formula.clone(),
+        ),
     ];
     if monotone.is_none() {
         let agree = ns.is_none() == formula.is_none();
@@ -302,7 +359,12 @@ pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
                 if formula.is_none() { "holds" } else { "fails" }
             )
         });
-        claims.push(Claim::theorem("Theorem 2", "F has the NS property iff G(CB(F,x,y,z)) = x^y^z", &range, why));
+        claims.push(Claim::theorem(
+            "Theorem 2",
+            "F has the NS property iff G(CB(F,x,y,z)) = x^y^z",
+            &range,
+            why,
+        ));
     }
     claims
 }
@@ -317,7 +379,10 @@ pub fn pass_game_refusal(f: &FTable, e_uses_x: bool) -> Option<String> {
         return Some(format!("h(0) = {}, but Def 9 needs h(0) = 0", h[0]));
     }
     if let Some(z) = (1..h.len()).find(|&z| h[z] >= z as u64) {
-        return Some(format!("h({z}) = {} is not below {z}; Def 9 needs h(z) < z for z > 0", h[z]));
+        return Some(format!(
+            "h({z}) = {} is not below {z}; Def 9 needs h(z) < z for z > 0",
+            h[z]
+        ));
     }
     if let Some(v) = monotone_violation(&h, "h") {
         return Some(format!("h is not monotone: {v}"));
@@ -347,18 +412,69 @@ pub fn in_set_b(x: u64, y: u64, z: u64, p: u8) -> bool {
 
 /// Corollary 4's C_1 (positions (x,y,z,1) with Grundy number 2), copied from the paper.
 pub const C1: [(u64, u64, u64); 30] = [
-    (0, 0, 1), (1, 0, 0), (2, 0, 2), (2, 1, 3), (3, 0, 5), (3, 1, 4), (3, 2, 7), (3, 3, 6),
-    (4, 0, 7), (4, 1, 6), (4, 2, 5), (4, 3, 4), (5, 0, 3), (5, 1, 2), (6, 0, 8), (6, 1, 9),
-    (6, 2, 10), (6, 3, 11), (6, 4, 12), (6, 5, 13), (6, 6, 14), (6, 7, 15), (7, 0, 4), (7, 1, 5),
-    (7, 2, 6), (7, 3, 7), (8, 0, 6), (8, 1, 7), (8, 2, 4), (8, 3, 5),
+    (0, 0, 1),
+    (1, 0, 0),
+    (2, 0, 2),
+    (2, 1, 3),
+    (3, 0, 5),
+    (3, 1, 4),
+    (3, 2, 7),
+    (3, 3, 6),
+    (4, 0, 7),
+    (4, 1, 6),
+    (4, 2, 5),
+    (4, 3, 4),
+    (5, 0, 3),
+    (5, 1, 2),
+    (6, 0, 8),
+    (6, 1, 9),
+    (6, 2, 10),
+    (6, 3, 11),
+    (6, 4, 12),
+    (6, 5, 13),
+    (6, 6, 14),
+    (6, 7, 15),
+    (7, 0, 4),
+    (7, 1, 5),
+    (7, 2, 6),
+    (7, 3, 7),
+    (8, 0, 6),
+    (8, 1, 7),
+    (8, 2, 4),
+    (8, 3, 5),
 ];
 
 /// Corollary 4's C_2 (exceptions to the closed form (b)), copied from the paper.
 pub const C2: [(u64, u64, u64); 29] = [
-    (1, 0, 4), (1, 1, 5), (1, 2, 6), (1, 3, 7), (2, 0, 3), (2, 1, 2), (3, 0, 2), (3, 1, 3),
-    (4, 0, 1), (5, 0, 8), (5, 1, 9), (5, 2, 10), (5, 3, 11), (5, 4, 12), (5, 5, 13), (5, 6, 14),
-    (5, 7, 15), (6, 0, 7), (6, 1, 6), (6, 2, 5), (6, 3, 4), (7, 0, 6), (7, 1, 7), (7, 2, 4),
-    (7, 3, 5), (8, 0, 5), (8, 1, 4), (8, 2, 7), (8, 3, 6),
+    (1, 0, 4),
+    (1, 1, 5),
+    (1, 2, 6),
+    (1, 3, 7),
+    (2, 0, 3),
+    (2, 1, 2),
+    (3, 0, 2),
+    (3, 1, 3),
+    (4, 0, 1),
+    (5, 0, 8),
+    (5, 1, 9),
+    (5, 2, 10),
+    (5, 3, 11),
+    (5, 4, 12),
+    (5, 5, 13),
+    (5, 6, 14),
+    (5, 7, 15),
+    (6, 0, 7),
+    (6, 1, 6),
+    (6, 2, 5),
+    (6, 3, 4),
+    (7, 0, 6),
+    (7, 1, 7),
+    (7, 2, 4),
+    (7, 3, 5),
+    (8, 0, 5),
+    (8, 1, 4),
+    (8, 2, 7),
+    (8, 3, 6),
 ];
 
 /// Corollary 4(b)'s conditions (i)–(iv). For x = 0, (i)'s x - 3 is negative: not satisfied.
@@ -386,22 +502,36 @@ pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
         let g1 = bar.grundy_pass(x, y, z).expect("bar computed with a pass");
         let s = x ^ y ^ z;
         if g0 as u64 != s {
-            note(0, &|| format!("G({x},{y},{z},0) = {g0} but {x}^{y}^{z} = {s}"));
+            note(0, &|| {
+                format!("G({x},{y},{z},0) = {g0} but {x}^{y}^{z} = {s}")
+            });
         }
         let gp_value = gp.get(x as usize, (y ^ z) as usize);
         if g1 != gp_value {
-            note(1, &|| format!("G({x},{y},{z},1) = {g1} but G_P({x},{}) = {gp_value}", y ^ z));
+            note(1, &|| {
+                format!(
+                    "G({x},{y},{z},1) = {g1} but G_P({x},{}) = {gp_value}",
+                    y ^ z
+                )
+            });
         }
         for (p, g) in [(0u8, g0), (1u8, g1)] {
             if (g == 0) != in_set_a(x, y, z, p) {
-                note(2, &|| format!("G({x},{y},{z},{p}) = {g} but ({x},{y},{z},{p}) is {}in A", if g == 0 { "not " } else { "" }));
+                note(2, &|| {
+                    format!(
+                        "G({x},{y},{z},{p}) = {g} but ({x},{y},{z},{p}) is {}in A",
+                        if g == 0 { "not " } else { "" }
+                    )
+                });
             }
             let in_b = in_set_b(x, y, z, p);
             if in_b && g != 1 {
                 note(3, &|| format!("({x},{y},{z},{p}) is in B but G = {g}"));
             }
             if g == 1 && !in_b {
-                note(4, &|| format!("G({x},{y},{z},{p}) = 1 but ({x},{y},{z},{p}) is not in B"));
+                note(4, &|| {
+                    format!("G({x},{y},{z},{p}) = 1 but ({x},{y},{z},{p}) is not in B")
+                });
             }
         }
         let in_c1 = C1.contains(&(x, y, z));
@@ -410,30 +540,64 @@ pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
         }
         if !in_c1 && !C2.contains(&(x, y, z)) && (g1 == 2) != cor4b_condition(x, y, z) {
             note(6, &|| {
-                format!("G({x},{y},{z},1) = {g1} but conditions (i)-(iv) {}", if g1 == 2 { "fail" } else { "hold" })
+                format!(
+                    "G({x},{y},{z},1) = {g1} but conditions (i)-(iv) {}",
+                    if g1 == 2 { "fail" } else { "hold" }
+                )
             });
         }
         if (g0 == 2) != (s == 2) {
-            note(7, &|| format!("G({x},{y},{z},0) = {g0} and {x}^{y}^{z} = {s}"));
+            note(7, &|| {
+                format!("G({x},{y},{z},0) = {g0} and {x}^{y}^{z} = {s}")
+            });
         }
     }
     let [t3, t4, c2, c3, c3_converse, c4a, c4b, c4c, _] = first;
     vec![
         Claim::theorem("Theorem 3", "G(x,y,z,0) = x^y^z", &range, t3),
         Claim::theorem("Theorem 4", "G(x,y,z,1) = G_P(x, y^z)", &range, t4),
-        Claim::theorem("Corollary 2", "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}", &range, c2),
-        Claim::theorem("Corollary 3", "every position in B = B0 ∪ B1 ∪ B2 − B3 has Grundy number 1", &range, c3),
-        Claim::theorem("Corollary 3 (converse)", "every position with Grundy number 1 is in B (the proof's 'iff')", &range, c3_converse),
+        Claim::theorem(
+            "Corollary 2",
+            "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}",
+            &range,
+            c2,
+        ),
+        Claim::theorem(
+            "Corollary 3",
+            "every position in B = B0 ∪ B1 ∪ B2 − B3 has Grundy number 1",
+            &range,
+            c3,
+        ),
+        Claim::theorem(
+            "Corollary 3 (converse)",
+            "every position with Grundy number 1 is in B (the proof's 'iff')",
+            &range,
+            c3_converse,
+        ),
         Claim::theorem("Corollary 4(a)", "G(x,y,z,1) = 2 on C_1", &range, c4a),
-        Claim::theorem("Corollary 4(b)", "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds", &range, c4b),
-        Claim::theorem("Corollary 4(c)", "G(x,y,z,0) = 2 iff x^y^z = 2", &range, c4c),
+        Claim::theorem(
+            "Corollary 4(b)",
+            "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds",
+            &range,
+            c4b,
+        ),
+        Claim::theorem(
+            "Corollary 4(c)",
+            "G(x,y,z,0) = 2 iff x^y^z = 2",
+            &range,
+            c4c,
+        ),
     ]
 }
 
 /// The side of G_P table that [`check_pass`] needs for a bar.
 pub fn gp_side_for(bar: &Bar) -> u64 {
     let top = bar.f.z_max.max(bar.f.max_value());
-    let yz_bound = if top == 0 { 1 } else { 1u64 << (64 - top.leading_zeros()) };
+    let yz_bound = if top == 0 {
+        1
+    } else {
+        1u64 << (64 - top.leading_zeros())
+    };
     (bar.f.x_max + 1).max(yz_bound)
 }
 
@@ -442,7 +606,13 @@ pub fn gp_side_for(bar: &Bar) -> u64 {
 pub fn table1(bar: &Bar) -> Vec<Vec<Option<u32>>> {
     let f = &bar.f;
     let rows = (0..=f.z_max).map(|z| f.get(0, z)).max().unwrap_or(0);
-    (0..=rows).map(|y| (0..=f.z_max).map(|z| (y <= f.get(0, z)).then(|| bar.grundy(0, y, z))).collect()).collect()
+    (0..=rows)
+        .map(|y| {
+            (0..=f.z_max)
+                .map(|z| (y <= f.get(0, z)).then(|| bar.grundy(0, y, z)))
+                .collect()
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -472,8 +642,16 @@ mod tests {
                 let bar = Bar::compute(f.clone(), true).unwrap();
                 let mut memo = HashMap::new();
                 for (x, y, z) in bar.positions() {
-                    assert_eq!(bar.grundy(x, y, z), grundy_naive(&f, x, y, z, false, &mut memo), "{src} at ({x},{y},{z})");
-                    assert_eq!(bar.grundy_pass(x, y, z).unwrap(), grundy_naive(&f, x, y, z, true, &mut memo), "{src} pass at ({x},{y},{z})");
+                    assert_eq!(
+                        bar.grundy(x, y, z),
+                        grundy_naive(&f, x, y, z, false, &mut memo),
+                        "{src} at ({x},{y},{z})"
+                    );
+                    assert_eq!(
+                        bar.grundy_pass(x, y, z).unwrap(),
+                        grundy_naive(&f, x, y, z, true, &mut memo),
+                        "{src} pass at ({x},{y},{z})"
+                    );
                 }
             }
         }
@@ -491,8 +669,16 @@ mod tests {
             let bar = Bar::compute(table(src, 23, 23), false).unwrap();
             let claims = check_theorem2(&bar);
             assert!(claims[0].holds, "{src} monotone");
-            assert_eq!(claims[1].holds, ns, "{src} NS: {:?}", claims[1].counterexample);
-            assert_eq!(claims[2].holds, ns, "{src} formula: {:?}", claims[2].counterexample);
+            assert_eq!(
+                claims[1].holds, ns,
+                "{src} NS: {:?}",
+                claims[1].counterexample
+            );
+            assert_eq!(
+                claims[2].holds, ns,
+                "{src} formula: {:?}",
+                claims[2].counterexample
+            );
             assert!(claims[3].holds, "{src} Theorem 2");
         }
     }
@@ -508,7 +694,9 @@ mod tests {
         assert!(ns_condition_violation(&[5; 9], "h", "z").is_none());
         // ⌊z/3⌋: z = 2, 3 share ⌊z/2⌋ = 1 but h = 0, 1.
         let h: Vec<u64> = (0..10).map(|z| z / 3).collect();
-        assert!(ns_condition_violation(&h, "h", "z").unwrap().contains("z=2 and z'=3"));
+        assert!(ns_condition_violation(&h, "h", "z")
+            .unwrap()
+            .contains("z=2 and z'=3"));
     }
 
     #[test]
@@ -538,10 +726,18 @@ mod tests {
 
     #[test]
     fn pass_game_refuses_other_f() {
-        assert!(pass_game_refusal(&table("floor((x+z)/3)", 4, 4), true).unwrap().contains("reads x"));
-        assert!(pass_game_refusal(&table("z", 0, 4), false).unwrap().contains("h(1) = 1"));
-        assert!(pass_game_refusal(&table("z/3", 0, 9), false).unwrap().contains("NS"));
-        assert!(pass_game_refusal(&table("z/2+1", 0, 9), false).unwrap().contains("h(0)"));
+        assert!(pass_game_refusal(&table("floor((x+z)/3)", 4, 4), true)
+            .unwrap()
+            .contains("reads x"));
+        assert!(pass_game_refusal(&table("z", 0, 4), false)
+            .unwrap()
+            .contains("h(1) = 1"));
+        assert!(pass_game_refusal(&table("z/3", 0, 9), false)
+            .unwrap()
+            .contains("NS"));
+        assert!(pass_game_refusal(&table("z/2+1", 0, 9), false)
+            .unwrap()
+            .contains("h(0)"));
     }
 
     #[test]

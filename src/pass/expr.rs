@@ -130,9 +130,13 @@ fn tokenize(src: &str) -> Result<Vec<(Tok, usize)>, ParseError> {
             let mut value: i64 = 0;
             while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '_') {
                 if let Some(d) = chars[i].to_digit(10) {
-                    value = value.checked_mul(10).and_then(|v| v.checked_add(d as i64)).ok_or_else(|| {
-                        ParseError { column, message: format!("number at column {column} is larger than 2^63-1") }
-                    })?;
+                    value = value
+                        .checked_mul(10)
+                        .and_then(|v| v.checked_add(d as i64))
+                        .ok_or_else(|| ParseError {
+                            column,
+                            message: format!("number at column {column} is larger than 2^63-1"),
+                        })?;
                 }
                 i += 1;
             }
@@ -183,7 +187,10 @@ impl Parser {
             Tok::End => "end of expression".to_string(),
             other => format!("unexpected {}", describe(other)),
         };
-        ParseError { column, message: format!("{what} at column {column}: expected {expected}") }
+        ParseError {
+            column,
+            message: format!("{what} at column {column}: expected {expected}"),
+        }
     }
 
     fn expect_sym(&mut self, c: char, expected: &str) -> Result<usize, ParseError> {
@@ -288,13 +295,20 @@ impl Parser {
                 self.enter()?;
                 let mut args = vec![self.expr()?];
                 for _ in 1..func.arity() {
-                    self.expect_sym(',', &format!("',' ({} takes {} arguments)", func.name(), func.arity()))?;
+                    self.expect_sym(
+                        ',',
+                        &format!("',' ({} takes {} arguments)", func.name(), func.arity()),
+                    )?;
                     args.push(self.expr()?);
                 }
                 let close = if func.arity() == 1 {
                     format!("an operator or ')' ({} takes one argument)", func.name())
                 } else {
-                    format!("an operator or ')' ({} takes {} arguments)", func.name(), func.arity())
+                    format!(
+                        "an operator or ')' ({} takes {} arguments)",
+                        func.name(),
+                        func.arity()
+                    )
                 };
                 self.expect_sym(')', &close)?;
                 self.depth -= 1;
@@ -311,11 +325,17 @@ pub fn parse(src: &str) -> Result<Expr, ParseError> {
     if len > MAX_LEN {
         return Err(ParseError {
             column: MAX_LEN + 1,
-            message: format!("the expression is {len} characters long; at most {MAX_LEN} are accepted"),
+            message: format!(
+                "the expression is {len} characters long; at most {MAX_LEN} are accepted"
+            ),
         });
     }
     let toks = tokenize(src)?;
-    let mut p = Parser { toks, pos: 0, depth: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        depth: 0,
+    };
     let e = p.expr()?;
     match p.peek() {
         (Tok::End, _) => Ok(e),
@@ -338,12 +358,18 @@ impl Expr {
     /// Evaluate at (x, z); intermediate values may be negative, the result may not.
     pub fn eval(&self, x: u64, z: u64) -> Result<u64, EvalError> {
         let v = self.eval_signed(x, z)?;
-        u64::try_from(v).map_err(|_| EvalError(format!("the value at x={x}, z={z} is {v}, which is negative")))
+        u64::try_from(v).map_err(|_| {
+            EvalError(format!(
+                "the value at x={x}, z={z} is {v}, which is negative"
+            ))
+        })
     }
 
     fn eval_signed(&self, x: u64, z: u64) -> Result<i64, EvalError> {
         let at = |what: String| EvalError(format!("{what} at x={x}, z={z}"));
-        let var = |v: u64, name: &str| i64::try_from(v).map_err(|_| at(format!("{name} does not fit in 63 bits")));
+        let var = |v: u64, name: &str| {
+            i64::try_from(v).map_err(|_| at(format!("{name} does not fit in 63 bits")))
+        };
         Ok(match self {
             Expr::Num(n) => *n,
             Expr::X => var(x, "x")?,
@@ -360,7 +386,9 @@ impl Expr {
                     BinOp::Sub => a.checked_sub(b).ok_or_else(overflow)?,
                     BinOp::Mul => a.checked_mul(b).ok_or_else(overflow)?,
                     BinOp::Div | BinOp::Rem if b == 0 => {
-                        return Err(at(format!("division by zero in the operator at column {c}")))
+                        return Err(at(format!(
+                            "division by zero in the operator at column {c}"
+                        )))
                     }
                     BinOp::Div => floor_div(a, b).ok_or_else(overflow)?,
                     BinOp::Rem => floor_rem(a, b),
@@ -373,11 +401,15 @@ impl Expr {
                     Func::Max => a.max(args[1].eval_signed(x, z)?),
                     Func::Floor => a,
                     Func::Log2 if a <= 0 => {
-                        return Err(at(format!("log2 at column {c} of {a}, which is not positive")))
+                        return Err(at(format!(
+                            "log2 at column {c} of {a}, which is not positive"
+                        )))
                     }
                     Func::Log2 => 63 - a.leading_zeros() as i64,
                     Func::Pow2 if !(0..=62).contains(&a) => {
-                        return Err(at(format!("pow2 at column {c} of {a}: the exponent must be 0..=62")))
+                        return Err(at(format!(
+                            "pow2 at column {c} of {a}: the exponent must be 0..=62"
+                        )))
                     }
                     Func::Pow2 => 1i64 << a,
                 }
@@ -399,7 +431,11 @@ fn floor_rem(a: i64, b: i64) -> i64 {
 /// ⌊a / b⌋ for b ≠ 0, None on overflow.
 fn floor_div(a: i64, b: i64) -> Option<i64> {
     let q = a.checked_div(b)?;
-    Some(if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
+    Some(if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 #[cfg(test)]
@@ -408,7 +444,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn ev(s: &str, x: u64, z: u64) -> Result<u64, String> {
-        parse(s).map_err(|e| e.to_string())?.eval(x, z).map_err(|e| e.to_string())
+        parse(s)
+            .map_err(|e| e.to_string())?
+            .eval(x, z)
+            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -420,7 +459,10 @@ mod tests {
             assert_eq!(ev("pow2(log2(max(z,1)))-1", 0, z).unwrap(), h);
             for x in [0u64, 1, 5, 17] {
                 assert_eq!(ev("floor((x+z)/3)", x, z).unwrap(), (x + z) / 3);
-                assert_eq!(ev("min(x, z) * 2 + max(x,z) % 3", x, z).unwrap(), x.min(z) * 2 + x.max(z) % 3);
+                assert_eq!(
+                    ev("min(x, z) * 2 + max(x,z) % 3", x, z).unwrap(),
+                    x.min(z) * 2 + x.max(z) % 3
+                );
             }
         }
     }
@@ -439,30 +481,50 @@ mod tests {
     #[test]
     fn errors_name_the_column_and_what_was_expected() {
         let e = parse("floor(z/2))").unwrap_err();
-        assert_eq!((e.column, e.message.as_str()), (11, "unexpected ')' at column 11: expected an operator or the end of the expression"));
+        assert_eq!(
+            (e.column, e.message.as_str()),
+            (
+                11,
+                "unexpected ')' at column 11: expected an operator or the end of the expression"
+            )
+        );
         let e = parse("(x+z))/3").unwrap_err();
         assert!(e.message.starts_with("unexpected ')' at column 6"), "{e}");
         let e = parse("z + ").unwrap_err();
-        assert!(e.message.starts_with("end of expression at column 5: expected a number"), "{e}");
+        assert!(
+            e.message
+                .starts_with("end of expression at column 5: expected a number"),
+            "{e}"
+        );
         let e = parse("y+1").unwrap_err();
         assert!(e.message.starts_with("unknown name 'y' at column 1"), "{e}");
         let e = parse("2^z").unwrap_err();
-        assert!(e.message.contains("column 2") && e.message.contains("pow2"), "{e}");
+        assert!(
+            e.message.contains("column 2") && e.message.contains("pow2"),
+            "{e}"
+        );
         let e = parse("min(z)").unwrap_err();
-        assert!(e.message.contains("column 6") && e.message.contains("min takes 2"), "{e}");
+        assert!(
+            e.message.contains("column 6") && e.message.contains("min takes 2"),
+            "{e}"
+        );
         let e = parse("99999999999999999999").unwrap_err();
         assert!(e.message.contains("column 1"), "{e}");
     }
 
     #[test]
     fn evaluation_errors_are_errors() {
-        assert!(ev("z/(z-z)", 0, 3).unwrap_err().contains("division by zero in the operator at column 2"));
+        assert!(ev("z/(z-z)", 0, 3)
+            .unwrap_err()
+            .contains("division by zero in the operator at column 2"));
         assert!(ev("z%0", 0, 3).unwrap_err().contains("division by zero"));
         assert!(ev("z-5", 0, 3).unwrap_err().contains("negative"));
         assert!(ev("log2(z)", 0, 0).unwrap_err().contains("log2"));
         assert!(ev("pow2(z)", 0, 63).unwrap_err().contains("pow2"));
         assert!(ev("pow2(62)*4", 0, 0).unwrap_err().contains("overflow"));
-        assert!(ev("(0-pow2(62)-pow2(62))/(0-1)", 0, 0).unwrap_err().contains("overflow"));
+        assert!(ev("(0-pow2(62)-pow2(62))/(0-1)", 0, 0)
+            .unwrap_err()
+            .contains("overflow"));
         assert!(ev("x", u64::MAX, 0).unwrap_err().contains("63 bits"));
     }
 

@@ -39,7 +39,11 @@ struct BitRows {
 impl BitRows {
     fn new(sets: usize, bits: usize) -> BitRows {
         let words_per_set = bits.div_ceil(64);
-        BitRows { words_per_set, words: vec![0; sets * words_per_set], least_missing: vec![0; sets] }
+        BitRows {
+            words_per_set,
+            words: vec![0; sets * words_per_set],
+            least_missing: vec![0; sets],
+        }
     }
 
     fn set(&self, s: usize) -> &[u64] {
@@ -64,7 +68,8 @@ fn first_zero(a: &[u64], b: &[u64], also_excluded: u32, from: u32) -> u32 {
     let mut w = from as usize / 64;
     let mut mask_below = (1u64 << (from % 64)) - 1;
     loop {
-        let mut taken = a.get(w).copied().unwrap_or(0) | b.get(w).copied().unwrap_or(0) | mask_below;
+        let mut taken =
+            a.get(w).copied().unwrap_or(0) | b.get(w).copied().unwrap_or(0) | mask_below;
         if also_excluded as usize / 64 == w {
             taken |= 1 << (also_excluded % 64);
         }
@@ -80,7 +85,9 @@ impl GpTable {
     /// Compute G_P on the n×n corner (n ≥ 1, at most [`MAX_SIDE`]).
     pub fn compute(n: u64) -> anyhow::Result<GpTable> {
         if n == 0 || n > MAX_SIDE {
-            return Err(usage!("the G_P table side must be between 1 and {MAX_SIDE} (got {n})"));
+            return Err(usage!(
+                "the G_P table side must be between 1 and {MAX_SIDE} (got {n})"
+            ));
         }
         let n = n as usize;
         let largest = 2 * n as u64 - 1;
@@ -146,7 +153,11 @@ struct ColumnBits {
 
 impl ColumnBits {
     fn new(n: usize, bits: usize) -> ColumnBits {
-        ColumnBits { n, words: vec![0; bits.div_ceil(64) * n], least_missing: vec![0; n] }
+        ColumnBits {
+            n,
+            words: vec![0; bits.div_ceil(64) * n],
+            least_missing: vec![0; n],
+        }
     }
 
     #[inline]
@@ -231,7 +242,9 @@ pub fn gp_naive(n: usize) -> Vec<Vec<u32>> {
         v
     }
     let mut memo = vec![vec![None; n]; n];
-    (0..n).map(|x| (0..n).map(|y| go(x, y, &mut memo)).collect()).collect()
+    (0..n)
+        .map(|x| (0..n).map(|y| go(x, y, &mut memo)).collect())
+        .collect()
 }
 
 pub use super::Claim;
@@ -248,15 +261,28 @@ pub fn lemma7(x: u64, y: u64) -> bool {
 
 /// Lemma 8: G_P = 2 iff (x,y) is one of nine small pairs or (x-1)^(y-1) = 3 with x, y ≥ 9.
 pub fn lemma8(x: u64, y: u64) -> bool {
-    const SMALL: [(u64, u64); 9] = [(0, 1), (1, 0), (2, 2), (3, 5), (4, 7), (5, 3), (6, 8), (7, 4), (8, 6)];
+    const SMALL: [(u64, u64); 9] = [
+        (0, 1),
+        (1, 0),
+        (2, 2),
+        (3, 5),
+        (4, 7),
+        (5, 3),
+        (6, 8),
+        (7, 4),
+        (8, 6),
+    ];
     SMALL.contains(&(x, y)) || (x >= 9 && y >= 9 && (x - 1) ^ (y - 1) == 3)
 }
+
+/// (name, statement, the value it characterises, the closed form).
+type Lemma = (&'static str, &'static str, u32, fn(u64, u64) -> bool);
 
 /// Check Lemmas 6, 7, 8 and the distinctness of every row and column over the whole table.
 pub fn check(t: &GpTable) -> Vec<Claim> {
     let n = t.n;
     let range = format!("0 <= x,y < {n}");
-    let lemmas: [(&str, &str, u32, fn(u64, u64) -> bool); 3] = [
+    let lemmas: [Lemma; 3] = [
         ("Lemma 6", "G_P(x,y) = 0 iff (x,y) = (0,0), (2n,2n-1) or (2n-1,2n)", 0, lemma6),
         ("Lemma 7", "G_P(x,y) = 1 iff x + y = 2 or x = y > 2", 1, lemma7),
         (
@@ -297,8 +323,18 @@ pub fn check(t: &GpTable) -> Vec<Claim> {
         .zip(first_bad)
         .map(|(&(name, statement, _, _), bad)| Claim::theorem(name, statement, &range, bad))
         .collect();
-    claims.push(Claim::theorem("Rows distinct", "each row of G_P holds distinct values", &range, row_bad));
-    claims.push(Claim::theorem("Columns distinct", "each column of G_P holds distinct values", &range, col_bad));
+    claims.push(Claim::theorem(
+        "Rows distinct",
+        "each row of G_P holds distinct values",
+        &range,
+        row_bad,
+    ));
+    claims.push(Claim::theorem(
+        "Columns distinct",
+        "each column of G_P holds distinct values",
+        &range,
+        col_bad,
+    ));
     claims
 }
 
@@ -311,9 +347,9 @@ mod tests {
         for n in [1usize, 2, 7, 13, 45, 70] {
             let t = GpTable::compute(n as u64).unwrap();
             let naive = gp_naive(n);
-            for x in 0..n {
-                for y in 0..n {
-                    assert_eq!(t.get(x, y), naive[x][y], "G_P({x},{y}) for n = {n}");
+            for (x, row) in naive.iter().enumerate() {
+                for (y, &v) in row.iter().enumerate() {
+                    assert_eq!(t.get(x, y), v, "G_P({x},{y}) for n = {n}");
                 }
             }
         }
@@ -328,7 +364,10 @@ mod tests {
     #[test]
     fn wider_storage_agrees_with_narrow() {
         // 129 needs u16; its 128-corner must equal the u8 table of side 128.
-        let (a, b) = (GpTable::compute(128).unwrap(), GpTable::compute(129).unwrap());
+        let (a, b) = (
+            GpTable::compute(128).unwrap(),
+            GpTable::compute(129).unwrap(),
+        );
         for x in 0..128 {
             for y in 0..128 {
                 assert_eq!(a.get(x, y), b.get(x, y));

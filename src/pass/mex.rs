@@ -13,7 +13,10 @@ pub struct Mex {
 
 impl Mex {
     pub fn new() -> Mex {
-        Mex { marks: Vec::new(), generation: 1 }
+        Mex {
+            marks: Vec::new(),
+            generation: 1,
+        }
     }
 
     /// Start a new, empty set.
@@ -39,14 +42,19 @@ impl Mex {
     /// The least value not inserted since the last [`Mex::begin`].
     pub fn mex(&self) -> u32 {
         let g = self.generation;
-        self.marks.iter().position(|&m| m != g).unwrap_or(self.marks.len()) as u32
+        self.marks
+            .iter()
+            .position(|&m| m != g)
+            .unwrap_or(self.marks.len()) as u32
     }
 }
 
 /// mex of a finite collection, the obviously-correct way (for reference implementations).
 pub fn mex_of(values: impl IntoIterator<Item = u32>) -> u32 {
     let set: std::collections::BTreeSet<u32> = values.into_iter().collect();
-    (0..).find(|v| !set.contains(v)).expect("a finite set misses some value")
+    (0..)
+        .find(|v| !set.contains(v))
+        .expect("a finite set misses some value")
 }
 
 #[cfg(test)]
@@ -56,7 +64,14 @@ mod tests {
     #[test]
     fn mex_engine_matches_set_mex() {
         let mut m = Mex::new();
-        let cases: [&[u32]; 6] = [&[], &[0], &[1, 2], &[0, 1, 2, 4], &[3, 0, 1, 2], &[5, 0, 0, 1]];
+        let cases: [&[u32]; 6] = [
+            &[],
+            &[0],
+            &[1, 2],
+            &[0, 1, 2, 4],
+            &[3, 0, 1, 2],
+            &[5, 0, 0, 1],
+        ];
         for values in cases {
             m.begin();
             for &v in values {

@@ -30,7 +30,12 @@ pub struct Claim {
 }
 
 impl Claim {
-    pub fn theorem(name: &str, statement: &str, range: &str, counterexample: Option<String>) -> Claim {
+    pub fn theorem(
+        name: &str,
+        statement: &str,
+        range: &str,
+        counterexample: Option<String>,
+    ) -> Claim {
         Claim {
             name: name.into(),
             statement: statement.into(),
@@ -41,7 +46,15 @@ impl Claim {
         }
     }
 
-    pub fn property(name: &str, statement: &str, range: &str, counterexample: Option<String>) -> Claim {
-        Claim { kind: "property", ..Claim::theorem(name, statement, range, counterexample) }
+    pub fn property(
+        name: &str,
+        statement: &str,
+        range: &str,
+        counterexample: Option<String>,
+    ) -> Claim {
+        Claim {
+            kind: "property",
+            ..Claim::theorem(name, statement, range, counterexample)
+        }
     }
 }

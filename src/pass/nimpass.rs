@@ -38,10 +38,15 @@ impl NimPass {
     /// Heaps per position and the number of values per heap.
     pub fn compute(k: usize, side: usize) -> anyhow::Result<NimPass> {
         if !(2..=4).contains(&k) {
-            return Err(usage!("Nim with a pass is computed for 2, 3 or 4 heaps (got {k})"));
+            return Err(usage!(
+                "Nim with a pass is computed for 2, 3 or 4 heaps (got {k})"
+            ));
         }
         if side == 0 || side >= NONE as usize {
-            return Err(usage!("heap sizes must lie in 0..{} (got {side} values)", NONE as usize - 1));
+            return Err(usage!(
+                "heap sizes must lie in 0..{} (got {side} values)",
+                NONE as usize - 1
+            ));
         }
         let wpr = side.div_ceil(64);
         let prefixes = pow(side, k - 1);
@@ -69,7 +74,9 @@ impl NimPass {
             }
             // the row of family j: the prefix without heap j, as a base-`side` number
             for (j, r) in row.iter_mut().enumerate().take(k - 1) {
-                *r = (0..k - 1).filter(|&d| d != j).fold(0, |acc, d| acc * side + prefix[d]);
+                *r = (0..k - 1)
+                    .filter(|&d| d != j)
+                    .fold(0, |acc, d| acc * side + prefix[d]);
             }
             let s = prefix[..k - 1].iter().fold(0, |acc, &a| acc ^ a);
             let terminal_line = prefix[..k - 1].iter().all(|&a| a == 0);
@@ -117,7 +124,9 @@ impl NimPass {
     /// Is (heaps, 1) a P-position? Every heap must be below `side`.
     pub fn is_p(&self, heaps: &[usize]) -> bool {
         debug_assert_eq!(heaps.len(), self.k);
-        let p = heaps[..self.k - 1].iter().fold(0, |acc, &a| acc * self.side + a);
+        let p = heaps[..self.k - 1]
+            .iter()
+            .fold(0, |acc, &a| acc * self.side + a);
         self.last[p] as usize == heaps[self.k - 1]
     }
 
@@ -127,7 +136,10 @@ impl NimPass {
     }
 
     /// Every P-position with the pass available, in lexicographic order.
-    pub fn for_each(&self, mut f: impl FnMut(&[usize]) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    pub fn for_each(
+        &self,
+        mut f: impl FnMut(&[usize]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
         let mut heaps = vec![0usize; self.k];
         for (p, &a) in self.last.iter().enumerate() {
             if a == NONE {
@@ -223,7 +235,10 @@ mod tests {
 
     #[test]
     fn a_smaller_table_is_a_corner_of_a_larger_one() {
-        let (a, b) = (NimPass::compute(4, 13).unwrap(), NimPass::compute(4, 70).unwrap());
+        let (a, b) = (
+            NimPass::compute(4, 13).unwrap(),
+            NimPass::compute(4, 70).unwrap(),
+        );
         for h in all_positions(4, 13) {
             assert_eq!(a.is_p(&h), b.is_p(&h), "{h:?}");
         }
