@@ -15,9 +15,29 @@ struct GpReport<'a> {
     table_bytes: u64,
     max_value: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    rows: Option<Vec<Vec<u32>>>,
+    rows: Option<Rows<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<&'a [Claim]>,
+}
+
+/// The table as a JSON array of rows, serialised row by row without a copy.
+struct Rows<'a>(&'a GpTable);
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        struct Row<'a>(&'a GpTable, usize);
+        impl Serialize for Row<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.row(self.1))
+            }
+        }
+        let mut seq = s.serialize_seq(Some(self.0.side()))?;
+        for x in 0..self.0.side() {
+            seq.serialize_element(&Row(self.0, x))?;
+        }
+        seq.end()
+    }
 }
 
 /// Print claims one per line, with the first counterexample under a failing one.
@@ -70,7 +90,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let rows = (!args.check).then(|| (0..n).map(|x| table.row(x).collect()).collect());
+        let rows = (!args.check).then_some(Rows(&table));
         print_json(&GpReport {
             n: args.n,
             value_bits: table.value_bits(),

@@ -11,12 +11,34 @@ use serde::Serialize;
 use std::io::Write;
 
 #[derive(Serialize)]
-struct NimpassReport {
+struct NimpassReport<'a> {
     heaps: u8,
     max: u64,
     p_positions: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    positions: Option<Vec<Vec<usize>>>,
+    positions: Option<Listing<'a>>,
+}
+
+/// The P-positions as a JSON array, serialised one at a time without collecting them.
+struct Listing<'a>(&'a NimPass);
+
+impl Serialize for Listing<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(Some(self.0.count() as usize))?;
+        let mut failure = None;
+        let _ = self.0.for_each(|h| {
+            if let Err(e) = seq.serialize_element(h) {
+                failure = Some(e);
+                anyhow::bail!("stop");
+            }
+            Ok(())
+        });
+        if let Some(e) = failure {
+            return Err(S::Error::custom(e));
+        }
+        seq.end()
+    }
 }
 
 /// The table for `k` heaps of size 0..side, or a usage error when it cannot be held.
@@ -31,18 +53,11 @@ pub fn run(args: &NimpassArgs) -> anyhow::Result<()> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
-        let mut positions = args.list.then(Vec::new);
-        if let Some(list) = &mut positions {
-            t.for_each(|h| {
-                list.push(h.to_vec());
-                Ok(())
-            })?;
-        }
         print_json(&NimpassReport {
             heaps: args.heaps,
             max: args.max,
             p_positions: t.count(),
-            positions,
+            positions: args.list.then_some(Listing(&t)),
         })?;
     } else if args.list {
         t.for_each(|h| {
