@@ -234,6 +234,15 @@ mod tests {
     }
 
     #[test]
+    fn wavefront_twin_matches_the_lexicographic_method() {
+        for side in [1usize, 2, 7, 37, 45] {
+            let a = NimPass::compute(4, side).unwrap();
+            let b = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
+            assert_eq!(a.last, b.last, "side {side}");
+        }
+    }
+
+    #[test]
     fn a_smaller_table_is_a_corner_of_a_larger_one() {
         let (a, b) = (
             NimPass::compute(4, 13).unwrap(),
@@ -242,5 +251,88 @@ mod tests {
         for h in all_positions(4, 13) {
             assert_eq!(a.is_p(&h), b.is_p(&h), "{h:?}");
         }
+    }
+}
+
+/// The four-heap wavefront, CPU twin of `shaders/nimpass.wgsl` with the same buffers.
+///
+/// Prefixes (a0,a1,a2) with the same sum t are independent: each reads the three line rows
+/// through it, (a1,a2), (a0,a2) and (a0,a1), which only prefixes with a smaller sum have
+/// written, and no two prefixes of one sum share a row. So the GPU runs one dispatch per sum.
+/// Layout: `lines` holds 3 families × side² rows × `line_words(side)` u32 words, bit 31 of
+/// word 0 = heap value 0; `last` packs one u16 per prefix (even prefixes in the low half of
+/// a u32, odd in the high half; 0xFFFF = no P-position on the line). Two prefixes sharing a
+/// u32 differ by one in a2, so they never run in the same dispatch.
+pub mod wavefront {
+    /// u32 words in one line row.
+    pub fn line_words(side: usize) -> usize {
+        side.div_ceil(32)
+    }
+
+    /// u32 words of `last` for `side` values per heap.
+    pub fn last_words(side: usize) -> usize {
+        side.pow(3).div_ceil(2)
+    }
+
+    /// One prefix of one level: the body of the kernel `nimpass_level`.
+    pub fn nimpass_level(side: usize, a: [usize; 3], lines: &mut [u32], last: &mut [u32]) {
+        let wpr = line_words(side);
+        let rows = [
+            a[1] * side + a[2],
+            side * side + a[0] * side + a[2],
+            2 * side * side + a[0] * side + a[1],
+        ];
+        let s = a[0] ^ a[1] ^ a[2];
+        let terminal = (a[0] | a[1] | a[2]) == 0;
+        let mut found = None;
+        for w in 0..wpr {
+            let mut blocked = lines[rows[0] * wpr + w] | lines[rows[1] * wpr + w] | lines[rows[2] * wpr + w];
+            if !terminal && s / 32 == w {
+                blocked |= 0x8000_0000 >> (s % 32);
+            }
+            if w == wpr - 1 && side % 32 != 0 {
+                blocked |= u32::MAX >> (side % 32);
+            }
+            if blocked != u32::MAX {
+                found = Some(w * 32 + (!blocked).leading_zeros() as usize);
+                break;
+            }
+        }
+        let p = (a[0] * side + a[1]) * side + a[2];
+        let value = match found {
+            Some(v) => {
+                for r in rows {
+                    lines[r * wpr + v / 32] |= 0x8000_0000 >> (v % 32);
+                }
+                v as u32
+            }
+            None => 0xFFFF,
+        };
+        let shift = 16 * (p % 2);
+        last[p / 2] = (last[p / 2] & !(0xFFFF << shift)) | (value << shift);
+    }
+
+    /// Every level in order, each prefix of a level in turn: the dispatch sequence of the GPU.
+    pub fn run_cpu(side: usize) -> Vec<u32> {
+        let mut lines = vec![0u32; 3 * side * side * line_words(side)];
+        let mut last = vec![0u32; last_words(side)];
+        for t in 0..=3 * (side - 1) {
+            for a0 in 0..side {
+                for a1 in 0..side {
+                    if let Some(a2) = t.checked_sub(a0 + a1).filter(|&a2| a2 < side) {
+                        nimpass_level(side, [a0, a1, a2], &mut lines, &mut last);
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+impl NimPass {
+    /// Four heaps from the packed per-prefix table of [`wavefront`] (CPU twin or GPU).
+    pub fn from_wavefront(side: usize, packed: &[u32]) -> NimPass {
+        let last = (0..side.pow(3)).map(|p| (packed[p / 2] >> (16 * (p % 2))) as u16).collect();
+        NimPass { k: 4, side, last }
     }
 }
