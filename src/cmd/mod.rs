@@ -1,8 +1,11 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod ca;
 mod count;
 mod grid;
 mod info;
+mod octahedron;
+mod theorems;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -15,6 +18,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Ca(a) => ca::run(backend, &a),
+        Command::Octahedron(a) => octahedron::run(&a),
+        Command::Theorems(a) => theorems::run(&a),
     }
 }
 
