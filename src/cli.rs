@@ -46,7 +46,7 @@ pub struct CaArgs {
     #[arg(long, value_name = "DIR")]
     pub frames: Option<std::path::PathBuf>,
     /// With --frames: write every K-th generation (default 1).
-    #[arg(long, value_name = "K", value_parser = parse_size, requires = "frames")]
+    #[arg(long, value_name = "K", value_parser = parse_size)]
     pub every: Option<u64>,
     /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
     #[arg(long, value_name = "FILE.ply")]
@@ -63,10 +63,10 @@ pub struct OctahedronArgs {
     pub n: u32,
     /// Height of the cross-section H_{N,M} (z = 1 - M/2^N): an integer, a decimal such as 5.5,
     /// or a fraction such as 11/2, read exactly.
-    #[arg(long, value_name = "M", value_parser = parse_ratio, requires = "output")]
+    #[arg(long, value_name = "M", value_parser = parse_ratio)]
     pub m: Option<crate::chocolate::octahedron::Ratio>,
     /// PNG file for the cross-section.
-    #[arg(short = 'o', long = "output", value_name = "FILE.png", requires = "m")]
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
     pub output: Option<std::path::PathBuf>,
     /// Pixels per cell side in the cross-section (M·px must be a whole number).
     #[arg(long, default_value_t = 16, value_parser = parse_size)]
@@ -87,7 +87,7 @@ pub struct OctahedronArgs {
 pub struct TheoremsArgs {
     /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
     #[arg(long, value_name = "M", value_parser = parse_size)]
-    pub max_m: u64,
+    pub max_m: Option<u64>,
     /// Print one JSON object on stdout: a `claims` list with one object per claim.
     #[arg(long)]
     pub json: bool,

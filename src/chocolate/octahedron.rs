@@ -184,42 +184,86 @@ pub struct CorrespondenceCheck {
     pub first_mismatch: Option<(u64, u64, u64)>,
 }
 
-/// For every m in `ms`, compare the P-cells of C(m,m) (from the P-test generator) with the cells
-/// whose centres lie in S_n.
-pub fn check_correspondence(n: u32, ms: impl Iterator<Item = u64>) -> anyhow::Result<CorrespondenceCheck> {
-    let mut total = CorrespondenceCheck::default();
-    for m in ms {
-        if m == 0 || (m as u128) > 1u128 << n {
-            return Err(usage!("m = {m} is outside 1..=2^{n}"));
+/// The cells of C(m,m) whose centre points lie in S_n, as a packed grid (the P-grid layout),
+/// by walking down only the octahedra that meet the plane z = 1 - m/2^n and marking the cell
+/// centres inside each smallest one. Output-sensitive: the work follows the octahedra the plane
+/// cuts, not the m² cells (the pointwise [`cell_in_sierpinski`] is the slow reference).
+pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
+    assert!(n <= MAX_LEVEL && m >= 1 && (m as u128) <= 1u128 << n);
+    let wpr = super::grid::words_per_row(m);
+    let mut out = vec![0u32; wpr * m as usize];
+    // Scaled by 2^(n+1): plane z, cell centre u = x+y = 4i-2-2m, v = x-y = 4j-2-2m.
+    let (mi, z) = (m as i128, (1i128 << (n + 1)) - 2 * m as i128);
+    // Indices k in 1..=m with 4k-2-2m in [lo, hi].
+    let range = |lo: i128, hi: i128| -> (i128, i128) {
+        let first = (lo + 2 + 2 * mi + 3).div_euclid(4).max(1);
+        let last = (hi + 2 + 2 * mi).div_euclid(4).min(mi);
+        (first, last)
+    };
+    let mut stack = vec![([0i128; 3], 1i128 << (n + 1), n)];
+    while let Some((c, r, levels)) = stack.pop() {
+        let rho = r - (z - c[2]).abs();
+        if rho < 0 {
+            continue;
         }
-        let w = Window::full(m, m)?;
-        let wpr = w.words_per_row();
-        let mut p = vec![0u32; w.total_words()?];
-        p_rows_cpu(&w, &mut p);
-        let rows: Vec<(u128, Option<u64>)> = p
-            .par_chunks(wpr)
-            .enumerate()
-            .map(|(r, row)| {
-                let i = r as u64 + 1;
-                let mut bad = 0u128;
-                let mut first = None;
-                for j in 1..=m {
-                    let c = j - 1;
-                    let is_p = row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1;
-                    if is_p != cell_in_sierpinski(n, m, i, j) {
-                        bad += 1;
-                        first.get_or_insert(j);
-                    }
+        if levels > 0 {
+            let h = r / 2;
+            for axis in 0..3 {
+                for sign in [1i128, -1] {
+                    let mut child = c;
+                    child[axis] += sign * h;
+                    stack.push((child, h, levels - 1));
                 }
-                (bad, first)
-            })
-            .collect();
-        total.cells += m as u128 * m as u128;
-        for (r, (bad, first)) in rows.into_iter().enumerate() {
-            total.mismatches += bad;
-            if let (None, Some(j)) = (total.first_mismatch, first) {
-                total.first_mismatch = Some((m, r as u64 + 1, j));
             }
+            continue;
+        }
+        // |x-cx| + |y-cy| ≤ rho is the square |u-cu| ≤ rho, |v-cv| ≤ rho.
+        let (cu, cv) = (c[0] + c[1], c[0] - c[1]);
+        let (i0, i1) = range(cu - rho, cu + rho);
+        let (j0, j1) = range(cv - rho, cv + rho);
+        for i in i0..=i1 {
+            for j in j0..=j1 {
+                let (r0, c0) = ((i - 1) as usize, (j - 1) as usize);
+                out[r0 * wpr + c0 / 32] |= 1 << (31 - c0 % 32);
+            }
+        }
+    }
+    out
+}
+
+/// For every m in `ms`, compare the P-cells of C(m,m) (from the P-test generator) with the cells
+/// whose centres lie in S_n ([`section_cells`]).
+pub fn check_correspondence(n: u32, ms: impl Iterator<Item = u64> + Send) -> anyhow::Result<CorrespondenceCheck> {
+    let ms: Vec<u64> = ms.collect();
+    if let Some(&m) = ms.iter().find(|&&m| m == 0 || (m as u128) > 1u128 << n) {
+        return Err(usage!("m = {m} is outside 1..=2^{n}"));
+    }
+    let per_m: Vec<CorrespondenceCheck> = ms
+        .par_iter()
+        .map(|&m| {
+            let w = Window::full(m, m).expect("m ≥ 1");
+            let wpr = w.words_per_row();
+            let mut p = vec![0u32; w.total_words().expect("fits")];
+            p_rows_cpu(&w, &mut p);
+            let s = section_cells(n, m);
+            let mut c = CorrespondenceCheck { cells: m as u128 * m as u128, ..Default::default() };
+            for (k, (a, b)) in p.iter().zip(&s).enumerate() {
+                let diff = a ^ b;
+                if diff != 0 {
+                    c.mismatches += diff.count_ones() as u128;
+                    let (i, j) = ((k / wpr) as u64 + 1, (k % wpr) as u64 * 32 + diff.leading_zeros() as u64 + 1);
+                    c.first_mismatch.get_or_insert((m, i, j));
+                }
+            }
+            c
+        })
+        .collect();
+    let mut total = CorrespondenceCheck::default();
+    for c in per_m {
+        total.cells += c.cells;
+        total.mismatches += c.mismatches;
+        if total.first_mismatch.is_none() {
+            total.first_mismatch = c.first_mismatch;
         }
     }
     Ok(total)
@@ -257,6 +301,23 @@ mod tests {
             assert_eq!(c.mismatches, 0, "S_{n}: first mismatch {:?}", c.first_mismatch);
             let want: u128 = (1..=(1u128 << n)).map(|m| m * m).sum();
             assert_eq!(c.cells, want);
+        }
+    }
+
+    #[test]
+    fn section_walk_equals_pointwise_membership() {
+        for n in 0..=6u32 {
+            for m in 1..=(1u64 << n) {
+                let walk = section_cells(n, m);
+                let wpr = crate::chocolate::grid::words_per_row(m);
+                for i in 1..=m {
+                    for j in 1..=m {
+                        let c = j - 1;
+                        let bit = walk[(i - 1) as usize * wpr + (c / 32) as usize] >> (31 - c % 32) & 1 == 1;
+                        assert_eq!(bit, cell_in_sierpinski(n, m, i, j), "S_{n}, C({m},{m}) cell ({i},{j})");
+                    }
+                }
+            }
         }
     }
 

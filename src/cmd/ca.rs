@@ -143,6 +143,9 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if steps > MAX_STEPS {
         return Err(usage!("the automaton runs at most {MAX_STEPS} steps (got {steps})"));
     }
+    if args.every.is_some() && args.frames.is_none() {
+        return Err(usage!("--every K needs --frames DIR"));
+    }
     let every = args.every.unwrap_or(1);
     if let Some(dir) = &args.frames {
         if dir.exists() && !dir.is_dir() {

@@ -89,6 +89,11 @@ pub fn sierpinski_mesh(n: u32) -> Mesh {
 
 pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let n = args.n;
+    match (&args.m, &args.output) {
+        (Some(_), None) => return Err(usage!("--m M needs --output FILE.png (-o)")),
+        (None, Some(_)) => return Err(usage!("--output needs the section height --m M")),
+        _ => {}
+    }
     if args.m.is_none() && !args.check && args.stl.is_none() {
         return Err(usage!("nothing to do: give --m M -o FILE.png, --check, or --stl FILE"));
     }

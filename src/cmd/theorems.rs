@@ -18,7 +18,9 @@ struct Report<'a> {
 }
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
-    let max_m = args.max_m;
+    let Some(max_m) = args.max_m else {
+        return Err(usage!("theorems needs --max-m M (every claim is checked for all m ≤ M)"));
+    };
     if max_m > MAX_M {
         return Err(usage!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
