@@ -109,6 +109,6 @@ fn octahedron_bad_input() {
     assert_usage_error(&chompute(&["octahedron", "3", "-o", "x.png"]), "--m M");
     assert_usage_error(&chompute(&["octahedron", "61", "--check"]), "larger than 60");
     assert_usage_error(&chompute(&["octahedron", "3", "--stl", "x.obj"]), ".ply or .stl");
-    assert_usage_error(&chompute(&["octahedron", "11", "--check"]), "--check runs up to");
+    assert_usage_error(&chompute(&["octahedron", "13", "--check"]), "--check runs up to");
     assert_usage_error(&chompute(&["octahedron", "9", "--stl", "x.stl"]), "up to N = 7");
 }

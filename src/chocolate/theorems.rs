@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
-/// The octahedron claim runs up to this level (Σ_{m ≤ 2^10} m² = 3.6·10^8 cells).
-pub const OCTAHEDRON_MAX_LEVEL: u32 = 10;
+/// The octahedron claim runs up to this level (the level of the largest M `theorems` takes).
+pub const OCTAHEDRON_MAX_LEVEL: u32 = 13;
 /// g(m) is tabulated by the recurrence up to at least this, for the sum identities.
 pub const SUM_TABLE_MIN: u64 = 1 << 20;
 /// Sampled large m per claim that reaches beyond M.

@@ -13,8 +13,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
 
-/// Largest level `--check` runs (Σ_{M ≤ 2^N} M² cells: 3.6·10^8 at N = 10).
-pub const CHECK_MAX_LEVEL: u32 = 10;
+/// Largest level `--check` runs (Σ_{M ≤ 2^N} M² cells: 2.3·10^10 at N = 12).
+pub const CHECK_MAX_LEVEL: u32 = 12;
 /// Largest level exported as a mesh (8·6^N triangles: 2.2 million at N = 7).
 pub const MESH_MAX_LEVEL: u32 = 7;
 /// Largest cross-section side in pixels.

@@ -390,6 +390,49 @@ impl<'a> CaGpu<'a> {
     }
 }
 
+/// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
+/// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
+/// 1.2·10^13 cell updates, on a real GPU), and the host's memory bandwidth for comparison.
+pub fn bench_ca(env: &crate::bench::BenchEnv, out: &mut Vec<crate::bench::Measurement>) -> anyhow::Result<()> {
+    use crate::chocolate::automaton::{cell_updates, Automaton};
+    use crate::chocolate::g_recurrence;
+    let cpu_steps = env.ca_steps.unwrap_or(if env.quick { 1023 } else { 4095 }).min(4095);
+    let mut a = Automaton::new(cpu_steps)?;
+    let size = format!("{cpu_steps} steps");
+    let live = env.measure(out, "ca steps", &size, "cpu", "cell updates", cell_updates(0, cpu_steps), || {
+        a.reset();
+        a.run(cpu_steps);
+        Ok(a.live_cells())
+    })?;
+    anyhow::ensure!(live as u128 == g_recurrence(cpu_steps + 1)?, "bench: CPU automaton count is wrong");
+    // Memory bandwidth: copy a buffer much larger than the caches; bytes read + written.
+    let words: usize = if env.quick { 1 << 23 } else { 1 << 26 };
+    let src = vec![1u64; words];
+    let mut dst = vec![0u64; words];
+    env.measure(out, "memory copy", &format!("{} MiB", words * 8 >> 20), "cpu", "bytes", 2 * 8 * words as u128, || {
+        use rayon::prelude::*;
+        dst.par_chunks_mut(1 << 16).zip(src.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
+        Ok(())
+    })?;
+    if let Some(ctx) = &env.gpu {
+        let gpu_steps = env.ca_steps.unwrap_or(match (ctx.is_software(), env.quick) {
+            (true, true) => 255,
+            (true, false) => 1023,
+            (false, true) => 4095,
+            (false, false) => 32767,
+        });
+        let mut g = CaGpu::new(ctx, gpu_steps)?;
+        let size = format!("{gpu_steps} steps");
+        env.measure(out, "ca steps", &size, "gpu", "cell updates", cell_updates(0, gpu_steps), || {
+            g.reset()?;
+            g.advance(gpu_steps)?;
+            g.finish()
+        })?;
+        anyhow::ensure!(g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?, "bench: GPU automaton count is wrong");
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
