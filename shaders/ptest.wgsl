@@ -45,11 +45,25 @@ fn p_rows(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index)
     let rk = pile_key(params.row_a, params.row_b, r);
     let c0 = w * 32u;
     let cells = min(32u, params.width - c0);
+    let a = add64(params.col_a, c0);
+    let b = sub64(params.col_b, c0);
     var word = 0u;
-    for (var k = 0u; k < cells; k++) {
-        let ck = pile_key(params.col_a, params.col_b, c0 + k);
-        if (all(ck == rk)) {
-            word |= 0x80000000u >> k;
+    if (a.x <= 0xffffffffu - 31u && b.x >= 31u) {
+        // No carry or borrow inside this word: the high halves of j-1 and n-j are fixed, so
+        // the word is empty unless their nim-sum matches the row key's, and the low halves
+        // decide each cell with one add, one subtract and one compare.
+        if ((a.y ^ b.y) == rk.y) {
+            for (var k = 0u; k < cells; k++) {
+                if (((a.x + k) ^ (b.x - k)) == rk.x) {
+                    word |= 0x80000000u >> k;
+                }
+            }
+        }
+    } else {
+        for (var k = 0u; k < cells; k++) {
+            if (all(pile_key(a, b, k) == rk)) {
+                word |= 0x80000000u >> k;
+            }
         }
     }
     words[idx] = word;

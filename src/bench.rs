@@ -42,6 +42,7 @@ pub struct BenchEnv {
 
 impl BenchEnv {
     /// Time `f` (best of `reps`, after one warm-up run) and record it.
+    #[allow(clippy::too_many_arguments)]
     pub fn measure<T>(
         &self,
         out: &mut Vec<Measurement>,
@@ -79,23 +80,61 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
     let w = Window::full(gen_side, gen_side)?;
     let size = format!("{gen_side}x{gen_side}");
     let mut words = vec![0u32; w.total_words()?];
-    env.measure(out, "p-grid generate", &size, "cpu", "cells", w.cells(), || {
-        p_rows_cpu(&w, &mut words);
-        Ok(())
-    })?;
+    env.measure(
+        out,
+        "p-grid generate",
+        &size,
+        "cpu",
+        "cells",
+        w.cells(),
+        || {
+            p_rows_cpu(&w, &mut words);
+            Ok(())
+        },
+    )?;
     let cpu_words = words.clone();
     if let Some(ctx) = &env.gpu {
         let gpu = PGridGpu::new(ctx);
-        env.measure(out, "p-grid generate", &size, "gpu", "cells", w.cells(), || gpu.p_rows(&w, &mut words))?;
-        anyhow::ensure!(words == cpu_words, "bench: GPU and CPU P-grids differ for {size}");
+        env.measure(
+            out,
+            "p-grid generate",
+            &size,
+            "gpu",
+            "cells",
+            w.cells(),
+            || gpu.p_rows(&w, &mut words),
+        )?;
+        anyhow::ensure!(
+            words == cpu_words,
+            "bench: GPU and CPU P-grids differ for {size}"
+        );
     }
     let cw = Window::full(count_side, count_side)?;
     let size = format!("{count_side}x{count_side}");
-    let c_cpu = env.measure(out, "p-grid count", &size, "cpu", "cells", cw.cells(), || Ok(count_cpu(&cw)))?;
+    let c_cpu = env.measure(
+        out,
+        "p-grid count",
+        &size,
+        "cpu",
+        "cells",
+        cw.cells(),
+        || Ok(count_cpu(&cw)),
+    )?;
     if let Some(ctx) = &env.gpu {
         let gpu = PGridGpu::new(ctx);
-        let c_gpu = env.measure(out, "p-grid count", &size, "gpu", "cells", cw.cells(), || gpu.count(&cw))?;
-        anyhow::ensure!(c_gpu == c_cpu, "bench: GPU count {c_gpu} != CPU count {c_cpu} for {size}");
+        let c_gpu = env.measure(
+            out,
+            "p-grid count",
+            &size,
+            "gpu",
+            "cells",
+            cw.cells(),
+            || gpu.count(&cw),
+        )?;
+        anyhow::ensure!(
+            c_gpu == c_cpu,
+            "bench: GPU count {c_gpu} != CPU count {c_cpu} for {size}"
+        );
     }
     Ok(())
 }
@@ -116,7 +155,12 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
             Err(e) => (None, Some(e)),
         },
     };
-    let env = BenchEnv { gpu, quick: args.quick, reps: if args.quick { 1 } else { 3 }, ca_steps: args.ca_steps };
+    let env = BenchEnv {
+        gpu,
+        quick: args.quick,
+        reps: if args.quick { 1 } else { 3 },
+        ca_steps: args.ca_steps,
+    };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
     crate::gpu::ca::bench_ca(&env, &mut out)?;
@@ -131,11 +175,20 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     match &env.gpu {
         Some(ctx) => {
             let r = ctx.report();
-            println!("GPU: {} ({}, {}{})", r.name, r.backend, r.device_type, if r.software { ", software" } else { "" });
+            println!(
+                "GPU: {} ({}, {}{})",
+                r.name,
+                r.backend,
+                r.device_type,
+                if r.software { ", software" } else { "" }
+            );
         }
         None => println!("GPU: none ({})", why_not.unwrap_or_default()),
     }
-    println!("{:<22} {:>14} {:>10} {:>16} {:>16} {:>9}", "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu");
+    println!(
+        "{:<22} {:>14} {:>10} {:>16} {:>16} {:>9}",
+        "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu"
+    );
     let mut keys: Vec<(String, String)> = Vec::new();
     for m in &out {
         let k = (m.kernel.clone(), m.size.clone());
@@ -144,15 +197,25 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
     for (kernel, size) in keys {
-        let find = |b: &str| out.iter().find(|m| m.kernel == kernel && m.size == size && m.backend == b);
+        let find = |b: &str| {
+            out.iter()
+                .find(|m| m.kernel == kernel && m.size == size && m.backend == b)
+        };
         let (cpu, gpu) = (find("cpu"), find("gpu"));
         let unit = cpu.or(gpu).map(|m| m.unit.as_str()).unwrap_or("");
-        let rate = |m: Option<&Measurement>| m.map(|m| format!("{:.3e}", m.per_second)).unwrap_or_else(|| "-".into());
+        let rate = |m: Option<&Measurement>| {
+            m.map(|m| format!("{:.3e}", m.per_second))
+                .unwrap_or_else(|| "-".into())
+        };
         let ratio = match (cpu, gpu) {
             (Some(c), Some(g)) => format!("{:.2}x", g.per_second / c.per_second),
             _ => "-".into(),
         };
-        println!("{kernel:<22} {size:>14} {unit:>10} {:>16} {:>16} {ratio:>9}", rate(cpu), rate(gpu));
+        println!(
+            "{kernel:<22} {size:>14} {unit:>10} {:>16} {:>16} {ratio:>9}",
+            rate(cpu),
+            rate(gpu)
+        );
     }
     Ok(())
 }

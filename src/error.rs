@@ -42,7 +42,10 @@ macro_rules! usage {
 
 /// Exit status for an error chain: 2 for usage errors, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err.chain().any(|e| e.downcast_ref::<UsageError>().is_some()) {
+    if err
+        .chain()
+        .any(|e| e.downcast_ref::<UsageError>().is_some())
+    {
         2
     } else {
         1

@@ -9,18 +9,32 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
-            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
-                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand { ExitCode::from(2) } else { ExitCode::SUCCESS };
+                return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
             }
             // One line, not clap's usage block.
             let text = e.to_string();
-            let line = text.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ");
+            let line = text
+                .lines()
+                .next()
+                .unwrap_or("invalid arguments")
+                .trim_start_matches("error: ");
             eprintln!("chompute: {line}");
             return ExitCode::from(2);
         }
     };
     chompute::render::atomic::install_interrupt_handler();
+    quiet_vulkan_loader();
     match chompute::cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -36,4 +50,22 @@ fn main() -> ExitCode {
 /// The error and its context on one line.
 fn one_line(e: &anyhow::Error) -> String {
     format!("{e:#}").replace('\n', " ")
+}
+
+/// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);
+/// give it a private 0700 directory so stderr carries only chompute's own lines.
+fn quiet_vulkan_loader() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let dir = std::env::temp_dir().join("chompute-runtime");
+    if std::fs::create_dir_all(&dir).is_ok() {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
+        }
+        // Single-threaded here: nothing else reads the environment yet.
+        std::env::set_var("XDG_RUNTIME_DIR", &dir);
+    }
 }

@@ -9,8 +9,9 @@ pub fn bar(total: u64, what: &str) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
     if std::io::stderr().is_terminal() {
         pb.set_draw_target(ProgressDrawTarget::stderr());
-        let template =
-            format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})");
+        let template = format!(
+            "{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {what} ({{per_sec}}, eta {{eta}})"
+        );
         if let Ok(style) = ProgressStyle::with_template(&template) {
             pb.set_style(style.progress_chars("=> "));
         }

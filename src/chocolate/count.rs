@@ -21,7 +21,11 @@ pub fn g_recurrence(m: u64) -> anyhow::Result<u128> {
             return g;
         }
         let k = m / 2;
-        let g = if m % 2 == 0 { 4 * go(k, memo) } else { go(k, memo) + go(k + 1, memo) };
+        let g = if m % 2 == 0 {
+            4 * go(k, memo)
+        } else {
+            go(k, memo) + go(k + 1, memo)
+        };
         memo.insert(m, g);
         g
     }
@@ -43,7 +47,9 @@ pub fn histogram_feasible(m: u64, n: u64) -> bool {
 /// smaller side, then sweep the larger side's keys through it. O(m+n) time.
 pub fn g_histogram(m: u64, n: u64) -> anyhow::Result<u128> {
     if m == 0 || n == 0 {
-        return Err(usage!("the bar must have at least one row and one column (got {m}×{n})"));
+        return Err(usage!(
+            "the bar must have at least one row and one column (got {m}×{n})"
+        ));
     }
     if !histogram_feasible(m, n) {
         return Err(usage!(
@@ -56,6 +62,10 @@ pub fn g_histogram(m: u64, n: u64) -> anyhow::Result<u128> {
     let mut hist = vec![0u32; 1usize << bits];
     for i in 1..=small {
         hist[row_key(small, i) as usize] += 1;
+    }
+    if small == large {
+        // Square bar: hr = hc, so the sum is Σ_v hr[v]².
+        return Ok(hist.iter().map(|&h| h as u128 * h as u128).sum());
     }
     let total: u128 = (1..large + 1)
         .into_par_iter()
@@ -109,7 +119,10 @@ mod tests {
         // g(2^k) = 4^k, and the recurrence must not overflow at u64::MAX.
         assert_eq!(g_recurrence(1 << 63).unwrap(), 1u128 << 126);
         let g = g_recurrence(u64::MAX).unwrap();
-        assert_eq!(g, g_recurrence(u64::MAX / 2).unwrap() + g_recurrence(u64::MAX / 2 + 1).unwrap());
+        assert_eq!(
+            g,
+            g_recurrence(u64::MAX / 2).unwrap() + g_recurrence(u64::MAX / 2 + 1).unwrap()
+        );
         assert!(g <= (u64::MAX as u128) * (u64::MAX as u128));
     }
 }

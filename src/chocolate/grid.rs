@@ -29,12 +29,23 @@ impl Window {
     }
 
     /// A window, validated: non-empty and inside the bar.
-    pub fn new(m: u64, n: u64, row0: u64, col0: u64, height: u64, width: u64) -> anyhow::Result<Window> {
+    pub fn new(
+        m: u64,
+        n: u64,
+        row0: u64,
+        col0: u64,
+        height: u64,
+        width: u64,
+    ) -> anyhow::Result<Window> {
         if m == 0 || n == 0 {
-            return Err(usage!("the bar must have at least one row and one column (got {m}×{n})"));
+            return Err(usage!(
+                "the bar must have at least one row and one column (got {m}×{n})"
+            ));
         }
         if height == 0 || width == 0 {
-            return Err(usage!("the window must be at least 1×1 (got {height}×{width})"));
+            return Err(usage!(
+                "the window must be at least 1×1 (got {height}×{width})"
+            ));
         }
         let fits = |start: u64, len: u64, size: u64| {
             start >= 1 && start.checked_add(len - 1).is_some_and(|end| end <= size)
@@ -44,7 +55,14 @@ impl Window {
                 "window rows {row0}..+{height}, columns {col0}..+{width} lies outside C({m},{n})"
             ));
         }
-        Ok(Window { m, n, row0, col0, height, width })
+        Ok(Window {
+            m,
+            n,
+            row0,
+            col0,
+            height,
+            width,
+        })
     }
 
     /// Number of cells, exact.
@@ -55,13 +73,21 @@ impl Window {
     /// The same window restricted to `rows` (offsets relative to `row0`).
     pub fn rows(&self, start: u64, count: u64) -> Window {
         debug_assert!(start + count <= self.height);
-        Window { row0: self.row0 + start, height: count, ..*self }
+        Window {
+            row0: self.row0 + start,
+            height: count,
+            ..*self
+        }
     }
 
     /// The same window restricted to columns `start .. start+count` (offsets from `col0`).
     pub fn cols(&self, start: u64, count: u64) -> Window {
         debug_assert!(start + count <= self.width);
-        Window { col0: self.col0 + start, width: count, ..*self }
+        Window {
+            col0: self.col0 + start,
+            width: count,
+            ..*self
+        }
     }
 
     /// u32 words in one packed row of this window.
@@ -75,7 +101,13 @@ impl Window {
         usize::try_from(words)
             .ok()
             .filter(|w| (*w as u128) * 4 <= isize::MAX as u128)
-            .ok_or_else(|| usage!("a {}×{} window is too large to hold in memory", self.height, self.width))
+            .ok_or_else(|| {
+                usage!(
+                    "a {}×{} window is too large to hold in memory",
+                    self.height,
+                    self.width
+                )
+            })
     }
 }
 
@@ -108,9 +140,13 @@ pub struct ColumnIndex {
 
 impl ColumnIndex {
     pub fn new(w: &Window) -> ColumnIndex {
-        assert!(w.width <= u32::MAX as u64, "window width must fit in u32 offsets");
-        let mut keyed: Vec<(u64, u32)> =
-            (0..w.width).map(|c| (col_key(w.n, w.col0 + c), c as u32)).collect();
+        assert!(
+            w.width <= u32::MAX as u64,
+            "window width must fit in u32 offsets"
+        );
+        let mut keyed: Vec<(u64, u32)> = (0..w.width)
+            .map(|c| (col_key(w.n, w.col0 + c), c as u32))
+            .collect();
         keyed.sort_unstable();
         ColumnIndex { keyed }
     }
@@ -118,7 +154,10 @@ impl ColumnIndex {
     /// Offsets (from col0) of the columns whose key equals `key`, ascending.
     pub fn columns_with_key(&self, key: u64) -> impl Iterator<Item = u32> + '_ {
         let lo = self.keyed.partition_point(|&(k, _)| k < key);
-        self.keyed[lo..].iter().take_while(move |&&(k, _)| k == key).map(|&(_, c)| c)
+        self.keyed[lo..]
+            .iter()
+            .take_while(move |&&(k, _)| k == key)
+            .map(|&(_, c)| c)
     }
 
     /// Scatter row i's P-cells into a zeroed packed row.
@@ -141,7 +180,11 @@ pub fn p_rows_cpu(w: &Window, out: &mut [u32]) {
 /// As [`p_rows_cpu`], reusing a column index built for a window with the same columns.
 pub fn p_rows_cpu_with(index: &ColumnIndex, w: &Window, out: &mut [u32]) {
     let wpr = w.words_per_row();
-    assert_eq!(out.len(), wpr * w.height as usize, "output holds the packed window");
+    assert_eq!(
+        out.len(),
+        wpr * w.height as usize,
+        "output holds the packed window"
+    );
     out.par_chunks_mut(wpr)
         .enumerate()
         .for_each(|(r, row)| index.scatter_row(w.m, w.row0 + r as u64, row));
@@ -173,7 +216,14 @@ mod tests {
         for (m, n, r0, c0, h, wd) in [
             (11, 11, 1, 1, 11, 11),
             (30001, 4095, 12345, 1000, 37, 70),
-            (1_000_000_000_039, 1_000_000_000_039, 400_000_000_000, 399_999_999_990, 9, 100),
+            (
+                1_000_000_000_039,
+                1_000_000_000_039,
+                400_000_000_000,
+                399_999_999_990,
+                9,
+                100,
+            ),
             (65535, 3, 1, 1, 65, 3),
         ] {
             let w = Window::new(m, n, r0, c0, h, wd).unwrap();

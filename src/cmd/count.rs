@@ -48,7 +48,9 @@ fn run_method(method: CountMethod, m: u64, n: u64) -> anyhow::Result<u128> {
     match method {
         CountMethod::Recurrence => {
             if m != n {
-                return Err(usage!("the recurrence counts square bars only (got {m}×{n}); use --method histogram"));
+                return Err(usage!(
+                    "the recurrence counts square bars only (got {m}×{n}); use --method histogram"
+                ));
             }
             g_recurrence(m)
         }
@@ -85,7 +87,11 @@ fn all_methods(m: u64, n: u64, backend: BackendChoice) -> Vec<CountMethod> {
     }
     if backend != BackendChoice::Cpu {
         if let Ok(ctx) = GpuContext::shared() {
-            let limit = if ctx.is_software() { SOFTWARE_GPU_ALL_MAX_CELLS } else { CPU_COUNT_MAX_CELLS };
+            let limit = if ctx.is_software() {
+                SOFTWARE_GPU_ALL_MAX_CELLS
+            } else {
+                CPU_COUNT_MAX_CELLS
+            };
             if cells <= limit {
                 v.push(CountMethod::Gpu);
             }
@@ -101,7 +107,9 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         Some(one) => vec![one],
         None if m == n => vec![CountMethod::Recurrence],
         None if histogram_feasible(m, n) => vec![CountMethod::Histogram],
-        None => return Err(usage!("C({m},{n}) is too large for any exact method here (the recurrence needs a square bar)")),
+        None => return Err(usage!(
+            "C({m},{n}) is too large for any exact method here (the recurrence needs a square bar)"
+        )),
     };
     let mut results = Vec::new();
     for method in methods {
@@ -118,7 +126,11 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             count: count.to_string(),
             methods: results
                 .iter()
-                .map(|&(method, c, s)| MethodResult { method: method_name(method), count: c.to_string(), seconds: s })
+                .map(|&(method, c, s)| MethodResult {
+                    method: method_name(method),
+                    count: c.to_string(),
+                    seconds: s,
+                })
                 .collect(),
             agree,
         })?;
@@ -129,11 +141,25 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         for &(method, c, s) in &results {
             println!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
         }
-        println!("{}", if agree { "all methods agree" } else { "METHODS DISAGREE" });
+        println!(
+            "{}",
+            if agree {
+                "all methods agree"
+            } else {
+                "METHODS DISAGREE"
+            }
+        );
     }
     if !agree {
-        let list: Vec<String> = results.iter().map(|&(me, c, _)| format!("{}={c}", method_name(me))).collect();
-        return Err(CheckFailed(format!("count methods disagree for C({m},{n}): {}", list.join(", "))).into());
+        let list: Vec<String> = results
+            .iter()
+            .map(|&(me, c, _)| format!("{}={c}", method_name(me)))
+            .collect();
+        return Err(CheckFailed(format!(
+            "count methods disagree for C({m},{n}): {}",
+            list.join(", ")
+        ))
+        .into());
     }
     Ok(())
 }

@@ -35,7 +35,13 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
         }
         for row in words.chunks_exact(wpr) {
             line.clear();
-            line.extend((0..n).map(|c| if row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1 { b'#' } else { b'.' }));
+            line.extend((0..n).map(|c| {
+                if row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1 {
+                    b'#'
+                } else {
+                    b'.'
+                }
+            }));
             line.push(b'\n');
             out.write_all(&line)?;
         }

@@ -15,15 +15,34 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
             } else {
                 println!("adapter:      {}", r.name);
                 println!("backend:      {}", r.backend);
-                println!("device type:  {}{}", r.device_type, if r.software { " (software)" } else { "" });
+                println!(
+                    "device type:  {}{}",
+                    r.device_type,
+                    if r.software { " (software)" } else { "" }
+                );
                 println!("driver:       {} {}", r.driver, r.driver_info);
                 println!("limits in use:");
-                println!("  max storage binding:        {} bytes", r.max_storage_buffer_binding_size);
+                println!(
+                    "  max storage binding:        {} bytes",
+                    r.max_storage_buffer_binding_size
+                );
                 println!("  max buffer:                 {} bytes", r.max_buffer_size);
-                println!("  max workgroups / dimension: {}", r.max_compute_workgroups_per_dimension);
-                println!("  max invocations / group:    {}", r.max_compute_invocations_per_workgroup);
-                println!("  workgroup storage:          {} bytes", r.max_compute_workgroup_storage_size);
-                println!("  P-grid tile:                {} bytes", ctx.max_binding_bytes());
+                println!(
+                    "  max workgroups / dimension: {}",
+                    r.max_compute_workgroups_per_dimension
+                );
+                println!(
+                    "  max invocations / group:    {}",
+                    r.max_compute_invocations_per_workgroup
+                );
+                println!(
+                    "  workgroup storage:          {} bytes",
+                    r.max_compute_workgroup_storage_size
+                );
+                println!(
+                    "  P-grid tile:                {} bytes",
+                    ctx.max_binding_bytes()
+                );
                 println!("--backend auto selects: {auto}");
             }
         }

@@ -31,7 +31,9 @@ impl Engine {
     pub fn select(choice: BackendChoice) -> anyhow::Result<Engine> {
         match choice {
             BackendChoice::Cpu => Ok(Engine::Cpu),
-            BackendChoice::Gpu => Ok(Engine::Gpu(GpuContext::shared().map_err(|e| anyhow!("{e}"))?)),
+            BackendChoice::Gpu => Ok(Engine::Gpu(
+                GpuContext::shared().map_err(|e| anyhow!("{e}"))?,
+            )),
             BackendChoice::Auto => match GpuContext::shared() {
                 Ok(ctx) if !ctx.is_software() => Ok(Engine::Gpu(ctx)),
                 _ => Ok(Engine::Cpu),
@@ -79,13 +81,18 @@ impl GpuContext {
     /// The process-wide context, created on first use. The error says why there is none.
     pub fn shared() -> Result<Arc<GpuContext>, String> {
         SHARED
-            .get_or_init(|| GpuContext::new().map(Arc::new).map_err(|e| format!("{e:#}")))
+            .get_or_init(|| {
+                GpuContext::new()
+                    .map(Arc::new)
+                    .map_err(|e| format!("{e:#}"))
+            })
             .clone()
     }
 
     /// Find an adapter and open a device with the adapter's own limits.
     pub fn new() -> anyhow::Result<GpuContext> {
-        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
             force_fallback_adapter: false,
@@ -104,7 +111,13 @@ impl GpuContext {
             ..Default::default()
         }))
         .with_context(|| format!("cannot open the GPU device '{}'", info.name))?;
-        Ok(GpuContext { device, queue, info, limits, pipelines: Mutex::new(HashMap::new()) })
+        Ok(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+            pipelines: Mutex::new(HashMap::new()),
+        })
     }
 
     /// A CPU (software) adapter such as lavapipe or llvmpipe.
@@ -120,10 +133,12 @@ impl GpuContext {
             driver: self.info.driver.clone(),
             driver_info: self.info.driver_info.clone(),
             software: self.is_software(),
-            max_storage_buffer_binding_size: self.limits.max_storage_buffer_binding_size as u64,
+            max_storage_buffer_binding_size: self.limits.max_storage_buffer_binding_size,
             max_buffer_size: self.limits.max_buffer_size,
             max_compute_workgroups_per_dimension: self.limits.max_compute_workgroups_per_dimension,
-            max_compute_invocations_per_workgroup: self.limits.max_compute_invocations_per_workgroup,
+            max_compute_invocations_per_workgroup: self
+                .limits
+                .max_compute_invocations_per_workgroup,
             max_compute_workgroup_storage_size: self.limits.max_compute_workgroup_storage_size,
         }
     }
@@ -131,31 +146,42 @@ impl GpuContext {
     /// The most bytes one storage binding may hold on this device, capped at 256 MiB so that
     /// a tile's P-count (≤ 2^31 bits) fits the kernels' u32 counters.
     pub fn max_binding_bytes(&self) -> u64 {
-        (self.limits.max_storage_buffer_binding_size as u64)
+        self.limits.max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
             .min(256 << 20)
     }
 
     /// Build (once) and return the compute pipeline `key` from WGSL `source`, entry point
     /// `entry`, with an automatic layout. Shader errors are caught by an error scope.
-    pub fn pipeline(&self, key: &'static str, source: &str, entry: &str) -> anyhow::Result<wgpu::ComputePipeline> {
-        let mut cache = self.pipelines.lock().map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
+    pub fn pipeline(
+        &self,
+        key: &'static str,
+        source: &str,
+        entry: &str,
+    ) -> anyhow::Result<wgpu::ComputePipeline> {
+        let mut cache = self
+            .pipelines
+            .lock()
+            .map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
         if let Some(p) = cache.get(key) {
             return Ok(p.clone());
         }
         let pipeline = self.checked(|| {
-            let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(key),
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-            self.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(key),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            let module = self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(key),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(key),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
         })?;
         cache.insert(key, pipeline.clone());
         Ok(pipeline)
@@ -217,7 +243,12 @@ impl GpuContext {
     }
 
     /// Copy `bytes` bytes of `src` (from offset 0) back to the host and hand them to `read`.
-    pub fn read_back<T>(&self, src: &wgpu::Buffer, bytes: u64, read: impl FnOnce(&[u8]) -> T) -> anyhow::Result<T> {
+    pub fn read_back<T>(
+        &self,
+        src: &wgpu::Buffer,
+        bytes: u64,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> anyhow::Result<T> {
         let staging = self.checked(|| {
             self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("readback"),
@@ -233,7 +264,11 @@ impl GpuContext {
     }
 
     /// Map a MAP_READ buffer, wait, and read it.
-    pub fn map_and_read<T>(&self, staging: &wgpu::Buffer, read: impl FnOnce(&[u8]) -> T) -> anyhow::Result<T> {
+    pub fn map_and_read<T>(
+        &self,
+        staging: &wgpu::Buffer,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> anyhow::Result<T> {
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);

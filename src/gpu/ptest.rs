@@ -39,7 +39,13 @@ pub fn plan_tiles(w: &Window, tile_words: u64) -> Vec<Tile> {
         while word < wpr {
             let words = run.min(wpr - word);
             let width = (w.width - word * 32).min(words * 32);
-            tiles.push(Tile { row_start: row, rows: rows as u32, word_start: word, words: words as u32, width: width as u32 });
+            tiles.push(Tile {
+                row_start: row,
+                rows: rows as u32,
+                word_start: word,
+                words: words as u32,
+                width: width as u32,
+            });
             word += words;
         }
         row += rows;
@@ -82,12 +88,18 @@ pub struct PGridGpu<'a> {
 impl<'a> PGridGpu<'a> {
     /// Tiles as large as one storage binding allows.
     pub fn new(ctx: &'a GpuContext) -> PGridGpu<'a> {
-        PGridGpu { ctx, tile_bytes: ctx.max_binding_bytes() }
+        PGridGpu {
+            ctx,
+            tile_bytes: ctx.max_binding_bytes(),
+        }
     }
 
     /// Smaller tiles (tests use this to exercise multi-tile paths on small grids).
     pub fn with_tile_bytes(ctx: &'a GpuContext, tile_bytes: u64) -> PGridGpu<'a> {
-        PGridGpu { ctx, tile_bytes: tile_bytes.clamp(4, ctx.max_binding_bytes()) }
+        PGridGpu {
+            ctx,
+            tile_bytes: tile_bytes.clamp(4, ctx.max_binding_bytes()),
+        }
     }
 
     pub fn tiles(&self, w: &Window) -> Vec<Tile> {
@@ -95,7 +107,13 @@ impl<'a> PGridGpu<'a> {
     }
 
     /// Encode the ptest dispatch for `tile` of `w` into `enc`, writing `words`.
-    fn encode_tile(&self, enc: &mut wgpu::CommandEncoder, w: &Window, tile: &Tile, words: &wgpu::Buffer) -> anyhow::Result<()> {
+    fn encode_tile(
+        &self,
+        enc: &mut wgpu::CommandEncoder,
+        w: &Window,
+        tile: &Tile,
+        words: &wgpu::Buffer,
+    ) -> anyhow::Result<()> {
         let ctx = self.ctx;
         let pipeline = ctx.pipeline("ptest", PTEST_WGSL, "p_rows")?;
         let total = tile.rows as u64 * tile.words as u64;
@@ -113,16 +131,21 @@ impl<'a> PGridGpu<'a> {
             words_per_row: tile.words,
             groups_x: gx,
         };
-        let uniform = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("ptest params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
+        let uniform = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("ptest params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
         let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("ptest"),
             layout: &pipeline.get_bind_group_layout(0),
             entries: &[
-                wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
                 wgpu::BindGroupEntry {
                     binding: 1,
                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -133,7 +156,10 @@ impl<'a> PGridGpu<'a> {
                 },
             ],
         });
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("ptest"), timestamp_writes: None });
+        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("ptest"),
+            timestamp_writes: None,
+        });
         pass.set_pipeline(&pipeline);
         pass.set_bind_group(0, &bind, &[]);
         pass.dispatch_workgroups(gx, gy, 1);
@@ -142,7 +168,12 @@ impl<'a> PGridGpu<'a> {
 
     fn storage(&self, bytes: u64, usage: wgpu::BufferUsages) -> anyhow::Result<wgpu::Buffer> {
         self.ctx.checked(|| {
-            self.ctx.device.create_buffer(&wgpu::BufferDescriptor { label: Some("p-grid tile"), size: bytes, usage, mapped_at_creation: false })
+            self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("p-grid tile"),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
         })
     }
 
@@ -150,11 +181,24 @@ impl<'a> PGridGpu<'a> {
     /// tile, with the same word layout as the CPU twin.
     pub fn p_rows(&self, w: &Window, out: &mut [u32]) -> anyhow::Result<()> {
         let wpr = w.words_per_row();
-        anyhow::ensure!(out.len() == wpr * w.height as usize, "output buffer does not hold the window");
+        anyhow::ensure!(
+            out.len() == wpr * w.height as usize,
+            "output buffer does not hold the window"
+        );
         let tiles = self.tiles(w);
-        let max_words = tiles.iter().map(|t| t.rows as u64 * t.words as u64).max().unwrap_or(1);
-        let words = self.storage(max_words * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
-        let staging = self.storage(max_words * 4, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
+        let max_words = tiles
+            .iter()
+            .map(|t| t.rows as u64 * t.words as u64)
+            .max()
+            .unwrap_or(1);
+        let words = self.storage(
+            max_words * 4,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        let staging = self.storage(
+            max_words * 4,
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        )?;
         for tile in &tiles {
             let bytes = tile.rows as u64 * tile.words as u64 * 4;
             self.ctx.checked(|| -> anyhow::Result<()> {
@@ -165,13 +209,20 @@ impl<'a> PGridGpu<'a> {
                 Ok(())
             })??;
             let (tx, rx) = std::sync::mpsc::channel();
-            staging.slice(..bytes).map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
+            staging
+                .slice(..bytes)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = tx.send(r);
+                });
             self.ctx.wait()?;
-            rx.recv().context("GPU readback dropped")?.map_err(|e| anyhow::anyhow!("GPU readback failed: {e}"))?;
+            rx.recv()
+                .context("GPU readback dropped")?
+                .map_err(|e| anyhow::anyhow!("GPU readback failed: {e}"))?;
             {
-                let view = staging.slice(..bytes).get_mapped_range().map_err(|e| anyhow::anyhow!("GPU readback failed: {e}"))?;
+                let view = staging
+                    .slice(..bytes)
+                    .get_mapped_range()
+                    .map_err(|e| anyhow::anyhow!("GPU readback failed: {e}"))?;
                 let src: &[u32] = bytemuck::cast_slice(&view);
                 let tw = tile.words as usize;
                 for (r, src_row) in src.chunks_exact(tw).enumerate() {
@@ -190,10 +241,19 @@ impl<'a> PGridGpu<'a> {
         let ctx = self.ctx;
         let count_pipeline = ctx.pipeline("pcount", PCOUNT_WGSL, "count_p")?;
         let tiles = self.tiles(w);
-        let max_words = tiles.iter().map(|t| t.rows as u64 * t.words as u64).max().unwrap_or(1);
+        let max_words = tiles
+            .iter()
+            .map(|t| t.rows as u64 * t.words as u64)
+            .max()
+            .unwrap_or(1);
         let words = self.storage(max_words * 4, wgpu::BufferUsages::STORAGE)?;
         const SLOTS: usize = 1024;
-        let counts = self.storage(SLOTS as u64 * 4, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST)?;
+        let counts = self.storage(
+            SLOTS as u64 * 4,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+        )?;
         let mut total: u128 = 0;
         for batch in tiles.chunks(SLOTS) {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
@@ -203,26 +263,45 @@ impl<'a> PGridGpu<'a> {
                 let total_words = tile.rows as u64 * tile.words as u64;
                 let groups = total_words.div_ceil(WORKGROUP) as u32;
                 let (gx, gy) = dispatch_2d(groups, ctx.limits.max_compute_workgroups_per_dimension);
-                let params = CountParams { total_words: total_words as u32, groups_x: gx, slot: slot as u32, _pad: 0 };
+                let params = CountParams {
+                    total_words: total_words as u32,
+                    groups_x: gx,
+                    slot: slot as u32,
+                    _pad: 0,
+                };
                 ctx.checked(|| -> anyhow::Result<()> {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
                     self.encode_tile(&mut enc, w, tile, &words)?;
-                    let uniform = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("pcount params"),
-                        contents: bytemuck::bytes_of(&params),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
+                    let uniform =
+                        ctx.device
+                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                                label: Some("pcount params"),
+                                contents: bytemuck::bytes_of(&params),
+                                usage: wgpu::BufferUsages::UNIFORM,
+                            });
                     let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                         label: Some("pcount"),
                         layout: &count_pipeline.get_bind_group_layout(0),
                         entries: &[
-                            wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
-                            wgpu::BindGroupEntry { binding: 1, resource: words.as_entire_binding() },
-                            wgpu::BindGroupEntry { binding: 2, resource: counts.as_entire_binding() },
+                            wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: uniform.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 1,
+                                resource: words.as_entire_binding(),
+                            },
+                            wgpu::BindGroupEntry {
+                                binding: 2,
+                                resource: counts.as_entire_binding(),
+                            },
                         ],
                     });
                     {
-                        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("pcount"), timestamp_writes: None });
+                        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                            label: Some("pcount"),
+                            timestamp_writes: None,
+                        });
                         pass.set_pipeline(&count_pipeline);
                         pass.set_bind_group(0, &bind, &[]);
                         pass.dispatch_workgroups(gx, gy, 1);
@@ -246,7 +325,13 @@ mod tests {
 
     #[test]
     fn tiles_cover_the_window_exactly_once() {
-        for (h, wd, tw) in [(100, 70, 3), (5, 1000, 4), (37, 33, 1), (1, 1, 8), (64, 64, 1 << 20)] {
+        for (h, wd, tw) in [
+            (100, 70, 3),
+            (5, 1000, 4),
+            (37, 33, 1),
+            (1, 1, 8),
+            (64, 64, 1 << 20),
+        ] {
             let w = Window::new(1000, 1000, 1, 1, h, wd).unwrap();
             let tiles = plan_tiles(&w, tw);
             let wpr = w.words_per_row();

@@ -60,7 +60,11 @@ impl AtomicFile {
             forget(&temp);
             anyhow::anyhow!("cannot write '{}': {e}", target.display())
         })?;
-        Ok(AtomicFile { target, temp, writer: Some(BufWriter::with_capacity(1 << 20, file)) })
+        Ok(AtomicFile {
+            target,
+            temp,
+            writer: Some(BufWriter::with_capacity(1 << 20, file)),
+        })
     }
 
     pub fn target(&self) -> &Path {
@@ -70,10 +74,11 @@ impl AtomicFile {
     /// Flush, sync and rename into place.
     pub fn commit(mut self) -> anyhow::Result<()> {
         let writer = self.writer.take().expect("writer present until commit");
-        let file = writer
-            .into_inner()
-            .map_err(|e| anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error()))?;
-        file.sync_all().with_context(|| format!("cannot write '{}'", self.target.display()))?;
+        let file = writer.into_inner().map_err(|e| {
+            anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error())
+        })?;
+        file.sync_all()
+            .with_context(|| format!("cannot write '{}'", self.target.display()))?;
         drop(file);
         std::fs::rename(&self.temp, &self.target)
             .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
@@ -84,10 +89,16 @@ impl AtomicFile {
 
 impl Write for AtomicFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.writer.as_mut().expect("writer present until commit").write(buf)
+        self.writer
+            .as_mut()
+            .expect("writer present until commit")
+            .write(buf)
     }
     fn flush(&mut self) -> std::io::Result<()> {
-        self.writer.as_mut().expect("writer present until commit").flush()
+        self.writer
+            .as_mut()
+            .expect("writer present until commit")
+            .flush()
     }
 }
 

@@ -67,7 +67,11 @@ pub struct PngSpec {
 impl PngSpec {
     /// Check the PNG limits (sides 1 ..= 2^31-1).
     pub fn validate(&self) -> anyhow::Result<()> {
-        if self.width == 0 || self.height == 0 || self.width > i32::MAX as u32 || self.height > i32::MAX as u32 {
+        if self.width == 0
+            || self.height == 0
+            || self.width > i32::MAX as u32
+            || self.height > i32::MAX as u32
+        {
             return Err(usage!(
                 "a PNG must be between 1 and 2^31-1 pixels a side (got {}×{})",
                 self.width,
@@ -128,8 +132,12 @@ pub fn write_png(
             .write_all(&row)
             .with_context(|| format!("cannot write '{}'", path.display()))?;
     }
-    stream.finish().with_context(|| format!("cannot write '{}'", path.display()))?;
-    writer.finish().with_context(|| format!("cannot write '{}'", path.display()))?;
+    stream
+        .finish()
+        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    writer
+        .finish()
+        .with_context(|| format!("cannot write '{}'", path.display()))?;
     file.commit()
 }
 

@@ -34,7 +34,9 @@ pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
             if std::env::var("CHOMPUTE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("{test}: CHOMPUTE_REQUIRE_GPU=1 but there is no GPU adapter: {why}");
             }
-            eprintln!("{test}: skipped, no GPU adapter: {why}");
+            // Straight to the stderr handle, past the harness's capture, so the skip shows.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no GPU adapter: {why}");
             None
         }
     }
@@ -68,8 +70,22 @@ pub fn scratch_dir(test: &str) -> PathBuf {
 /// A bad-input run: exit status 2, exactly one line on stderr, no panic or backtrace.
 pub fn assert_usage_error(o: &Output, expect_in_message: &str) {
     let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "exit status for bad input; stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line on stderr, got: {err}");
-    assert!(!err.contains("panicked") && !err.contains("backtrace"), "no panic: {err}");
-    assert!(err.contains(expect_in_message), "stderr {err:?} should mention {expect_in_message:?}");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "exit status for bad input; stderr: {err}"
+    );
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line on stderr, got: {err}"
+    );
+    assert!(
+        !err.contains("panicked") && !err.contains("backtrace"),
+        "no panic: {err}"
+    );
+    assert!(
+        err.contains(expect_in_message),
+        "stderr {err:?} should mention {expect_in_message:?}"
+    );
 }

@@ -1,0 +1,249 @@
+//! The foundation: P-grid generators agree (GPU == CPU == naive), exact counts agree, and the
+//! propositions of §3 hold on generated grids.
+
+mod common;
+
+use chompute::chocolate::count::{g_histogram, g_recurrence};
+use chompute::chocolate::grid::{count_cpu, p_rows_cpu, p_rows_naive, Window};
+use chompute::gpu::ptest::PGridGpu;
+use rayon::prelude::*;
+
+/// A small deterministic generator (xorshift) so failures are reproducible.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Random windows of random bars, sizes deliberately not powers of two, plus a few large
+/// coordinate windows.
+fn random_windows(count: usize, seed: u64) -> Vec<Window> {
+    let mut rng = Rng(seed);
+    let mut v = Vec::new();
+    for _ in 0..count {
+        let m = 1 + rng.below(300);
+        let n = 1 + rng.below(300);
+        let h = 1 + rng.below(m);
+        let w = 1 + rng.below(n);
+        let r0 = 1 + rng.below(m - h + 1);
+        let c0 = 1 + rng.below(n - w + 1);
+        v.push(Window::new(m, n, r0, c0, h, w).unwrap());
+    }
+    for (m, n) in [
+        (1_000_000_000_039u64, 1_000_000_000_039u64),
+        (u64::MAX, u64::MAX - 6),
+        (4_294_967_311, 30001),
+    ] {
+        for _ in 0..3 {
+            let h = 1 + rng.below(40);
+            let w = 1 + rng.below(150);
+            let r0 = 1 + rng.below(m - h);
+            let c0 = 1 + rng.below(n - w);
+            v.push(Window::new(m, n, r0, c0, h, w).unwrap());
+        }
+    }
+    // Windows straddling 2^32 in both coordinates exercise the shader's carries and borrows.
+    v.push(Window::new(1 << 33, (1 << 33) + 5, (1 << 32) - 3, (1 << 32) - 40, 7, 90).unwrap());
+    v
+}
+
+fn packed(w: &Window) -> Vec<u32> {
+    let mut out = vec![0; w.total_words().unwrap()];
+    p_rows_cpu(w, &mut out);
+    out
+}
+
+#[test]
+fn cpu_equals_naive_on_random_windows() {
+    for w in random_windows(200, 0x9e3779b97f4a7c15) {
+        assert_eq!(packed(&w), p_rows_naive(&w), "{w:?}");
+    }
+}
+
+#[test]
+fn gpu_equals_cpu_on_random_windows() {
+    let Some(ctx) = common::gpu_or_skip("gpu_equals_cpu_on_random_windows") else {
+        return;
+    };
+    let gpu = PGridGpu::new(&ctx);
+    for w in random_windows(60, 0x2545f4914f6cdd1d) {
+        let mut out = vec![0xdead_beef; w.total_words().unwrap()];
+        gpu.p_rows(&w, &mut out).unwrap();
+        assert_eq!(out, p_rows_naive(&w), "{w:?}");
+        let expected: u128 = out.iter().map(|x| x.count_ones() as u128).sum();
+        assert_eq!(gpu.count(&w).unwrap(), expected, "count {w:?}");
+    }
+}
+
+#[test]
+fn gpu_multi_tile_paths_equal_cpu() {
+    let Some(ctx) = common::gpu_or_skip("gpu_multi_tile_paths_equal_cpu") else {
+        return;
+    };
+    // Tiny tiles force many row bands and column runs (a row wider than one tile).
+    for (tile_bytes, w) in [
+        (64, Window::full(301, 301).unwrap()),
+        (12, Window::new(4095, 30001, 17, 100, 50, 777).unwrap()),
+        (4, Window::new(999, 999, 1, 1, 9, 999).unwrap()),
+        (
+            1 << 10,
+            Window::new(
+                1_000_000_000_039,
+                1_000_000_000_039,
+                400_000_000_000,
+                400_000_000_000,
+                130,
+                517,
+            )
+            .unwrap(),
+        ),
+    ] {
+        let gpu = PGridGpu::with_tile_bytes(&ctx, tile_bytes);
+        assert!(gpu.tiles(&w).len() > 1, "the test must use several tiles");
+        let mut out = vec![0; w.total_words().unwrap()];
+        gpu.p_rows(&w, &mut out).unwrap();
+        assert_eq!(out, packed(&w), "tile bytes {tile_bytes}, {w:?}");
+        assert_eq!(
+            gpu.count(&w).unwrap(),
+            count_cpu(&w),
+            "count, tile bytes {tile_bytes}, {w:?}"
+        );
+    }
+}
+
+#[test]
+fn gpu_count_of_a_multi_tile_bar_matches_the_recurrence() {
+    let Some(ctx) = common::gpu_or_skip("gpu_count_of_a_multi_tile_bar_matches_the_recurrence")
+    else {
+        return;
+    };
+    let w = Window::full(4095, 4095).unwrap();
+    let gpu = PGridGpu::with_tile_bytes(&ctx, 256 << 10);
+    assert!(gpu.tiles(&w).len() > 4);
+    assert_eq!(gpu.count(&w).unwrap(), g_recurrence(4095).unwrap());
+}
+
+#[test]
+fn first_fourteen_values_of_g() {
+    let expected = [1u128, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80, 41, 84];
+    for (k, &g) in expected.iter().enumerate() {
+        let m = k as u64 + 1;
+        let naive: u128 = p_rows_naive(&Window::full(m, m).unwrap())
+            .iter()
+            .map(|x| x.count_ones() as u128)
+            .sum();
+        assert_eq!(naive, g, "naive g({m})");
+        assert_eq!(g_recurrence(m).unwrap(), g, "recurrence g({m})");
+        assert_eq!(g_histogram(m, m).unwrap(), g, "histogram g({m})");
+    }
+}
+
+#[test]
+fn recurrence_equals_histogram_up_to_100000() {
+    let bad: Vec<u64> = (1..=100_000u64)
+        .into_par_iter()
+        .filter(|&m| g_recurrence(m).unwrap() != g_histogram(m, m).unwrap())
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "recurrence and histogram disagree at m = {:?}",
+        &bad[..bad.len().min(10)]
+    );
+}
+
+#[test]
+fn histogram_equals_generated_count_on_rectangles() {
+    for (m, n) in [
+        (4095, 30001),
+        (30001, 777),
+        (65535, 3),
+        (1, 100_003),
+        (12345, 6789),
+    ] {
+        assert_eq!(
+            g_histogram(m, n).unwrap(),
+            count_cpu(&Window::full(m, n).unwrap()),
+            "C({m},{n})"
+        );
+    }
+}
+
+fn bit(grid: &[u32], wpr: usize, i: u64, j: u64) -> bool {
+    // 1-based cell (i,j) of a whole-bar packed grid.
+    let (r, c) = ((i - 1) as usize, (j - 1) as usize);
+    grid[r * wpr + c / 32] >> (31 - c % 32) & 1 == 1
+}
+
+#[test]
+fn prop_3_1_symmetries_and_prop_3_2_diagonals() {
+    for m in [1u64, 2, 3, 5, 11, 12, 37, 100, 127, 255, 300, 513] {
+        let w = Window::full(m, m).unwrap();
+        let g = packed(&w);
+        let wpr = w.words_per_row();
+        for i in 1..=m {
+            assert!(
+                bit(&g, wpr, i, i) && bit(&g, wpr, i, m + 1 - i),
+                "Prop 3.2: diagonals of P({m}) at row {i}"
+            );
+            for j in 1..=m {
+                let v = bit(&g, wpr, i, j);
+                assert_eq!(v, bit(&g, wpr, j, i), "Prop 3.1 transpose, m={m} ({i},{j})");
+                assert_eq!(
+                    v,
+                    bit(&g, wpr, i, m + 1 - j),
+                    "Prop 3.1 mirror j, m={m} ({i},{j})"
+                );
+                assert_eq!(
+                    v,
+                    bit(&g, wpr, m + 1 - i, j),
+                    "Prop 3.1 mirror i, m={m} ({i},{j})"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn thm_3_3_doubling() {
+    for m in [1u64, 3, 5, 6, 11, 37, 100, 301] {
+        let small = packed(&Window::full(m, m).unwrap());
+        let big = packed(&Window::full(2 * m, 2 * m).unwrap());
+        let (ws, wb) = (words(m), words(2 * m));
+        for i in 1..=m {
+            for j in 1..=m {
+                let v = bit(&small, ws, i, j);
+                for (d, e) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                    assert_eq!(
+                        bit(&big, wb, 2 * i - d, 2 * j - e),
+                        v,
+                        "Thm 3.3 m={m} ({i},{j}) δ={d} ε={e}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn words(width: u64) -> usize {
+    width.div_ceil(32) as usize
+}
+
+#[test]
+fn powers_of_two_are_all_p() {
+    // Thm 3.3's consequence, and the reason other tests avoid powers of two.
+    for k in 0..10 {
+        let m = 1u64 << k;
+        assert_eq!(g_recurrence(m).unwrap(), (m as u128) * (m as u128));
+        assert_eq!(
+            count_cpu(&Window::full(m, m).unwrap()),
+            (m as u128) * (m as u128)
+        );
+    }
+}
