@@ -34,8 +34,12 @@ fn p_grid(c: &mut Criterion) {
 
 fn counts(c: &mut Criterion) {
     let mut group = c.benchmark_group("g(m)");
-    group.bench_function("recurrence u64::MAX", |b| b.iter(|| g_recurrence(u64::MAX).unwrap()));
-    group.bench_function("histogram 1000001", |b| b.iter(|| g_histogram(1_000_001, 1_000_001).unwrap()));
+    group.bench_function("recurrence u64::MAX", |b| {
+        b.iter(|| g_recurrence(u64::MAX).unwrap())
+    });
+    group.bench_function("histogram 1000001", |b| {
+        b.iter(|| g_histogram(1_000_001, 1_000_001).unwrap())
+    });
     group.finish();
 }
 

@@ -100,7 +100,10 @@ pub fn parse_level(s: &str) -> Result<u32, String> {
     }
     match s.parse::<u32>() {
         Ok(n) if n <= crate::chocolate::octahedron::MAX_LEVEL => Ok(n),
-        _ => Err(format!("level '{s}' is larger than {}", crate::chocolate::octahedron::MAX_LEVEL)),
+        _ => Err(format!(
+            "level '{s}' is larger than {}",
+            crate::chocolate::octahedron::MAX_LEVEL
+        )),
     }
 }
 

@@ -19,7 +19,9 @@ fn p_grid(m: u64) -> Vec<u32> {
 
 #[test]
 fn gpu_equals_cpu_equals_p_test() {
-    let Some(ctx) = gpu_or_skip("gpu_equals_cpu_equals_p_test") else { return };
+    let Some(ctx) = gpu_or_skip("gpu_equals_cpu_equals_p_test") else {
+        return;
+    };
     let steps = 203;
     let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
     // Whole-binding bands and bands of a few rows (many bands, halo rows between them).
@@ -38,7 +40,12 @@ fn gpu_equals_cpu_equals_p_test() {
             let g = gpu.current_u32().unwrap();
             assert_eq!(g, cpu.current_u32(), "GPU b_{n} != CPU");
             assert_eq!(g, p_grid(n + 1), "b_{n} != P({})", n + 1);
-            assert_eq!(gpu.previous_u32().unwrap(), cpu.previous_u32(), "GPU b_{} != CPU", n - 1);
+            assert_eq!(
+                gpu.previous_u32().unwrap(),
+                cpu.previous_u32(),
+                "GPU b_{} != CPU",
+                n - 1
+            );
             assert_eq!(gpu.live_cells().unwrap(), cpu.live_cells());
         }
         gpu.reset().unwrap();
@@ -48,14 +55,26 @@ fn gpu_equals_cpu_equals_p_test() {
 }
 
 fn json(o: &std::process::Output) -> serde_json::Value {
-    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), stderr(o));
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(o)
+    );
     serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
 }
 
 #[test]
 fn ca_verify_on_the_cpu() {
     let steps = 150u64;
-    let v = json(&chompute(&["--backend", "cpu", "ca", "150", "--verify", "--json"]));
+    let v = json(&chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "150",
+        "--verify",
+        "--json",
+    ]));
     assert_eq!(v["steps"], steps);
     assert_eq!(v["backend"], "cpu");
     assert_eq!(v["verified"], true);
@@ -66,7 +85,10 @@ fn ca_verify_on_the_cpu() {
     // Text output names the generation and its count.
     let o = chompute(&["--backend", "cpu", "ca", "99", "--verify"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains(&format!("{} live cells", chompute::chocolate::g_recurrence(100).unwrap())));
+    assert!(stdout(&o).contains(&format!(
+        "{} live cells",
+        chompute::chocolate::g_recurrence(100).unwrap()
+    )));
 }
 
 #[test]
@@ -74,10 +96,20 @@ fn ca_verify_on_the_gpu() {
     if gpu_or_skip("ca_verify_on_the_gpu").is_none() {
         return;
     }
-    let v = json(&chompute(&["--backend", "gpu", "ca", "131", "--verify", "--json"]));
+    let v = json(&chompute(&[
+        "--backend",
+        "gpu",
+        "ca",
+        "131",
+        "--verify",
+        "--json",
+    ]));
     assert_eq!(v["backend"], "gpu");
     assert_eq!(v["verified"], true);
-    assert_eq!(v["live_cells"], chompute::chocolate::g_recurrence(132).unwrap() as u64);
+    assert_eq!(
+        v["live_cells"],
+        chompute::chocolate::g_recurrence(132).unwrap() as u64
+    );
 }
 
 /// Decode a 1-bit indexed PNG into rows of booleans (palette index 1 = P-cell).
@@ -89,7 +121,11 @@ fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let info = reader.next_frame(&mut buf).unwrap();
     (0..h)
-        .map(|y| (0..w).map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1).collect())
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1)
+                .collect()
+        })
         .collect()
 }
 
@@ -97,18 +133,34 @@ fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
 fn ca_frames_are_the_p_grids() {
     let dir = scratch_dir("ca_frames");
     let frames = dir.join("frames");
-    let o = chompute(&["--backend", "cpu", "ca", "77", "--frames", frames.to_str().unwrap(), "--every", "20"]);
+    let o = chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "77",
+        "--frames",
+        frames.to_str().unwrap(),
+        "--every",
+        "20",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut names: Vec<String> = std::fs::read_dir(&frames).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut names: Vec<String> = std::fs::read_dir(&frames)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
     names.sort();
-    assert_eq!(names, ["gen-00.png", "gen-20.png", "gen-40.png", "gen-60.png"]);
+    assert_eq!(
+        names,
+        ["gen-00.png", "gen-20.png", "gen-40.png", "gen-60.png"]
+    );
     for n in [0u64, 20, 60] {
         let bits = read_bits_png(&frames.join(format!("gen-{n:02}.png")));
         assert_eq!((bits.len(), bits[0].len()), (78, 78));
         for (i, row) in bits.iter().enumerate() {
             for (j, &b) in row.iter().enumerate() {
                 let (i, j) = (i as u64, j as u64);
-                let want = i <= n && j <= n && chompute::chocolate::p_cell(n + 1, n + 1, i + 1, j + 1);
+                let want =
+                    i <= n && j <= n && chompute::chocolate::p_cell(n + 1, n + 1, i + 1, j + 1);
                 assert_eq!(b, want, "frame {n} pixel ({i},{j})");
             }
         }
@@ -121,7 +173,15 @@ fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
     let dir = scratch_dir("ca_stack");
     let path = dir.join("stack.ply");
     let steps = 45u64;
-    let o = chompute(&["--backend", "cpu", "ca", "45", "--stack", path.to_str().unwrap(), "--json"]);
+    let o = chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "45",
+        "--stack",
+        path.to_str().unwrap(),
+        "--json",
+    ]);
     let v = json(&o);
     let ply = read_ply(&path);
     assert_eq!(v["stack"]["triangles"], ply.faces.len() as u64);
@@ -129,10 +189,15 @@ fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
     assert!(ply.faces.iter().all(|f| f.len() == 3));
     assert_closed(&ply.faces);
     // Volume: one voxel per live cell of every generation, layers half a cell thick.
-    let voxels: u128 = (1..=steps + 1).map(|m| chompute::chocolate::g_recurrence(m).unwrap()).sum();
+    let voxels: u128 = (1..=steps + 1)
+        .map(|m| chompute::chocolate::g_recurrence(m).unwrap())
+        .sum();
     assert_eq!(v["stack"]["voxels"], voxels as u64);
     let vol = signed_volume(&ply.vertices, &ply.faces);
-    assert!((vol - voxels as f64 / 2.0).abs() < 1e-6 * voxels as f64, "volume {vol}, voxels {voxels}");
+    assert!(
+        (vol - voxels as f64 / 2.0).abs() < 1e-6 * voxels as f64,
+        "volume {vol}, voxels {voxels}"
+    );
     // The apex (generation 0) is the top layer, centred over the origin.
     let top = ply.vertices.iter().map(|p| p[2]).fold(f32::MIN, f32::max);
     assert_eq!(top, (steps + 1) as f32 / 2.0);
@@ -145,10 +210,16 @@ fn ca_bad_input() {
     assert_usage_error(&chompute(&["ca", "ten"]), "not a positive integer");
     assert_usage_error(&chompute(&["ca", "10", "--every", "3"]), "--frames");
     assert_usage_error(&chompute(&["ca", "10", "--stack", "x.obj"]), "PLY");
-    assert_usage_error(&chompute(&["--backend", "cpu", "ca", "999999999"]), "at most");
+    assert_usage_error(
+        &chompute(&["--backend", "cpu", "ca", "999999999"]),
+        "at most",
+    );
     let dir = scratch_dir("ca_bad");
     let file = dir.join("plain");
     std::fs::write(&file, b"x").unwrap();
-    assert_usage_error(&chompute(&["ca", "5", "--frames", file.to_str().unwrap()]), "not a directory");
+    assert_usage_error(
+        &chompute(&["ca", "5", "--frames", file.to_str().unwrap()]),
+        "not a directory",
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

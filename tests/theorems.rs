@@ -38,7 +38,11 @@ fn every_claim_holds_to_1024() {
     }
     // Per-cell claims cover every cell of every C(m,m), m ≤ 1024.
     let cells: u64 = (1..=1024u64).map(|m| m * m).sum();
-    let by_name = |n: &str| claims.iter().find(|c| c["name"] == n).unwrap()["checked"].as_u64().unwrap();
+    let by_name = |n: &str| {
+        claims.iter().find(|c| c["name"] == n).unwrap()["checked"]
+            .as_u64()
+            .unwrap()
+    };
     assert_eq!(by_name("prop-3.1-symmetry"), 3 * cells);
     assert_eq!(by_name("automaton"), cells);
     assert_eq!(by_name("octahedron"), cells);
@@ -50,7 +54,10 @@ fn table_output() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for n in NAMES {
-        assert!(out.lines().any(|l| l.starts_with(n) && l.contains("pass")), "{n} in {out}");
+        assert!(
+            out.lines().any(|l| l.starts_with(n) && l.contains("pass")),
+            "{n} in {out}"
+        );
     }
     assert!(out.contains("14 of 14 claims hold for every m ≤ 40"));
 }

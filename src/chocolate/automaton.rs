@@ -63,7 +63,10 @@ unsafe fn ca_row_avx512(a: &[u64], b: &[u64], p: &[u64], out: &mut [u64]) {
 }
 
 /// The widest vector unit this processor has, chosen once.
-fn row_kernel() -> fn(&[u64], &[u64], &[u64], &mut [u64]) {
+/// A row step: rows i and i-1 of b_n, row i-1 of b_{n-1}, the output row.
+type RowKernel = fn(&[u64], &[u64], &[u64], &mut [u64]);
+
+fn row_kernel() -> RowKernel {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f") {
@@ -94,13 +97,21 @@ pub fn ca_step(prev: &[u64], cur: &[u64], next: &mut [u64], stride: usize, n: u6
             kernel(a, &zero, &zero, &mut out[..words]);
         } else {
             let up = (i - 1) * stride;
-            kernel(a, &cur[up..up + words], &prev[up..up + words], &mut out[..words]);
+            kernel(
+                a,
+                &cur[up..up + words],
+                &prev[up..up + words],
+                &mut out[..words],
+            );
         }
     };
     let region = &mut next[..rows * stride];
     // Small squares are not worth a thread hand-off.
     if rows * words < 1 << 14 {
-        region.chunks_mut(stride).enumerate().for_each(|(i, out)| row(i, out));
+        region
+            .chunks_mut(stride)
+            .enumerate()
+            .for_each(|(i, out)| row(i, out));
     } else {
         let per_task = ((1usize << 13) / words).max(1);
         region
@@ -131,7 +142,9 @@ impl Automaton {
     /// Room for generations 0..=capacity, starting at b_0 = {(0,0)}.
     pub fn new(capacity: u64) -> anyhow::Result<Automaton> {
         if capacity > MAX_STEPS {
-            return Err(crate::usage!("the automaton runs at most {MAX_STEPS} steps (got {capacity})"));
+            return Err(crate::usage!(
+                "the automaton runs at most {MAX_STEPS} steps (got {capacity})"
+            ));
         }
         let side = capacity as usize + 1;
         let stride = side.div_ceil(64);
@@ -174,7 +187,11 @@ impl Automaton {
 
     /// Advance one generation.
     pub fn step(&mut self) {
-        assert!(self.n < self.capacity, "automaton built for {} steps", self.capacity);
+        assert!(
+            self.n < self.capacity,
+            "automaton built for {} steps",
+            self.capacity
+        );
         let (p, c, x) = ((self.cur + 2) % 3, self.cur, (self.cur + 1) % 3);
         // Split borrows: the next grid is written, the other two are read.
         let [g0, g1, g2] = &mut self.grids;
@@ -254,7 +271,11 @@ impl Automaton {
 pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
     for (k, d) in dst.iter_mut().enumerate() {
         let w = src[k / 2];
-        *d = if k % 2 == 0 { (w >> 32) as u32 } else { w as u32 };
+        *d = if k % 2 == 0 {
+            (w >> 32) as u32
+        } else {
+            w as u32
+        };
     }
 }
 
@@ -262,7 +283,8 @@ pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
 /// reference the packed step is checked against.
 pub fn ca_generations_naive(steps: u64) -> Vec<Vec<Vec<bool>>> {
     let side = steps as usize + 1;
-    let get = |g: &Vec<Vec<bool>>, i: isize, j: isize| i >= 0 && j >= 0 && g[i as usize][j as usize];
+    let get =
+        |g: &Vec<Vec<bool>>, i: isize, j: isize| i >= 0 && j >= 0 && g[i as usize][j as usize];
     let mut gens = vec![vec![vec![false; side]; side]];
     gens[0][0][0] = true;
     let mut before = vec![vec![false; side]; side];
@@ -272,7 +294,10 @@ pub fn ca_generations_naive(steps: u64) -> Vec<Vec<Vec<bool>>> {
         for (i, row) in next.iter_mut().enumerate() {
             for (j, cell) in row.iter_mut().enumerate() {
                 let (i, j) = (i as isize, j as isize);
-                *cell = get(&cur, i, j) ^ get(&cur, i - 1, j) ^ get(&cur, i, j - 1) ^ get(&cur, i - 1, j - 1)
+                *cell = get(&cur, i, j)
+                    ^ get(&cur, i - 1, j)
+                    ^ get(&cur, i, j - 1)
+                    ^ get(&cur, i - 1, j - 1)
                     ^ get(&before, i - 1, j - 1);
             }
         }
@@ -297,7 +322,11 @@ mod tests {
             assert_eq!(a.generation(), n as u64);
             for i in 0..=steps {
                 for j in 0..=steps {
-                    assert_eq!(a.cell(i, j), g[i as usize][j as usize], "b_{n} at ({i},{j})");
+                    assert_eq!(
+                        a.cell(i, j),
+                        g[i as usize][j as usize],
+                        "b_{n} at ({i},{j})"
+                    );
                 }
             }
             if (n as u64) < steps {
@@ -317,7 +346,10 @@ mod tests {
             let mut p = vec![0u32; w.total_words().unwrap()];
             p_rows_cpu(&w, &mut p);
             assert_eq!(a.current_u32(), p, "b_{n} != P({})", n + 1);
-            assert_eq!(a.live_cells() as u128, crate::chocolate::g_recurrence(n + 1).unwrap());
+            assert_eq!(
+                a.live_cells() as u128,
+                crate::chocolate::g_recurrence(n + 1).unwrap()
+            );
             if n == steps {
                 break;
             }

@@ -49,7 +49,11 @@ pub fn in_sierpinski(n: u32, radius: i128, p: [i128; 3]) -> bool {
 pub fn cell_in_sierpinski(n: u32, m: u64, i: u64, j: u64) -> bool {
     let (m, i, j) = (m as i128, i as i128, j as i128);
     let radius = 1i128 << (n + 1);
-    in_sierpinski(n, radius, [2 * i + 2 * j - 2 - 2 * m, 2 * i - 2 * j, radius - 2 * m])
+    in_sierpinski(
+        n,
+        radius,
+        [2 * i + 2 * j - 2 - 2 * m, 2 * i - 2 * j, radius - 2 * m],
+    )
 }
 
 /// A positive rational p/q in lowest terms: the section height M, read exactly.
@@ -70,7 +74,10 @@ fn gcd(a: u64, b: u64) -> u64 {
 impl Ratio {
     pub fn new(num: u64, den: u64) -> Ratio {
         let g = gcd(num, den).max(1);
-        Ratio { num: num / g, den: den / g }
+        Ratio {
+            num: num / g,
+            den: den / g,
+        }
     }
 
     pub fn is_integer(&self) -> bool {
@@ -96,7 +103,10 @@ pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
         if !digits(a) || !digits(b) {
             return Err(bad());
         }
-        let (a, b) = (a.parse::<u64>().map_err(|_| bad())?, b.parse::<u64>().map_err(|_| bad())?);
+        let (a, b) = (
+            a.parse::<u64>().map_err(|_| bad())?,
+            b.parse::<u64>().map_err(|_| bad())?,
+        );
         if b == 0 {
             return Err(bad());
         }
@@ -106,7 +116,11 @@ pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
             return Err(bad());
         }
         let den = 10u64.pow(b.len() as u32);
-        let whole = if a.is_empty() { 0 } else { a.parse::<u64>().map_err(|_| bad())? };
+        let whole = if a.is_empty() {
+            0
+        } else {
+            a.parse::<u64>().map_err(|_| bad())?
+        };
         let num = whole
             .checked_mul(den)
             .and_then(|x| x.checked_add(b.parse::<u64>().ok()?))
@@ -144,7 +158,10 @@ impl Section {
             return Err(usage!("--px must be at least 1"));
         }
         if (m.num as u128) > (m.den as u128) << n {
-            return Err(usage!("M = {m} lies below S_{n}: M must be at most 2^{n} = {}", 1u128 << n));
+            return Err(usage!(
+                "M = {m} lies below S_{n}: M must be at most 2^{n} = {}",
+                1u128 << n
+            ));
         }
         let pixels = m.num as u128 * px as u128;
         if pixels % m.den as u128 != 0 {
@@ -170,7 +187,11 @@ impl Section {
         in_sierpinski(
             self.n,
             k,
-            [(2 * a + 1) * q + (2 * b + 1) * q - 2 * p * px, 2 * q * (a - b), k - 2 * p * px],
+            [
+                (2 * a + 1) * q + (2 * b + 1) * q - 2 * p * px,
+                2 * q * (a - b),
+                k - 2 * p * px,
+            ],
         )
     }
 }
@@ -233,7 +254,10 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
 
 /// For every m in `ms`, compare the P-cells of C(m,m) (from the P-test generator) with the cells
 /// whose centres lie in S_n ([`section_cells`]).
-pub fn check_correspondence(n: u32, ms: impl Iterator<Item = u64> + Send) -> anyhow::Result<CorrespondenceCheck> {
+pub fn check_correspondence(
+    n: u32,
+    ms: impl Iterator<Item = u64> + Send,
+) -> anyhow::Result<CorrespondenceCheck> {
     let ms: Vec<u64> = ms.collect();
     if let Some(&m) = ms.iter().find(|&&m| m == 0 || (m as u128) > 1u128 << n) {
         return Err(usage!("m = {m} is outside 1..=2^{n}"));
@@ -246,12 +270,18 @@ pub fn check_correspondence(n: u32, ms: impl Iterator<Item = u64> + Send) -> any
             let mut p = vec![0u32; w.total_words().expect("fits")];
             p_rows_cpu(&w, &mut p);
             let s = section_cells(n, m);
-            let mut c = CorrespondenceCheck { cells: m as u128 * m as u128, ..Default::default() };
+            let mut c = CorrespondenceCheck {
+                cells: m as u128 * m as u128,
+                ..Default::default()
+            };
             for (k, (a, b)) in p.iter().zip(&s).enumerate() {
                 let diff = a ^ b;
                 if diff != 0 {
                     c.mismatches += diff.count_ones() as u128;
-                    let (i, j) = ((k / wpr) as u64 + 1, (k % wpr) as u64 * 32 + diff.leading_zeros() as u64 + 1);
+                    let (i, j) = (
+                        (k / wpr) as u64 + 1,
+                        (k % wpr) as u64 * 32 + diff.leading_zeros() as u64 + 1,
+                    );
                     c.first_mismatch.get_or_insert((m, i, j));
                 }
             }
@@ -298,7 +328,11 @@ mod tests {
     fn correspondence_for_small_levels() {
         for n in 0..=5 {
             let c = check_correspondence(n, 1..=(1u64 << n)).unwrap();
-            assert_eq!(c.mismatches, 0, "S_{n}: first mismatch {:?}", c.first_mismatch);
+            assert_eq!(
+                c.mismatches, 0,
+                "S_{n}: first mismatch {:?}",
+                c.first_mismatch
+            );
             let want: u128 = (1..=(1u128 << n)).map(|m| m * m).sum();
             assert_eq!(c.cells, want);
         }
@@ -313,8 +347,14 @@ mod tests {
                 for i in 1..=m {
                     for j in 1..=m {
                         let c = j - 1;
-                        let bit = walk[(i - 1) as usize * wpr + (c / 32) as usize] >> (31 - c % 32) & 1 == 1;
-                        assert_eq!(bit, cell_in_sierpinski(n, m, i, j), "S_{n}, C({m},{m}) cell ({i},{j})");
+                        let bit = walk[(i - 1) as usize * wpr + (c / 32) as usize] >> (31 - c % 32)
+                            & 1
+                            == 1;
+                        assert_eq!(
+                            bit,
+                            cell_in_sierpinski(n, m, i, j),
+                            "S_{n}, C({m},{m}) cell ({i},{j})"
+                        );
                     }
                 }
             }
@@ -328,7 +368,8 @@ mod tests {
         let mut bad = 0;
         for i in 1..=6 {
             for j in 1..=6 {
-                bad += (crate::chocolate::ptest::p_cell(6, 6, i, j) != cell_in_sierpinski(4, 7, i, j)) as u32;
+                bad += (crate::chocolate::ptest::p_cell(6, 6, i, j)
+                    != cell_in_sierpinski(4, 7, i, j)) as u32;
             }
         }
         assert!(bad > 0);
@@ -341,7 +382,9 @@ mod tests {
         assert_eq!(parse_ratio("11/2").unwrap(), Ratio::new(11, 2));
         assert_eq!(parse_ratio(".25").unwrap(), Ratio::new(1, 4));
         assert_eq!(parse_ratio("2.50").unwrap(), Ratio::new(5, 2));
-        for bad in ["", "x", "0", "0.0", "1/0", "-1", "1e3", "5.", "1/2/3", "5.5.5"] {
+        for bad in [
+            "", "x", "0", "0.0", "1/0", "-1", "1e3", "5.", "1/2/3", "5.5.5",
+        ] {
             assert!(parse_ratio(bad).is_err(), "{bad:?}");
         }
     }
@@ -352,7 +395,10 @@ mod tests {
         assert_eq!(s.side(), 5);
         for a in 0..5 {
             for b in 0..5 {
-                assert_eq!(s.pixel(a, b), crate::chocolate::ptest::p_cell(5, 5, a + 1, b + 1));
+                assert_eq!(
+                    s.pixel(a, b),
+                    crate::chocolate::ptest::p_cell(5, 5, a + 1, b + 1)
+                );
             }
         }
         assert!(Section::new(3, Ratio::new(9, 1), 1).is_err());

@@ -143,7 +143,11 @@ mod tests {
         for m in 1..=90 {
             for i in 1..=m {
                 for j in 1..=m {
-                    assert_eq!(p_cell_recursive(m, i, j), p_cell(m, m, i, j), "({i},{j}) of C({m},{m})");
+                    assert_eq!(
+                        p_cell_recursive(m, i, j),
+                        p_cell(m, m, i, j),
+                        "({i},{j}) of C({m},{m})"
+                    );
                 }
             }
         }

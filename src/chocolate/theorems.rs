@@ -55,7 +55,11 @@ impl Grid {
         let w = Window::full(m, m).expect("m ≥ 1");
         let mut words = vec![0u32; w.total_words().expect("fits")];
         p_rows_cpu(&w, &mut words);
-        Grid { m, wpr: words_per_row(m), words }
+        Grid {
+            m,
+            wpr: words_per_row(m),
+            words,
+        }
     }
 
     #[inline]
@@ -69,7 +73,9 @@ impl Grid {
 
     /// The first 0-based (i,j) in 0..m² where `ok` fails, checking rows in parallel.
     fn first_failure(&self, ok: impl Fn(u64, u64) -> bool + Sync) -> Option<(u64, u64)> {
-        (0..self.m).into_par_iter().find_map_first(|i| (0..self.m).find(|&j| !ok(i, j)).map(|j| (i, j)))
+        (0..self.m)
+            .into_par_iter()
+            .find_map_first(|i| (0..self.m).find(|&j| !ok(i, j)).map(|j| (i, j)))
     }
 }
 
@@ -99,7 +105,10 @@ struct Tally {
 
 impl Tally {
     fn new() -> Tally {
-        Tally { checked: 0, failure: None }
+        Tally {
+            checked: 0,
+            failure: None,
+        }
     }
     fn fail(&mut self, why: String) {
         self.failure.get_or_insert(why);
@@ -182,8 +191,15 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         |t| {
             for m in 1..=big / 2 {
                 let (small, large) = (Grid::p_test(m), Grid::p_test(2 * m));
-                if let Some((i, j)) = large.first_failure(|i, j| large.get(i, j) == small.get(i / 2, j / 2)) {
-                    t.fail(format!("m = {m}: cell {} of C({},{}) differs from its parent", cell(i, j), 2 * m, 2 * m));
+                if let Some((i, j)) =
+                    large.first_failure(|i, j| large.get(i, j) == small.get(i / 2, j / 2))
+                {
+                    t.fail(format!(
+                        "m = {m}: cell {} of C({},{}) differs from its parent",
+                        cell(i, j),
+                        2 * m,
+                        2 * m
+                    ));
                     return;
                 }
                 t.checked += 4 * m as u128 * m as u128;
@@ -194,7 +210,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                 let (i, j) = (rng.upto(m), rng.upto(m));
                 let (d, e) = (rng.next() & 1, rng.next() >> 1 & 1);
                 if p_cell(2 * m, 2 * m, 2 * i - d, 2 * j - e) != p_cell(m, m, i, j) {
-                    t.fail(format!("m = {m}: cell ({i},{j}) differs from its block in C(2m,2m)"));
+                    t.fail(format!(
+                        "m = {m}: cell ({i},{j}) differs from its block in C(2m,2m)"
+                    ));
                     return;
                 }
                 t.checked += 1;
@@ -273,10 +291,19 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
     ));
 
     // Counts of the P-test grids, g(1..=big), the ground truth of the counting claims.
-    let counts: Vec<u128> = std::iter::once(0).chain((1..=big).into_par_iter().map(|m| Grid::p_test(m).count()).collect::<Vec<_>>()).collect();
+    let counts: Vec<u128> = std::iter::once(0)
+        .chain(
+            (1..=big)
+                .into_par_iter()
+                .map(|m| Grid::p_test(m).count())
+                .collect::<Vec<_>>(),
+        )
+        .collect();
     let samples = |seed: u64| -> Vec<u64> {
         let mut rng = Rng(seed);
-        (0..16).map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX)).collect()
+        (0..16)
+            .map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX))
+            .collect()
     };
     let hist = |m: u64| g_histogram(m, m).expect("feasible size");
 
@@ -287,7 +314,12 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         |t| {
             for m in 1..=big / 2 {
                 if counts[2 * m as usize] != 4 * counts[m as usize] {
-                    t.fail(format!("g({}) = {} but 4g({m}) = {}", 2 * m, counts[2 * m as usize], 4 * counts[m as usize]));
+                    t.fail(format!(
+                        "g({}) = {} but 4g({m}) = {}",
+                        2 * m,
+                        counts[2 * m as usize],
+                        4 * counts[m as usize]
+                    ));
                     return;
                 }
                 t.checked += 1;
@@ -308,9 +340,18 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         format!("2m+1 ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
             for m in 1..=big.saturating_sub(1) / 2 {
-                let (a, b, c) = (counts[2 * m as usize + 1], counts[m as usize], counts[m as usize + 1]);
+                let (a, b, c) = (
+                    counts[2 * m as usize + 1],
+                    counts[m as usize],
+                    counts[m as usize + 1],
+                );
                 if a != b + c {
-                    t.fail(format!("g({}) = {a} but g({m}) + g({}) = {}", 2 * m + 1, m + 1, b + c));
+                    t.fail(format!(
+                        "g({}) = {a} but g({m}) + g({}) = {}",
+                        2 * m + 1,
+                        m + 1,
+                        b + c
+                    ));
                     return;
                 }
                 t.checked += 1;
@@ -331,7 +372,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         format!("m = 1..{big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
             for m in 1..=big {
-                let Some((s, tt)) = corners_and_centre(m) else { continue };
+                let Some((s, tt)) = corners_and_centre(m) else {
+                    continue;
+                };
                 if counts[m as usize] != 4 * counts[s as usize] + counts[tt as usize] {
                     t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
                     return;
@@ -339,7 +382,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                 t.checked += 1;
             }
             for m in samples(0xC0C0) {
-                let Some((s, tt)) = corners_and_centre(m) else { continue };
+                let Some((s, tt)) = corners_and_centre(m) else {
+                    continue;
+                };
                 if hist(m) != 4 * hist(s) + hist(tt) {
                     t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
                     return;
@@ -370,43 +415,63 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         })
         .collect();
     let top_bits = 63 - table_len.leading_zeros();
-    let table_range = format!("2^n ≤ {table_len} (g from grid counts up to {big}, the recurrence beyond)");
+    let table_range =
+        format!("2^n ≤ {table_len} (g from grid counts up to {big}, the recurrence beyond)");
 
-    push(claim("sum-odd", "Σ_{m=1}^{2^(n-1)} g(2m-1) = 6^(n-1)", table_range.clone(), |t| {
-        for n in 1..=top_bits {
-            let half = 1u64 << (n - 1);
-            let sum: u128 = (1..=half).map(|m| g[(2 * m - 1) as usize]).sum();
-            if sum != 6u128.pow(n - 1) {
-                t.fail(format!("n = {n}: the sum is {sum}, not 6^{} = {}", n - 1, 6u128.pow(n - 1)));
-                return;
+    push(claim(
+        "sum-odd",
+        "Σ_{m=1}^{2^(n-1)} g(2m-1) = 6^(n-1)",
+        table_range.clone(),
+        |t| {
+            for n in 1..=top_bits {
+                let half = 1u64 << (n - 1);
+                let sum: u128 = (1..=half).map(|m| g[(2 * m - 1) as usize]).sum();
+                if sum != 6u128.pow(n - 1) {
+                    t.fail(format!(
+                        "n = {n}: the sum is {sum}, not 6^{} = {}",
+                        n - 1,
+                        6u128.pow(n - 1)
+                    ));
+                    return;
+                }
+                t.checked += 1;
             }
-            t.checked += 1;
-        }
-    }));
+        },
+    ));
 
-    push(claim("sum-power", "Σ_{m=1}^{2^n} g(m) = (4^n + 6^n)/2", table_range.clone(), |t| {
-        for n in 0..=top_bits {
-            let sum = prefix[1usize << n];
-            let want = (4u128.pow(n) + 6u128.pow(n)) / 2;
-            if sum != want {
-                t.fail(format!("n = {n}: the sum is {sum}, not {want}"));
-                return;
+    push(claim(
+        "sum-power",
+        "Σ_{m=1}^{2^n} g(m) = (4^n + 6^n)/2",
+        table_range.clone(),
+        |t| {
+            for n in 0..=top_bits {
+                let sum = prefix[1usize << n];
+                let want = (4u128.pow(n) + 6u128.pow(n)) / 2;
+                if sum != want {
+                    t.fail(format!("n = {n}: the sum is {sum}, not {want}"));
+                    return;
+                }
+                t.checked += 1;
             }
-            t.checked += 1;
-        }
-    }));
+        },
+    ));
 
-    push(claim("sum-mersenne", "Σ_{m=1}^{2^k-1} g(m) = 2^(k-1)(3^k - 2^k)", table_range, |t| {
-        for k in 1..=top_bits {
-            let sum = prefix[(1usize << k) - 1];
-            let want = (1u128 << (k - 1)) * (3u128.pow(k) - (1u128 << k));
-            if sum != want {
-                t.fail(format!("k = {k}: the sum is {sum}, not {want}"));
-                return;
+    push(claim(
+        "sum-mersenne",
+        "Σ_{m=1}^{2^k-1} g(m) = 2^(k-1)(3^k - 2^k)",
+        table_range,
+        |t| {
+            for k in 1..=top_bits {
+                let sum = prefix[(1usize << k) - 1];
+                let want = (1u128 << (k - 1)) * (3u128.pow(k) - (1u128 << k));
+                if sum != want {
+                    t.fail(format!("k = {k}: the sum is {sum}, not {want}"));
+                    return;
+                }
+                t.checked += 1;
             }
-            t.checked += 1;
-        }
-    }));
+        },
+    ));
 
     push(claim(
         "g-recurrence-values",
@@ -438,8 +503,17 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
             loop {
                 let n = a.generation();
                 let g = Grid::p_test(n + 1);
-                if let Some(k) = a.current_u32().iter().zip(&g.words).position(|(x, y)| x != y) {
-                    t.fail(format!("generation {n} differs from P({}) in row {}", n + 1, k / g.wpr + 1));
+                if let Some(k) = a
+                    .current_u32()
+                    .iter()
+                    .zip(&g.words)
+                    .position(|(x, y)| x != y)
+                {
+                    t.fail(format!(
+                        "generation {n} differs from P({}) in row {}",
+                        n + 1,
+                        k / g.wpr + 1
+                    ));
                     return;
                 }
                 t.checked += (n as u128 + 1) * (n as u128 + 1);
@@ -461,7 +535,10 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
             Ok(c) => {
                 t.checked = c.cells;
                 if let Some((m, i, j)) = c.first_mismatch {
-                    t.fail(format!("m = {m}: cell ({i},{j}) disagrees ({} mismatches)", c.mismatches));
+                    t.fail(format!(
+                        "m = {m}: cell ({i},{j}) disagrees ({} mismatches)",
+                        c.mismatches
+                    ));
                 }
             }
             Err(e) => t.fail(format!("{e}")),

@@ -54,11 +54,19 @@ struct StackReport {
 
 /// Write a generation (`side`×`side` packed rows) into a `canvas`×`canvas` 1-bit PNG, P-cells in
 /// chocolate on cream, the rest of the canvas empty.
-pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) -> anyhow::Result<()> {
+pub fn write_generation_png(
+    path: &Path,
+    canvas: u64,
+    side: u64,
+    words: &[u32],
+) -> anyhow::Result<()> {
     let spec = PngSpec {
         width: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
         height: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
-        format: PixelFormat::Indexed { bits: 1, palette: PALETTE.to_vec() },
+        format: PixelFormat::Indexed {
+            bits: 1,
+            palette: PALETTE.to_vec(),
+        },
         compression: Compression::Fast,
     };
     let wpr = words_per_row(side);
@@ -141,7 +149,9 @@ enum Runner<'a> {
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let steps = args.steps;
     if steps > MAX_STEPS {
-        return Err(usage!("the automaton runs at most {MAX_STEPS} steps (got {steps})"));
+        return Err(usage!(
+            "the automaton runs at most {MAX_STEPS} steps (got {steps})"
+        ));
     }
     if args.every.is_some() && args.frames.is_none() {
         return Err(usage!("--every K needs --frames DIR"));
@@ -151,7 +161,8 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         if dir.exists() && !dir.is_dir() {
             return Err(usage!("--frames {}: not a directory", dir.display()));
         }
-        std::fs::create_dir_all(dir).map_err(|e| usage!("--frames {}: cannot create it: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| usage!("--frames {}: cannot create it: {e}", dir.display()))?;
     }
     if let Some(path) = &args.stack {
         check_mesh_path(path, false)?;
@@ -172,7 +183,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     };
     let digits = steps.to_string().len();
     let frame_path = |n: u64| -> PathBuf {
-        args.frames.as_ref().expect("frames dir").join(format!("gen-{n:0digits$}.png"))
+        args.frames
+            .as_ref()
+            .expect("frames dir")
+            .join(format!("gen-{n:0digits$}.png"))
     };
     let mut surface = args.stack.as_ref().map(|_| VoxelSurface::new());
     // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
@@ -196,7 +210,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             frames += 1;
         }
         if let Some(s) = surface.as_mut() {
-            let layer = BitLayer { side: n + 1, words: current()? };
+            let layer = BitLayer {
+                side: n + 1,
+                words: current()?,
+            };
             if let Some(z) = layers.1.take() {
                 s.add_layer(n - 1, layers.0.as_ref(), &z, Some(&layer));
                 layers.0 = Some(z);
@@ -209,9 +226,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 (Runner::Gpu(g), Some(t)) => {
                     debug_assert_eq!(t.generation(), n);
                     if n % GPU_COMPARE_EVERY == 0 || n == steps {
-                        for (which, gpu, cpu) in
-                            [(n, g.current_u32()?, t.current_u32()), (n.saturating_sub(1), g.previous_u32()?, t.previous_u32())]
-                        {
+                        for (which, gpu, cpu) in [
+                            (n, g.current_u32()?, t.current_u32()),
+                            (n.saturating_sub(1), g.previous_u32()?, t.previous_u32()),
+                        ] {
                             if let Some((i, j)) = first_difference(which + 1, &gpu, &cpu) {
                                 return Err(CheckFailed(format!(
                                     "generation {which}: cell ({i},{j}) differs between GPU and CPU"
@@ -266,7 +284,11 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     };
     let g = g_recurrence(steps + 1)?;
     if args.verify && live as u128 != g {
-        return Err(CheckFailed(format!("generation {steps} has {live} live cells but g({}) = {g}", steps + 1)).into());
+        return Err(CheckFailed(format!(
+            "generation {steps} has {live} live cells but g({}) = {g}",
+            steps + 1
+        ))
+        .into());
     }
     let stack = match (surface, &args.stack) {
         (Some(mut s), Some(path)) => {
@@ -281,7 +303,11 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             let mesh = s.into_mesh(
                 |p| {
                     let [x2, y2, z2] = p.map(|v| v as f32);
-                    [x2 / 2.0 - z2 / 4.0 - 0.25, y2 / 2.0 - z2 / 4.0 - 0.25, (top - z2 / 2.0) / 2.0]
+                    [
+                        x2 / 2.0 - z2 / 4.0 - 0.25,
+                        y2 / 2.0 - z2 / 4.0 - 0.25,
+                        (top - z2 / 2.0) / 2.0,
+                    ]
                 },
                 true,
             );
@@ -296,7 +322,11 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let updates = cell_updates(0, steps) as u64;
-    let rate = if compute_seconds > 0.0 { updates as f64 / compute_seconds } else { 0.0 };
+    let rate = if compute_seconds > 0.0 {
+        updates as f64 / compute_seconds
+    } else {
+        0.0
+    };
     if args.json {
         return print_json(&Report {
             steps,
@@ -311,19 +341,32 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             stack,
         });
     }
-    println!("generation {steps}: {live} live cells = g({}) = P-positions of C({},{})", steps + 1, steps + 1, steps + 1);
+    println!(
+        "generation {steps}: {live} live cells = g({}) = P-positions of C({},{})",
+        steps + 1,
+        steps + 1,
+        steps + 1
+    );
     println!(
         "{steps} steps, {updates} cell updates in {compute_seconds:.3} s on the {}: {rate:.3e} cell updates/s",
         engine.name().to_uppercase()
     );
     if args.verify {
-        println!("verified: every generation agrees with the P-test ({cells_verified} cells compared)");
+        println!(
+            "verified: every generation agrees with the P-test ({cells_verified} cells compared)"
+        );
     }
     if frames > 0 {
-        println!("{frames} frames in {}", args.frames.as_ref().expect("frames dir").display());
+        println!(
+            "{frames} frames in {}",
+            args.frames.as_ref().expect("frames dir").display()
+        );
     }
     if let Some(s) = &stack {
-        println!("stack: {} ({} vertices, {} triangles, {} voxels)", s.file, s.vertices, s.triangles, s.voxels);
+        println!(
+            "stack: {} ({} vertices, {} triangles, {} voxels)",
+            s.file, s.vertices, s.triangles, s.voxels
+        );
     }
     Ok(())
 }

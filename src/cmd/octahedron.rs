@@ -95,14 +95,18 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         _ => {}
     }
     if args.m.is_none() && !args.check && args.stl.is_none() {
-        return Err(usage!("nothing to do: give --m M -o FILE.png, --check, or --stl FILE"));
+        return Err(usage!(
+            "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
+        ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
         return Err(usage!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
     }
     if let Some(path) = &args.stl {
         if n > MESH_MAX_LEVEL {
-            return Err(usage!("--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"));
+            return Err(usage!(
+                "--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
+            ));
         }
         check_mesh_path(path, true)?;
     }
@@ -117,18 +121,29 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         _ => None,
     };
 
-    let mut report = Report { n, section: None, check: None, mesh: None };
+    let mut report = Report {
+        n,
+        section: None,
+        check: None,
+        mesh: None,
+    };
     if let (Some(s), Some(path)) = (section, &args.output) {
         let side = s.side();
         let spec = PngSpec {
             width: side as u32,
             height: side as u32,
-            format: PixelFormat::Indexed { bits: 1, palette: PALETTE.to_vec() },
+            format: PixelFormat::Indexed {
+                bits: 1,
+                palette: PALETTE.to_vec(),
+            },
             compression: Compression::Balanced,
         };
         let mut inside = 0u64;
         write_png(path, &spec, |y, row| {
-            let bits: Vec<bool> = (0..side).into_par_iter().map(|b| s.pixel(y as u64, b)).collect();
+            let bits: Vec<bool> = (0..side)
+                .into_par_iter()
+                .map(|b| s.pixel(y as u64, b))
+                .collect();
             row.fill(0);
             for (b, &on) in bits.iter().enumerate() {
                 if on {
@@ -138,8 +153,13 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             }
             Ok(())
         })?;
-        report.section =
-            Some(SectionReport { m: s.m.to_string(), file: path.display().to_string(), side, px: s.px, pixels_inside: inside });
+        report.section = Some(SectionReport {
+            m: s.m.to_string(),
+            file: path.display().to_string(),
+            side,
+            px: s.px,
+            pixels_inside: inside,
+        });
     }
     if args.check {
         let start = Instant::now();
@@ -189,7 +209,10 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         );
     }
     if let Some(m) = &report.mesh {
-        println!("S_{n}: {} ({} octahedra, {} triangles)", m.file, m.octahedra, m.triangles);
+        println!(
+            "S_{n}: {} ({} octahedra, {} triangles)",
+            m.file, m.octahedra, m.triangles
+        );
     }
     Ok(())
 }

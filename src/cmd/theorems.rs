@@ -19,14 +19,19 @@ struct Report<'a> {
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     let Some(max_m) = args.max_m else {
-        return Err(usage!("theorems needs --max-m M (every claim is checked for all m ≤ M)"));
+        return Err(usage!(
+            "theorems needs --max-m M (every claim is checked for all m ≤ M)"
+        ));
     };
     if max_m > MAX_M {
         return Err(usage!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
     let json = args.json;
     if !json {
-        println!("{:<28} {:<62} {:>14} {:>6} {:>9}", "claim", "range", "checked", "result", "seconds");
+        println!(
+            "{:<28} {:<62} {:>14} {:>6} {:>9}",
+            "claim", "range", "checked", "result", "seconds"
+        );
     }
     let results = check_all(max_m, |r| {
         if !json {
@@ -45,7 +50,11 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     });
     let all_pass = results.iter().all(|r| r.pass);
     if json {
-        print_json(&Report { max_m, all_pass, claims: &results })?;
+        print_json(&Report {
+            max_m,
+            all_pass,
+            claims: &results,
+        })?;
     } else {
         let total: f64 = results.iter().map(|r| r.seconds).sum();
         println!(

@@ -50,7 +50,12 @@ pub struct Band {
 
 /// Split `rows` rows of `row_bytes` each into bands whose windows (with one halo row) fit
 /// `max_bytes`, and whose rows fit the dispatch limit.
-pub fn plan_bands(rows: u64, row_bytes: u64, max_bytes: u64, max_rows: u64) -> anyhow::Result<Vec<Band>> {
+pub fn plan_bands(
+    rows: u64,
+    row_bytes: u64,
+    max_bytes: u64,
+    max_rows: u64,
+) -> anyhow::Result<Vec<Band>> {
     let per_band = (max_bytes / row_bytes).saturating_sub(1).min(max_rows);
     if per_band == 0 {
         anyhow::bail!("one grid row ({row_bytes} bytes) does not fit a GPU storage binding ({max_bytes} bytes)");
@@ -89,7 +94,11 @@ impl<'a> CaGpu<'a> {
     }
 
     /// Smaller bands (tests use this to exercise the multi-band path on small grids).
-    pub fn with_tile_bytes(ctx: &'a GpuContext, capacity: u64, tile_bytes: u64) -> anyhow::Result<CaGpu<'a>> {
+    pub fn with_tile_bytes(
+        ctx: &'a GpuContext,
+        capacity: u64,
+        tile_bytes: u64,
+    ) -> anyhow::Result<CaGpu<'a>> {
         if capacity > crate::chocolate::automaton::MAX_STEPS {
             return Err(crate::usage!(
                 "the automaton runs at most {} steps (got {capacity})",
@@ -107,8 +116,14 @@ impl<'a> CaGpu<'a> {
                 ctx.limits.max_buffer_size
             ));
         }
-        let max_rows = ctx.limits.max_compute_workgroups_per_dimension as u64 * ROWS_PER_INVOCATION as u64;
-        let bands = plan_bands(side, row_bytes, tile_bytes.min(ctx.max_binding_bytes()), max_rows)?;
+        let max_rows =
+            ctx.limits.max_compute_workgroups_per_dimension as u64 * ROWS_PER_INVOCATION as u64;
+        let bands = plan_bands(
+            side,
+            row_bytes,
+            tile_bytes.min(ctx.max_binding_bytes()),
+            max_rows,
+        )?;
         let pipeline = ctx.pipeline_with_layout("ca_step", CA_WGSL, "ca_step", |device| {
             let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
                 binding,
@@ -129,7 +144,9 @@ impl<'a> CaGpu<'a> {
                         ty: wgpu::BindingType::Buffer {
                             ty: wgpu::BufferBindingType::Uniform,
                             has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<StepParams>() as u64),
+                            min_binding_size: wgpu::BufferSize::new(
+                                std::mem::size_of::<StepParams>() as u64,
+                            ),
                         },
                         count: None,
                     },
@@ -151,7 +168,9 @@ impl<'a> CaGpu<'a> {
                 ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(label),
                     size: grid_bytes,
-                    usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 })
             };
@@ -161,10 +180,18 @@ impl<'a> CaGpu<'a> {
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            ([grid("ca grid 0"), grid("ca grid 1"), grid("ca grid 2")], params)
+            (
+                [grid("ca grid 0"), grid("ca grid 1"), grid("ca grid 2")],
+                params,
+            )
         })?;
         let layout = pipeline.get_bind_group_layout(0);
-        fn window(buffer: &wgpu::Buffer, row_bytes: u64, first_row: u64, rows: u64) -> wgpu::BindingResource<'_> {
+        fn window(
+            buffer: &wgpu::Buffer,
+            row_bytes: u64,
+            first_row: u64,
+            rows: u64,
+        ) -> wgpu::BindingResource<'_> {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer,
                 offset: first_row * row_bytes,
@@ -188,19 +215,52 @@ impl<'a> CaGpu<'a> {
                                     resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                                         buffer: &params,
                                         offset: 0,
-                                        size: wgpu::BufferSize::new(std::mem::size_of::<StepParams>() as u64),
+                                        size: wgpu::BufferSize::new(
+                                            std::mem::size_of::<StepParams>() as u64,
+                                        ),
                                     }),
                                 },
-                                wgpu::BindGroupEntry { binding: 1, resource: window(&grids[p], row_bytes, b.start - halo, rows + halo) },
-                                wgpu::BindGroupEntry { binding: 2, resource: window(&grids[c], row_bytes, b.start - halo, rows + halo) },
-                                wgpu::BindGroupEntry { binding: 3, resource: window(&grids[x], row_bytes, b.start, rows) },
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: window(
+                                        &grids[p],
+                                        row_bytes,
+                                        b.start - halo,
+                                        rows + halo,
+                                    ),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 2,
+                                    resource: window(
+                                        &grids[c],
+                                        row_bytes,
+                                        b.start - halo,
+                                        rows + halo,
+                                    ),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 3,
+                                    resource: window(&grids[x], row_bytes, b.start, rows),
+                                },
                             ],
                         })
                     })
                 })
                 .collect::<Vec<[wgpu::BindGroup; 3]>>()
         })?;
-        let mut gpu = CaGpu { ctx, capacity, stride, grids, bands, bind_groups, params, params_align, pipeline, cur: 1, n: 0 };
+        let mut gpu = CaGpu {
+            ctx,
+            capacity,
+            stride,
+            grids,
+            bands,
+            bind_groups,
+            params,
+            params_align,
+            pipeline,
+            cur: 1,
+            n: 0,
+        };
         gpu.reset()?;
         Ok(gpu)
     }
@@ -214,7 +274,8 @@ impl<'a> CaGpu<'a> {
                 enc.clear_buffer(g, 0, None);
             }
             ctx.queue.submit([enc.finish()]);
-            ctx.queue.write_buffer(&self.grids[1], 0, bytemuck::bytes_of(&0x8000_0000u32));
+            ctx.queue
+                .write_buffer(&self.grids[1], 0, bytemuck::bytes_of(&0x8000_0000u32));
             ctx.queue.submit([]);
         })?;
         self.cur = 1;
@@ -237,7 +298,11 @@ impl<'a> CaGpu<'a> {
     /// Advance `k` generations: batches of up to [`STEPS_PER_SUBMISSION`] steps, each batch one
     /// submission. Does not wait for the GPU; reading a result does.
     pub fn advance(&mut self, k: u64) -> anyhow::Result<()> {
-        anyhow::ensure!(self.n + k <= self.capacity, "automaton built for {} steps", self.capacity);
+        anyhow::ensure!(
+            self.n + k <= self.capacity,
+            "automaton built for {} steps",
+            self.capacity
+        );
         let mut left = k;
         while left > 0 {
             let batch = left.min(STEPS_PER_SUBMISSION);
@@ -263,10 +328,18 @@ impl<'a> CaGpu<'a> {
                     break;
                 }
                 let rows = band.end.min(rows_active) - band.start;
-                let p = StepParams { rows: rows as u32, words, stride: self.stride as u32, halo: (band.start > 0) as u32 };
+                let p = StepParams {
+                    rows: rows as u32,
+                    words,
+                    stride: self.stride as u32,
+                    halo: (band.start > 0) as u32,
+                };
                 let offset = bytes.len() as u32;
                 bytes.extend_from_slice(bytemuck::bytes_of(&p));
-                bytes.resize(bytes.len() + self.params_align as usize - std::mem::size_of::<StepParams>(), 0);
+                bytes.resize(
+                    bytes.len() + self.params_align as usize - std::mem::size_of::<StepParams>(),
+                    0,
+                );
                 let gx = words.div_ceil(GROUP_WORDS);
                 let gy = (rows as u32).div_ceil(ROWS_PER_INVOCATION);
                 dispatches.push((b, phase, offset, gx, gy));
@@ -278,7 +351,10 @@ impl<'a> CaGpu<'a> {
             ctx.queue.write_buffer(&self.params, 0, &bytes);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("ca_step"), timestamp_writes: None });
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("ca_step"),
+                    timestamp_writes: None,
+                });
                 pass.set_pipeline(&self.pipeline);
                 for &(b, phase, offset, gx, gy) in &dispatches {
                     debug_assert!(gx <= max && gy <= max);
@@ -337,7 +413,9 @@ impl<'a> CaGpu<'a> {
             ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ca counts"),
                 size: self.bands.len() as u64 * 4,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
         })?;
@@ -353,17 +431,27 @@ impl<'a> CaGpu<'a> {
                 let total_words = rows * self.stride;
                 let groups = total_words.div_ceil(256) as u32;
                 let (gx, gy) = dispatch_2d(groups, ctx.limits.max_compute_workgroups_per_dimension);
-                let params = CountParams { total_words: total_words as u32, groups_x: gx, slot: slot as u32, _pad: 0 };
-                let uniform = ctx.device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("ca count params"),
-                    contents: bytemuck::bytes_of(&params),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
+                let params = CountParams {
+                    total_words: total_words as u32,
+                    groups_x: gx,
+                    slot: slot as u32,
+                    _pad: 0,
+                };
+                let uniform = ctx
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("ca count params"),
+                        contents: bytemuck::bytes_of(&params),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    });
                 let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some("ca count"),
                     layout: &pipeline.get_bind_group_layout(0),
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() },
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: uniform.as_entire_binding(),
+                        },
                         wgpu::BindGroupEntry {
                             binding: 1,
                             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -372,11 +460,17 @@ impl<'a> CaGpu<'a> {
                                 size: wgpu::BufferSize::new(rows * row_bytes),
                             }),
                         },
-                        wgpu::BindGroupEntry { binding: 2, resource: counts.as_entire_binding() },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: counts.as_entire_binding(),
+                        },
                     ],
                 });
                 {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("ca count"), timestamp_writes: None });
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("ca count"),
+                        timestamp_writes: None,
+                    });
                     pass.set_pipeline(&pipeline);
                     pass.set_bind_group(0, &bind, &[]);
                     pass.dispatch_workgroups(gx, gy, 1);
@@ -385,7 +479,9 @@ impl<'a> CaGpu<'a> {
             }
             ctx.queue.submit([enc.finish()]);
         })?;
-        let slots = ctx.read_back(&counts, self.bands.len() as u64 * 4, |b| bytemuck::cast_slice::<u8, u32>(b).to_vec())?;
+        let slots = ctx.read_back(&counts, self.bands.len() as u64 * 4, |b| {
+            bytemuck::cast_slice::<u8, u32>(b).to_vec()
+        })?;
         Ok(slots.iter().map(|&c| c as u64).sum())
     }
 }
@@ -393,42 +489,82 @@ impl<'a> CaGpu<'a> {
 /// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
 /// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
 /// 1.2·10^13 cell updates, on a real GPU), and the host's memory bandwidth for comparison.
-pub fn bench_ca(env: &crate::bench::BenchEnv, out: &mut Vec<crate::bench::Measurement>) -> anyhow::Result<()> {
+pub fn bench_ca(
+    env: &crate::bench::BenchEnv,
+    out: &mut Vec<crate::bench::Measurement>,
+) -> anyhow::Result<()> {
     use crate::chocolate::automaton::{cell_updates, Automaton};
     use crate::chocolate::g_recurrence;
-    let cpu_steps = env.ca_steps.unwrap_or(if env.quick { 1023 } else { 4095 }).min(4095);
+    let cpu_steps = env
+        .ca_steps
+        .unwrap_or(if env.quick { 1023 } else { 4095 })
+        .min(4095);
     let mut a = Automaton::new(cpu_steps)?;
     let size = format!("{cpu_steps} steps");
-    let live = env.measure(out, "ca steps", &size, "cpu", "cell updates", cell_updates(0, cpu_steps), || {
-        a.reset();
-        a.run(cpu_steps);
-        Ok(a.live_cells())
-    })?;
-    anyhow::ensure!(live as u128 == g_recurrence(cpu_steps + 1)?, "bench: CPU automaton count is wrong");
+    let live = env.measure(
+        out,
+        "ca steps",
+        &size,
+        "cpu",
+        "cell updates",
+        cell_updates(0, cpu_steps),
+        || {
+            a.reset();
+            a.run(cpu_steps);
+            Ok(a.live_cells())
+        },
+    )?;
+    anyhow::ensure!(
+        live as u128 == g_recurrence(cpu_steps + 1)?,
+        "bench: CPU automaton count is wrong"
+    );
     // Memory bandwidth: copy a buffer much larger than the caches; bytes read + written.
     let words: usize = if env.quick { 1 << 23 } else { 1 << 26 };
     let src = vec![1u64; words];
     let mut dst = vec![0u64; words];
-    env.measure(out, "memory copy", &format!("{} MiB", words * 8 >> 20), "cpu", "bytes", 2 * 8 * words as u128, || {
-        use rayon::prelude::*;
-        dst.par_chunks_mut(1 << 16).zip(src.par_chunks(1 << 16)).for_each(|(d, s)| d.copy_from_slice(s));
-        Ok(())
-    })?;
+    env.measure(
+        out,
+        "memory copy",
+        &format!("{} MiB", (words * 8) >> 20),
+        "cpu",
+        "bytes",
+        2 * 8 * words as u128,
+        || {
+            use rayon::prelude::*;
+            dst.par_chunks_mut(1 << 16)
+                .zip(src.par_chunks(1 << 16))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            Ok(())
+        },
+    )?;
     if let Some(ctx) = &env.gpu {
-        let gpu_steps = env.ca_steps.unwrap_or(match (ctx.is_software(), env.quick) {
-            (true, true) => 255,
-            (true, false) => 1023,
-            (false, true) => 4095,
-            (false, false) => 32767,
-        });
+        let gpu_steps = env
+            .ca_steps
+            .unwrap_or(match (ctx.is_software(), env.quick) {
+                (true, true) => 255,
+                (true, false) => 1023,
+                (false, true) => 4095,
+                (false, false) => 32767,
+            });
         let mut g = CaGpu::new(ctx, gpu_steps)?;
         let size = format!("{gpu_steps} steps");
-        env.measure(out, "ca steps", &size, "gpu", "cell updates", cell_updates(0, gpu_steps), || {
-            g.reset()?;
-            g.advance(gpu_steps)?;
-            g.finish()
-        })?;
-        anyhow::ensure!(g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?, "bench: GPU automaton count is wrong");
+        env.measure(
+            out,
+            "ca steps",
+            &size,
+            "gpu",
+            "cell updates",
+            cell_updates(0, gpu_steps),
+            || {
+                g.reset()?;
+                g.advance(gpu_steps)?;
+                g.finish()
+            },
+        )?;
+        anyhow::ensure!(
+            g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
+            "bench: GPU automaton count is wrong"
+        );
     }
     Ok(())
 }
@@ -443,7 +579,9 @@ mod tests {
         assert_eq!(bands.first().unwrap().start, 0);
         assert_eq!(bands.last().unwrap().end, 1000);
         assert!(bands.windows(2).all(|w| w[0].end == w[1].start));
-        assert!(bands.iter().all(|b| (b.end - b.start + 1) * 256 <= 256 * 31));
+        assert!(bands
+            .iter()
+            .all(|b| (b.end - b.start + 1) * 256 <= 256 * 31));
         assert!(plan_bands(10, 256, 256, 1 << 20).is_err());
         assert_eq!(plan_bands(10, 4, 1 << 20, 3).unwrap().len(), 4);
     }

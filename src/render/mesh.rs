@@ -50,7 +50,8 @@ pub fn write_ply(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
 /// Write `mesh` as binary STL (80-byte header, triangle count, then normal, three vertices and
 /// a zero attribute per triangle).
 pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
-    let count = u32::try_from(mesh.triangles.len()).map_err(|_| usage!("too many triangles for STL"))?;
+    let count =
+        u32::try_from(mesh.triangles.len()).map_err(|_| usage!("too many triangles for STL"))?;
     let mut f = AtomicFile::create(path)?;
     let mut header = [b' '; 80];
     header[..8].copy_from_slice(b"chompute");
@@ -60,7 +61,11 @@ pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
         let [a, b, c] = t.map(|i| mesh.vertices[i as usize]);
         let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
         let v = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
-        let mut nrm = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+        let mut nrm = [
+            u[1] * v[2] - u[2] * v[1],
+            u[2] * v[0] - u[0] * v[2],
+            u[0] * v[1] - u[1] * v[0],
+        ];
         let len = (nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]).sqrt();
         if len > 0.0 {
             nrm = nrm.map(|x| x / len);
@@ -77,21 +82,38 @@ pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
 
 /// Write by extension: `.ply` or `.stl`.
 pub fn write_mesh(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
-    match path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase()).as_deref() {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase())
+        .as_deref()
+    {
         Some("ply") => write_ply(path, mesh),
         Some("stl") => write_stl(path, mesh),
-        _ => Err(usage!("'{}': a mesh file must end in .ply or .stl", path.display())),
+        _ => Err(usage!(
+            "'{}': a mesh file must end in .ply or .stl",
+            path.display()
+        )),
     }
 }
 
 /// Check a mesh file name before doing the work.
 pub fn check_mesh_path(path: &Path, allow_stl: bool) -> anyhow::Result<()> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(|e| e.to_ascii_lowercase());
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
         Some("ply") => Ok(()),
         Some("stl") if allow_stl => Ok(()),
-        _ if allow_stl => Err(usage!("'{}': a mesh file must end in .ply or .stl", path.display())),
-        _ => Err(usage!("'{}': the stack is written as PLY; name it FILE.ply", path.display())),
+        _ if allow_stl => Err(usage!(
+            "'{}': a mesh file must end in .ply or .stl",
+            path.display()
+        )),
+        _ => Err(usage!(
+            "'{}': the stack is written as PLY; name it FILE.ply",
+            path.display()
+        )),
     }
 }
 
@@ -181,9 +203,20 @@ impl VoxelSurface {
     /// Label of the group of face-connected filled voxels around lattice point `p` that holds
     /// voxel `v` (one of the eight voxels with a corner at p): the lowest octant index in it.
     fn corner_label(nb: &Neighbourhood, p: [i64; 3], v: [i64; 3]) -> u8 {
-        let octant = |o: usize| add(p, [(o & 1) as i64 - 1, (o >> 1 & 1) as i64 - 1, (o >> 2 & 1) as i64 - 1]);
+        let octant = |o: usize| {
+            add(
+                p,
+                [
+                    (o & 1) as i64 - 1,
+                    (o >> 1 & 1) as i64 - 1,
+                    (o >> 2 & 1) as i64 - 1,
+                ],
+            )
+        };
         let filled: [bool; 8] = std::array::from_fn(|o| nb.filled(octant(o)));
-        let start = (0..8).find(|&o| octant(o) == v).expect("voxel touches the point");
+        let start = (0..8)
+            .find(|&o| octant(o) == v)
+            .expect("voxel touches the point");
         let mut seen = 1u8 << start;
         let mut stack = vec![start];
         while let Some(o) = stack.pop() {
@@ -199,8 +232,17 @@ impl VoxelSurface {
     }
 
     /// Mesh layer `z` (its exposed faces), given the layers below (z-1) and above (z+1).
-    pub fn add_layer(&mut self, z: u64, below: Option<&BitLayer>, layer: &BitLayer, above: Option<&BitLayer>) {
-        let nb = Neighbourhood { z: z as i64, layers: [below, Some(layer), above] };
+    pub fn add_layer(
+        &mut self,
+        z: u64,
+        below: Option<&BitLayer>,
+        layer: &BitLayer,
+        above: Option<&BitLayer>,
+    ) {
+        let nb = Neighbourhood {
+            z: z as i64,
+            layers: [below, Some(layer), above],
+        };
         let z = z as i64;
         for x in 0..layer.side as i64 {
             for y in 0..layer.side as i64 {
@@ -226,7 +268,10 @@ impl VoxelSurface {
         // Corners counter-clockwise about +e_a: (0,0), (1,0), (1,1), (0,1) in (b,c).
         let base = add(v, unit(a, (s > 0) as i64));
         let offs = [(0, 0), (1, 0), (1, 1), (0, 1)];
-        let mut corners: Vec<[i64; 3]> = offs.iter().map(|&(ob, oc)| add(add(base, unit(b, ob)), unit(c, oc))).collect();
+        let mut corners: Vec<[i64; 3]> = offs
+            .iter()
+            .map(|&(ob, oc)| add(add(base, unit(b, ob)), unit(c, oc)))
+            .collect();
         if s < 0 {
             corners.reverse();
         }
@@ -243,7 +288,9 @@ impl VoxelSurface {
         for k in 0..4 {
             ring.push(ids[k]);
             let (p, q) = (corners[k], corners[(k + 1) % 4]);
-            let axis = (0..3).find(|&d| p[d] != q[d]).expect("an edge has a direction");
+            let axis = (0..3)
+                .find(|&d| p[d] != q[d])
+                .expect("an edge has a direction");
             let f = 3 - a - axis; // the axis across the edge within the face's plane
             let t = if p[f] > v[f] { 1 } else { -1 };
             let n2 = add(v, unit(f, t));
@@ -251,7 +298,10 @@ impl VoxelSurface {
             if nb.filled(diag) && !nb.filled(n2) {
                 split = true;
                 let start = if p[axis] < q[axis] { p } else { q };
-                let mid2 = add(p.map(|x| 2 * x), unit(axis, if q[axis] > p[axis] { 1 } else { -1 }));
+                let mid2 = add(
+                    p.map(|x| 2 * x),
+                    unit(axis, if q[axis] > p[axis] { 1 } else { -1 }),
+                );
                 ring.push(self.vertex(VertexKey::Mid(start, axis as u8, v), mid2));
             }
         }
@@ -264,7 +314,8 @@ impl VoxelSurface {
             let centre = self.points.len() as u32;
             self.points.push(centre2);
             for k in 0..ring.len() {
-                self.triangles.push([centre, ring[k], ring[(k + 1) % ring.len()]]);
+                self.triangles
+                    .push([centre, ring[k], ring[(k + 1) % ring.len()]]);
             }
         }
     }
@@ -274,7 +325,11 @@ impl VoxelSurface {
     pub fn into_mesh(self, place: impl Fn([i64; 3]) -> [f32; 3], flip: bool) -> Mesh {
         Mesh {
             vertices: self.points.iter().map(|&p| place(p)).collect(),
-            triangles: self.triangles.into_iter().map(|[a, b, c]| if flip { [a, c, b] } else { [a, b, c] }).collect(),
+            triangles: self
+                .triangles
+                .into_iter()
+                .map(|[a, b, c]| if flip { [a, c, b] } else { [a, b, c] })
+                .collect(),
         }
     }
 }
@@ -308,7 +363,8 @@ pub fn volume(mesh: &Mesh) -> f64 {
         .iter()
         .map(|t| {
             let [a, b, c] = t.map(|i| mesh.vertices[i as usize].map(|x| x as f64));
-            (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]))
+            (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0])
+                + a[2] * (b[0] * c[1] - b[1] * c[0]))
                 / 6.0
         })
         .sum()
@@ -335,7 +391,12 @@ mod tests {
     fn mesh_of(layers: &[BitLayer]) -> Mesh {
         let mut s = VoxelSurface::new();
         for z in 0..layers.len() {
-            s.add_layer(z as u64, z.checked_sub(1).map(|k| &layers[k]), &layers[z], layers.get(z + 1));
+            s.add_layer(
+                z as u64,
+                z.checked_sub(1).map(|k| &layers[k]),
+                &layers[z],
+                layers.get(z + 1),
+            );
         }
         s.into_mesh(|p| p.map(|x| x as f32 / 2.0), false)
     }
@@ -363,6 +424,10 @@ mod tests {
         assert!(edges > 0);
         assert_eq!(bad, 0);
         let voxels = 3 + 4 + 4 + 8;
-        assert!((volume(&m) - voxels as f64).abs() < 1e-6, "volume {}", volume(&m));
+        assert!(
+            (volume(&m) - voxels as f64).abs() < 1e-6,
+            "volume {}",
+            volume(&m)
+        );
     }
 }
