@@ -205,6 +205,36 @@ fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
 }
 
 #[test]
+fn ca_frames_and_stack_from_the_gpu_match_the_cpu() {
+    if gpu_or_skip("ca_frames_and_stack_from_the_gpu_match_the_cpu").is_none() {
+        return;
+    }
+    let dir = scratch_dir("ca_gpu_files");
+    let mut outputs = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let frames = dir.join(format!("frames-{backend}"));
+        let stack = dir.join(format!("stack-{backend}.ply"));
+        let o = chompute(&[
+            "--backend",
+            backend,
+            "ca",
+            "70",
+            "--frames",
+            frames.to_str().unwrap(),
+            "--every",
+            "33",
+            "--stack",
+            stack.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let frame = std::fs::read(frames.join("gen-66.png")).unwrap();
+        outputs.push((frame, std::fs::read(&stack).unwrap()));
+    }
+    assert!(outputs[0] == outputs[1], "GPU frames and stack are byte-identical to the CPU's");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn ca_bad_input() {
     assert_usage_error(&chompute(&["ca", "0"]), "at least 1");
     assert_usage_error(&chompute(&["ca", "ten"]), "not a positive integer");
