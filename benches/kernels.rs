@@ -91,5 +91,32 @@ fn games_with_a_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, chomp_ordinals, games_with_a_pass);
+criterion_group!(benches, p_grid, counts, chomp_ordinals, games_with_a_pass, automaton);
+fn automaton(c: &mut Criterion) {
+    use chompute::chocolate::automaton::{cell_updates, Automaton};
+    use chompute::gpu::ca::CaGpu;
+    let steps = 1023;
+    let mut group = c.benchmark_group("ca 1023 steps");
+    group.throughput(Throughput::Elements(cell_updates(0, steps) as u64));
+    group.sample_size(10);
+    let mut a = Automaton::new(steps).unwrap();
+    group.bench_function("cpu", |b| {
+        b.iter(|| {
+            a.reset();
+            a.run(steps)
+        })
+    });
+    if let Ok(ctx) = GpuContext::shared() {
+        let mut g = CaGpu::new(&ctx, steps).unwrap();
+        group.bench_function("gpu", |b| {
+            b.iter(|| {
+                g.reset().unwrap();
+                g.advance(steps).unwrap();
+                g.finish().unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_main!(benches);

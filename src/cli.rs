@@ -35,6 +35,12 @@ pub enum Command {
     Nimpass(NimpassArgs),
     /// C(M,M) as Nim with a pass: plain-Nim P-cells blue, pass P-cells red (PNG), or counts.
     NimpassGrid(NimpassGridArgs),
+    /// Run the second-order cellular automaton whose generation n is the P-grid of C(n+1,n+1).
+    Ca(CaArgs),
+    /// The Sierpiński octahedron S_N: cross-sections, the correspondence with P-grids, meshes.
+    Octahedron(OctahedronArgs),
+    /// Check every claim of the chocolate paper for all m up to a bound, and print a table.
+    Theorems(TheoremsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -181,6 +187,10 @@ pub struct BenchArgs {
     /// Smaller sizes, for a quick look (and for tests).
     #[arg(long)]
     pub quick: bool,
+    /// Automaton steps for the `ca` benchmark (default: scaled to the adapter, 32767 on a real
+    /// GPU; the CPU runs min(this, 4095)).
+    #[arg(long, value_name = "STEPS", value_parser = parse_size)]
+    pub ca_steps: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -304,4 +314,83 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         Ok(v) => Ok(v),
         Err(_) => Err(format!("'{s}' is larger than 2^64-1")),
     }
+}
+
+#[derive(Debug, Args)]
+pub struct CaArgs {
+    /// Steps to run from b_0 = {(0,0)}; the last generation is P(STEPS+1).
+    #[arg(value_parser = parse_size)]
+    pub steps: u64,
+    /// Compare every generation with the P-test (whole grids while small, sampled rows beyond,
+    /// the last one whole) and, on the GPU, the GPU with the CPU; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write generations as PNG frames into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<std::path::PathBuf>,
+    /// With --frames: write every K-th generation (default 1).
+    #[arg(long, value_name = "K", value_parser = parse_size)]
+    pub every: Option<u64>,
+    /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
+    #[arg(long, value_name = "FILE.ply")]
+    pub stack: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OctahedronArgs {
+    /// Level N: S_N is a union of 6^N octahedra; its sections at integer M ≤ 2^N are P-grids.
+    #[arg(value_parser = parse_level)]
+    pub n: u32,
+    /// Height of the cross-section H_{N,M} (z = 1 - M/2^N): an integer, a decimal such as 5.5,
+    /// or a fraction such as 11/2, read exactly.
+    #[arg(long, value_name = "M", value_parser = parse_ratio)]
+    pub m: Option<crate::chocolate::octahedron::Ratio>,
+    /// PNG file for the cross-section.
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Pixels per cell side in the cross-section (M·px must be a whole number).
+    #[arg(long, default_value_t = 16, value_parser = parse_size)]
+    pub px: u64,
+    /// Check, for every M ≤ 2^N, that the P-cells of C(M,M) are exactly the cells whose centre
+    /// points lie in S_N; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub check: bool,
+    /// Export S_N as a mesh: FILE.stl or FILE.ply by the extension.
+    #[arg(long, value_name = "FILE")]
+    pub stl: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TheoremsArgs {
+    /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
+    #[arg(long, value_name = "M", value_parser = parse_size)]
+    pub max_m: Option<u64>,
+    /// Print one JSON object on stdout: a `claims` list with one object per claim.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A level N of the Sierpiński octahedron: 0 ..= 60.
+pub fn parse_level(s: &str) -> Result<u32, String> {
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a level (an integer 0..=60)"));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n <= crate::chocolate::octahedron::MAX_LEVEL => Ok(n),
+        _ => Err(format!(
+            "level '{s}' is larger than {}",
+            crate::chocolate::octahedron::MAX_LEVEL
+        )),
+    }
+}
+
+/// An exact positive rational: 5, 5.5 or 11/2.
+pub fn parse_ratio(s: &str) -> Result<crate::chocolate::octahedron::Ratio, String> {
+    crate::chocolate::octahedron::parse_ratio(s)
 }

@@ -2,11 +2,14 @@
 
 mod chomp;
 mod cb;
+mod ca;
 mod count;
 mod gp;
 mod grid;
 mod info;
 mod nimpass;
+mod octahedron;
+mod theorems;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -24,6 +27,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Cb(a) => cb::run(&a),
         Command::Nimpass(a) => nimpass::run(&a),
         Command::NimpassGrid(a) => nimpass::run_grid(&a),
+        Command::Ca(a) => ca::run(backend, &a),
+        Command::Octahedron(a) => octahedron::run(&a),
+        Command::Theorems(a) => theorems::run(&a),
     }
 }
 
