@@ -25,6 +25,10 @@ pub enum Command {
     Grid(GridArgs),
     /// Benchmark GPU against CPU on chompute's kernels.
     Bench(BenchArgs),
+    /// Draw the P-grid of C(M,N) as a PNG, a Deep Zoom pyramid, or a shard of tiles.
+    Render(RenderArgs),
+    /// Join a tile directory written by `render --tiles` into one PNG or a Deep Zoom pyramid.
+    Assemble(AssembleArgs),
     /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
     Chomp(ChompArgs),
     /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
@@ -301,6 +305,80 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     digits
         .parse::<u64>()
         .map_err(|_| format!("'{s}' is larger than 2^64-1"))
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Rows of the bar.
+    #[arg(value_parser = parse_size)]
+    pub m: u64,
+    /// Columns of the bar (default: M).
+    #[arg(value_parser = parse_size)]
+    pub n: Option<u64>,
+    /// The PNG to write (written to a temporary file and renamed when complete).
+    #[arg(short, long, value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Only this part of the bar: first row and column (1-based), height and width.
+    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
+    pub window: Option<String>,
+    /// Draw each cell as K×K pixels.
+    #[arg(long, value_name = "K")]
+    pub cell: Option<u64>,
+    /// Fit the bar into PIXELS on its longer side: each pixel is a block of cells shaded by
+    /// its exact fraction of P-cells (8-bit).
+    #[arg(long, value_name = "PIXELS")]
+    pub fit: Option<u64>,
+    /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
+    /// Default: black P-cells on white.
+    #[arg(long, value_name = "P,N")]
+    pub colors: Option<String>,
+    /// Deflate effort: `fast` (deflate level 1, about 3.5× larger files, for when the disk
+    /// is faster than two cores), `balanced` (level 5, the default: a 32767² gigapixel in
+    /// well under a second on two cores, bands deflated in parallel) or `best` (level 9).
+    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
+    pub compression: crate::render::Compression,
+    /// Compare every generated tile with a second method on a sample of rows (the CPU for
+    /// GPU tiles, the cell-by-cell P-test for CPU tiles); a disagreement exits with status 1.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write a Deep Zoom pyramid DIR/NAME.dzi + DIR/NAME_files/ (NAME = DIR's last part).
+    #[arg(long, value_name = "DIR")]
+    pub dzi: Option<std::path::PathBuf>,
+    /// Tile side in pixels for --dzi (default 256) and --tiles (default 4096); a multiple of 8.
+    #[arg(long, value_name = "PIXELS")]
+    pub tile_size: Option<u64>,
+    /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
+    /// there.
+    #[arg(long, value_name = "DIR")]
+    pub tiles: Option<std::path::PathBuf>,
+    /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
+    /// SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Print one JSON object describing what was written on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// A tile directory written by `chompute render --tiles DIR`.
+    pub dir: std::path::PathBuf,
+    /// The PNG to write.
+    #[arg(short, long, value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Write a Deep Zoom pyramid instead (or as well).
+    #[arg(long, value_name = "DIR")]
+    pub dzi: Option<std::path::PathBuf>,
+    /// Tile side of the Deep Zoom pyramid (default 256).
+    #[arg(long, value_name = "PIXELS")]
+    pub tile_size: Option<u64>,
+    /// Deflate effort (default balanced).
+    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
+    pub compression: crate::render::Compression,
+    /// Print one JSON object describing what was written on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

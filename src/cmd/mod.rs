@@ -10,6 +10,7 @@ mod info;
 mod nimpass;
 mod octahedron;
 mod theorems;
+mod render;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -22,6 +23,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Render(a) => render::run(backend, &a),
+        Command::Assemble(a) => render::assemble(&a),
         Command::Chomp(a) => chomp::run(&a),
         Command::Gp(a) => gp::run(&a),
         Command::Cb(a) => cb::run(&a),
