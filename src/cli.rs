@@ -31,6 +31,20 @@ pub enum Command {
     Assemble(AssembleArgs),
     /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
     Chomp(ChompArgs),
+    /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
+    Gp(GpArgs),
+    /// Grundy numbers of the 3-D chocolate bar CB(F,x,y,z), with or without a pass.
+    Cb(CbArgs),
+    /// P-positions (pass still available) of K-heap Nim with one shared pass.
+    Nimpass(NimpassArgs),
+    /// C(M,M) as Nim with a pass: plain-Nim P-cells blue, pass P-cells red (PNG), or counts.
+    NimpassGrid(NimpassGridArgs),
+    /// Run the second-order cellular automaton whose generation n is the P-grid of C(n+1,n+1).
+    Ca(CaArgs),
+    /// The Sierpiński octahedron S_N: cross-sections, the correspondence with P-grids, meshes.
+    Octahedron(OctahedronArgs),
+    /// Check every claim of the chocolate paper for all m up to a bound, and print a table.
+    Theorems(TheoremsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -177,6 +191,120 @@ pub struct BenchArgs {
     /// Smaller sizes, for a quick look (and for tests).
     #[arg(long)]
     pub quick: bool,
+    /// Automaton steps for the `ca` benchmark (default: scaled to the adapter, 32767 on a real
+    /// GPU; the CPU runs min(this, 4095)).
+    #[arg(long, value_name = "STEPS", value_parser = parse_size)]
+    pub ca_steps: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct GpArgs {
+    /// Side of the table: 0 <= x,y < N.
+    #[arg(value_parser = parse_size)]
+    pub n: u64,
+    /// Print the table as CSV, one row of G_P(x,·) per line.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Verify Lemmas 6, 7, 8 and distinct rows and columns over the whole table; print the
+    /// report instead of the table. Exit status 1 if a claim fails.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CbArgs {
+    /// F(x,z) in the expression language: x, z, integers, + - * / %, min, max, floor, log2,
+    /// pow2, e.g. "floor(z/2)" or "pow2(log2(max(z,1)))-1".
+    #[arg(long = "f", value_name = "EXPR")]
+    pub f: String,
+    /// The box: positions with x <= X and z <= Z (and y <= F(x,z)). Default 0,15 with --table1.
+    #[arg(long, value_name = "X,Z", value_parser = parse_bound)]
+    pub bound: Option<(u64, u64)>,
+    /// Add one pass (Def 10): positions (x,y,z,p). Needs F = h(z) with h NS, h(0) = 0, h(z) < z.
+    #[arg(long)]
+    pub pass: bool,
+    /// Check Theorem 2 (or, with --pass, Theorems 3, 4 and Corollaries 2, 3, 4) on the box.
+    #[arg(long)]
+    pub check: bool,
+    /// Print Table 1: G(CB_2(h,y,z)) for y <= h(z), rows y, columns z (F read at x = 0).
+    #[arg(long, conflicts_with_all = ["pass", "csv"])]
+    pub table1: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print every position and its Grundy number as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NimpassArgs {
+    /// Number of heaps: 2, 3 or 4.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub heaps: u8,
+    /// Largest heap size: heaps run over 0..=M.
+    #[arg(long, value_name = "M", value_parser = parse_count)]
+    pub max: u64,
+    /// List the P-positions, sorted, one per line (default: only count them).
+    #[arg(long)]
+    pub list: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NimpassGridArgs {
+    /// The bar C(M,M); its cell (i,j) is the position (i-1, j-1, M-i, M-j).
+    #[arg(value_parser = parse_size, required_unless_present = "counts")]
+    pub m: Option<u64>,
+    /// Write the picture here (PNG).
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Pixels per cell side.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub scale: u32,
+    /// Print, for each M in A..B (inclusive), the number of pass P-cells and plain P-cells.
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub counts: Option<(u64, u64)>,
+    /// Print one JSON object on stdout (with --counts).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// "X,Z": two non-negative integers.
+pub fn parse_bound(s: &str) -> Result<(u64, u64), String> {
+    let (x, z) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not X,Z (two integers and a comma)"))?;
+    Ok((parse_count(x.trim())?, parse_count(z.trim())?))
+}
+
+/// "A..B" (or "A..=B"): an inclusive range of positive sizes with A <= B.
+pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}' is not a range A..B"))?;
+    let b = b.strip_prefix('=').unwrap_or(b);
+    let (a, b) = (parse_size(a.trim())?, parse_size(b.trim())?);
+    if a > b {
+        return Err(format!("the range {a}..{b} is empty"));
+    }
+    Ok((a, b))
+}
+
+/// A non-negative integer (0 allowed): digits only, underscores allowed as separators.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let digits: String = s.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a non-negative integer"));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| format!("'{s}' is larger than 2^64-1"))
 }
 
 #[derive(Debug, Args)]
@@ -264,4 +392,83 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         Ok(v) => Ok(v),
         Err(_) => Err(format!("'{s}' is larger than 2^64-1")),
     }
+}
+
+#[derive(Debug, Args)]
+pub struct CaArgs {
+    /// Steps to run from b_0 = {(0,0)}; the last generation is P(STEPS+1).
+    #[arg(value_parser = parse_size)]
+    pub steps: u64,
+    /// Compare every generation with the P-test (whole grids while small, sampled rows beyond,
+    /// the last one whole) and, on the GPU, the GPU with the CPU; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write generations as PNG frames into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<std::path::PathBuf>,
+    /// With --frames: write every K-th generation (default 1).
+    #[arg(long, value_name = "K", value_parser = parse_size)]
+    pub every: Option<u64>,
+    /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
+    #[arg(long, value_name = "FILE.ply")]
+    pub stack: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OctahedronArgs {
+    /// Level N: S_N is a union of 6^N octahedra; its sections at integer M ≤ 2^N are P-grids.
+    #[arg(value_parser = parse_level)]
+    pub n: u32,
+    /// Height of the cross-section H_{N,M} (z = 1 - M/2^N): an integer, a decimal such as 5.5,
+    /// or a fraction such as 11/2, read exactly.
+    #[arg(long, value_name = "M", value_parser = parse_ratio)]
+    pub m: Option<crate::chocolate::octahedron::Ratio>,
+    /// PNG file for the cross-section.
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Pixels per cell side in the cross-section (M·px must be a whole number).
+    #[arg(long, default_value_t = 16, value_parser = parse_size)]
+    pub px: u64,
+    /// Check, for every M ≤ 2^N, that the P-cells of C(M,M) are exactly the cells whose centre
+    /// points lie in S_N; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub check: bool,
+    /// Export S_N as a mesh: FILE.stl or FILE.ply by the extension.
+    #[arg(long, value_name = "FILE")]
+    pub stl: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TheoremsArgs {
+    /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
+    #[arg(long, value_name = "M", value_parser = parse_size)]
+    pub max_m: Option<u64>,
+    /// Print one JSON object on stdout: a `claims` list with one object per claim.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A level N of the Sierpiński octahedron: 0 ..= 60.
+pub fn parse_level(s: &str) -> Result<u32, String> {
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a level (an integer 0..=60)"));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n <= crate::chocolate::octahedron::MAX_LEVEL => Ok(n),
+        _ => Err(format!(
+            "level '{s}' is larger than {}",
+            crate::chocolate::octahedron::MAX_LEVEL
+        )),
+    }
+}
+
+/// An exact positive rational: 5, 5.5 or 11/2.
+pub fn parse_ratio(s: &str) -> Result<crate::chocolate::octahedron::Ratio, String> {
+    crate::chocolate::octahedron::parse_ratio(s)
 }

@@ -188,6 +188,45 @@ impl GpuContext {
         Ok(pipeline)
     }
 
+    /// As [`GpuContext::pipeline`], with an explicit pipeline layout made by `layout` (for
+    /// kernels that need dynamic uniform offsets). `layout` runs only when the pipeline is
+    /// first built; read the bind group layout back with `get_bind_group_layout`.
+    pub fn pipeline_with_layout(
+        &self,
+        key: &'static str,
+        source: &str,
+        entry: &str,
+        layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
+    ) -> anyhow::Result<wgpu::ComputePipeline> {
+        let mut cache = self
+            .pipelines
+            .lock()
+            .map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
+        if let Some(p) = cache.get(key) {
+            return Ok(p.clone());
+        }
+        let pipeline = self.checked(|| {
+            let layout = layout(&self.device);
+            let module = self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(key),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(key),
+                    layout: Some(&layout),
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+        })?;
+        cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
     /// Run `f` inside validation and out-of-memory error scopes, turning a captured error
     /// into an `Err` instead of a panic.
     pub fn checked<T>(&self, f: impl FnOnce() -> T) -> anyhow::Result<T> {

@@ -1,6 +1,7 @@
 //! Pictures: streaming PNG output, written to a temporary file and renamed when complete.
 
 pub mod atomic;
+pub mod mesh;
 pub mod bench;
 pub mod dzi;
 pub mod encode;
