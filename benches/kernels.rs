@@ -65,9 +65,31 @@ fn chomp_ordinals(c: &mut Criterion) {
             ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
             last
         })
+fn games_with_a_pass(c: &mut Criterion) {
+    use chompute::pass::{
+        cb::{Bar, FTable},
+        gp::GpTable,
+        nimpass::NimPass,
+    };
+    let mut group = c.benchmark_group("games with a pass");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1000 * 1000));
+    group.bench_function("G_P 1000x1000", |b| {
+        b.iter(|| GpTable::compute(1000).unwrap())
+    });
+    group.throughput(Throughput::Elements(41u64.pow(4)));
+    group.bench_function("nim with a pass K=4 0..=40", |b| {
+        b.iter(|| NimPass::compute(4, 41).unwrap().count())
+    });
+    let f = FTable::from_fn(40, 40, |_, z| z / 2).unwrap();
+    group.throughput(Throughput::Elements(
+        Bar::compute(f.clone(), false).unwrap().len() as u64,
+    ));
+    group.bench_function("CB(floor(z/2)) 40,40 with a pass", |b| {
+        b.iter(|| Bar::compute(f.clone(), true).unwrap())
     });
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, chomp_ordinals);
+criterion_group!(benches, p_grid, counts, chomp_ordinals, games_with_a_pass);
 criterion_main!(benches);

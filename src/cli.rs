@@ -27,6 +27,14 @@ pub enum Command {
     Bench(BenchArgs),
     /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
     Chomp(ChompArgs),
+    /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
+    Gp(GpArgs),
+    /// Grundy numbers of the 3-D chocolate bar CB(F,x,y,z), with or without a pass.
+    Cb(CbArgs),
+    /// P-positions (pass still available) of K-heap Nim with one shared pass.
+    Nimpass(NimpassArgs),
+    /// C(M,M) as Nim with a pass: plain-Nim P-cells blue, pass P-cells red (PNG), or counts.
+    NimpassGrid(NimpassGridArgs),
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +181,116 @@ pub struct BenchArgs {
     /// Smaller sizes, for a quick look (and for tests).
     #[arg(long)]
     pub quick: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GpArgs {
+    /// Side of the table: 0 <= x,y < N.
+    #[arg(value_parser = parse_size)]
+    pub n: u64,
+    /// Print the table as CSV, one row of G_P(x,·) per line.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Verify Lemmas 6, 7, 8 and distinct rows and columns over the whole table; print the
+    /// report instead of the table. Exit status 1 if a claim fails.
+    #[arg(long)]
+    pub check: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CbArgs {
+    /// F(x,z) in the expression language: x, z, integers, + - * / %, min, max, floor, log2,
+    /// pow2, e.g. "floor(z/2)" or "pow2(log2(max(z,1)))-1".
+    #[arg(long = "f", value_name = "EXPR")]
+    pub f: String,
+    /// The box: positions with x <= X and z <= Z (and y <= F(x,z)). Default 0,15 with --table1.
+    #[arg(long, value_name = "X,Z", value_parser = parse_bound)]
+    pub bound: Option<(u64, u64)>,
+    /// Add one pass (Def 10): positions (x,y,z,p). Needs F = h(z) with h NS, h(0) = 0, h(z) < z.
+    #[arg(long)]
+    pub pass: bool,
+    /// Check Theorem 2 (or, with --pass, Theorems 3, 4 and Corollaries 2, 3, 4) on the box.
+    #[arg(long)]
+    pub check: bool,
+    /// Print Table 1: G(CB_2(h,y,z)) for y <= h(z), rows y, columns z (F read at x = 0).
+    #[arg(long, conflicts_with_all = ["pass", "csv"])]
+    pub table1: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print every position and its Grundy number as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NimpassArgs {
+    /// Number of heaps: 2, 3 or 4.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+    pub heaps: u8,
+    /// Largest heap size: heaps run over 0..=M.
+    #[arg(long, value_name = "M", value_parser = parse_count)]
+    pub max: u64,
+    /// List the P-positions, sorted, one per line (default: only count them).
+    #[arg(long)]
+    pub list: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct NimpassGridArgs {
+    /// The bar C(M,M); its cell (i,j) is the position (i-1, j-1, M-i, M-j).
+    #[arg(value_parser = parse_size, required_unless_present = "counts")]
+    pub m: Option<u64>,
+    /// Write the picture here (PNG).
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Pixels per cell side.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub scale: u32,
+    /// Print, for each M in A..B (inclusive), the number of pass P-cells and plain P-cells.
+    #[arg(long, value_name = "A..B", value_parser = parse_range)]
+    pub counts: Option<(u64, u64)>,
+    /// Print one JSON object on stdout (with --counts).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// "X,Z": two non-negative integers.
+pub fn parse_bound(s: &str) -> Result<(u64, u64), String> {
+    let (x, z) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not X,Z (two integers and a comma)"))?;
+    Ok((parse_count(x.trim())?, parse_count(z.trim())?))
+}
+
+/// "A..B" (or "A..=B"): an inclusive range of positive sizes with A <= B.
+pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}' is not a range A..B"))?;
+    let b = b.strip_prefix('=').unwrap_or(b);
+    let (a, b) = (parse_size(a.trim())?, parse_size(b.trim())?);
+    if a > b {
+        return Err(format!("the range {a}..{b} is empty"));
+    }
+    Ok((a, b))
+}
+
+/// A non-negative integer (0 allowed): digits only, underscores allowed as separators.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let digits: String = s.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a non-negative integer"));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| format!("'{s}' is larger than 2^64-1"))
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

@@ -3,6 +3,7 @@
 //! - [`chocolate`]: the chocolate game C(m,n), whose P-positions are four-pile Nim.
 //! - [`chomp`]: multiplayer Chomp: ordinals under n-player rules, rule classes.
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
+//! - [`pass`]: games with a pass: G_P, the 3-D bars CB(F), Nim with a pass.
 //! - [`render`]: streaming PNG output written atomically.
 //!
 //! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
@@ -15,5 +16,6 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod gpu;
+pub mod pass;
 pub mod progress;
 pub mod render;

@@ -1,9 +1,12 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
 mod chomp;
+mod cb;
 mod count;
+mod gp;
 mod grid;
 mod info;
+mod nimpass;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -17,6 +20,10 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
         Command::Chomp(a) => chomp::run(&a),
+        Command::Gp(a) => gp::run(&a),
+        Command::Cb(a) => cb::run(&a),
+        Command::Nimpass(a) => nimpass::run(&a),
+        Command::NimpassGrid(a) => nimpass::run_grid(&a),
     }
 }
 
