@@ -20,8 +20,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(a) => crate::bench::run(backend, &a),
         Command::Gp(a) => gp::run(&a),
         Command::Cb(a) => cb::run(&a),
-        Command::Nimpass(a) => nimpass::run(&a),
-        Command::NimpassGrid(a) => nimpass::run_grid(&a),
+        Command::Nimpass(a) => nimpass::run(backend, &a),
+        Command::NimpassGrid(a) => nimpass::run_grid(backend, &a),
     }
 }
 

@@ -2,6 +2,7 @@
 //! kernel's CPU twin lives beside the mathematics it implements.
 
 pub mod context;
+pub mod nimpass;
 pub mod ptest;
 
 pub use context::{BackendChoice, Engine, GpuContext};
