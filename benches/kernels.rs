@@ -34,11 +34,37 @@ fn p_grid(c: &mut Criterion) {
 
 fn counts(c: &mut Criterion) {
     let mut group = c.benchmark_group("g(m)");
-    group.bench_function("recurrence u64::MAX", |b| b.iter(|| g_recurrence(u64::MAX).unwrap()));
-    group.bench_function("histogram 1000001", |b| b.iter(|| g_histogram(1_000_001, 1_000_001).unwrap()));
+    group.bench_function("recurrence u64::MAX", |b| {
+        b.iter(|| g_recurrence(u64::MAX).unwrap())
+    });
+    group.bench_function("histogram 1000001", |b| {
+        b.iter(|| g_histogram(1_000_001, 1_000_001).unwrap())
+    });
     group.finish();
 }
 
+fn chomp_ordinals(c: &mut Criterion) {
+    use chompute::chomp::{
+        ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox, Ranker, Rule,
+    };
+    let choice = Choice::new(&Rule::from_perm(vec![0, 1, 2]));
+    let mut group = c.benchmark_group("chomp ordinals 3-player rule 0,1,2");
+    group.sample_size(10);
+    let ranker = Ranker::new(ChompBox { rows: 9, cols: 9 }).unwrap();
+    group.throughput(Throughput::Elements(ranker.len()));
+    group.bench_function("general 9x9", |b| {
+        b.iter(|| ordinals_in_rank_order(&ranker, &choice))
+    });
+    let cols = 300;
+    group.throughput(Throughput::Elements(
+        ChompBox { rows: 3, cols }.positions().unwrap(),
+    ));
+    group.bench_function("three-row 3x300", |b| {
+        b.iter(|| {
+            let mut last = 0u8;
+            ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
+            last
+        })
 fn games_with_a_pass(c: &mut Criterion) {
     use chompute::pass::{
         cb::{Bar, FTable},
@@ -65,5 +91,5 @@ fn games_with_a_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, games_with_a_pass);
+criterion_group!(benches, p_grid, counts, chomp_ordinals, games_with_a_pass);
 criterion_main!(benches);

@@ -160,6 +160,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
+    crate::chomp::bench::bench_chomp(&env, &mut out)?;
     crate::pass::bench::bench_pass(&env, &mut out)?;
 
     if args.json {

@@ -25,6 +25,8 @@ pub enum Command {
     Grid(GridArgs),
     /// Benchmark GPU against CPU on chompute's kernels.
     Bench(BenchArgs),
+    /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
+    Chomp(ChompArgs),
     /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
     Gp(GpArgs),
     /// Grundy numbers of the 3-D chocolate bar CB(F,x,y,z), with or without a pass.
@@ -33,6 +35,97 @@ pub enum Command {
     Nimpass(NimpassArgs),
     /// C(M,M) as Nim with a pass: plain-Nim P-cells blue, pass P-cells red (PNG), or counts.
     NimpassGrid(NimpassGridArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ChompArgs {
+    #[command(subcommand)]
+    pub command: ChompCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChompCommand {
+    /// Ordinals of every position in a box by Fact 2.10: histogram, one position's Sol set and
+    /// solution chain, or every position of one ordinal.
+    Ord(ChompOrdArgs),
+    /// Group all N! normalised rules for N players into isomorphism classes on a box.
+    Classes(ChompClassesArgs),
+    /// Picture of the ordinals of two- or three-row positions, with a legend.
+    Image(ChompImageArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChompEngine {
+    /// The three-row engine for boxes of 3 rows, else the general one.
+    Auto,
+    /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
+    /// volume layers when there are 8 or more threads).
+    General,
+    /// The general engine by volume layers, each layer in parallel.
+    Layers,
+    /// O(1) work per position; boxes of exactly 3 rows.
+    ThreeRow,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompOrdArgs {
+    /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,2,1 or 5,-1.5,3.
+    #[arg(long, value_parser = crate::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: crate::chomp::Rule,
+    /// The box ROWSxCOLUMNS of positions (default: the smallest box holding --position).
+    #[arg(long = "box", value_parser = crate::chomp::ChompBox::parse)]
+    pub shape: Option<crate::chomp::ChompBox>,
+    /// Report this position's ordinal, Sol set and one solution chain: row lengths a,b,c.
+    #[arg(long, value_parser = crate::chomp::Diagram::parse)]
+    pub position: Option<crate::chomp::Diagram>,
+    /// Print every position of ordinal K, one per line (a,b,c), in lexicographic order.
+    #[arg(long, value_name = "K")]
+    pub list: Option<u8>,
+    /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
+    #[arg(long)]
+    pub check: bool,
+    #[arg(long, value_enum, default_value_t = ChompEngine::Auto)]
+    pub engine: ChompEngine,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV on stdout (the histogram, or the list).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompClassesArgs {
+    /// Number of players N (2 to 8).
+    #[arg(long)]
+    pub players: usize,
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = crate::chomp::ChompBox::parse)]
+    pub shape: crate::chomp::ChompBox,
+    /// Also verify Theorem 3.3 (rules with the same order land in the same class).
+    #[arg(long)]
+    pub check: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompImageArgs {
+    #[arg(long, value_parser = crate::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: crate::chomp::Rule,
+    /// 3: the (b,c) plane of positions (A,b,c); 2: the whole triangle of positions (a,b), a ≤ A.
+    #[arg(long, default_value_t = 3)]
+    pub rows: u32,
+    /// A: the first row (rows 3) or the largest first row (rows 2).
+    #[arg(long, value_name = "A")]
+    pub first_row: u32,
+    /// Pixels per position (default: enough for a picture about 600 pixels wide).
+    #[arg(long)]
+    pub scale: Option<u32>,
+    /// Output PNG file.
+    #[arg(short, long)]
+    pub output: std::path::PathBuf,
 }
 
 #[derive(Debug, Args)]

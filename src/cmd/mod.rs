@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod chomp;
 mod cb;
 mod count;
 mod gp;
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Chomp(a) => chomp::run(&a),
         Command::Gp(a) => gp::run(&a),
         Command::Cb(a) => cb::run(&a),
         Command::Nimpass(a) => nimpass::run(backend, &a),
