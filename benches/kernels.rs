@@ -43,6 +43,48 @@ fn counts(c: &mut Criterion) {
     group.finish();
 }
 
+/// Pictures: the submask row generator against the scatter generator on a dense bar, and a
+/// whole 1-bit render (generation overlapped with parallel deflate) into a sink.
+fn pictures(c: &mut Criterion) {
+    use chompute::chocolate::rows::p_rows_submask;
+    use chompute::gpu::Engine;
+    use chompute::render::{encode::stream_png, picture::Picture, source::CellSource, Compression};
+    let mut group = c.benchmark_group("p-grid generate dense 4095x4095");
+    let w = Window::full(4095, 4095).unwrap();
+    group.throughput(Throughput::Elements(w.cells() as u64));
+    group.sample_size(10);
+    let mut out = vec![0u32; w.total_words().unwrap()];
+    group.bench_function("cpu scatter", |b| b.iter(|| p_rows_cpu(&w, &mut out)));
+    group.bench_function("cpu submask", |b| b.iter(|| p_rows_submask(&w, &mut out)));
+    group.finish();
+
+    let mut group = c.benchmark_group("render png 4095x4095");
+    group.throughput(Throughput::Elements(w.cells() as u64));
+    group.sample_size(10);
+    let pic = Picture::new(w, None, None, None).unwrap();
+    let cells = CellSource::new(Engine::Cpu, false);
+    for (name, compression) in [
+        ("fast", Compression::Fast),
+        ("balanced", Compression::Balanced),
+    ] {
+        let spec = pic.spec(compression).unwrap();
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                stream_png("bench", &mut std::io::sink(), &spec, |sink| {
+                    while sink.rows_left() > 0 {
+                        sink.fill_band(|y0, rows, bytes| {
+                            pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                        })?;
+                    }
+                    Ok(())
+                })
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 fn chomp_ordinals(c: &mut Criterion) {
     use chompute::chomp::{
         ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox, Ranker, Rule,
@@ -65,6 +107,10 @@ fn chomp_ordinals(c: &mut Criterion) {
             ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
             last
         })
+    });
+    group.finish();
+}
+
 fn games_with_a_pass(c: &mut Criterion) {
     use chompute::pass::{
         cb::{Bar, FTable},
@@ -91,5 +137,32 @@ fn games_with_a_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, chomp_ordinals, games_with_a_pass);
+criterion_group!(benches, p_grid, counts, pictures, chomp_ordinals, games_with_a_pass, automaton);
+fn automaton(c: &mut Criterion) {
+    use chompute::chocolate::automaton::{cell_updates, Automaton};
+    use chompute::gpu::ca::CaGpu;
+    let steps = 1023;
+    let mut group = c.benchmark_group("ca 1023 steps");
+    group.throughput(Throughput::Elements(cell_updates(0, steps) as u64));
+    group.sample_size(10);
+    let mut a = Automaton::new(steps).unwrap();
+    group.bench_function("cpu", |b| {
+        b.iter(|| {
+            a.reset();
+            a.run(steps)
+        })
+    });
+    if let Ok(ctx) = GpuContext::shared() {
+        let mut g = CaGpu::new(&ctx, steps).unwrap();
+        group.bench_function("gpu", |b| {
+            b.iter(|| {
+                g.reset().unwrap();
+                g.advance(steps).unwrap();
+                g.finish().unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_main!(benches);

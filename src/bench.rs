@@ -36,6 +36,8 @@ pub struct BenchEnv {
     pub gpu: Option<Arc<GpuContext>>,
     pub quick: bool,
     pub reps: usize,
+    /// `--ca-steps`: automaton steps (default scaled to the adapter).
+    pub ca_steps: Option<u64>,
 }
 
 impl BenchEnv {
@@ -157,11 +159,14 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         gpu,
         quick: args.quick,
         reps: if args.quick { 1 } else { 3 },
+        ca_steps: args.ca_steps,
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
+    crate::render::bench::bench_render(&env, &mut out)?;
     crate::chomp::bench::bench_chomp(&env, &mut out)?;
     crate::pass::bench::bench_pass(&env, &mut out)?;
+    crate::gpu::ca::bench_ca(&env, &mut out)?;
 
     if args.json {
         return crate::cmd::print_json(&Report {

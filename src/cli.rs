@@ -25,6 +25,10 @@ pub enum Command {
     Grid(GridArgs),
     /// Benchmark GPU against CPU on chompute's kernels.
     Bench(BenchArgs),
+    /// Draw the P-grid of C(M,N) as a PNG, a Deep Zoom pyramid, or a shard of tiles.
+    Render(RenderArgs),
+    /// Join a tile directory written by `render --tiles` into one PNG or a Deep Zoom pyramid.
+    Assemble(AssembleArgs),
     /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
     Chomp(ChompArgs),
     /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
@@ -35,6 +39,12 @@ pub enum Command {
     Nimpass(NimpassArgs),
     /// C(M,M) as Nim with a pass: plain-Nim P-cells blue, pass P-cells red (PNG), or counts.
     NimpassGrid(NimpassGridArgs),
+    /// Run the second-order cellular automaton whose generation n is the P-grid of C(n+1,n+1).
+    Ca(CaArgs),
+    /// The Sierpiński octahedron S_N: cross-sections, the correspondence with P-grids, meshes.
+    Octahedron(OctahedronArgs),
+    /// Check every claim of the chocolate paper for all m up to a bound, and print a table.
+    Theorems(TheoremsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -181,6 +191,10 @@ pub struct BenchArgs {
     /// Smaller sizes, for a quick look (and for tests).
     #[arg(long)]
     pub quick: bool,
+    /// Automaton steps for the `ca` benchmark (default: scaled to the adapter, 32767 on a real
+    /// GPU; the CPU runs min(this, 4095)).
+    #[arg(long, value_name = "STEPS", value_parser = parse_size)]
+    pub ca_steps: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -293,6 +307,80 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{s}' is larger than 2^64-1"))
 }
 
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Rows of the bar.
+    #[arg(value_parser = parse_size)]
+    pub m: u64,
+    /// Columns of the bar (default: M).
+    #[arg(value_parser = parse_size)]
+    pub n: Option<u64>,
+    /// The PNG to write (written to a temporary file and renamed when complete).
+    #[arg(short, long, value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Only this part of the bar: first row and column (1-based), height and width.
+    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
+    pub window: Option<String>,
+    /// Draw each cell as K×K pixels.
+    #[arg(long, value_name = "K")]
+    pub cell: Option<u64>,
+    /// Fit the bar into PIXELS on its longer side: each pixel is a block of cells shaded by
+    /// its exact fraction of P-cells (8-bit).
+    #[arg(long, value_name = "PIXELS")]
+    pub fit: Option<u64>,
+    /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
+    /// Default: black P-cells on white.
+    #[arg(long, value_name = "P,N")]
+    pub colors: Option<String>,
+    /// Deflate effort: `fast` (deflate level 1, about 3.5× larger files, for when the disk
+    /// is faster than two cores), `balanced` (level 5, the default: a 32767² gigapixel in
+    /// well under a second on two cores, bands deflated in parallel) or `best` (level 9).
+    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
+    pub compression: crate::render::Compression,
+    /// Compare every generated tile with a second method on a sample of rows (the CPU for
+    /// GPU tiles, the cell-by-cell P-test for CPU tiles); a disagreement exits with status 1.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write a Deep Zoom pyramid DIR/NAME.dzi + DIR/NAME_files/ (NAME = DIR's last part).
+    #[arg(long, value_name = "DIR")]
+    pub dzi: Option<std::path::PathBuf>,
+    /// Tile side in pixels for --dzi (default 256) and --tiles (default 4096); a multiple of 8.
+    #[arg(long, value_name = "PIXELS")]
+    pub tile_size: Option<u64>,
+    /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
+    /// there.
+    #[arg(long, value_name = "DIR")]
+    pub tiles: Option<std::path::PathBuf>,
+    /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
+    /// SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// Print one JSON object describing what was written on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct AssembleArgs {
+    /// A tile directory written by `chompute render --tiles DIR`.
+    pub dir: std::path::PathBuf,
+    /// The PNG to write.
+    #[arg(short, long, value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Write a Deep Zoom pyramid instead (or as well).
+    #[arg(long, value_name = "DIR")]
+    pub dzi: Option<std::path::PathBuf>,
+    /// Tile side of the Deep Zoom pyramid (default 256).
+    #[arg(long, value_name = "PIXELS")]
+    pub tile_size: Option<u64>,
+    /// Deflate effort (default balanced).
+    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
+    pub compression: crate::render::Compression,
+    /// Print one JSON object describing what was written on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let digits: String = s.chars().filter(|&c| c != '_').collect();
@@ -304,4 +392,83 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         Ok(v) => Ok(v),
         Err(_) => Err(format!("'{s}' is larger than 2^64-1")),
     }
+}
+
+#[derive(Debug, Args)]
+pub struct CaArgs {
+    /// Steps to run from b_0 = {(0,0)}; the last generation is P(STEPS+1).
+    #[arg(value_parser = parse_size)]
+    pub steps: u64,
+    /// Compare every generation with the P-test (whole grids while small, sampled rows beyond,
+    /// the last one whole) and, on the GPU, the GPU with the CPU; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub verify: bool,
+    /// Write generations as PNG frames into DIR (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub frames: Option<std::path::PathBuf>,
+    /// With --frames: write every K-th generation (default 1).
+    #[arg(long, value_name = "K", value_parser = parse_size)]
+    pub every: Option<u64>,
+    /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
+    #[arg(long, value_name = "FILE.ply")]
+    pub stack: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OctahedronArgs {
+    /// Level N: S_N is a union of 6^N octahedra; its sections at integer M ≤ 2^N are P-grids.
+    #[arg(value_parser = parse_level)]
+    pub n: u32,
+    /// Height of the cross-section H_{N,M} (z = 1 - M/2^N): an integer, a decimal such as 5.5,
+    /// or a fraction such as 11/2, read exactly.
+    #[arg(long, value_name = "M", value_parser = parse_ratio)]
+    pub m: Option<crate::chocolate::octahedron::Ratio>,
+    /// PNG file for the cross-section.
+    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    pub output: Option<std::path::PathBuf>,
+    /// Pixels per cell side in the cross-section (M·px must be a whole number).
+    #[arg(long, default_value_t = 16, value_parser = parse_size)]
+    pub px: u64,
+    /// Check, for every M ≤ 2^N, that the P-cells of C(M,M) are exactly the cells whose centre
+    /// points lie in S_N; exit status 1 on a mismatch.
+    #[arg(long)]
+    pub check: bool,
+    /// Export S_N as a mesh: FILE.stl or FILE.ply by the extension.
+    #[arg(long, value_name = "FILE")]
+    pub stl: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TheoremsArgs {
+    /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
+    #[arg(long, value_name = "M", value_parser = parse_size)]
+    pub max_m: Option<u64>,
+    /// Print one JSON object on stdout: a `claims` list with one object per claim.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A level N of the Sierpiński octahedron: 0 ..= 60.
+pub fn parse_level(s: &str) -> Result<u32, String> {
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a level (an integer 0..=60)"));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n <= crate::chocolate::octahedron::MAX_LEVEL => Ok(n),
+        _ => Err(format!(
+            "level '{s}' is larger than {}",
+            crate::chocolate::octahedron::MAX_LEVEL
+        )),
+    }
+}
+
+/// An exact positive rational: 5, 5.5 or 11/2.
+pub fn parse_ratio(s: &str) -> Result<crate::chocolate::octahedron::Ratio, String> {
+    crate::chocolate::octahedron::parse_ratio(s)
 }

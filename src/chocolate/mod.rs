@@ -1,9 +1,14 @@
 //! The chocolate game C(m,n) (SPEC §1): an m×n bar with one poisoned cell (i,j) is the
 //! four-pile Nim position (i-1, j-1, m-i, n-j).
 
+pub mod automaton;
 pub mod count;
 pub mod grid;
+pub mod octahedron;
 pub mod ptest;
+pub mod recursive;
+pub mod theorems;
+pub mod rows;
 
 pub use count::{g_histogram, g_recurrence};
 pub use grid::{p_rows_cpu, p_rows_naive, words_per_row, Window};

@@ -238,7 +238,9 @@ impl Ranker {
         let r = shape.rows;
         let stride = shape.cols as usize + 1;
         if (r as u64).saturating_mul(stride as u64) > MAX_RANK_WEIGHTS {
-            return Err(usage!("the {shape} box is too long and thin to rank (rows × (columns+1) > 2^28)"));
+            return Err(usage!(
+                "the {shape} box is too long and thin to rank (rows × (columns+1) > 2^28)"
+            ));
         }
         let mut weight = vec![0u64; r * stride];
         for j in 0..r {

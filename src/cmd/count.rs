@@ -107,9 +107,11 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         Some(one) => vec![one],
         None if m == n => vec![CountMethod::Recurrence],
         None if histogram_feasible(m, n) => vec![CountMethod::Histogram],
-        None => return Err(usage!(
+        None => {
+            return Err(usage!(
             "C({m},{n}) is too large for any exact method here (the recurrence needs a square bar)"
-        )),
+        ))
+        }
     };
     let mut results = Vec::new();
     for method in methods {

@@ -146,7 +146,8 @@ impl GpuContext {
     /// The most bytes one storage binding may hold on this device, capped at 256 MiB so that
     /// a tile's P-count (≤ 2^31 bits) fits the kernels' u32 counters.
     pub fn max_binding_bytes(&self) -> u64 {
-        self.limits.max_storage_buffer_binding_size
+        self.limits
+            .max_storage_buffer_binding_size
             .min(self.limits.max_buffer_size)
             .min(256 << 20)
     }
@@ -177,6 +178,45 @@ impl GpuContext {
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(key),
                     layout: None,
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+        })?;
+        cache.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// As [`GpuContext::pipeline`], with an explicit pipeline layout made by `layout` (for
+    /// kernels that need dynamic uniform offsets). `layout` runs only when the pipeline is
+    /// first built; read the bind group layout back with `get_bind_group_layout`.
+    pub fn pipeline_with_layout(
+        &self,
+        key: &'static str,
+        source: &str,
+        entry: &str,
+        layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
+    ) -> anyhow::Result<wgpu::ComputePipeline> {
+        let mut cache = self
+            .pipelines
+            .lock()
+            .map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
+        if let Some(p) = cache.get(key) {
+            return Ok(p.clone());
+        }
+        let pipeline = self.checked(|| {
+            let layout = layout(&self.device);
+            let module = self
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(key),
+                    source: wgpu::ShaderSource::Wgsl(source.into()),
+                });
+            self.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(key),
+                    layout: Some(&layout),
                     module: &module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),

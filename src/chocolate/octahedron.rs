@@ -1,0 +1,417 @@
+//! The Sierpiński octahedron S_N of SPEC §2, in exact integer arithmetic.
+//!
+//! S_0 is |x|+|y|+|z| ≤ 1. The operation T replaces an octahedron of centre c and radius r by
+//! the six of radius r/2 centred at c ± (r/2)e_k, so S_N is a union of 6^N octahedra, and
+//! H_{N,M} = S_N ∩ {z = 1 - M/2^N}. Every coordinate here is scaled by a power of two (times
+//! the denominators in play) so points and radii are integers: floats would misclassify the
+//! many points that lie exactly on faces.
+//!
+//! Correspondence (SPEC §2): cell (i,j) of C(m,m), m ≤ 2^N, is P iff its centre point, with
+//! w = m/2^N, h = 2/2^N, u = -w + (i-1/2)h, v = -w + (j-1/2)h, x = (u+v)/2, y = (u-v)/2,
+//! z = 1 - w, lies in S_N.
+
+use super::grid::{p_rows_cpu, Window};
+use crate::usage;
+use rayon::prelude::*;
+
+/// Deepest level handled (coordinates are i128 scaled by 2^(N+1) times small factors).
+pub const MAX_LEVEL: u32 = 60;
+
+/// Whether the point p lies in S_n, where coordinates are scaled so that S_0 has radius
+/// `radius` (which 2^n must divide). Closed octahedra; a point on a boundary shared by several
+/// children is looked up in each.
+pub fn in_sierpinski(n: u32, radius: i128, p: [i128; 3]) -> bool {
+    debug_assert!(radius % (1i128 << n) == 0);
+    fn inside(c: [i128; 3], r: i128, p: [i128; 3]) -> bool {
+        (p[0] - c[0]).abs() + (p[1] - c[1]).abs() + (p[2] - c[2]).abs() <= r
+    }
+    fn descend(levels: u32, c: [i128; 3], r: i128, p: [i128; 3]) -> bool {
+        if levels == 0 {
+            return true;
+        }
+        let h = r / 2;
+        for axis in 0..3 {
+            for sign in [1i128, -1] {
+                let mut child = c;
+                child[axis] += sign * h;
+                if inside(child, h, p) && descend(levels - 1, child, h, p) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+    inside([0, 0, 0], radius, p) && descend(n, [0, 0, 0], radius, p)
+}
+
+/// Whether the centre point of cell (i,j) (1-based) of C(m,m) lies in S_n (1 ≤ m ≤ 2^n).
+/// Scaled by 2^(n+1): x = 2i+2j-2-2m, y = 2i-2j, z = 2^(n+1)-2m, radius 2^(n+1).
+pub fn cell_in_sierpinski(n: u32, m: u64, i: u64, j: u64) -> bool {
+    let (m, i, j) = (m as i128, i as i128, j as i128);
+    let radius = 1i128 << (n + 1);
+    in_sierpinski(
+        n,
+        radius,
+        [2 * i + 2 * j - 2 - 2 * m, 2 * i - 2 * j, radius - 2 * m],
+    )
+}
+
+/// A positive rational p/q in lowest terms: the section height M, read exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ratio {
+    pub num: u64,
+    pub den: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+impl Ratio {
+    pub fn new(num: u64, den: u64) -> Ratio {
+        let g = gcd(num, den).max(1);
+        Ratio {
+            num: num / g,
+            den: den / g,
+        }
+    }
+
+    pub fn is_integer(&self) -> bool {
+        self.den == 1
+    }
+}
+
+impl std::fmt::Display for Ratio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.den == 1 {
+            write!(f, "{}", self.num)
+        } else {
+            write!(f, "{}/{}", self.num, self.den)
+        }
+    }
+}
+
+/// Parse "5", "5.5" or "11/2" exactly (no floats): a positive rational.
+pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
+    let bad = || format!("'{s}' is not a positive number (write 5, 5.5 or 11/2)");
+    let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    let r = if let Some((a, b)) = s.split_once('/') {
+        if !digits(a) || !digits(b) {
+            return Err(bad());
+        }
+        let (a, b) = (
+            a.parse::<u64>().map_err(|_| bad())?,
+            b.parse::<u64>().map_err(|_| bad())?,
+        );
+        if b == 0 {
+            return Err(bad());
+        }
+        Ratio::new(a, b)
+    } else if let Some((a, b)) = s.split_once('.') {
+        if !(digits(a) || a.is_empty()) || !digits(b) || b.len() > 18 {
+            return Err(bad());
+        }
+        let den = 10u64.pow(b.len() as u32);
+        let whole = if a.is_empty() {
+            0
+        } else {
+            a.parse::<u64>().map_err(|_| bad())?
+        };
+        let num = whole
+            .checked_mul(den)
+            .and_then(|x| x.checked_add(b.parse::<u64>().ok()?))
+            .ok_or_else(bad)?;
+        Ratio::new(num, den)
+    } else {
+        if !digits(s) {
+            return Err(bad());
+        }
+        Ratio::new(s.parse::<u64>().map_err(|_| bad())?, 1)
+    };
+    if r.num == 0 {
+        return Err(format!("'{s}' must be positive"));
+    }
+    Ok(r)
+}
+
+/// The cross-section H_{n,M} sampled at `px`×`px` points per cell of the rotated frame, where
+/// integer M with px = 1 gives exactly the cells of C(M,M). Pixel (a,b) (0-based) has
+/// u = -w + (a+1/2)h/px, v likewise with b. The image is `side()` pixels square.
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
+    pub n: u32,
+    pub m: Ratio,
+    pub px: u64,
+}
+
+impl Section {
+    /// Validate: 0 < M ≤ 2^n and M·px a whole number of pixels.
+    pub fn new(n: u32, m: Ratio, px: u64) -> anyhow::Result<Section> {
+        if n > MAX_LEVEL {
+            return Err(usage!("N must be at most {MAX_LEVEL} (got {n})"));
+        }
+        if px == 0 {
+            return Err(usage!("--px must be at least 1"));
+        }
+        if (m.num as u128) > (m.den as u128) << n {
+            return Err(usage!(
+                "M = {m} lies below S_{n}: M must be at most 2^{n} = {}",
+                1u128 << n
+            ));
+        }
+        let pixels = m.num as u128 * px as u128;
+        if pixels % m.den as u128 != 0 {
+            return Err(usage!(
+                "M = {m} with --px {px} is not a whole number of pixels; use a --px divisible by {}",
+                m.den / gcd(m.den, px)
+            ));
+        }
+        Ok(Section { n, m, px })
+    }
+
+    /// Pixels per side: M·px.
+    pub fn side(&self) -> u64 {
+        (self.m.num as u128 * self.px as u128 / self.m.den as u128) as u64
+    }
+
+    /// Whether pixel (a,b) lies in H_{n,M}. Scale K = 2^(n+1)·q·px: then
+    /// x = (2a+1)q + (2b+1)q - 2p·px, y = 2q(a-b), z = K - 2p·px, radius K.
+    pub fn pixel(&self, a: u64, b: u64) -> bool {
+        let (p, q, px) = (self.m.num as i128, self.m.den as i128, self.px as i128);
+        let (a, b) = (a as i128, b as i128);
+        let k = (q * px) << (self.n + 1);
+        in_sierpinski(
+            self.n,
+            k,
+            [
+                (2 * a + 1) * q + (2 * b + 1) * q - 2 * p * px,
+                2 * q * (a - b),
+                k - 2 * p * px,
+            ],
+        )
+    }
+}
+
+/// Result of [`check_correspondence`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CorrespondenceCheck {
+    pub cells: u128,
+    pub mismatches: u128,
+    /// The first disagreement: (m, i, j).
+    pub first_mismatch: Option<(u64, u64, u64)>,
+}
+
+/// The cells of C(m,m) whose centre points lie in S_n, as a packed grid (the P-grid layout),
+/// by walking down only the octahedra that meet the plane z = 1 - m/2^n and marking the cell
+/// centres inside each smallest one. Output-sensitive: the work follows the octahedra the plane
+/// cuts, not the m² cells (the pointwise [`cell_in_sierpinski`] is the slow reference).
+pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
+    assert!(n <= MAX_LEVEL && m >= 1 && (m as u128) <= 1u128 << n);
+    let wpr = super::grid::words_per_row(m);
+    let mut out = vec![0u32; wpr * m as usize];
+    // Scaled by 2^(n+1): plane z, cell centre u = x+y = 4i-2-2m, v = x-y = 4j-2-2m.
+    let (mi, z) = (m as i128, (1i128 << (n + 1)) - 2 * m as i128);
+    // Indices k in 1..=m with 4k-2-2m in [lo, hi].
+    let range = |lo: i128, hi: i128| -> (i128, i128) {
+        let first = (lo + 2 + 2 * mi + 3).div_euclid(4).max(1);
+        let last = (hi + 2 + 2 * mi).div_euclid(4).min(mi);
+        (first, last)
+    };
+    let mut stack = vec![([0i128; 3], 1i128 << (n + 1), n)];
+    while let Some((c, r, levels)) = stack.pop() {
+        let rho = r - (z - c[2]).abs();
+        if rho < 0 {
+            continue;
+        }
+        if levels > 0 {
+            let h = r / 2;
+            for axis in 0..3 {
+                for sign in [1i128, -1] {
+                    let mut child = c;
+                    child[axis] += sign * h;
+                    stack.push((child, h, levels - 1));
+                }
+            }
+            continue;
+        }
+        // |x-cx| + |y-cy| ≤ rho is the square |u-cu| ≤ rho, |v-cv| ≤ rho.
+        let (cu, cv) = (c[0] + c[1], c[0] - c[1]);
+        let (i0, i1) = range(cu - rho, cu + rho);
+        let (j0, j1) = range(cv - rho, cv + rho);
+        for i in i0..=i1 {
+            for j in j0..=j1 {
+                let (r0, c0) = ((i - 1) as usize, (j - 1) as usize);
+                out[r0 * wpr + c0 / 32] |= 1 << (31 - c0 % 32);
+            }
+        }
+    }
+    out
+}
+
+/// For every m in `ms`, compare the P-cells of C(m,m) (from the P-test generator) with the cells
+/// whose centres lie in S_n ([`section_cells`]).
+pub fn check_correspondence(
+    n: u32,
+    ms: impl Iterator<Item = u64> + Send,
+) -> anyhow::Result<CorrespondenceCheck> {
+    let ms: Vec<u64> = ms.collect();
+    if let Some(&m) = ms.iter().find(|&&m| m == 0 || (m as u128) > 1u128 << n) {
+        return Err(usage!("m = {m} is outside 1..=2^{n}"));
+    }
+    let per_m: Vec<CorrespondenceCheck> = ms
+        .par_iter()
+        .map(|&m| {
+            let w = Window::full(m, m).expect("m ≥ 1");
+            let wpr = w.words_per_row();
+            let mut p = vec![0u32; w.total_words().expect("fits")];
+            p_rows_cpu(&w, &mut p);
+            let s = section_cells(n, m);
+            let mut c = CorrespondenceCheck {
+                cells: m as u128 * m as u128,
+                ..Default::default()
+            };
+            for (k, (a, b)) in p.iter().zip(&s).enumerate() {
+                let diff = a ^ b;
+                if diff != 0 {
+                    c.mismatches += diff.count_ones() as u128;
+                    let (i, j) = (
+                        (k / wpr) as u64 + 1,
+                        (k % wpr) as u64 * 32 + diff.leading_zeros() as u64 + 1,
+                    );
+                    c.first_mismatch.get_or_insert((m, i, j));
+                }
+            }
+            c
+        })
+        .collect();
+    let mut total = CorrespondenceCheck::default();
+    for c in per_m {
+        total.cells += c.cells;
+        total.mismatches += c.mismatches;
+        if total.first_mismatch.is_none() {
+            total.first_mismatch = c.first_mismatch;
+        }
+    }
+    Ok(total)
+}
+
+/// The 6^n octahedra of S_n: (centre, radius) in units where S_0 has radius 2^n (so the
+/// smallest have radius 1 and every coordinate is an integer).
+pub fn octahedra(n: u32) -> Vec<([i64; 3], i64)> {
+    let mut out = vec![([0i64; 3], 1i64 << n)];
+    for _ in 0..n {
+        let mut next = Vec::with_capacity(out.len() * 6);
+        for (c, r) in out {
+            let h = r / 2;
+            for axis in 0..3 {
+                for sign in [1, -1] {
+                    let mut child = c;
+                    child[axis] += sign * h;
+                    next.push((child, h));
+                }
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn correspondence_for_small_levels() {
+        for n in 0..=5 {
+            let c = check_correspondence(n, 1..=(1u64 << n)).unwrap();
+            assert_eq!(
+                c.mismatches, 0,
+                "S_{n}: first mismatch {:?}",
+                c.first_mismatch
+            );
+            let want: u128 = (1..=(1u128 << n)).map(|m| m * m).sum();
+            assert_eq!(c.cells, want);
+        }
+    }
+
+    #[test]
+    fn section_walk_equals_pointwise_membership() {
+        for n in 0..=6u32 {
+            for m in 1..=(1u64 << n) {
+                let walk = section_cells(n, m);
+                let wpr = crate::chocolate::grid::words_per_row(m);
+                for i in 1..=m {
+                    for j in 1..=m {
+                        let c = j - 1;
+                        let bit = walk[(i - 1) as usize * wpr + (c / 32) as usize] >> (31 - c % 32)
+                            & 1
+                            == 1;
+                        assert_eq!(
+                            bit,
+                            cell_in_sierpinski(n, m, i, j),
+                            "S_{n}, C({m},{m}) cell ({i},{j})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn off_by_one_slice_is_caught() {
+        // The cells of C(6,6) against the points of the slice one level lower (m = 7) of S_4:
+        // the check must see a difference, so it is not vacuous.
+        let mut bad = 0;
+        for i in 1..=6 {
+            for j in 1..=6 {
+                bad += (crate::chocolate::ptest::p_cell(6, 6, i, j)
+                    != cell_in_sierpinski(4, 7, i, j)) as u32;
+            }
+        }
+        assert!(bad > 0);
+    }
+
+    #[test]
+    fn ratios_parse_exactly() {
+        assert_eq!(parse_ratio("5").unwrap(), Ratio::new(5, 1));
+        assert_eq!(parse_ratio("5.5").unwrap(), Ratio::new(11, 2));
+        assert_eq!(parse_ratio("11/2").unwrap(), Ratio::new(11, 2));
+        assert_eq!(parse_ratio(".25").unwrap(), Ratio::new(1, 4));
+        assert_eq!(parse_ratio("2.50").unwrap(), Ratio::new(5, 2));
+        for bad in [
+            "", "x", "0", "0.0", "1/0", "-1", "1e3", "5.", "1/2/3", "5.5.5",
+        ] {
+            assert!(parse_ratio(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn integer_section_is_the_p_grid() {
+        let s = Section::new(3, Ratio::new(5, 1), 1).unwrap();
+        assert_eq!(s.side(), 5);
+        for a in 0..5 {
+            for b in 0..5 {
+                assert_eq!(
+                    s.pixel(a, b),
+                    crate::chocolate::ptest::p_cell(5, 5, a + 1, b + 1)
+                );
+            }
+        }
+        assert!(Section::new(3, Ratio::new(9, 1), 1).is_err());
+        assert!(Section::new(3, Ratio::new(11, 2), 1).is_err());
+        assert_eq!(Section::new(3, Ratio::new(11, 2), 4).unwrap().side(), 22);
+    }
+
+    #[test]
+    fn octahedra_count_and_volume() {
+        for n in 0..=4 {
+            let o = octahedra(n);
+            assert_eq!(o.len(), 6usize.pow(n));
+            assert!(o.iter().all(|&(_, r)| r == 1));
+        }
+    }
+}

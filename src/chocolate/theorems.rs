@@ -1,0 +1,646 @@
+//! Every claim of the chocolate paper (SPEC §1–§3), checked by computation for all m ≤ M and,
+//! where a claim reaches further, for sampled large m through the recursions.
+//!
+//! Each claim has a stable `name`. Grids come from the P-test generator (`p_rows_cpu`); the
+//! recursive constructor, the automaton and the octahedron are checked against it, and the
+//! counting identities use counts of those grids (and, beyond M, the key-histogram count and
+//! the recurrence).
+
+use super::automaton::Automaton;
+use super::count::{g_histogram, g_recurrence};
+use super::grid::{p_rows_cpu, words_per_row, Window};
+use super::octahedron::check_correspondence;
+use super::ptest::p_cell;
+use super::recursive::{corners_and_centre, p_cell_recursive, p_grid_recursive};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::time::Instant;
+
+/// The octahedron claim runs up to this level (the level of the largest M `theorems` takes).
+pub const OCTAHEDRON_MAX_LEVEL: u32 = 13;
+/// g(m) is tabulated by the recurrence up to at least this, for the sum identities.
+pub const SUM_TABLE_MIN: u64 = 1 << 20;
+/// Sampled large m per claim that reaches beyond M.
+pub const LARGE_SAMPLES: usize = 2000;
+/// Largest m whose count the histogram method recomputes for the sampled g identities.
+pub const HISTOGRAM_SAMPLE_MAX: u64 = 1 << 20;
+
+/// One checked claim.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimResult {
+    /// Stable identifier, e.g. "thm-3.4-corners-and-centre".
+    pub name: &'static str,
+    /// The claim in words.
+    pub statement: &'static str,
+    /// The range checked, in words.
+    pub range: String,
+    /// Cells or values checked.
+    pub checked: u128,
+    /// True when nothing disagreed.
+    pub pass: bool,
+    /// The first disagreement, if any.
+    pub failure: Option<String>,
+    pub seconds: f64,
+}
+
+/// P(m) from the P-test, with 0-based cell access.
+struct Grid {
+    m: u64,
+    wpr: usize,
+    words: Vec<u32>,
+}
+
+impl Grid {
+    fn p_test(m: u64) -> Grid {
+        let w = Window::full(m, m).expect("m ≥ 1");
+        let mut words = vec![0u32; w.total_words().expect("fits")];
+        p_rows_cpu(&w, &mut words);
+        Grid {
+            m,
+            wpr: words_per_row(m),
+            words,
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: u64, j: u64) -> bool {
+        self.words[i as usize * self.wpr + (j / 32) as usize] >> (31 - j % 32) & 1 == 1
+    }
+
+    fn count(&self) -> u128 {
+        self.words.iter().map(|w| w.count_ones() as u128).sum()
+    }
+
+    /// The first 0-based (i,j) in 0..m² where `ok` fails, checking rows in parallel.
+    fn first_failure(&self, ok: impl Fn(u64, u64) -> bool + Sync) -> Option<(u64, u64)> {
+        (0..self.m)
+            .into_par_iter()
+            .find_map_first(|i| (0..self.m).find(|&j| !ok(i, j)).map(|j| (i, j)))
+    }
+}
+
+/// Transpose a 32×32 bit block in place (row k = a[k], column 0 = bit 31).
+fn transpose32(a: &mut [u32; 32]) {
+    let mut j = 16;
+    let mut mask: u32 = 0x0000_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < 32 {
+            let t = (a[k] ^ (a[k + j] >> j)) & mask;
+            a[k] ^= t;
+            a[k + j] ^= t << j;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
+    }
+}
+
+/// Row `row` (m bits, padded) reversed: bit j of the result is bit m-1-j of the row.
+fn reversed_row(row: &[u32], m: u64) -> Vec<u32> {
+    let full: Vec<u32> = row.iter().rev().map(|w| w.reverse_bits()).collect();
+    let r = (32 * row.len() as u64 - m) as u32;
+    if r == 0 {
+        return full;
+    }
+    (0..full.len()).map(|k| full[k] << r | full.get(k + 1).map_or(0, |&w| w >> (32 - r))).collect()
+}
+
+/// Prop 3.1 word by word: rows against mirrored rows, each row against its reversal, and 32×32
+/// blocks against their transposed partners. The first broken symmetry, in words.
+fn symmetry_failure(g: &Grid) -> Option<String> {
+    let (m, wpr) = (g.m, g.wpr);
+    let row = |i: u64| &g.words[i as usize * wpr..(i as usize + 1) * wpr];
+    if let Some(i) = (0..m / 2).find(|&i| row(i) != row(m - 1 - i)) {
+        return Some(format!("row {} differs from row {}", i + 1, m - i));
+    }
+    if let Some(i) = (0..m).into_par_iter().find_first(|&i| reversed_row(row(i), m) != row(i)) {
+        return Some(format!("row {} is not its own mirror image", i + 1));
+    }
+    let block = |bi: usize, bj: usize| -> [u32; 32] {
+        std::array::from_fn(|k| {
+            let i = bi * 32 + k;
+            if (i as u64) < m {
+                g.words[i * wpr + bj]
+            } else {
+                0
+            }
+        })
+    };
+    (0..wpr)
+        .into_par_iter()
+        .flat_map_iter(|bi| (bi..wpr).map(move |bj| (bi, bj)))
+        .find_first(|&(bi, bj)| {
+            let mut t = block(bi, bj);
+            transpose32(&mut t);
+            t != block(bj, bi)
+        })
+        .map(|(bi, bj)| format!("the 32×32 block at rows {}.., columns {}.. is not the transpose of its partner", bi * 32 + 1, bj * 32 + 1))
+}
+
+/// Deterministic pseudo-random u64s (xorshift).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// In 1..=hi.
+    fn upto(&mut self, hi: u64) -> u64 {
+        1 + self.next() % hi
+    }
+}
+
+struct Tally {
+    checked: u128,
+    failure: Option<String>,
+}
+
+impl Tally {
+    fn new() -> Tally {
+        Tally {
+            checked: 0,
+            failure: None,
+        }
+    }
+    fn fail(&mut self, why: String) {
+        self.failure.get_or_insert(why);
+    }
+}
+
+fn claim(
+    name: &'static str,
+    statement: &'static str,
+    range: String,
+    body: impl FnOnce(&mut Tally),
+) -> ClaimResult {
+    let start = Instant::now();
+    let mut t = Tally::new();
+    body(&mut t);
+    ClaimResult {
+        name,
+        statement,
+        range,
+        checked: t.checked,
+        pass: t.failure.is_none(),
+        failure: t.failure,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// 1-based cell for messages.
+fn cell(i: u64, j: u64) -> String {
+    format!("({},{})", i + 1, j + 1)
+}
+
+/// Check every claim for all m ≤ max_m. `on_claim` sees each result as it is made.
+pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<ClaimResult> {
+    let big = max_m;
+    let mut out = Vec::new();
+    let mut push = |r: ClaimResult| {
+        on_claim(&r);
+        out.push(r);
+    };
+
+    push(claim(
+        "prop-3.1-symmetry",
+        "P(m) is invariant under (i,j)→(j,i), (i,m+1-j) and (m+1-i,j)",
+        format!("m = 1..{big}"),
+        |t| {
+            for m in 1..=big {
+                let g = Grid::p_test(m);
+                if let Some(why) = symmetry_failure(&g) {
+                    t.fail(format!("m = {m}: {why}"));
+                    return;
+                }
+                t.checked += 3 * m as u128 * m as u128;
+            }
+        },
+    ));
+
+    push(claim(
+        "prop-3.2-diagonals",
+        "every cell of both diagonals of C(m,m) is P",
+        format!("m = 1..{big}"),
+        |t| {
+            for m in 1..=big {
+                let g = Grid::p_test(m);
+                if let Some(k) = (0..m).find(|&k| !g.get(k, k) || !g.get(k, m - 1 - k)) {
+                    t.fail(format!("m = {m}: diagonal cell at k = {} is not P", k + 1));
+                    return;
+                }
+                t.checked += 2 * m as u128;
+            }
+        },
+    ));
+
+    push(claim(
+        "thm-3.3-doubling",
+        "v_{2m}(2i-δ, 2j-ε) = v_m(i,j): P(2m) is P(m) blown up to 2×2 blocks",
+        format!("2m ≤ {big}, and {LARGE_SAMPLES} sampled cells with m < 2^62"),
+        |t| {
+            for m in 1..=big / 2 {
+                let (small, large) = (Grid::p_test(m), Grid::p_test(2 * m));
+                if let Some((i, j)) =
+                    large.first_failure(|i, j| large.get(i, j) == small.get(i / 2, j / 2))
+                {
+                    t.fail(format!(
+                        "m = {m}: cell {} of C({},{}) differs from its parent",
+                        cell(i, j),
+                        2 * m,
+                        2 * m
+                    ));
+                    return;
+                }
+                t.checked += 4 * m as u128 * m as u128;
+            }
+            let mut rng = Rng(0x5EED_3303);
+            for _ in 0..LARGE_SAMPLES {
+                let m = rng.upto(1 << 62);
+                let (i, j) = (rng.upto(m), rng.upto(m));
+                let (d, e) = (rng.next() & 1, rng.next() >> 1 & 1);
+                if p_cell(2 * m, 2 * m, 2 * i - d, 2 * j - e) != p_cell(m, m, i, j) {
+                    t.fail(format!(
+                        "m = {m}: cell ({i},{j}) differs from its block in C(2m,2m)"
+                    ));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "thm-3.4-corners-and-centre",
+        "m = s+t+s (2^k = top bit, s = m-2^k, t = 2^k-s): P(s) in the four corners, P(t) in the centre, no other P",
+        format!("m = 1..{big} not powers of two, and {LARGE_SAMPLES} sampled cells with m < 2^63"),
+        |t| {
+            for m in 1..=big {
+                let Some((s, tt)) = corners_and_centre(m) else { continue };
+                let (g, gs, gt) = (Grid::p_test(m), Grid::p_test(s), Grid::p_test(tt));
+                let predicted = |i: u64, j: u64| -> bool {
+                    let band = |x: u64| if x < s { Some(x) } else if x >= s + tt { Some(x - s - tt) } else { None };
+                    match (band(i), band(j)) {
+                        (Some(a), Some(b)) => gs.get(a, b),
+                        (None, None) => gt.get(i - s, j - s),
+                        _ => false,
+                    }
+                };
+                if let Some((i, j)) = g.first_failure(|i, j| g.get(i, j) == predicted(i, j)) {
+                    t.fail(format!("m = {m} (s = {s}, t = {tt}): cell {} disagrees", cell(i, j)));
+                    return;
+                }
+                t.checked += m as u128 * m as u128;
+            }
+            let mut rng = Rng(0x5EED_3404);
+            for _ in 0..LARGE_SAMPLES {
+                let m = rng.upto(1 << 63);
+                let Some((s, tt)) = corners_and_centre(m) else { continue };
+                let (i, j) = (rng.upto(m), rng.upto(m));
+                let band = |x: u64| if x <= s { Some(x) } else if x > s + tt { Some(x - s - tt) } else { None };
+                let predicted = match (band(i), band(j)) {
+                    (Some(a), Some(b)) => p_cell(s, s, a, b),
+                    (None, None) => p_cell(tt, tt, i - s, j - s),
+                    _ => false,
+                };
+                if p_cell(m, m, i, j) != predicted {
+                    t.fail(format!("m = {m}: cell ({i},{j}) disagrees"));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "recursive-constructor",
+        "P(m) built from Thm 3.3 and 3.4 alone (no XOR) equals the P-test",
+        format!("m = 1..{big}, and {LARGE_SAMPLES} sampled cells with m < 2^64"),
+        |t| {
+            for m in 1..=big {
+                let (g, r) = (Grid::p_test(m), p_grid_recursive(m));
+                if let Some(k) = g.words.iter().zip(&r).position(|(a, b)| a != b) {
+                    let (i, w) = (k / g.wpr, k % g.wpr);
+                    let j = w as u64 * 32 + (g.words[k] ^ r[k]).leading_zeros() as u64;
+                    t.fail(format!("m = {m}: cell {} differs", cell(i as u64, j)));
+                    return;
+                }
+                t.checked += m as u128 * m as u128;
+            }
+            let mut rng = Rng(0x5EED_0505);
+            for _ in 0..LARGE_SAMPLES {
+                let m = rng.next().max(1);
+                let (i, j) = (rng.upto(m), rng.upto(m));
+                if p_cell_recursive(m, i, j) != p_cell(m, m, i, j) {
+                    t.fail(format!("m = {m}: cell ({i},{j}) differs"));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    // Counts of the P-test grids, g(1..=big), the ground truth of the counting claims.
+    let counts: Vec<u128> = std::iter::once(0)
+        .chain(
+            (1..=big)
+                .into_par_iter()
+                .map(|m| Grid::p_test(m).count())
+                .collect::<Vec<_>>(),
+        )
+        .collect();
+    let samples = |seed: u64| -> Vec<u64> {
+        let mut rng = Rng(seed);
+        (0..16)
+            .map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX))
+            .collect()
+    };
+    let hist = |m: u64| g_histogram(m, m).expect("feasible size");
+
+    push(claim(
+        "g-doubling",
+        "g(2m) = 4g(m)",
+        format!("2m ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
+        |t| {
+            for m in 1..=big / 2 {
+                if counts[2 * m as usize] != 4 * counts[m as usize] {
+                    t.fail(format!(
+                        "g({}) = {} but 4g({m}) = {}",
+                        2 * m,
+                        counts[2 * m as usize],
+                        4 * counts[m as usize]
+                    ));
+                    return;
+                }
+                t.checked += 1;
+            }
+            for m in samples(0x6D) {
+                if hist(2 * m) != 4 * hist(m) {
+                    t.fail(format!("g({}) != 4g({m})", 2 * m));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "g-odd",
+        "g(2m+1) = g(m) + g(m+1)",
+        format!("2m+1 ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
+        |t| {
+            for m in 1..=big.saturating_sub(1) / 2 {
+                let (a, b, c) = (
+                    counts[2 * m as usize + 1],
+                    counts[m as usize],
+                    counts[m as usize + 1],
+                );
+                if a != b + c {
+                    t.fail(format!(
+                        "g({}) = {a} but g({m}) + g({}) = {}",
+                        2 * m + 1,
+                        m + 1,
+                        b + c
+                    ));
+                    return;
+                }
+                t.checked += 1;
+            }
+            for m in samples(0x0DD) {
+                if hist(2 * m + 1) != hist(m) + hist(m + 1) {
+                    t.fail(format!("g({}) != g({m}) + g({})", 2 * m + 1, m + 1));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "g-corners-and-centre",
+        "g(m) = 4g(s) + g(t) for m = s+t+s not a power of two (from Thm 3.4)",
+        format!("m = 1..{big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
+        |t| {
+            for m in 1..=big {
+                let Some((s, tt)) = corners_and_centre(m) else {
+                    continue;
+                };
+                if counts[m as usize] != 4 * counts[s as usize] + counts[tt as usize] {
+                    t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
+                    return;
+                }
+                t.checked += 1;
+            }
+            for m in samples(0xC0C0) {
+                let Some((s, tt)) = corners_and_centre(m) else {
+                    continue;
+                };
+                if hist(m) != 4 * hist(s) + hist(tt) {
+                    t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    // g(1..=table) for the sums: grid counts up to big, the recurrence beyond (the claims above
+    // check the recurrence against counts).
+    let table_len = big.max(SUM_TABLE_MIN);
+    let mut g = vec![0u128; table_len as usize + 1];
+    for m in 1..=table_len as usize {
+        g[m] = if m as u64 <= big {
+            counts[m]
+        } else if m % 2 == 0 {
+            4 * g[m / 2]
+        } else {
+            g[m / 2] + g[m / 2 + 1]
+        };
+    }
+    let prefix: Vec<u128> = g
+        .iter()
+        .scan(0u128, |acc, &x| {
+            *acc += x;
+            Some(*acc)
+        })
+        .collect();
+    let top_bits = 63 - table_len.leading_zeros();
+    let table_range =
+        format!("2^n ≤ {table_len} (g from grid counts up to {big}, the recurrence beyond)");
+
+    push(claim(
+        "sum-odd",
+        "Σ_{m=1}^{2^(n-1)} g(2m-1) = 6^(n-1)",
+        table_range.clone(),
+        |t| {
+            for n in 1..=top_bits {
+                let half = 1u64 << (n - 1);
+                let sum: u128 = (1..=half).map(|m| g[(2 * m - 1) as usize]).sum();
+                if sum != 6u128.pow(n - 1) {
+                    t.fail(format!(
+                        "n = {n}: the sum is {sum}, not 6^{} = {}",
+                        n - 1,
+                        6u128.pow(n - 1)
+                    ));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "sum-power",
+        "Σ_{m=1}^{2^n} g(m) = (4^n + 6^n)/2",
+        table_range.clone(),
+        |t| {
+            for n in 0..=top_bits {
+                let sum = prefix[1usize << n];
+                let want = (4u128.pow(n) + 6u128.pow(n)) / 2;
+                if sum != want {
+                    t.fail(format!("n = {n}: the sum is {sum}, not {want}"));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "sum-mersenne",
+        "Σ_{m=1}^{2^k-1} g(m) = 2^(k-1)(3^k - 2^k)",
+        table_range,
+        |t| {
+            for k in 1..=top_bits {
+                let sum = prefix[(1usize << k) - 1];
+                let want = (1u128 << (k - 1)) * (3u128.pow(k) - (1u128 << k));
+                if sum != want {
+                    t.fail(format!("k = {k}: the sum is {sum}, not {want}"));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "g-recurrence-values",
+        "g(1..12) = 1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80, and the O(log m) recurrence equals the grid counts",
+        format!("m = 1..{big}"),
+        |t| {
+            const FIRST: [u128; 12] = [1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80];
+            for m in 1..=big {
+                let r = g_recurrence(m).expect("m ≥ 1");
+                let listed = FIRST.get(m as usize - 1).copied();
+                if r != counts[m as usize] || listed.is_some_and(|l| l != r) {
+                    t.fail(format!("g({m}): grid count {}, recurrence {r}", counts[m as usize]));
+                    return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "automaton",
+        "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+        format!("n = 0..{}", big - 1),
+        |t| {
+            let mut a = match Automaton::new(big - 1) {
+                Ok(a) => a,
+                Err(e) => return t.fail(format!("{e}")),
+            };
+            loop {
+                let n = a.generation();
+                let g = Grid::p_test(n + 1);
+                if let Some(k) = a
+                    .current_u32()
+                    .iter()
+                    .zip(&g.words)
+                    .position(|(x, y)| x != y)
+                {
+                    t.fail(format!(
+                        "generation {n} differs from P({}) in row {}",
+                        n + 1,
+                        k / g.wpr + 1
+                    ));
+                    return;
+                }
+                t.checked += (n as u128 + 1) * (n as u128 + 1);
+                if n + 1 == big {
+                    break;
+                }
+                a.step();
+            }
+        },
+    ));
+
+    let level = (64 - (big - 1).leading_zeros()).min(OCTAHEDRON_MAX_LEVEL);
+    let oct_top = big.min(1 << level);
+    push(claim(
+        "octahedron",
+        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+        format!("m = 1..{oct_top} in S_{level}"),
+        |t| match check_correspondence(level, 1..=oct_top) {
+            Ok(c) => {
+                t.checked = c.cells;
+                if let Some((m, i, j)) = c.first_mismatch {
+                    t.fail(format!(
+                        "m = {m}: cell ({i},{j}) disagrees ({} mismatches)",
+                        c.mismatches
+                    ));
+                }
+            }
+            Err(e) => t.fail(format!("{e}")),
+        },
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transpose_and_reverse_equal_the_bitwise_versions() {
+        let mut rng = Rng(77);
+        let mut a: [u32; 32] = std::array::from_fn(|_| rng.next() as u32);
+        let orig = a;
+        transpose32(&mut a);
+        for i in 0..32 {
+            for j in 0..32 {
+                assert_eq!(a[i] >> (31 - j) & 1, orig[j] >> (31 - i) & 1);
+            }
+        }
+        for m in [1u64, 5, 31, 32, 33, 70, 96] {
+            let wpr = words_per_row(m);
+            let mut row: Vec<u32> = (0..wpr).map(|_| rng.next() as u32).collect();
+            if m % 32 != 0 {
+                row[wpr - 1] &= u32::MAX << (32 - m % 32);
+            }
+            let rev = reversed_row(&row, m);
+            let bit = |r: &[u32], j: u64| r[(j / 32) as usize] >> (31 - j % 32) & 1;
+            for j in 0..m {
+                assert_eq!(bit(&rev, j), bit(&row, m - 1 - j));
+            }
+        }
+    }
+
+    #[test]
+    fn a_broken_symmetry_is_reported() {
+        for m in [7u64, 40, 77] {
+            let mut g = Grid::p_test(m);
+            assert_eq!(symmetry_failure(&g), None);
+            // Flip one off-diagonal cell: every symmetry check must notice something.
+            let (i, j) = (1usize, m as usize - 3);
+            g.words[i * g.wpr + j / 32] ^= 1 << (31 - j % 32);
+            assert!(symmetry_failure(&g).is_some());
+        }
+    }
+}

@@ -1,0 +1,588 @@
+//! The automaton kernel `ca_step.wgsl`: three rotating grids on the GPU, bands of rows that fit
+//! one storage binding, and many steps per submission. The CPU twin is
+//! `chocolate::automaton::ca_step`.
+//!
+//! A grid holds generations up to `capacity`: (capacity+1) rows of `stride` u32 words, the
+//! stride padded so that every row starts at a legal storage-binding offset. A band of rows is
+//! bound as a window of each grid (with one row of halo above for b_n and b_{n-1}), so grids may
+//! be larger than one binding. Each step is one dispatch per band that meets the active square;
+//! its parameters sit in one uniform buffer at dynamic offsets, so a batch of hundreds of steps
+//! is one submission with no host round trip.
+
+use super::context::{dispatch_2d, GpuContext};
+use anyhow::Context as _;
+use bytemuck::{Pod, Zeroable};
+use wgpu::util::DeviceExt;
+
+const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
+const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
+/// Invocations per workgroup along a row (the shader's `workgroup_size`).
+const GROUP_WORDS: u32 = 64;
+/// Rows each invocation walks down (the shader's `ROWS`).
+const ROWS_PER_INVOCATION: u32 = 8;
+/// Steps encoded into one submission.
+pub const STEPS_PER_SUBMISSION: u64 = 256;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct StepParams {
+    rows: u32,
+    words: u32,
+    stride: u32,
+    halo: u32,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct CountParams {
+    total_words: u32,
+    groups_x: u32,
+    slot: u32,
+    _pad: u32,
+}
+
+/// A band of grid rows [start, end) bound as one window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Band {
+    pub start: u64,
+    pub end: u64,
+}
+
+/// Split `rows` rows of `row_bytes` each into bands whose windows (with one halo row) fit
+/// `max_bytes`, and whose rows fit the dispatch limit.
+pub fn plan_bands(
+    rows: u64,
+    row_bytes: u64,
+    max_bytes: u64,
+    max_rows: u64,
+) -> anyhow::Result<Vec<Band>> {
+    let per_band = (max_bytes / row_bytes).saturating_sub(1).min(max_rows);
+    if per_band == 0 {
+        anyhow::bail!("one grid row ({row_bytes} bytes) does not fit a GPU storage binding ({max_bytes} bytes)");
+    }
+    let mut bands = Vec::new();
+    let mut start = 0;
+    while start < rows {
+        let end = (start + per_band).min(rows);
+        bands.push(Band { start, end });
+        start = end;
+    }
+    Ok(bands)
+}
+
+/// The automaton on one GPU context.
+pub struct CaGpu<'a> {
+    ctx: &'a GpuContext,
+    capacity: u64,
+    stride: u64,
+    grids: [wgpu::Buffer; 3],
+    bands: Vec<Band>,
+    /// bind_groups[band][phase]: phase φ binds (prev, cur, next) = grids (φ, φ+1, φ+2) mod 3.
+    bind_groups: Vec<[wgpu::BindGroup; 3]>,
+    params: wgpu::Buffer,
+    params_align: u64,
+    pipeline: wgpu::ComputePipeline,
+    /// Index in `grids` of b_n.
+    cur: usize,
+    n: u64,
+}
+
+impl<'a> CaGpu<'a> {
+    /// Room for generations 0..=capacity, bands as large as one binding allows.
+    pub fn new(ctx: &'a GpuContext, capacity: u64) -> anyhow::Result<CaGpu<'a>> {
+        Self::with_tile_bytes(ctx, capacity, ctx.max_binding_bytes())
+    }
+
+    /// Smaller bands (tests use this to exercise the multi-band path on small grids).
+    pub fn with_tile_bytes(
+        ctx: &'a GpuContext,
+        capacity: u64,
+        tile_bytes: u64,
+    ) -> anyhow::Result<CaGpu<'a>> {
+        if capacity > crate::chocolate::automaton::MAX_STEPS {
+            return Err(crate::usage!(
+                "the automaton runs at most {} steps (got {capacity})",
+                crate::chocolate::automaton::MAX_STEPS
+            ));
+        }
+        let side = capacity + 1;
+        let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
+        let stride = side.div_ceil(32).div_ceil(align_words) * align_words;
+        let row_bytes = stride * 4;
+        let grid_bytes = side * row_bytes;
+        if grid_bytes > ctx.limits.max_buffer_size {
+            return Err(crate::usage!(
+                "{capacity} steps need GPU grids of {grid_bytes} bytes, more than this GPU's largest buffer ({}); use fewer steps or --backend cpu",
+                ctx.limits.max_buffer_size
+            ));
+        }
+        let max_rows =
+            ctx.limits.max_compute_workgroups_per_dimension as u64 * ROWS_PER_INVOCATION as u64;
+        let bands = plan_bands(
+            side,
+            row_bytes,
+            tile_bytes.min(ctx.max_binding_bytes()),
+            max_rows,
+        )?;
+        let pipeline = ctx.pipeline_with_layout("ca_step", CA_WGSL, "ca_step", |device| {
+            let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("ca_step"),
+                entries: &[
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: true,
+                            min_binding_size: wgpu::BufferSize::new(
+                                std::mem::size_of::<StepParams>() as u64,
+                            ),
+                        },
+                        count: None,
+                    },
+                    storage(1, true),
+                    storage(2, true),
+                    storage(3, false),
+                ],
+            });
+            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("ca_step"),
+                bind_group_layouts: &[Some(&bgl)],
+                immediate_size: 0,
+            })
+        })?;
+        let params_align = ctx.limits.min_uniform_buffer_offset_alignment.max(16) as u64;
+        let params_bytes = STEPS_PER_SUBMISSION * bands.len() as u64 * params_align;
+        let (grids, params) = ctx.checked(|| {
+            let grid = |label| {
+                ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(label),
+                    size: grid_bytes,
+                    usage: wgpu::BufferUsages::STORAGE
+                        | wgpu::BufferUsages::COPY_SRC
+                        | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            };
+            let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ca_step params"),
+                size: params_bytes,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            (
+                [grid("ca grid 0"), grid("ca grid 1"), grid("ca grid 2")],
+                params,
+            )
+        })?;
+        let layout = pipeline.get_bind_group_layout(0);
+        fn window(
+            buffer: &wgpu::Buffer,
+            row_bytes: u64,
+            first_row: u64,
+            rows: u64,
+        ) -> wgpu::BindingResource<'_> {
+            wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer,
+                offset: first_row * row_bytes,
+                size: wgpu::BufferSize::new(rows * row_bytes),
+            })
+        }
+        let bind_groups = ctx.checked(|| {
+            bands
+                .iter()
+                .map(|b| {
+                    let halo = (b.start > 0) as u64;
+                    let rows = b.end - b.start;
+                    std::array::from_fn(|phase| {
+                        let (p, c, x) = (phase, (phase + 1) % 3, (phase + 2) % 3);
+                        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("ca_step"),
+                            layout: &layout,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: 0,
+                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                        buffer: &params,
+                                        offset: 0,
+                                        size: wgpu::BufferSize::new(
+                                            std::mem::size_of::<StepParams>() as u64,
+                                        ),
+                                    }),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 1,
+                                    resource: window(
+                                        &grids[p],
+                                        row_bytes,
+                                        b.start - halo,
+                                        rows + halo,
+                                    ),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 2,
+                                    resource: window(
+                                        &grids[c],
+                                        row_bytes,
+                                        b.start - halo,
+                                        rows + halo,
+                                    ),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: 3,
+                                    resource: window(&grids[x], row_bytes, b.start, rows),
+                                },
+                            ],
+                        })
+                    })
+                })
+                .collect::<Vec<[wgpu::BindGroup; 3]>>()
+        })?;
+        let mut gpu = CaGpu {
+            ctx,
+            capacity,
+            stride,
+            grids,
+            bands,
+            bind_groups,
+            params,
+            params_align,
+            pipeline,
+            cur: 1,
+            n: 0,
+        };
+        gpu.reset()?;
+        Ok(gpu)
+    }
+
+    /// Back to b_0 = {(0,0)}: clear the grids and set the corner cell.
+    pub fn reset(&mut self) -> anyhow::Result<()> {
+        let ctx = self.ctx;
+        ctx.checked(|| {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            for g in &self.grids {
+                enc.clear_buffer(g, 0, None);
+            }
+            ctx.queue.submit([enc.finish()]);
+            ctx.queue
+                .write_buffer(&self.grids[1], 0, bytemuck::bytes_of(&0x8000_0000u32));
+            ctx.queue.submit([]);
+        })?;
+        self.cur = 1;
+        self.n = 0;
+        Ok(())
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.n
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    pub fn bands(&self) -> &[Band] {
+        &self.bands
+    }
+
+    /// Advance `k` generations: batches of up to [`STEPS_PER_SUBMISSION`] steps, each batch one
+    /// submission. Does not wait for the GPU; reading a result does.
+    pub fn advance(&mut self, k: u64) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.n + k <= self.capacity,
+            "automaton built for {} steps",
+            self.capacity
+        );
+        let mut left = k;
+        while left > 0 {
+            let batch = left.min(STEPS_PER_SUBMISSION);
+            self.encode_batch(batch)?;
+            left -= batch;
+        }
+        Ok(())
+    }
+
+    fn encode_batch(&mut self, steps: u64) -> anyhow::Result<()> {
+        let ctx = self.ctx;
+        // Parameters of every (step, band) dispatch, at aligned offsets.
+        let mut bytes = Vec::new();
+        let mut dispatches = Vec::new();
+        let mut phase_cur = self.cur;
+        for s in 0..steps {
+            let n = self.n + s;
+            let rows_active = n + 2;
+            let words = (rows_active).div_ceil(32) as u32;
+            let phase = (phase_cur + 2) % 3; // grids[phase] holds b_{n-1}
+            for (b, band) in self.bands.iter().enumerate() {
+                if band.start >= rows_active {
+                    break;
+                }
+                let rows = band.end.min(rows_active) - band.start;
+                let p = StepParams {
+                    rows: rows as u32,
+                    words,
+                    stride: self.stride as u32,
+                    halo: (band.start > 0) as u32,
+                };
+                let offset = bytes.len() as u32;
+                bytes.extend_from_slice(bytemuck::bytes_of(&p));
+                bytes.resize(
+                    bytes.len() + self.params_align as usize - std::mem::size_of::<StepParams>(),
+                    0,
+                );
+                let gx = words.div_ceil(GROUP_WORDS);
+                let gy = (rows as u32).div_ceil(ROWS_PER_INVOCATION);
+                dispatches.push((b, phase, offset, gx, gy));
+            }
+            phase_cur = (phase_cur + 1) % 3;
+        }
+        let max = ctx.limits.max_compute_workgroups_per_dimension;
+        ctx.checked(|| {
+            ctx.queue.write_buffer(&self.params, 0, &bytes);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("ca_step"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&self.pipeline);
+                for &(b, phase, offset, gx, gy) in &dispatches {
+                    debug_assert!(gx <= max && gy <= max);
+                    pass.set_bind_group(0, &self.bind_groups[b][phase], &[offset]);
+                    pass.dispatch_workgroups(gx, gy, 1);
+                }
+            }
+            ctx.queue.submit([enc.finish()]);
+        })?;
+        self.cur = phase_cur;
+        self.n += steps;
+        Ok(())
+    }
+
+    /// Wait for the submitted steps to finish.
+    pub fn finish(&self) -> anyhow::Result<()> {
+        self.ctx.wait()
+    }
+
+    /// b_n in the u32 layout of the P-grid generators (n+1 rows of `words_per_row(n+1)` words).
+    pub fn current_u32(&self) -> anyhow::Result<Vec<u32>> {
+        self.read_generation(self.cur, self.n)
+    }
+
+    /// b_{n-1} in the same layout (empty for n = 0).
+    pub fn previous_u32(&self) -> anyhow::Result<Vec<u32>> {
+        if self.n == 0 {
+            return Ok(Vec::new());
+        }
+        self.read_generation((self.cur + 2) % 3, self.n - 1)
+    }
+
+    fn read_generation(&self, slot: usize, n: u64) -> anyhow::Result<Vec<u32>> {
+        let side = n + 1;
+        let wpr = side.div_ceil(32) as usize;
+        let stride = self.stride as usize;
+        self.ctx
+            .read_back(&self.grids[slot], side * self.stride * 4, |bytes| {
+                let words: &[u32] = bytemuck::cast_slice(bytes);
+                let mut out = vec![0u32; wpr * side as usize];
+                for (dst, src) in out.chunks_exact_mut(wpr).zip(words.chunks_exact(stride)) {
+                    dst.copy_from_slice(&src[..wpr]);
+                }
+                out
+            })
+            .context("reading the automaton back from the GPU")
+    }
+
+    /// Live cells of b_n (= g(n+1)), counted on the GPU with `pcount.wgsl`, one counter per band.
+    pub fn live_cells(&self) -> anyhow::Result<u64> {
+        let ctx = self.ctx;
+        let pipeline = ctx.pipeline("pcount", PCOUNT_WGSL, "count_p")?;
+        let side = self.n + 1;
+        let row_bytes = self.stride * 4;
+        let counts = ctx.checked(|| {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ca counts"),
+                size: self.bands.len() as u64 * 4,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        ctx.checked(|| {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(&counts, 0, None);
+            let mut keep = Vec::new();
+            for (slot, band) in self.bands.iter().enumerate() {
+                if band.start >= side {
+                    break;
+                }
+                let rows = band.end.min(side) - band.start;
+                let total_words = rows * self.stride;
+                let groups = total_words.div_ceil(256) as u32;
+                let (gx, gy) = dispatch_2d(groups, ctx.limits.max_compute_workgroups_per_dimension);
+                let params = CountParams {
+                    total_words: total_words as u32,
+                    groups_x: gx,
+                    slot: slot as u32,
+                    _pad: 0,
+                };
+                let uniform = ctx
+                    .device
+                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                        label: Some("ca count params"),
+                        contents: bytemuck::bytes_of(&params),
+                        usage: wgpu::BufferUsages::UNIFORM,
+                    });
+                let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("ca count"),
+                    layout: &pipeline.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: uniform.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: &self.grids[self.cur],
+                                offset: band.start * row_bytes,
+                                size: wgpu::BufferSize::new(rows * row_bytes),
+                            }),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: counts.as_entire_binding(),
+                        },
+                    ],
+                });
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("ca count"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&pipeline);
+                    pass.set_bind_group(0, &bind, &[]);
+                    pass.dispatch_workgroups(gx, gy, 1);
+                }
+                keep.push(uniform);
+            }
+            ctx.queue.submit([enc.finish()]);
+        })?;
+        let slots = ctx.read_back(&counts, self.bands.len() as u64 * 4, |b| {
+            bytemuck::cast_slice::<u8, u32>(b).to_vec()
+        })?;
+        Ok(slots.iter().map(|&c| c as u64).sum())
+    }
+}
+
+/// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
+/// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
+/// 1.2·10^13 cell updates, on a real GPU), and the host's memory bandwidth for comparison.
+pub fn bench_ca(
+    env: &crate::bench::BenchEnv,
+    out: &mut Vec<crate::bench::Measurement>,
+) -> anyhow::Result<()> {
+    use crate::chocolate::automaton::{cell_updates, Automaton};
+    use crate::chocolate::g_recurrence;
+    let cpu_steps = env
+        .ca_steps
+        .unwrap_or(if env.quick { 1023 } else { 4095 })
+        .min(4095);
+    let mut a = Automaton::new(cpu_steps)?;
+    let size = format!("{cpu_steps} steps");
+    let live = env.measure(
+        out,
+        "ca steps",
+        &size,
+        "cpu",
+        "cell updates",
+        cell_updates(0, cpu_steps),
+        || {
+            a.reset();
+            a.run(cpu_steps);
+            Ok(a.live_cells())
+        },
+    )?;
+    anyhow::ensure!(
+        live as u128 == g_recurrence(cpu_steps + 1)?,
+        "bench: CPU automaton count is wrong"
+    );
+    // Memory bandwidth: copy a buffer much larger than the caches; bytes read + written.
+    let words: usize = if env.quick { 1 << 23 } else { 1 << 26 };
+    let src = vec![1u64; words];
+    let mut dst = vec![0u64; words];
+    env.measure(
+        out,
+        "memory copy",
+        &format!("{} MiB", (words * 8) >> 20),
+        "cpu",
+        "bytes",
+        2 * 8 * words as u128,
+        || {
+            use rayon::prelude::*;
+            dst.par_chunks_mut(1 << 16)
+                .zip(src.par_chunks(1 << 16))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            Ok(())
+        },
+    )?;
+    if let Some(ctx) = &env.gpu {
+        let gpu_steps = env
+            .ca_steps
+            .unwrap_or(match (ctx.is_software(), env.quick) {
+                (true, true) => 255,
+                (true, false) => 1023,
+                (false, true) => 4095,
+                (false, false) => 32767,
+            });
+        let mut g = CaGpu::new(ctx, gpu_steps)?;
+        let size = format!("{gpu_steps} steps");
+        env.measure(
+            out,
+            "ca steps",
+            &size,
+            "gpu",
+            "cell updates",
+            cell_updates(0, gpu_steps),
+            || {
+                g.reset()?;
+                g.advance(gpu_steps)?;
+                g.finish()
+            },
+        )?;
+        anyhow::ensure!(
+            g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
+            "bench: GPU automaton count is wrong"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_cover_the_rows() {
+        let bands = plan_bands(1000, 256, 256 * 31, 1 << 20).unwrap();
+        assert_eq!(bands.first().unwrap().start, 0);
+        assert_eq!(bands.last().unwrap().end, 1000);
+        assert!(bands.windows(2).all(|w| w[0].end == w[1].start));
+        assert!(bands
+            .iter()
+            .all(|b| (b.end - b.start + 1) * 256 <= 256 * 31));
+        assert!(plan_bands(10, 256, 256, 1 << 20).is_err());
+        assert_eq!(plan_bands(10, 4, 1 << 20, 3).unwrap().len(), 4);
+    }
+}

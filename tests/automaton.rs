@@ -1,0 +1,255 @@
+//! The automaton: GPU == CPU == P-test on sizes that are not powers of two, and `chompute ca`
+//! through the built binary.
+
+mod common;
+mod meshes;
+
+use chompute::chocolate::automaton::Automaton;
+use chompute::chocolate::grid::{p_rows_cpu, Window};
+use chompute::gpu::ca::CaGpu;
+use common::*;
+use meshes::*;
+
+fn p_grid(m: u64) -> Vec<u32> {
+    let w = Window::full(m, m).unwrap();
+    let mut out = vec![0u32; w.total_words().unwrap()];
+    p_rows_cpu(&w, &mut out);
+    out
+}
+
+#[test]
+fn gpu_equals_cpu_equals_p_test() {
+    let Some(ctx) = gpu_or_skip("gpu_equals_cpu_equals_p_test") else {
+        return;
+    };
+    let steps = 203;
+    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
+    // Whole-binding bands and bands of a few rows (many bands, halo rows between them).
+    for tile_bytes in [ctx.max_binding_bytes(), 5 * align.max(32)] {
+        let mut gpu = CaGpu::with_tile_bytes(&ctx, steps, tile_bytes).unwrap();
+        if tile_bytes < 1 << 20 {
+            assert!(gpu.bands().len() > 3, "small tiles give several bands");
+        }
+        let mut cpu = Automaton::new(steps).unwrap();
+        // Uneven batches: 1, 2, 30, 70 (more than one word of growth), then to the end.
+        for k in [1, 2, 30, 70, 100] {
+            gpu.advance(k).unwrap();
+            cpu.run(k);
+            let n = cpu.generation();
+            assert_eq!(gpu.generation(), n);
+            let g = gpu.current_u32().unwrap();
+            assert_eq!(g, cpu.current_u32(), "GPU b_{n} != CPU");
+            assert_eq!(g, p_grid(n + 1), "b_{n} != P({})", n + 1);
+            assert_eq!(
+                gpu.previous_u32().unwrap(),
+                cpu.previous_u32(),
+                "GPU b_{} != CPU",
+                n - 1
+            );
+            assert_eq!(gpu.live_cells().unwrap(), cpu.live_cells());
+        }
+        gpu.reset().unwrap();
+        gpu.advance(57).unwrap();
+        assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
+    }
+}
+
+fn json(o: &std::process::Output) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(o)
+    );
+    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
+}
+
+#[test]
+fn ca_verify_on_the_cpu() {
+    let steps = 150u64;
+    let v = json(&chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "150",
+        "--verify",
+        "--json",
+    ]));
+    assert_eq!(v["steps"], steps);
+    assert_eq!(v["backend"], "cpu");
+    assert_eq!(v["verified"], true);
+    let g = chompute::chocolate::g_recurrence(steps + 1).unwrap() as u64;
+    assert_eq!(v["live_cells"], g);
+    let updates: u64 = (0..steps).map(|n| (n + 2) * (n + 2)).sum();
+    assert_eq!(v["cell_updates"], updates);
+    // Text output names the generation and its count.
+    let o = chompute(&["--backend", "cpu", "ca", "99", "--verify"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains(&format!(
+        "{} live cells",
+        chompute::chocolate::g_recurrence(100).unwrap()
+    )));
+}
+
+#[test]
+fn ca_verify_on_the_gpu() {
+    if gpu_or_skip("ca_verify_on_the_gpu").is_none() {
+        return;
+    }
+    let v = json(&chompute(&[
+        "--backend",
+        "gpu",
+        "ca",
+        "131",
+        "--verify",
+        "--json",
+    ]));
+    assert_eq!(v["backend"], "gpu");
+    assert_eq!(v["verified"], true);
+    assert_eq!(
+        v["live_cells"],
+        chompute::chocolate::g_recurrence(132).unwrap() as u64
+    );
+}
+
+/// Decode a 1-bit indexed PNG into rows of booleans (palette index 1 = P-cell).
+fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
+    assert_eq!(reader.info().bit_depth, png::BitDepth::One);
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1)
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn ca_frames_are_the_p_grids() {
+    let dir = scratch_dir("ca_frames");
+    let frames = dir.join("frames");
+    let o = chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "77",
+        "--frames",
+        frames.to_str().unwrap(),
+        "--every",
+        "20",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut names: Vec<String> = std::fs::read_dir(&frames)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["gen-00.png", "gen-20.png", "gen-40.png", "gen-60.png"]
+    );
+    for n in [0u64, 20, 60] {
+        let bits = read_bits_png(&frames.join(format!("gen-{n:02}.png")));
+        assert_eq!((bits.len(), bits[0].len()), (78, 78));
+        for (i, row) in bits.iter().enumerate() {
+            for (j, &b) in row.iter().enumerate() {
+                let (i, j) = (i as u64, j as u64);
+                let want =
+                    i <= n && j <= n && chompute::chocolate::p_cell(n + 1, n + 1, i + 1, j + 1);
+                assert_eq!(b, want, "frame {n} pixel ({i},{j})");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
+    let dir = scratch_dir("ca_stack");
+    let path = dir.join("stack.ply");
+    let steps = 45u64;
+    let o = chompute(&[
+        "--backend",
+        "cpu",
+        "ca",
+        "45",
+        "--stack",
+        path.to_str().unwrap(),
+        "--json",
+    ]);
+    let v = json(&o);
+    let ply = read_ply(&path);
+    assert_eq!(v["stack"]["triangles"], ply.faces.len() as u64);
+    assert_eq!(v["stack"]["vertices"], ply.vertices.len() as u64);
+    assert!(ply.faces.iter().all(|f| f.len() == 3));
+    assert_closed(&ply.faces);
+    // Volume: one voxel per live cell of every generation, layers half a cell thick.
+    let voxels: u128 = (1..=steps + 1)
+        .map(|m| chompute::chocolate::g_recurrence(m).unwrap())
+        .sum();
+    assert_eq!(v["stack"]["voxels"], voxels as u64);
+    let vol = signed_volume(&ply.vertices, &ply.faces);
+    assert!(
+        (vol - voxels as f64 / 2.0).abs() < 1e-6 * voxels as f64,
+        "volume {vol}, voxels {voxels}"
+    );
+    // The apex (generation 0) is the top layer, centred over the origin.
+    let top = ply.vertices.iter().map(|p| p[2]).fold(f32::MIN, f32::max);
+    assert_eq!(top, (steps + 1) as f32 / 2.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ca_frames_and_stack_from_the_gpu_match_the_cpu() {
+    if gpu_or_skip("ca_frames_and_stack_from_the_gpu_match_the_cpu").is_none() {
+        return;
+    }
+    let dir = scratch_dir("ca_gpu_files");
+    let mut outputs = Vec::new();
+    for backend in ["cpu", "gpu"] {
+        let frames = dir.join(format!("frames-{backend}"));
+        let stack = dir.join(format!("stack-{backend}.ply"));
+        let o = chompute(&[
+            "--backend",
+            backend,
+            "ca",
+            "70",
+            "--frames",
+            frames.to_str().unwrap(),
+            "--every",
+            "33",
+            "--stack",
+            stack.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let frame = std::fs::read(frames.join("gen-66.png")).unwrap();
+        outputs.push((frame, std::fs::read(&stack).unwrap()));
+    }
+    assert!(outputs[0] == outputs[1], "GPU frames and stack are byte-identical to the CPU's");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ca_bad_input() {
+    assert_usage_error(&chompute(&["ca", "0"]), "at least 1");
+    assert_usage_error(&chompute(&["ca", "ten"]), "not a positive integer");
+    assert_usage_error(&chompute(&["ca", "10", "--every", "3"]), "--frames");
+    assert_usage_error(&chompute(&["ca", "10", "--stack", "x.obj"]), "PLY");
+    assert_usage_error(
+        &chompute(&["--backend", "cpu", "ca", "999999999"]),
+        "at most",
+    );
+    let dir = scratch_dir("ca_bad");
+    let file = dir.join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    assert_usage_error(
+        &chompute(&["ca", "5", "--frames", file.to_str().unwrap()]),
+        "not a directory",
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

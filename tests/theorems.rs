@@ -1,0 +1,70 @@
+//! `chompute theorems`: every claim passes to M = 1024; names are stable; bad input.
+
+mod common;
+
+use common::*;
+
+const NAMES: [&str; 14] = [
+    "prop-3.1-symmetry",
+    "prop-3.2-diagonals",
+    "thm-3.3-doubling",
+    "thm-3.4-corners-and-centre",
+    "recursive-constructor",
+    "g-doubling",
+    "g-odd",
+    "g-corners-and-centre",
+    "sum-odd",
+    "sum-power",
+    "sum-mersenne",
+    "g-recurrence-values",
+    "automaton",
+    "octahedron",
+];
+
+#[test]
+fn every_claim_holds_to_1024() {
+    let o = chompute(&["theorems", "--max-m", "1024", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["max_m"], 1024);
+    assert_eq!(v["all_pass"], true);
+    let claims = v["claims"].as_array().unwrap();
+    let names: Vec<&str> = claims.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, NAMES);
+    for c in claims {
+        assert_eq!(c["pass"], true, "{c}");
+        assert!(c["checked"].as_u64().unwrap() > 0, "{c}");
+        assert!(c["failure"].is_null());
+    }
+    // Per-cell claims cover every cell of every C(m,m), m ≤ 1024.
+    let cells: u64 = (1..=1024u64).map(|m| m * m).sum();
+    let by_name = |n: &str| {
+        claims.iter().find(|c| c["name"] == n).unwrap()["checked"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(by_name("prop-3.1-symmetry"), 3 * cells);
+    assert_eq!(by_name("automaton"), cells);
+    assert_eq!(by_name("octahedron"), cells);
+}
+
+#[test]
+fn table_output() {
+    let o = chompute(&["theorems", "--max-m", "40"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for n in NAMES {
+        assert!(
+            out.lines().any(|l| l.starts_with(n) && l.contains("pass")),
+            "{n} in {out}"
+        );
+    }
+    assert!(out.contains("14 of 14 claims hold for every m ≤ 40"));
+}
+
+#[test]
+fn theorems_bad_input() {
+    assert_usage_error(&chompute(&["theorems", "--max-m", "0"]), "at least 1");
+    assert_usage_error(&chompute(&["theorems", "--max-m", "100000"]), "at most");
+    assert_usage_error(&chompute(&["theorems"]), "--max-m");
+}
