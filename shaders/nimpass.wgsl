@@ -6,7 +6,8 @@
 // blocks a3 = a0^a1^a2 (nim-sum zero: the pass wins) unless the prefix is (0,0,0), and the
 // first free a3 is the line's P-position with the pass available. It records a3 as a u16 in
 // `last` and sets its bit in the three rows. Prefixes of one sum share no row, and the two
-// prefixes sharing a u32 of `last` differ by one in a2, hence in t.
+// prefixes sharing a u32 of `last` (numbers 2k and 2k+1) never have the same sum: their a2
+// differ by one, or 2k ends a row (a2 = side-1, side odd) and the sums differ by side-2 > 0.
 
 struct Params {
     side: u32,
