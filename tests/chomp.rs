@@ -284,6 +284,26 @@ fn ord_engines_agree_through_the_cli() {
         stdout(&o)
     };
     assert_eq!(list("general"), list("three-row"));
+    // The list as JSON and as CSV (rows padded to the box).
+    let o = chompute(&[
+        "chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--list", "3", "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    let json_list: Vec<String> = v["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(json_list.join("\n") + "\n", list("three-row"));
+    assert_eq!(json_list.len() as u64, v["histogram"][3].as_u64().unwrap());
+    let o = chompute(&[
+        "chomp", "ord", "--rule", "0,2,1", "--box", "3x25", "--list", "2", "--csv",
+    ]);
+    let csv = stdout(&o);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("a1,a2,a3"));
+    assert!(lines.all(|l| l.split(',').count() == 3));
 }
 
 #[test]

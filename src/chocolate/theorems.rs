@@ -103,7 +103,9 @@ fn reversed_row(row: &[u32], m: u64) -> Vec<u32> {
     if r == 0 {
         return full;
     }
-    (0..full.len()).map(|k| full[k] << r | full.get(k + 1).map_or(0, |&w| w >> (32 - r))).collect()
+    (0..full.len())
+        .map(|k| full[k] << r | full.get(k + 1).map_or(0, |&w| w >> (32 - r)))
+        .collect()
 }
 
 /// Prop 3.1 word by word: rows against mirrored rows, each row against its reversal, and 32×32
@@ -114,7 +116,10 @@ fn symmetry_failure(g: &Grid) -> Option<String> {
     if let Some(i) = (0..m / 2).find(|&i| row(i) != row(m - 1 - i)) {
         return Some(format!("row {} differs from row {}", i + 1, m - i));
     }
-    if let Some(i) = (0..m).into_par_iter().find_first(|&i| reversed_row(row(i), m) != row(i)) {
+    if let Some(i) = (0..m)
+        .into_par_iter()
+        .find_first(|&i| reversed_row(row(i), m) != row(i))
+    {
         return Some(format!("row {} is not its own mirror image", i + 1));
     }
     let block = |bi: usize, bj: usize| -> [u32; 32] {
@@ -135,7 +140,13 @@ fn symmetry_failure(g: &Grid) -> Option<String> {
             transpose32(&mut t);
             t != block(bj, bi)
         })
-        .map(|(bi, bj)| format!("the 32×32 block at rows {}.., columns {}.. is not the transpose of its partner", bi * 32 + 1, bj * 32 + 1))
+        .map(|(bi, bj)| {
+            format!(
+                "the 32×32 block at rows {}.., columns {}.. is not the transpose of its partner",
+                bi * 32 + 1,
+                bj * 32 + 1
+            )
+        })
 }
 
 /// Deterministic pseudo-random u64s (xorshift).

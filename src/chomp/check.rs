@@ -134,7 +134,9 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
             (o > 1) == common && (!common || o == sol_ords[0] + 1),
             || at(r as u64),
         );
-        // Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } and
+        // Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } (the seed's
+        // text stops at i = n-1, which would make ordinal n impossible; Res^n P holds the
+        // options of ordinal n-1, which Fact 2.10 counts) and
         // Res^{ord P} P = Sol P.
         let mut nonempty = 0u64;
         for &(_, oq) in &options {

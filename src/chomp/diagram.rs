@@ -375,9 +375,11 @@ mod tests {
                 rk.unrank_into(n, &mut back);
                 assert_eq!(back, rows);
                 n += 1;
+                let before = rows.clone();
                 if !rk.advance(&mut rows) {
                     break;
                 }
+                assert!(before < rows, "rank order is lexicographic order of rows");
             }
             assert_eq!(n, rk.len());
             assert_eq!(n, binomial((r as u64) + c as u64, r as u64).unwrap());

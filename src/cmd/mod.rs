@@ -1,16 +1,16 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
-mod chomp;
-mod cb;
 mod ca;
+mod cb;
+mod chomp;
 mod count;
 mod gp;
 mod grid;
 mod info;
 mod nimpass;
 mod octahedron;
-mod theorems;
 mod render;
+mod theorems;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -28,8 +28,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Chomp(a) => chomp::run(&a),
         Command::Gp(a) => gp::run(&a),
         Command::Cb(a) => cb::run(&a),
-        Command::Nimpass(a) => nimpass::run(&a),
-        Command::NimpassGrid(a) => nimpass::run_grid(&a),
+        Command::Nimpass(a) => nimpass::run(backend, &a),
+        Command::NimpassGrid(a) => nimpass::run_grid(backend, &a),
         Command::Ca(a) => ca::run(backend, &a),
         Command::Octahedron(a) => octahedron::run(&a),
         Command::Theorems(a) => theorems::run(&a),
