@@ -34,10 +34,17 @@ impl Engine {
             BackendChoice::Gpu => Ok(Engine::Gpu(
                 GpuContext::shared().map_err(|e| anyhow!("{e}"))?,
             )),
-            BackendChoice::Auto => match GpuContext::shared() {
-                Ok(ctx) if !ctx.is_software() => Ok(Engine::Gpu(ctx)),
-                _ => Ok(Engine::Cpu),
-            },
+            BackendChoice::Auto => {
+                // Look at the adapters before opening a device: a software adapter is never
+                // used by `auto`, so the device (and its memory) is not worth creating.
+                if !real_adapter_present() {
+                    return Ok(Engine::Cpu);
+                }
+                match GpuContext::shared() {
+                    Ok(ctx) if !ctx.is_software() => Ok(Engine::Gpu(ctx)),
+                    _ => Ok(Engine::Cpu),
+                }
+            }
         }
     }
 
@@ -48,6 +55,22 @@ impl Engine {
             Engine::Gpu(_) => "gpu",
         }
     }
+}
+
+/// Whether any adapter is a real GPU (not `DeviceType::Cpu`), found without opening a device.
+/// Remembered for the process.
+pub fn real_adapter_present() -> bool {
+    static REAL: OnceLock<bool> = OnceLock::new();
+    *REAL.get_or_init(|| {
+        if let Some(Ok(ctx)) = SHARED.get() {
+            return !ctx.is_software();
+        }
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            .iter()
+            .any(|a| a.get_info().device_type != wgpu::DeviceType::Cpu)
+    })
 }
 
 /// Facts about the adapter in use, for `info` and for benchmark reports.
