@@ -190,8 +190,28 @@ pub fn p_rows_cpu_with(index: &ColumnIndex, w: &Window, out: &mut [u32]) {
         .for_each(|(r, row)| index.scatter_row(w.m, w.row0 + r as u64, row));
 }
 
-/// Count the P-cells of a window by generating it row by row (no grid is kept).
+/// Count the P-cells of a window by generating it row by row with the submask generator
+/// ([`super::rows::p_row_words`]) and popcounting each word; no grid is kept.
 pub fn count_cpu(w: &Window) -> u128 {
+    let wpr = w.words_per_row();
+    (0..w.height)
+        .into_par_iter()
+        .map(|r| {
+            let v = row_key(w.m, w.row0 + r);
+            if super::rows::p_column_base(w.n, v).is_none() {
+                return 0; // the generator writes an all-zero row
+            }
+            let mut ones = 0u64;
+            super::rows::p_row_words(w.n, w.col0, w.width, v, wpr, |_, word| {
+                ones += word.count_ones() as u64
+            });
+            ones as u128
+        })
+        .sum()
+}
+
+/// The same count by the scatter generator, kept as a second, independent generate-and-count.
+pub fn count_cpu_scatter(w: &Window) -> u128 {
     let index = ColumnIndex::new(w);
     let wpr = w.words_per_row();
     (0..w.height)
@@ -232,6 +252,7 @@ mod tests {
             assert_eq!(fast, p_rows_naive(&w), "window {w:?}");
             let naive_count: u128 = fast.iter().map(|x| x.count_ones() as u128).sum();
             assert_eq!(count_cpu(&w), naive_count);
+            assert_eq!(count_cpu_scatter(&w), naive_count);
         }
     }
 
