@@ -230,7 +230,10 @@ fn ca_frames_and_stack_from_the_gpu_match_the_cpu() {
         let frame = std::fs::read(frames.join("gen-66.png")).unwrap();
         outputs.push((frame, std::fs::read(&stack).unwrap()));
     }
-    assert!(outputs[0] == outputs[1], "GPU frames and stack are byte-identical to the CPU's");
+    assert!(
+        outputs[0] == outputs[1],
+        "GPU frames and stack are byte-identical to the CPU's"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
