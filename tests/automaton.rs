@@ -52,6 +52,13 @@ fn gpu_equals_cpu_equals_p_test() {
         gpu.advance(57).unwrap();
         assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
     }
+    // Several submissions in one call (the parameter buffer is rewritten while earlier batches
+    // may still run), then the result.
+    let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
+    let mut gpu = CaGpu::new(&ctx, steps).unwrap();
+    gpu.advance(steps).unwrap();
+    assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
+    assert_eq!(gpu.live_cells().unwrap() as u128, chompute::chocolate::g_recurrence(steps + 1).unwrap());
 }
 
 fn json(o: &std::process::Output) -> serde_json::Value {
