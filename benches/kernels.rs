@@ -43,6 +43,97 @@ fn counts(c: &mut Criterion) {
     group.finish();
 }
 
+/// Pictures: the submask row generator against the scatter generator on a dense bar, and a
+/// whole 1-bit render (generation overlapped with parallel deflate) into a sink.
+fn pictures(c: &mut Criterion) {
+    use chompute::chocolate::rows::p_rows_submask;
+    use chompute::gpu::Engine;
+    use chompute::render::{encode::stream_png, picture::Picture, source::CellSource, Compression};
+    let mut group = c.benchmark_group("p-grid generate dense 4095x4095");
+    let w = Window::full(4095, 4095).unwrap();
+    group.throughput(Throughput::Elements(w.cells() as u64));
+    group.sample_size(10);
+    let mut out = vec![0u32; w.total_words().unwrap()];
+    group.bench_function("cpu scatter", |b| b.iter(|| p_rows_cpu(&w, &mut out)));
+    group.bench_function("cpu submask", |b| b.iter(|| p_rows_submask(&w, &mut out)));
+    group.finish();
+
+    let mut group = c.benchmark_group("render png 4095x4095");
+    group.throughput(Throughput::Elements(w.cells() as u64));
+    group.sample_size(10);
+    let pic = Picture::new(w, None, None, None).unwrap();
+    let cells = CellSource::new(Engine::Cpu, false);
+    for (name, compression) in [
+        ("fast", Compression::Fast),
+        ("balanced", Compression::Balanced),
+    ] {
+        let spec = pic.spec(compression).unwrap();
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                stream_png("bench", &mut std::io::sink(), &spec, |sink| {
+                    while sink.rows_left() > 0 {
+                        sink.fill_band(|y0, rows, bytes| {
+                            pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                        })?;
+                    }
+                    Ok(())
+                })
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
+fn chomp_ordinals(c: &mut Criterion) {
+    use chompute::chomp::{
+        ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox, Ranker, Rule,
+    };
+    let choice = Choice::new(&Rule::from_perm(vec![0, 1, 2]));
+    let mut group = c.benchmark_group("chomp ordinals 3-player rule 0,1,2");
+    group.sample_size(10);
+    let ranker = Ranker::new(ChompBox { rows: 9, cols: 9 }).unwrap();
+    group.throughput(Throughput::Elements(ranker.len()));
+    group.bench_function("general 9x9", |b| {
+        b.iter(|| ordinals_in_rank_order(&ranker, &choice))
+    });
+    let cols = 300;
+    group.throughput(Throughput::Elements(
+        ChompBox { rows: 3, cols }.positions().unwrap(),
+    ));
+    group.bench_function("three-row 3x300", |b| {
+        b.iter(|| {
+            let mut last = 0u8;
+            ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
+            last
+        })
+fn games_with_a_pass(c: &mut Criterion) {
+    use chompute::pass::{
+        cb::{Bar, FTable},
+        gp::GpTable,
+        nimpass::NimPass,
+    };
+    let mut group = c.benchmark_group("games with a pass");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(1000 * 1000));
+    group.bench_function("G_P 1000x1000", |b| {
+        b.iter(|| GpTable::compute(1000).unwrap())
+    });
+    group.throughput(Throughput::Elements(41u64.pow(4)));
+    group.bench_function("nim with a pass K=4 0..=40", |b| {
+        b.iter(|| NimPass::compute(4, 41).unwrap().count())
+    });
+    let f = FTable::from_fn(40, 40, |_, z| z / 2).unwrap();
+    group.throughput(Throughput::Elements(
+        Bar::compute(f.clone(), false).unwrap().len() as u64,
+    ));
+    group.bench_function("CB(floor(z/2)) 40,40 with a pass", |b| {
+        b.iter(|| Bar::compute(f.clone(), true).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, p_grid, counts, pictures, chomp_ordinals, games_with_a_pass, automaton);
 fn automaton(c: &mut Criterion) {
     use chompute::chocolate::automaton::{cell_updates, Automaton};
     use chompute::gpu::ca::CaGpu;
@@ -70,5 +161,4 @@ fn automaton(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, automaton);
 criterion_main!(benches);

@@ -163,6 +163,9 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
+    crate::render::bench::bench_render(&env, &mut out)?;
+    crate::chomp::bench::bench_chomp(&env, &mut out)?;
+    crate::pass::bench::bench_pass(&env, &mut out)?;
     crate::gpu::ca::bench_ca(&env, &mut out)?;
 
     if args.json {

@@ -1,7 +1,9 @@
 //! chompute: a compute engine for the mathematics of chocolate games.
 //!
 //! - [`chocolate`]: the chocolate game C(m,n), whose P-positions are four-pile Nim.
+//! - [`chomp`]: multiplayer Chomp: ordinals under n-player rules, rule classes.
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
+//! - [`pass`]: games with a pass: G_P, the 3-D bars CB(F), Nim with a pass.
 //! - [`render`]: streaming PNG output written atomically.
 //!
 //! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
@@ -9,9 +11,11 @@
 
 pub mod bench;
 pub mod chocolate;
+pub mod chomp;
 pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod gpu;
+pub mod pass;
 pub mod progress;
 pub mod render;

@@ -8,6 +8,7 @@ pub mod octahedron;
 pub mod ptest;
 pub mod recursive;
 pub mod theorems;
+pub mod rows;
 
 pub use count::{g_histogram, g_recurrence};
 pub use grid::{p_rows_cpu, p_rows_naive, words_per_row, Window};

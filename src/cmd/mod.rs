@@ -1,11 +1,16 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod chomp;
+mod cb;
 mod ca;
 mod count;
+mod gp;
 mod grid;
 mod info;
+mod nimpass;
 mod octahedron;
 mod theorems;
+mod render;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;
@@ -18,6 +23,13 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
         Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Render(a) => render::run(backend, &a),
+        Command::Assemble(a) => render::assemble(&a),
+        Command::Chomp(a) => chomp::run(&a),
+        Command::Gp(a) => gp::run(&a),
+        Command::Cb(a) => cb::run(&a),
+        Command::Nimpass(a) => nimpass::run(&a),
+        Command::NimpassGrid(a) => nimpass::run_grid(&a),
         Command::Ca(a) => ca::run(backend, &a),
         Command::Octahedron(a) => octahedron::run(&a),
         Command::Theorems(a) => theorems::run(&a),

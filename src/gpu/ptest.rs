@@ -191,30 +191,53 @@ impl<'a> PGridGpu<'a> {
             .map(|t| t.rows as u64 * t.words as u64)
             .max()
             .unwrap_or(1);
-        let words = self.storage(
-            max_words * 4,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        )?;
-        let staging = self.storage(
-            max_words * 4,
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        )?;
-        for tile in &tiles {
+        // Double buffering: while the host copies tile t out of one staging buffer, the GPU
+        // generates tile t+1 into the other pair of buffers and copies it to its staging.
+        let slots = if tiles.len() > 1 { 2 } else { 1 };
+        let mut buffers = Vec::with_capacity(slots);
+        for _ in 0..slots {
+            let words = self.storage(
+                max_words * 4,
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            )?;
+            let staging = self.storage(
+                max_words * 4,
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            )?;
+            buffers.push((words, staging));
+        }
+        let submit = |tile: &Tile, (words, staging): &(wgpu::Buffer, wgpu::Buffer)| {
             let bytes = tile.rows as u64 * tile.words as u64 * 4;
-            self.ctx.checked(|| -> anyhow::Result<()> {
-                let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-                self.encode_tile(&mut enc, w, tile, &words)?;
-                enc.copy_buffer_to_buffer(&words, 0, &staging, 0, bytes);
-                self.ctx.queue.submit([enc.finish()]);
-                Ok(())
-            })??;
+            self.ctx
+                .checked(|| -> anyhow::Result<wgpu::SubmissionIndex> {
+                    let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+                    self.encode_tile(&mut enc, w, tile, words)?;
+                    enc.copy_buffer_to_buffer(words, 0, staging, 0, bytes);
+                    Ok(self.ctx.queue.submit([enc.finish()]))
+                })?
+        };
+        let mut pending = Some(submit(&tiles[0], &buffers[0])?);
+        for (t, tile) in tiles.iter().enumerate() {
+            let index = pending.take().context("GPU tile was not submitted")?;
+            if let Some(next) = tiles.get(t + 1) {
+                pending = Some(submit(next, &buffers[(t + 1) % slots])?);
+            }
+            let staging = &buffers[t % slots].1;
+            let bytes = tile.rows as u64 * tile.words as u64 * 4;
             let (tx, rx) = std::sync::mpsc::channel();
             staging
                 .slice(..bytes)
                 .map_async(wgpu::MapMode::Read, move |r| {
                     let _ = tx.send(r);
                 });
-            self.ctx.wait()?;
+            // Wait for this tile's submission only, not for the next tile's.
+            self.ctx
+                .device
+                .poll(wgpu::PollType::Wait {
+                    submission_index: Some(index),
+                    timeout: None,
+                })
+                .map_err(|e| anyhow::anyhow!("GPU poll failed: {e}"))?;
             rx.recv()
                 .context("GPU readback dropped")?
                 .map_err(|e| anyhow::anyhow!("GPU readback failed: {e}"))?;

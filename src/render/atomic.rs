@@ -22,7 +22,7 @@ pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         let temps = LIVE_TEMPS.lock().map(|g| g.clone()).unwrap_or_default();
         for t in &temps {
-            let _ = std::fs::remove_file(t);
+            remove_temp(t);
         }
         eprintln!("chompute: interrupted; no output file was written");
         std::process::exit(130);
@@ -39,20 +39,7 @@ pub struct AtomicFile {
 impl AtomicFile {
     pub fn create(target: impl AsRef<Path>) -> anyhow::Result<AtomicFile> {
         let target = target.as_ref().to_path_buf();
-        let name = target
-            .file_name()
-            .with_context(|| format!("'{}' is not a file name", target.display()))?
-            .to_string_lossy()
-            .into_owned();
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let temp = dir.join(format!(
-            ".{name}.{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let temp = temp_beside(&target)?;
         if let Ok(mut live) = LIVE_TEMPS.lock() {
             live.push(temp.clone());
         }
@@ -107,6 +94,97 @@ impl Drop for AtomicFile {
         if self.writer.is_some() {
             self.writer = None;
             let _ = std::fs::remove_file(&self.temp);
+            forget(&self.temp);
+        }
+    }
+}
+
+/// Remove a temporary file or directory. A directory may still be gaining files from other
+/// threads while it is removed, so it is tried a few times.
+fn remove_temp(t: &Path) {
+    if t.is_dir() {
+        for _ in 0..5 {
+            if std::fs::remove_dir_all(t).is_ok() || !t.exists() {
+                break;
+            }
+        }
+    } else {
+        let _ = std::fs::remove_file(t);
+    }
+}
+
+/// A temporary name beside `target`: `.NAME.PID.N.tmp` in the same directory.
+fn temp_beside(target: &Path) -> anyhow::Result<PathBuf> {
+    let name = target
+        .file_name()
+        .with_context(|| format!("'{}' is not a file name", target.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    Ok(dir.join(format!(
+        ".{name}.{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )))
+}
+
+/// A directory being filled under a temporary name beside `target`, renamed into place by
+/// [`AtomicDir::commit`] (replacing an older directory of that name). Dropped uncommitted,
+/// or interrupted, it is removed with everything in it.
+pub struct AtomicDir {
+    target: PathBuf,
+    temp: PathBuf,
+    live: bool,
+}
+
+impl AtomicDir {
+    pub fn create(target: impl AsRef<Path>) -> anyhow::Result<AtomicDir> {
+        let target = target.as_ref().to_path_buf();
+        let temp = temp_beside(&target)?;
+        if let Ok(mut live) = LIVE_TEMPS.lock() {
+            live.push(temp.clone());
+        }
+        std::fs::create_dir(&temp).map_err(|e| {
+            forget(&temp);
+            anyhow::anyhow!("cannot write '{}': {e}", target.display())
+        })?;
+        Ok(AtomicDir {
+            target,
+            temp,
+            live: true,
+        })
+    }
+
+    /// Where to write the directory's contents until it is committed.
+    pub fn path(&self) -> &Path {
+        &self.temp
+    }
+
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// Rename into place, replacing an older directory at the target.
+    pub fn commit(mut self) -> anyhow::Result<()> {
+        if self.target.is_dir() {
+            std::fs::remove_dir_all(&self.target)
+                .with_context(|| format!("cannot replace '{}'", self.target.display()))?;
+        }
+        std::fs::rename(&self.temp, &self.target)
+            .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
+        forget(&self.temp);
+        self.live = false;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicDir {
+    fn drop(&mut self) {
+        if self.live {
+            remove_temp(&self.temp);
             forget(&self.temp);
         }
     }

@@ -2,7 +2,13 @@
 
 pub mod atomic;
 pub mod mesh;
+pub mod bench;
+pub mod dzi;
+pub mod encode;
+pub mod picture;
 pub mod png;
+pub mod source;
+pub mod tiles;
 
 pub use self::atomic::AtomicFile;
 pub use self::png::{parse_colour, write_png, Compression, PixelFormat, PngSpec};

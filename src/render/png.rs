@@ -5,7 +5,6 @@
 
 use super::atomic::AtomicFile;
 use crate::usage;
-use anyhow::Context;
 use std::io::Write;
 use std::path::Path;
 
@@ -115,7 +114,8 @@ impl PngSpec {
 }
 
 /// Write a PNG at `path` atomically. `fill_row(y, row)` fills row y (0-based, top first) of
-/// `spec.format.row_bytes(width)` bytes; it is called once per row, in order.
+/// `spec.format.row_bytes(width)` bytes; it is called once per row, in order, on the calling
+/// thread, while earlier rows are compressed in parallel (see [`super::encode`]).
 pub fn write_png(
     path: &Path,
     spec: &PngSpec,
@@ -123,21 +123,19 @@ pub fn write_png(
 ) -> anyhow::Result<()> {
     spec.validate()?;
     let mut file = AtomicFile::create(path)?;
-    let mut writer = spec.encoder(&mut file)?;
-    let mut stream = writer.stream_writer()?;
-    let mut row = vec![0u8; spec.format.row_bytes(spec.width)];
-    for y in 0..spec.height {
-        fill_row(y, &mut row)?;
-        stream
-            .write_all(&row)
-            .with_context(|| format!("cannot write '{}'", path.display()))?;
-    }
-    stream
-        .finish()
-        .with_context(|| format!("cannot write '{}'", path.display()))?;
-    writer
-        .finish()
-        .with_context(|| format!("cannot write '{}'", path.display()))?;
+    let label = format!("'{}'", path.display());
+    super::encode::stream_png(&label, &mut file, spec, |sink| {
+        let row_bytes = sink.row_bytes();
+        while sink.rows_left() > 0 {
+            sink.fill_band(|y0, _rows, bytes| {
+                for (k, row) in bytes.chunks_exact_mut(row_bytes).enumerate() {
+                    fill_row((y0 + k) as u32, row)?;
+                }
+                Ok(())
+            })?;
+        }
+        Ok(())
+    })?;
     file.commit()
 }
 

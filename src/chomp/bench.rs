@@ -1,0 +1,43 @@
+//! `chompute bench` figures for multiplayer Chomp: positions per second of the general engine
+//! (rank-order sweep) and of the three-row engine, for a 3-player rule whose table is not
+//! trivial (0,1,2 uses every ordinal).
+
+use super::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};
+use crate::bench::{BenchEnv, Measurement};
+
+pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
+    let rule = Rule::from_perm(vec![0, 1, 2]);
+    let choice = Choice::new(&rule);
+    let side = if env.quick { 8 } else { 13 };
+    let ranker = Ranker::new(ChompBox {
+        rows: side,
+        cols: side as u32,
+    })?;
+    env.measure(
+        out,
+        "chomp ord general",
+        &format!("{side}x{side}"),
+        "cpu",
+        "positions",
+        ranker.len() as u128,
+        || Ok(super::ordinal::ordinals_in_rank_order(&ranker, &choice)),
+    )?;
+    let cols: u32 = if env.quick { 200 } else { 1000 };
+    let positions = ChompBox { rows: 3, cols }.positions().expect("small") as u128;
+    env.measure(
+        out,
+        "chomp ord three-row",
+        &format!("3x{cols}"),
+        "cpu",
+        "positions",
+        positions,
+        || {
+            let mut ones = 0u64;
+            ordinals_three_rows(cols, &choice, |_, s| {
+                ones += s.iter().filter(|&&o| o == 1).count() as u64
+            });
+            Ok(ones)
+        },
+    )?;
+    Ok(())
+}

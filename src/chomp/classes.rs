@@ -1,0 +1,147 @@
+//! Rule isomorphism classes [Thm 3.1]: f ~ g iff ord_f = ord_g on every position. Here the
+//! classes of all N! normalised rules for N players, on the positions of one box.
+//!
+//! Work is shared twice over. The option ranks of each position are generated once and used
+//! by every rule. And rules are kept in groups whose tables agree on every position done so
+//! far: a group reads its options' ordinals once, and only the final Fact 2.10 choice (one
+//! table lookup) is made per rule. A group splits when its rules first disagree, so the work
+//! is (number of classes) × (moves) + (rules) × (positions).
+
+use super::diagram::Ranker;
+use super::rule::{Choice, Rule};
+
+/// One class: its rules (normalised, sorted) and their common ordinal table (by rank).
+#[derive(Debug, Clone)]
+pub struct RuleClass {
+    pub members: Vec<Rule>,
+    pub table: Vec<u8>,
+}
+
+/// Most players `classes` handles (8! = 40320 rules).
+pub const MAX_CLASS_PLAYERS: usize = 8;
+
+/// Every permutation of 0..n in lexicographic order.
+pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
+    let mut perm: Vec<u8> = (0..n as u8).collect();
+    let mut out = vec![Rule::from_perm(perm.clone())];
+    // Next permutation in lexicographic order.
+    while let Some(i) = (0..n.saturating_sub(1))
+        .rev()
+        .find(|&i| perm[i] < perm[i + 1])
+    {
+        let j = (i + 1..n)
+            .rev()
+            .find(|&j| perm[j] > perm[i])
+            .expect("a larger element exists");
+        perm.swap(i, j);
+        perm[i + 1..].reverse();
+        out.push(Rule::from_perm(perm.clone()));
+    }
+    out
+}
+
+/// Group `rules` (all with the same number of players) into classes by their ordinal tables on
+/// the box of `ranker`. Classes are sorted by their first member; members keep `rules`' order.
+pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
+    struct Group {
+        members: Vec<usize>,
+        table: Vec<u8>,
+    }
+    let total = ranker.len() as usize;
+    let choices: Vec<Choice> = rules.iter().map(Choice::new).collect();
+    let mut groups = vec![Group {
+        members: (0..rules.len()).collect(),
+        table: vec![0u8; total],
+    }];
+    let mut rows = vec![0u32; ranker.shape.rows];
+    let mut options: Vec<u64> = Vec::new();
+    let mut picks: Vec<u8> = Vec::new();
+    for r in 1..total {
+        ranker.advance(&mut rows);
+        options.clear();
+        ranker.for_each_option(&rows, r as u64, |q| options.push(q));
+        let existing = groups.len();
+        for g in 0..existing {
+            let mask = options
+                .iter()
+                .fold(0u64, |m, &q| m | 1u64 << groups[g].table[q as usize]);
+            picks.clear();
+            picks.extend(groups[g].members.iter().map(|&i| choices[i].choose(mask)));
+            let first = picks[0];
+            groups[g].table[r] = first;
+            if picks.iter().all(|&o| o == first) {
+                continue;
+            }
+            // The group's rules part ways at this position: one new group per other ordinal.
+            let members = std::mem::take(&mut groups[g].members);
+            let mut distinct: Vec<u8> = picks.clone();
+            distinct.sort_unstable();
+            distinct.dedup();
+            for &o in &distinct {
+                let part: Vec<usize> = members
+                    .iter()
+                    .zip(&picks)
+                    .filter(|&(_, &p)| p == o)
+                    .map(|(&i, _)| i)
+                    .collect();
+                if o == first {
+                    groups[g].members = part;
+                } else {
+                    let mut table = groups[g].table.clone();
+                    table[r] = o;
+                    groups.push(Group {
+                        members: part,
+                        table,
+                    });
+                }
+            }
+        }
+    }
+    let mut classes: Vec<RuleClass> = groups
+        .into_iter()
+        .map(|g| {
+            let mut m = g.members;
+            m.sort_unstable();
+            RuleClass {
+                members: m.iter().map(|&i| rules[i].clone()).collect(),
+                table: g.table,
+            }
+        })
+        .collect();
+    classes.sort_by(|a, b| a.members[0].perm.cmp(&b.members[0].perm));
+    classes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::ordinal::ordinals_in_rank_order;
+
+    #[test]
+    fn permutations_are_all_there() {
+        assert_eq!(all_normalised_rules(4).len(), 24);
+        assert_eq!(all_normalised_rules(5)[1].normalised(), "0,1,2,4,3");
+    }
+
+    #[test]
+    fn classes_match_tables_computed_one_rule_at_a_time() {
+        let ranker = Ranker::new(ChompBox { rows: 4, cols: 4 }).unwrap();
+        for n in [2, 3, 4] {
+            let rules = all_normalised_rules(n);
+            let classes = rule_classes(&ranker, &rules);
+            let mut seen = 0;
+            for (ci, class) in classes.iter().enumerate() {
+                for rule in &class.members {
+                    let t = ordinals_in_rank_order(&ranker, &Choice::new(rule));
+                    assert_eq!(t, class.table, "{rule} in its class");
+                    for (cj, other) in classes.iter().enumerate() {
+                        assert_eq!(cj == ci, t == other.table, "classes have distinct tables");
+                    }
+                    seen += 1;
+                }
+            }
+            assert_eq!(seen, rules.len());
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Multiplayer Chomp (SPEC §5): positions are Young diagrams, an n-player rule orders the
+//! scores of the last biters, and every position has an ordinal by Fact 2.10.
+//!
+//! - [`diagram`]: diagrams, the R×C box, dense ranking, moves without allocation.
+//! - [`rule`]: rules, exact normalisation [Fact 3.4], the Fact 2.10 choice.
+//! - [`ordinal`]: the general engine (rank order or parallel volume layers), Sol and chains.
+//! - [`three_row`]: O(1) work per position for three rows.
+//! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
+//! - [`check`]: the paper's claims verified over a box.
+
+pub mod bench;
+pub mod check;
+pub mod classes;
+pub mod diagram;
+pub mod ordinal;
+pub mod rule;
+pub mod three_row;
+
+pub use classes::{all_normalised_rules, rule_classes, RuleClass};
+pub use diagram::{ChompBox, Diagram, Ranker};
+pub use ordinal::OrdTable;
+pub use rule::{Choice, Rule};
+pub use three_row::ordinals_three_rows;

@@ -1,0 +1,355 @@
+//! Ordinals of every position of a box by Fact 2.10 (SPEC §5), the general engine.
+//!
+//! ord(0) = 0; for P ≠ (0), K(P) = { ord(Q)+1 : Q ∈ Mov P, ord(Q) ≠ n } and ord(P) is the
+//! k ∈ K(P) with the largest α_k. A table holds one byte per position, indexed by rank. Two
+//! schedules guarantee options first:
+//! - rank order ([`ordinals_in_rank_order`]): a single sweep, every option has a smaller rank;
+//! - volume layers ([`ordinals_by_volume`]): positions of equal volume never move to each other,
+//!   so each layer is computed in parallel once the smaller volumes are done.
+
+use super::diagram::{ChompBox, Diagram, Ranker};
+use super::rule::{Choice, Rule};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+/// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
+/// scanning options as soon as one gives the best score the rule allows.
+#[inline]
+pub fn ordinal_at(
+    ranker: &Ranker,
+    rows: &[u32],
+    rank: u64,
+    ord_of: impl Fn(u64) -> u8,
+    choice: &Choice,
+) -> u8 {
+    let mut mask = 0u64;
+    let stop = choice.stop;
+    ranker.for_each_option_until(rows, rank, |q| {
+        mask |= 1u64 << ord_of(q);
+        mask & stop == 0
+    });
+    choice.choose(mask)
+}
+
+/// Every ordinal of the box in one sweep in rank order.
+pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
+    let total = ranker.len() as usize;
+    let mut ords = vec![0u8; total];
+    let mut rows = vec![0u32; ranker.shape.rows];
+    let pb = crate::progress::bar(total as u64, "positions");
+    for r in 1..total {
+        ranker.advance(&mut rows);
+        let o = ordinal_at(ranker, &rows, r as u64, |q| ords[q as usize], choice);
+        ords[r] = o;
+        if r & 0xffff == 0 {
+            pb.set_position(r as u64);
+        }
+    }
+    pb.finish_and_clear();
+    ords
+}
+
+/// Append the ranks of the positions of volume `v` in the box, in rank order.
+pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
+    fn go(ranker: &Ranker, j: usize, remaining: u64, cap: u32, acc: u64, out: &mut Vec<u64>) {
+        let left = (ranker.shape.rows - j) as u64;
+        if left == 0 {
+            if remaining == 0 {
+                out.push(acc);
+            }
+            return;
+        }
+        // Row j takes len cells; the rows below hold at most (left-1)·len of the rest.
+        let hi = (cap as u64).min(remaining);
+        let lo = remaining.div_ceil(left);
+        for len in lo..=hi {
+            let len = len as u32;
+            go(
+                ranker,
+                j + 1,
+                remaining - len as u64,
+                len,
+                acc + ranker.weight(j, len),
+                out,
+            );
+        }
+    }
+    go(ranker, 0, v, ranker.shape.cols, 0, out);
+}
+
+/// Every ordinal of the box, one volume layer at a time, each layer in parallel.
+pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
+    let total = ranker.len() as usize;
+    let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
+    let max_volume = ranker.shape.rows as u64 * ranker.shape.cols as u64;
+    let pb = crate::progress::bar(total as u64, "positions");
+    let mut layer = Vec::new();
+    for v in 1..=max_volume {
+        layer.clear();
+        positions_of_volume(ranker, v, &mut layer);
+        // Layer v reads only layers < v, finished before this one started (rayon joins).
+        layer.par_chunks(2048).for_each_init(
+            || vec![0u32; ranker.shape.rows],
+            |rows, chunk| {
+                for &r in chunk {
+                    ranker.unrank_into(r, rows);
+                    let o =
+                        ordinal_at(ranker, rows, r, |q| table[q as usize].load(Relaxed), choice);
+                    table[r as usize].store(o, Relaxed);
+                }
+            },
+        );
+        pb.inc(layer.len() as u64);
+    }
+    pb.finish_and_clear();
+    table.into_iter().map(AtomicU8::into_inner).collect()
+}
+
+/// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
+pub const LAYERS_MIN_THREADS: usize = 8;
+
+/// The ordinals of one box under one rule, indexed by rank.
+#[derive(Debug, Clone)]
+pub struct OrdTable {
+    pub ranker: Ranker,
+    pub players: u8,
+    pub ords: Vec<u8>,
+}
+
+impl OrdTable {
+    /// Compute with the general engine. The single rank-order sweep is the default: its
+    /// options sit close together in memory, so on one or two cores it beats the volume layers
+    /// (about 2.5× on 13×13); the layers win only with many free cores (see BENCHMARKS.md).
+    pub fn compute(shape: ChompBox, rule: &Rule) -> anyhow::Result<OrdTable> {
+        let layers = rayon::current_num_threads() >= LAYERS_MIN_THREADS;
+        OrdTable::compute_with(shape, rule, layers)
+    }
+
+    /// Compute in rank order (`layers` false) or by volume layers in parallel (`layers` true).
+    pub fn compute_with(shape: ChompBox, rule: &Rule, layers: bool) -> anyhow::Result<OrdTable> {
+        let ranker = Ranker::new(shape)?;
+        let choice = Choice::new(rule);
+        let ords = if layers && ranker.len() >= 1 << 16 {
+            ordinals_by_volume(&ranker, &choice)
+        } else {
+            ordinals_in_rank_order(&ranker, &choice)
+        };
+        Ok(OrdTable {
+            ranker,
+            players: rule.players() as u8,
+            ords,
+        })
+    }
+
+    pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
+        self.ranker.rank(p).map(|r| self.ords[r as usize])
+    }
+
+    /// How many positions have each ordinal 0..=n.
+    pub fn histogram(&self) -> Vec<u64> {
+        histogram(&self.ords, self.players)
+    }
+
+    /// Sol_f P (SPEC §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when ord(P) = 1
+    /// (player's preference). Sorted. Empty for the empty position.
+    pub fn sol(&self, p: &Diagram) -> Vec<Diagram> {
+        let Some(o) = self.ordinal(p) else {
+            return Vec::new();
+        };
+        if o == 0 {
+            return Vec::new();
+        }
+        if o == 1 {
+            return vec![Diagram::empty()];
+        }
+        let mut out: Vec<Diagram> = p
+            .options()
+            .into_iter()
+            .filter(|q| self.ordinal(q).is_some_and(|oq| oq + 1 == o))
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// One solution chain from P down to (0): each step the first (smallest) solution.
+    pub fn chain(&self, p: &Diagram) -> Vec<Diagram> {
+        let mut chain = vec![p.clone()];
+        let mut cur = p.clone();
+        while !cur.is_empty() {
+            match self.sol(&cur).into_iter().next() {
+                Some(q) => {
+                    chain.push(q.clone());
+                    cur = q;
+                }
+                None => break,
+            }
+        }
+        chain
+    }
+
+    /// Every position of ordinal `k`, in rank order (which is lexicographic order of rows).
+    pub fn positions_with(&self, k: u8, mut f: impl FnMut(&[u32])) {
+        let mut rows = vec![0u32; self.ranker.shape.rows];
+        for (r, &o) in self.ords.iter().enumerate() {
+            if r > 0 {
+                self.ranker.advance(&mut rows);
+            }
+            if o == k {
+                f(&rows);
+            }
+        }
+    }
+}
+
+/// How many entries of `ords` equal each ordinal 0..=n.
+pub fn histogram(ords: &[u8], players: u8) -> Vec<u64> {
+    let mut h = vec![0u64; players as usize + 1];
+    add_to_histogram(&mut h, ords);
+    h
+}
+
+/// Add the ordinals of `ords` to the counts `h`.
+pub fn add_to_histogram(h: &mut [u64], ords: &[u8]) {
+    let mut counts = [0u64; 256];
+    for &o in ords {
+        counts[o as usize] += 1;
+    }
+    for (k, c) in h.iter_mut().enumerate() {
+        *c += counts[k];
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    /// Ordinary Chomp by plain win/lose recursion on diagrams: the mover loses at P iff every
+    /// move other than eating the last (poisoned) cell leads to a position where the mover wins.
+    fn mover_loses(p: &Diagram, memo: &mut HashMap<Diagram, bool>) -> bool {
+        if let Some(&v) = memo.get(p) {
+            return v;
+        }
+        let mut loses = true;
+        for x in 0..p.height() {
+            for t in 0..p.rows()[x] {
+                let q = p.bite(x, t);
+                if !q.is_empty() && mover_loses(&q, memo) {
+                    loses = false;
+                }
+            }
+        }
+        memo.insert(p.clone(), loses);
+        loses
+    }
+
+    /// Fact 2.10 straight from the definition, on diagrams, with scores (no masks, no ranks).
+    fn ordinal_slow(p: &Diagram, rule: &Rule, memo: &mut HashMap<Diagram, u8>) -> u8 {
+        if p.is_empty() {
+            return 0;
+        }
+        if let Some(&v) = memo.get(p) {
+            return v;
+        }
+        let n = rule.players() as u8;
+        let mut best: Option<u8> = None;
+        for q in p.options() {
+            let oq = ordinal_slow(&q, rule, memo);
+            if oq != n {
+                let k = oq + 1;
+                if best.is_none_or(|b| rule.values[k as usize - 1] > rule.values[b as usize - 1]) {
+                    best = Some(k);
+                }
+            }
+        }
+        let o = best.expect("(0) is always an option");
+        memo.insert(p.clone(), o);
+        o
+    }
+
+    #[test]
+    fn engines_agree_with_the_definition() {
+        for rule in [
+            "0,1",
+            "1,0",
+            "0,2,1",
+            "2,0,1",
+            "1,2,0",
+            "3,0,2,1",
+            "-1,7.5,2,0.25,3",
+        ] {
+            let rule = Rule::parse(rule).unwrap();
+            for shape in [ChompBox { rows: 4, cols: 5 }, ChompBox { rows: 6, cols: 3 }] {
+                let ranker = Ranker::new(shape).unwrap();
+                let choice = Choice::new(&rule);
+                let a = ordinals_in_rank_order(&ranker, &choice);
+                let b = ordinals_by_volume(&ranker, &choice);
+                assert_eq!(a, b, "rank order vs volume layers, {rule} on {shape}");
+                let mut memo = HashMap::new();
+                for r in 0..ranker.len() {
+                    let p = ranker.unrank(r);
+                    assert_eq!(
+                        a[r as usize],
+                        ordinal_slow(&p, &rule, &mut memo),
+                        "{rule} at {p}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_players_is_ordinary_chomp() {
+        let rule = Rule::parse("0,1").unwrap();
+        let t = OrdTable::compute(ChompBox { rows: 6, cols: 7 }, &rule).unwrap();
+        let mut memo = HashMap::new();
+        for r in 1..t.ranker.len() {
+            let p = t.ranker.unrank(r);
+            let o = t.ords[r as usize];
+            assert_eq!(o == 1, mover_loses(&p, &mut memo), "{p}: ord {o}");
+            assert!(o == 1 || o == 2);
+        }
+        // SPEC §5: (a, a-1) and the symmetric L (a, 1^(a-1)) are P; rectangles other than (1)
+        // have ordinal 2.
+        for a in 1..=7u32 {
+            assert_eq!(t.ordinal(&Diagram::new(vec![a, a - 1]).unwrap()), Some(1));
+            if a <= 6 {
+                let mut l = vec![a];
+                l.extend(std::iter::repeat_n(1, a as usize - 1));
+                assert_eq!(
+                    t.ordinal(&Diagram::new(l).unwrap()),
+                    Some(1),
+                    "symmetric L {a}"
+                );
+            }
+            for h in 1..=6usize {
+                let rect = Diagram::new(vec![a; h]).unwrap();
+                let want = if a == 1 && h == 1 { 1 } else { 2 };
+                assert_eq!(t.ordinal(&rect), Some(want), "{rect}");
+            }
+        }
+        // Two rows: the P-positions are exactly (a, a-1).
+        let two = OrdTable::compute(ChompBox { rows: 2, cols: 40 }, &rule).unwrap();
+        two.positions_with(1, |rows| assert_eq!(rows[0], rows[1] + 1, "{rows:?}"));
+        assert_eq!(two.histogram()[1], 40);
+    }
+
+    #[test]
+    fn sol_and_chain_follow_the_ordinals() {
+        let rule = Rule::parse("0,2,1").unwrap();
+        let t = OrdTable::compute(ChompBox { rows: 4, cols: 4 }, &rule).unwrap();
+        for r in 1..t.ranker.len() {
+            let p = t.ranker.unrank(r);
+            let o = t.ords[r as usize];
+            let chain = t.chain(&p);
+            assert_eq!(
+                chain.len() as u8,
+                o + 1,
+                "a solution chain from {p} has ord(P) moves"
+            );
+            assert!(chain.last().unwrap().is_empty());
+            assert!(!t.sol(&p).is_empty());
+        }
+    }
+}

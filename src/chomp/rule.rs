@@ -1,0 +1,331 @@
+//! Multiplayer rules f = (α_1 … α_n) (SPEC §5): the player who takes the last bite scores α_1,
+//! the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a rule is
+//! normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given numbers are
+//! compared exactly as decimals, never as floats.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// Most players a rule may have: ordinals 0..=n are bits of a u64 mask.
+pub const MAX_PLAYERS: usize = 63;
+
+/// An exact decimal: sign × 0.d_1 d_2 … × 10^exp with d_1 ≠ 0 and no trailing zero digit.
+/// Zero has no digits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decimal {
+    negative: bool,
+    digits: Vec<u8>,
+    exp: i64,
+}
+
+impl Decimal {
+    /// Parse `[+-]digits[.digits][e[+-]digits]`; at least one digit in the mantissa.
+    pub fn parse(s: &str) -> Option<Decimal> {
+        let t = s.trim();
+        let (negative, body) = match t.as_bytes().first()? {
+            b'-' => (true, &t[1..]),
+            b'+' => (false, &t[1..]),
+            _ => (false, t),
+        };
+        let (mantissa, exponent) = match body.find(['e', 'E']) {
+            Some(i) => (&body[..i], Some(&body[i + 1..])),
+            None => (body, None),
+        };
+        let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+        if int.is_empty() && frac.is_empty() {
+            return None;
+        }
+        if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut e10: i64 = match exponent {
+            None => 0,
+            Some(e) => {
+                let (neg, d) = match e.as_bytes().first()? {
+                    b'-' => (true, &e[1..]),
+                    b'+' => (false, &e[1..]),
+                    _ => (false, e),
+                };
+                if d.is_empty() || d.len() > 9 || !d.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                let v: i64 = d.parse().ok()?;
+                if neg {
+                    -v
+                } else {
+                    v
+                }
+            }
+        };
+        // value = 0.(int frac) × 10^(len(int) + e10)
+        e10 += int.len() as i64;
+        let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
+        let lead = digits.iter().take_while(|&&d| d == 0).count();
+        digits.drain(..lead);
+        e10 -= lead as i64;
+        while digits.last() == Some(&0) {
+            digits.pop();
+        }
+        if digits.is_empty() {
+            return Some(Decimal {
+                negative: false,
+                digits,
+                exp: 0,
+            });
+        }
+        Some(Decimal {
+            negative,
+            digits,
+            exp: e10,
+        })
+    }
+
+    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
+        match (self.digits.is_empty(), other.digits.is_empty()) {
+            (true, true) => Ordering::Equal,
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            // Both non-zero with a leading non-zero digit: the exponent decides, then the digits
+            // (no trailing zeros, so a proper prefix is the smaller number).
+            (false, false) => self
+                .exp
+                .cmp(&other.exp)
+                .then_with(|| self.digits.cmp(&other.digits)),
+        }
+    }
+}
+
+impl Ord for Decimal {
+    fn cmp(&self, other: &Decimal) -> Ordering {
+        match (self.negative, other.negative) {
+            (false, false) => self.cmp_magnitude(other),
+            (true, true) => other.cmp_magnitude(self),
+            (false, true) => Ordering::Greater,
+            (true, false) => Ordering::Less,
+        }
+    }
+}
+
+impl PartialOrd for Decimal {
+    fn partial_cmp(&self, other: &Decimal) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A rule for n players, kept both as the numbers given and as its normalised permutation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rule {
+    /// The numbers as given (for display).
+    pub given: Vec<String>,
+    /// The numbers as exact decimals: what [`Choice`] compares.
+    pub values: Vec<Decimal>,
+    /// β_1 … β_n: the normalised rule, a permutation of 0..n-1 with the order of the α's.
+    pub perm: Vec<u8>,
+}
+
+impl Rule {
+    /// Parse `α_1,α_2,…` (n ≥ 2 distinct decimals) and normalise it.
+    pub fn parse(s: &str) -> Result<Rule, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        let mut values = Vec::with_capacity(parts.len());
+        for p in &parts {
+            values.push(
+                Decimal::parse(p).ok_or_else(|| format!("rule entry '{p}' is not a number"))?,
+            );
+        }
+        if values.len() < 2 {
+            return Err(format!(
+                "a rule needs at least 2 players (got {})",
+                values.len()
+            ));
+        }
+        if values.len() > MAX_PLAYERS {
+            return Err(format!(
+                "at most {MAX_PLAYERS} players (got {})",
+                values.len()
+            ));
+        }
+        for i in 0..values.len() {
+            for j in i + 1..values.len() {
+                if values[i] == values[j] {
+                    return Err(format!(
+                        "rule entries {} and {} ('{}' and '{}') are equal; a rule needs distinct numbers",
+                        i + 1,
+                        j + 1,
+                        parts[i],
+                        parts[j]
+                    ));
+                }
+            }
+        }
+        // Fact 3.4: β_i = #{ j : α_j < α_i }.
+        let perm = values
+            .iter()
+            .map(|v| values.iter().filter(|w| *w < v).count() as u8)
+            .collect();
+        Ok(Rule {
+            given: parts.iter().map(|p| p.to_string()).collect(),
+            values,
+            perm,
+        })
+    }
+
+    /// A rule that is already a permutation of 0..n-1.
+    pub fn from_perm(perm: Vec<u8>) -> Rule {
+        debug_assert!({
+            let mut s = perm.clone();
+            s.sort_unstable();
+            s.iter().enumerate().all(|(i, &v)| v as usize == i)
+        });
+        let given: Vec<String> = perm.iter().map(|v| v.to_string()).collect();
+        let values = given
+            .iter()
+            .map(|g| Decimal::parse(g).expect("an integer"))
+            .collect();
+        Rule {
+            given,
+            values,
+            perm,
+        }
+    }
+
+    /// Number of players n.
+    pub fn players(&self) -> usize {
+        self.perm.len()
+    }
+
+    /// The normalised form, `0,2,1`.
+    pub fn normalised(&self) -> String {
+        self.perm
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The numbers as given, `5,-1.5,3`.
+    pub fn as_given(&self) -> String {
+        self.given.join(",")
+    }
+
+    /// β_k for the ordinal k in 1..=n.
+    pub fn beta(&self, k: u8) -> u8 {
+        self.perm[k as usize - 1]
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.normalised())
+    }
+}
+
+/// Fact 2.10 as a lookup: from the set of ordinals of a position's options (a bit mask over
+/// 0..=n), the position's ordinal.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    n: u8,
+    /// Ordinals 1..=n sorted by β descending: the first one in K(P) is ord(P).
+    by_preference: Vec<u8>,
+    /// Table over every mask of n+1 bits when n ≤ 11.
+    table: Vec<u8>,
+    /// The bit of the option ordinal that gives the best possible score: once an option with
+    /// that ordinal is seen, nothing can beat it.
+    pub stop: u64,
+}
+
+impl Choice {
+    /// Built from the rule's numbers as given, compared exactly (not from its normalised form,
+    /// so that Theorem 3.3 can be checked by building two choices from different numbers).
+    pub fn new(rule: &Rule) -> Choice {
+        let n = rule.players() as u8;
+        let mut by_preference: Vec<u8> = (1..=n).collect();
+        by_preference
+            .sort_by(|&k, &l| rule.values[l as usize - 1].cmp(&rule.values[k as usize - 1]));
+        let mut c = Choice {
+            n,
+            by_preference,
+            table: Vec::new(),
+            stop: 0,
+        };
+        c.stop = 1u64 << (c.by_preference[0] - 1);
+        if n <= 11 {
+            c.table = (0..1u64 << (n + 1)).map(|m| c.choose_slow(m)).collect();
+        }
+        c
+    }
+
+    /// K(P) = { o+1 : o in mask, o ≠ n }; ord(P) = the k ∈ K(P) with the largest β_k; 0 when K
+    /// is empty (only the empty position, which has no options).
+    fn choose_slow(&self, mask: u64) -> u8 {
+        self.by_preference
+            .iter()
+            .copied()
+            .find(|&k| mask >> (k - 1) & 1 == 1)
+            .unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn choose(&self, mask: u64) -> u8 {
+        if self.table.is_empty() {
+            self.choose_slow(mask)
+        } else {
+            self.table[mask as usize]
+        }
+    }
+
+    pub fn players(&self) -> u8 {
+        self.n
+    }
+
+    /// The choice for every 8-bit mask (n ≤ 7), for loops that index it without bounds checks.
+    pub fn table256(&self) -> Option<[u8; 256]> {
+        (self.n <= 7).then(|| std::array::from_fn(|m| self.choose_slow(m as u64)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_compare_exactly() {
+        let d = |s: &str| Decimal::parse(s).unwrap();
+        assert!(d("-1.5") < d("3"));
+        assert!(d("0.1") < d("0.10000000000000000000001"));
+        assert_eq!(d("1e2"), d("100.000"));
+        assert_eq!(d("-0"), d("0"));
+        assert!(d("-2") < d("-1.99999999999999999999"));
+        assert!(d(".5") > d("0.49"));
+        assert!(d("1e-30") > d("0"));
+        for bad in ["", "-", "abc", "1.2.3", "nan", "inf", "1e", "--1", "0x10"] {
+            assert!(Decimal::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rules_normalise_to_permutations() {
+        assert_eq!(Rule::parse("5,-1.5,3").unwrap().normalised(), "2,0,1");
+        assert_eq!(Rule::parse("0,2,1").unwrap().normalised(), "0,2,1");
+        assert_eq!(Rule::parse("10, 20").unwrap().normalised(), "0,1");
+        assert!(Rule::parse("1").is_err());
+        assert!(Rule::parse("1,1.0").is_err());
+        assert!(Rule::parse("1,x").is_err());
+        assert!(
+            Rule::parse("0.3,0.30000000000000001").is_ok(),
+            "exact, not f64"
+        );
+    }
+
+    #[test]
+    fn choice_is_argmax_over_k() {
+        let rule = Rule::from_perm(vec![0, 2, 1]);
+        let c = Choice::new(&rule);
+        // Options with ordinals {0, 1}: K = {1, 2}, β_2 = 2 is best.
+        assert_eq!(c.choose(0b011), 2);
+        // Options with ordinal 3 = n are not counted: K = {1}.
+        assert_eq!(c.choose(0b1001), 1);
+        assert_eq!(c.choose(0b0101), 3);
+        assert_eq!(c.choose(0), 0);
+    }
+}

@@ -1,0 +1,159 @@
+//! The three-row engine: ordinals of every position (a, b, c), C ≥ a ≥ b ≥ c ≥ 0, with O(1)
+//! work per position whatever C is.
+//!
+//! The options of (a, b, c) fall into six families, each a prefix of one line of positions, so
+//! each is one small bit mask of the ordinals seen on that line so far (bit o = some option has
+//! ordinal o):
+//!
+//! | bite                       | options              | mask kept                       |
+//! |----------------------------|----------------------|---------------------------------|
+//! | row 3 to k < c             | (a, b, k)            | `s3`, running along c           |
+//! | row 2 to c ≤ k < b         | (a, k, c)            | `m2[c]`, for the current a      |
+//! | row 2 to k < c (two rows)  | (a, k, k)            | `d2[c]`, prefix of a's diagonal |
+//! | row 1 to b ≤ k < a         | (k, b, c)            | `m1[b][c]`, across a            |
+//! | row 1 to c ≤ k < b (two)   | (k, k, c)            | `q[b][c]`, prefix over k        |
+//! | row 1 to k < c (three)     | (k, k, k)            | `t[c]`, prefix of the diagonal  |
+//!
+//! The OR of the six masks is the set of option ordinals and Fact 2.10 picks the ordinal from it
+//! ([`Choice`]). Positions are produced in the order a, b, c ascending, which is exactly rank
+//! order of [`super::Ranker`] for three rows, so the output can fill a ranked table or be
+//! streamed: memory is O(C²) masks, not one byte per position.
+
+use super::rule::Choice;
+use std::ops::{BitOr, BitOrAssign};
+
+/// A set of ordinals as bits; the narrowest type that holds 0..=n is used.
+trait Mask: Copy + Default + BitOr<Output = Self> + BitOrAssign {
+    fn bit(o: u8) -> Self;
+    fn wide(self) -> u64;
+    /// The Fact 2.10 choice for this mask.
+    fn choose(self, choice: &Choice, lut: &[u8; 256]) -> u8;
+}
+
+macro_rules! mask_impl {
+    ($($t:ty),*) => {$(
+        impl Mask for $t {
+            #[inline]
+            fn bit(o: u8) -> Self {
+                1 << o
+            }
+            #[inline]
+            fn wide(self) -> u64 {
+                self as u64
+            }
+            #[inline]
+            fn choose(self, choice: &Choice, _lut: &[u8; 256]) -> u8 {
+                choice.choose(self.wide())
+            }
+        }
+    )*};
+}
+mask_impl!(u16, u32, u64);
+
+impl Mask for u8 {
+    #[inline]
+    fn bit(o: u8) -> Self {
+        1 << o
+    }
+    #[inline]
+    fn wide(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn choose(self, _choice: &Choice, lut: &[u8; 256]) -> u8 {
+        lut[self as usize]
+    }
+}
+
+/// C(b+1, 2): where row b of a triangle indexed (b, c), c ≤ b, starts.
+#[inline]
+fn tri(b: usize) -> usize {
+    b * (b + 1) / 2
+}
+
+/// Ordinals of every three-row position with first row at most `cols`. For each a = 0..=cols,
+/// `sink(a, slice)` receives the ordinals of (a, b, c) for b = 0..=a, c = 0..=b in that order
+/// (C(a+2, 2) of them); the slices concatenated are the ranked table of the 3×cols box.
+pub fn ordinals_three_rows(cols: u32, choice: &Choice, sink: impl FnMut(u32, &[u8])) {
+    match choice.players() {
+        0..=7 => run::<u8>(cols, choice, sink),
+        8..=15 => run::<u16>(cols, choice, sink),
+        16..=31 => run::<u32>(cols, choice, sink),
+        _ => run::<u64>(cols, choice, sink),
+    }
+}
+
+fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
+    let c_max = cols as usize;
+    let zero = M::default();
+    let mut m1 = vec![zero; tri(c_max + 1)];
+    let mut q = vec![zero; tri(c_max + 1)];
+    let mut t = vec![zero; c_max + 2];
+    let mut m2 = vec![zero; c_max + 1];
+    let mut d2 = vec![zero; c_max + 2];
+    let lut = choice.table256().unwrap_or([0; 256]);
+    let mut slice: Vec<u8> = vec![0; tri(c_max + 1)];
+    for a in 0..=c_max {
+        m2[..=a].fill(zero);
+        d2[0] = zero;
+        for b in 0..=a {
+            let base = tri(b);
+            let mut s3 = zero;
+            let m1_row = &mut m1[base..=base + b];
+            let q_row = &q[base..=base + b];
+            let out = &mut slice[base..=base + b];
+            let (m2_row, d2_row, t_row) = (&mut m2[..=b], &d2[..=b], &t[..=b]);
+            for c in 0..=b {
+                let mask = s3 | m2_row[c] | d2_row[c] | m1_row[c] | q_row[c] | t_row[c];
+                let o = mask.choose(choice, &lut);
+                let bit = M::bit(o);
+                out[c] = o;
+                s3 |= bit;
+                m2_row[c] |= bit;
+                m1_row[c] |= bit;
+            }
+            // (a, b, b) closes the diagonal prefix of this a.
+            d2[b + 1] = d2[b] | M::bit(slice[base + b]);
+        }
+        let slice = &slice[..tri(a + 1)];
+        let diag = &slice[tri(a)..];
+        if a < c_max {
+            // q[a+1][c] = q[a][c] ∪ {ord(a, a, c)}; q[a+1][a+1] is the empty prefix.
+            let (lo, hi) = q.split_at_mut(tri(a + 1));
+            for c in 0..=a {
+                hi[c] = lo[tri(a) + c] | M::bit(diag[c]);
+            }
+        }
+        t[a + 1] = t[a] | M::bit(diag[a]);
+        sink(a as u32, slice);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::{ChompBox, Ranker};
+    use crate::chomp::ordinal::ordinals_in_rank_order;
+    use crate::chomp::rule::Rule;
+
+    #[test]
+    fn matches_the_general_engine() {
+        for rule in [
+            "0,1",
+            "1,0",
+            "0,2,1",
+            "2,1,0",
+            "1,3,0,2",
+            "0,1,2,3,4,5,6,7,8",
+        ] {
+            let rule = Rule::parse(rule).unwrap();
+            let choice = Choice::new(&rule);
+            let cols = 17;
+            let ranker = Ranker::new(ChompBox { rows: 3, cols }).unwrap();
+            let general = ordinals_in_rank_order(&ranker, &choice);
+            let mut fast = Vec::new();
+            ordinals_three_rows(cols, &choice, |_, s| fast.extend_from_slice(s));
+            assert_eq!(fast, general, "{rule}");
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! `chompute render` and `chompute assemble`: pictures of P-grids as streamed PNGs, Deep Zoom
+//! pyramids and sharded tile directories.
+
+use super::print_json;
+use crate::chocolate::grid::Window;
+use crate::cli::{AssembleArgs, RenderArgs};
+use crate::gpu::{BackendChoice, Engine};
+use crate::render::atomic::AtomicFile;
+use crate::render::dzi::{write_dzi, DziReport};
+use crate::render::encode::stream_png;
+use crate::render::picture::{Colours, Picture, Scale};
+use crate::render::source::CellSource;
+use crate::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
+use crate::render::{parse_colour, Compression};
+use crate::usage;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const DZI_TILE: u64 = 256;
+const SHARD_TILE: u64 = 4096;
+
+#[derive(Debug, Serialize)]
+struct RenderReport {
+    m: u64,
+    n: u64,
+    /// [first row, first column, height, width] in cells.
+    window: [u64; 4],
+    width: u64,
+    height: u64,
+    backend: &'static str,
+    output: Option<PathBuf>,
+    dzi: Option<DziReport>,
+    tiles: Option<PathBuf>,
+    shard: Option<[u64; 2]>,
+    #[serde(flatten)]
+    shard_report: Option<ShardReport>,
+    seconds: f64,
+}
+
+/// `ROW,COL,HEIGHT,WIDTH` → a window of C(m,n).
+fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let nums: Option<Vec<u64>> = parts
+        .iter()
+        .map(|p| crate::cli::parse_size(p).ok())
+        .collect();
+    match nums.as_deref() {
+        Some(&[r, c, h, w]) if parts.len() == 4 => Window::new(m, n, r, c, h, w),
+        _ => Err(usage!(
+            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
+        )),
+    }
+}
+
+/// `P,N` → the two colours.
+fn parse_colours(s: &str) -> anyhow::Result<Colours> {
+    match s.split_once(',') {
+        Some((p, n)) => Ok(Some([parse_colour(p)?, parse_colour(n)?])),
+        None => Err(usage!(
+            "--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
+        )),
+    }
+}
+
+fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
+    let t = given.unwrap_or(default);
+    if t == 0 || t % 8 != 0 {
+        return Err(usage!(
+            "--tile-size must be a positive multiple of 8 (got {t})"
+        ));
+    }
+    Ok(t)
+}
+
+/// Rows done, cells per second and the time left, when stderr is a terminal.
+fn progress(rows: u64) -> ProgressBar {
+    let bar = crate::progress::bar(rows, "rows");
+    if std::io::stderr().is_terminal() {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+    }
+    bar
+}
+
+pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let (m, n) = (args.m, args.n.unwrap_or(args.m));
+    // Every option is checked before anything is created, so bad input leaves no file.
+    let window = match &args.window {
+        Some(s) => parse_window(s, m, n)?,
+        None => Window::full(m, n)?,
+    };
+    let colours = args
+        .colors
+        .as_deref()
+        .map(parse_colours)
+        .transpose()?
+        .flatten();
+    let pic = Picture::new(window, args.cell, args.fit, colours)?;
+    if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
+        return Err(usage!(
+            "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
+        ));
+    }
+    if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
+        return Err(usage!(
+            "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
+        ));
+    }
+    let shard = match (&args.shard, &args.tiles) {
+        (Some(s), Some(_)) => parse_shard(s)?,
+        (Some(_), None) => {
+            return Err(usage!(
+                "--shard needs --tiles DIR (the directory the shards share)"
+            ))
+        }
+        (None, _) => (0, 1),
+    };
+    let spec = match &args.output {
+        Some(_) => Some(pic.spec(args.compression)?),
+        None => None,
+    };
+    let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
+    let shard_tile = tile_size(args.tile_size, SHARD_TILE)?;
+    if args.tiles.is_some() {
+        TileManifest::of(&pic, shard_tile)?;
+    }
+    if args.dzi.is_some() {
+        pic.spec_for(
+            dzi_tile.min(pic.width),
+            dzi_tile.min(pic.height),
+            args.compression,
+        )?;
+        if pic.width > i32::MAX as u64 || pic.height > i32::MAX as u64 {
+            return Err(usage!(
+                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            ));
+        }
+    }
+
+    let cells = CellSource::new(Engine::select(backend)?, args.verify);
+    let mut report = RenderReport {
+        m,
+        n,
+        window: [window.row0, window.col0, window.height, window.width],
+        width: pic.width,
+        height: pic.height,
+        backend: cells.engine().name(),
+        output: args.output.clone(),
+        dzi: None,
+        tiles: args.tiles.clone(),
+        shard: args.shard.as_ref().map(|_| [shard.0, shard.1]),
+        shard_report: None,
+        seconds: 0.0,
+    };
+    if let (Some(path), Some(spec)) = (&args.output, &spec) {
+        let mut file = AtomicFile::create(path)?;
+        let bar = progress(pic.height);
+        // Cells of the bar behind each picture row (a fraction for --cell, B rows for --fit).
+        let cells_per_row = window.cells() as f64 / pic.height as f64;
+        stream_png(&format!("'{}'", path.display()), &mut file, spec, |sink| {
+            while sink.rows_left() > 0 {
+                let before = sink.rows_left();
+                sink.fill_band(|y0, rows, bytes| {
+                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                })?;
+                bar.inc((before - sink.rows_left()) as u64);
+                let secs = bar.elapsed().as_secs_f64().max(1e-9);
+                bar.set_message(format!(
+                    "{:.3e} cells/s",
+                    bar.position() as f64 * cells_per_row / secs
+                ));
+            }
+            Ok(())
+        })?;
+        bar.finish_and_clear();
+        file.commit()?;
+    }
+    if let Some(dir) = &args.dzi {
+        report.dzi = Some(write_dzi(
+            dir,
+            &window,
+            dzi_tile,
+            colours,
+            args.compression,
+            |y0, rows, words| cells.rows(&window.rows(y0, rows), words),
+        )?);
+    }
+    if let Some(dir) = &args.tiles {
+        let r = render_shard(&pic, &cells, dir, shard_tile, shard, args.compression)?;
+        if !args.json {
+            eprintln!(
+                "chompute: shard {}/{}: wrote {} tiles, skipped {} already complete ({} tiles in all)",
+                shard.0, shard.1, r.tiles_written, r.tiles_skipped, r.tiles_total
+            );
+        }
+        report.shard_report = Some(r);
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        print_json(&report)?;
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct AssembleReport {
+    tiles: PathBuf,
+    width: u64,
+    height: u64,
+    output: Option<PathBuf>,
+    dzi: Option<DziReport>,
+    seconds: f64,
+}
+
+pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    if args.output.is_none() && args.dzi.is_none() {
+        return Err(usage!("nothing to write: give -o FILE.png or --dzi DIR"));
+    }
+    let manifest = TileManifest::read(&args.dir)?;
+    let pic = manifest.picture()?;
+    let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
+    if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
+        return Err(usage!(
+            "a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"
+        ));
+    }
+    let mut report = AssembleReport {
+        tiles: args.dir.clone(),
+        width: pic.width,
+        height: pic.height,
+        output: args.output.clone(),
+        dzi: None,
+        seconds: 0.0,
+    };
+    if let Some(path) = &args.output {
+        let spec = pic.spec(args.compression)?;
+        let mut rows = TileRows::open(&args.dir)?;
+        let row_bytes = rows.row_bytes;
+        let mut file = AtomicFile::create(path)?;
+        let bar = progress(pic.height);
+        stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
+            while sink.rows_left() > 0 {
+                sink.fill_band(|_, n, bytes| {
+                    for row in bytes.chunks_exact_mut(row_bytes) {
+                        rows.next_row(row)?;
+                    }
+                    bar.inc(n as u64);
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        bar.finish_and_clear();
+        file.commit()?;
+    }
+    if let Some(dir) = &args.dzi {
+        report.dzi = Some(assemble_dzi(
+            &args.dir,
+            dir,
+            &pic,
+            dzi_tile,
+            args.compression,
+        )?);
+    }
+    report.seconds = start.elapsed().as_secs_f64();
+    if args.json {
+        print_json(&report)?;
+    }
+    Ok(())
+}
+
+/// A pyramid from 1-bit tiles: each picture row read back into packed cells.
+fn assemble_dzi(
+    tiles: &Path,
+    dir: &Path,
+    pic: &Picture,
+    tile: u64,
+    compression: Compression,
+) -> anyhow::Result<DziReport> {
+    let mut rows = TileRows::open(tiles)?;
+    let mut bytes = vec![0u8; rows.row_bytes];
+    // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
+    let invert = if pic.colours.is_some() { 0 } else { 0xff };
+    let wpr = pic.window.words_per_row();
+    write_dzi(
+        dir,
+        &pic.window,
+        tile,
+        pic.colours,
+        compression,
+        |_, _, words| {
+            for row in words.chunks_exact_mut(wpr) {
+                rows.next_row(&mut bytes)?;
+                for (k, w) in row.iter_mut().enumerate() {
+                    let mut b = [0u8; 4];
+                    for (j, x) in b.iter_mut().enumerate() {
+                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
+                    }
+                    *w = u32::from_be_bytes(b);
+                }
+                // Padding bits past the last cell must be zero (no P-cells there).
+                let pad = (wpr as u64 * 32 - pic.width) as u32;
+                if pad > 0 {
+                    row[wpr - 1] &= !((1u32 << pad) - 1);
+                }
+            }
+            Ok(())
+        },
+    )
+}

@@ -1,0 +1,405 @@
+//! Deep Zoom pyramids: `DIR/NAME.dzi` and `DIR/NAME_files/LEVEL/COL_ROW.png`, built in one
+//! streaming pass over the cell rows.
+//!
+//! The top level is the 1-bit picture itself. Level `top - k` has one pixel per 2^k × 2^k
+//! block of cells, shaded by the block's exact P-count (as `--fit`). Counts are exact
+//! integers carried up the pyramid: a block's count is the sum of its four children's, so
+//! every level is exact without resampling any image. Each level keeps one partial row of
+//! counts and one band of at most a tile's height of finished pixel rows, so memory is about
+//! `tile × width` bytes in all, whatever the height.
+
+use super::encode::png_bytes;
+use super::picture::{shade_level, words_to_bytes, Colours, Picture, Scale};
+use super::png::{PixelFormat, PngSpec};
+use super::Compression;
+use crate::chocolate::grid::Window;
+use crate::usage;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// One lower level (`k ≥ 1`: 2^k × 2^k cells a pixel).
+struct Level {
+    k: u32,
+    width: u64,
+    height: u64,
+    /// Counts of the pixel row being accumulated.
+    counts: Vec<u64>,
+    /// Rows of the level above (or cell rows, for k = 1) added into `counts`.
+    rows_in: u32,
+    /// Index of the pixel row being accumulated.
+    row: u64,
+    /// Finished pixel rows not yet cut into tiles.
+    band: Vec<u8>,
+    band_rows: u64,
+}
+
+/// Writes a pyramid's tiles into `files_dir` (the `NAME_files` directory) as cell rows arrive.
+pub struct DziBuilder {
+    files_dir: PathBuf,
+    width: u64,
+    height: u64,
+    tile: u64,
+    top: u32,
+    colours: Colours,
+    compression: Compression,
+    top_band: Vec<u8>,
+    top_band_rows: u64,
+    cell_rows: u64,
+    levels: Vec<Level>,
+    pub tiles_written: u64,
+}
+
+/// The number of the top level: ⌈log₂ max(width, height)⌉ (a 1×1 picture has level 0 only).
+pub fn top_level(width: u64, height: u64) -> u32 {
+    let side = width.max(height);
+    if side <= 1 {
+        0
+    } else {
+        64 - (side - 1).leading_zeros()
+    }
+}
+
+impl DziBuilder {
+    pub fn new(
+        files_dir: &Path,
+        window: &Window,
+        tile: u64,
+        colours: Colours,
+        compression: Compression,
+    ) -> anyhow::Result<DziBuilder> {
+        if tile == 0 || tile % 8 != 0 {
+            return Err(usage!(
+                "--tile-size must be a positive multiple of 8 (got {tile})"
+            ));
+        }
+        let (width, height) = (window.width, window.height);
+        if width > i32::MAX as u64 || height > i32::MAX as u64 {
+            return Err(usage!(
+                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            ));
+        }
+        let top = top_level(width, height);
+        let levels = (1..=top)
+            .map(|k| {
+                let w = width.div_ceil(1 << k);
+                Level {
+                    k,
+                    width: w,
+                    height: height.div_ceil(1 << k),
+                    counts: vec![0; w as usize],
+                    rows_in: 0,
+                    row: 0,
+                    band: Vec::new(),
+                    band_rows: 0,
+                }
+            })
+            .collect();
+        Ok(DziBuilder {
+            files_dir: files_dir.to_path_buf(),
+            width,
+            height,
+            tile,
+            top,
+            colours,
+            compression,
+            top_band: Vec::new(),
+            top_band_rows: 0,
+            cell_rows: 0,
+            levels,
+            tiles_written: 0,
+        })
+    }
+
+    /// The XML descriptor (`NAME.dzi`).
+    pub fn descriptor(&self) -> String {
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" Overlap=\"0\" TileSize=\"{}\">\n  <Size Width=\"{}\" Height=\"{}\"/>\n</Image>\n",
+            self.tile, self.width, self.height
+        )
+    }
+
+    /// Cell rows to send at a time: one tile row of the top level.
+    pub fn band_rows(&self) -> u64 {
+        self.tile
+    }
+
+    fn format(&self, one_bit: bool) -> PixelFormat {
+        let pic = Picture {
+            window: Window::full(1, 1).expect("1×1"),
+            scale: if one_bit {
+                Scale::Cells(1)
+            } else {
+                Scale::Fit(2)
+            },
+            colours: self.colours,
+            width: 1,
+            height: 1,
+        };
+        pic.format()
+    }
+
+    /// Add the next `rows` cell rows (packed words, `words_per_row(width)` a row).
+    pub fn push(&mut self, words: &[u32], rows: u64) -> anyhow::Result<()> {
+        let wpr = self.width.div_ceil(32) as usize;
+        anyhow::ensure!(words.len() == wpr * rows as usize, "DZI: band size");
+        let row_bytes = self.width.div_ceil(8) as usize;
+        let invert = if self.colours.is_some() { 0 } else { 0xff };
+        for row in words.chunks_exact(wpr) {
+            let start = self.top_band.len();
+            self.top_band.resize(start + row_bytes, 0);
+            words_to_bytes(row, &mut self.top_band[start..], invert);
+            self.top_band_rows += 1;
+            self.cell_rows += 1;
+            let last = self.cell_rows == self.height;
+            if self.top_band_rows == self.tile || last {
+                let band = std::mem::take(&mut self.top_band);
+                let y0 = self.cell_rows - self.top_band_rows;
+                self.cut_tiles(self.top, self.width, y0, &band, self.top_band_rows, true)?;
+                self.top_band = band;
+                self.top_band.clear();
+                self.top_band_rows = 0;
+            }
+            if let Some(first) = self.levels.first_mut() {
+                add_pair_counts(row, &mut first.counts);
+                first.rows_in += 1;
+                if first.rows_in == 2 || last {
+                    self.finish_row(0, last)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Level `i` (k = i+1) has a complete pixel row: shade it, pass its counts up, and cut
+    /// tiles when a band is full.
+    fn finish_row(&mut self, i: usize, input_done: bool) -> anyhow::Result<()> {
+        let (width, height, tile) = (self.width, self.height, self.tile);
+        let p_is_one = self.colours.is_some();
+        let level = &mut self.levels[i];
+        let side = 1u64 << level.k;
+        let block_rows = side.min(height - level.row * side);
+        let start = level.band.len();
+        level.band.reserve(level.width as usize);
+        for (x, &c) in level.counts.iter().enumerate() {
+            let block_cols = side.min(width - x as u64 * side);
+            let l = shade_level(c, block_rows * block_cols);
+            level.band.push(if p_is_one { l } else { 255 - l });
+        }
+        debug_assert_eq!(level.band.len() - start, level.width as usize);
+        level.band_rows += 1;
+        level.row += 1;
+        let last = level.row == level.height;
+        debug_assert!(!last || input_done);
+        let counts = std::mem::take(&mut level.counts);
+        if let Some(up) = self.levels.get_mut(i + 1) {
+            for (x, &c) in counts.iter().enumerate() {
+                up.counts[x / 2] += c;
+            }
+            up.rows_in += 1;
+        }
+        let level = &mut self.levels[i];
+        level.counts = counts;
+        level.counts.fill(0);
+        level.rows_in = 0;
+        if level.band_rows == tile || last {
+            let band = std::mem::take(&mut level.band);
+            let (rows, lw, y0) = (level.band_rows, level.width, level.row - level.band_rows);
+            let number = self.top - level.k;
+            self.cut_tiles(number, lw, y0, &band, rows, false)?;
+            let level = &mut self.levels[i];
+            level.band = band;
+            level.band.clear();
+            level.band_rows = 0;
+        }
+        if let Some(up) = self.levels.get(i + 1) {
+            if up.rows_in == 2 || (last && up.rows_in > 0) {
+                self.finish_row(i + 1, input_done)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Encode and write the tiles of one band of level `number` (rows `y0 ..`).
+    fn cut_tiles(
+        &mut self,
+        number: u32,
+        width: u64,
+        y0: u64,
+        band: &[u8],
+        rows: u64,
+        one_bit: bool,
+    ) -> anyhow::Result<()> {
+        let tile = self.tile;
+        let format = self.format(one_bit);
+        let row_bytes = format.row_bytes(width as u32);
+        let dir = self.files_dir.join(number.to_string());
+        if y0 == 0 {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+        }
+        let tile_row = y0 / tile;
+        let cols = width.div_ceil(tile);
+        let compression = self.compression;
+        (0..cols)
+            .into_par_iter()
+            .try_for_each(|c| -> anyhow::Result<()> {
+                let x0 = c * tile;
+                let tw = tile.min(width - x0);
+                let spec = PngSpec {
+                    width: tw as u32,
+                    height: rows as u32,
+                    format: format.clone(),
+                    compression,
+                };
+                let tile_bytes = spec.format.row_bytes(tw as u32);
+                let off = format.row_bytes(x0 as u32);
+                let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
+                for r in band.chunks_exact(row_bytes) {
+                    raw.extend_from_slice(&r[off..off + tile_bytes]);
+                }
+                let bytes = png_bytes(&spec, &raw)?;
+                let path = dir.join(format!("{c}_{tile_row}.png"));
+                std::fs::write(&path, bytes)
+                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
+            })?;
+        self.tiles_written += cols;
+        Ok(())
+    }
+
+    /// Check that every row arrived and every level was written.
+    pub fn finish(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.cell_rows == self.height,
+            "DZI: {} of {} rows arrived",
+            self.cell_rows,
+            self.height
+        );
+        for l in &self.levels {
+            anyhow::ensure!(
+                l.row == l.height,
+                "DZI: level {} has {} of {} rows",
+                self.top - l.k,
+                l.row,
+                l.height
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Add the P-cells of a packed row to `counts[col / 2]`: within each word, the 16 pairs of
+/// bits are summed at once (x - (x>>1 & 0x5555…) leaves each pair's count in its two bits).
+fn add_pair_counts(row: &[u32], counts: &mut [u64]) {
+    for (k, &word) in row.iter().enumerate() {
+        if word == 0 {
+            continue;
+        }
+        let pairs = word - ((word >> 1) & 0x5555_5555);
+        let base = k * 16;
+        for j in 0..16usize.min(counts.len() - base) {
+            counts[base + j] += ((pairs >> (30 - 2 * j)) & 3) as u64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_of_small_pictures() {
+        assert_eq!(top_level(1, 1), 0);
+        assert_eq!(top_level(2, 1), 1);
+        assert_eq!(top_level(3, 3), 2);
+        assert_eq!(top_level(256, 100), 8);
+        assert_eq!(top_level(257, 100), 9);
+    }
+
+    #[test]
+    fn pair_counts_equal_bit_counts() {
+        let row = [0xdead_beefu32, 0x8000_0001, 0, 0xffff_ffff];
+        let mut counts = vec![0u64; 63];
+        add_pair_counts(&row, &mut counts);
+        for (j, &c) in counts.iter().enumerate() {
+            let bit = |col: usize| (row[col / 32] >> (31 - col % 32) & 1) as u64;
+            let expect = bit(2 * j) + if 2 * j + 1 < 128 { bit(2 * j + 1) } else { 0 };
+            assert_eq!(c, expect, "pair {j}");
+        }
+    }
+}
+
+/// What a pyramid write produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DziReport {
+    pub descriptor: PathBuf,
+    pub levels: u32,
+    pub tiles: u64,
+}
+
+/// Write the Deep Zoom pyramid of a `window`-sized picture into `dir` (`DIR/NAME.dzi` and
+/// `DIR/NAME_files/`, NAME = DIR's last part). `fill(y0, rows, words)` produces the packed
+/// cell rows `y0 .. y0+rows`, in order. Nothing appears at the target until the pyramid is
+/// complete: a new DIR is built under a temporary name, or, when DIR exists, NAME_files is
+/// built under a temporary name and NAME.dzi written atomically after it.
+pub fn write_dzi(
+    dir: &Path,
+    window: &Window,
+    tile: u64,
+    colours: Colours,
+    compression: Compression,
+    mut fill: impl FnMut(u64, u64, &mut [u32]) -> anyhow::Result<()>,
+) -> anyhow::Result<DziReport> {
+    use super::atomic::{AtomicDir, AtomicFile};
+    use std::io::Write as _;
+    let name = dir
+        .file_name()
+        .ok_or_else(|| usage!("--dzi '{}' must name a directory", dir.display()))?
+        .to_string_lossy()
+        .into_owned();
+    let fresh = !dir.exists();
+    let holder = AtomicDir::create(if fresh {
+        dir.to_path_buf()
+    } else {
+        dir.join(format!("{name}_files"))
+    })?;
+    let files_dir = if fresh {
+        holder.path().join(format!("{name}_files"))
+    } else {
+        holder.path().to_path_buf()
+    };
+    let mut builder = DziBuilder::new(&files_dir, window, tile, colours, compression)?;
+    let wpr = window.words_per_row();
+    let band = builder.band_rows();
+    let mut words = vec![0u32; wpr * band.min(window.height) as usize];
+    let bar = crate::progress::bar(window.height, "rows");
+    let mut y = 0;
+    while y < window.height {
+        let rows = band.min(window.height - y);
+        let buf = &mut words[..wpr * rows as usize];
+        fill(y, rows, buf)?;
+        builder.push(buf, rows)?;
+        y += rows;
+        bar.inc(rows);
+    }
+    bar.finish_and_clear();
+    builder.finish()?;
+    let descriptor = dir.join(format!("{name}.dzi"));
+    if fresh {
+        std::fs::write(
+            holder.path().join(format!("{name}.dzi")),
+            builder.descriptor(),
+        )
+        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
+        holder.commit()?;
+    } else {
+        holder.commit()?;
+        let mut f = AtomicFile::create(&descriptor)?;
+        f.write_all(builder.descriptor().as_bytes())?;
+        f.commit()?;
+    }
+    Ok(DziReport {
+        descriptor,
+        levels: builder.top + 1,
+        tiles: builder.tiles_written,
+    })
+}

@@ -1,0 +1,435 @@
+//! Parallel streaming PNG encoding.
+//!
+//! A PNG's pixels are one zlib stream split over IDAT chunks. The stream is made here from
+//! independent bands of rows: each band is filtered and deflated on its own (a sync flush
+//! ends it on a byte boundary, so bands concatenate into one valid deflate stream), and the
+//! Adler-32 checksums of the bands are combined. Bands are deflated in parallel while the
+//! caller produces the next ones, so generation overlaps compression and memory stays a few
+//! bands whatever the picture's size. The `png` crate writes the signature, header, palette,
+//! chunk framing and trailer; this module only makes the IDAT payload.
+
+use super::png::{Compression, PixelFormat, PngSpec};
+use anyhow::Context as _;
+use miniz_oxide::deflate::core::{
+    compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
+};
+use rayon::prelude::*;
+use std::io::Write;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+
+/// Raw bytes per band (rows are never split, so a band holds at least one row).
+pub const BAND_BYTES: usize = 1 << 20;
+
+impl Compression {
+    /// The deflate level used for this setting. `fast` is level 1, whose greedy matcher runs
+    /// at gigabytes per second on P-grids (their rows repeat); the higher levels search
+    /// harder for files about a third the size.
+    pub fn level(self) -> u8 {
+        match self {
+            Compression::Fast => 1,
+            Compression::Balanced => 5,
+            Compression::Best => 9,
+        }
+    }
+}
+
+/// The PNG row filter applied to every row: none for packed (sub-byte) pixels, where
+/// filters rarely help, `Up` for byte-sized pixels (smooth shades compress far better).
+fn filter_for(format: &PixelFormat) -> u8 {
+    match format {
+        PixelFormat::Gray1 => 0,
+        PixelFormat::Indexed { bits, .. } if *bits < 8 => 0,
+        _ => 2,
+    }
+}
+
+/// One band of raw rows on its way to the compressor.
+struct Band {
+    index: usize,
+    rows: usize,
+    /// `rows × row_bytes` raw bytes.
+    data: Vec<u8>,
+    /// The row above the band (empty for the first band), for the `Up` filter.
+    above: Vec<u8>,
+}
+
+/// A deflated band.
+struct Piece {
+    bytes: Vec<u8>,
+    adler: u32,
+    len: u64,
+}
+
+/// Where a producer puts rows. Bands are handed to the compressor as they fill.
+pub struct BandSink {
+    tx: Option<SyncSender<Band>>,
+    recycled: Receiver<Vec<u8>>,
+    row_bytes: usize,
+    band_rows: usize,
+    height: usize,
+    next_row: usize,
+    index: usize,
+    above: Vec<u8>,
+}
+
+impl BandSink {
+    /// Rows in each band (the last band may be shorter).
+    pub fn band_rows(&self) -> usize {
+        self.band_rows
+    }
+
+    /// Bytes in one raw row.
+    pub fn row_bytes(&self) -> usize {
+        self.row_bytes
+    }
+
+    /// Rows not yet produced.
+    pub fn rows_left(&self) -> usize {
+        self.height - self.next_row
+    }
+
+    /// Fill the next band: `fill(y0, rows, bytes)` writes `rows` raw rows starting at row
+    /// `y0` into `bytes` (`rows × row_bytes`, zeroed or holding an old band's bytes).
+    pub fn fill_band(
+        &mut self,
+        fill: impl FnOnce(usize, usize, &mut [u8]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.next_row < self.height,
+            "every row of the picture is already written"
+        );
+        let rows = self.band_rows.min(self.height - self.next_row);
+        let bytes = rows * self.row_bytes;
+        let mut data = self.recycled.try_recv().unwrap_or_default();
+        data.resize(bytes, 0);
+        fill(self.next_row, rows, &mut data)?;
+        let above = std::mem::replace(&mut self.above, data[bytes - self.row_bytes..].to_vec());
+        let band = Band {
+            index: self.index,
+            rows,
+            data,
+            above,
+        };
+        self.index += 1;
+        self.next_row += rows;
+        let tx = self.tx.as_ref().context("the PNG encoder stopped")?;
+        tx.send(band)
+            .map_err(|_| anyhow::anyhow!("the PNG encoder stopped"))?;
+        Ok(())
+    }
+}
+
+/// Encode a PNG described by `spec` into `out`. `produce` gets a [`BandSink`] and must fill
+/// every row, band by band, in order; it runs on the calling thread while another thread
+/// deflates the bands it has already filled (in parallel) and writes them.
+pub fn stream_png<W: Write + Send>(
+    label: &str,
+    out: &mut W,
+    spec: &PngSpec,
+    produce: impl FnOnce(&mut BandSink) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    spec.validate()?;
+    let row_bytes = spec.format.row_bytes(spec.width);
+    let band_rows = (BAND_BYTES / row_bytes.max(1)).clamp(1, spec.height as usize);
+    let threads = rayon::current_num_threads().max(1);
+    let (tx, rx) = sync_channel::<Band>(threads * 2);
+    let (recycle_tx, recycled) = sync_channel::<Vec<u8>>(threads * 4);
+    let mut sink = BandSink {
+        tx: Some(tx),
+        recycled,
+        row_bytes,
+        band_rows,
+        height: spec.height as usize,
+        next_row: 0,
+        index: 0,
+        above: Vec::new(),
+    };
+    let bands = spec.height.div_ceil(band_rows as u32) as usize;
+    std::thread::scope(|scope| {
+        let consumer = scope.spawn(move || write_pieces(out, spec, bands, rx, recycle_tx, threads));
+        let produced = produce(&mut sink).and_then(|()| {
+            anyhow::ensure!(
+                sink.next_row == sink.height,
+                "the picture's producer stopped after {} of {} rows",
+                sink.next_row,
+                sink.height
+            );
+            Ok(())
+        });
+        // Closing the channel ends the consumer (early, if the producer failed).
+        sink.tx = None;
+        let written = consumer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the PNG encoder thread panicked"))?;
+        // The producer's error says why it stopped; the consumer's then only says it stopped.
+        produced?;
+        written.with_context(|| format!("cannot write {label}"))
+    })
+}
+
+/// The consumer: take the bands that are ready (up to two per thread), deflate them in
+/// parallel, write them in order as IDAT chunks, and finish the file.
+fn write_pieces<W: Write>(
+    out: &mut W,
+    spec: &PngSpec,
+    bands: usize,
+    rx: Receiver<Band>,
+    recycle: SyncSender<Vec<u8>>,
+    threads: usize,
+) -> anyhow::Result<()> {
+    let mut writer = spec.encoder(out)?;
+    let level = spec.compression.level();
+    let filter = filter_for(&spec.format);
+    let row_bytes = spec.format.row_bytes(spec.width);
+    let mut adler: Option<u32> = None;
+    let mut done = 0usize;
+    let mut batch: Vec<Band> = Vec::with_capacity(threads * 2);
+    while done < bands {
+        batch.clear();
+        match rx.recv() {
+            Ok(b) => batch.push(b),
+            Err(_) => anyhow::bail!("the picture's producer stopped early"),
+        }
+        while batch.len() < threads * 2 {
+            match rx.try_recv() {
+                Ok(b) => batch.push(b),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            }
+        }
+        let pieces: Vec<Piece> = batch
+            .par_iter()
+            .map(|b| deflate_band(b, row_bytes, filter, level, b.index + 1 == bands))
+            .collect::<anyhow::Result<_>>()?;
+        for (band, mut piece) in batch.drain(..).zip(pieces) {
+            anyhow::ensure!(band.index == done, "bands arrived out of order");
+            let _ = band.rows;
+            let _ = recycle.try_send(band.data);
+            adler = Some(match adler {
+                None => piece.adler,
+                Some(a) => adler32_combine(a, piece.adler, piece.len),
+            });
+            if done == 0 {
+                piece.bytes.splice(0..0, zlib_header(level));
+            }
+            done += 1;
+            if done == bands {
+                piece
+                    .bytes
+                    .extend_from_slice(&adler.unwrap_or(1).to_be_bytes());
+            }
+            for chunk in piece.bytes.chunks(1 << 30) {
+                writer.write_chunk(png::chunk::IDAT, chunk)?;
+            }
+        }
+    }
+    writer.finish()?;
+    Ok(())
+}
+
+/// Filter and deflate one band. The last band ends the deflate stream; the others end with a
+/// sync flush (an empty stored block) so that the next band starts on a byte boundary.
+fn deflate_band(
+    band: &Band,
+    row_bytes: usize,
+    filter: u8,
+    level: u8,
+    last: bool,
+) -> anyhow::Result<Piece> {
+    // Rows go to the compressor one at a time (filter byte, then the row as it is or its
+    // `Up` difference), so the band is never copied whole.
+    let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);
+    let mut compressor = Box::new(CompressorOxide::new(flags));
+    let mut bytes = Vec::with_capacity(band.data.len() / 16 + 64);
+    let mut adler = simd_adler32::Adler32::new();
+    let mut feed = |data: &[u8], flush: TDEFLFlush| -> anyhow::Result<()> {
+        adler.write(data);
+        let (status, consumed) = compress_to_output(&mut compressor, data, flush, |chunk| {
+            bytes.extend_from_slice(chunk);
+            true
+        });
+        let ok = match flush {
+            TDEFLFlush::Finish => status == TDEFLStatus::Done,
+            _ => status == TDEFLStatus::Okay,
+        };
+        anyhow::ensure!(ok && consumed == data.len(), "deflate failed ({status:?})");
+        Ok(())
+    };
+    let mut above: &[u8] = &band.above;
+    let mut diff = Vec::new();
+    for row in band.data.chunks_exact(row_bytes) {
+        feed(&[filter], TDEFLFlush::None)?;
+        if filter == 2 && !above.is_empty() {
+            diff.clear();
+            diff.extend(row.iter().zip(above).map(|(&x, &b)| x.wrapping_sub(b)));
+            feed(&diff, TDEFLFlush::None)?;
+        } else {
+            feed(row, TDEFLFlush::None)?;
+        }
+        above = row;
+    }
+    feed(
+        &[],
+        if last {
+            TDEFLFlush::Finish
+        } else {
+            TDEFLFlush::Sync
+        },
+    )?;
+    let len = band.data.len() as u64 + band.rows as u64;
+    Ok(Piece {
+        bytes,
+        adler: adler.finish(),
+        len,
+    })
+}
+
+/// Adler-32 of the concatenation A‖B from adler(A), adler(B) and |B|.
+pub fn adler32_combine(a: u32, b: u32, len_b: u64) -> u32 {
+    const BASE: u64 = 65521;
+    let rem = len_b % BASE;
+    let a1 = (a & 0xffff) as u64;
+    let a2 = (a >> 16) as u64;
+    let b1 = (b & 0xffff) as u64;
+    let b2 = (b >> 16) as u64;
+    let s1 = (a1 + b1 + BASE - 1) % BASE;
+    let s2 = (rem * a1 % BASE + a2 + b2 + BASE - rem) % BASE;
+    (s1 | (s2 << 16)) as u32
+}
+
+/// Encode a small picture held in memory (`raw` = every row's bytes) into PNG bytes on the
+/// calling thread, as one band; for tiles, which are encoded many at a time in parallel.
+pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let row_bytes = spec.format.row_bytes(spec.width);
+    anyhow::ensure!(
+        raw.len() == row_bytes * spec.height as usize,
+        "tile bytes do not match its size"
+    );
+    let mut out = Vec::with_capacity(raw.len() / 8 + 256);
+    let mut writer = spec.encoder(&mut out)?;
+    let band = Band {
+        index: 0,
+        rows: spec.height as usize,
+        data: raw.to_vec(),
+        above: Vec::new(),
+    };
+    let piece = deflate_band(
+        &band,
+        row_bytes,
+        filter_for(&spec.format),
+        spec.compression.level(),
+        true,
+    )?;
+    let mut idat = Vec::with_capacity(piece.bytes.len() + 6);
+    idat.extend_from_slice(&zlib_header(spec.compression.level()));
+    idat.extend_from_slice(&piece.bytes);
+    idat.extend_from_slice(&piece.adler.to_be_bytes());
+    writer.write_chunk(png::chunk::IDAT, &idat)?;
+    writer.finish()?;
+    Ok(out)
+}
+
+/// zlib header: deflate, 32 KiB window, a level hint, check bits.
+fn zlib_header(level: u8) -> [u8; 2] {
+    let flg: u8 = match level {
+        0..=1 => 0x01,
+        2..=5 => 0x5e,
+        6 => 0x9c,
+        _ => 0xda,
+    };
+    [0x78, flg]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(bytes: &[u8]) -> (png::OutputInfo, Vec<u8>) {
+        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+        dec.set_transformations(png::Transformations::IDENTITY);
+        let mut reader = dec.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        (info, buf)
+    }
+
+    #[test]
+    fn adler_combine_equals_adler_of_the_whole() {
+        let data: Vec<u8> = (0..200_000u32)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        let whole = {
+            let mut a = simd_adler32::Adler32::new();
+            a.write(&data);
+            a.finish()
+        };
+        for split in [0, 1, 5552, 65521, 65522, 131_042, 199_999] {
+            let (x, y) = data.split_at(split);
+            let (mut a, mut b) = (simd_adler32::Adler32::new(), simd_adler32::Adler32::new());
+            a.write(x);
+            b.write(y);
+            assert_eq!(
+                adler32_combine(a.finish(), b.finish(), y.len() as u64),
+                whole,
+                "split {split}"
+            );
+        }
+    }
+
+    #[test]
+    fn many_bands_decode_to_the_rows_written() {
+        // Rows of 8-bit gray wide enough that bands hold few rows, so the stream is many
+        // independently deflated pieces; every level and both filters.
+        for (format, width) in [
+            (PixelFormat::Gray8, 300_007u32),
+            (PixelFormat::Gray1, 2_400_001),
+        ] {
+            for compression in [Compression::Fast, Compression::Balanced, Compression::Best] {
+                let spec = PngSpec {
+                    width,
+                    height: 23,
+                    format: format.clone(),
+                    compression,
+                };
+                let row_bytes = spec.format.row_bytes(width);
+                let row = |y: usize, k: usize| ((k * 7 + y * 13) % 251 / (1 + y % 3)) as u8;
+                let mut out = Vec::new();
+                stream_png("test", &mut out, &spec, |sink| {
+                    while sink.rows_left() > 0 {
+                        sink.fill_band(|y0, _rows, bytes| {
+                            for (dy, r) in bytes.chunks_exact_mut(row_bytes).enumerate() {
+                                r.iter_mut()
+                                    .enumerate()
+                                    .for_each(|(k, b)| *b = row(y0 + dy, k));
+                            }
+                            Ok(())
+                        })?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                let (info, pixels) = decode(&out);
+                assert_eq!((info.width, info.height), (width, 23));
+                for (y, r) in pixels.chunks_exact(row_bytes).enumerate() {
+                    assert!(
+                        r.iter().enumerate().all(|(k, &b)| b == row(y, k)),
+                        "{format:?} {compression:?} row {y}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn in_memory_tiles_decode() {
+        let spec = PngSpec {
+            width: 37,
+            height: 5,
+            format: PixelFormat::Gray8,
+            compression: Compression::Fast,
+        };
+        let raw: Vec<u8> = (0..37 * 5).map(|i| (i * 3) as u8).collect();
+        let (_, pixels) = decode(&png_bytes(&spec, &raw).unwrap());
+        assert_eq!(pixels, raw);
+    }
+}

@@ -1,0 +1,338 @@
+//! What a picture of a window of C(m,n) shows, pixel by pixel.
+//!
+//! - Cells (`--cell K`, K = 1 by default): each cell is K×K pixels, black for a P-cell.
+//! - Fit (`--fit PIXELS`): each pixel covers a B×B block of cells and is shaded by the exact
+//!   fraction of P-cells in it (counted, never sampled); blocks on the right and bottom edges
+//!   may be smaller and are shaded by their own cell count.
+//!
+//! Two colours (`--colors P,N`) make indexed PNGs; the default is black on white.
+
+use super::png::{PixelFormat, PngSpec};
+use super::source::CellSource;
+use super::Compression;
+use crate::chocolate::grid::Window;
+use crate::usage;
+use rayon::prelude::*;
+
+/// Words of cells generated at a time when counting blocks.
+const COUNT_CHUNK_WORDS: u64 = 1 << 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Each cell is `k×k` pixels.
+    Cells(u64),
+    /// Each pixel is a `b×b` block of cells.
+    Fit(u64),
+}
+
+/// The two colours: `[P colour, N colour]`, or `None` for 1-bit/8-bit black on white.
+pub type Colours = Option<[[u8; 3]; 2]>;
+
+#[derive(Debug, Clone)]
+pub struct Picture {
+    pub window: Window,
+    pub scale: Scale,
+    pub colours: Colours,
+    /// Pixels.
+    pub width: u64,
+    pub height: u64,
+}
+
+/// Round `255·count/cells` to the nearest integer (halves up): the shade level of a block,
+/// 0 for no P-cells, 255 for all.
+pub fn shade_level(count: u64, cells: u64) -> u8 {
+    debug_assert!(count <= cells && cells > 0);
+    ((255 * count as u128 * 2 + cells as u128) / (2 * cells as u128)) as u8
+}
+
+/// The palette colour for shade level `l`: the N colour blended towards the P colour.
+fn blend(p: [u8; 3], n: [u8; 3], l: u8) -> [u8; 3] {
+    let mix =
+        |p: u8, n: u8| ((n as u32 * (255 - l as u32) + p as u32 * l as u32 + 127) / 255) as u8;
+    [mix(p[0], n[0]), mix(p[1], n[1]), mix(p[2], n[2])]
+}
+
+impl Picture {
+    /// A picture of `window`: `cell` pixels per cell side, or the whole window fitted into
+    /// `fit` pixels on its longer side.
+    pub fn new(
+        window: Window,
+        cell: Option<u64>,
+        fit: Option<u64>,
+        colours: Colours,
+    ) -> anyhow::Result<Picture> {
+        let scale = match (cell, fit) {
+            (Some(_), Some(_)) => return Err(usage!("--cell and --fit cannot be used together")),
+            (Some(0), None) => return Err(usage!("--cell must be at least 1")),
+            (Some(k), None) => Scale::Cells(k),
+            (None, Some(0)) => return Err(usage!("--fit must be at least 1 pixel")),
+            (None, Some(p)) => Scale::Fit(window.height.max(window.width).div_ceil(p)),
+            (None, None) => Scale::Cells(1),
+        };
+        Picture::with_scale(window, scale, colours)
+    }
+
+    /// A picture of `window` at a given scale.
+    pub fn with_scale(window: Window, scale: Scale, colours: Colours) -> anyhow::Result<Picture> {
+        let (height, width) = match scale {
+            Scale::Cells(0) | Scale::Fit(0) => return Err(usage!("the scale must be at least 1")),
+            Scale::Cells(k) => match (window.height.checked_mul(k), window.width.checked_mul(k)) {
+                (Some(h), Some(w)) => (h, w),
+                _ => {
+                    return Err(usage!(
+                        "--cell {k} makes the picture larger than 2^64 pixels a side"
+                    ))
+                }
+            },
+            Scale::Fit(b) => (window.height.div_ceil(b), window.width.div_ceil(b)),
+        };
+        Ok(Picture {
+            window,
+            scale,
+            colours,
+            width,
+            height,
+        })
+    }
+
+    /// The pixel format: 1-bit (gray or two-colour indexed) for cells, 8-bit (gray or a
+    /// 256-colour blend) for fitted pictures.
+    pub fn format(&self) -> PixelFormat {
+        match (self.scale, self.colours) {
+            (Scale::Cells(_), None) => PixelFormat::Gray1,
+            (Scale::Cells(_), Some([p, n])) => PixelFormat::Indexed {
+                bits: 1,
+                palette: [n, p].concat(),
+            },
+            (Scale::Fit(_), None) => PixelFormat::Gray8,
+            (Scale::Fit(_), Some([p, n])) => PixelFormat::Indexed {
+                bits: 8,
+                palette: (0..=255u8).flat_map(|l| blend(p, n, l)).collect(),
+            },
+        }
+    }
+
+    /// The PNG of the whole picture (an error if it is larger than PNG allows).
+    pub fn spec(&self, compression: Compression) -> anyhow::Result<PngSpec> {
+        self.spec_for(self.width, self.height, compression)
+    }
+
+    /// The PNG of a `width × height` part of the picture (a tile).
+    pub fn spec_for(
+        &self,
+        width: u64,
+        height: u64,
+        compression: Compression,
+    ) -> anyhow::Result<PngSpec> {
+        let side = |s: u64| u32::try_from(s).ok().filter(|&s| s <= i32::MAX as u32);
+        match (side(width), side(height)) {
+            (Some(w), Some(h)) => {
+                let spec = PngSpec { width: w, height: h, format: self.format(), compression };
+                spec.validate()?;
+                Ok(spec)
+            }
+            _ => Err(usage!(
+                "a {height}×{width} picture is larger than a PNG can be (2^31-1 pixels a side); use --window, --fit or --dzi"
+            )),
+        }
+    }
+
+    /// Whether a 1-bit pixel value 1 means a P-cell (indexed: palette entry 1 is the P colour)
+    /// rather than an N-cell (gray: 1 is white).
+    fn p_is_one(&self) -> bool {
+        self.colours.is_some()
+    }
+
+    /// Fill `rows` raw PNG rows of the pixel rectangle starting at pixel row `py0`, columns
+    /// `px0 .. px0+pw`, into `out` (`rows × row_bytes(pw)` bytes).
+    pub fn fill_rows(
+        &self,
+        cells: &CellSource,
+        px0: u64,
+        pw: u64,
+        py0: u64,
+        rows: u64,
+        out: &mut [u8],
+    ) -> anyhow::Result<()> {
+        let row_bytes = self.format().row_bytes(pw as u32);
+        debug_assert_eq!(out.len() as u64, rows * row_bytes as u64);
+        match self.scale {
+            Scale::Cells(1) => {
+                let w = self.window.rows(py0, rows).cols(px0, pw);
+                let invert = if self.p_is_one() { 0 } else { 0xff };
+                cells.png_rows(&w, invert, row_bytes, out)?;
+            }
+            Scale::Cells(k) => {
+                let (r0, c0) = (py0 / k, px0 / k);
+                let w = self
+                    .window
+                    .rows(r0, (py0 + rows - 1) / k - r0 + 1)
+                    .cols(c0, (px0 + pw - 1) / k - c0 + 1);
+                let mut words = vec![0u32; w.total_words()?];
+                cells.rows(&w, &mut words)?;
+                let wpr = w.words_per_row();
+                let p_one = self.p_is_one();
+                out.par_chunks_mut(row_bytes)
+                    .enumerate()
+                    .for_each(|(y, dst)| {
+                        let src = &words[((py0 + y as u64) / k - r0) as usize * wpr..][..wpr];
+                        dst.fill(0);
+                        for x in 0..pw {
+                            let c = (px0 + x) / k - c0;
+                            let p = src[(c / 32) as usize] >> (31 - c % 32) & 1 == 1;
+                            if p == p_one {
+                                dst[(x / 8) as usize] |= 0x80 >> (x % 8);
+                            }
+                        }
+                    });
+            }
+            Scale::Fit(b) => {
+                for (y, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
+                    let counts = self.block_counts(cells, b, py0 + y as u64, px0, pw)?;
+                    let by = py0 + y as u64;
+                    let block_rows = b.min(self.window.height - by * b);
+                    for (x, (d, &c)) in dst.iter_mut().zip(&counts).enumerate() {
+                        let bx = px0 + x as u64;
+                        let block_cols = b.min(self.window.width - bx * b);
+                        let level = shade_level(c, block_rows * block_cols);
+                        *d = if self.p_is_one() { level } else { 255 - level };
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Exact P-counts of the blocks `px0 .. px0+pw` of block row `by` (blocks of `b×b`
+    /// cells): generate the block row's cells in chunks and add each row's P-cells to the
+    /// block holding them.
+    pub fn block_counts(
+        &self,
+        cells: &CellSource,
+        b: u64,
+        by: u64,
+        px0: u64,
+        pw: u64,
+    ) -> anyhow::Result<Vec<u64>> {
+        let win = &self.window;
+        let r0 = by * b;
+        let nrows = b.min(win.height - r0);
+        let c0 = px0 * b;
+        let ncols = (pw * b).min(win.width - c0);
+        let strip = win.rows(r0, nrows).cols(c0, ncols);
+        let wpr = strip.words_per_row();
+        let chunk_rows = (COUNT_CHUNK_WORDS / wpr as u64).max(1);
+        let mut counts = vec![0u64; pw as usize];
+        let mut words = Vec::new();
+        let mut r = 0;
+        while r < nrows {
+            let h = chunk_rows.min(nrows - r);
+            let w = strip.rows(r, h);
+            words.resize(w.total_words()?, 0);
+            cells.rows(&w, &mut words)?;
+            let part = words
+                .par_chunks(wpr)
+                .fold(
+                    || vec![0u64; pw as usize],
+                    |mut acc, row| {
+                        add_block_counts(row, b, &mut acc);
+                        acc
+                    },
+                )
+                .reduce(
+                    || vec![0u64; pw as usize],
+                    |mut a, b| {
+                        a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                        a
+                    },
+                );
+            counts.iter_mut().zip(part).for_each(|(x, y)| *x += y);
+            r += h;
+        }
+        Ok(counts)
+    }
+}
+
+/// Packed cells (bit 31 = leftmost) to PNG row bytes (MSB = leftmost pixel), XOR `invert`.
+pub fn words_to_bytes(src: &[u32], dst: &mut [u8], invert: u8) {
+    let inv = u32::from_ne_bytes([invert; 4]);
+    let whole = dst.len() / 4;
+    let (head, rest) = dst.split_at_mut(whole * 4);
+    for (d, &w) in head.chunks_exact_mut(4).zip(src) {
+        d.copy_from_slice(&(w ^ inv).to_be_bytes());
+    }
+    if !rest.is_empty() {
+        let b = (src[whole] ^ inv).to_be_bytes();
+        rest.copy_from_slice(&b[..rest.len()]);
+    }
+}
+
+/// Add the P-cells of one packed row to `counts[col / b]`. A word inside one block adds its
+/// popcount; a word across block edges adds bit by bit.
+pub fn add_block_counts(row: &[u32], b: u64, counts: &mut [u64]) {
+    for (k, &word) in row.iter().enumerate() {
+        if word == 0 {
+            continue;
+        }
+        let base = k as u64 * 32;
+        if base / b == (base + 31) / b {
+            counts[(base / b) as usize] += word.count_ones() as u64;
+        } else {
+            let mut x = word;
+            while x != 0 {
+                let bit = x.leading_zeros() as u64;
+                counts[((base + bit) / b) as usize] += 1;
+                x &= !(0x8000_0000u32 >> bit);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chocolate::grid::p_rows_naive;
+    use crate::chocolate::p_cell;
+
+    #[test]
+    fn block_counts_equal_cell_by_cell_counts() {
+        let w = Window::new(1000, 777, 100, 37, 70, 333).unwrap();
+        let words = p_rows_naive(&w);
+        let wpr = w.words_per_row();
+        for b in [1, 3, 7, 32, 33, 100, 333] {
+            let mut counts = vec![0u64; 333usize.div_ceil(b as usize)];
+            for row in words.chunks(wpr) {
+                add_block_counts(row, b, &mut counts);
+            }
+            let mut expect = vec![0u64; counts.len()];
+            for r in 0..w.height {
+                for c in 0..w.width {
+                    expect[(c / b) as usize] += p_cell(w.m, w.n, w.row0 + r, w.col0 + c) as u64;
+                }
+            }
+            assert_eq!(counts, expect, "block width {b}");
+        }
+    }
+
+    #[test]
+    fn shade_levels_round_to_nearest() {
+        for cells in 1..60u64 {
+            for count in 0..=cells {
+                let exact = 255.0 * count as f64 / cells as f64;
+                let l = shade_level(count, cells) as f64;
+                assert!((l - exact).abs() <= 0.5, "{count}/{cells}");
+            }
+        }
+        assert_eq!(shade_level(0, 9), 0);
+        assert_eq!(shade_level(9, 9), 255);
+    }
+
+    #[test]
+    fn words_to_bytes_is_big_endian() {
+        let mut dst = [0u8; 7];
+        words_to_bytes(&[0x8000_0001, 0xf0a0_5000], &mut dst, 0);
+        assert_eq!(dst, [0x80, 0, 0, 1, 0xf0, 0xa0, 0x50]);
+        words_to_bytes(&[0x8000_0001, 0xf0a0_5000], &mut dst, 0xff);
+        assert_eq!(dst, [0x7f, 0xff, 0xff, 0xfe, 0x0f, 0x5f, 0xaf]);
+    }
+}
