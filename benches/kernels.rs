@@ -107,6 +107,10 @@ fn chomp_ordinals(c: &mut Criterion) {
             ordinals_three_rows(cols, &choice, |_, s| last = s[s.len() - 1]);
             last
         })
+    });
+    group.finish();
+}
+
 fn games_with_a_pass(c: &mut Criterion) {
     use chompute::pass::{
         cb::{Bar, FTable},
@@ -133,7 +137,6 @@ fn games_with_a_pass(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, p_grid, counts, pictures, chomp_ordinals, games_with_a_pass, automaton);
 fn automaton(c: &mut Criterion) {
     use chompute::chocolate::automaton::{cell_updates, Automaton};
     use chompute::gpu::ca::CaGpu;
@@ -161,4 +164,13 @@ fn automaton(c: &mut Criterion) {
     group.finish();
 }
 
+criterion_group!(
+    benches,
+    p_grid,
+    counts,
+    pictures,
+    chomp_ordinals,
+    games_with_a_pass,
+    automaton
+);
 criterion_main!(benches);

@@ -58,7 +58,10 @@ fn gpu_equals_cpu_equals_p_test() {
     let mut gpu = CaGpu::new(&ctx, steps).unwrap();
     gpu.advance(steps).unwrap();
     assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
-    assert_eq!(gpu.live_cells().unwrap() as u128, chompute::chocolate::g_recurrence(steps + 1).unwrap());
+    assert_eq!(
+        gpu.live_cells().unwrap() as u128,
+        chompute::chocolate::g_recurrence(steps + 1).unwrap()
+    );
 }
 
 fn json(o: &std::process::Output) -> serde_json::Value {

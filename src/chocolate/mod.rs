@@ -7,8 +7,8 @@ pub mod grid;
 pub mod octahedron;
 pub mod ptest;
 pub mod recursive;
-pub mod theorems;
 pub mod rows;
+pub mod theorems;
 
 pub use count::{g_histogram, g_recurrence};
 pub use grid::{p_rows_cpu, p_rows_naive, words_per_row, Window};

@@ -10,6 +10,7 @@ use crate::error::CheckFailed;
 use crate::gpu::ca::CaGpu;
 use crate::gpu::{BackendChoice, Engine};
 use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
+use crate::render::picture::words_to_bytes;
 use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
 use serde::Serialize;
@@ -73,12 +74,13 @@ pub fn write_generation_png(
     write_png(path, &spec, |y, row| {
         row.fill(0);
         if (y as u64) < side {
-            let src = &words[y as usize * wpr..(y as usize + 1) * wpr];
-            for (k, b) in row.iter_mut().enumerate() {
-                if k / 4 < wpr {
-                    *b = src[k / 4].to_be_bytes()[k % 4];
-                }
-            }
+            // The generation's words are a 1-bit PNG row; the canvas past it stays empty.
+            let take = row.len().min(4 * wpr);
+            words_to_bytes(
+                &words[y as usize * wpr..(y as usize + 1) * wpr],
+                &mut row[..take],
+                0,
+            );
         }
         Ok(())
     })

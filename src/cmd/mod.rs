@@ -1,16 +1,16 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
-mod chomp;
-mod cb;
 mod ca;
+mod cb;
+mod chomp;
 mod count;
 mod gp;
 mod grid;
 mod info;
 mod nimpass;
 mod octahedron;
-mod theorems;
 mod render;
+mod theorems;
 
 use crate::cli::{Cli, Command};
 use crate::gpu::Engine;

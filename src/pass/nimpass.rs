@@ -286,7 +286,8 @@ pub mod wavefront {
         let terminal = (a[0] | a[1] | a[2]) == 0;
         let mut found = None;
         for w in 0..wpr {
-            let mut blocked = lines[rows[0] * wpr + w] | lines[rows[1] * wpr + w] | lines[rows[2] * wpr + w];
+            let mut blocked =
+                lines[rows[0] * wpr + w] | lines[rows[1] * wpr + w] | lines[rows[2] * wpr + w];
             if !terminal && s / 32 == w {
                 blocked |= 0x8000_0000 >> (s % 32);
             }
@@ -332,7 +333,9 @@ pub mod wavefront {
 impl NimPass {
     /// Four heaps from the packed per-prefix table of [`wavefront`] (CPU twin or GPU).
     pub fn from_wavefront(side: usize, packed: &[u32]) -> NimPass {
-        let last = (0..side.pow(3)).map(|p| (packed[p / 2] >> (16 * (p % 2))) as u16).collect();
+        let last = (0..side.pow(3))
+            .map(|p| (packed[p / 2] >> (16 * (p % 2))) as u16)
+            .collect();
         NimPass { k: 4, side, last }
     }
 }

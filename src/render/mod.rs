@@ -1,10 +1,10 @@
 //! Pictures: streaming PNG output, written to a temporary file and renamed when complete.
 
 pub mod atomic;
-pub mod mesh;
 pub mod bench;
 pub mod dzi;
 pub mod encode;
+pub mod mesh;
 pub mod picture;
 pub mod png;
 pub mod source;
