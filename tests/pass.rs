@@ -441,3 +441,23 @@ fn nimpass_grid_bad_input_exits_2() {
     assert_ne!(o.status.code(), Some(0));
     assert_eq!(common::stderr(&o).trim_end().lines().count(), 1);
 }
+
+#[test]
+fn nimpass_gpu_matches_its_cpu_twin_and_the_line_method() {
+    use chompute::gpu::nimpass::nimpass4_gpu;
+    use chompute::pass::nimpass::{wavefront, NimPass};
+    let Some(ctx) = common::gpu_or_skip("nimpass_gpu_matches_its_cpu_twin_and_the_line_method")
+    else {
+        return;
+    };
+    for side in [1usize, 5, 37, 70] {
+        let gpu = nimpass4_gpu(&ctx, side).unwrap();
+        let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
+        assert_eq!(gpu, twin, "GPU against its CPU twin, side {side}");
+        assert_eq!(
+            gpu,
+            NimPass::compute(4, side).unwrap(),
+            "GPU against the line method, side {side}"
+        );
+    }
+}

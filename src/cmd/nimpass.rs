@@ -4,6 +4,8 @@
 use super::print_json;
 use crate::chocolate::p_cell;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
+use crate::gpu::nimpass::nimpass4_gpu;
+use crate::gpu::{BackendChoice, Engine};
 use crate::pass::nimpass::NimPass;
 use crate::render::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
@@ -41,15 +43,27 @@ impl Serialize for Listing<'_> {
     }
 }
 
-/// The table for `k` heaps of size 0..side, or a usage error when it cannot be held.
-fn table(k: usize, side: u64) -> anyhow::Result<NimPass> {
+/// The table for `k` heaps of size 0..side, or a usage error when it cannot be held. Four
+/// heaps run on the GPU when the backend choice picks one; other heap counts on the CPU.
+fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass> {
     let side =
         usize::try_from(side).map_err(|_| usage!("heap sizes up to {} are too large", side - 1))?;
-    NimPass::compute(k, side)
+    if k != 4 {
+        if backend == BackendChoice::Gpu {
+            return Err(usage!(
+                "the GPU computes four heaps only; use --backend cpu or auto for {k} heaps"
+            ));
+        }
+        return NimPass::compute(k, side);
+    }
+    match Engine::select(backend)? {
+        Engine::Cpu => NimPass::compute(k, side),
+        Engine::Gpu(ctx) => nimpass4_gpu(&ctx, side),
+    }
 }
 
-pub fn run(args: &NimpassArgs) -> anyhow::Result<()> {
-    let t = table(args.heaps as usize, args.max.saturating_add(1))?;
+pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
+    let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     if args.json {
@@ -107,7 +121,7 @@ struct CountRow {
     nim_p_cells: u64,
 }
 
-pub fn run_grid(args: &NimpassGridArgs) -> anyhow::Result<()> {
+pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Result<()> {
     if args.output.is_none() && args.counts.is_none() {
         return Err(usage!(
             "give -o FILE.png to draw C(M,M), or --counts A..B to count"
@@ -117,7 +131,7 @@ pub fn run_grid(args: &NimpassGridArgs) -> anyhow::Result<()> {
         return Err(usage!("-o needs M, the side of the bar"));
     }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
-    let t = table(4, largest)?;
+    let t = table(backend, 4, largest)?;
     if let (Some(path), Some(m)) = (&args.output, args.m) {
         let scale = args.scale as u64;
         let side = m

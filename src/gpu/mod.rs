@@ -3,6 +3,7 @@
 
 pub mod ca;
 pub mod context;
+pub mod nimpass;
 pub mod ptest;
 
 pub use context::{BackendChoice, Engine, GpuContext};

@@ -1,4 +1,5 @@
-//! `chompute bench` entries for games with a pass (CPU only: there is no pass kernel).
+//! `chompute bench` entries for games with a pass. Benchmark glue, not mathematics: it times
+//! the CPU methods and, when there is a GPU, the four-heap kernel against them.
 
 use super::gp::GpTable;
 use super::nimpass::NimPass;
@@ -18,14 +19,31 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
     )?;
     let m: usize = if env.quick { 40 } else { 256 };
     let side = m + 1;
-    env.measure(
+    let size = format!("0..={m}");
+    let work = (side as u128).pow(4);
+    let cpu = env.measure(
         out,
         "nim with a pass K=4",
-        &format!("0..={m}"),
+        &size,
         "cpu",
         "positions",
-        (side as u128).pow(4),
-        || NimPass::compute(4, side).map(|t| t.count()),
+        work,
+        || NimPass::compute(4, side),
     )?;
+    if let Some(ctx) = &env.gpu {
+        let gpu = env.measure(
+            out,
+            "nim with a pass K=4",
+            &size,
+            "gpu",
+            "positions",
+            work,
+            || crate::gpu::nimpass::nimpass4_gpu(ctx, side),
+        )?;
+        anyhow::ensure!(
+            gpu == cpu,
+            "bench: GPU and CPU Nim with a pass differ for heaps 0..={m}"
+        );
+    }
     Ok(())
 }

@@ -22,7 +22,7 @@ const NONE: u16 = u16::MAX;
 pub const MAX_BYTES: u64 = 1 << 30;
 
 /// P-positions with the pass available, for heaps 0 ≤ a_i < side.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NimPass {
     k: usize,
     side: usize,
@@ -261,8 +261,9 @@ mod tests {
 /// written, and no two prefixes of one sum share a row. So the GPU runs one dispatch per sum.
 /// Layout: `lines` holds 3 families × side² rows × `line_words(side)` u32 words, bit 31 of
 /// word 0 = heap value 0; `last` packs one u16 per prefix (even prefixes in the low half of
-/// a u32, odd in the high half; 0xFFFF = no P-position on the line). Two prefixes sharing a
-/// u32 differ by one in a2, so they never run in the same dispatch.
+/// a u32, odd in the high half; 0xFFFF = no P-position on the line). The prefixes 2k and
+/// 2k+1 sharing a u32 never have the same sum (their a2 differ by one, or 2k ends a row of
+/// odd side and the sums differ by side-2 > 0), so they never run in the same dispatch.
 pub mod wavefront {
     /// u32 words in one line row.
     pub fn line_words(side: usize) -> usize {
