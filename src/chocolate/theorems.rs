@@ -616,9 +616,9 @@ mod tests {
         let mut a: [u32; 32] = std::array::from_fn(|_| rng.next() as u32);
         let orig = a;
         transpose32(&mut a);
-        for i in 0..32 {
-            for j in 0..32 {
-                assert_eq!(a[i] >> (31 - j) & 1, orig[j] >> (31 - i) & 1);
+        for (i, row) in a.iter().enumerate() {
+            for (j, col) in orig.iter().enumerate() {
+                assert_eq!(row >> (31 - j) & 1, col >> (31 - i) & 1);
             }
         }
         for m in [1u64, 5, 31, 32, 33, 70, 96] {
