@@ -266,3 +266,30 @@ fn ca_bad_input() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn bench_reports_the_automaton() {
+    let have_gpu = gpu_or_skip("bench_reports_the_automaton").is_some();
+    let v = json(&chompute(&[
+        "bench",
+        "--quick",
+        "--json",
+        "--ca-steps",
+        "300",
+    ]));
+    let ms = v["measurements"].as_array().unwrap();
+    let find = |k: &str, b: &str| ms.iter().find(|m| m["kernel"] == k && m["backend"] == b);
+    let updates: u64 = (0..300u64).map(|n| (n + 2) * (n + 2)).sum();
+    let cpu = find("ca steps", "cpu").expect("CPU automaton row");
+    assert_eq!(cpu["work"], updates);
+    assert_eq!(cpu["unit"], "cell updates");
+    assert!(find("memory copy", "cpu").is_some());
+    if have_gpu {
+        assert_eq!(
+            find("ca steps", "gpu").expect("GPU automaton row")["work"],
+            updates
+        );
+        let tail = find("ca steps (last quarter)", "gpu").expect("GPU large-square row");
+        assert!(tail["per_second"].as_f64().unwrap() > 0.0);
+    }
+}
