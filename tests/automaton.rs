@@ -52,6 +52,16 @@ fn gpu_equals_cpu_equals_p_test() {
         gpu.advance(57).unwrap();
         assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
     }
+    // Several submissions in one call (the parameter buffer is rewritten while earlier batches
+    // may still run), then the result.
+    let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
+    let mut gpu = CaGpu::new(&ctx, steps).unwrap();
+    gpu.advance(steps).unwrap();
+    assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
+    assert_eq!(
+        gpu.live_cells().unwrap() as u128,
+        chompute::chocolate::g_recurrence(steps + 1).unwrap()
+    );
 }
 
 fn json(o: &std::process::Output) -> serde_json::Value {
@@ -255,4 +265,31 @@ fn ca_bad_input() {
         "not a directory",
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bench_reports_the_automaton() {
+    let have_gpu = gpu_or_skip("bench_reports_the_automaton").is_some();
+    let v = json(&chompute(&[
+        "bench",
+        "--quick",
+        "--json",
+        "--ca-steps",
+        "300",
+    ]));
+    let ms = v["measurements"].as_array().unwrap();
+    let find = |k: &str, b: &str| ms.iter().find(|m| m["kernel"] == k && m["backend"] == b);
+    let updates: u64 = (0..300u64).map(|n| (n + 2) * (n + 2)).sum();
+    let cpu = find("ca steps", "cpu").expect("CPU automaton row");
+    assert_eq!(cpu["work"], updates);
+    assert_eq!(cpu["unit"], "cell updates");
+    assert!(find("memory copy", "cpu").is_some());
+    if have_gpu {
+        assert_eq!(
+            find("ca steps", "gpu").expect("GPU automaton row")["work"],
+            updates
+        );
+        let tail = find("ca steps (last quarter)", "gpu").expect("GPU large-square row");
+        assert!(tail["per_second"].as_f64().unwrap() > 0.0);
+    }
 }

@@ -213,32 +213,33 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
     assert!(n <= MAX_LEVEL && m >= 1 && (m as u128) <= 1u128 << n);
     let wpr = super::grid::words_per_row(m);
     let mut out = vec![0u32; wpr * m as usize];
-    // Scaled by 2^(n+1): plane z, cell centre u = x+y = 4i-2-2m, v = x-y = 4j-2-2m.
-    let (mi, z) = (m as i128, (1i128 << (n + 1)) - 2 * m as i128);
+    // Scaled by 2^(n+1) (< 2^62, so i64 is exact): plane z, cell centres u = x+y = 4i-2-2m,
+    // v = x-y = 4j-2-2m.
+    let (mi, z) = (m as i64, (1i64 << (n + 1)) - 2 * m as i64);
     // Indices k in 1..=m with 4k-2-2m in [lo, hi].
-    let range = |lo: i128, hi: i128| -> (i128, i128) {
+    let range = |lo: i64, hi: i64| -> (i64, i64) {
         let first = (lo + 2 + 2 * mi + 3).div_euclid(4).max(1);
         let last = (hi + 2 + 2 * mi).div_euclid(4).min(mi);
         (first, last)
     };
-    let mut stack = vec![([0i128; 3], 1i128 << (n + 1), n)];
+    // Octahedra (centre, radius, levels left) that meet the plane.
+    let mut stack = vec![([0i64; 3], 1i64 << (n + 1), n)];
     while let Some((c, r, levels)) = stack.pop() {
-        let rho = r - (z - c[2]).abs();
-        if rho < 0 {
-            continue;
-        }
         if levels > 0 {
             let h = r / 2;
             for axis in 0..3 {
-                for sign in [1i128, -1] {
+                for sign in [1i64, -1] {
                     let mut child = c;
                     child[axis] += sign * h;
-                    stack.push((child, h, levels - 1));
+                    if (z - child[2]).abs() <= h {
+                        stack.push((child, h, levels - 1));
+                    }
                 }
             }
             continue;
         }
-        // |x-cx| + |y-cy| ≤ rho is the square |u-cu| ≤ rho, |v-cv| ≤ rho.
+        // Its section is |x-cx| + |y-cy| ≤ rho, the square |u-cu| ≤ rho, |v-cv| ≤ rho.
+        let rho = r - (z - c[2]).abs();
         let (cu, cv) = (c[0] + c[1], c[0] - c[1]);
         let (i0, i1) = range(cu - rho, cu + rho);
         let (j0, j1) = range(cv - rho, cv + rho);

@@ -56,7 +56,14 @@ pub fn p_cell_recursive(mut m: u64, mut i: u64, mut j: u64) -> bool {
 
 /// OR the `side`×`side` grid `src` into `dst` (a grid of `dst_wpr` words per row) with its
 /// top-left cell at 0-based (row, col).
-fn blit(dst: &mut [u32], dst_wpr: usize, src: &[u32], side: usize, row: usize, col: usize) {
+pub(crate) fn blit(
+    dst: &mut [u32],
+    dst_wpr: usize,
+    src: &[u32],
+    side: usize,
+    row: usize,
+    col: usize,
+) {
     let src_wpr = words_per_row(side as u64);
     let (word, bit) = (col / 32, col % 32);
     for r in 0..side {
@@ -75,7 +82,7 @@ fn blit(dst: &mut [u32], dst_wpr: usize, src: &[u32], side: usize, row: usize, c
 }
 
 /// Each bit of x doubled: bit 31-k of x becomes bits 63-2k and 62-2k.
-fn double_bits(x: u32) -> u64 {
+pub(crate) fn double_bits(x: u32) -> u64 {
     let mut y = x as u64;
     y = (y | (y << 16)) & 0x0000_FFFF_0000_FFFF;
     y = (y | (y << 8)) & 0x00FF_00FF_00FF_00FF;
@@ -83,6 +90,38 @@ fn double_bits(x: u32) -> u64 {
     y = (y | (y << 2)) & 0x3333_3333_3333_3333;
     y = (y | (y << 1)) & 0x5555_5555_5555_5555;
     y | (y << 1)
+}
+
+/// The `side`×`side` grid `src` with every cell blown up to a 2×2 block (Thm 3.3's shape).
+pub fn blow_up(src: &[u32], side: u64) -> Vec<u32> {
+    let (wpr, hw) = (words_per_row(2 * side), words_per_row(side));
+    let mut out = vec![0u32; wpr * 2 * side as usize];
+    for (r, row) in src.chunks_exact(hw).enumerate() {
+        let dst = &mut out[2 * r * wpr..(2 * r + 1) * wpr];
+        for (k, &w) in row.iter().enumerate() {
+            let d = double_bits(w);
+            dst[2 * k] = (d >> 32) as u32;
+            if 2 * k + 1 < wpr {
+                dst[2 * k + 1] = d as u32;
+            }
+        }
+        out.copy_within(2 * r * wpr..(2 * r + 1) * wpr, (2 * r + 1) * wpr);
+    }
+    out
+}
+
+/// Thm 3.4's shape: `corner` (s×s) in the four corners and `centre` (t×t) in the middle of an
+/// (s+t+s)-square grid, nothing else.
+pub fn corners_and_centre_grid(corner: &[u32], s: u64, centre: &[u32], t: u64) -> Vec<u32> {
+    let m = 2 * s + t;
+    let wpr = words_per_row(m);
+    let mut out = vec![0u32; wpr * m as usize];
+    let (s, t) = (s as usize, t as usize);
+    for (r, c) in [(0, 0), (0, s + t), (s + t, 0), (s + t, s + t)] {
+        blit(&mut out, wpr, corner, s, r, c);
+    }
+    blit(&mut out, wpr, centre, t, s, s);
+    out
 }
 
 /// P(m) as a packed grid, built by the recursion alone.
@@ -99,27 +138,10 @@ pub fn p_grid_recursive(m: u64) -> Vec<u32> {
             }
         }
     } else if m % 2 == 0 {
-        let half = p_grid_recursive(m / 2);
-        let hw = words_per_row(m / 2);
-        for (r, src) in half.chunks_exact(hw).enumerate() {
-            let dst = &mut out[2 * r * wpr..(2 * r + 1) * wpr];
-            for (k, &w) in src.iter().enumerate() {
-                let d = double_bits(w);
-                dst[2 * k] = (d >> 32) as u32;
-                if 2 * k + 1 < wpr {
-                    dst[2 * k + 1] = d as u32;
-                }
-            }
-            out.copy_within(2 * r * wpr..(2 * r + 1) * wpr, (2 * r + 1) * wpr);
-        }
+        out = blow_up(&p_grid_recursive(m / 2), m / 2);
     } else {
         let (s, t) = corners_and_centre(m).expect("not a power of two");
-        let (s, t) = (s as usize, t as usize);
-        let corner = p_grid_recursive(s as u64);
-        for (r, c) in [(0, 0), (0, s + t), (s + t, 0), (s + t, s + t)] {
-            blit(&mut out, wpr, &corner, s, r, c);
-        }
-        blit(&mut out, wpr, &p_grid_recursive(t as u64), t, s, s);
+        out = corners_and_centre_grid(&p_grid_recursive(s), s, &p_grid_recursive(t), t);
     }
     out
 }

@@ -11,7 +11,9 @@ use super::count::{g_histogram, g_recurrence};
 use super::grid::{p_rows_cpu, words_per_row, Window};
 use super::octahedron::check_correspondence;
 use super::ptest::p_cell;
-use super::recursive::{corners_and_centre, p_cell_recursive, p_grid_recursive};
+use super::recursive::{
+    blow_up, corners_and_centre, corners_and_centre_grid, p_cell_recursive, p_grid_recursive,
+};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
@@ -71,11 +73,11 @@ impl Grid {
         self.words.iter().map(|w| w.count_ones() as u128).sum()
     }
 
-    /// The first 0-based (i,j) in 0..m² where `ok` fails, checking rows in parallel.
-    fn first_failure(&self, ok: impl Fn(u64, u64) -> bool + Sync) -> Option<(u64, u64)> {
-        (0..self.m)
-            .into_par_iter()
-            .find_map_first(|i| (0..self.m).find(|&j| !ok(i, j)).map(|j| (i, j)))
+    /// The first 0-based (i,j) where this grid and `other` (same layout) differ.
+    fn first_word_difference(&self, other: &[u32]) -> Option<(u64, u64)> {
+        let k = self.words.iter().zip(other).position(|(a, b)| a != b)?;
+        let bit = (self.words[k] ^ other[k]).leading_zeros() as u64;
+        Some(((k / self.wpr) as u64, (k % self.wpr) as u64 * 32 + bit))
     }
 }
 
@@ -257,10 +259,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         format!("2m ≤ {big}, and {LARGE_SAMPLES} sampled cells with m < 2^62"),
         |t| {
             for m in 1..=big / 2 {
+                // The P-test's P(m), blown up, against the P-test's P(2m), word by word.
                 let (small, large) = (Grid::p_test(m), Grid::p_test(2 * m));
-                if let Some((i, j)) =
-                    large.first_failure(|i, j| large.get(i, j) == small.get(i / 2, j / 2))
-                {
+                if let Some((i, j)) = large.first_word_difference(&blow_up(&small.words, m)) {
                     t.fail(format!(
                         "m = {m}: cell {} of C({},{}) differs from its parent",
                         cell(i, j),
@@ -294,16 +295,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         |t| {
             for m in 1..=big {
                 let Some((s, tt)) = corners_and_centre(m) else { continue };
+                // The P-test's P(s) and P(t) placed as the theorem says, against its P(m).
                 let (g, gs, gt) = (Grid::p_test(m), Grid::p_test(s), Grid::p_test(tt));
-                let predicted = |i: u64, j: u64| -> bool {
-                    let band = |x: u64| if x < s { Some(x) } else if x >= s + tt { Some(x - s - tt) } else { None };
-                    match (band(i), band(j)) {
-                        (Some(a), Some(b)) => gs.get(a, b),
-                        (None, None) => gt.get(i - s, j - s),
-                        _ => false,
-                    }
-                };
-                if let Some((i, j)) = g.first_failure(|i, j| g.get(i, j) == predicted(i, j)) {
+                if let Some((i, j)) = g.first_word_difference(&corners_and_centre_grid(&gs.words, s, &gt.words, tt)) {
                     t.fail(format!("m = {m} (s = {s}, t = {tt}): cell {} disagrees", cell(i, j)));
                     return;
                 }
@@ -336,10 +330,8 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         |t| {
             for m in 1..=big {
                 let (g, r) = (Grid::p_test(m), p_grid_recursive(m));
-                if let Some(k) = g.words.iter().zip(&r).position(|(a, b)| a != b) {
-                    let (i, w) = (k / g.wpr, k % g.wpr);
-                    let j = w as u64 * 32 + (g.words[k] ^ r[k]).leading_zeros() as u64;
-                    t.fail(format!("m = {m}: cell {} differs", cell(i as u64, j)));
+                if let Some((i, j)) = g.first_word_difference(&r) {
+                    t.fail(format!("m = {m}: cell {} differs", cell(i, j)));
                     return;
                 }
                 t.checked += m as u128 * m as u128;
@@ -624,9 +616,9 @@ mod tests {
         let mut a: [u32; 32] = std::array::from_fn(|_| rng.next() as u32);
         let orig = a;
         transpose32(&mut a);
-        for i in 0..32 {
-            for j in 0..32 {
-                assert_eq!(a[i] >> (31 - j) & 1, orig[j] >> (31 - i) & 1);
+        for (i, row) in a.iter().enumerate() {
+            for (j, col) in orig.iter().enumerate() {
+                assert_eq!(row >> (31 - j) & 1, col >> (31 - i) & 1);
             }
         }
         for m in [1u64, 5, 31, 32, 33, 70, 96] {

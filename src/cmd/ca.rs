@@ -10,6 +10,7 @@ use crate::error::CheckFailed;
 use crate::gpu::ca::CaGpu;
 use crate::gpu::{BackendChoice, Engine};
 use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
+use crate::render::picture::words_to_bytes;
 use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
 use serde::Serialize;
@@ -73,12 +74,13 @@ pub fn write_generation_png(
     write_png(path, &spec, |y, row| {
         row.fill(0);
         if (y as u64) < side {
-            let src = &words[y as usize * wpr..(y as usize + 1) * wpr];
-            for (k, b) in row.iter_mut().enumerate() {
-                if k / 4 < wpr {
-                    *b = src[k / 4].to_be_bytes()[k % 4];
-                }
-            }
+            // The generation's words are a 1-bit PNG row; the canvas past it stays empty.
+            let take = row.len().min(4 * wpr);
+            words_to_bytes(
+                &words[y as usize * wpr..(y as usize + 1) * wpr],
+                &mut row[..take],
+                0,
+            );
         }
         Ok(())
     })
@@ -104,8 +106,10 @@ fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
     let m = n + 1;
     let mismatch = |i: u64, j: u64, live: bool| -> anyhow::Error {
         CheckFailed(format!(
-            "generation {n}: cell ({i},{j}) is {} in the automaton but {} by the P-test of C({m},{m})",
+            "generation {n}: cell ({i},{j}) is {} in the automaton but cell ({},{}) of C({m},{m}) is {} by the P-test",
             if live { "live" } else { "dead" },
+            i + 1,
+            j + 1,
             if live { "not P" } else { "P" }
         ))
         .into()
@@ -232,7 +236,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                         ] {
                             if let Some((i, j)) = first_difference(which + 1, &gpu, &cpu) {
                                 return Err(CheckFailed(format!(
-                                    "generation {which}: cell ({i},{j}) differs between GPU and CPU"
+                                    "generation {which}: cell ({i},{j}) (0-based) differs between GPU and CPU"
                                 ))
                                 .into());
                             }
@@ -369,4 +373,21 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_difference_names_the_cell() {
+        let side = 70; // three words per row
+        let a = vec![0u32; 3 * side as usize];
+        let mut b = a.clone();
+        assert_eq!(first_difference(side, &a, &b), None);
+        // Row 5, column 64 + 3.
+        b[5 * 3 + 2] |= 1 << (31 - 3);
+        assert_eq!(first_difference(side, &a, &b), Some((5, 67)));
+        assert!(pcell(&b, side, 5, 67) && !pcell(&b, side, 5, 66));
+    }
 }
