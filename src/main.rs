@@ -23,12 +23,7 @@ fn main() -> ExitCode {
                 };
             }
             // One line, not clap's usage block.
-            let text = e.to_string();
-            let line = text
-                .lines()
-                .next()
-                .unwrap_or("invalid arguments")
-                .trim_start_matches("error: ");
+            let line = clap_one_line(&e.to_string());
             eprintln!("chompute: {line}");
             return ExitCode::from(2);
         }
@@ -68,4 +63,23 @@ fn quiet_vulkan_loader() {
         // Single-threaded here: nothing else reads the environment yet.
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
+}
+
+/// clap's message without its usage block, on one line: the first line plus any indented
+/// continuation lines (the names of missing arguments), stopping at the blank line or "Usage:".
+fn clap_one_line(text: &str) -> String {
+    let mut lines = text.lines();
+    let mut out = lines
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_string();
+    for l in lines {
+        if l.trim().is_empty() || l.starts_with("Usage:") || l.starts_with("For more") {
+            break;
+        }
+        out.push(' ');
+        out.push_str(l.trim());
+    }
+    out
 }

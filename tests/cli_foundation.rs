@@ -82,6 +82,8 @@ fn count_bad_input_is_one_line_and_status_2() {
         "too large",
     );
     assert_usage_error(&chompute(&["frobnicate"]), "frobnicate");
+    // A missing argument is named on the one line.
+    assert_usage_error(&chompute(&["count"]), "<M>");
 }
 
 #[test]
