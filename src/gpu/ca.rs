@@ -9,10 +9,9 @@
 //! its parameters sit in one uniform buffer at dynamic offsets, so a batch of hundreds of steps
 //! is one submission with no host round trip.
 
-use super::context::{dispatch_2d, GpuContext};
+use super::context::{dispatch, dispatch_2d, GpuContext};
 use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
 const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
@@ -422,7 +421,6 @@ impl<'a> CaGpu<'a> {
         ctx.checked(|| {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(&counts, 0, None);
-            let mut keep = Vec::new();
             for (slot, band) in self.bands.iter().enumerate() {
                 if band.start >= side {
                     break;
@@ -437,45 +435,20 @@ impl<'a> CaGpu<'a> {
                     slot: slot as u32,
                     _pad: 0,
                 };
-                let uniform = ctx
-                    .device
-                    .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                        label: Some("ca count params"),
-                        contents: bytemuck::bytes_of(&params),
-                        usage: wgpu::BufferUsages::UNIFORM,
-                    });
-                let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("ca count"),
-                    layout: &pipeline.get_bind_group_layout(0),
-                    entries: &[
-                        wgpu::BindGroupEntry {
-                            binding: 0,
-                            resource: uniform.as_entire_binding(),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 1,
-                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                buffer: &self.grids[self.cur],
-                                offset: band.start * row_bytes,
-                                size: wgpu::BufferSize::new(rows * row_bytes),
-                            }),
-                        },
-                        wgpu::BindGroupEntry {
-                            binding: 2,
-                            resource: counts.as_entire_binding(),
-                        },
+                let bind = ctx.bind_params(
+                    "ca count",
+                    &pipeline,
+                    bytemuck::bytes_of(&params),
+                    &[
+                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                            buffer: &self.grids[self.cur],
+                            offset: band.start * row_bytes,
+                            size: wgpu::BufferSize::new(rows * row_bytes),
+                        }),
+                        counts.as_entire_binding(),
                     ],
-                });
-                {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("ca count"),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&pipeline);
-                    pass.set_bind_group(0, &bind, &[]);
-                    pass.dispatch_workgroups(gx, gy, 1);
-                }
-                keep.push(uniform);
+                );
+                dispatch(&mut enc, "ca count", &pipeline, &bind, (gx, gy));
             }
             ctx.queue.submit([enc.finish()]);
         })?;

@@ -183,32 +183,12 @@ impl GpuContext {
         source: &str,
         entry: &str,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
-        let mut cache = self
-            .pipelines
-            .lock()
-            .map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
-        if let Some(p) = cache.get(key) {
-            return Ok(p.clone());
-        }
-        let pipeline = self.checked(|| {
-            let module = self
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(key),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
-            self.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(key),
-                    layout: None,
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
-                })
-        })?;
-        cache.insert(key, pipeline.clone());
-        Ok(pipeline)
+        self.cached_pipeline(
+            key,
+            source,
+            entry,
+            None::<fn(&wgpu::Device) -> wgpu::PipelineLayout>,
+        )
     }
 
     /// As [`GpuContext::pipeline`], with an explicit pipeline layout made by `layout` (for
@@ -221,6 +201,16 @@ impl GpuContext {
         entry: &str,
         layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
+        self.cached_pipeline(key, source, entry, Some(layout))
+    }
+
+    fn cached_pipeline(
+        &self,
+        key: &'static str,
+        source: &str,
+        entry: &str,
+        layout: Option<impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout>,
+    ) -> anyhow::Result<wgpu::ComputePipeline> {
         let mut cache = self
             .pipelines
             .lock()
@@ -229,7 +219,7 @@ impl GpuContext {
             return Ok(p.clone());
         }
         let pipeline = self.checked(|| {
-            let layout = layout(&self.device);
+            let layout = layout.map(|make| make(&self.device));
             let module = self
                 .device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -239,7 +229,7 @@ impl GpuContext {
             self.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(key),
-                    layout: Some(&layout),
+                    layout: layout.as_ref(),
                     module: &module,
                     entry_point: Some(entry),
                     compilation_options: Default::default(),
@@ -248,6 +238,43 @@ impl GpuContext {
         })?;
         cache.insert(key, pipeline.clone());
         Ok(pipeline)
+    }
+
+    /// The bind group of a kernel whose binding 0 is its params uniform (`params`, the bytes
+    /// of a `#[repr(C)]` Pod struct) and whose bindings 1, 2, … are `buffers` in order.
+    pub fn bind_params(
+        &self,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        params: &[u8],
+        buffers: &[wgpu::BindingResource<'_>],
+    ) -> wgpu::BindGroup {
+        use wgpu::util::DeviceExt;
+        let uniform = self
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: params,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        }];
+        entries.extend(
+            buffers
+                .iter()
+                .enumerate()
+                .map(|(k, r)| wgpu::BindGroupEntry {
+                    binding: k as u32 + 1,
+                    resource: r.clone(),
+                }),
+        );
+        self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &entries,
+        })
     }
 
     /// Run `f` inside validation and out-of-memory error scopes, turning a captured error
@@ -317,6 +344,24 @@ impl GpuContext {
         staging.unmap();
         Ok(value)
     }
+}
+
+/// Record one compute pass that dispatches `pipeline` over `groups` (x, y) with `bind` as
+/// group 0.
+pub fn dispatch(
+    enc: &mut wgpu::CommandEncoder,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind: &wgpu::BindGroup,
+    (gx, gy): (u32, u32),
+) {
+    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: None,
+    });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind, &[]);
+    pass.dispatch_workgroups(gx, gy, 1);
 }
 
 /// Split `groups` workgroups into a 2-D dispatch within the per-dimension limit.

@@ -5,7 +5,6 @@ use super::context::{dispatch_2d, GpuContext};
 use crate::pass::nimpass::{wavefront, NimPass};
 use crate::usage;
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 const NIMPASS_WGSL: &str = include_str!("../../shaders/nimpass.wgsl");
 const WORKGROUP: u64 = 256;
@@ -79,31 +78,12 @@ pub fn nimpass4_gpu(ctx: &GpuContext, side: usize) -> anyhow::Result<NimPass> {
                         level,
                         groups_x: gx,
                     };
-                    let uniform =
-                        ctx.device
-                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                                label: Some("nimpass params"),
-                                contents: bytemuck::bytes_of(&params),
-                                usage: wgpu::BufferUsages::UNIFORM,
-                            });
-                    ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("nimpass"),
-                        layout: &pipeline.get_bind_group_layout(0),
-                        entries: &[
-                            wgpu::BindGroupEntry {
-                                binding: 0,
-                                resource: uniform.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 1,
-                                resource: lines.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 2,
-                                resource: last.as_entire_binding(),
-                            },
-                        ],
-                    })
+                    ctx.bind_params(
+                        "nimpass",
+                        &pipeline,
+                        bytemuck::bytes_of(&params),
+                        &[lines.as_entire_binding(), last.as_entire_binding()],
+                    )
                 })
                 .collect();
             {

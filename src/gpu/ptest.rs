@@ -1,11 +1,10 @@
 //! The P-grid kernels `ptest.wgsl` (generate) and `pcount.wgsl` (count): buffers, tiling,
 //! dispatch and readback. The CPU twin is `chocolate::grid::p_rows_cpu`.
 
-use super::context::{dispatch_2d, GpuContext};
+use super::context::{dispatch, dispatch_2d, GpuContext};
 use crate::chocolate::Window;
 use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
-use wgpu::util::DeviceExt;
 
 const PTEST_WGSL: &str = include_str!("../../shaders/ptest.wgsl");
 const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
@@ -131,38 +130,17 @@ impl<'a> PGridGpu<'a> {
             words_per_row: tile.words,
             groups_x: gx,
         };
-        let uniform = ctx
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ptest params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("ptest"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: words,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(total * 4),
-                    }),
-                },
-            ],
-        });
-        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("ptest"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&pipeline);
-        pass.set_bind_group(0, &bind, &[]);
-        pass.dispatch_workgroups(gx, gy, 1);
+        let bind = ctx.bind_params(
+            "ptest",
+            &pipeline,
+            bytemuck::bytes_of(&params),
+            &[wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: words,
+                offset: 0,
+                size: wgpu::BufferSize::new(total * 4),
+            })],
+        );
+        dispatch(enc, "ptest", &pipeline, &bind, (gx, gy));
         Ok(())
     }
 
@@ -295,40 +273,13 @@ impl<'a> PGridGpu<'a> {
                 ctx.checked(|| -> anyhow::Result<()> {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
                     self.encode_tile(&mut enc, w, tile, &words)?;
-                    let uniform =
-                        ctx.device
-                            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                                label: Some("pcount params"),
-                                contents: bytemuck::bytes_of(&params),
-                                usage: wgpu::BufferUsages::UNIFORM,
-                            });
-                    let bind = ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                        label: Some("pcount"),
-                        layout: &count_pipeline.get_bind_group_layout(0),
-                        entries: &[
-                            wgpu::BindGroupEntry {
-                                binding: 0,
-                                resource: uniform.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 1,
-                                resource: words.as_entire_binding(),
-                            },
-                            wgpu::BindGroupEntry {
-                                binding: 2,
-                                resource: counts.as_entire_binding(),
-                            },
-                        ],
-                    });
-                    {
-                        let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                            label: Some("pcount"),
-                            timestamp_writes: None,
-                        });
-                        pass.set_pipeline(&count_pipeline);
-                        pass.set_bind_group(0, &bind, &[]);
-                        pass.dispatch_workgroups(gx, gy, 1);
-                    }
+                    let bind = ctx.bind_params(
+                        "pcount",
+                        &count_pipeline,
+                        bytemuck::bytes_of(&params),
+                        &[words.as_entire_binding(), counts.as_entire_binding()],
+                    );
+                    dispatch(&mut enc, "pcount", &count_pipeline, &bind, (gx, gy));
                     ctx.queue.submit([enc.finish()]);
                     Ok(())
                 })??;
