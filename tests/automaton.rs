@@ -122,23 +122,6 @@ fn ca_verify_on_the_gpu() {
     );
 }
 
-/// Decode a 1-bit indexed PNG into rows of booleans (palette index 1 = P-cell).
-fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
-    assert_eq!(reader.info().bit_depth, png::BitDepth::One);
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1)
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn ca_frames_are_the_p_grids() {
     let dir = scratch_dir("ca_frames");
@@ -164,7 +147,7 @@ fn ca_frames_are_the_p_grids() {
         ["gen-00.png", "gen-20.png", "gen-40.png", "gen-60.png"]
     );
     for n in [0u64, 20, 60] {
-        let bits = read_bits_png(&frames.join(format!("gen-{n:02}.png")));
+        let bits = common::read_bits_png(&frames.join(format!("gen-{n:02}.png")));
         assert_eq!((bits.len(), bits[0].len()), (78, 78));
         for (i, row) in bits.iter().enumerate() {
             for (j, &b) in row.iter().enumerate() {

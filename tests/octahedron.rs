@@ -18,21 +18,6 @@ fn json(o: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
 }
 
-fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
-    let mut reader = decoder.read_info().unwrap();
-    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
-    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    (0..h)
-        .map(|y| {
-            (0..w)
-                .map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1)
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn check_at_level_five() {
     let v = json(&chompute(&["octahedron", "5", "--check", "--json"]));
@@ -61,7 +46,7 @@ fn sections_at_five_and_five_and_a_half() {
         "1",
         "--json",
     ]));
-    let bits = read_bits_png(&p5);
+    let bits = common::read_bits_png(&p5);
     assert_eq!((bits.len(), bits[0].len()), (5, 5));
     for i in 0..5u64 {
         for j in 0..5u64 {
@@ -88,7 +73,7 @@ fn sections_at_five_and_five_and_a_half() {
         ]));
         assert_eq!(v["section"]["m"], "11/2");
         assert_eq!(v["section"]["side"], 22);
-        let bits = read_bits_png(&path);
+        let bits = common::read_bits_png(&path);
         let s = Section::new(3, Ratio::new(11, 2), 4).unwrap();
         let mut inside = 0;
         for (a, row) in bits.iter().enumerate() {

@@ -10,11 +10,11 @@
 //! is one submission with no host round trip.
 
 use super::context::{dispatch, dispatch_2d, GpuContext};
+use super::ptest::{CountParams, PCOUNT_WGSL};
 use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
 
 const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
-const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
 /// Invocations per workgroup along a row (the shader's `workgroup_size`).
 const GROUP_WORDS: u32 = 64;
 /// Rows each invocation walks down (the shader's `ROWS`).
@@ -29,15 +29,6 @@ struct StepParams {
     words: u32,
     stride: u32,
     halo: u32,
-}
-
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct CountParams {
-    total_words: u32,
-    groups_x: u32,
-    slot: u32,
-    _pad: u32,
 }
 
 /// A band of grid rows [start, end) bound as one window.

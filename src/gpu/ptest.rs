@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
 
 const PTEST_WGSL: &str = include_str!("../../shaders/ptest.wgsl");
-const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
+pub(crate) const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
 const WORKGROUP: u64 = 256;
 
 /// One tile: a band of rows × a run of whole words of a window.
@@ -67,11 +67,12 @@ struct PtestParams {
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct CountParams {
-    total_words: u32,
-    groups_x: u32,
-    slot: u32,
-    _pad: u32,
+/// Params of `pcount.wgsl` (shared with the automaton's live-cell count).
+pub(crate) struct CountParams {
+    pub total_words: u32,
+    pub groups_x: u32,
+    pub slot: u32,
+    pub _pad: u32,
 }
 
 fn split(x: u64) -> [u32; 2] {

@@ -89,3 +89,20 @@ pub fn assert_usage_error(o: &Output, expect_in_message: &str) {
         "stderr {err:?} should mention {expect_in_message:?}"
     );
 }
+
+/// Decode a 1-bit PNG into rows of booleans (bit 1 = a P-cell in chompute's pictures).
+pub fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let (w, h) = (reader.info().width as usize, reader.info().height as usize);
+    assert_eq!(reader.info().bit_depth, png::BitDepth::One);
+    let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    (0..h)
+        .map(|y| {
+            (0..w)
+                .map(|x| buf[y * info.line_size + x / 8] >> (7 - x % 8) & 1 == 1)
+                .collect()
+        })
+        .collect()
+}
