@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 #[command(name = "chompute", version, about = "Compute engine for the mathematics of chocolate games", long_about = None)]
 pub struct Cli {
     /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
-    #[arg(long, global = true, value_enum, default_value_t = BackendChoice::Auto)]
+    /// The default can be set with the environment variable CHOMPUTE_BACKEND.
+    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
 
     #[command(subcommand)]

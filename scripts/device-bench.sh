@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# GPU figures for BENCHMARKS.md on a machine with a real GPU but no Rust toolchain.
+#
+#   scripts/device-bench.sh prepare   # here: build, copy the binary and the GPU test binaries
+#                                     # into .devbin/ (git-ignored), stripped
+#   scripts/device-bench.sh run       # there, from the repository root: GPU tests on the real
+#                                     # adapter first, then `bench` and the timed commands
+#
+# `run` unpacks Vulkan loader .deb files from .gl/ when present (for machines whose image has
+# the GPU driver but no loader) and writes bench.txt and ca.json under $OUT (or /tmp/chompute-out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+prepare)
+    cargo build --release || exit 1
+    cargo test --release --no-run --message-format=json 2>/dev/null \
+        | grep -o '"executable":"[^"]*/deps/\(foundation\|automaton\|pass\)-[^"]*"' \
+        | sed 's/"executable":"//; s/"$//' > /tmp/chompute-test-bins || exit 1
+    rm -rf .devbin && mkdir -p .devbin
+    cp target/release/chompute .devbin/chompute
+    while read -r bin; do
+        name=$(basename "$bin"); cp "$bin" ".devbin/t-${name%%-*}"
+    done < /tmp/chompute-test-bins
+    strip .devbin/* && ls -la .devbin
+    ;;
+run)
+    if ls .gl/*.deb >/dev/null 2>&1; then
+        for f in .gl/*.deb; do dpkg -x "$f" /; done
+        ldconfig
+    fi
+    OUT=${OUT:-/tmp/chompute-out}; mkdir -p "$OUT"
+    export XDG_RUNTIME_DIR=/tmp/chompute-xdg; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+    export CHOMPUTE_REQUIRE_GPU=1
+    B=.devbin/chompute
+    T() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"; }
+    echo "== $(date -u) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+    $B info | head -4
+    echo "== GPU correctness on this adapter"
+    .devbin/t-foundation gpu 2>&1 | grep -E "^test |result"
+    .devbin/t-automaton gpu_equals_cpu 2>&1 | grep -E "^test |result"
+    .devbin/t-pass nimpass_gpu 2>&1 | grep -E "^test |result"
+    echo "== bench"
+    T $B bench | tee "$OUT/bench.txt"
+    echo "== automaton"
+    T $B --backend gpu ca 32767 --json | tee "$OUT/ca.json"
+    T $B --backend cpu ca 8191 --json
+    T $B --backend gpu ca 16383 --verify --json
+    echo "== render"
+    T $B render 65535 -o /tmp/g.png
+    T $B --backend cpu render 65535 -o /tmp/c.png
+    cmp /tmp/g.png /tmp/c.png && echo "65535: GPU and CPU renders identical"
+    T $B render 1000000000039 --window 400000000000,400000000000,4096,4096 -o /tmp/w.png
+    echo "== count, pass, chomp"
+    T $B --backend gpu count 1000001 --method gpu
+    T $B --backend gpu nimpass --heaps 4 --max 512
+    T $B --backend cpu nimpass --heaps 4 --max 512
+    T $B chomp ord --rule 0,1,2 --box 13x13
+    ;;
+*)
+    echo "usage: scripts/device-bench.sh prepare|run" >&2
+    exit 2
+    ;;
+esac
