@@ -64,20 +64,10 @@ fn gpu_equals_cpu_equals_p_test() {
     );
 }
 
-fn json(o: &std::process::Output) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status.code(),
-        stderr(o)
-    );
-    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
-}
-
 #[test]
 fn ca_verify_on_the_cpu() {
     let steps = 150u64;
-    let v = json(&chompute(&[
+    let v = json_of(&chompute(&[
         "--backend",
         "cpu",
         "ca",
@@ -106,7 +96,7 @@ fn ca_verify_on_the_gpu() {
     if gpu_or_skip("ca_verify_on_the_gpu").is_none() {
         return;
     }
-    let v = json(&chompute(&[
+    let v = json_of(&chompute(&[
         "--backend",
         "gpu",
         "ca",
@@ -175,7 +165,7 @@ fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
         path.to_str().unwrap(),
         "--json",
     ]);
-    let v = json(&o);
+    let v = json_of(&o);
     let ply = read_ply(&path);
     assert_eq!(v["stack"]["triangles"], ply.faces.len() as u64);
     assert_eq!(v["stack"]["vertices"], ply.vertices.len() as u64);
@@ -253,7 +243,7 @@ fn ca_bad_input() {
 #[test]
 fn bench_reports_the_automaton() {
     let have_gpu = gpu_or_skip("bench_reports_the_automaton").is_some();
-    let v = json(&chompute(&[
+    let v = json_of(&chompute(&[
         "bench",
         "--quick",
         "--json",

@@ -8,19 +8,9 @@ use chompute::chocolate::p_cell;
 use common::*;
 use meshes::*;
 
-fn json(o: &std::process::Output) -> serde_json::Value {
-    assert!(
-        o.status.success(),
-        "exit {:?}: {}",
-        o.status.code(),
-        stderr(o)
-    );
-    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
-}
-
 #[test]
 fn check_at_level_five() {
-    let v = json(&chompute(&["octahedron", "5", "--check", "--json"]));
+    let v = json_of(&chompute(&["octahedron", "5", "--check", "--json"]));
     let cells: u64 = (1..=32u64).map(|m| m * m).sum();
     assert_eq!(v["check"]["cells"], cells);
     assert_eq!(v["check"]["mismatches"], 0);
@@ -35,7 +25,7 @@ fn sections_at_five_and_five_and_a_half() {
     let dir = scratch_dir("oct_sections");
     // Integer M with one pixel per cell is exactly C(M,M).
     let p5 = dir.join("h5.png");
-    json(&chompute(&[
+    json_of(&chompute(&[
         "octahedron",
         "3",
         "--m",
@@ -60,7 +50,7 @@ fn sections_at_five_and_five_and_a_half() {
     // Halfway between two layers, read exactly from "5.5" and from "11/2".
     for m in ["5.5", "11/2"] {
         let path = dir.join("h55.png");
-        let v = json(&chompute(&[
+        let v = json_of(&chompute(&[
             "octahedron",
             "3",
             "--m",
@@ -95,7 +85,7 @@ fn sections_at_five_and_five_and_a_half() {
 fn meshes_are_closed() {
     let dir = scratch_dir("oct_meshes");
     let stl = dir.join("s3.stl");
-    let v = json(&chompute(&[
+    let v = json_of(&chompute(&[
         "octahedron",
         "3",
         "--stl",
@@ -116,7 +106,7 @@ fn meshes_are_closed() {
     assert!((vol - want).abs() < 1e-9, "volume {vol} want {want}");
 
     let ply = dir.join("s2.ply");
-    json(&chompute(&[
+    json_of(&chompute(&[
         "octahedron",
         "2",
         "--stl",

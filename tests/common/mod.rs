@@ -106,3 +106,14 @@ pub fn read_bits_png(path: &std::path::Path) -> Vec<Vec<bool>> {
         })
         .collect()
 }
+
+/// A successful run's stdout as one JSON object (the exit status and stderr are shown if not).
+pub fn json_of(o: &Output) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "exit {:?}: {}",
+        o.status.code(),
+        stderr(o)
+    );
+    serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
+}
