@@ -65,18 +65,28 @@ impl BitRows {
 /// and not equal to `also_excluded`.
 #[inline]
 fn first_zero(a: &[u64], b: &[u64], also_excluded: u32, from: u32) -> u32 {
+    first_zero_by(
+        |w| a.get(w).copied().unwrap_or(0) | b.get(w).copied().unwrap_or(0),
+        also_excluded,
+        from,
+    )
+}
+
+/// The first value ≥ `from` whose bit is clear in the bitset whose word w is `taken(w)`, and
+/// not equal to `also_excluded`: the mex scan, one word at a time.
+#[inline]
+fn first_zero_by(taken: impl Fn(usize) -> u64, also_excluded: u32, from: u32) -> u32 {
     let mut w = from as usize / 64;
-    let mut mask_below = (1u64 << (from % 64)) - 1;
+    let mut below = (1u64 << (from % 64)) - 1;
     loop {
-        let mut taken =
-            a.get(w).copied().unwrap_or(0) | b.get(w).copied().unwrap_or(0) | mask_below;
+        let mut t = taken(w) | below;
         if also_excluded as usize / 64 == w {
-            taken |= 1 << (also_excluded % 64);
+            t |= 1 << (also_excluded % 64);
         }
-        if taken != u64::MAX {
-            return (w * 64) as u32 + taken.trailing_ones();
+        if t != u64::MAX {
+            return (w * 64) as u32 + t.trailing_ones();
         }
-        mask_below = 0;
+        below = 0;
         w += 1;
     }
 }
@@ -199,19 +209,7 @@ fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> Vec<T> {
                 // mex(A ∪ B ∪ {x^y}) is at least max(mex A, mex B): start the scan there.
                 let from = row.least_missing[0].max(cols.least_missing[y]);
                 let excluded = (x ^ y) as u32;
-                let mut w = from as usize / 64;
-                let mut below = (1u64 << (from % 64)) - 1;
-                loop {
-                    let mut taken = row.words[w] | cols.word(y, w) | below;
-                    if excluded as usize / 64 == w {
-                        taken |= 1 << (excluded % 64);
-                    }
-                    if taken != u64::MAX {
-                        break (w * 64) as u32 + taken.trailing_ones();
-                    }
-                    below = 0;
-                    w += 1;
-                }
+                first_zero_by(|w| row.words[w] | cols.word(y, w), excluded, from)
             };
             out[x * n + y] = narrow(v);
             row.insert(0, v);
