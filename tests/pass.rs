@@ -291,19 +291,6 @@ fn cb_bad_input_exits_2_with_the_column() {
     );
 }
 
-fn positions(k: usize, side: usize) -> Vec<Vec<usize>> {
-    (0..side.pow(k as u32))
-        .map(|mut p| {
-            let mut h = vec![0; k];
-            for d in (0..k).rev() {
-                h[d] = p % side;
-                p /= side;
-            }
-            h
-        })
-        .collect()
-}
-
 #[test]
 fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
     for (k, m) in [(2usize, 30usize), (3, 9), (4, 5)] {
@@ -318,7 +305,7 @@ fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
         ]);
         let listed: Vec<Vec<usize>> = serde_json::from_value(v["positions"].clone()).unwrap();
         let mut memo = HashMap::new();
-        let expected: Vec<Vec<usize>> = positions(k, m + 1)
+        let expected: Vec<Vec<usize>> = chompute::pass::nimpass::all_positions(k, m + 1)
             .into_iter()
             .filter(|h| {
                 nim_naive(

@@ -9,7 +9,7 @@
 //! its parameters sit in one uniform buffer at dynamic offsets, so a batch of hundreds of steps
 //! is one submission with no host round trip.
 
-use super::context::{dispatch, dispatch_2d, GpuContext};
+use super::context::{dispatch, GpuContext};
 use super::ptest::{CountParams, PCOUNT_WGSL};
 use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
@@ -417,15 +417,11 @@ impl<'a> CaGpu<'a> {
                     break;
                 }
                 let rows = band.end.min(side) - band.start;
-                let total_words = rows * self.stride;
-                let groups = total_words.div_ceil(256) as u32;
-                let (gx, gy) = dispatch_2d(groups, ctx.limits.max_compute_workgroups_per_dimension);
-                let params = CountParams {
-                    total_words: total_words as u32,
-                    groups_x: gx,
-                    slot: slot as u32,
-                    _pad: 0,
-                };
+                let (params, (gx, gy)) = CountParams::for_words(
+                    rows * self.stride,
+                    slot,
+                    ctx.limits.max_compute_workgroups_per_dimension,
+                );
                 let bind = ctx.bind_params(
                     "ca count",
                     &pipeline,

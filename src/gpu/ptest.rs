@@ -75,6 +75,20 @@ pub(crate) struct CountParams {
     pub _pad: u32,
 }
 
+impl CountParams {
+    /// Params and dispatch size for counting `total_words` words into counter `slot`.
+    pub fn for_words(total_words: u64, slot: usize, max_per_dim: u32) -> (CountParams, (u32, u32)) {
+        let (gx, gy) = dispatch_2d(total_words.div_ceil(WORKGROUP) as u32, max_per_dim);
+        let params = CountParams {
+            total_words: total_words as u32,
+            groups_x: gx,
+            slot: slot as u32,
+            _pad: 0,
+        };
+        (params, (gx, gy))
+    }
+}
+
 fn split(x: u64) -> [u32; 2] {
     [x as u32, (x >> 32) as u32]
 }
@@ -262,15 +276,11 @@ impl<'a> PGridGpu<'a> {
             enc.clear_buffer(&counts, 0, None);
             ctx.queue.submit([enc.finish()]);
             for (slot, tile) in batch.iter().enumerate() {
-                let total_words = tile.rows as u64 * tile.words as u64;
-                let groups = total_words.div_ceil(WORKGROUP) as u32;
-                let (gx, gy) = dispatch_2d(groups, ctx.limits.max_compute_workgroups_per_dimension);
-                let params = CountParams {
-                    total_words: total_words as u32,
-                    groups_x: gx,
-                    slot: slot as u32,
-                    _pad: 0,
-                };
+                let (params, (gx, gy)) = CountParams::for_words(
+                    tile.rows as u64 * tile.words as u64,
+                    slot,
+                    ctx.limits.max_compute_workgroups_per_dimension,
+                );
                 ctx.checked(|| -> anyhow::Result<()> {
                     let mut enc = ctx.device.create_command_encoder(&Default::default());
                     self.encode_tile(&mut enc, w, tile, &words)?;

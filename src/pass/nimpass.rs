@@ -179,23 +179,25 @@ pub fn grundy_naive(heaps: &[u8], pass: bool, memo: &mut HashMap<(Vec<u8>, bool)
     g
 }
 
+/// Every position of `k` heaps with sizes `0..side`, in lexicographic order (for checks and
+/// tests that walk the whole table).
+pub fn all_positions(k: usize, side: usize) -> Vec<Vec<usize>> {
+    (0..side.pow(k as u32))
+        .map(|mut p| {
+            let mut h = vec![0; k];
+            for d in (0..k).rev() {
+                h[d] = p % side;
+                p /= side;
+            }
+            h
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pass::gp::GpTable;
-
-    fn all_positions(k: usize, side: usize) -> Vec<Vec<usize>> {
-        (0..side.pow(k as u32))
-            .map(|mut p| {
-                let mut h = vec![0; k];
-                for d in (0..k).rev() {
-                    h[d] = p % side;
-                    p /= side;
-                }
-                h
-            })
-            .collect()
-    }
 
     #[test]
     fn line_bits_match_recursive_mex() {
