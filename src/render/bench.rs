@@ -41,38 +41,36 @@ pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             let cells = CellSource::new(engine.clone(), false);
             let kernel = format!("render png {name}");
             env.measure(out, &kernel, &size, engine.name(), "pixels", pixels, || {
-                stream_png(
-                    "the benchmark picture",
-                    &mut std::io::sink(),
-                    &spec,
-                    |sink| {
-                        while sink.rows_left() > 0 {
-                            sink.fill_band(|y0, rows, bytes| {
-                                pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
-                            })?;
-                        }
-                        Ok(())
-                    },
-                )
+                encode_to_sink(&spec, |y0, rows, bytes| {
+                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                })
             })?;
         }
         let kernel = format!("png alone {name}");
         env.measure(out, &kernel, &size, "cpu", "pixels", pixels, || {
-            stream_png(
-                "the benchmark picture",
-                &mut std::io::sink(),
-                &spec,
-                |sink| {
-                    while sink.rows_left() > 0 {
-                        sink.fill_band(|y0, rows, bytes| {
-                            bytes.copy_from_slice(&raw[y0 * row_bytes..(y0 + rows) * row_bytes]);
-                            Ok(())
-                        })?;
-                    }
-                    Ok(())
-                },
-            )
+            encode_to_sink(&spec, |y0, rows, bytes| {
+                bytes.copy_from_slice(&raw[y0 * row_bytes..(y0 + rows) * row_bytes]);
+                Ok(())
+            })
         })?;
     }
     Ok(())
+}
+
+/// Stream a whole picture into a sink, band by band, each band filled by `fill(y0, rows, bytes)`.
+fn encode_to_sink(
+    spec: &super::PngSpec,
+    mut fill: impl FnMut(usize, usize, &mut [u8]) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    stream_png(
+        "the benchmark picture",
+        &mut std::io::sink(),
+        spec,
+        |sink| {
+            while sink.rows_left() > 0 {
+                sink.fill_band(&mut fill)?;
+            }
+            Ok(())
+        },
+    )
 }
