@@ -188,8 +188,16 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         }
         None => println!("GPU: none ({})", why_not.unwrap_or_default()),
     }
+    // Columns as wide as their longest entry.
+    let kw = out
+        .iter()
+        .map(|m| m.kernel.len())
+        .max()
+        .unwrap_or(0)
+        .max(22);
+    let sw = out.iter().map(|m| m.size.len()).max().unwrap_or(0).max(14);
     println!(
-        "{:<22} {:>14} {:>10} {:>16} {:>16} {:>9}",
+        "{:<kw$} {:>sw$} {:>12} {:>16} {:>16} {:>9}",
         "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu"
     );
     let mut keys: Vec<(String, String)> = Vec::new();
@@ -215,7 +223,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
             _ => "-".into(),
         };
         println!(
-            "{kernel:<22} {size:>14} {unit:>10} {:>16} {:>16} {ratio:>9}",
+            "{kernel:<kw$} {size:>sw$} {unit:>12} {:>16} {:>16} {ratio:>9}",
             rate(cpu),
             rate(gpu)
         );

@@ -413,9 +413,24 @@ pub struct CaArgs {
     /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
     #[arg(long, value_name = "FILE.ply")]
     pub stack: Option<std::path::PathBuf>,
+    /// GPU kernel: `block` takes up to 16 steps per dispatch in workgroup memory, `step` one
+    /// step per dispatch; `auto` picks block on a real GPU and step on a software one.
+    #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
+    pub kernel: CaKernelChoice,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// The automaton's GPU kernel (`ca --kernel`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CaKernelChoice {
+    /// Block on a real GPU, step on a software adapter.
+    Auto,
+    /// One step per dispatch (`ca_step.wgsl`).
+    Step,
+    /// Many steps per dispatch (`ca_block.wgsl`), tiles sized to the device.
+    Block,
 }
 
 #[derive(Debug, Args)]

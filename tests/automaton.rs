@@ -5,8 +5,9 @@ mod common;
 mod meshes;
 
 use chompute::chocolate::automaton::Automaton;
+use chompute::chocolate::automaton::BlockShape;
 use chompute::chocolate::grid::{p_rows_cpu, Window};
-use chompute::gpu::ca::CaGpu;
+use chompute::gpu::ca::{CaGpu, CaKernel};
 use common::*;
 use meshes::*;
 
@@ -17,6 +18,25 @@ fn p_grid(m: u64) -> Vec<u32> {
     out
 }
 
+/// Every kernel the device can run: the step kernel, the block kernel with the device's largest
+/// tile, and block shapes with 8, 16 and 32 steps per block and short tiles (many tiles per
+/// band).
+fn kernels(ctx: &chompute::gpu::GpuContext) -> Vec<CaKernel> {
+    let limit = ctx.limits.max_compute_workgroup_storage_size;
+    let largest = BlockShape::for_workgroup_bytes(limit).expect("16 KiB of workgroup memory");
+    let mut out = vec![CaKernel::Step, CaKernel::Block(largest)];
+    for (steps_max, tile_rows) in [(8, 5), (16, 10), (32, 6)] {
+        let shape = BlockShape {
+            steps_max,
+            tile_rows,
+        };
+        if shape.workgroup_bytes() <= limit as u64 {
+            out.push(CaKernel::Block(shape));
+        }
+    }
+    out
+}
+
 #[test]
 fn gpu_equals_cpu_equals_p_test() {
     let Some(ctx) = gpu_or_skip("gpu_equals_cpu_equals_p_test") else {
@@ -24,44 +44,76 @@ fn gpu_equals_cpu_equals_p_test() {
     };
     let steps = 203;
     let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    // Whole-binding bands and bands of a few rows (many bands, halo rows between them).
-    for tile_bytes in [ctx.max_binding_bytes(), 5 * align.max(32)] {
-        let mut gpu = CaGpu::with_tile_bytes(&ctx, steps, tile_bytes).unwrap();
-        if tile_bytes < 1 << 20 {
-            assert!(gpu.bands().len() > 3, "small tiles give several bands");
+    for kernel in kernels(&ctx) {
+        // Whole-binding bands and bands of about 40 rows (several bands, halo rows between).
+        for tile_bytes in [ctx.max_binding_bytes(), 40 * align.max(32)] {
+            let mut gpu = CaGpu::with_options(&ctx, steps, kernel, tile_bytes).unwrap();
+            if tile_bytes < 1 << 20 {
+                assert!(gpu.bands().len() > 3, "small tiles give several bands");
+            }
+            let mut cpu = Automaton::new(steps).unwrap();
+            // Uneven batches: 1, 2, 30, 70 (more than one word of growth), then to the end.
+            for k in [1, 2, 30, 70, 100] {
+                gpu.advance(k).unwrap();
+                cpu.run(k);
+                let n = cpu.generation();
+                let name = kernel.name();
+                assert_eq!(gpu.generation(), n);
+                let g = gpu.current_u32().unwrap();
+                assert_eq!(g, cpu.current_u32(), "{name}: GPU b_{n} != CPU");
+                assert_eq!(g, p_grid(n + 1), "{name}: b_{n} != P({})", n + 1);
+                assert_eq!(
+                    gpu.previous_u32().unwrap(),
+                    cpu.previous_u32(),
+                    "{name}: GPU b_{} != CPU",
+                    n - 1
+                );
+                assert_eq!(gpu.live_cells().unwrap(), cpu.live_cells());
+            }
+            gpu.reset().unwrap();
+            gpu.advance(57).unwrap();
+            assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
         }
-        let mut cpu = Automaton::new(steps).unwrap();
-        // Uneven batches: 1, 2, 30, 70 (more than one word of growth), then to the end.
-        for k in [1, 2, 30, 70, 100] {
-            gpu.advance(k).unwrap();
-            cpu.run(k);
-            let n = cpu.generation();
-            assert_eq!(gpu.generation(), n);
-            let g = gpu.current_u32().unwrap();
-            assert_eq!(g, cpu.current_u32(), "GPU b_{n} != CPU");
-            assert_eq!(g, p_grid(n + 1), "b_{n} != P({})", n + 1);
-            assert_eq!(
-                gpu.previous_u32().unwrap(),
-                cpu.previous_u32(),
-                "GPU b_{} != CPU",
-                n - 1
-            );
-            assert_eq!(gpu.live_cells().unwrap(), cpu.live_cells());
-        }
-        gpu.reset().unwrap();
-        gpu.advance(57).unwrap();
-        assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
     }
     // Several submissions in one call (the parameter buffer is rewritten while earlier batches
     // may still run), then the result.
     let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
-    let mut gpu = CaGpu::new(&ctx, steps).unwrap();
-    gpu.advance(steps).unwrap();
-    assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
-    assert_eq!(
-        gpu.live_cells().unwrap() as u128,
-        chompute::chocolate::g_recurrence(steps + 1).unwrap()
-    );
+    for kernel in kernels(&ctx).into_iter().take(2) {
+        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
+        gpu.advance(steps).unwrap();
+        assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
+        assert_eq!(
+            gpu.live_cells().unwrap() as u128,
+            chompute::chocolate::g_recurrence(steps + 1).unwrap()
+        );
+    }
+}
+
+#[test]
+fn block_kernel_across_tile_columns() {
+    // 63 output words per tile: 2200 cells are 69 words, two tile columns, and a tile column
+    // boundary inside the active square for every generation past 2015.
+    let Some(ctx) = gpu_or_skip("block_kernel_across_tile_columns") else {
+        return;
+    };
+    let steps = 2199;
+    for kernel in kernels(&ctx).into_iter().skip(1).take(2) {
+        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
+        gpu.advance(2100).unwrap();
+        gpu.advance(steps - 2100).unwrap();
+        assert_eq!(
+            gpu.current_u32().unwrap(),
+            p_grid(steps + 1),
+            "{}",
+            kernel.name()
+        );
+        assert_eq!(
+            gpu.previous_u32().unwrap(),
+            p_grid(steps),
+            "{}",
+            kernel.name()
+        );
+    }
 }
 
 #[test]
@@ -96,19 +148,38 @@ fn ca_verify_on_the_gpu() {
     if gpu_or_skip("ca_verify_on_the_gpu").is_none() {
         return;
     }
+    for kernel in ["step", "block"] {
+        let v = json_of(&chompute(&[
+            "--backend",
+            "gpu",
+            "ca",
+            "131",
+            "--verify",
+            "--json",
+            "--kernel",
+            kernel,
+        ]));
+        assert_eq!(v["backend"], "gpu");
+        assert!(v["kernel"].as_str().unwrap().starts_with(kernel));
+        assert_eq!(v["verified"], true);
+        assert_eq!(
+            v["live_cells"],
+            chompute::chocolate::g_recurrence(132).unwrap() as u64
+        );
+    }
+    // Without --verify the block kernel takes whole blocks of steps.
     let v = json_of(&chompute(&[
         "--backend",
         "gpu",
         "ca",
-        "131",
-        "--verify",
+        "1000",
         "--json",
+        "--kernel",
+        "block",
     ]));
-    assert_eq!(v["backend"], "gpu");
-    assert_eq!(v["verified"], true);
     assert_eq!(
         v["live_cells"],
-        chompute::chocolate::g_recurrence(132).unwrap() as u64
+        chompute::chocolate::g_recurrence(1001).unwrap() as u64
     );
 }
 
@@ -226,6 +297,7 @@ fn ca_bad_input() {
     assert_usage_error(&chompute(&["ca", "ten"]), "not a positive integer");
     assert_usage_error(&chompute(&["ca", "10", "--every", "3"]), "--frames");
     assert_usage_error(&chompute(&["ca", "10", "--stack", "x.obj"]), "PLY");
+    assert_usage_error(&chompute(&["ca", "10", "--kernel", "warp"]), "--kernel");
     assert_usage_error(
         &chompute(&["--backend", "cpu", "ca", "999999999"]),
         "at most",
@@ -264,5 +336,10 @@ fn bench_reports_the_automaton() {
         );
         let tail = find("ca steps (last quarter)", "gpu").expect("GPU large-square row");
         assert!(tail["per_second"].as_f64().unwrap() > 0.0);
+        // The other kernel, tagged, beside it.
+        let tagged = |m: &&serde_json::Value| {
+            m["backend"] == "gpu" && m["kernel"].as_str().unwrap().starts_with("ca steps [")
+        };
+        assert_eq!(ms.iter().filter(tagged).count(), 2);
     }
 }

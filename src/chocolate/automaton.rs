@@ -1,5 +1,6 @@
 //! The second-order cellular automaton of SPEC §3, on the CPU: the twin of `shaders/ca_step.wgsl`
-//! and the fast path where the GPU is software.
+//! and the fast path where the GPU is software, and [`ca_block`], the twin of the temporally
+//! blocked `shaders/ca_block.wgsl`.
 //!
 //! State b_n on cells (i,j), 0-based, zero outside [0,n]²; b_{-1} = 0, b_0 = {(0,0)} and
 //!
@@ -279,6 +280,123 @@ pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
     }
 }
 
+/// Tile geometry of the temporally blocked kernel `ca_block.wgsl` and its twin [`ca_block`]: a
+/// tile is [`BLOCK_COLS`] u32 words wide (the first a halo word, so [`BLOCK_COLS`]` - 1` output
+/// words) and `steps_max + tile_rows` rows tall (the first `steps_max` a halo), and holds three
+/// generations in workgroup memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockShape {
+    /// Most steps one block takes (≤ 32, so the halo word's last bit stays exact).
+    pub steps_max: u32,
+    /// Output rows per tile.
+    pub tile_rows: u32,
+}
+
+/// Words per tile row of `ca_block.wgsl` (its `COLS`), the first one a halo word.
+pub const BLOCK_COLS: usize = 64;
+
+impl BlockShape {
+    /// The tallest tile whose three generations fit `bytes` of workgroup memory (capped at 128
+    /// rows), with 16 steps per block when the tile is tall enough to keep most of its rows,
+    /// else 8; `None` below 16 rows.
+    pub fn for_workgroup_bytes(bytes: u32) -> Option<BlockShape> {
+        let in_rows = (bytes as usize / (3 * BLOCK_COLS * 4)).min(128) as u32;
+        let steps_max = match in_rows {
+            48.. => 16,
+            16.. => 8,
+            _ => return None,
+        };
+        Some(BlockShape {
+            steps_max,
+            tile_rows: in_rows - steps_max,
+        })
+    }
+
+    /// Rows of one tile generation, halo included.
+    pub fn in_rows(&self) -> usize {
+        (self.steps_max + self.tile_rows) as usize
+    }
+
+    /// Workgroup memory the kernel declares for this shape.
+    pub fn workgroup_bytes(&self) -> u64 {
+        (3 * BLOCK_COLS * self.in_rows() * 4) as u64
+    }
+}
+
+/// `steps` steps at once (1 ≤ steps ≤ shape.steps_max), the twin of `ca_block.wgsl`, tile by
+/// tile in the kernel's order of operations, on u32 rows of `stride` words (bit 31 = leftmost
+/// cell): from b_{n-1} (`prev`) and b_n (`cur`) write b_{n+steps-1} into `prev_out` and
+/// b_{n+steps} into `cur_out`, over the active square of b_{n+steps}. Each tile copies its
+/// output rows plus `steps_max` rows above and one word to the left, steps the copy with no
+/// data beyond it, and keeps only the output tile: the copy's edges go stale one row and one
+/// bit per step, which never reaches the output.
+#[allow(clippy::too_many_arguments)]
+pub fn ca_block(
+    prev: &[u32],
+    cur: &[u32],
+    prev_out: &mut [u32],
+    cur_out: &mut [u32],
+    stride: usize,
+    n: u64,
+    steps: u32,
+    shape: BlockShape,
+) {
+    assert!((1..=shape.steps_max).contains(&steps) && shape.steps_max <= 32);
+    let rows = (n + steps as u64 + 1) as usize;
+    let words = rows.div_ceil(32);
+    assert!(words <= stride && rows * stride <= cur_out.len());
+    let (cols, out_cols) = (BLOCK_COLS, BLOCK_COLS - 1);
+    let (k, tile_rows, in_rows) = (
+        shape.steps_max as usize,
+        shape.tile_rows as usize,
+        shape.in_rows(),
+    );
+    let mut gens = vec![vec![0u32; cols * in_rows]; 3];
+    for t0 in (0..rows).step_by(tile_rows) {
+        for w0 in (0..words).step_by(out_cols) {
+            // Column c is grid word w0 + c - 1; tile row r is grid row t0 + r - k.
+            let word = |c: usize| (w0 + c).checked_sub(1).filter(|&w| w < words);
+            let row = |r: usize| (t0 + r).checked_sub(k).filter(|&i| i < rows);
+            for r in 0..in_rows {
+                for c in 0..cols {
+                    let (p, q) = match (row(r), word(c)) {
+                        (Some(i), Some(w)) => (prev[i * stride + w], cur[i * stride + w]),
+                        _ => (0, 0),
+                    };
+                    gens[0][r * cols + c] = p;
+                    gens[1][r * cols + c] = q;
+                }
+            }
+            let (mut pb, mut cb, mut nb) = (0, 1, 2);
+            for _ in 0..steps {
+                for r in 1..in_rows {
+                    for c in 0..cols {
+                        let at = r * cols + c;
+                        let up = at - cols;
+                        let (a, a_up, p_up) = (gens[cb][at], gens[cb][up], gens[pb][up]);
+                        let sl = if c > 0 {
+                            gens[cb][at - 1] ^ gens[cb][up - 1] ^ gens[pb][up - 1]
+                        } else {
+                            0
+                        };
+                        let t = a ^ a_up;
+                        gens[nb][at] = t ^ ((t ^ p_up) >> 1) ^ (sl << 31);
+                    }
+                }
+                (pb, cb, nb) = (cb, nb, pb);
+            }
+            for r in k..in_rows {
+                for c in 1..cols {
+                    if let (Some(i), Some(w)) = (row(r), word(c)) {
+                        prev_out[i * stride + w] = gens[pb][r * cols + c];
+                        cur_out[i * stride + w] = gens[cb][r * cols + c];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The rule read cell by cell, straight from SPEC §3, on a dense 0/1 grid: the slow
 /// reference the packed step is checked against.
 pub fn ca_generations_naive(steps: u64) -> Vec<Vec<Vec<bool>>> {
@@ -359,6 +477,86 @@ mod tests {
         a.reset();
         a.run(37);
         assert!((0..=37).all(|i| (0..=37).all(|j| a.cell(i, j) == p_cell(38, 38, i + 1, j + 1))));
+    }
+
+    #[test]
+    fn blocked_steps_equal_single_steps() {
+        // Shapes with tall and short tiles, 8, 16 and 32 steps per block; grids several tiles
+        // wide and tall (63-word tiles: 4000 cells is 2 tiles across), blocks of every length.
+        let p_grid = |n: u64, stride: usize| {
+            let w = Window::full(n + 1, n + 1).unwrap();
+            let wpr = w.words_per_row();
+            let mut p = vec![0u32; w.total_words().unwrap()];
+            p_rows_cpu(&w, &mut p);
+            let mut out = vec![0u32; (n as usize + 1) * stride];
+            for (dst, src) in out.chunks_mut(stride).zip(p.chunks(wpr)) {
+                dst[..wpr].copy_from_slice(src);
+            }
+            out
+        };
+        for (shape, steps_list, capacity) in [
+            (
+                BlockShape::for_workgroup_bytes(32768).unwrap(),
+                vec![1, 8, 3, 8, 5],
+                25u64,
+            ),
+            (
+                BlockShape {
+                    steps_max: 16,
+                    tile_rows: 5,
+                },
+                vec![16, 1, 16, 9, 16, 2],
+                120,
+            ),
+            (
+                BlockShape {
+                    steps_max: 32,
+                    tile_rows: 40,
+                },
+                vec![32, 7],
+                2100,
+            ),
+            (
+                BlockShape {
+                    steps_max: 8,
+                    tile_rows: 300,
+                },
+                vec![8, 3],
+                4010,
+            ),
+        ] {
+            let side = capacity as usize + 1;
+            let stride = side.div_ceil(32) + 1;
+            // Start from b_{n-1}, b_n read off the P-grids, so large n needs no long run.
+            let mut n = capacity - steps_list.iter().sum::<u32>() as u64;
+            let grid = |n: u64| {
+                let mut g = vec![0u32; side * stride];
+                let p = p_grid(n, stride);
+                g[..p.len()].copy_from_slice(&p);
+                g
+            };
+            let (mut prev, mut cur) = (
+                if n == 0 {
+                    vec![0; side * stride]
+                } else {
+                    grid(n - 1)
+                },
+                grid(n),
+            );
+            for steps in steps_list {
+                let (mut po, mut co) = (vec![0u32; side * stride], vec![0u32; side * stride]);
+                ca_block(&prev, &cur, &mut po, &mut co, stride, n, steps, shape);
+                n += steps as u64;
+                assert_eq!(co, grid(n), "{shape:?}: b_{n} after {steps} steps");
+                assert_eq!(
+                    po,
+                    grid(n - 1),
+                    "{shape:?}: b_{} after {steps} steps",
+                    n - 1
+                );
+                (prev, cur) = (po, co);
+            }
+        }
     }
 
     #[test]

@@ -2,12 +2,12 @@
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::print_json;
-use crate::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
+use crate::chocolate::automaton::{cell_updates, Automaton, BlockShape, MAX_STEPS};
 use crate::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
 use crate::chocolate::{g_recurrence, words_per_row};
-use crate::cli::CaArgs;
+use crate::cli::{CaArgs, CaKernelChoice};
 use crate::error::CheckFailed;
-use crate::gpu::ca::CaGpu;
+use crate::gpu::ca::{CaGpu, CaKernel};
 use crate::gpu::{BackendChoice, Engine};
 use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
 use crate::render::picture::words_to_bytes;
@@ -33,6 +33,9 @@ pub const PALETTE: [u8; 6] = [0xf7, 0xf1, 0xe3, 0x3b, 0x1f, 0x0e];
 struct Report {
     steps: u64,
     backend: &'static str,
+    /// The GPU kernel (`step`, or `block KxR`: K steps per dispatch, R rows per tile); null on
+    /// the CPU.
+    kernel: Option<String>,
     /// Live cells of generation STEPS, = g(STEPS+1).
     live_cells: u64,
     cell_updates: u64,
@@ -177,7 +180,25 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         Engine::Cpu => None,
     };
     let mut runner = match &ctx {
-        Some(ctx) => Runner::Gpu(CaGpu::new(ctx, steps)?),
+        Some(ctx) => {
+            let kernel = match args.kernel {
+                CaKernelChoice::Auto => CaKernel::best(ctx),
+                CaKernelChoice::Step => CaKernel::Step,
+                CaKernelChoice::Block => BlockShape::for_workgroup_bytes(
+                    ctx.limits.max_compute_workgroup_storage_size,
+                )
+                .map(CaKernel::Block)
+                .ok_or_else(|| {
+                    usage!("--kernel block: this GPU has too little workgroup memory for a tile")
+                })?,
+            };
+            Runner::Gpu(CaGpu::with_options(
+                ctx,
+                steps,
+                kernel,
+                ctx.max_binding_bytes(),
+            )?)
+        }
         None => Runner::Cpu(Automaton::new(steps)?),
     };
     // On the GPU, --verify runs the CPU twin beside it.
@@ -326,6 +347,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let updates = cell_updates(0, steps) as u64;
+    let kernel_name = match &runner {
+        Runner::Gpu(g) => Some(g.kernel().name()),
+        Runner::Cpu(_) => None,
+    };
     let rate = if compute_seconds > 0.0 {
         updates as f64 / compute_seconds
     } else {
@@ -335,6 +360,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         return print_json(&Report {
             steps,
             backend: engine.name(),
+            kernel: kernel_name.clone(),
             live_cells: live,
             cell_updates: updates,
             seconds: compute_seconds,
@@ -352,8 +378,11 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         steps + 1
     );
     println!(
-        "{steps} steps, {updates} cell updates in {compute_seconds:.3} s on the {}: {rate:.3e} cell updates/s",
-        engine.name().to_uppercase()
+        "{steps} steps, {updates} cell updates in {compute_seconds:.3} s on the {}{}: {rate:.3e} cell updates/s",
+        engine.name().to_uppercase(),
+        kernel_name
+            .map(|k| format!(" ({k} kernel)"))
+            .unwrap_or_default()
     );
     if args.verify {
         println!(

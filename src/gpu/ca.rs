@@ -1,27 +1,36 @@
-//! The automaton kernel `ca_step.wgsl`: three rotating grids on the GPU, bands of rows that fit
-//! one storage binding, and many steps per submission. The CPU twin is
-//! `chocolate::automaton::ca_step`.
+//! The automaton kernels: `ca_step.wgsl` (one step per dispatch) and `ca_block.wgsl` (up to
+//! 16 steps per dispatch in workgroup memory), rotating grids on the GPU, bands of rows that fit
+//! one storage binding, and many steps per submission. The CPU twins are
+//! `chocolate::automaton::ca_step` and `chocolate::automaton::ca_block`.
 //!
 //! A grid holds generations up to `capacity`: (capacity+1) rows of `stride` u32 words, the
 //! stride padded so that every row starts at a legal storage-binding offset. A band of rows is
-//! bound as a window of each grid (with one row of halo above for b_n and b_{n-1}), so grids may
-//! be larger than one binding. Each step is one dispatch per band that meets the active square;
-//! its parameters sit in one uniform buffer at dynamic offsets, so a batch of hundreds of steps
-//! is one submission with no host round trip.
+//! bound as a window of each grid (with halo rows above for b_n and b_{n-1}: one for the step
+//! kernel, a block's step count for the block kernel), so grids may be larger than one binding.
+//! Each dispatch covers one band where it meets the active square; the parameters of all of a
+//! submission's dispatches sit in one uniform buffer at dynamic offsets, so a batch of hundreds
+//! of steps is one submission with no host round trip.
+//!
+//! The step kernel rotates three grids (b_{n-1}, b_n, b_{n+1}). The block kernel reads b_{n-1}
+//! and b_n from one pair of grids and writes b_{n+k-1} and b_{n+k} to the other pair (a tile's
+//! halo is its neighbours' output, so it cannot write in place): four grids.
 
 use super::context::{dispatch, GpuContext};
 use super::ptest::{CountParams, PCOUNT_WGSL};
+use crate::chocolate::automaton::{BlockShape, BLOCK_COLS};
 use anyhow::Context as _;
 use bytemuck::{Pod, Zeroable};
 
 const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
-/// Invocations per workgroup along a row (the shader's `workgroup_size`).
+const CA_BLOCK_WGSL: &str = include_str!("../../shaders/ca_block.wgsl");
+/// Invocations per workgroup along a row (the step shader's `workgroup_size`).
 const GROUP_WORDS: u32 = 64;
-/// Rows each invocation walks down (the shader's `ROWS`).
+/// Rows each invocation walks down (the step shader's `ROWS`).
 const ROWS_PER_INVOCATION: u32 = 8;
-/// Steps encoded into one submission.
+/// Steps encoded into one submission (a multiple of every block length).
 pub const STEPS_PER_SUBMISSION: u64 = 256;
 
+/// The parameters of one dispatch of either kernel (the step kernel reads the first four).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct StepParams {
@@ -29,6 +38,70 @@ struct StepParams {
     words: u32,
     stride: u32,
     halo: u32,
+    steps: u32,
+    pad: [u32; 3],
+}
+
+/// Which kernel steps the automaton on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CaKernel {
+    /// `ca_step.wgsl`: one step per dispatch, three grids.
+    Step,
+    /// `ca_block.wgsl`: up to `steps_max` steps per dispatch in workgroup memory, four grids.
+    Block(BlockShape),
+}
+
+impl CaKernel {
+    /// The kernel `ca` and `bench` use: on a real GPU the block kernel with the largest tile its
+    /// workgroup memory holds (a block of k steps moves 4 grid words per cell word instead of
+    /// 3k), else the step kernel. A software adapter runs the step kernel, which lavapipe runs
+    /// about 1.9× faster than the block kernel (BENCHMARKS.md): its workgroup barriers are
+    /// costly and its "memory" is the CPU's cache either way.
+    pub fn best(ctx: &GpuContext) -> CaKernel {
+        match BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size) {
+            Some(shape) if !ctx.is_software() => CaKernel::Block(shape),
+            _ => CaKernel::Step,
+        }
+    }
+
+    /// A short name for reports: `step`, or `block` with steps × output rows per tile.
+    pub fn name(&self) -> String {
+        match self {
+            CaKernel::Step => "step".into(),
+            CaKernel::Block(s) => format!("block {}x{}", s.steps_max, s.tile_rows),
+        }
+    }
+
+    fn grids(&self) -> usize {
+        match self {
+            CaKernel::Step => 3,
+            CaKernel::Block(_) => 4,
+        }
+    }
+
+    /// Halo rows a band binds above its first row.
+    fn halo_rows(&self) -> u64 {
+        match self {
+            CaKernel::Step => 1,
+            CaKernel::Block(s) => s.steps_max as u64,
+        }
+    }
+
+    /// Rows one workgroup covers (bounds the rows of one dispatch).
+    fn rows_per_group(&self) -> u64 {
+        match self {
+            CaKernel::Step => ROWS_PER_INVOCATION as u64,
+            CaKernel::Block(s) => s.tile_rows as u64,
+        }
+    }
+
+    /// Steps one dispatch takes.
+    fn steps_per_dispatch(&self) -> u64 {
+        match self {
+            CaKernel::Step => 1,
+            CaKernel::Block(s) => s.steps_max as u64,
+        }
+    }
 }
 
 /// A band of grid rows [start, end) bound as one window.
@@ -38,17 +111,21 @@ pub struct Band {
     pub end: u64,
 }
 
-/// Split `rows` rows of `row_bytes` each into bands whose windows (with one halo row) fit
-/// `max_bytes`, and whose rows fit the dispatch limit.
+/// Split `rows` rows of `row_bytes` each into bands whose windows (with `halo` rows above)
+/// fit `max_bytes`, and whose rows fit the dispatch limit.
 pub fn plan_bands(
     rows: u64,
     row_bytes: u64,
     max_bytes: u64,
     max_rows: u64,
+    halo: u64,
 ) -> anyhow::Result<Vec<Band>> {
-    let per_band = (max_bytes / row_bytes).saturating_sub(1).min(max_rows);
+    let per_band = (max_bytes / row_bytes).saturating_sub(halo).min(max_rows);
     if per_band == 0 {
-        anyhow::bail!("one grid row ({row_bytes} bytes) does not fit a GPU storage binding ({max_bytes} bytes)");
+        anyhow::bail!(
+            "{} grid rows ({row_bytes} bytes each) do not fit a GPU storage binding ({max_bytes} bytes)",
+            halo + 1
+        );
     }
     let mut bands = Vec::new();
     let mut start = 0;
@@ -63,30 +140,37 @@ pub fn plan_bands(
 /// The automaton on one GPU context.
 pub struct CaGpu<'a> {
     ctx: &'a GpuContext,
+    kernel: CaKernel,
     capacity: u64,
     stride: u64,
-    grids: [wgpu::Buffer; 3],
+    grids: Vec<wgpu::Buffer>,
     bands: Vec<Band>,
-    /// bind_groups[band][phase]: phase φ binds (prev, cur, next) = grids (φ, φ+1, φ+2) mod 3.
-    bind_groups: Vec<[wgpu::BindGroup; 3]>,
+    /// bind_groups[band][phase]. Step kernel: phase φ binds (prev, cur, next) = grids (φ, φ+1,
+    /// φ+2) mod 3. Block kernel: phase 0 reads grids (0, 1) and writes (2, 3); phase 1 the
+    /// other way round.
+    bind_groups: Vec<Vec<wgpu::BindGroup>>,
     params: wgpu::Buffer,
     params_align: u64,
     pipeline: wgpu::ComputePipeline,
-    /// Index in `grids` of b_n.
+    /// Indices in `grids` of b_{n-1} and b_n.
+    prev: usize,
     cur: usize,
     n: u64,
 }
 
 impl<'a> CaGpu<'a> {
-    /// Room for generations 0..=capacity, bands as large as one binding allows.
+    /// Room for generations 0..=capacity, the fastest kernel for the device
+    /// ([`CaKernel::best`]), bands as large as one binding allows.
     pub fn new(ctx: &'a GpuContext, capacity: u64) -> anyhow::Result<CaGpu<'a>> {
-        Self::with_tile_bytes(ctx, capacity, ctx.max_binding_bytes())
+        Self::with_options(ctx, capacity, CaKernel::best(ctx), ctx.max_binding_bytes())
     }
 
-    /// Smaller bands (tests use this to exercise the multi-band path on small grids).
-    pub fn with_tile_bytes(
+    /// A chosen kernel and band size (tests use small bands to exercise the multi-band path on
+    /// small grids).
+    pub fn with_options(
         ctx: &'a GpuContext,
         capacity: u64,
+        kernel: CaKernel,
         tile_bytes: u64,
     ) -> anyhow::Result<CaGpu<'a>> {
         if capacity > crate::chocolate::automaton::MAX_STEPS {
@@ -94,6 +178,16 @@ impl<'a> CaGpu<'a> {
                 "the automaton runs at most {} steps (got {capacity})",
                 crate::chocolate::automaton::MAX_STEPS
             ));
+        }
+        if let CaKernel::Block(shape) = kernel {
+            anyhow::ensure!(
+                (1..=32).contains(&shape.steps_max)
+                    && shape.tile_rows > 0
+                    && shape.workgroup_bytes()
+                        <= ctx.limits.max_compute_workgroup_storage_size as u64,
+                "block shape {shape:?} does not fit this GPU ({} bytes of workgroup memory)",
+                ctx.limits.max_compute_workgroup_storage_size
+            );
         }
         let side = capacity + 1;
         let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
@@ -107,46 +201,60 @@ impl<'a> CaGpu<'a> {
             ));
         }
         let max_rows =
-            ctx.limits.max_compute_workgroups_per_dimension as u64 * ROWS_PER_INVOCATION as u64;
+            ctx.limits.max_compute_workgroups_per_dimension as u64 * kernel.rows_per_group();
         let bands = plan_bands(
             side,
             row_bytes,
             tile_bytes.min(ctx.max_binding_bytes()),
             max_rows,
+            kernel.halo_rows(),
         )?;
-        let pipeline = ctx.pipeline_with_layout("ca_step", CA_WGSL, "ca_step", |device| {
-            let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-                binding,
+        let storage_bindings = match kernel {
+            CaKernel::Step => [true, true, false].as_slice(),
+            CaKernel::Block(_) => [true, true, false, false].as_slice(),
+        };
+        let (key, source, entry) = match kernel {
+            CaKernel::Step => ("ca_step".to_string(), CA_WGSL.to_string(), "ca_step"),
+            CaKernel::Block(s) => (
+                format!("ca_block {}x{}", s.steps_max, s.tile_rows),
+                format!(
+                    "const STEPS_MAX: u32 = {}u;\nconst TILE_ROWS: u32 = {}u;\n{CA_BLOCK_WGSL}",
+                    s.steps_max, s.tile_rows
+                ),
+                "ca_block",
+            ),
+        };
+        let pipeline = ctx.pipeline_with_layout(&key, &source, entry, |device| {
+            let mut entries = vec![wgpu::BindGroupLayoutEntry {
+                binding: 0,
                 visibility: wgpu::ShaderStages::COMPUTE,
                 ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<StepParams>() as u64
+                    ),
                 },
                 count: None,
-            };
-            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("ca_step"),
-                entries: &[
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 0,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: true,
-                            min_binding_size: wgpu::BufferSize::new(
-                                std::mem::size_of::<StepParams>() as u64,
-                            ),
-                        },
-                        count: None,
+            }];
+            entries.extend(storage_bindings.iter().enumerate().map(|(k, &read_only)| {
+                wgpu::BindGroupLayoutEntry {
+                    binding: k as u32 + 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage { read_only },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
                     },
-                    storage(1, true),
-                    storage(2, true),
-                    storage(3, false),
-                ],
+                    count: None,
+                }
+            }));
+            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("ca"),
+                entries: &entries,
             });
             device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("ca_step"),
+                label: Some("ca"),
                 bind_group_layouts: &[Some(&bgl)],
                 immediate_size: 0,
             })
@@ -154,92 +262,83 @@ impl<'a> CaGpu<'a> {
         let params_align = ctx.limits.min_uniform_buffer_offset_alignment.max(16) as u64;
         let params_bytes = STEPS_PER_SUBMISSION * bands.len() as u64 * params_align;
         let (grids, params) = ctx.checked(|| {
-            let grid = |label| {
-                ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some(label),
-                    size: grid_bytes,
-                    usage: wgpu::BufferUsages::STORAGE
-                        | wgpu::BufferUsages::COPY_SRC
-                        | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
+            let grids = (0..kernel.grids())
+                .map(|k| {
+                    ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(&format!("ca grid {k}")),
+                        size: grid_bytes,
+                        usage: wgpu::BufferUsages::STORAGE
+                            | wgpu::BufferUsages::COPY_SRC
+                            | wgpu::BufferUsages::COPY_DST,
+                        mapped_at_creation: false,
+                    })
                 })
-            };
+                .collect::<Vec<_>>();
             let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ca_step params"),
+                label: Some("ca params"),
                 size: params_bytes,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            (
-                [grid("ca grid 0"), grid("ca grid 1"), grid("ca grid 2")],
-                params,
-            )
+            (grids, params)
         })?;
         let layout = pipeline.get_bind_group_layout(0);
-        fn window(
-            buffer: &wgpu::Buffer,
-            row_bytes: u64,
-            first_row: u64,
-            rows: u64,
-        ) -> wgpu::BindingResource<'_> {
+        // Grids (inputs, outputs) of each phase.
+        let phases: Vec<(Vec<usize>, Vec<usize>)> = match kernel {
+            CaKernel::Step => (0..3)
+                .map(|phase| (vec![phase, (phase + 1) % 3], vec![(phase + 2) % 3]))
+                .collect(),
+            CaKernel::Block(_) => vec![(vec![0, 1], vec![2, 3]), (vec![2, 3], vec![0, 1])],
+        };
+        let window = |grid: usize, first_row: u64, rows: u64| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                buffer,
+                buffer: &grids[grid],
                 offset: first_row * row_bytes,
                 size: wgpu::BufferSize::new(rows * row_bytes),
             })
-        }
+        };
         let bind_groups = ctx.checked(|| {
             bands
                 .iter()
                 .map(|b| {
-                    let halo = (b.start > 0) as u64;
+                    let halo = kernel.halo_rows().min(b.start);
                     let rows = b.end - b.start;
-                    std::array::from_fn(|phase| {
-                        let (p, c, x) = (phase, (phase + 1) % 3, (phase + 2) % 3);
-                        ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("ca_step"),
-                            layout: &layout,
-                            entries: &[
-                                wgpu::BindGroupEntry {
-                                    binding: 0,
-                                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                        buffer: &params,
-                                        offset: 0,
-                                        size: wgpu::BufferSize::new(
-                                            std::mem::size_of::<StepParams>() as u64,
-                                        ),
-                                    }),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: 1,
-                                    resource: window(
-                                        &grids[p],
-                                        row_bytes,
-                                        b.start - halo,
-                                        rows + halo,
+                    phases
+                        .iter()
+                        .map(|(inputs, outputs)| {
+                            let mut entries = vec![wgpu::BindGroupEntry {
+                                binding: 0,
+                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                    buffer: &params,
+                                    offset: 0,
+                                    size: wgpu::BufferSize::new(
+                                        std::mem::size_of::<StepParams>() as u64
                                     ),
-                                },
+                                }),
+                            }];
+                            let windows = inputs
+                                .iter()
+                                .map(|&g| window(g, b.start - halo, rows + halo))
+                                .chain(outputs.iter().map(|&g| window(g, b.start, rows)));
+                            entries.extend(windows.enumerate().map(|(k, resource)| {
                                 wgpu::BindGroupEntry {
-                                    binding: 2,
-                                    resource: window(
-                                        &grids[c],
-                                        row_bytes,
-                                        b.start - halo,
-                                        rows + halo,
-                                    ),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: 3,
-                                    resource: window(&grids[x], row_bytes, b.start, rows),
-                                },
-                            ],
+                                    binding: k as u32 + 1,
+                                    resource,
+                                }
+                            }));
+                            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                                label: Some("ca"),
+                                layout: &layout,
+                                entries: &entries,
+                            })
                         })
-                    })
+                        .collect()
                 })
-                .collect::<Vec<[wgpu::BindGroup; 3]>>()
+                .collect::<Vec<Vec<wgpu::BindGroup>>>()
         })?;
         let mut gpu = CaGpu {
             ctx,
+            kernel,
             capacity,
             stride,
             grids,
@@ -248,6 +347,7 @@ impl<'a> CaGpu<'a> {
             params,
             params_align,
             pipeline,
+            prev: 0,
             cur: 1,
             n: 0,
         };
@@ -268,9 +368,15 @@ impl<'a> CaGpu<'a> {
                 .write_buffer(&self.grids[1], 0, bytemuck::bytes_of(&0x8000_0000u32));
             ctx.queue.submit([]);
         })?;
+        self.prev = 0;
         self.cur = 1;
         self.n = 0;
         Ok(())
+    }
+
+    /// The kernel that steps this automaton.
+    pub fn kernel(&self) -> CaKernel {
+        self.kernel
     }
 
     pub fn generation(&self) -> u64 {
@@ -304,25 +410,33 @@ impl<'a> CaGpu<'a> {
 
     fn encode_batch(&mut self, steps: u64) -> anyhow::Result<()> {
         let ctx = self.ctx;
-        // Parameters of every (step, band) dispatch, at aligned offsets.
+        // Parameters of every (dispatch, band), at aligned offsets.
         let mut bytes = Vec::new();
         let mut dispatches = Vec::new();
-        let mut phase_cur = self.cur;
-        for s in 0..steps {
-            let n = self.n + s;
-            let rows_active = n + 2;
-            let words = (rows_active).div_ceil(32) as u32;
-            let phase = (phase_cur + 2) % 3; // grids[phase] holds b_{n-1}
+        let (mut prev, mut cur) = (self.prev, self.cur);
+        let mut done = 0;
+        while done < steps {
+            let n = self.n + done;
+            let k = (steps - done).min(self.kernel.steps_per_dispatch());
+            // The active square of b_{n+k}.
+            let rows_active = n + k + 1;
+            let words = rows_active.div_ceil(32) as u32;
+            let phase = match self.kernel {
+                CaKernel::Step => prev,
+                CaKernel::Block(_) => cur / 2,
+            };
             for (b, band) in self.bands.iter().enumerate() {
                 if band.start >= rows_active {
                     break;
                 }
-                let rows = band.end.min(rows_active) - band.start;
+                let rows = (band.end.min(rows_active) - band.start) as u32;
                 let p = StepParams {
-                    rows: rows as u32,
+                    rows,
                     words,
                     stride: self.stride as u32,
-                    halo: (band.start > 0) as u32,
+                    halo: self.kernel.halo_rows().min(band.start) as u32,
+                    steps: k as u32,
+                    pad: [0; 3],
                 };
                 let offset = bytes.len() as u32;
                 bytes.extend_from_slice(bytemuck::bytes_of(&p));
@@ -330,11 +444,23 @@ impl<'a> CaGpu<'a> {
                     bytes.len() + self.params_align as usize - std::mem::size_of::<StepParams>(),
                     0,
                 );
-                let gx = words.div_ceil(GROUP_WORDS);
-                let gy = (rows as u32).div_ceil(ROWS_PER_INVOCATION);
-                dispatches.push((b, phase, offset, gx, gy));
+                let groups = match self.kernel {
+                    CaKernel::Step => (
+                        words.div_ceil(GROUP_WORDS),
+                        rows.div_ceil(ROWS_PER_INVOCATION),
+                    ),
+                    CaKernel::Block(s) => (
+                        words.div_ceil(BLOCK_COLS as u32 - 1),
+                        rows.div_ceil(s.tile_rows),
+                    ),
+                };
+                dispatches.push((b, phase, offset, groups));
             }
-            phase_cur = (phase_cur + 1) % 3;
+            (prev, cur) = match self.kernel {
+                CaKernel::Step => (cur, 3 - prev - cur),
+                CaKernel::Block(_) => ((prev + 2) % 4, (cur + 2) % 4),
+            };
+            done += k;
         }
         let max = ctx.limits.max_compute_workgroups_per_dimension;
         ctx.checked(|| {
@@ -342,11 +468,11 @@ impl<'a> CaGpu<'a> {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some("ca_step"),
+                    label: Some("ca"),
                     timestamp_writes: None,
                 });
                 pass.set_pipeline(&self.pipeline);
-                for &(b, phase, offset, gx, gy) in &dispatches {
+                for &(b, phase, offset, (gx, gy)) in &dispatches {
                     debug_assert!(gx <= max && gy <= max);
                     pass.set_bind_group(0, &self.bind_groups[b][phase], &[offset]);
                     pass.dispatch_workgroups(gx, gy, 1);
@@ -354,7 +480,7 @@ impl<'a> CaGpu<'a> {
             }
             ctx.queue.submit([enc.finish()]);
         })?;
-        self.cur = phase_cur;
+        (self.prev, self.cur) = (prev, cur);
         self.n += steps;
         Ok(())
     }
@@ -374,7 +500,7 @@ impl<'a> CaGpu<'a> {
         if self.n == 0 {
             return Ok(Vec::new());
         }
-        self.read_generation((self.cur + 2) % 3, self.n - 1)
+        self.read_generation(self.prev, self.n - 1)
     }
 
     fn read_generation(&self, slot: usize, n: u64) -> anyhow::Result<Vec<u32>> {
@@ -506,49 +632,65 @@ pub fn bench_ca(
                 (false, true) => 4095,
                 (false, false) => 32767,
             });
-        let mut g = CaGpu::new(ctx, gpu_steps)?;
-        let size = format!("{gpu_steps} steps");
-        env.measure(
-            out,
-            "ca steps",
-            &size,
-            "gpu",
-            "cell updates",
-            cell_updates(0, gpu_steps),
-            || {
+        // The kernel `ca` uses ([`CaKernel::best`]) in the rows `ca steps` and `ca steps (last
+        // quarter)`; the other kernel beside it, tagged, for comparison.
+        let best = CaKernel::best(ctx);
+        let other = match best {
+            CaKernel::Step => {
+                BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size)
+                    .map(CaKernel::Block)
+            }
+            CaKernel::Block(_) => Some(CaKernel::Step),
+        };
+        let mut kernels = vec![(best, String::new())];
+        kernels.extend(other.map(|k| (k, format!(" [{} kernel]", k.name()))));
+        for (kernel, tag) in kernels {
+            let mut g = CaGpu::with_options(ctx, gpu_steps, kernel, ctx.max_binding_bytes())?;
+            let size = format!("{gpu_steps} steps, {}", kernel.name());
+            env.measure(
+                out,
+                &format!("ca steps{tag}"),
+                &size,
+                "gpu",
+                "cell updates",
+                cell_updates(0, gpu_steps),
+                || {
+                    g.reset()?;
+                    g.advance(gpu_steps)?;
+                    g.finish()
+                },
+            )?;
+            anyhow::ensure!(
+                g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
+                "bench: GPU automaton count is wrong ({} kernel)",
+                kernel.name()
+            );
+            // The large-grid rate alone: the last quarter of the steps (at least one
+            // submission), timed after an untimed run up to them, so launch overhead on small
+            // squares is left out.
+            let tail = (gpu_steps / 4).max(STEPS_PER_SUBMISSION.min(gpu_steps));
+            let head = gpu_steps - tail;
+            let mut best_seconds = f64::INFINITY;
+            for _ in 0..env.reps.max(1) {
                 g.reset()?;
-                g.advance(gpu_steps)?;
-                g.finish()
-            },
-        )?;
-        anyhow::ensure!(
-            g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
-            "bench: GPU automaton count is wrong"
-        );
-        // The large-grid rate alone: the last quarter of the steps (at least one submission),
-        // timed after an untimed run up to them, so launch overhead on small squares is left out.
-        let tail = (gpu_steps / 4).max(STEPS_PER_SUBMISSION.min(gpu_steps));
-        let head = gpu_steps - tail;
-        let mut best = f64::INFINITY;
-        for _ in 0..env.reps.max(1) {
-            g.reset()?;
-            g.advance(head)?;
-            g.finish()?;
-            let start = std::time::Instant::now();
-            g.advance(tail)?;
-            g.finish()?;
-            best = best.min(start.elapsed().as_secs_f64());
+                g.advance(head)?;
+                g.finish()?;
+                let start = std::time::Instant::now();
+                g.advance(tail)?;
+                g.finish()?;
+                best_seconds = best_seconds.min(start.elapsed().as_secs_f64());
+            }
+            let work = cell_updates(head, gpu_steps);
+            out.push(crate::bench::Measurement {
+                kernel: format!("ca steps{tag} (last quarter)"),
+                size: format!("{head}..{gpu_steps}, {}", kernel.name()),
+                backend: "gpu".into(),
+                unit: "cell updates".into(),
+                work,
+                seconds: best_seconds,
+                per_second: work as f64 / best_seconds,
+            });
         }
-        let work = cell_updates(head, gpu_steps);
-        out.push(crate::bench::Measurement {
-            kernel: "ca steps (last quarter)".into(),
-            size: format!("{head}..{gpu_steps}"),
-            backend: "gpu".into(),
-            unit: "cell updates".into(),
-            work,
-            seconds: best,
-            per_second: work as f64 / best,
-        });
     }
     Ok(())
 }
@@ -559,14 +701,17 @@ mod tests {
 
     #[test]
     fn bands_cover_the_rows() {
-        let bands = plan_bands(1000, 256, 256 * 31, 1 << 20).unwrap();
-        assert_eq!(bands.first().unwrap().start, 0);
-        assert_eq!(bands.last().unwrap().end, 1000);
-        assert!(bands.windows(2).all(|w| w[0].end == w[1].start));
-        assert!(bands
-            .iter()
-            .all(|b| (b.end - b.start + 1) * 256 <= 256 * 31));
-        assert!(plan_bands(10, 256, 256, 1 << 20).is_err());
-        assert_eq!(plan_bands(10, 4, 1 << 20, 3).unwrap().len(), 4);
+        for halo in [1, 16] {
+            let bands = plan_bands(1000, 256, 256 * 31, 1 << 20, halo).unwrap();
+            assert_eq!(bands.first().unwrap().start, 0);
+            assert_eq!(bands.last().unwrap().end, 1000);
+            assert!(bands.windows(2).all(|w| w[0].end == w[1].start));
+            assert!(bands
+                .iter()
+                .all(|b| (b.end - b.start + halo) * 256 <= 256 * 31));
+        }
+        assert!(plan_bands(10, 256, 256, 1 << 20, 1).is_err());
+        assert!(plan_bands(10, 256, 256 * 16, 1 << 20, 16).is_err());
+        assert_eq!(plan_bands(10, 4, 1 << 20, 3, 1).unwrap().len(), 4);
     }
 }

@@ -117,7 +117,7 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
-    pipelines: Mutex<HashMap<&'static str, wgpu::ComputePipeline>>,
+    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
 }
 
 static SHARED: OnceLock<Result<Arc<GpuContext>, String>> = OnceLock::new();
@@ -201,7 +201,7 @@ impl GpuContext {
     /// `entry`, with an automatic layout. Shader errors are caught by an error scope.
     pub fn pipeline(
         &self,
-        key: &'static str,
+        key: &str,
         source: &str,
         entry: &str,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
@@ -218,7 +218,7 @@ impl GpuContext {
     /// first built; read the bind group layout back with `get_bind_group_layout`.
     pub fn pipeline_with_layout(
         &self,
-        key: &'static str,
+        key: &str,
         source: &str,
         entry: &str,
         layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
@@ -228,7 +228,7 @@ impl GpuContext {
 
     fn cached_pipeline(
         &self,
-        key: &'static str,
+        key: &str,
         source: &str,
         entry: &str,
         layout: Option<impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout>,
@@ -258,7 +258,7 @@ impl GpuContext {
                     cache: None,
                 })
         })?;
-        cache.insert(key, pipeline.clone());
+        cache.insert(key.to_string(), pipeline.clone());
         Ok(pipeline)
     }
 

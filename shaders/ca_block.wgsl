@@ -1,0 +1,131 @@
+// Several steps of the second-order automaton of SPEC §3 per dispatch (temporal blocking). CPU
+// twin: chocolate::automaton::ca_block, the same tiles in the same order of operations.
+//
+//   b_{n+1}(i,j) = b_n(i,j) ^ b_n(i-1,j) ^ b_n(i,j-1) ^ b_n(i-1,j-1) ^ b_{n-1}(i-1,j-1)
+//
+// A cell depends only on cells above it and to its left. So a workgroup that owns an output
+// tile of TILE_ROWS rows × OUT_COLS words can take `steps` ≤ STEPS_MAX steps on its own, in
+// workgroup memory, from a copy of b_{n-1} and b_n that reaches STEPS_MAX rows higher and one
+// word further left: the copy's first row and first word have no data above or left of them,
+// so they go stale, and the staleness creeps one row down and one bit right per step — never
+// as far as the output tile (STEPS_MAX ≤ 32 keeps the halo word's last bit exact). Global memory
+// is read twice and written twice per block of steps instead of three times per step.
+//
+// The host prepends `const STEPS_MAX: u32` and `const TILE_ROWS: u32` (sized to the device's
+// workgroup memory). Rows are `stride` u32 words, bit 31 = leftmost cell. For a band of rows
+// [row0, row0+rows) the host binds rows [row0-halo, row0+rows) of b_{n-1} and b_n (halo =
+// min(STEPS_MAX, row0); rows above row 0 read as zero) and rows [row0, row0+rows) of the two
+// outputs, b_{n+steps-1} and b_{n+steps}. `rows` and `words` are the active square of
+// b_{n+steps}; nothing outside it is read or written.
+
+struct Params {
+    rows: u32,
+    words: u32,
+    stride: u32,
+    halo: u32,
+    steps: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+/// Words per tile row in workgroup memory; column 0 is the halo word.
+const COLS: u32 = 64u;
+const OUT_COLS: u32 = 63u;
+/// Invocations down a tile (the workgroup is COLS × LANES_Y).
+const LANES_Y: u32 = 4u;
+const IN_ROWS: u32 = TILE_ROWS + STEPS_MAX;
+const GEN: u32 = COLS * IN_ROWS;
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> prev_in: array<u32>;
+@group(0) @binding(2) var<storage, read> cur_in: array<u32>;
+@group(0) @binding(3) var<storage, read_write> prev_out: array<u32>;
+@group(0) @binding(4) var<storage, read_write> cur_out: array<u32>;
+
+/// Three generations of the tile; their roles rotate every step.
+var<workgroup> gens: array<u32, 3u * GEN>;
+
+@compute @workgroup_size(64, 4, 1)
+fn ca_block(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+    let c = lid.x;
+    let w0 = wg.x * OUT_COLS;
+    let t0 = wg.y * TILE_ROWS;
+    // Column c holds grid word w0 + c - 1 (none left of word 0).
+    let in_grid = w0 + c >= 1u && w0 + c - 1u < params.words;
+    let word = w0 + c - 1u;
+
+    // Tile row r is window row t0 + r + halo - STEPS_MAX; rows above the grid read as zero.
+    for (var r = lid.y; r < IN_ROWS; r += LANES_Y) {
+        var p = 0u;
+        var q = 0u;
+        let shifted = t0 + r + params.halo;
+        if (in_grid && shifted >= STEPS_MAX && shifted - STEPS_MAX < params.halo + params.rows) {
+            let i = (shifted - STEPS_MAX) * params.stride + word;
+            p = prev_in[i];
+            q = cur_in[i];
+        }
+        gens[r * COLS + c] = p;
+        gens[GEN + r * COLS + c] = q;
+    }
+    workgroupBarrier();
+
+    // Invocation row y computes tile rows first..first+span (row 0 has nothing above it).
+    let span = (IN_ROWS - 1u + LANES_Y - 1u) / LANES_Y;
+    let first = 1u + lid.y * span;
+    let last = min(first + span, IN_ROWS);
+    var pb = 0u;
+    var cb = GEN;
+    var nb = 2u * GEN;
+    for (var s = 0u; s < params.steps; s++) {
+        if (first < last) {
+            let up = (first - 1u) * COLS + c;
+            var a_up = gens[cb + up];
+            var p_up = gens[pb + up];
+            var a_up_l = 0u;
+            var p_up_l = 0u;
+            if (c > 0u) {
+                a_up_l = gens[cb + up - 1u];
+                p_up_l = gens[pb + up - 1u];
+            }
+            for (var r = first; r < last; r++) {
+                let at = r * COLS + c;
+                let a = gens[cb + at];
+                var a_l = 0u;
+                var p_l = 0u;
+                if (c > 0u) {
+                    a_l = gens[cb + at - 1u];
+                    p_l = gens[pb + at - 1u];
+                }
+                let t = a ^ a_up;
+                let sv = t ^ p_up;
+                let sl = a_l ^ a_up_l ^ p_up_l;
+                gens[nb + at] = t ^ (sv >> 1u) ^ (sl << 31u);
+                a_up = a;
+                a_up_l = a_l;
+                p_up = gens[pb + at];
+                p_up_l = p_l;
+            }
+        }
+        workgroupBarrier();
+        let old = pb;
+        pb = cb;
+        cb = nb;
+        nb = old;
+    }
+
+    // The output tile: tile rows STEPS_MAX.., columns 1...
+    if (c >= 1u && in_grid) {
+        for (var r = STEPS_MAX + lid.y; r < IN_ROWS; r += LANES_Y) {
+            let row = t0 + r - STEPS_MAX;
+            if (row < params.rows) {
+                let i = row * params.stride + word;
+                prev_out[i] = gens[pb + r * COLS + c];
+                cur_out[i] = gens[cb + r * COLS + c];
+            }
+        }
+    }
+}
