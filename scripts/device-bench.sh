@@ -39,12 +39,14 @@ run)
     $B info | head -4
     echo "== GPU correctness on this adapter"
     .devbin/t-foundation gpu 2>&1 | grep -E "^test |result"
-    .devbin/t-automaton gpu_equals_cpu 2>&1 | grep -E "^test |result"
+    .devbin/t-automaton gpu_equals_cpu block_kernel 2>&1 | grep -E "^test |result"
     .devbin/t-pass nimpass_gpu 2>&1 | grep -E "^test |result"
     echo "== bench"
     T $B bench | tee "$OUT/bench.txt"
     echo "== automaton"
-    T $B --backend gpu ca 32767 --json | tee "$OUT/ca.json"
+    T $B --backend gpu ca 32767 --json --kernel block | tee "$OUT/ca.json"
+    T $B --backend gpu ca 32767 --json --kernel step | tee -a "$OUT/ca.json"
+    T $B --backend gpu ca 65535 --json --kernel block | tee -a "$OUT/ca.json"
     T $B --backend cpu ca 8191 --json
     T $B --backend gpu ca 16383 --verify --json
     echo "== render"
