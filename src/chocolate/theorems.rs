@@ -7,7 +7,7 @@
 //! the recurrence).
 
 use super::automaton::Automaton;
-use super::count::{g_histogram, g_recurrence};
+use super::count::{g_histogram, g_prefix_sums, g_recurrence};
 use super::grid::{p_rows_cpu, words_per_row, Window};
 use super::octahedron::check_correspondence;
 use super::ptest::p_cell;
@@ -22,6 +22,9 @@ use std::time::Instant;
 pub const OCTAHEDRON_MAX_LEVEL: u32 = 13;
 /// g(m) is tabulated by the recurrence up to at least this, for the sum identities.
 pub const SUM_TABLE_MIN: u64 = 1 << 20;
+/// The sum identities are checked for every 2^n up to 2^SUM_MAX_BITS: the largest power whose
+/// sums (about 6^n) all fit u128.
+pub const SUM_MAX_BITS: u32 = 49;
 /// Sampled large m per claim that reaches beyond M.
 pub const LARGE_SAMPLES: usize = 2000;
 /// Largest m whose count the histogram method recomputes for the sampled g identities.
@@ -474,17 +477,34 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         })
         .collect();
     let top_bits = 63 - table_len.leading_zeros();
+    // Beyond the table, S(N) = Σ_{m≤N} g(m) by doubling (g_prefix_sums), which is itself
+    // checked against the table's running sums below.
+    let sum_to = |n: u64| -> anyhow::Result<(u128, u128)> {
+        if n <= table_len {
+            Ok((prefix[n as usize - 1], prefix[n as usize]))
+        } else {
+            g_prefix_sums(n)
+        }
+    };
     let table_range =
-        format!("2^n ≤ {table_len} (g from grid counts up to {big}, the recurrence beyond)");
+        format!("2^n ≤ 2^{SUM_MAX_BITS} (direct sums to {table_len}, then S(2M) = 5S(M)+S(M-1))");
 
     push(claim(
         "sum-odd",
         "Σ_{m=1}^{2^(n-1)} g(2m-1) = 6^(n-1)",
         table_range.clone(),
         |t| {
-            for n in 1..=top_bits {
+            for n in 1..=SUM_MAX_BITS {
                 let half = 1u64 << (n - 1);
-                let sum: u128 = (1..=half).map(|m| g[(2 * m - 1) as usize]).sum();
+                let sum: u128 = if n <= top_bits {
+                    (1..=half).map(|m| g[(2 * m - 1) as usize]).sum()
+                } else {
+                    // g(2m-1) = g(m-1) + g(m): the odd terms add up to S(half-1) + S(half).
+                    match sum_to(half) {
+                        Ok((before, at)) => before + at,
+                        Err(e) => return t.fail(format!("n = {n}: {e}")),
+                    }
+                };
                 if sum != 6u128.pow(n - 1) {
                     t.fail(format!(
                         "n = {n}: the sum is {sum}, not 6^{} = {}",
@@ -503,8 +523,29 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         "Σ_{m=1}^{2^n} g(m) = (4^n + 6^n)/2",
         table_range.clone(),
         |t| {
-            for n in 0..=top_bits {
-                let sum = prefix[1usize << n];
+            // The doubling sums equal the direct running sums wherever both exist.
+            let mut rng = 0x5EED_u64;
+            let direct = (1..=table_len.min(1 << 16)).chain((0..4096).map(|_| {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                1 + rng % table_len
+            }));
+            for n in direct {
+                let want = (prefix[n as usize - 1], prefix[n as usize]);
+                match g_prefix_sums(n) {
+                    Ok(got) if got == want => t.checked += 1,
+                    Ok(got) => {
+                        return t.fail(format!("S({n}) by doubling is {got:?}, not {want:?}"))
+                    }
+                    Err(e) => return t.fail(format!("S({n}): {e}")),
+                }
+            }
+            for n in 0..=SUM_MAX_BITS {
+                let sum = match sum_to(1 << n) {
+                    Ok((_, at)) => at,
+                    Err(e) => return t.fail(format!("n = {n}: {e}")),
+                };
                 let want = (4u128.pow(n) + 6u128.pow(n)) / 2;
                 if sum != want {
                     t.fail(format!("n = {n}: the sum is {sum}, not {want}"));
@@ -520,8 +561,11 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         "Σ_{m=1}^{2^k-1} g(m) = 2^(k-1)(3^k - 2^k)",
         table_range,
         |t| {
-            for k in 1..=top_bits {
-                let sum = prefix[(1usize << k) - 1];
+            for k in 1..=SUM_MAX_BITS {
+                let sum = match sum_to(1 << k) {
+                    Ok((before, _)) => before,
+                    Err(e) => return t.fail(format!("k = {k}: {e}")),
+                };
                 let want = (1u128 << (k - 1)) * (3u128.pow(k) - (1u128 << k));
                 if sum != want {
                     t.fail(format!("k = {k}: the sum is {sum}, not {want}"));
