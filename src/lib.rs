@@ -16,6 +16,7 @@ pub mod cli;
 pub mod cmd;
 pub mod error;
 pub mod gpu;
+pub mod memory;
 pub mod pass;
 pub mod progress;
 pub mod render;

@@ -313,6 +313,21 @@ fn ca_bad_input() {
 }
 
 #[test]
+fn ca_too_large_for_memory_is_one_clear_error() {
+    // Three grids of 2^36 bits each at the largest size: 24 GiB.
+    let need = 3u64 << 33;
+    match chompute::memory::available_bytes() {
+        Some(room) if room < need => {
+            let o = chompute(&["--backend", "cpu", "ca", "262143"]);
+            assert_usage_error(&o, "of memory but only");
+        }
+        room => eprintln!(
+            "ca_too_large_for_memory_is_one_clear_error: not run, {room:?} bytes available is enough for ca 262143"
+        ),
+    }
+}
+
+#[test]
 fn bench_reports_the_automaton() {
     let have_gpu = gpu_or_skip("bench_reports_the_automaton").is_some();
     let v = json_of(&chompute(&[

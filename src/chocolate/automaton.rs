@@ -150,6 +150,12 @@ impl Automaton {
         let side = capacity as usize + 1;
         let stride = side.div_ceil(64);
         let words = side * stride;
+        // Three grids of 2^33 bytes near MAX_STEPS: refuse at once rather than be killed later.
+        crate::memory::ensure_available(
+            3 * 8 * words as u64,
+            &format!("the automaton for {capacity} steps (three grids)"),
+            "use fewer steps",
+        )?;
         let mut a = Automaton {
             side,
             stride,

@@ -200,6 +200,14 @@ impl<'a> CaGpu<'a> {
                 ctx.limits.max_buffer_size
             ));
         }
+        if ctx.is_software() {
+            // A software adapter's buffers are host memory.
+            crate::memory::ensure_available(
+                kernel.grids() as u64 * grid_bytes,
+                &format!("the automaton for {capacity} steps on a software GPU"),
+                "use fewer steps or --backend cpu",
+            )?;
+        }
         let max_rows =
             ctx.limits.max_compute_workgroups_per_dimension as u64 * kernel.rows_per_group();
         let bands = plan_bands(

@@ -1,0 +1,85 @@
+//! Host memory: how much the machine (or the container's cgroup) can still give, so that a
+//! job too large for it fails at once with one clear line instead of being killed halfway.
+
+/// Bytes of memory available to this process, if the OS says: Linux's `MemAvailable`, lowered
+/// to the room left under a cgroup v2 limit (`memory.max` − `memory.current`) when there is one,
+/// as under Kubernetes or Slurm. `None` where neither can be read.
+pub fn available_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
+    let host = meminfo.as_deref().and_then(meminfo_available);
+    let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
+    let cgroup = match (read("memory.max"), read("memory.current")) {
+        (Some(max), Some(current)) => cgroup_room(&max, &current),
+        _ => None,
+    };
+    match (host, cgroup) {
+        (Some(h), Some(c)) => Some(h.min(c)),
+        (h, c) => h.or(c),
+    }
+}
+
+/// `MemAvailable` of a /proc/meminfo text, in bytes.
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Room under a cgroup v2 limit: `memory.max` ("max" when unlimited) minus `memory.current`.
+fn cgroup_room(max: &str, current: &str) -> Option<u64> {
+    let max: u64 = max.trim().parse().ok()?;
+    let current: u64 = current.trim().parse().ok()?;
+    Some(max.saturating_sub(current))
+}
+
+/// An error (exit status 2) when `bytes` is more than [`available_bytes`]: `what` names the
+/// job and `hint` says how to shrink it.
+pub fn ensure_available(bytes: u64, what: &str, hint: &str) -> anyhow::Result<()> {
+    check_room(bytes, available_bytes(), what, hint)
+}
+
+fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> anyhow::Result<()> {
+    match available {
+        Some(room) if bytes > room => Err(crate::usage!(
+            "{what} needs {} of memory but only {} is available; {hint}",
+            gib(bytes),
+            gib(room)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes as GiB with one decimal (for messages only).
+fn gib(bytes: u64) -> String {
+    format!(
+        "{}.{} GiB",
+        bytes >> 30,
+        ((bytes & ((1 << 30) - 1)) * 10) >> 30
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_meminfo_and_cgroup_limits() {
+        let text = "MemTotal:       24684084 kB\nMemFree:  1 kB\nMemAvailable:   24085780 kB\n";
+        assert_eq!(meminfo_available(text), Some(24085780 * 1024));
+        assert_eq!(meminfo_available("MemTotal: 5 kB\n"), None);
+        assert_eq!(cgroup_room("max\n", "100\n"), None);
+        assert_eq!(cgroup_room("1000\n", "300\n"), Some(700));
+        assert_eq!(cgroup_room("1000\n", "3000\n"), Some(0));
+    }
+
+    #[test]
+    fn too_large_is_one_clear_error() {
+        assert!(check_room(10, Some(10), "x", "y").is_ok());
+        assert!(check_room(10, None, "x", "y").is_ok());
+        let e = check_room(3 << 30, Some(5 << 29), "ca 7", "use fewer steps").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ca 7 needs 3.0 GiB of memory but only 2.5 GiB is available; use fewer steps"
+        );
+    }
+}
