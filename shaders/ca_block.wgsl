@@ -81,34 +81,31 @@ fn ca_block(
     var cb = GEN;
     var nb = 2u * GEN;
     for (var s = 0u; s < params.steps; s++) {
-        if (first < last) {
-            let up = (first - 1u) * COLS + c;
-            var a_up = gens[cb + up];
-            var p_up = gens[pb + up];
-            var a_up_l = 0u;
-            var p_up_l = 0u;
+        // Walk down from the row above `first`, carrying row r-1 of both generations.
+        var a_up = 0u;
+        var a_up_l = 0u;
+        var p_up = 0u;
+        var p_up_l = 0u;
+        for (var r = first - 1u; r < last; r++) {
+            let at = r * COLS + c;
+            let a = gens[cb + at];
+            let p = gens[pb + at];
+            var a_l = 0u;
+            var p_l = 0u;
             if (c > 0u) {
-                a_up_l = gens[cb + up - 1u];
-                p_up_l = gens[pb + up - 1u];
+                a_l = gens[cb + at - 1u];
+                p_l = gens[pb + at - 1u];
             }
-            for (var r = first; r < last; r++) {
-                let at = r * COLS + c;
-                let a = gens[cb + at];
-                var a_l = 0u;
-                var p_l = 0u;
-                if (c > 0u) {
-                    a_l = gens[cb + at - 1u];
-                    p_l = gens[pb + at - 1u];
-                }
+            if (r >= first) {
                 let t = a ^ a_up;
                 let sv = t ^ p_up;
                 let sl = a_l ^ a_up_l ^ p_up_l;
                 gens[nb + at] = t ^ (sv >> 1u) ^ (sl << 31u);
-                a_up = a;
-                a_up_l = a_l;
-                p_up = gens[pb + at];
-                p_up_l = p_l;
             }
+            a_up = a;
+            a_up_l = a_l;
+            p_up = p;
+            p_up_l = p_l;
         }
         workgroupBarrier();
         let old = pb;
