@@ -8,7 +8,6 @@
 //! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
 //! - [`check`]: the paper's claims verified over a box.
 
-pub mod bench;
 pub mod check;
 pub mod classes;
 pub mod diagram;

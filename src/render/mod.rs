@@ -1,7 +1,6 @@
 //! Pictures: streaming PNG output, written to a temporary file and renamed when complete.
 
 pub mod atomic;
-pub mod bench;
 pub mod dzi;
 pub mod encode;
 pub mod mesh;

@@ -1,9 +1,9 @@
-//! `chompute bench` entries for games with a pass. Benchmark glue, not mathematics: it times
-//! the CPU methods and, when there is a GPU, the four-heap kernel against them.
+//! `chompute bench` entries for games with a pass: the CPU methods and, when there is a GPU,
+//! the four-heap kernel against them.
 
-use super::gp::GpTable;
-use super::nimpass::NimPass;
-use crate::bench::{BenchEnv, Measurement};
+use super::{BenchEnv, Measurement};
+use crate::pass::gp::GpTable;
+use crate::pass::nimpass::NimPass;
 
 /// G_P on an N×N table (bitset mex) and four-heap Nim with a pass (one bit per line).
 pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {

@@ -1,13 +1,13 @@
 //! `chompute bench` figures for pictures: a full 1-bit render (generation overlapped with
 //! parallel compression) against the PNG encoder alone on the same rows held in memory.
 
-use super::encode::stream_png;
-use super::picture::Picture;
-use super::source::CellSource;
-use super::Compression;
-use crate::bench::{BenchEnv, Measurement};
+use super::{BenchEnv, Measurement};
 use crate::chocolate::grid::Window;
 use crate::gpu::Engine;
+use crate::render::encode::stream_png;
+use crate::render::picture::Picture;
+use crate::render::source::CellSource;
+use crate::render::{Compression, PngSpec};
 
 /// Render C(s,s) to a 1-bit PNG (into a sink, so the disk is not measured) on each backend,
 /// and encode the same rows from memory, at `fast` and at the default `balanced`; the two
@@ -59,7 +59,7 @@ pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
 
 /// Stream a whole picture into a sink, band by band, each band filled by `fill(y0, rows, bytes)`.
 fn encode_to_sink(
-    spec: &super::PngSpec,
+    spec: &PngSpec,
     mut fill: impl FnMut(usize, usize, &mut [u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     stream_png(

@@ -2,8 +2,8 @@
 //! (rank-order sweep) and of the three-row engine, for a 3-player rule whose table is not
 //! trivial (0,1,2 uses every ordinal).
 
-use super::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};
-use crate::bench::{BenchEnv, Measurement};
+use super::{BenchEnv, Measurement};
+use crate::chomp::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};
 
 pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
     let rule = Rule::from_perm(vec![0, 1, 2]);
@@ -20,7 +20,7 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
         "cpu",
         "positions",
         ranker.len() as u128,
-        || Ok(super::ordinal::ordinals_in_rank_order(&ranker, &choice)),
+        || Ok(crate::chomp::ordinal::ordinals_in_rank_order(&ranker, &choice)),
     )?;
     let cols: u32 = if env.quick { 200 } else { 1000 };
     let positions = ChompBox { rows: 3, cols }.positions().expect("small") as u128;

@@ -5,6 +5,11 @@
 //! Timings are wall-clock seconds (floats are fine here: they are measurements, not
 //! mathematics); the work done is an exact count.
 
+mod ca;
+mod chomp;
+mod pass;
+mod render;
+
 use crate::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use crate::cli::BenchArgs;
 use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
@@ -163,10 +168,10 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
-    crate::render::bench::bench_render(&env, &mut out)?;
-    crate::chomp::bench::bench_chomp(&env, &mut out)?;
-    crate::pass::bench::bench_pass(&env, &mut out)?;
-    crate::gpu::ca::bench_ca(&env, &mut out)?;
+    render::bench_render(&env, &mut out)?;
+    chomp::bench_chomp(&env, &mut out)?;
+    pass::bench_pass(&env, &mut out)?;
+    ca::bench_ca(&env, &mut out)?;
 
     if args.json {
         return crate::cmd::print_json(&Report {

@@ -1,0 +1,125 @@
+//! `chompute bench` figures for the automaton: both GPU kernels and the CPU, with the host's
+//! memory bandwidth beside them.
+
+use super::{BenchEnv, Measurement};
+use crate::chocolate::automaton::{cell_updates, Automaton, BlockShape};
+use crate::chocolate::g_recurrence;
+use crate::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
+
+/// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
+/// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
+/// 1.2·10^13 cell updates, on a real GPU), and the host's memory bandwidth for comparison.
+pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
+    let cpu_steps = env
+        .ca_steps
+        .unwrap_or(if env.quick { 1023 } else { 4095 })
+        .min(4095);
+    let mut a = Automaton::new(cpu_steps)?;
+    let size = format!("{cpu_steps} steps");
+    let live = env.measure(
+        out,
+        "ca steps",
+        &size,
+        "cpu",
+        "cell updates",
+        cell_updates(0, cpu_steps),
+        || {
+            a.reset();
+            a.run(cpu_steps);
+            Ok(a.live_cells())
+        },
+    )?;
+    anyhow::ensure!(
+        live as u128 == g_recurrence(cpu_steps + 1)?,
+        "bench: CPU automaton count is wrong"
+    );
+    // Memory bandwidth: copy a buffer much larger than the caches; bytes read + written.
+    let words: usize = if env.quick { 1 << 23 } else { 1 << 26 };
+    let src = vec![1u64; words];
+    let mut dst = vec![0u64; words];
+    env.measure(
+        out,
+        "memory copy",
+        &format!("{} MiB", (words * 8) >> 20),
+        "cpu",
+        "bytes",
+        2 * 8 * words as u128,
+        || {
+            use rayon::prelude::*;
+            dst.par_chunks_mut(1 << 16)
+                .zip(src.par_chunks(1 << 16))
+                .for_each(|(d, s)| d.copy_from_slice(s));
+            Ok(())
+        },
+    )?;
+    if let Some(ctx) = &env.gpu {
+        let gpu_steps = env
+            .ca_steps
+            .unwrap_or(match (ctx.is_software(), env.quick) {
+                (true, true) => 255,
+                (true, false) => 1023,
+                (false, true) => 4095,
+                (false, false) => 32767,
+            });
+        // The kernel `ca` uses ([`CaKernel::best`]) in the rows `ca steps` and `ca steps (last
+        // quarter)`; the other kernel beside it, tagged, for comparison.
+        let best = CaKernel::best(ctx);
+        let other = match best {
+            CaKernel::Step => {
+                BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size)
+                    .map(CaKernel::Block)
+            }
+            CaKernel::Block(_) => Some(CaKernel::Step),
+        };
+        let mut kernels = vec![(best, String::new())];
+        kernels.extend(other.map(|k| (k, format!(" [{} kernel]", k.name()))));
+        for (kernel, tag) in kernels {
+            let mut g = CaGpu::with_options(ctx, gpu_steps, kernel, ctx.max_binding_bytes())?;
+            let size = format!("{gpu_steps} steps, {}", kernel.name());
+            env.measure(
+                out,
+                &format!("ca steps{tag}"),
+                &size,
+                "gpu",
+                "cell updates",
+                cell_updates(0, gpu_steps),
+                || {
+                    g.reset()?;
+                    g.advance(gpu_steps)?;
+                    g.finish()
+                },
+            )?;
+            anyhow::ensure!(
+                g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
+                "bench: GPU automaton count is wrong ({} kernel)",
+                kernel.name()
+            );
+            // The large-grid rate alone: the last quarter of the steps (at least one
+            // submission), timed after an untimed run up to them, so launch overhead on small
+            // squares is left out.
+            let tail = (gpu_steps / 4).max(STEPS_PER_SUBMISSION.min(gpu_steps));
+            let head = gpu_steps - tail;
+            let mut best_seconds = f64::INFINITY;
+            for _ in 0..env.reps.max(1) {
+                g.reset()?;
+                g.advance(head)?;
+                g.finish()?;
+                let start = std::time::Instant::now();
+                g.advance(tail)?;
+                g.finish()?;
+                best_seconds = best_seconds.min(start.elapsed().as_secs_f64());
+            }
+            let work = cell_updates(head, gpu_steps);
+            out.push(Measurement {
+                kernel: format!("ca steps{tag} (last quarter)"),
+                size: format!("{head}..{gpu_steps}, {}", kernel.name()),
+                backend: "gpu".into(),
+                unit: "cell updates".into(),
+                work,
+                seconds: best_seconds,
+                per_second: work as f64 / best_seconds,
+            });
+        }
+    }
+    Ok(())
+}
