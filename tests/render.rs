@@ -78,6 +78,15 @@ fn backends(test: &str) -> Vec<&'static str> {
 }
 
 /// The 1-bit black-on-white picture of cells rows r0.., cols c0.. of C(m,n) is the P-test.
+/// `chompute --backend B render ARGS -o OUT --verify`, which must succeed, decoded.
+fn render_verified(backend: &str, args: &[&str], out: &Path) -> Decoded {
+    let mut all = vec!["--backend", backend, "render"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", path_str(out), "--verify"]);
+    ok(&chompute(&all));
+    decode(out)
+}
+
 fn assert_cells(d: &Decoded, m: u64, n: u64, r0: u64, c0: u64) {
     assert_eq!(
         (d.color, d.depth),
@@ -103,18 +112,7 @@ fn whole_bars_are_the_p_test() {
     for backend in backends("whole_bars_are_the_p_test") {
         for (m, n) in [(37u64, 100u64), (100, 37), (11, 11), (129, 65)] {
             let out = dir.join(format!("{backend}-{m}x{n}.png"));
-            let o = chompute(&[
-                "--backend",
-                backend,
-                "render",
-                &m.to_string(),
-                &n.to_string(),
-                "-o",
-                path_str(&out),
-                "--verify",
-            ]);
-            ok(&o);
-            let d = decode(&out);
+            let d = render_verified(backend, &[&m.to_string(), &n.to_string()], &out);
             assert_eq!((d.width, d.height), (n as usize, m as usize));
             assert_cells(&d, m, n, 1, 1);
         }
@@ -149,19 +147,7 @@ fn windows_deep_inside_a_huge_bar() {
         ] {
             let out = dir.join(format!("{backend}-{r0}-{c0}.png"));
             let window = format!("{r0},{c0},{h},{w}");
-            let o = chompute(&[
-                "--backend",
-                backend,
-                "render",
-                &m.to_string(),
-                "--window",
-                &window,
-                "-o",
-                path_str(&out),
-                "--verify",
-            ]);
-            ok(&o);
-            let d = decode(&out);
+            let d = render_verified(backend, &[&m.to_string(), "--window", &window], &out);
             assert_eq!((d.width, d.height), (w as usize, h as usize));
             assert_cells(&d, m, m, r0, c0);
         }

@@ -179,11 +179,7 @@ impl<'a> PGridGpu<'a> {
             "output buffer does not hold the window"
         );
         let tiles = self.tiles(w);
-        let max_words = tiles
-            .iter()
-            .map(|t| t.rows as u64 * t.words as u64)
-            .max()
-            .unwrap_or(1);
+        let max_words = max_tile_words(&tiles);
         // Double buffering: while the host copies tile t out of one staging buffer, the GPU
         // generates tile t+1 into the other pair of buffers and copies it to its staging.
         let slots = if tiles.len() > 1 { 2 } else { 1 };
@@ -257,11 +253,7 @@ impl<'a> PGridGpu<'a> {
         let ctx = self.ctx;
         let count_pipeline = ctx.pipeline("pcount", PCOUNT_WGSL, "count_p")?;
         let tiles = self.tiles(w);
-        let max_words = tiles
-            .iter()
-            .map(|t| t.rows as u64 * t.words as u64)
-            .max()
-            .unwrap_or(1);
+        let max_words = max_tile_words(&tiles);
         let words = self.storage(max_words * 4, wgpu::BufferUsages::STORAGE)?;
         const SLOTS: usize = 1024;
         let counts = self.storage(
@@ -302,6 +294,15 @@ impl<'a> PGridGpu<'a> {
         }
         Ok(total)
     }
+}
+
+/// Words in the largest of `tiles` (the size of the buffers they share), at least 1.
+fn max_tile_words(tiles: &[Tile]) -> u64 {
+    tiles
+        .iter()
+        .map(|t| t.rows as u64 * t.words as u64)
+        .max()
+        .unwrap_or(1)
 }
 
 #[cfg(test)]
