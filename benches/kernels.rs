@@ -58,6 +58,25 @@ fn pictures(c: &mut Criterion) {
     group.bench_function("cpu submask", |b| b.iter(|| p_rows_submask(&w, &mut out)));
     group.finish();
 
+    // The render's generation stage alone: 1-bit PNG rows of C(32767,32767) (134 MB), one
+    // thread per core, from the row generator straight into bytes.
+    let mut group = c.benchmark_group("png rows 32767x32767");
+    let big = Window::full(32767, 32767).unwrap();
+    group.throughput(Throughput::Elements(big.cells() as u64));
+    group.sample_size(10);
+    let big_pic = Picture::new(big, None, None, None).unwrap();
+    let row_bytes = big_pic.format().row_bytes(big_pic.width as u32);
+    let mut rows = vec![0u8; row_bytes * big_pic.height as usize];
+    let cpu = CellSource::new(Engine::Cpu, false);
+    group.bench_function("cpu", |b| {
+        b.iter(|| {
+            big_pic
+                .fill_rows(&cpu, 0, big_pic.width, 0, big_pic.height, &mut rows)
+                .unwrap()
+        })
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("render png 4095x4095");
     group.throughput(Throughput::Elements(w.cells() as u64));
     group.sample_size(10);

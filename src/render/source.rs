@@ -3,7 +3,7 @@
 
 use crate::chocolate::grid::{p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
-use crate::chocolate::rows::{p_row_of_key, p_row_words, p_rows_submask};
+use crate::chocolate::rows::{p_column_base, p_row_of_key, p_rows_submask};
 use crate::error::CheckFailed;
 use crate::gpu::{ptest::PGridGpu, Engine};
 use rayon::prelude::*;
@@ -59,24 +59,21 @@ impl CellSource {
     ) -> anyhow::Result<()> {
         debug_assert_eq!(out.len(), row_bytes * w.height as usize);
         if matches!(self.engine, Engine::Cpu) && !self.verify && !self.corrupt {
-            let inv = u32::from_ne_bytes([invert; 4]);
+            // Row by row through a per-thread word buffer, so no grid is held; rows without
+            // P-cells are one fill.
             let wpr = w.words_per_row();
-            let whole = row_bytes / 4;
-            out.par_chunks_mut(row_bytes)
-                .enumerate()
-                .for_each(|(r, dst)| {
+            out.par_chunks_mut(row_bytes).enumerate().for_each_init(
+                || vec![0u32; wpr],
+                |words, (r, dst)| {
                     let v = row_key(w.m, w.row0 + r as u64);
-                    p_row_words(w.n, w.col0, w.width, v, wpr, |k, word| {
-                        let b = (word ^ inv).to_be_bytes();
-                        if k < whole {
-                            dst[4 * k..4 * k + 4].copy_from_slice(&b);
-                        } else {
-                            let rest = &mut dst[4 * k..];
-                            let len = rest.len();
-                            rest.copy_from_slice(&b[..len]);
-                        }
-                    });
-                });
+                    if p_column_base(w.n, v).is_none() {
+                        dst.fill(invert);
+                    } else {
+                        p_row_of_key(w.n, w.col0, w.width, v, words);
+                        super::picture::words_to_bytes(words, dst, invert);
+                    }
+                },
+            );
             return Ok(());
         }
         let mut words = vec![0u32; w.total_words()?];
