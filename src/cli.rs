@@ -150,7 +150,7 @@ pub struct InfoArgs {
 pub enum CountMethod {
     /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), square bars only.
     Recurrence,
-    /// Σ_v hr[v]·hc[v] over row and column key histograms: O(M+N).
+    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N).
     Histogram,
     /// Generate the grid on the CPU and count it.
     Cpu,

@@ -2,7 +2,7 @@
 //! and the fast path where the GPU is software, and [`ca_block`], the twin of the temporally
 //! blocked `shaders/ca_block.wgsl`.
 //!
-//! State b_n on cells (i,j), 0-based, zero outside [0,n]²; b_{-1} = 0, b_0 = {(0,0)} and
+//! State b_n on cells (i,j), 0-based, zero outside `[0,n]²`; b_{-1} = 0, b_0 = {(0,0)} and
 //!
 //! ```text
 //! b_{n+1}(i,j) = b_n(i,j) ^ b_n(i-1,j) ^ b_n(i,j-1) ^ b_n(i-1,j-1) ^ b_{n-1}(i-1,j-1)
