@@ -2,7 +2,7 @@
 //! memory bandwidth beside them.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::automaton::{cell_updates, Automaton, BlockShape};
+use crate::chocolate::automaton::{cell_updates, Automaton};
 use crate::chocolate::g_recurrence;
 use crate::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
 
@@ -65,10 +65,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
         // quarter)`; the other kernel beside it, tagged, for comparison.
         let best = CaKernel::best(ctx);
         let other = match best {
-            CaKernel::Step => {
-                BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size)
-                    .map(CaKernel::Block)
-            }
+            CaKernel::Step => CaKernel::block(ctx),
             CaKernel::Block(_) => Some(CaKernel::Step),
         };
         let mut kernels = vec![(best, String::new())];

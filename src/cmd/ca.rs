@@ -2,7 +2,7 @@
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::print_json;
-use crate::chocolate::automaton::{cell_updates, Automaton, BlockShape, MAX_STEPS};
+use crate::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
 use crate::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
 use crate::chocolate::{g_recurrence, words_per_row};
 use crate::cli::{CaArgs, CaKernelChoice};
@@ -184,11 +184,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             let kernel = match args.kernel {
                 CaKernelChoice::Auto => CaKernel::best(ctx),
                 CaKernelChoice::Step => CaKernel::Step,
-                CaKernelChoice::Block => BlockShape::for_workgroup_bytes(
-                    ctx.limits.max_compute_workgroup_storage_size,
-                )
-                .map(CaKernel::Block)
-                .ok_or_else(|| {
+                CaKernelChoice::Block => CaKernel::block(ctx).ok_or_else(|| {
                     usage!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };

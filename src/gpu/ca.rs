@@ -58,10 +58,16 @@ impl CaKernel {
     /// about 1.9× faster than the block kernel (BENCHMARKS.md): its workgroup barriers are
     /// costly and its "memory" is the CPU's cache either way.
     pub fn best(ctx: &GpuContext) -> CaKernel {
-        match BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size) {
-            Some(shape) if !ctx.is_software() => CaKernel::Block(shape),
+        match CaKernel::block(ctx) {
+            Some(block) if !ctx.is_software() => block,
             _ => CaKernel::Step,
         }
+    }
+
+    /// The block kernel with the largest tile this device's workgroup memory holds, if any.
+    pub fn block(ctx: &GpuContext) -> Option<CaKernel> {
+        BlockShape::for_workgroup_bytes(ctx.limits.max_compute_workgroup_storage_size)
+            .map(CaKernel::Block)
     }
 
     /// A short name for reports: `step`, or `block` with steps × output rows per tile.
