@@ -15,6 +15,7 @@ pub mod chomp;
 pub mod cli;
 pub mod cmd;
 pub mod error;
+pub use error::{Error, Result};
 pub mod gpu;
 pub mod memory;
 pub mod pass;
