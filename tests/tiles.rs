@@ -301,3 +301,20 @@ fn one_tile_directory_holds_one_render() {
     assemble_equals(&tiles, &out, &reference_a);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn tiles_of_a_picture_too_large_to_assemble_are_refused() {
+    let dir = scratch_dir("tiles-huge");
+    let tiles = dir.join("tiles");
+    for args in [
+        vec!["render", "18446744073709551615", "1", "--tile-size", "8"],
+        vec!["render", "18446744073709551615"],
+        vec!["render", "4294967296", "8"],
+    ] {
+        let mut args = args;
+        args.extend(["--tiles", s(&tiles)]);
+        assert_usage_error(&run(&args), "2^31-1 pixels a side");
+        assert!(!tiles.exists(), "{args:?} created {}", tiles.display());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -119,15 +119,19 @@ impl TileManifest {
                 self.height, self.width
             ));
         }
+        // `assemble` writes a PNG or a Deep Zoom image, both at most 2^31-1 pixels a side.
+        if self.width > i32::MAX as u64 || self.height > i32::MAX as u64 {
+            return Err(format!(
+                "the picture is {}×{} pixels, and tiles are assembled into pictures of at most 2^31-1 pixels a side; use --window or --fit",
+                self.height, self.width
+            ));
+        }
         let (need_x, need_y) = (self.width.div_ceil(ts), self.height.div_ceil(ts));
         if (self.tiles_x, self.tiles_y) != (need_x, need_y) {
             return Err(format!(
                 "tiles_x = {}, tiles_y = {}, but a {}×{}-pixel picture in tiles of {ts} needs {need_x} and {need_y}",
                 self.tiles_x, self.tiles_y, self.height, self.width
             ));
-        }
-        if need_x.checked_mul(need_y).is_none() {
-            return Err(format!("{need_y}×{need_x} tiles are more than 2^64"));
         }
         Ok(())
     }
@@ -631,7 +635,7 @@ mod tests {
         let m = manifest();
         assert_eq!((m.width, m.height, m.tiles_x, m.tiles_y), (460, 300, 8, 5));
         assert!(m.check_shape().is_ok());
-        for (tiles_x, tiles_y) in [(0, 0), (7, 5), (8, 6), (u64::MAX, 5)] {
+        for (tiles_x, tiles_y) in [(0, 0), (7, 5), (8, 6), (u64::MAX, 5), (8, 0)] {
             let bad = TileManifest {
                 tiles_x,
                 tiles_y,
