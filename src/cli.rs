@@ -349,7 +349,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "PIXELS")]
     pub tile_size: Option<u64>,
     /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
-    /// there.
+    /// there that match their records; a DIR of another render is refused.
     #[arg(long, value_name = "DIR")]
     pub tiles: Option<std::path::PathBuf>,
     /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
@@ -363,7 +363,8 @@ pub struct RenderArgs {
 
 #[derive(Debug, Args)]
 pub struct AssembleArgs {
-    /// A tile directory written by `chompute render --tiles DIR`.
+    /// A tile directory written by `chompute render --tiles DIR`; every tile is checked
+    /// against its record first, and a missing or damaged one fails with exit status 2.
     pub dir: std::path::PathBuf,
     /// The PNG to write.
     #[arg(short, long, value_name = "FILE.png")]

@@ -40,8 +40,16 @@ macro_rules! usage {
     };
 }
 
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise.
+/// Exit status for an error chain: for the typed [`Error`], 1 for a failed check, 130 for an
+/// interrupt and 2 for every other kind; 2 for usage errors; 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if let Some(typed) = err.chain().find_map(|e| e.downcast_ref::<Error>()) {
+        return match typed {
+            Error::CheckFailed(_) => 1,
+            Error::Interrupted => 130,
+            _ => 2,
+        };
+    }
     if err
         .chain()
         .any(|e| e.downcast_ref::<UsageError>().is_some())
