@@ -227,18 +227,19 @@ impl<'a> CaGpu<'a> {
             CaKernel::Step => [true, true, false].as_slice(),
             CaKernel::Block(_) => [true, true, false, false].as_slice(),
         };
-        let (key, source, entry) = match kernel {
-            CaKernel::Step => ("ca_step".to_string(), CA_WGSL.to_string(), "ca_step"),
+        let (key, source, entry, constants) = match kernel {
+            CaKernel::Step => ("ca_step".to_string(), CA_WGSL, "ca_step", vec![]),
             CaKernel::Block(s) => (
                 format!("ca_block {}x{}", s.steps_max, s.tile_rows),
-                format!(
-                    "const STEPS_MAX: u32 = {}u;\nconst TILE_ROWS: u32 = {}u;\n{CA_BLOCK_WGSL}",
-                    s.steps_max, s.tile_rows
-                ),
+                CA_BLOCK_WGSL,
                 "ca_block",
+                vec![
+                    ("STEPS_MAX", s.steps_max as f64),
+                    ("TILE_ROWS", s.tile_rows as f64),
+                ],
             ),
         };
-        let pipeline = ctx.pipeline_with_layout(&key, &source, entry, |device| {
+        let pipeline = ctx.pipeline_with_layout(&key, source, entry, &constants, |device| {
             let mut entries = vec![wgpu::BindGroupLayoutEntry {
                 binding: 0,
                 visibility: wgpu::ShaderStages::COMPUTE,

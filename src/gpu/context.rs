@@ -209,6 +209,7 @@ impl GpuContext {
             key,
             source,
             entry,
+            &[],
             None::<fn(&wgpu::Device) -> wgpu::PipelineLayout>,
         )
     }
@@ -221,9 +222,10 @@ impl GpuContext {
         key: &str,
         source: &str,
         entry: &str,
+        constants: &[(&str, f64)],
         layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
-        self.cached_pipeline(key, source, entry, Some(layout))
+        self.cached_pipeline(key, source, entry, constants, Some(layout))
     }
 
     fn cached_pipeline(
@@ -231,6 +233,7 @@ impl GpuContext {
         key: &str,
         source: &str,
         entry: &str,
+        constants: &[(&str, f64)],
         layout: Option<impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout>,
     ) -> anyhow::Result<wgpu::ComputePipeline> {
         let mut cache = self
@@ -254,7 +257,10 @@ impl GpuContext {
                     layout: layout.as_ref(),
                     module: &module,
                     entry_point: Some(entry),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        ..Default::default()
+                    },
                     cache: None,
                 })
         })?;
