@@ -16,30 +16,70 @@
 //! halo is its neighbours' output, so it cannot write in place): four grids.
 
 use super::context::{dispatch, GpuContext};
+use super::kernel::{kernel_params, Access, Kernel};
 use super::ptest::{CountParams, PCOUNT_WGSL};
 use crate::chocolate::automaton::{BlockShape, BLOCK_COLS};
 use anyhow::Context as _;
-use bytemuck::{Pod, Zeroable};
 
-const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
-const CA_BLOCK_WGSL: &str = include_str!("../../shaders/ca_block.wgsl");
 /// Invocations per workgroup along a row (the step shader's `workgroup_size`).
 const GROUP_WORDS: u32 = 64;
 /// Rows each invocation walks down (the step shader's `ROWS`).
 const ROWS_PER_INVOCATION: u32 = 8;
+/// Invocations down a tile of the block kernel (its `LANES_Y`).
+const BLOCK_LANES: u32 = 4;
+
+/// `ca_step.wgsl`: one invocation per word column of [`ROWS_PER_INVOCATION`] rows.
+pub(crate) const CA_STEP: Kernel = Kernel {
+    consts: &[("ROWS", ROWS_PER_INVOCATION)],
+    ..Kernel::with_params::<StepParams>(
+        "ca_step.wgsl",
+        include_str!("../../shaders/ca_step.wgsl"),
+        "ca_step",
+        [GROUP_WORDS, 1, 1],
+        &[Access::Read, Access::Read, Access::ReadWrite],
+    )
+};
+
+/// `ca_block.wgsl`: one workgroup per tile of [`BLOCK_COLS`] words, its shape set by overrides.
+pub(crate) const CA_BLOCK: Kernel = Kernel {
+    consts: &[
+        ("COLS", BLOCK_COLS as u32),
+        ("OUT_COLS", BLOCK_COLS as u32 - 1),
+        ("LANES_Y", BLOCK_LANES),
+    ],
+    overrides: &["STEPS_MAX", "TILE_ROWS"],
+    ..Kernel::with_params::<StepParams>(
+        "ca_block.wgsl",
+        include_str!("../../shaders/ca_block.wgsl"),
+        "ca_block",
+        [BLOCK_COLS as u32, BLOCK_LANES, 1],
+        &[
+            Access::Read,
+            Access::Read,
+            Access::ReadWrite,
+            Access::ReadWrite,
+        ],
+    )
+};
+
+const CA_WGSL: &str = CA_STEP.source;
+const CA_BLOCK_WGSL: &str = CA_BLOCK.source;
 /// Steps encoded into one submission (a multiple of every block length).
 pub const STEPS_PER_SUBMISSION: u64 = 256;
 
-/// The parameters of one dispatch of either kernel (the step kernel reads the first four).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct StepParams {
-    rows: u32,
-    words: u32,
-    stride: u32,
-    halo: u32,
-    steps: u32,
-    pad: [u32; 3],
+kernel_params! {
+    /// The parameters of one dispatch of either kernel: the band's rows, the active words, the
+    /// grid stride, the halo rows bound above the band and the steps (one for the step kernel).
+    struct StepParams {
+        rows: u32,
+        words: u32,
+        stride: u32,
+        halo: u32,
+        steps: u32,
+        pad0: u32,
+        pad1: u32,
+        pad2: u32,
+    }
 }
 
 /// Which kernel steps the automaton on the GPU.
@@ -451,7 +491,9 @@ impl<'a> CaGpu<'a> {
                     stride: self.stride as u32,
                     halo: self.kernel.halo_rows().min(band.start) as u32,
                     steps: k as u32,
-                    pad: [0; 3],
+                    pad0: 0,
+                    pad1: 0,
+                    pad2: 0,
                 };
                 let offset = bytes.len() as u32;
                 bytes.extend_from_slice(bytemuck::bytes_of(&p));

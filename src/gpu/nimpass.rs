@@ -2,22 +2,32 @@
 //! wavefront over the prefix sum. The CPU twin is `pass::nimpass::wavefront`.
 
 use super::context::{dispatch_2d, GpuContext};
+use super::kernel::{kernel_params, Access, Kernel};
 use crate::pass::nimpass::{wavefront, NimPass};
 use crate::usage;
-use bytemuck::{Pod, Zeroable};
 
-const NIMPASS_WGSL: &str = include_str!("../../shaders/nimpass.wgsl");
-const WORKGROUP: u64 = 256;
+/// `nimpass.wgsl`: one invocation per prefix (a0, a1, a2) of one level.
+pub(crate) const NIMPASS_LEVEL: Kernel = Kernel::with_params::<Params>(
+    "nimpass.wgsl",
+    include_str!("../../shaders/nimpass.wgsl"),
+    "nimpass_level",
+    [256, 1, 1],
+    &[Access::ReadWrite, Access::ReadWrite],
+);
+
+const NIMPASS_WGSL: &str = NIMPASS_LEVEL.source;
+const WORKGROUP: u64 = NIMPASS_LEVEL.workgroup_size[0] as u64;
 /// Levels encoded per submission (bounds the per-level uniforms held at once).
 const LEVELS_PER_SUBMIT: usize = 256;
 
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct Params {
-    side: u32,
-    words_per_row: u32,
-    level: u32,
-    groups_x: u32,
+kernel_params! {
+    /// Params of `nimpass.wgsl`: the heap bound, the line words and the level (prefix sum).
+    struct Params {
+        side: u32,
+        words_per_row: u32,
+        level: u32,
+        groups_x: u32,
+    }
 }
 
 /// P-positions with the pass available of four-heap Nim, heaps 0..side, on the GPU.

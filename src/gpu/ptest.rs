@@ -2,13 +2,32 @@
 //! dispatch and readback. The CPU twin is `chocolate::grid::p_rows_cpu`.
 
 use super::context::{dispatch, dispatch_2d, GpuContext};
+use super::kernel::{kernel_params, Access, Kernel};
 use crate::chocolate::Window;
 use anyhow::Context as _;
-use bytemuck::{Pod, Zeroable};
 
-const PTEST_WGSL: &str = include_str!("../../shaders/ptest.wgsl");
-pub(crate) const PCOUNT_WGSL: &str = include_str!("../../shaders/pcount.wgsl");
-const WORKGROUP: u64 = 256;
+/// `ptest.wgsl`: one invocation per word of a tile.
+pub(crate) const P_ROWS: Kernel = Kernel::with_params::<PtestParams>(
+    "ptest.wgsl",
+    include_str!("../../shaders/ptest.wgsl"),
+    "p_rows",
+    [256, 1, 1],
+    &[Access::ReadWrite],
+);
+
+/// `pcount.wgsl`: one invocation per word, one atomic counter per tile.
+pub(crate) const COUNT_P: Kernel = Kernel::with_params::<CountParams>(
+    "pcount.wgsl",
+    include_str!("../../shaders/pcount.wgsl"),
+    "count_p",
+    [256, 1, 1],
+    &[Access::Read, Access::ReadWrite],
+);
+
+const PTEST_WGSL: &str = P_ROWS.source;
+pub(crate) const PCOUNT_WGSL: &str = COUNT_P.source;
+/// Invocations per workgroup of both kernels (their shaders' linear index assumes it).
+const WORKGROUP: u64 = P_ROWS.workgroup_size[0] as u64;
 
 /// One tile: a band of rows × a run of whole words of a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,27 +71,29 @@ pub fn plan_tiles(w: &Window, tile_words: u64) -> Vec<Tile> {
     tiles
 }
 
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct PtestParams {
-    row_a: [u32; 2],
-    row_b: [u32; 2],
-    col_a: [u32; 2],
-    col_b: [u32; 2],
-    height: u32,
-    width: u32,
-    words_per_row: u32,
-    groups_x: u32,
+kernel_params! {
+    /// Params of `ptest.wgsl`: the pile sizes of the tile's first row and column as (lo, hi)
+    /// u32 pairs, and the tile's shape.
+    struct PtestParams {
+        row_a: [u32; 2],
+        row_b: [u32; 2],
+        col_a: [u32; 2],
+        col_b: [u32; 2],
+        height: u32,
+        width: u32,
+        words_per_row: u32,
+        groups_x: u32,
+    }
 }
 
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-/// Params of `pcount.wgsl` (shared with the automaton's live-cell count).
-pub(crate) struct CountParams {
-    pub total_words: u32,
-    pub groups_x: u32,
-    pub slot: u32,
-    pub _pad: u32,
+kernel_params! {
+    /// Params of `pcount.wgsl` (shared with the automaton's live-cell count).
+    pub(crate) struct CountParams {
+        pub total_words: u32,
+        pub groups_x: u32,
+        pub slot: u32,
+        pub _pad: u32,
+    }
 }
 
 impl CountParams {
