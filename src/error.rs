@@ -40,16 +40,23 @@ macro_rules! usage {
     };
 }
 
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise.
+/// Exit status for an error chain: 2 for usage errors and for the library's [`Error`]s of bad
+/// input or size, 1 for failed checks, GPU driver errors, a missing adapter and anything else,
+/// 130 for an interrupt.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err
-        .chain()
-        .any(|e| e.downcast_ref::<UsageError>().is_some())
-    {
-        2
-    } else {
-        1
+    for e in err.chain() {
+        if e.is::<UsageError>() {
+            return 2;
+        }
+        if let Some(e) = e.downcast_ref::<Error>() {
+            return match e {
+                Error::CheckFailed(_) | Error::Gpu(_) | Error::NoAdapter(_) => 1,
+                Error::Interrupted => 130,
+                _ => 2,
+            };
+        }
     }
+    1
 }
 
 /// The library's typed error: every fallible function of `chocolate`, `pass`, `chomp`,
@@ -129,6 +136,16 @@ impl Error {
         Error::TooLarge {
             what: what.into(),
             needed: needed.to_string(),
+        }
+    }
+
+    /// An error of a library function that still returns `anyhow::Error`, as an [`Error`]: a
+    /// failed check stays [`Error::CheckFailed`], anything else (usage errors: bad input or
+    /// size) becomes [`Error::Invalid`] with the same message.
+    pub fn from_anyhow(e: anyhow::Error) -> Error {
+        match e.downcast_ref::<CheckFailed>() {
+            Some(c) => Error::CheckFailed(c.0.clone()),
+            None => Error::Invalid(format!("{e:#}")),
         }
     }
 

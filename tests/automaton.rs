@@ -47,7 +47,7 @@ fn gpu_equals_cpu_equals_p_test() {
     for kernel in kernels(&ctx) {
         // Whole-binding bands and bands of about 40 rows (several bands, halo rows between).
         for tile_bytes in [ctx.max_binding_bytes(), 40 * align.max(32)] {
-            let mut gpu = CaGpu::with_options(&ctx, steps, kernel, tile_bytes).unwrap();
+            let mut gpu = CaGpu::with_options(ctx.clone(), steps, kernel, tile_bytes).unwrap();
             if tile_bytes < 1 << 20 {
                 assert!(gpu.bands().len() > 3, "small tiles give several bands");
             }
@@ -79,7 +79,8 @@ fn gpu_equals_cpu_equals_p_test() {
     // may still run), then the result.
     let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
     for kernel in kernels(&ctx).into_iter().take(2) {
-        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
+        let mut gpu =
+            CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes()).unwrap();
         gpu.advance(steps).unwrap();
         assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
         assert_eq!(
@@ -98,7 +99,8 @@ fn block_kernel_across_tile_columns() {
     };
     let steps = 2199;
     for kernel in kernels(&ctx).into_iter().skip(1).take(2) {
-        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
+        let mut gpu =
+            CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes()).unwrap();
         gpu.advance(2100).unwrap();
         gpu.advance(steps - 2100).unwrap();
         assert_eq!(

@@ -72,7 +72,7 @@ fn gpu_equals_cpu_on_random_windows() {
     let Some(ctx) = common::gpu_or_skip("gpu_equals_cpu_on_random_windows") else {
         return;
     };
-    let gpu = PGridGpu::new(&ctx);
+    let gpu = PGridGpu::new(ctx.clone());
     for w in random_windows(60, 0x2545f4914f6cdd1d) {
         let mut out = vec![0xdead_beef; w.total_words().unwrap()];
         gpu.p_rows(&w, &mut out).unwrap();
@@ -105,7 +105,7 @@ fn gpu_multi_tile_paths_equal_cpu() {
             .unwrap(),
         ),
     ] {
-        let gpu = PGridGpu::with_tile_bytes(&ctx, tile_bytes);
+        let gpu = PGridGpu::with_tile_bytes(ctx.clone(), tile_bytes);
         assert!(gpu.tiles(&w).len() > 1, "the test must use several tiles");
         let mut out = vec![0; w.total_words().unwrap()];
         gpu.p_rows(&w, &mut out).unwrap();
@@ -125,7 +125,7 @@ fn gpu_count_of_a_multi_tile_bar_matches_the_recurrence() {
         return;
     };
     let w = Window::full(4095, 4095).unwrap();
-    let gpu = PGridGpu::with_tile_bytes(&ctx, 256 << 10);
+    let gpu = PGridGpu::with_tile_bytes(ctx.clone(), 256 << 10);
     assert!(gpu.tiles(&w).len() > 4);
     assert_eq!(gpu.count(&w).unwrap(), g_recurrence(4095).unwrap());
 }

@@ -431,14 +431,15 @@ fn nimpass_grid_bad_input_exits_2() {
 
 #[test]
 fn nimpass_gpu_matches_its_cpu_twin_and_the_line_method() {
-    use chompute::gpu::nimpass::nimpass4_gpu;
+    use chompute::gpu::nimpass::NimPassGpu;
     use chompute::pass::nimpass::{wavefront, NimPass};
     let Some(ctx) = common::gpu_or_skip("nimpass_gpu_matches_its_cpu_twin_and_the_line_method")
     else {
         return;
     };
+    let nimpass = NimPassGpu::new(ctx);
     for side in [1usize, 5, 37, 70] {
-        let gpu = nimpass4_gpu(&ctx, side).unwrap();
+        let gpu = nimpass.four_heaps(side).unwrap();
         let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
         assert_eq!(gpu, twin, "GPU against its CPU twin, side {side}");
         assert_eq!(

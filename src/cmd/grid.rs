@@ -31,7 +31,7 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
         let mut words = vec![0u32; wpr * band.height as usize];
         match &engine {
             Engine::Cpu => p_rows_cpu(&band, &mut words),
-            Engine::Gpu(ctx) => PGridGpu::new(ctx).p_rows(&band, &mut words)?,
+            Engine::Gpu(ctx) => PGridGpu::new(ctx.clone()).p_rows(&band, &mut words)?,
         }
         for row in words.chunks_exact(wpr) {
             line.clear();

@@ -4,7 +4,7 @@
 use super::print_json;
 use crate::chocolate::p_cell;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
-use crate::gpu::nimpass::nimpass4_gpu;
+use crate::gpu::nimpass::NimPassGpu;
 use crate::gpu::{BackendChoice, Engine};
 use crate::pass::nimpass::NimPass;
 use crate::render::{write_png, Compression, PixelFormat, PngSpec};
@@ -56,9 +56,9 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
         }
         return NimPass::compute(k, side);
     }
-    match Engine::select(backend)? {
+    match super::engine(backend)? {
         Engine::Cpu => NimPass::compute(k, side),
-        Engine::Gpu(ctx) => nimpass4_gpu(&ctx, side),
+        Engine::Gpu(ctx) => NimPassGpu::new(ctx).four_heaps(side).map_err(super::on_gpu),
     }
 }
 

@@ -3,6 +3,8 @@
 //! tests below check it, and everything else here, against the shader's own declarations
 //! through naga's reflection, so host and shader cannot drift apart unnoticed.
 
+use crate::chocolate::automaton::BlockShape;
+
 /// How a kernel uses one of its storage bindings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -101,15 +103,62 @@ impl Kernel {
     }
 }
 
+/// The key of a pipeline: which kernel, specialised how. A new kernel is one variant here, one
+/// arm in [`KernelId::kernel`] (and [`KernelId::constants`] if it has overrides) and its
+/// module beside the others, which declares its [`Kernel`] and params struct.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelId {
+    /// `ptest.wgsl`: the P-grid of a tile.
+    PRows,
+    /// `pcount.wgsl`: the set bits of a run of words.
+    CountP,
+    /// `nimpass.wgsl`: one level of four-heap Nim with a pass.
+    NimpassLevel,
+    /// `ca_step.wgsl`: one step of the automaton.
+    CaStep,
+    /// `ca_block.wgsl` specialised to one tile shape.
+    CaBlock(BlockShape),
+}
+
+impl KernelId {
+    /// One id of every kernel (the block kernel at its default shape), for the tests.
+    pub const ALL: [KernelId; 5] = [
+        KernelId::PRows,
+        KernelId::CountP,
+        KernelId::NimpassLevel,
+        KernelId::CaStep,
+        KernelId::CaBlock(BlockShape {
+            steps_max: 8,
+            tile_rows: 13,
+        }),
+    ];
+
+    /// The kernel's file, entry point, bindings and params.
+    pub fn kernel(self) -> &'static Kernel {
+        match self {
+            KernelId::PRows => &super::ptest::P_ROWS,
+            KernelId::CountP => &super::ptest::COUNT_P,
+            KernelId::NimpassLevel => &super::nimpass::NIMPASS_LEVEL,
+            KernelId::CaStep => &super::ca::CA_STEP,
+            KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
+        }
+    }
+
+    /// The values of the kernel's overrides (pipeline-overridable constants) for this id.
+    pub fn constants(self) -> Vec<(&'static str, f64)> {
+        match self {
+            KernelId::CaBlock(s) => vec![
+                ("STEPS_MAX", s.steps_max as f64),
+                ("TILE_ROWS", s.tile_rows as f64),
+            ],
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// Every kernel chompute runs.
 pub fn all() -> [&'static Kernel; 5] {
-    [
-        &super::ptest::P_ROWS,
-        &super::ptest::COUNT_P,
-        &super::nimpass::NIMPASS_LEVEL,
-        &super::ca::CA_STEP,
-        &super::ca::CA_BLOCK,
-    ]
+    KernelId::ALL.map(KernelId::kernel)
 }
 
 #[cfg(test)]
@@ -236,6 +285,13 @@ mod tests {
             let mut want = k.overrides.to_vec();
             want.sort_unstable();
             assert_eq!(overrides, want, "{}: overrides", k.file);
+        }
+        for id in KernelId::ALL {
+            let mut set: Vec<&str> = id.constants().iter().map(|c| c.0).collect();
+            set.sort_unstable();
+            let mut want = id.kernel().overrides.to_vec();
+            want.sort_unstable();
+            assert_eq!(set, want, "{id:?} sets every override");
         }
     }
 

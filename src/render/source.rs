@@ -12,6 +12,8 @@ use rayon::prelude::*;
 /// generator or the GPU kernel.
 pub struct CellSource {
     engine: Engine,
+    /// The GPU generator, built once and reused for every window.
+    gpu: Option<PGridGpu>,
     verify: bool,
     /// Test hook: corrupt one bit of every generated window, so that `--verify` can be seen
     /// to catch a wrong generator.
@@ -21,8 +23,13 @@ pub struct CellSource {
 impl CellSource {
     pub fn new(engine: Engine, verify: bool) -> CellSource {
         let corrupt = std::env::var("CHOMPUTE_TEST_CORRUPT_CELLS").is_ok_and(|v| v == "1");
+        let gpu = match &engine {
+            Engine::Gpu(ctx) => Some(PGridGpu::new(ctx.clone())),
+            Engine::Cpu => None,
+        };
         CellSource {
             engine,
+            gpu,
             verify,
             corrupt,
         }
@@ -34,9 +41,9 @@ impl CellSource {
 
     /// Fill `out` (`w.height × w.words_per_row()` words) with the P-grid of `w`.
     pub fn rows(&self, w: &Window, out: &mut [u32]) -> anyhow::Result<()> {
-        match &self.engine {
-            Engine::Cpu => p_rows_submask(w, out),
-            Engine::Gpu(ctx) => PGridGpu::new(ctx).p_rows(w, out)?,
+        match &self.gpu {
+            Some(gpu) => gpu.p_rows(w, out)?,
+            None => p_rows_submask(w, out),
         }
         if self.corrupt {
             out[0] ^= 0x8000_0000;
