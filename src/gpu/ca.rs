@@ -19,6 +19,7 @@ use super::context::{dispatch, GpuContext, ParamsArena, Pipeline, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use super::ptest::{CountParams, COUNT_P};
 use crate::chocolate::automaton::{BlockShape, BLOCK_COLS};
+use crate::chocolate::backend::AutomatonBackend;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
@@ -590,6 +591,44 @@ impl CaGpu {
                 .map(|&c| c as u64)
                 .sum()
         })
+    }
+}
+
+impl AutomatonBackend for CaGpu {
+    fn backend(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn capacity(&self) -> u64 {
+        CaGpu::capacity(self)
+    }
+
+    fn generation(&self) -> u64 {
+        CaGpu::generation(self)
+    }
+
+    fn reset(&mut self) -> Result<()> {
+        CaGpu::reset(self)
+    }
+
+    fn advance(&mut self, k: u64) -> Result<()> {
+        CaGpu::advance(self, k)
+    }
+
+    fn finish(&self) -> Result<()> {
+        CaGpu::finish(self)
+    }
+
+    fn current_u32(&self) -> Result<Vec<u32>> {
+        CaGpu::current_u32(self)
+    }
+
+    fn previous_u32(&self) -> Result<Vec<u32>> {
+        CaGpu::previous_u32(self)
+    }
+
+    fn live_cells(&self) -> Result<u64> {
+        CaGpu::live_cells(self)
     }
 }
 

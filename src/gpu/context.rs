@@ -4,8 +4,14 @@
 //! buffer that grows only when a call needs more, and one readback path ([`Readback`],
 //! [`GpuContext::map_and_read`]).
 
+use super::ca::CaGpu;
 use super::kernel::{Access, KernelId};
+use super::nimpass::NimPassGpu;
+use super::ptest::PGridGpu;
+use crate::chocolate::automaton::Automaton;
+use crate::chocolate::backend::{AutomatonBackend, PGridBackend, PGridCpu};
 use crate::error::{Error, Result};
+use crate::pass::backend::{NimPassBackend, NimPassCpu};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -86,6 +92,32 @@ impl Engine {
             Engine::Cpu => "cpu",
             Engine::Gpu(_) => "gpu",
         }
+    }
+
+    /// The P-grid generator and counter of this backend. Keep it for all the windows to come:
+    /// the GPU's pools its buffers.
+    pub fn p_grid(&self) -> Arc<dyn PGridBackend> {
+        match self {
+            Engine::Cpu => Arc::new(PGridCpu),
+            Engine::Gpu(ctx) => Arc::new(PGridGpu::new(ctx.clone())),
+        }
+    }
+
+    /// Four-heap Nim with a pass on this backend (keep it, as [`Engine::p_grid`]).
+    pub fn nim_pass(&self) -> Arc<dyn NimPassBackend> {
+        match self {
+            Engine::Cpu => Arc::new(NimPassCpu),
+            Engine::Gpu(ctx) => Arc::new(NimPassGpu::new(ctx.clone())),
+        }
+    }
+
+    /// The automaton for generations 0..=capacity on this backend, at b_0; on the GPU with the
+    /// device's fastest kernel ([`super::ca::CaKernel::best`]).
+    pub fn automaton(&self, capacity: u64) -> Result<Box<dyn AutomatonBackend>> {
+        Ok(match self {
+            Engine::Cpu => Box::new(Automaton::new(capacity).map_err(Error::from_anyhow)?),
+            Engine::Gpu(ctx) => Box::new(CaGpu::new(ctx.clone(), capacity)?),
+        })
     }
 }
 

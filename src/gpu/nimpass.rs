@@ -4,6 +4,7 @@
 use super::context::{dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use crate::error::{Error, Result};
+use crate::pass::backend::NimPassBackend;
 use crate::pass::nimpass::{wavefront, NimPass};
 use std::sync::{Arc, Mutex};
 
@@ -177,5 +178,15 @@ impl NimPassGpu {
             bytemuck::cast_slice(bytes).to_vec()
         })?;
         Ok(NimPass::from_wavefront(side, &packed))
+    }
+}
+
+impl NimPassBackend for NimPassGpu {
+    fn backend(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn four_heaps(&self, side: usize) -> Result<NimPass> {
+        NimPassGpu::four_heaps(self, side)
     }
 }

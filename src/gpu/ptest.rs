@@ -5,6 +5,7 @@ use super::context::{
     dispatch, dispatch_2d, GpuContext, ParamsArena, Pipeline, Readback, Reusable,
 };
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
+use crate::chocolate::backend::PGridBackend;
 use crate::chocolate::Window;
 use crate::error::{Error, Result};
 use std::sync::{Arc, Mutex};
@@ -449,6 +450,20 @@ impl PGridGpu {
             })?;
         }
         Ok(total)
+    }
+}
+
+impl PGridBackend for PGridGpu {
+    fn backend(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn p_rows(&self, w: &Window, out: &mut [u32]) -> Result<()> {
+        PGridGpu::p_rows(self, w, out)
+    }
+
+    fn count(&self, w: &Window) -> Result<u128> {
+        PGridGpu::count(self, w)
     }
 }
 
