@@ -150,7 +150,7 @@ fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
 /// What runs the steps.
 enum Runner {
     Cpu(Automaton),
-    Gpu(CaGpu),
+    Gpu(Box<CaGpu>),
 }
 
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
@@ -188,10 +188,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                     usage!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };
-            Runner::Gpu(
+            Runner::Gpu(Box::new(
                 CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
                     .map_err(super::on_gpu)?,
-            )
+            ))
         }
         None => Runner::Cpu(Automaton::new(steps)?),
     };
