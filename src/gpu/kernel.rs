@@ -1,5 +1,5 @@
 //! Each kernel as one unit: its WGSL file, entry point, workgroup size, storage bindings and
-//! params struct. The params struct is declared once, in Rust ([`kernel_params!`]), and the
+//! params struct. The params struct is declared once, in Rust (`kernel_params!`), and the
 //! tests below check it, and everything else here, against the shader's own declarations
 //! through naga's reflection, so host and shader cannot drift apart unnoticed.
 

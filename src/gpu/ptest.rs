@@ -383,7 +383,7 @@ impl PGridGpu {
     }
 
     /// Count the P-cells of a window: generate each tile, count it with `pcount.wgsl`
-    /// (one u32 counter per tile, up to [`COUNT_SLOTS`] tiles a submission), and add the tiles
+    /// (one u32 counter per tile, up to 1024 tiles a submission), and add the tiles
     /// on the host in u128.
     pub fn count(&self, w: &Window) -> Result<u128> {
         let ctx = &*self.ctx;
