@@ -9,11 +9,32 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
     /// The default can be set with the environment variable CHOMPUTE_BACKEND.
-    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
+    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--backend`: the library's [`BackendChoice`] as a command-line value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The GPU when it is a real one (not a software rasteriser), else the CPU.
+    Auto,
+    /// The GPU, software adapters included; an error if there is none.
+    Gpu,
+    /// The CPU, always.
+    Cpu,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> BackendChoice {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Cpu => BackendChoice::Cpu,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]

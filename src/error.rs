@@ -140,6 +140,16 @@ impl Error {
         }
     }
 
+    /// An error of a library function that still returns `anyhow::Error`, as an [`Error`]: a
+    /// failed check stays [`Error::CheckFailed`], anything else (usage errors: bad input or
+    /// size) becomes [`Error::Invalid`] with the same message.
+    pub fn from_anyhow(e: anyhow::Error) -> Error {
+        match e.downcast_ref::<CheckFailed>() {
+            Some(c) => Error::CheckFailed(c.0.clone()),
+            None => Error::Invalid(format!("{e:#}")),
+        }
+    }
+
     /// [`Error::Io`] for `path`.
     pub fn io(path: impl Into<std::path::PathBuf>, source: std::io::Error) -> Error {
         Error::Io {
