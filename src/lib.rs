@@ -9,11 +9,8 @@
 //! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
 //! mathematics they implement.
 
-pub mod bench;
 pub mod chocolate;
 pub mod chomp;
-pub mod cli;
-pub mod cmd;
 pub mod error;
 pub use error::{Error, Result};
 pub mod gpu;

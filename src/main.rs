@@ -1,6 +1,9 @@
 //! The `chompute` binary: parse the command line, run the library, map errors to exit codes.
 
-use chompute::cli::Cli;
+mod cli;
+mod cmd;
+
+use cli::Cli;
 use clap::Parser;
 use std::process::ExitCode;
 
@@ -30,14 +33,14 @@ fn main() -> ExitCode {
     };
     chompute::render::atomic::install_interrupt_handler();
     quiet_vulkan_loader();
-    match chompute::cmd::run(cli) {
+    match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if chompute::cmd::is_broken_pipe(&e) {
+            if cmd::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
             eprintln!("chompute: {}", one_line(&e));
-            ExitCode::from(chompute::error::exit_code(&e))
+            ExitCode::from(cmd::exit_code(&e))
         }
     }
 }

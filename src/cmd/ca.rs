@@ -2,17 +2,16 @@
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::print_json;
-use crate::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
-use crate::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
-use crate::chocolate::{g_recurrence, words_per_row};
+use chompute::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
+use chompute::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
+use chompute::chocolate::{g_recurrence, words_per_row};
 use crate::cli::{CaArgs, CaKernelChoice};
-use crate::error::CheckFailed;
-use crate::gpu::ca::{CaGpu, CaKernel};
-use crate::gpu::{BackendChoice, Engine};
-use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
-use crate::render::picture::words_to_bytes;
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use chompute::gpu::ca::{CaGpu, CaKernel};
+use chompute::gpu::{BackendChoice, Engine};
+use chompute::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
+use chompute::render::picture::words_to_bytes;
+use chompute::render::png::{write_png, Compression, PixelFormat, PngSpec};
+use anyhow::anyhow;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -65,8 +64,8 @@ pub fn write_generation_png(
     words: &[u32],
 ) -> anyhow::Result<()> {
     let spec = PngSpec {
-        width: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
-        height: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
+        width: u32::try_from(canvas).map_err(|_| anyhow!("frame too large"))?,
+        height: u32::try_from(canvas).map_err(|_| anyhow!("frame too large"))?,
         format: PixelFormat::Indexed {
             bits: 1,
             palette: PALETTE.to_vec(),
@@ -108,7 +107,7 @@ fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
     let n = a.generation();
     let m = n + 1;
     let mismatch = |i: u64, j: u64, live: bool| -> anyhow::Error {
-        CheckFailed(format!(
+        chompute::Error::CheckFailed(format!(
             "generation {n}: cell ({i},{j}) is {} in the automaton but cell ({},{}) of C({m},{m}) is {} by the P-test",
             if live { "live" } else { "dead" },
             i + 1,
@@ -139,7 +138,7 @@ fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
     let mut row32 = vec![0u32; wpr];
     for &i in &rows {
         let want = p_rows_naive(&Window::new(m, m, i + 1, 1, 1, m)?);
-        crate::chocolate::automaton::u64_row_to_u32(a.row(i as usize), &mut row32);
+        chompute::chocolate::automaton::u64_row_to_u32(a.row(i as usize), &mut row32);
         if let Some((_, j)) = first_difference(m, &row32, &want) {
             return Err(mismatch(i, j, pcell(&row32, m, 0, j)));
         }
@@ -156,20 +155,20 @@ enum Runner<'a> {
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let steps = args.steps;
     if steps > MAX_STEPS {
-        return Err(usage!(
+        return Err(anyhow!(
             "the automaton runs at most {MAX_STEPS} steps (got {steps})"
         ));
     }
     if args.every.is_some() && args.frames.is_none() {
-        return Err(usage!("--every K needs --frames DIR"));
+        return Err(anyhow!("--every K needs --frames DIR"));
     }
     let every = args.every.unwrap_or(1);
     if let Some(dir) = &args.frames {
         if dir.exists() && !dir.is_dir() {
-            return Err(usage!("--frames {}: not a directory", dir.display()));
+            return Err(anyhow!("--frames {}: not a directory", dir.display()));
         }
         std::fs::create_dir_all(dir)
-            .map_err(|e| usage!("--frames {}: cannot create it: {e}", dir.display()))?;
+            .map_err(|e| anyhow!("--frames {}: cannot create it: {e}", dir.display()))?;
     }
     if let Some(path) = &args.stack {
         check_mesh_path(path, false)?;
@@ -185,7 +184,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 CaKernelChoice::Auto => CaKernel::best(ctx),
                 CaKernelChoice::Step => CaKernel::Step,
                 CaKernelChoice::Block => CaKernel::block(ctx).ok_or_else(|| {
-                    usage!("--kernel block: this GPU has too little workgroup memory for a tile")
+                    anyhow!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };
             Runner::Gpu(CaGpu::with_options(
@@ -215,7 +214,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let mut cells_verified = 0u64;
     let mut frames = 0u64;
     let mut compute_seconds = 0.0f64;
-    let progress = crate::progress::bar(steps, "steps");
+    let progress = chompute::progress::bar(steps, "steps");
 
     let mut n = 0u64;
     loop {
@@ -252,7 +251,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                             (n.saturating_sub(1), g.previous_u32()?, t.previous_u32()),
                         ] {
                             if let Some((i, j)) = first_difference(which + 1, &gpu, &cpu) {
-                                return Err(CheckFailed(format!(
+                                return Err(chompute::Error::CheckFailed(format!(
                                     "generation {which}: cell ({i},{j}) (0-based) differs between GPU and CPU"
                                 ))
                                 .into());
@@ -305,7 +304,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     };
     let g = g_recurrence(steps + 1)?;
     if args.verify && live as u128 != g {
-        return Err(CheckFailed(format!(
+        return Err(chompute::Error::CheckFailed(format!(
             "generation {steps} has {live} live cells but g({}) = {g}",
             steps + 1
         ))

@@ -5,13 +5,13 @@
 use super::gp::{print_claims, theorem_failures};
 use super::print_json;
 use crate::cli::CbArgs;
-use crate::pass::cb::{
+use chompute::pass::cb::{
     check_pass, check_theorem2, gp_side_for, pass_game_refusal, table1, Bar, FTable,
 };
-use crate::pass::expr::parse;
-use crate::pass::gp::GpTable;
-use crate::pass::Claim;
-use crate::usage;
+use chompute::pass::expr::parse;
+use chompute::pass::gp::GpTable;
+use chompute::pass::Claim;
+use anyhow::anyhow;
 use serde::Serialize;
 use std::io::Write;
 
@@ -44,24 +44,24 @@ struct Table1Report<'a> {
 }
 
 pub fn run(args: &CbArgs) -> anyhow::Result<()> {
-    let expr = parse(&args.f).map_err(|e| usage!("--f: {e}"))?;
+    let expr = parse(&args.f).map_err(|e| anyhow!("--f: {e}"))?;
     let (x_max, z_max) = match (args.bound, args.table1) {
         (Some((_, z)), true) => (0, z),
         (None, true) => (0, 15),
         (Some(b), false) => b,
         (None, false) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--bound X,Z is required (positions with x <= X, z <= Z)"
             ))
         }
     };
     if args.table1 && expr.uses_x() {
-        return Err(usage!("--table1 needs F = h(z), but '{}' reads x", args.f));
+        return Err(anyhow!("--table1 needs F = h(z), but '{}' reads x", args.f));
     }
     let f = FTable::from_expr(&expr, x_max, z_max)?;
     if args.pass {
         if let Some(why) = pass_game_refusal(&f, expr.uses_x()) {
-            return Err(usage!("--pass: {why}"));
+            return Err(anyhow!("--pass: {why}"));
         }
     }
     let bar = Bar::compute(f, args.pass)?;
@@ -141,7 +141,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         if args.pass {
             let side = gp_side_for(&bar);
             if side > MAX_CHECK_GP_SIDE {
-                return Err(usage!(
+                return Err(anyhow!(
                     "checking Theorem 4 here needs G_P up to {side}, more than {MAX_CHECK_GP_SIDE}; choose a smaller --bound"
                 ));
             }

@@ -1,19 +1,18 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
 use super::print_json;
-use crate::chomp::check::{class_claims, ordinal_claims, Claim, PositionReport};
-use crate::chomp::classes::MAX_CLASS_PLAYERS;
-use crate::chomp::ordinal::add_to_histogram;
-use crate::chomp::{
+use chompute::chomp::check::{class_claims, ordinal_claims, Claim, PositionReport};
+use chompute::chomp::classes::MAX_CLASS_PLAYERS;
+use chompute::chomp::ordinal::add_to_histogram;
+use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     Ranker, Rule,
 };
 use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
 };
-use crate::error::CheckFailed;
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use chompute::render::png::{write_png, Compression, PixelFormat, PngSpec};
+use anyhow::anyhow;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -103,19 +102,19 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         (Some(s), _) => s,
         (None, Some(p)) => ChompBox::of(p),
         (None, None) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "give the box of positions with --box ROWSxCOLUMNS (or a --position)"
             ))
         }
     };
     if let Some(p) = &args.position {
         if !shape.contains(p) {
-            return Err(usage!("position {p} does not fit in the {shape} box"));
+            return Err(anyhow!("position {p} does not fit in the {shape} box"));
         }
     }
     if let Some(k) = args.list {
         if k > n {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--list {k}: ordinals under a {n}-player rule are 0 to {n}"
             ));
         }
@@ -124,20 +123,20 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         ChompEngine::Auto if shape.rows == 3 => ChompEngine::ThreeRow,
         ChompEngine::Auto => ChompEngine::General,
         ChompEngine::ThreeRow if shape.rows != 3 => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "the three-row engine needs a box with 3 rows (got {shape})"
             ))
         }
         e => e,
     };
     if engine == ChompEngine::ThreeRow && shape.cols > THREE_ROW_MAX_COLS {
-        return Err(usage!(
+        return Err(anyhow!(
             "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
         ));
     }
     let total = shape
         .positions()
-        .ok_or_else(|| usage!("the {shape} box has more than 2^64 positions"))?;
+        .ok_or_else(|| anyhow!("the {shape} box has more than 2^64 positions"))?;
 
     let mut list = match (args.list, args.json) {
         (None, _) => ListSink::None,
@@ -175,7 +174,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             let mut kept: Vec<u8> = Vec::new();
             let mut rows = [0u32; 3];
             let mut failure: Option<anyhow::Error> = None;
-            let pb = crate::progress::bar(shape.cols as u64 + 1, "first rows");
+            let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
             ordinals_three_rows(shape.cols, &choice, |a, slice| {
                 add_to_histogram(&mut histogram, slice);
                 if keep_cols.is_some_and(|c| a <= c) {
@@ -323,7 +322,7 @@ fn report_claims(claims: &[Claim], json: bool) -> anyhow::Result<()> {
         .map(|c| c.claim.as_str())
         .collect();
     if !failed.is_empty() {
-        return Err(CheckFailed(format!("claims that do not hold: {}", failed.join(", "))).into());
+        return Err(chompute::Error::CheckFailed(format!("claims that do not hold: {}", failed.join(", "))).into());
     }
     Ok(())
 }
@@ -351,13 +350,13 @@ struct ClassesReport {
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let n = args.players;
     if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-        return Err(usage!(
+        return Err(anyhow!(
             "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
         ));
     }
     let ranker = Ranker::new(args.shape)?;
     if ranker.len() > 1 << 24 {
-        return Err(usage!(
+        return Err(anyhow!(
             "the {} box has more than 2^24 positions; choose a smaller box for classes",
             args.shape
         ));
@@ -378,7 +377,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             .iter()
             .map(|c| ClassJson {
                 members: c.members.iter().map(Rule::normalised).collect(),
-                histogram: crate::chomp::ordinal::histogram(&c.table, n as u8),
+                histogram: chompute::chomp::ordinal::histogram(&c.table, n as u8),
             })
             .collect(),
         checks: checks.clone(),
@@ -526,15 +525,15 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     let a = args.first_row;
     let n = args.rule.players() as u8;
     if args.rows != 2 && args.rows != 3 {
-        return Err(usage!("--rows must be 2 or 3 (got {})", args.rows));
+        return Err(anyhow!("--rows must be 2 or 3 (got {})", args.rows));
     }
     if a > 4000 {
-        return Err(usage!("--first-row at most 4000 for a picture (got {a})"));
+        return Err(anyhow!("--first-row at most 4000 for a picture (got {a})"));
     }
     let side = a + 1;
     let scale = args.scale.unwrap_or((600 / side).max(1));
     if scale == 0 || (side as u64) * (scale as u64) > 32_768 {
-        return Err(usage!(
+        return Err(anyhow!(
             "--scale {scale}: the picture would pass 32768 pixels a side"
         ));
     }

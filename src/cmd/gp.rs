@@ -2,9 +2,8 @@
 
 use super::print_json;
 use crate::cli::GpArgs;
-use crate::error::CheckFailed;
-use crate::pass::gp::{check, GpTable};
-use crate::pass::Claim;
+use chompute::pass::gp::{check, GpTable};
+use chompute::pass::Claim;
 use serde::Serialize;
 use std::io::Write;
 
@@ -76,7 +75,7 @@ pub(super) fn theorem_failures(claims: &[Claim]) -> anyhow::Result<()> {
     if failed.is_empty() {
         Ok(())
     } else {
-        Err(CheckFailed(format!("claims fail on the range: {}", failed.join("; "))).into())
+        Err(chompute::Error::CheckFailed(format!("claims fail on the range: {}", failed.join("; "))).into())
     }
 }
 

@@ -1,9 +1,9 @@
 //! `chompute grid M [N]`: the P-grid as text.
 
-use crate::chocolate::grid::{p_rows_cpu, Window};
+use chompute::chocolate::grid::{p_rows_cpu, Window};
 use crate::cli::GridArgs;
-use crate::gpu::{ptest::PGridGpu, Engine};
-use crate::usage;
+use chompute::gpu::{ptest::PGridGpu, Engine};
+use anyhow::anyhow;
 use std::io::Write;
 
 /// Widest bar printed as text; beyond this a picture (`render`) is the way to look.
@@ -14,7 +14,7 @@ pub const MAX_TEXT_ROWS: u64 = 1 << 20;
 pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
     let (m, n) = (args.m, args.n.unwrap_or(args.m));
     if n > MAX_TEXT_COLUMNS || m > MAX_TEXT_ROWS {
-        return Err(usage!(
+        return Err(anyhow!(
             "C({m},{n}) is too large to read as text (at most {MAX_TEXT_ROWS} rows and {MAX_TEXT_COLUMNS} columns); use `chompute render`"
         ));
     }

@@ -2,7 +2,7 @@
 
 use super::print_json;
 use crate::cli::InfoArgs;
-use crate::gpu::GpuContext;
+use chompute::gpu::GpuContext;
 use serde_json::json;
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {

@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod bench;
 mod ca;
 mod cb;
 mod chomp;
@@ -13,7 +14,7 @@ mod render;
 mod theorems;
 
 use crate::cli::{Cli, Command};
-use crate::gpu::Engine;
+use chompute::gpu::Engine;
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -22,7 +23,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(&a),
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
-        Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Bench(a) => bench::run(backend, &a),
         Command::Render(a) => render::run(backend, &a),
         Command::Assemble(a) => render::assemble(&a),
         Command::Chomp(a) => chomp::run(&a),
@@ -51,4 +52,14 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     serde_json::to_writer(&mut out, value)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// The exit status for an error: 1 when a check found a disagreement, 130 when the work was
+/// interrupted, 2 for everything else (bad input, I/O, no GPU).
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.chain().find_map(|c| c.downcast_ref::<chompute::Error>()) {
+        Some(chompute::Error::CheckFailed(_)) => 1,
+        Some(chompute::Error::Interrupted) => 130,
+        _ => 2,
+    }
 }

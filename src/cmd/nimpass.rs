@@ -2,13 +2,13 @@
 //! four-heap Nim with a pass, SPEC §4).
 
 use super::print_json;
-use crate::chocolate::p_cell;
+use chompute::chocolate::p_cell;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
-use crate::gpu::nimpass::nimpass4_gpu;
-use crate::gpu::{BackendChoice, Engine};
-use crate::pass::nimpass::NimPass;
-use crate::render::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use chompute::gpu::nimpass::nimpass4_gpu;
+use chompute::gpu::{BackendChoice, Engine};
+use chompute::pass::nimpass::NimPass;
+use chompute::render::{write_png, Compression, PixelFormat, PngSpec};
+use anyhow::anyhow;
 use serde::Serialize;
 use std::io::Write;
 
@@ -47,10 +47,10 @@ impl Serialize for Listing<'_> {
 /// heaps run on the GPU when the backend choice picks one; other heap counts on the CPU.
 fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass> {
     let side =
-        usize::try_from(side).map_err(|_| usage!("heap sizes up to {} are too large", side - 1))?;
+        usize::try_from(side).map_err(|_| anyhow!("heap sizes up to {} are too large", side - 1))?;
     if k != 4 {
         if backend == BackendChoice::Gpu {
-            return Err(usage!(
+            return Err(anyhow!(
                 "the GPU computes four heaps only; use --backend cpu or auto for {k} heaps"
             ));
         }
@@ -123,12 +123,12 @@ struct CountRow {
 
 pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Result<()> {
     if args.output.is_none() && args.counts.is_none() {
-        return Err(usage!(
+        return Err(anyhow!(
             "give -o FILE.png to draw C(M,M), or --counts A..B to count"
         ));
     }
     if args.output.is_some() && args.m.is_none() {
-        return Err(usage!("-o needs M, the side of the bar"));
+        return Err(anyhow!("-o needs M, the side of the bar"));
     }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
     let t = table(backend, 4, largest)?;
@@ -138,7 +138,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
             .checked_mul(scale)
             .filter(|&s| s <= i32::MAX as u64)
             .ok_or_else(|| {
-                usage!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
+                anyhow!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
             })?;
         let spec = PngSpec {
             width: side as u32,

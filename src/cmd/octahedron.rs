@@ -3,12 +3,11 @@
 
 use super::ca::PALETTE;
 use super::print_json;
-use crate::chocolate::octahedron::{check_correspondence, octahedra, Section};
+use chompute::chocolate::octahedron::{check_correspondence, octahedra, Section};
 use crate::cli::OctahedronArgs;
-use crate::error::CheckFailed;
-use crate::render::mesh::{check_mesh_path, write_mesh, Mesh};
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use chompute::render::mesh::{check_mesh_path, write_mesh, Mesh};
+use chompute::render::png::{write_png, Compression, PixelFormat, PngSpec};
+use anyhow::anyhow;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
@@ -90,21 +89,21 @@ pub fn sierpinski_mesh(n: u32) -> Mesh {
 pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let n = args.n;
     match (&args.m, &args.output) {
-        (Some(_), None) => return Err(usage!("--m M needs --output FILE.png (-o)")),
-        (None, Some(_)) => return Err(usage!("--output needs the section height --m M")),
+        (Some(_), None) => return Err(anyhow!("--m M needs --output FILE.png (-o)")),
+        (None, Some(_)) => return Err(anyhow!("--output needs the section height --m M")),
         _ => {}
     }
     if args.m.is_none() && !args.check && args.stl.is_none() {
-        return Err(usage!(
+        return Err(anyhow!(
             "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
         ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
-        return Err(usage!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
+        return Err(anyhow!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
     }
     if let Some(path) = &args.stl {
         if n > MESH_MAX_LEVEL {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
             ));
         }
@@ -114,7 +113,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         (Some(m), Some(_)) => {
             let s = Section::new(n, *m, args.px)?;
             if s.side() > SECTION_MAX_SIDE {
-                return Err(usage!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
+                return Err(anyhow!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
             }
             Some(s)
         }
@@ -176,7 +175,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             if !args.json {
                 println!("S_{n}: {} of {} cells disagree", c.mismatches, c.cells);
             }
-            return Err(CheckFailed(format!(
+            return Err(chompute::Error::CheckFailed(format!(
                 "S_{n}: cell ({i},{j}) of C({m},{m}) disagrees: P-test and octahedron differ ({} mismatches)",
                 c.mismatches
             ))

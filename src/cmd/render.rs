@@ -2,17 +2,17 @@
 //! pyramids and sharded tile directories.
 
 use super::print_json;
-use crate::chocolate::grid::Window;
+use chompute::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
-use crate::gpu::{BackendChoice, Engine};
-use crate::render::atomic::AtomicFile;
-use crate::render::dzi::{write_dzi, DziReport};
-use crate::render::encode::stream_png;
-use crate::render::picture::{Colours, Picture, Scale};
-use crate::render::source::CellSource;
-use crate::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
-use crate::render::{parse_colour, Compression};
-use crate::usage;
+use chompute::gpu::{BackendChoice, Engine};
+use chompute::render::atomic::AtomicFile;
+use chompute::render::dzi::{write_dzi, DziReport};
+use chompute::render::encode::stream_png;
+use chompute::render::picture::{Colours, Picture, Scale};
+use chompute::render::source::CellSource;
+use chompute::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
+use chompute::render::{parse_colour, Compression};
+use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
@@ -49,7 +49,7 @@ fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
         .collect();
     match nums.as_deref() {
         Some(&[r, c, h, w]) if parts.len() == 4 => Window::new(m, n, r, c, h, w),
-        _ => Err(usage!(
+        _ => Err(anyhow!(
             "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
         )),
     }
@@ -59,7 +59,7 @@ fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
 fn parse_colours(s: &str) -> anyhow::Result<Colours> {
     match s.split_once(',') {
         Some((p, n)) => Ok(Some([parse_colour(p)?, parse_colour(n)?])),
-        None => Err(usage!(
+        None => Err(anyhow!(
             "--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
         )),
     }
@@ -68,7 +68,7 @@ fn parse_colours(s: &str) -> anyhow::Result<Colours> {
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
     let t = given.unwrap_or(default);
     if t == 0 || t % 8 != 0 {
-        return Err(usage!(
+        return Err(anyhow!(
             "--tile-size must be a positive multiple of 8 (got {t})"
         ));
     }
@@ -77,7 +77,7 @@ fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
 
 /// Rows done, cells per second and the time left, when stderr is a terminal.
 fn progress(rows: u64) -> ProgressBar {
-    let bar = crate::progress::bar(rows, "rows");
+    let bar = chompute::progress::bar(rows, "rows");
     if std::io::stderr().is_terminal() {
         if let Ok(style) = ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}",
@@ -104,19 +104,19 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .flatten();
     let pic = Picture::new(window, args.cell, args.fit, colours)?;
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
-        return Err(usage!(
+        return Err(anyhow!(
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
         ));
     }
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!(
+        return Err(anyhow!(
             "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
         ));
     }
     let shard = match (&args.shard, &args.tiles) {
         (Some(s), Some(_)) => parse_shard(s)?,
         (Some(_), None) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--shard needs --tiles DIR (the directory the shards share)"
             ))
         }
@@ -138,7 +138,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             args.compression,
         )?;
         if pic.width > i32::MAX as u64 || pic.height > i32::MAX as u64 {
-            return Err(usage!(
+            return Err(anyhow!(
                 "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
             ));
         }
@@ -222,13 +222,13 @@ struct AssembleReport {
 pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     if args.output.is_none() && args.dzi.is_none() {
-        return Err(usage!("nothing to write: give -o FILE.png or --dzi DIR"));
+        return Err(anyhow!("nothing to write: give -o FILE.png or --dzi DIR"));
     }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!(
+        return Err(anyhow!(
             "a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"
         ));
     }

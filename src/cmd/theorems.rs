@@ -1,10 +1,9 @@
 //! `chompute theorems --max-m M`: check every claim of the chocolate paper and print a table.
 
 use super::print_json;
-use crate::chocolate::theorems::{check_all, ClaimResult};
+use chompute::chocolate::theorems::{check_all, ClaimResult};
 use crate::cli::TheoremsArgs;
-use crate::error::CheckFailed;
-use crate::usage;
+use anyhow::anyhow;
 use serde::Serialize;
 
 /// Largest M accepted (the per-cell claims cost about M³/3 cell checks each).
@@ -19,12 +18,12 @@ struct Report<'a> {
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     let Some(max_m) = args.max_m else {
-        return Err(usage!(
+        return Err(anyhow!(
             "theorems needs --max-m M (every claim is checked for all m ≤ M)"
         ));
     };
     if max_m > MAX_M {
-        return Err(usage!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
+        return Err(anyhow!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
     let json = args.json;
     if !json {
@@ -65,7 +64,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     }
     if !all_pass {
         let failed: Vec<&str> = results.iter().filter(|r| !r.pass).map(|r| r.name).collect();
-        return Err(CheckFailed(format!("claims failed: {}", failed.join(", "))).into());
+        return Err(chompute::Error::CheckFailed(format!("claims failed: {}", failed.join(", "))).into());
     }
     Ok(())
 }

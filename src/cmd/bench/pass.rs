@@ -2,8 +2,8 @@
 //! the four-heap kernel against them.
 
 use super::{BenchEnv, Measurement};
-use crate::pass::gp::GpTable;
-use crate::pass::nimpass::NimPass;
+use chompute::pass::gp::GpTable;
+use chompute::pass::nimpass::NimPass;
 
 /// G_P on an N×N table (bitset mex) and four-heap Nim with a pass (one bit per line).
 pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
@@ -38,7 +38,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
             "gpu",
             "positions",
             work,
-            || crate::gpu::nimpass::nimpass4_gpu(ctx, side),
+            || chompute::gpu::nimpass::nimpass4_gpu(ctx, side),
         )?;
         anyhow::ensure!(
             gpu == cpu,

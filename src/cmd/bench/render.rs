@@ -2,12 +2,12 @@
 //! parallel compression) against the PNG encoder alone on the same rows held in memory.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::grid::Window;
-use crate::gpu::Engine;
-use crate::render::encode::stream_png;
-use crate::render::picture::Picture;
-use crate::render::source::CellSource;
-use crate::render::{Compression, PngSpec};
+use chompute::chocolate::grid::Window;
+use chompute::gpu::Engine;
+use chompute::render::encode::stream_png;
+use chompute::render::picture::Picture;
+use chompute::render::source::CellSource;
+use chompute::render::{Compression, PngSpec};
 
 /// Render C(s,s) to a 1-bit PNG (into a sink, so the disk is not measured) on each backend,
 /// and encode the same rows from memory, at `fast` and at the default `balanced`; the two
