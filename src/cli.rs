@@ -336,7 +336,7 @@ pub struct RenderArgs {
     /// Deflate effort: `fast` (deflate level 1, about 3.5× larger files, for when the disk
     /// is faster than two cores), `balanced` (level 5, the default: a 32767² gigapixel in
     /// well under a second on two cores, bands deflated in parallel) or `best` (level 9).
-    #[arg(long, value_enum, default_value_t = chompute::render::Compression::Balanced)]
+    #[arg(long, default_value_t = chompute::render::Compression::Balanced, value_parser = compression_parser())]
     pub compression: chompute::render::Compression,
     /// Compare every generated tile with a second method on a sample of rows (the CPU for
     /// GPU tiles, the cell-by-cell P-test for CPU tiles); a disagreement exits with status 1.
@@ -375,7 +375,7 @@ pub struct AssembleArgs {
     #[arg(long, value_name = "PIXELS")]
     pub tile_size: Option<u64>,
     /// Deflate effort (default balanced).
-    #[arg(long, value_enum, default_value_t = chompute::render::Compression::Balanced)]
+    #[arg(long, default_value_t = chompute::render::Compression::Balanced, value_parser = compression_parser())]
     pub compression: chompute::render::Compression,
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
@@ -486,5 +486,14 @@ pub fn parse_level(s: &str) -> Result<u32, String> {
 
 /// An exact positive rational: 5, 5.5 or 11/2.
 pub fn parse_ratio(s: &str) -> Result<chompute::chocolate::octahedron::Ratio, String> {
-    chompute::chocolate::octahedron::parse_ratio(s)
+    chompute::chocolate::octahedron::parse_ratio(s).map_err(|e| e.to_string())
+}
+
+/// `--compression`: one of the library's settings by name, listed in `--help`.
+fn compression_parser() -> impl clap::builder::TypedValueParser<Value = chompute::render::Compression>
+{
+    use clap::builder::TypedValueParser as _;
+    let names = chompute::render::Compression::ALL.map(|(name, _)| name);
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|s| s.parse().expect("one of the listed names"))
 }

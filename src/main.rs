@@ -39,15 +39,10 @@ fn main() -> ExitCode {
             if cmd::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("chompute: {}", one_line(&e));
+            eprintln!("chompute: {}", cmd::one_line(&e));
             ExitCode::from(cmd::exit_code(&e))
         }
     }
-}
-
-/// The error and its context on one line.
-fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
 }
 
 /// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);

@@ -141,10 +141,12 @@ pub struct Automaton {
 
 impl Automaton {
     /// Room for generations 0..=capacity, starting at b_0 = {(0,0)}.
-    pub fn new(capacity: u64) -> anyhow::Result<Automaton> {
+    pub fn new(capacity: u64) -> crate::Result<Automaton> {
         if capacity > MAX_STEPS {
-            return Err(crate::usage!(
-                "the automaton runs at most {MAX_STEPS} steps (got {capacity})"
+            return Err(crate::Error::bad_argument(
+                "the number of automaton steps",
+                capacity,
+                format!("at most {MAX_STEPS}"),
             ));
         }
         let side = capacity as usize + 1;

@@ -11,7 +11,7 @@
 //! z = 1 - w, lies in S_N.
 
 use super::grid::{p_rows_cpu, Window};
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// Deepest level handled (coordinates are i128 scaled by 2^(N+1) times small factors).
@@ -96,8 +96,8 @@ impl std::fmt::Display for Ratio {
 }
 
 /// Parse "5", "5.5" or "11/2" exactly (no floats): a positive rational.
-pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
-    let bad = || format!("'{s}' is not a positive number (write 5, 5.5 or 11/2)");
+pub fn parse_ratio(s: &str) -> Result<Ratio> {
+    let bad = || Error::invalid(format!("'{s}' is not a positive number (write 5, 5.5 or 11/2)"));
     let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
     let r = if let Some((a, b)) = s.split_once('/') {
         if !digits(a) || !digits(b) {
@@ -133,7 +133,7 @@ pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
         Ratio::new(s.parse::<u64>().map_err(|_| bad())?, 1)
     };
     if r.num == 0 {
-        return Err(format!("'{s}' must be positive"));
+        return Err(Error::bad_argument("the section height", s, "positive"));
     }
     Ok(r)
 }
@@ -150,24 +150,33 @@ pub struct Section {
 
 impl Section {
     /// Validate: 0 < M ≤ 2^n and M·px a whole number of pixels.
-    pub fn new(n: u32, m: Ratio, px: u64) -> anyhow::Result<Section> {
+    pub fn new(n: u32, m: Ratio, px: u64) -> Result<Section> {
         if n > MAX_LEVEL {
-            return Err(usage!("N must be at most {MAX_LEVEL} (got {n})"));
+            return Err(Error::bad_argument(
+                "the level",
+                n,
+                format!("at most {MAX_LEVEL}"),
+            ));
         }
         if px == 0 {
-            return Err(usage!("--px must be at least 1"));
+            return Err(Error::bad_argument("the pixels per cell", px, "at least 1"));
         }
         if (m.num as u128) > (m.den as u128) << n {
-            return Err(usage!(
-                "M = {m} lies below S_{n}: M must be at most 2^{n} = {}",
-                1u128 << n
+            return Err(Error::bad_argument(
+                "the section height M",
+                m,
+                format!("at most 2^{n} = {} (below that lies nothing of S_{n})", 1u128 << n),
             ));
         }
         let pixels = m.num as u128 * px as u128;
         if pixels % m.den as u128 != 0 {
-            return Err(usage!(
-                "M = {m} with --px {px} is not a whole number of pixels; use a --px divisible by {}",
-                m.den / gcd(m.den, px)
+            return Err(Error::bad_argument(
+                "the pixels per cell",
+                px,
+                format!(
+                    "a multiple of {} so that M = {m} is a whole number of pixels",
+                    m.den / gcd(m.den, px)
+                ),
             ));
         }
         Ok(Section { n, m, px })
@@ -258,10 +267,10 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
 pub fn check_correspondence(
     n: u32,
     ms: impl Iterator<Item = u64> + Send,
-) -> anyhow::Result<CorrespondenceCheck> {
+) -> Result<CorrespondenceCheck> {
     let ms: Vec<u64> = ms.collect();
     if let Some(&m) = ms.iter().find(|&&m| m == 0 || (m as u128) > 1u128 << n) {
-        return Err(usage!("m = {m} is outside 1..=2^{n}"));
+        return Err(Error::bad_argument("m", m, format!("in 1..=2^{n}")));
     }
     let per_m: Vec<CorrespondenceCheck> = ms
         .par_iter()

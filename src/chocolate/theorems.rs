@@ -479,7 +479,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
     let top_bits = 63 - table_len.leading_zeros();
     // Beyond the table, S(N) = Σ_{m≤N} g(m) by doubling (g_prefix_sums), which is itself
     // checked against the table's running sums below.
-    let sum_to = |n: u64| -> anyhow::Result<(u128, u128)> {
+    let sum_to = |n: u64| -> crate::Result<(u128, u128)> {
         if n <= table_len {
             Ok((prefix[n as usize - 1], prefix[n as usize]))
         } else {

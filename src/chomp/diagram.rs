@@ -13,7 +13,6 @@
 //! - rank does not depend on C, so the table of an R×C box is a prefix of the table of every
 //!   wider R-row box.
 
-use crate::usage;
 use std::fmt;
 
 /// A Young diagram: row lengths, non-increasing, no trailing zeros. The empty diagram is (0).
@@ -228,18 +227,22 @@ pub const MAX_RANKED_POSITIONS: u64 = 1 << 34;
 pub const MAX_RANK_WEIGHTS: u64 = 1 << 28;
 
 impl Ranker {
-    pub fn new(shape: ChompBox) -> anyhow::Result<Ranker> {
+    pub fn new(shape: ChompBox) -> crate::Result<Ranker> {
         let total = shape
             .positions()
             .filter(|&t| t <= MAX_RANKED_POSITIONS)
             .ok_or_else(|| {
-                usage!("the {shape} box has more than 2^34 positions; choose a smaller box")
+                crate::Error::too_large(
+                    format!("the {shape} box"),
+                    "more than 2^34 positions; choose a smaller box",
+                )
             })?;
         let r = shape.rows;
         let stride = shape.cols as usize + 1;
         if (r as u64).saturating_mul(stride as u64) > MAX_RANK_WEIGHTS {
-            return Err(usage!(
-                "the {shape} box is too long and thin to rank (rows × (columns+1) > 2^28)"
+            return Err(crate::Error::too_large(
+                format!("the {shape} box"),
+                "too long and thin to rank (rows × (columns+1) > 2^28)",
             ));
         }
         let mut weight = vec![0u64; r * stride];

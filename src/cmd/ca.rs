@@ -73,7 +73,7 @@ pub fn write_generation_png(
         compression: Compression::Fast,
     };
     let wpr = words_per_row(side);
-    write_png(path, &spec, |y, row| {
+    Ok(write_png(path, &spec, |y, row| {
         row.fill(0);
         if (y as u64) < side {
             // The generation's words are a 1-bit PNG row; the canvas past it stays empty.
@@ -85,7 +85,7 @@ pub fn write_generation_png(
             );
         }
         Ok(())
-    })
+    })?)
 }
 
 /// The first cell where two packed grids of the same side differ, 0-based.

@@ -51,9 +51,9 @@ fn run_method(method: CountMethod, m: u64, n: u64) -> anyhow::Result<u128> {
                     "the recurrence counts square bars only (got {m}×{n}); use --method histogram"
                 ));
             }
-            g_recurrence(m)
+            Ok(g_recurrence(m)?)
         }
-        CountMethod::Histogram => g_histogram(m, n),
+        CountMethod::Histogram => Ok(g_histogram(m, n)?),
         CountMethod::Cpu => {
             if cells > CPU_COUNT_MAX_CELLS {
                 return Err(anyhow!("C({m},{n}) has {cells} cells, more than --method cpu generates (2^40); use --method histogram or recurrence"));

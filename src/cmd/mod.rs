@@ -63,3 +63,28 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
         _ => 2,
     }
 }
+
+/// The library's names for the arguments that are flags here.
+const FLAG_FOR: [(&str, &str); 5] = [
+    ("the cell size", "--cell"),
+    ("the fit size", "--fit"),
+    ("the tile size", "--tile-size"),
+    ("the pixels per cell", "--px"),
+    ("the section height M", "--m"),
+];
+
+/// The error and its context on one line, in the command line's words: a bad argument that
+/// is a flag here is called by the flag's name.
+pub fn one_line(e: &anyhow::Error) -> String {
+    if let Some(chompute::Error::BadArgument {
+        what,
+        value,
+        allowed,
+    }) = e.downcast_ref::<chompute::Error>()
+    {
+        if let Some((_, flag)) = FLAG_FOR.iter().find(|(term, _)| term == what) {
+            return format!("{flag} must be {allowed} (got {value})");
+        }
+    }
+    format!("{e:#}").replace('\n', " ")
+}

@@ -26,19 +26,9 @@ struct Listing<'a>(&'a NimPass);
 
 impl Serialize for Listing<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error, SerializeSeq};
+        use serde::ser::SerializeSeq;
         let mut seq = s.serialize_seq(Some(self.0.count() as usize))?;
-        let mut failure = None;
-        let _ = self.0.for_each(|h| {
-            if let Err(e) = seq.serialize_element(h) {
-                failure = Some(e);
-                anyhow::bail!("stop");
-            }
-            Ok(())
-        });
-        if let Some(e) = failure {
-            return Err(S::Error::custom(e));
-        }
+        self.0.for_each(|h| seq.serialize_element(h))?;
         seq.end()
     }
 }
@@ -54,10 +44,10 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
                 "the GPU computes four heaps only; use --backend cpu or auto for {k} heaps"
             ));
         }
-        return NimPass::compute(k, side);
+        return Ok(NimPass::compute(k, side)?);
     }
     match Engine::select(backend)? {
-        Engine::Cpu => NimPass::compute(k, side),
+        Engine::Cpu => Ok(NimPass::compute(k, side)?),
         Engine::Gpu(ctx) => nimpass4_gpu(&ctx, side),
     }
 }
@@ -76,8 +66,7 @@ pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
     } else if args.list {
         t.for_each(|h| {
             let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
-            writeln!(out, "{}", words.join(" "))?;
-            Ok(())
+            writeln!(out, "{}", words.join(" "))
         })?;
     } else {
         writeln!(

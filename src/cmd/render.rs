@@ -30,7 +30,7 @@ struct RenderReport {
     window: [u64; 4],
     width: u64,
     height: u64,
-    backend: &'static str,
+    backend: String,
     output: Option<PathBuf>,
     dzi: Option<DziReport>,
     tiles: Option<PathBuf>,
@@ -48,7 +48,7 @@ fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
         .map(|p| crate::cli::parse_size(p).ok())
         .collect();
     match nums.as_deref() {
-        Some(&[r, c, h, w]) if parts.len() == 4 => Window::new(m, n, r, c, h, w),
+        Some(&[r, c, h, w]) if parts.len() == 4 => Ok(Window::new(m, n, r, c, h, w)?),
         _ => Err(anyhow!(
             "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
         )),
@@ -102,7 +102,12 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .map(parse_colours)
         .transpose()?
         .flatten();
-    let pic = Picture::new(window, args.cell, args.fit, colours)?;
+    let pic = match (args.cell, args.fit) {
+        (Some(_), Some(_)) => return Err(anyhow!("--cell and --fit cannot be used together")),
+        (Some(k), None) => Picture::cells(window, k, colours)?,
+        (None, Some(pixels)) => Picture::fit(window, pixels, colours)?,
+        (None, None) => Picture::cells(window, 1, colours)?,
+    };
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
         return Err(anyhow!(
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
@@ -151,7 +156,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         window: [window.row0, window.col0, window.height, window.width],
         width: pic.width,
         height: pic.height,
-        backend: cells.engine().name(),
+        backend: cells.backend().to_string(),
         output: args.output.clone(),
         dzi: None,
         tiles: args.tiles.clone(),
@@ -290,7 +295,7 @@ fn assemble_dzi(
     // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
     let invert = if pic.colours.is_some() { 0 } else { 0xff };
     let wpr = pic.window.words_per_row();
-    write_dzi(
+    Ok(write_dzi(
         dir,
         &pic.window,
         tile,
@@ -314,5 +319,5 @@ fn assemble_dzi(
             }
             Ok(())
         },
-    )
+    )?)
 }

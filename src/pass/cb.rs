@@ -11,7 +11,7 @@ use super::expr::Expr;
 use super::gp::GpTable;
 use super::mex::{mex_of, Mex};
 use super::Claim;
-use crate::usage;
+use crate::Error;
 use std::collections::HashMap;
 
 /// Most positions computed (x2 with a pass); 4 bytes each.
@@ -28,15 +28,15 @@ pub struct FTable {
 }
 
 impl FTable {
-    /// Tabulate an expression; evaluation errors are usage errors naming the point.
-    pub fn from_expr(e: &Expr, x_max: u64, z_max: u64) -> anyhow::Result<FTable> {
+    /// Tabulate an expression; an evaluation error names the point.
+    pub fn from_expr(e: &Expr, x_max: u64, z_max: u64) -> crate::Result<FTable> {
         Self::check_box(x_max, z_max)?;
         let mut values = Vec::with_capacity(((x_max + 1) * (z_max + 1)) as usize);
         for x in 0..=x_max {
             for z in 0..=z_max {
                 values.push(
                     e.eval(x, z)
-                        .map_err(|err| usage!("F cannot be evaluated: {err}"))?,
+                        .map_err(|err| Error::invalid(format!("F cannot be evaluated: {err}")))?,
                 );
             }
         }
@@ -48,7 +48,7 @@ impl FTable {
     }
 
     /// Tabulate a Rust function (tests and benchmarks).
-    pub fn from_fn(x_max: u64, z_max: u64, f: impl Fn(u64, u64) -> u64) -> anyhow::Result<FTable> {
+    pub fn from_fn(x_max: u64, z_max: u64, f: impl Fn(u64, u64) -> u64) -> crate::Result<FTable> {
         Self::check_box(x_max, z_max)?;
         let values = (0..=x_max)
             .flat_map(|x| (0..=z_max).map(move |z| (x, z)))
@@ -61,10 +61,13 @@ impl FTable {
         })
     }
 
-    fn check_box(x_max: u64, z_max: u64) -> anyhow::Result<()> {
+    fn check_box(x_max: u64, z_max: u64) -> crate::Result<()> {
         let cells = (x_max as u128 + 1) * (z_max as u128 + 1);
         if cells > MAX_POSITIONS as u128 {
-            return Err(usage!("the bound {x_max},{z_max} has more than 2^25 columns (x,z); choose smaller X and Z"));
+            return Err(Error::too_large(
+                format!("the box x <= {x_max}, z <= {z_max}"),
+                "more than 2^25 columns (x,z); choose smaller X and Z",
+            ));
         }
         Ok(())
     }
@@ -105,7 +108,7 @@ pub struct Bar {
 
 impl Bar {
     /// Compute G(x,y,z) (and G(x,y,z,1) when `pass`) for every position on F's box.
-    pub fn compute(f: FTable, pass: bool) -> anyhow::Result<Bar> {
+    pub fn compute(f: FTable, pass: bool) -> crate::Result<Bar> {
         let (xm, zm) = (f.x_max, f.z_max);
         let mut offsets = Vec::with_capacity(((xm + 1) * (zm + 1) + 1) as usize);
         let mut total: u64 = 0;
@@ -117,8 +120,9 @@ impl Bar {
                 total = total.saturating_add(len);
                 visits += len as u128 * (x + z) as u128 + (len as u128 * len as u128) / 2;
                 if total > MAX_POSITIONS || visits > MAX_OPTION_VISITS as u128 {
-                    return Err(usage!(
-                        "CB(F) on 0 <= x <= {xm}, 0 <= z <= {zm} is too large (more than 2^25 positions or 2^34 option visits); choose a smaller --bound"
+                    return Err(Error::too_large(
+                        format!("CB(F) on 0 <= x <= {xm}, 0 <= z <= {zm}"),
+                        "more than 2^25 positions or 2^34 option visits; choose a smaller box",
                     ));
                 }
             }

@@ -8,7 +8,6 @@
 //! side N needs values below 2N and is stored in the narrowest unsigned integer that holds
 //! 2N - 1.
 
-use crate::usage;
 
 /// Largest table side accepted (the table alone is 2 GiB of u16 there).
 pub const MAX_SIDE: u64 = 32768;
@@ -93,10 +92,12 @@ fn first_zero_by(taken: impl Fn(usize) -> u64, also_excluded: u32, from: u32) ->
 
 impl GpTable {
     /// Compute G_P on the n×n corner (n ≥ 1, at most [`MAX_SIDE`]).
-    pub fn compute(n: u64) -> anyhow::Result<GpTable> {
+    pub fn compute(n: u64) -> crate::Result<GpTable> {
         if n == 0 || n > MAX_SIDE {
-            return Err(usage!(
-                "the G_P table side must be between 1 and {MAX_SIDE} (got {n})"
+            return Err(crate::Error::bad_argument(
+                "the G_P table side",
+                n,
+                format!("between 1 and {MAX_SIDE}"),
             ));
         }
         let n = n as usize;

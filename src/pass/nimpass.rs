@@ -13,7 +13,7 @@
 //! Its value is kept per prefix (u16), and its bit is set in the K-1 crossing families.
 
 use super::mex::mex_of;
-use crate::usage;
+use crate::Error;
 use std::collections::HashMap;
 
 /// No P-position with p = 1 on this line.
@@ -36,16 +36,15 @@ fn pow(side: usize, e: usize) -> u128 {
 
 impl NimPass {
     /// Heaps per position and the number of values per heap.
-    pub fn compute(k: usize, side: usize) -> anyhow::Result<NimPass> {
+    pub fn compute(k: usize, side: usize) -> crate::Result<NimPass> {
         if !(2..=4).contains(&k) {
-            return Err(usage!(
-                "Nim with a pass is computed for 2, 3 or 4 heaps (got {k})"
-            ));
+            return Err(Error::bad_argument("the number of heaps", k, "2, 3 or 4"));
         }
         if side == 0 || side >= NONE as usize {
-            return Err(usage!(
-                "heap sizes must lie in 0..{} (got {side} values)",
-                NONE as usize - 1
+            return Err(Error::bad_argument(
+                "the number of heap sizes",
+                side,
+                format!("between 1 and {}", NONE as usize - 1),
             ));
         }
         let wpr = side.div_ceil(64);
@@ -53,10 +52,12 @@ impl NimPass {
         let rows = pow(side, k - 2);
         let line_bytes = (k as u128 - 1) * rows * wpr as u128 * 8;
         if prefixes * 2 > MAX_BYTES as u128 || line_bytes > MAX_BYTES as u128 {
-            return Err(usage!(
-                "{k} heaps of size up to {} need more than {} MiB; choose a smaller maximum",
-                side - 1,
-                MAX_BYTES >> 20
+            return Err(Error::too_large(
+                format!("Nim with a pass on {k} heaps of size up to {}", side - 1),
+                format!(
+                    "more than {} MiB; choose a smaller maximum",
+                    MAX_BYTES >> 20
+                ),
             ));
         }
         let (prefixes, rows) = (prefixes as usize, rows as usize);
@@ -136,10 +137,8 @@ impl NimPass {
     }
 
     /// Every P-position with the pass available, in lexicographic order.
-    pub fn for_each(
-        &self,
-        mut f: impl FnMut(&[usize]) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
+    /// `f` may stop the walk by returning an error, which is passed on.
+    pub fn for_each<E>(&self, mut f: impl FnMut(&[usize]) -> Result<(), E>) -> Result<(), E> {
         let mut heaps = vec![0usize; self.k];
         for (p, &a) in self.last.iter().enumerate() {
             if a == NONE {
@@ -216,7 +215,7 @@ mod tests {
             fast.for_each(|h| {
                 assert!(fast.is_p(h));
                 listed += 1;
-                Ok(())
+                Ok::<(), std::convert::Infallible>(())
             })
             .unwrap();
             assert_eq!(listed, count);

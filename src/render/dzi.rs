@@ -9,11 +9,11 @@
 //! `tile × width` bytes in all, whatever the height.
 
 use super::encode::png_bytes;
-use super::picture::{shade_level, words_to_bytes, Colours, Picture, Scale};
+use super::picture::{check_tile_size, shade_level, words_to_bytes, Colours, Picture, Scale};
 use super::png::{PixelFormat, PngSpec};
 use super::Compression;
 use crate::chocolate::grid::Window;
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -66,16 +66,13 @@ impl DziBuilder {
         tile: u64,
         colours: Colours,
         compression: Compression,
-    ) -> anyhow::Result<DziBuilder> {
-        if tile == 0 || tile % 8 != 0 {
-            return Err(usage!(
-                "--tile-size must be a positive multiple of 8 (got {tile})"
-            ));
-        }
+    ) -> Result<DziBuilder> {
+        check_tile_size(tile)?;
         let (width, height) = (window.width, window.height);
         if width > i32::MAX as u64 || height > i32::MAX as u64 {
-            return Err(usage!(
-                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            return Err(Error::too_large(
+                format!("a {height}×{width} Deep Zoom image"),
+                "at most 2^31-1 pixels a side; draw a window of the bar",
             ));
         }
         let top = top_level(width, height);
@@ -139,9 +136,15 @@ impl DziBuilder {
     }
 
     /// Add the next `rows` cell rows (packed words, `words_per_row(width)` a row).
-    pub fn push(&mut self, words: &[u32], rows: u64) -> anyhow::Result<()> {
+    pub fn push(&mut self, words: &[u32], rows: u64) -> Result<()> {
         let wpr = self.width.div_ceil(32) as usize;
-        anyhow::ensure!(words.len() == wpr * rows as usize, "DZI: band size");
+        if words.len() != wpr * rows as usize {
+            return Err(Error::invalid(format!(
+                "DZI: a band of {rows} rows needs {} words, not {}",
+                wpr * rows as usize,
+                words.len()
+            )));
+        }
         let row_bytes = self.width.div_ceil(8) as usize;
         let invert = if self.colours.is_some() { 0 } else { 0xff };
         for row in words.chunks_exact(wpr) {
@@ -172,7 +175,7 @@ impl DziBuilder {
 
     /// Level `i` (k = i+1) has a complete pixel row: shade it, pass its counts up, and cut
     /// tiles when a band is full.
-    fn finish_row(&mut self, i: usize, input_done: bool) -> anyhow::Result<()> {
+    fn finish_row(&mut self, i: usize, input_done: bool) -> Result<()> {
         let (width, height, tile) = (self.width, self.height, self.tile);
         let p_is_one = self.colours.is_some();
         let level = &mut self.levels[i];
@@ -228,21 +231,20 @@ impl DziBuilder {
         band: &[u8],
         rows: u64,
         one_bit: bool,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let tile = self.tile;
         let format = self.format(one_bit);
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
         let compression = self.compression;
         (0..cols)
             .into_par_iter()
-            .try_for_each(|c| -> anyhow::Result<()> {
+            .try_for_each(|c| -> Result<()> {
                 let x0 = c * tile;
                 let tw = tile.min(width - x0);
                 let spec = PngSpec {
@@ -259,29 +261,27 @@ impl DziBuilder {
                 }
                 let bytes = png_bytes(&spec, &raw)?;
                 let path = dir.join(format!("{c}_{tile_row}.png"));
-                std::fs::write(&path, bytes)
-                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
+                std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
             })?;
         self.tiles_written += cols;
         Ok(())
     }
 
     /// Check that every row arrived and every level was written.
-    pub fn finish(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            self.cell_rows == self.height,
-            "DZI: {} of {} rows arrived",
-            self.cell_rows,
-            self.height
-        );
-        for l in &self.levels {
-            anyhow::ensure!(
-                l.row == l.height,
+    pub fn finish(&self) -> Result<()> {
+        if self.cell_rows != self.height {
+            return Err(Error::invalid(format!(
+                "DZI: {} of {} rows arrived",
+                self.cell_rows, self.height
+            )));
+        }
+        if let Some(l) = self.levels.iter().find(|l| l.row != l.height) {
+            return Err(Error::invalid(format!(
                 "DZI: level {} has {} of {} rows",
                 self.top - l.k,
                 l.row,
                 l.height
-            );
+            )));
         }
         Ok(())
     }
@@ -347,13 +347,18 @@ pub fn write_dzi(
     tile: u64,
     colours: Colours,
     compression: Compression,
-    mut fill: impl FnMut(u64, u64, &mut [u32]) -> anyhow::Result<()>,
-) -> anyhow::Result<DziReport> {
+    mut fill: impl FnMut(u64, u64, &mut [u32]) -> Result<()>,
+) -> Result<DziReport> {
     use super::atomic::{AtomicDir, AtomicFile};
     use std::io::Write as _;
     let name = dir
         .file_name()
-        .ok_or_else(|| usage!("--dzi '{}' must name a directory", dir.display()))?
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "'{}' does not name a directory for a Deep Zoom pyramid",
+                dir.display()
+            ))
+        })?
         .to_string_lossy()
         .into_owned();
     let fresh = !dir.exists();
@@ -389,12 +394,13 @@ pub fn write_dzi(
             holder.path().join(format!("{name}.dzi")),
             builder.descriptor(),
         )
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
+        .map_err(|e| Error::io(&descriptor, e))?;
         holder.commit()?;
     } else {
         holder.commit()?;
         let mut f = AtomicFile::create(&descriptor)?;
-        f.write_all(builder.descriptor().as_bytes())?;
+        f.write_all(builder.descriptor().as_bytes())
+            .map_err(|e| Error::io(&descriptor, e))?;
         f.commit()?;
     }
     Ok(DziReport {

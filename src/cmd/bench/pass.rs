@@ -15,7 +15,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
         "cpu",
         "entries",
         (n * n) as u128,
-        || GpTable::compute(n),
+        || Ok(GpTable::compute(n)?),
     )?;
     let m: usize = if env.quick { 40 } else { 256 };
     let side = m + 1;
@@ -28,7 +28,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
         "cpu",
         "positions",
         work,
-        || NimPass::compute(4, side),
+        || Ok(NimPass::compute(4, side)?),
     )?;
     if let Some(ctx) = &env.gpu {
         let gpu = env.measure(
