@@ -100,7 +100,7 @@ pub struct ChompOrdArgs {
     /// Print one JSON object on stdout.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV on stdout (the histogram, or the list).
+    /// Print CSV on stdout (the histogram, or the list; with --check: the claims).
     #[arg(long)]
     pub csv: bool,
 }
@@ -117,8 +117,11 @@ pub struct ChompClassesArgs {
     #[arg(long)]
     pub check: bool,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV on stdout: one row per class (with --check: the claims).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -203,7 +206,7 @@ pub struct GpArgs {
     /// Side of the table: 0 <= x,y < N.
     #[arg(value_parser = parse_size)]
     pub n: u64,
-    /// Print the table as CSV, one row of G_P(x,·) per line.
+    /// Print the table as CSV, one row of G_P(x,·) per line (with --check: the claims).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
     /// Print one JSON object on stdout.
@@ -236,7 +239,7 @@ pub struct CbArgs {
     /// Print one JSON object on stdout.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print every position and its Grundy number as CSV.
+    /// Print every position and its Grundy number as CSV (with --check: the claims).
     #[arg(long)]
     pub csv: bool,
 }
@@ -418,8 +421,11 @@ pub struct CaArgs {
     #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
     pub kernel: CaKernelChoice,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// With --verify: print the verification's claims as CSV on stdout.
+    #[arg(long, requires = "verify")]
+    pub csv: bool,
 }
 
 /// The automaton's GPU kernel (`ca --kernel`).
@@ -456,8 +462,11 @@ pub struct OctahedronArgs {
     #[arg(long, value_name = "FILE")]
     pub stl: Option<std::path::PathBuf>,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// With --check: print the check's claim as CSV on stdout.
+    #[arg(long, requires = "check")]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -466,8 +475,11 @@ pub struct TheoremsArgs {
     #[arg(long, value_name = "M", value_parser = parse_size)]
     pub max_m: Option<u64>,
     /// Print one JSON object on stdout: a `claims` list with one object per claim.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the claims as CSV on stdout, one row per claim.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// A level N of the Sierpiński octahedron: 0 ..= 60.

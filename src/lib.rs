@@ -11,6 +11,7 @@
 
 pub mod chocolate;
 pub mod chomp;
+pub mod claim;
 pub mod error;
 pub use error::{Error, Result};
 pub mod gpu;

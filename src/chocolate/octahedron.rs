@@ -11,6 +11,7 @@
 //! z = 1 - w, lies in S_N.
 
 use super::grid::{p_rows_cpu, Window};
+use crate::claim::Claim;
 use crate::{Error, Result};
 use rayon::prelude::*;
 
@@ -307,6 +308,41 @@ pub fn check_correspondence(
         }
     }
     Ok(total)
+}
+
+/// The octahedron claim: for every m ≤ `top` (≤ 2^n), the P-cells of C(m,m) are the cells
+/// whose centres lie in S_n ([`check_correspondence`]), as a [`Claim`] named `octahedron`.
+pub fn correspondence_claim(n: u32, top: u64) -> Result<Claim> {
+    let start = std::time::Instant::now();
+    let c = check_correspondence(n, 1..=top)?;
+    let counterexample = c.first_mismatch.map(|(m, i, j)| {
+        format!(
+            "m = {m}: cell ({i},{j}) disagrees ({} mismatches)",
+            c.mismatches
+        )
+    });
+    Ok(Claim::theorem(
+        "octahedron",
+        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+        format!("m = 1..{top} in S_{n}"),
+        c.cells,
+        counterexample,
+    )
+    .took(start))
+}
+
+/// SPEC §2's stack of automaton generations as the half octahedron: a point `p` of the
+/// voxel surface of generations 0..=`steps` (doubled lattice coordinates: voxel corners are
+/// even, edge midpoints odd; layer z is generation z) placed in the rotated frame. Layer z is
+/// centred under the apex and stands z/2 below it, a layer half as thick as a cell is wide.
+pub fn stack_point(p: [i64; 3], steps: u64) -> [f32; 3] {
+    let top = (steps + 1) as f32;
+    let [x2, y2, z2] = p.map(|v| v as f32);
+    [
+        x2 / 2.0 - z2 / 4.0 - 0.25,
+        y2 / 2.0 - z2 / 4.0 - 0.25,
+        (top - z2 / 2.0) / 2.0,
+    ]
 }
 
 /// The 6^n octahedra of S_n: (centre, radius) in units where S_0 has radius 2^n (so the

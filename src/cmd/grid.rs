@@ -3,6 +3,7 @@
 use chompute::chocolate::grid::{p_rows_cpu, Window};
 use crate::cli::GridArgs;
 use chompute::gpu::{ptest::PGridGpu, Engine};
+use chompute::render::figures::text_row;
 use anyhow::anyhow;
 use std::io::Write;
 
@@ -35,13 +36,7 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
         }
         for row in words.chunks_exact(wpr) {
             line.clear();
-            line.extend((0..n).map(|c| {
-                if row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1 {
-                    b'#'
-                } else {
-                    b'.'
-                }
-            }));
+            text_row(row, n, &mut line);
             line.push(b'\n');
             out.write_all(&line)?;
         }

@@ -14,6 +14,7 @@ mod render;
 mod theorems;
 
 use crate::cli::{Cli, Command};
+use chompute::claim::Claim;
 use chompute::gpu::Engine;
 
 /// Run one parsed command line.
@@ -45,6 +46,24 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Print claims on stdout as the text table, or as CSV.
+pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if csv {
+        chompute::claim::write_csv(&mut out, claims)?;
+    } else {
+        chompute::claim::write_text(&mut out, claims)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Exit status 1 (a check failure naming them) when a theorem claim failed.
+pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
+    Ok(chompute::claim::verdict(claims)?)
+}
+
 /// Print a serialisable value as one line of JSON on stdout.
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     use std::io::Write;
@@ -65,8 +84,11 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
 }
 
 /// The library's names for the arguments that are flags here.
-const FLAG_FOR: [(&str, &str); 5] = [
+const FLAG_FOR: [(&str, &str); 8] = [
     ("the cell size", "--cell"),
+    ("the number of rows", "--rows"),
+    ("the first row of a plane", "--first-row"),
+    ("the pixels per position", "--scale"),
     ("the fit size", "--fit"),
     ("the tile size", "--tile-size"),
     ("the pixels per cell", "--px"),

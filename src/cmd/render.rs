@@ -6,17 +6,17 @@ use chompute::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::render::atomic::AtomicFile;
-use chompute::render::dzi::{write_dzi, DziReport};
+use chompute::render::dzi::{write_dzi, write_dzi_from_tiles, DziReport};
 use chompute::render::encode::stream_png;
-use chompute::render::picture::{Colours, Picture, Scale};
+use chompute::render::picture::{check_tile_size, Colours, Picture, Scale};
 use chompute::render::source::CellSource;
 use chompute::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
-use chompute::render::{parse_colour, Compression};
+use chompute::render::parse_colour;
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 const DZI_TILE: u64 = 256;
@@ -66,13 +66,7 @@ fn parse_colours(s: &str) -> anyhow::Result<Colours> {
 }
 
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
-    let t = given.unwrap_or(default);
-    if t == 0 || t % 8 != 0 {
-        return Err(anyhow!(
-            "--tile-size must be a positive multiple of 8 (got {t})"
-        ));
-    }
-    Ok(t)
+    Ok(check_tile_size(given.unwrap_or(default))?)
 }
 
 /// Rows done, cells per second and the time left, when stderr is a terminal.
@@ -169,7 +163,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         let bar = progress(pic.height);
         // Cells of the bar behind each picture row (a fraction for --cell, B rows for --fit).
         let cells_per_row = window.cells() as f64 / pic.height as f64;
-        stream_png(&format!("'{}'", path.display()), &mut file, spec, |sink| {
+        stream_png(path, &mut file, spec, |sink| {
             while sink.rows_left() > 0 {
                 let before = sink.rows_left();
                 sink.fill_band(|y0, rows, bytes| {
@@ -251,7 +245,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         let row_bytes = rows.row_bytes;
         let mut file = AtomicFile::create(path)?;
         let bar = progress(pic.height);
-        stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
+        stream_png(path, &mut file, &spec, |sink| {
             while sink.rows_left() > 0 {
                 sink.fill_band(|_, n, bytes| {
                     for row in bytes.chunks_exact_mut(row_bytes) {
@@ -267,7 +261,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         file.commit()?;
     }
     if let Some(dir) = &args.dzi {
-        report.dzi = Some(assemble_dzi(
+        report.dzi = Some(write_dzi_from_tiles(
             &args.dir,
             dir,
             &pic,
@@ -280,44 +274,4 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         print_json(&report)?;
     }
     Ok(())
-}
-
-/// A pyramid from 1-bit tiles: each picture row read back into packed cells.
-fn assemble_dzi(
-    tiles: &Path,
-    dir: &Path,
-    pic: &Picture,
-    tile: u64,
-    compression: Compression,
-) -> anyhow::Result<DziReport> {
-    let mut rows = TileRows::open(tiles)?;
-    let mut bytes = vec![0u8; rows.row_bytes];
-    // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
-    let invert = if pic.colours.is_some() { 0 } else { 0xff };
-    let wpr = pic.window.words_per_row();
-    Ok(write_dzi(
-        dir,
-        &pic.window,
-        tile,
-        pic.colours,
-        compression,
-        |_, _, words| {
-            for row in words.chunks_exact_mut(wpr) {
-                rows.next_row(&mut bytes)?;
-                for (k, w) in row.iter_mut().enumerate() {
-                    let mut b = [0u8; 4];
-                    for (j, x) in b.iter_mut().enumerate() {
-                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
-                    }
-                    *w = u32::from_be_bytes(b);
-                }
-                // Padding bits past the last cell must be zero (no P-cells there).
-                let pad = (wpr as u64 * 32 - pic.width) as u32;
-                if pad > 0 {
-                    row[wpr - 1] &= !((1u32 << pad) - 1);
-                }
-            }
-            Ok(())
-        },
-    )?)
 }

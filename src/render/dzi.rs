@@ -302,6 +302,48 @@ fn add_pair_counts(row: &[u32], counts: &mut [u64]) {
     }
 }
 
+/// A Deep Zoom pyramid of the picture in a tile directory written by tile shards (1-bit
+/// tiles of single cells, `pic` read from its manifest): each picture row is read back into
+/// packed cells and streamed through [`write_dzi`].
+pub fn write_dzi_from_tiles(
+    tiles: &Path,
+    dir: &Path,
+    pic: &Picture,
+    tile: u64,
+    compression: Compression,
+) -> Result<DziReport> {
+    let mut rows = super::tiles::TileRows::open(tiles)?;
+    let mut bytes = vec![0u8; rows.row_bytes];
+    // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
+    let invert = if pic.colours.is_some() { 0 } else { 0xff };
+    let wpr = pic.window.words_per_row();
+    write_dzi(
+        dir,
+        &pic.window,
+        tile,
+        pic.colours,
+        compression,
+        |_, _, words| {
+            for row in words.chunks_exact_mut(wpr) {
+                rows.next_row(&mut bytes)?;
+                for (k, w) in row.iter_mut().enumerate() {
+                    let mut b = [0u8; 4];
+                    for (j, x) in b.iter_mut().enumerate() {
+                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
+                    }
+                    *w = u32::from_be_bytes(b);
+                }
+                // Padding bits past the last cell must be zero (no P-cells there).
+                let pad = (wpr as u64 * 32 - pic.width) as u32;
+                if pad > 0 {
+                    row[wpr - 1] &= !((1u32 << pad) - 1);
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,8 +19,43 @@ use std::path::Path;
 /// Vertices and outward-oriented (counter-clockwise seen from outside) triangles.
 #[derive(Debug, Clone, Default)]
 pub struct Mesh {
+    /// Vertex coordinates.
     pub vertices: Vec<[f32; 3]>,
+    /// Triangles as indices into `vertices`.
     pub triangles: Vec<[u32; 3]>,
+}
+
+/// S_n as a mesh: each of its 6^n octahedra closed on its own (they meet only along edges and
+/// at vertices, so no face is shared), coordinates exact in f32 (multiples of 2^-n).
+pub fn sierpinski_mesh(n: u32) -> Mesh {
+    let scale = (1u64 << n) as f32;
+    let mut mesh = Mesh::default();
+    for (c, r) in crate::chocolate::octahedron::octahedra(n) {
+        let base = mesh.vertices.len() as u32;
+        // Vertices: +x, -x, +y, -y, +z, -z.
+        for axis in 0..3 {
+            for sign in [1, -1] {
+                let mut v = c;
+                v[axis] += sign * r;
+                mesh.vertices.push(v.map(|x| x as f32 / scale));
+            }
+        }
+        for sx in [0u32, 1] {
+            for sy in [0u32, 1] {
+                for sz in [0u32, 1] {
+                    let (a, b, cc) = (base + sx, base + 2 + sy, base + 4 + sz);
+                    // Octant signs (+,+,+) gives (x,y,z) counter-clockwise from outside; each
+                    // minus sign mirrors once.
+                    if (sx + sy + sz) % 2 == 0 {
+                        mesh.triangles.push([a, b, cc]);
+                    } else {
+                        mesh.triangles.push([a, cc, b]);
+                    }
+                }
+            }
+        }
+    }
+    mesh
 }
 
 /// Write `mesh` as binary little-endian PLY (vertex x,y,z floats; faces as uchar-counted int

@@ -3,7 +3,10 @@
 pub mod atomic;
 pub mod dzi;
 pub mod encode;
+pub mod figures;
+pub mod legend;
 pub mod mesh;
+pub mod palette;
 pub mod picture;
 pub mod png;
 pub mod source;
