@@ -201,7 +201,11 @@ pub struct Xorshift(u64);
 impl Xorshift {
     /// A generator from a seed (0 is replaced, since xorshift would stay at 0).
     pub fn new(seed: u64) -> Xorshift {
-        Xorshift(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Xorshift(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// The next value.
@@ -363,8 +367,19 @@ mod tests {
         }
         vec![
             Claim::theorem("Lemma 6", "G_P = 0 iff …", "0 <= x,y < 13", 169, None),
-            t.claim(ClaimKind::Theorem, "odd, \"quoted\"", "k % 4 != 3", "k < 10"),
-            Claim::property("NS property", "F is NS", "x <= 4", 25, Some("F(1,2)".into())),
+            t.claim(
+                ClaimKind::Theorem,
+                "odd, \"quoted\"",
+                "k % 4 != 3",
+                "k < 10",
+            ),
+            Claim::property(
+                "NS property",
+                "F is NS",
+                "x <= 4",
+                25,
+                Some("F(1,2)".into()),
+            ),
         ]
     }
 
@@ -410,7 +425,10 @@ mod tests {
         let csv = String::from_utf8(csv).unwrap();
         let rows: Vec<&str> = csv.lines().collect();
         assert_eq!(rows[0], CSV_HEADER);
-        assert!(rows[2].starts_with("\"odd, \"\"quoted\"\"\",theorem,fail,10,"), "{csv}");
+        assert!(
+            rows[2].starts_with("\"odd, \"\"quoted\"\"\",theorem,fail,10,"),
+            "{csv}"
+        );
 
         let json = serde_json::to_value(&claims).unwrap();
         assert_eq!(json[0]["pass"], true);

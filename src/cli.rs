@@ -502,8 +502,8 @@ pub fn parse_ratio(s: &str) -> Result<chompute::chocolate::octahedron::Ratio, St
 }
 
 /// `--compression`: one of the library's settings by name, listed in `--help`.
-fn compression_parser() -> impl clap::builder::TypedValueParser<Value = chompute::render::Compression>
-{
+fn compression_parser(
+) -> impl clap::builder::TypedValueParser<Value = chompute::render::Compression> {
     use clap::builder::TypedValueParser as _;
     let names = chompute::render::Compression::ALL.map(|(name, _)| name);
     clap::builder::PossibleValuesParser::new(names)

@@ -3,8 +3,8 @@
 mod cli;
 mod cmd;
 
-use cli::Cli;
 use clap::Parser;
+use cli::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -156,7 +156,11 @@ fn ca_verify_on_the_cpu() {
     // --csv: the claims.
     let o = chompute(&["--backend", "cpu", "ca", "20", "--verify", "--csv"]);
     assert!(o.status.success());
-    assert!(stdout(&o).lines().nth(1).unwrap().starts_with("automaton,theorem,pass,"));
+    assert!(stdout(&o)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("automaton,theorem,pass,"));
 }
 
 #[test]
@@ -184,7 +188,10 @@ fn ca_verify_on_the_gpu() {
         );
         let checks = v["checks"].as_array().unwrap();
         let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["automaton", "automaton-twin", "automaton-live-cells"]);
+        assert_eq!(
+            names,
+            ["automaton", "automaton-twin", "automaton-live-cells"]
+        );
         assert!(checks.iter().all(|c| c["pass"] == true), "{checks:?}");
     }
     // Without --verify the block kernel takes whole blocks of steps.

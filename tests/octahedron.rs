@@ -25,7 +25,11 @@ fn check_at_level_five() {
         .any(|l| l.starts_with("octahedron") && l.contains(" pass ")));
     let o = chompute(&["octahedron", "5", "--check", "--csv"]);
     assert!(o.status.success());
-    assert!(stdout(&o).lines().nth(1).unwrap().starts_with(&format!("octahedron,theorem,pass,{cells},")));
+    assert!(stdout(&o)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with(&format!("octahedron,theorem,pass,{cells},")));
 }
 
 #[test]

@@ -188,6 +188,7 @@ impl Automaton {
         self.n
     }
 
+    /// The last generation this automaton has room for.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
@@ -392,7 +393,10 @@ impl AutomatonCheck {
         self.last = self.last.max(n);
         let g = super::count::g_recurrence(n + 1).expect("n+1 ≥ 1");
         self.live.record(live as u128 == g, || {
-            format!("generation {n} has {live} live cells but g({}) = {g}", n + 1)
+            format!(
+                "generation {n} has {live} live cells but g({}) = {g}",
+                n + 1
+            )
         });
     }
 

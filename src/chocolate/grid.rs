@@ -14,11 +14,17 @@ use rayon::prelude::*;
 /// m = 10^12 is addressable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// Rows of the bar.
     pub m: u64,
+    /// Columns of the bar.
     pub n: u64,
+    /// First row of the window, 1-based.
     pub row0: u64,
+    /// First column of the window, 1-based.
     pub col0: u64,
+    /// Rows in the window.
     pub height: u64,
+    /// Columns in the window.
     pub width: u64,
 }
 
@@ -29,14 +35,7 @@ impl Window {
     }
 
     /// A window, validated: non-empty and inside the bar.
-    pub fn new(
-        m: u64,
-        n: u64,
-        row0: u64,
-        col0: u64,
-        height: u64,
-        width: u64,
-    ) -> Result<Window> {
+    pub fn new(m: u64, n: u64, row0: u64, col0: u64, height: u64, width: u64) -> Result<Window> {
         if m == 0 || n == 0 {
             return Err(Error::bad_argument(
                 "the bar",
@@ -158,6 +157,7 @@ pub struct ColumnIndex {
 }
 
 impl ColumnIndex {
+    /// The sorted column keys of `w`.
     pub fn new(w: &Window) -> ColumnIndex {
         assert!(
             w.width <= u32::MAX as u64,

@@ -60,7 +60,9 @@ pub fn cell_in_sierpinski(n: u32, m: u64, i: u64, j: u64) -> bool {
 /// A positive rational p/q in lowest terms: the section height M, read exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ratio {
+    /// Numerator.
     pub num: u64,
+    /// Denominator (≥ 1).
     pub den: u64,
 }
 
@@ -73,6 +75,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl Ratio {
+    /// num/den in lowest terms.
     pub fn new(num: u64, den: u64) -> Ratio {
         let g = gcd(num, den).max(1);
         Ratio {
@@ -81,6 +84,7 @@ impl Ratio {
         }
     }
 
+    /// Whether the ratio is a whole number.
     pub fn is_integer(&self) -> bool {
         self.den == 1
     }
@@ -98,7 +102,11 @@ impl std::fmt::Display for Ratio {
 
 /// Parse "5", "5.5" or "11/2" exactly (no floats): a positive rational.
 pub fn parse_ratio(s: &str) -> Result<Ratio> {
-    let bad = || Error::invalid(format!("'{s}' is not a positive number (write 5, 5.5 or 11/2)"));
+    let bad = || {
+        Error::invalid(format!(
+            "'{s}' is not a positive number (write 5, 5.5 or 11/2)"
+        ))
+    };
     let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
     let r = if let Some((a, b)) = s.split_once('/') {
         if !digits(a) || !digits(b) {
@@ -144,8 +152,11 @@ pub fn parse_ratio(s: &str) -> Result<Ratio> {
 /// u = -w + (a+1/2)h/px, v likewise with b. The image is `side()` pixels square.
 #[derive(Debug, Clone, Copy)]
 pub struct Section {
+    /// The level N of S_N.
     pub n: u32,
+    /// The height M of the section H_{N,M} (z = 1 - M/2^N).
     pub m: Ratio,
+    /// Pixels per cell side.
     pub px: u64,
 }
 
@@ -166,7 +177,10 @@ impl Section {
             return Err(Error::bad_argument(
                 "the section height M",
                 m,
-                format!("at most 2^{n} = {} (below that lies nothing of S_{n})", 1u128 << n),
+                format!(
+                    "at most 2^{n} = {} (below that lies nothing of S_{n})",
+                    1u128 << n
+                ),
             ));
         }
         let pixels = m.num as u128 * px as u128;
@@ -209,7 +223,9 @@ impl Section {
 /// Result of [`check_correspondence`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CorrespondenceCheck {
+    /// Cells compared.
     pub cells: u128,
+    /// Cells where the P-test and S_N disagree.
     pub mismatches: u128,
     /// The first disagreement: (m, i, j).
     pub first_mismatch: Option<(u64, u64, u64)>,

@@ -208,13 +208,18 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
 /// A position's report: ordinal, Sol set and one solution chain.
 #[derive(Debug, Clone, Serialize)]
 pub struct PositionReport {
+    /// The position's row lengths.
     pub position: String,
+    /// Its ordinal.
     pub ordinal: u8,
+    /// Its solution set Sol P.
     pub sol: Vec<String>,
+    /// One solution chain from it down to (0).
     pub chain: Vec<String>,
 }
 
 impl PositionReport {
+    /// The report of `p` from `table`, or `None` when the table does not hold it.
     pub fn new(table: &OrdTable, p: &Diagram) -> Option<PositionReport> {
         Some(PositionReport {
             position: p.to_string(),

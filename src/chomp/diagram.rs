@@ -36,6 +36,7 @@ impl Diagram {
         Diagram(Vec::new())
     }
 
+    /// Row lengths, first row first, no trailing zeros.
     pub fn rows(&self) -> &[u32] {
         &self.0
     }
@@ -55,6 +56,7 @@ impl Diagram {
         self.0.iter().map(|&a| a as u64).sum()
     }
 
+    /// Whether this is the empty position (0).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -134,7 +136,9 @@ pub fn for_each_move(rows: &[u32], mut f: impl FnMut(usize, u32)) {
 /// An R-row × C-column box of positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChompBox {
+    /// Most rows R.
     pub rows: usize,
+    /// Most columns C.
     pub cols: u32,
 }
 
@@ -178,6 +182,7 @@ impl ChompBox {
         }
     }
 
+    /// Whether `p` fits in the box.
     pub fn contains(&self, p: &Diagram) -> bool {
         p.height() <= self.rows && p.width() <= self.cols
     }
@@ -215,6 +220,7 @@ pub fn binomial(n: u64, k: u64) -> Option<u64> {
 /// (0-based) of length `len` adds to the rank.
 #[derive(Debug, Clone)]
 pub struct Ranker {
+    /// The box ranked.
     pub shape: ChompBox,
     stride: usize,
     weight: Vec<u64>,
@@ -227,6 +233,7 @@ pub const MAX_RANKED_POSITIONS: u64 = 1 << 34;
 pub const MAX_RANK_WEIGHTS: u64 = 1 << 28;
 
 impl Ranker {
+    /// The ranker of a box, or [`crate::Error::TooLarge`] when it has too many positions.
     pub fn new(shape: ChompBox) -> crate::Result<Ranker> {
         let total = shape
             .positions()
@@ -266,10 +273,12 @@ impl Ranker {
         self.total
     }
 
+    /// Never: a box holds at least the empty position.
     pub fn is_empty(&self) -> bool {
         false
     }
 
+    /// The rank weight of row `row` having length `len`.
     #[inline]
     pub fn weight(&self, row: usize, len: u32) -> u64 {
         self.weight[row * self.stride + len as usize]
@@ -302,6 +311,7 @@ impl Ranker {
         }
     }
 
+    /// The position of rank `r`.
     pub fn unrank(&self, r: u64) -> Diagram {
         let mut rows = vec![0u32; self.shape.rows];
         self.unrank_into(r, &mut rows);

@@ -111,8 +111,11 @@ pub const LAYERS_MIN_THREADS: usize = 8;
 /// The ordinals of one box under one rule, indexed by rank.
 #[derive(Debug, Clone)]
 pub struct OrdTable {
+    /// The box's ranking.
     pub ranker: Ranker,
+    /// Players of the rule: ordinals run 0..=players.
     pub players: u8,
+    /// The ordinal of every position, in rank order.
     pub ords: Vec<u8>,
 }
 
@@ -141,6 +144,7 @@ impl OrdTable {
         })
     }
 
+    /// The ordinal of `p`, or `None` when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
         self.ranker.rank(p).map(|r| self.ords[r as usize])
     }

@@ -133,7 +133,11 @@ mod tests {
                     let p = if rows == 3 { vec![a, y, x] } else { vec![y, x] };
                     let want = Diagram::new(p).and_then(|d| table.ordinal(&d));
                     let got = plane.ordinal(y, x);
-                    assert_eq!(got, if x <= y { want } else { None }, "{rows} rows ({y},{x})");
+                    assert_eq!(
+                        got,
+                        if x <= y { want } else { None },
+                        "{rows} rows ({y},{x})"
+                    );
                     inside += got.is_some() as u64;
                 }
             }

@@ -1,19 +1,19 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
 use super::{print_claims, print_json, verdict};
+use crate::cli::{
+    ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
+};
+use anyhow::anyhow;
 use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
-use chompute::claim::Claim;
 use chompute::chomp::classes::MAX_CLASS_PLAYERS;
 use chompute::chomp::ordinal::add_to_histogram;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
 };
-use crate::cli::{
-    ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
-};
+use chompute::claim::Claim;
 use chompute::render::figures::write_ordinal_plane_png;
-use anyhow::anyhow;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;

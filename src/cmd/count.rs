@@ -1,11 +1,11 @@
 //! `chompute count M [N]`: exact g(M,N) by one method or all of them.
 
 use super::print_json;
+use crate::cli::{CountArgs, CountMethod};
+use anyhow::anyhow;
 use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
 use chompute::chocolate::grid::{count_cpu, Window};
-use crate::cli::{CountArgs, CountMethod};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
-use anyhow::anyhow;
 use serde::Serialize;
 use std::time::Instant;
 

@@ -2,8 +2,8 @@
 
 use super::{print_claims, print_json, verdict};
 use crate::cli::GpArgs;
-use chompute::pass::gp::{check, GpTable};
 use chompute::claim::Claim;
+use chompute::pass::gp::{check, GpTable};
 use serde::Serialize;
 use std::io::Write;
 

@@ -1,10 +1,10 @@
 //! `chompute grid M [N]`: the P-grid as text.
 
-use chompute::chocolate::grid::{p_rows_cpu, Window};
 use crate::cli::GridArgs;
+use anyhow::anyhow;
+use chompute::chocolate::grid::{p_rows_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, Engine};
 use chompute::render::figures::text_row;
-use anyhow::anyhow;
 use std::io::Write;
 
 /// Widest bar printed as text; beyond this a picture (`render`) is the way to look.

@@ -3,11 +3,11 @@
 
 use super::print_json;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
+use anyhow::anyhow;
 use chompute::gpu::nimpass::nimpass4_gpu;
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::pass::nimpass::{pass_cell_counts, NimPass};
 use chompute::render::figures::write_pass_grid_png;
-use anyhow::anyhow;
 use serde::Serialize;
 use std::io::Write;
 
@@ -35,8 +35,8 @@ impl Serialize for Listing<'_> {
 /// The table for `k` heaps of size 0..side, or a usage error when it cannot be held. Four
 /// heaps run on the GPU when the backend choice picks one; other heap counts on the CPU.
 fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass> {
-    let side =
-        usize::try_from(side).map_err(|_| anyhow!("heap sizes up to {} are too large", side - 1))?;
+    let side = usize::try_from(side)
+        .map_err(|_| anyhow!("heap sizes up to {} are too large", side - 1))?;
     if k != 4 {
         if backend == BackendChoice::Gpu {
             return Err(anyhow!(

@@ -56,7 +56,9 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
-        return Err(anyhow!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
+        return Err(anyhow!(
+            "--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"
+        ));
     }
     if let Some(path) = &args.stl {
         if n > MESH_MAX_LEVEL {

@@ -2,17 +2,17 @@
 //! pyramids and sharded tile directories.
 
 use super::print_json;
-use chompute::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
+use anyhow::anyhow;
+use chompute::chocolate::grid::Window;
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::render::atomic::AtomicFile;
 use chompute::render::dzi::{write_dzi, write_dzi_from_tiles, DziReport};
 use chompute::render::encode::stream_png;
+use chompute::render::parse_colour;
 use chompute::render::picture::{check_tile_size, Colours, Picture, Scale};
 use chompute::render::source::CellSource;
 use chompute::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
-use chompute::render::parse_colour;
-use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;

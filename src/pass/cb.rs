@@ -22,7 +22,9 @@ pub const MAX_OPTION_VISITS: u64 = 1 << 34;
 /// F(x,z) tabulated for 0 ≤ x ≤ X, 0 ≤ z ≤ Z.
 #[derive(Debug, Clone)]
 pub struct FTable {
+    /// Largest x of the box.
     pub x_max: u64,
+    /// Largest z of the box.
     pub z_max: u64,
     values: Vec<u64>,
 }
@@ -72,6 +74,7 @@ impl FTable {
         Ok(())
     }
 
+    /// F(x,z), for x ≤ x_max and z ≤ z_max.
     #[inline]
     pub fn get(&self, x: u64, z: u64) -> u64 {
         self.values[(x * (self.z_max + 1) + z) as usize]
@@ -99,6 +102,7 @@ impl FTable {
 /// Grundy numbers of every position of CB(F) on a box, with the pass layer if asked.
 #[derive(Debug, Clone)]
 pub struct Bar {
+    /// The tabulated F the bar was computed for.
     pub f: FTable,
     /// Index of (x,0,z) in `grundy`; y is added to it.
     offsets: Vec<usize>,
@@ -192,6 +196,7 @@ impl Bar {
         self.grundy_pass.as_ref().map(|g| g[self.index(x, y, z)])
     }
 
+    /// Whether the pass game's values were computed.
     pub fn has_pass(&self) -> bool {
         self.grundy_pass.is_some()
     }
@@ -201,6 +206,7 @@ impl Bar {
         self.grundy.len()
     }
 
+    /// Never: every box holds (0,0,0).
     pub fn is_empty(&self) -> bool {
         self.grundy.is_empty()
     }
@@ -569,7 +575,13 @@ pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
     let [t3, t4, c2, c3, c3_converse, c4a, c4b, c4c, _] = first;
     let claims = vec![
         Claim::theorem("Theorem 3", "G(x,y,z,0) = x^y^z", &range, positions, t3),
-        Claim::theorem("Theorem 4", "G(x,y,z,1) = G_P(x, y^z)", &range, positions, t4),
+        Claim::theorem(
+            "Theorem 4",
+            "G(x,y,z,1) = G_P(x, y^z)",
+            &range,
+            positions,
+            t4,
+        ),
         Claim::theorem(
             "Corollary 2",
             "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}",
@@ -591,7 +603,13 @@ pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
             2 * positions,
             c3_converse,
         ),
-        Claim::theorem("Corollary 4(a)", "G(x,y,z,1) = 2 on C_1", &range, positions, c4a),
+        Claim::theorem(
+            "Corollary 4(a)",
+            "G(x,y,z,1) = 2 on C_1",
+            &range,
+            positions,
+            c4a,
+        ),
         Claim::theorem(
             "Corollary 4(b)",
             "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds",

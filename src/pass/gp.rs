@@ -8,15 +8,17 @@
 //! side N needs values below 2N and is stored in the narrowest unsigned integer that holds
 //! 2N - 1.
 
-
 /// Largest table side accepted (the table alone is 2 GiB of u16 there).
 pub const MAX_SIDE: u64 = 32768;
 
 /// The stored values, in the narrowest type that holds every G_P(x,y) with x, y < N.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GpValues {
+    /// Every value below 256.
     U8(Vec<u8>),
+    /// Every value below 65536.
     U16(Vec<u16>),
+    /// Larger values.
     U32(Vec<u32>),
 }
 
@@ -322,9 +324,7 @@ pub fn check(t: &GpTable) -> Vec<Claim> {
     let mut claims: Vec<Claim> = lemmas
         .iter()
         .zip(first_bad)
-        .map(|(&(name, statement, _, _), bad)| {
-            Claim::theorem(name, statement, &range, cells, bad)
-        })
+        .map(|(&(name, statement, _, _), bad)| Claim::theorem(name, statement, &range, cells, bad))
         .collect();
     claims.push(Claim::theorem(
         "Rows distinct",

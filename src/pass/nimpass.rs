@@ -114,10 +114,12 @@ impl NimPass {
         Ok(NimPass { k, side, last })
     }
 
+    /// Heaps K per position.
     pub fn heaps(&self) -> usize {
         self.k
     }
 
+    /// Values per heap: sizes 0..side.
     pub fn side(&self) -> usize {
         self.side
     }
@@ -315,7 +317,11 @@ mod tests {
             .unwrap();
             let (pass_p, nim_p) = pass_cell_counts(&t, m);
             assert_eq!(pass_p, listed, "m = {m}");
-            assert_eq!(nim_p as u128, crate::chocolate::g_recurrence(m).unwrap(), "m = {m}");
+            assert_eq!(
+                nim_p as u128,
+                crate::chocolate::g_recurrence(m).unwrap(),
+                "m = {m}"
+            );
         }
         assert_eq!(pass_cell(&t, 1, 1, 1), PassCell::Both);
     }

@@ -46,6 +46,7 @@ pub struct DziBuilder {
     top_band_rows: u64,
     cell_rows: u64,
     levels: Vec<Level>,
+    /// Tiles written so far.
     pub tiles_written: u64,
 }
 
@@ -60,6 +61,7 @@ pub fn top_level(width: u64, height: u64) -> u32 {
 }
 
 impl DziBuilder {
+    /// A builder writing the pyramid of `window` into `files_dir`, `tile` pixels a tile side.
     pub fn new(
         files_dir: &Path,
         window: &Window,
@@ -242,27 +244,25 @@ impl DziBuilder {
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
         let compression = self.compression;
-        (0..cols)
-            .into_par_iter()
-            .try_for_each(|c| -> Result<()> {
-                let x0 = c * tile;
-                let tw = tile.min(width - x0);
-                let spec = PngSpec {
-                    width: tw as u32,
-                    height: rows as u32,
-                    format: format.clone(),
-                    compression,
-                };
-                let tile_bytes = spec.format.row_bytes(tw as u32);
-                let off = format.row_bytes(x0 as u32);
-                let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
-                for r in band.chunks_exact(row_bytes) {
-                    raw.extend_from_slice(&r[off..off + tile_bytes]);
-                }
-                let bytes = png_bytes(&spec, &raw)?;
-                let path = dir.join(format!("{c}_{tile_row}.png"));
-                std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
-            })?;
+        (0..cols).into_par_iter().try_for_each(|c| -> Result<()> {
+            let x0 = c * tile;
+            let tw = tile.min(width - x0);
+            let spec = PngSpec {
+                width: tw as u32,
+                height: rows as u32,
+                format: format.clone(),
+                compression,
+            };
+            let tile_bytes = spec.format.row_bytes(tw as u32);
+            let off = format.row_bytes(x0 as u32);
+            let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
+            for r in band.chunks_exact(row_bytes) {
+                raw.extend_from_slice(&r[off..off + tile_bytes]);
+            }
+            let bytes = png_bytes(&spec, &raw)?;
+            let path = dir.join(format!("{c}_{tile_row}.png"));
+            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+        })?;
         self.tiles_written += cols;
         Ok(())
     }
@@ -373,8 +373,11 @@ mod tests {
 /// What a pyramid write produced.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DziReport {
+    /// The `.dzi` descriptor written.
     pub descriptor: PathBuf,
+    /// Levels of the pyramid.
     pub levels: u32,
+    /// Tiles written.
     pub tiles: u64,
 }
 

@@ -99,7 +99,9 @@ impl BandSink {
         fill: impl FnOnce(usize, usize, &mut [u8]) -> Result<()>,
     ) -> Result<()> {
         if self.next_row >= self.height {
-            return Err(Error::invalid("every row of the picture is already written"));
+            return Err(Error::invalid(
+                "every row of the picture is already written",
+            ));
         }
         let rows = self.band_rows.min(self.height - self.next_row);
         let bytes = rows * self.row_bytes;
@@ -273,13 +275,7 @@ fn write_pieces<W: Write>(
 
 /// Filter and deflate one band. The last band ends the deflate stream; the others end with a
 /// sync flush (an empty stored block) so that the next band starts on a byte boundary.
-fn deflate_band(
-    band: &Band,
-    row_bytes: usize,
-    filter: u8,
-    level: u8,
-    last: bool,
-) -> Result<Piece> {
+fn deflate_band(band: &Band, row_bytes: usize, filter: u8, level: u8, last: bool) -> Result<Piece> {
     // Rows go to the compressor one at a time (filter byte, then the row as it is or its
     // `Up` difference), so the band is never copied whole.
     let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);

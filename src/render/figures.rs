@@ -91,9 +91,12 @@ pub fn write_section_png(path: &Path, s: &Section) -> Result<u64> {
 /// pass P-cells red, both purple, the rest white. `t` is the four-heap table (side ≥ m).
 pub fn write_pass_grid_png(path: &Path, t: &NimPass, m: u64, scale: u32) -> Result<()> {
     let scale = scale.max(1) as u64;
-    let side = m
-        .checked_mul(scale)
-        .ok_or_else(|| Error::too_large(format!("a {m}×{m} picture at scale {scale}"), "more than 2^64 pixels a side"))?;
+    let side = m.checked_mul(scale).ok_or_else(|| {
+        Error::too_large(
+            format!("a {m}×{m} picture at scale {scale}"),
+            "more than 2^64 pixels a side",
+        )
+    })?;
     let px = png_side(side, &format!("a {m}×{m} picture at scale {scale}"))?;
     let spec = PngSpec {
         width: px,

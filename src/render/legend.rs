@@ -111,7 +111,13 @@ mod tests {
         assert_eq!(l.pixel(x0 + 20 + DIGIT_SCALE, y0 + 4), 0);
         assert_eq!(l.pixel(x0 + 8, 0), 0);
         // Entry 12 does not exist.
-        assert_eq!(l.pixel(2 * ENTRY_WIDTH + 8, MARGIN + 4 * LINE_HEIGHT - 12), 2 + 11);
-        assert_eq!(Legend::new(12, 3 * ENTRY_WIDTH).pixel(8, MARGIN + 4 * LINE_HEIGHT + 8), 0);
+        assert_eq!(
+            l.pixel(2 * ENTRY_WIDTH + 8, MARGIN + 4 * LINE_HEIGHT - 12),
+            2 + 11
+        );
+        assert_eq!(
+            Legend::new(12, 3 * ENTRY_WIDTH).pixel(8, MARGIN + 4 * LINE_HEIGHT + 8),
+            0
+        );
     }
 }

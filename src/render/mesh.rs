@@ -172,11 +172,14 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
 /// the leftmost cell).
 #[derive(Debug, Clone)]
 pub struct BitLayer {
+    /// Cells a side.
     pub side: u64,
+    /// Packed rows, the P-grid layout.
     pub words: Vec<u32>,
 }
 
 impl BitLayer {
+    /// Whether voxel (x, y) is filled (false outside the layer).
     pub fn get(&self, x: i64, y: i64) -> bool {
         if x < 0 || y < 0 || x as u64 >= self.side || y as u64 >= self.side {
             return false;
@@ -234,6 +237,7 @@ fn unit(axis: usize, s: i64) -> [i64; 3] {
 }
 
 impl VoxelSurface {
+    /// An empty surface.
     pub fn new() -> VoxelSurface {
         VoxelSurface::default()
     }

@@ -84,7 +84,11 @@ impl Picture {
     /// each pixel a block of cells shaded by its exact fraction of P-cells.
     pub fn fit(window: Window, pixels: u64, colours: Colours) -> Result<Picture> {
         if pixels == 0 {
-            return Err(Error::bad_argument("the fit size", pixels, "at least 1 pixel"));
+            return Err(Error::bad_argument(
+                "the fit size",
+                pixels,
+                "at least 1 pixel",
+            ));
         }
         let block = window.height.max(window.width).div_ceil(pixels);
         Picture::with_scale(window, Scale::Fit(block), colours)
@@ -139,16 +143,16 @@ impl Picture {
     }
 
     /// The PNG of a `width × height` part of the picture (a tile).
-    pub fn spec_for(
-        &self,
-        width: u64,
-        height: u64,
-        compression: Compression,
-    ) -> Result<PngSpec> {
+    pub fn spec_for(&self, width: u64, height: u64, compression: Compression) -> Result<PngSpec> {
         let side = |s: u64| u32::try_from(s).ok().filter(|&s| s <= i32::MAX as u32);
         match (side(width), side(height)) {
             (Some(w), Some(h)) => {
-                let spec = PngSpec { width: w, height: h, format: self.format(), compression };
+                let spec = PngSpec {
+                    width: w,
+                    height: h,
+                    format: self.format(),
+                    compression,
+                };
                 spec.validate()?;
                 Ok(spec)
             }

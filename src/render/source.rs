@@ -95,13 +95,7 @@ impl CellSource {
     /// The window as 1-bit PNG rows (`row_bytes` each, pixel bit = P-bit XOR `invert`'s bit).
     /// The CPU generator writes the bytes straight; otherwise the packed words are generated
     /// (and checked) first, then converted.
-    pub fn png_rows(
-        &self,
-        w: &Window,
-        invert: u8,
-        row_bytes: usize,
-        out: &mut [u8],
-    ) -> Result<()> {
+    pub fn png_rows(&self, w: &Window, invert: u8, row_bytes: usize, out: &mut [u8]) -> Result<()> {
         debug_assert_eq!(out.len(), row_bytes * w.height as usize);
         if self.cpu_generator && !self.verify {
             // Row by row through a per-thread word buffer, so no grid is held; rows without

@@ -209,7 +209,7 @@ pub fn render_shard(
             let (x0, y0, tw, th) = manifest.rect(t);
             let spec = pic.spec_for(tw, th, compression)?;
             let mut file = AtomicFile::create(&path)?;
-            stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
+            stream_png(&path, &mut file, &spec, |sink| {
                 while sink.rows_left() > 0 {
                     sink.fill_band(|ty, rows, bytes| {
                         pic.fill_rows(cells, x0, tw, y0 + ty as u64, rows as u64, bytes)

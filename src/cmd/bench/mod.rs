@@ -10,8 +10,8 @@ mod chomp;
 mod pass;
 mod render;
 
-use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use crate::cli::BenchArgs;
+use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::sync::Arc;
