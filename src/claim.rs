@@ -61,10 +61,9 @@ fn as_string<S: Serializer>(v: &u128, s: S) -> std::result::Result<S::Ok, S::Err
 }
 
 impl Claim {
-    /// A claim of `kind`; it passes when there is no counterexample. Its time is 0 until
+    /// A theorem claim; it passes when there is no counterexample. Its time is 0 until
     /// [`Claim::took`] sets it.
-    pub fn new(
-        kind: ClaimKind,
+    pub fn theorem(
         name: impl Into<String>,
         statement: impl Into<String>,
         range: impl Into<String>,
@@ -74,7 +73,7 @@ impl Claim {
         Claim {
             name: name.into(),
             statement: statement.into(),
-            kind,
+            kind: ClaimKind::Theorem,
             range: range.into(),
             checked,
             pass: counterexample.is_none(),
@@ -83,40 +82,10 @@ impl Claim {
         }
     }
 
-    /// A theorem claim (see [`Claim::new`]).
-    pub fn theorem(
-        name: impl Into<String>,
-        statement: impl Into<String>,
-        range: impl Into<String>,
-        checked: u128,
-        counterexample: Option<String>,
-    ) -> Claim {
-        Claim::new(
-            ClaimKind::Theorem,
-            name,
-            statement,
-            range,
-            checked,
-            counterexample,
-        )
-    }
-
-    /// A property claim (see [`Claim::new`]).
-    pub fn property(
-        name: impl Into<String>,
-        statement: impl Into<String>,
-        range: impl Into<String>,
-        checked: u128,
-        counterexample: Option<String>,
-    ) -> Claim {
-        Claim::new(
-            ClaimKind::Property,
-            name,
-            statement,
-            range,
-            checked,
-            counterexample,
-        )
+    /// The same claim of another kind (a [`ClaimKind::Property`]: an observation).
+    pub fn of_kind(mut self, kind: ClaimKind) -> Claim {
+        self.kind = kind;
+        self
     }
 
     /// The claim with its time set to the seconds since `start`.
@@ -189,7 +158,7 @@ impl Tally {
             1 => f,
             k => format!("{f} ({k} failures in all)"),
         });
-        Claim::new(kind, name, statement, range, self.checked, counterexample)
+        Claim::theorem(name, statement, range, self.checked, counterexample).of_kind(kind)
     }
 }
 
@@ -373,13 +342,14 @@ mod tests {
                 "k % 4 != 3",
                 "k < 10",
             ),
-            Claim::property(
+            Claim::theorem(
                 "NS property",
                 "F is NS",
                 "x <= 4",
                 25,
                 Some("F(1,2)".into()),
-            ),
+            )
+            .of_kind(ClaimKind::Property),
         ]
     }
 

@@ -320,6 +320,14 @@ struct ClassJson {
     histogram: Vec<u64>,
 }
 
+impl ClassJson {
+    /// The histogram as numbers separated by spaces.
+    fn histogram_text(&self) -> String {
+        let hist: Vec<String> = self.histogram.iter().map(u64::to_string).collect();
+        hist.join(" ")
+    }
+}
+
 #[derive(Serialize)]
 struct ClassesReport {
     players: usize,
@@ -375,15 +383,8 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         writeln!(out, "class,rules,histogram,members")?;
         for (i, c) in report.classes.iter().enumerate() {
-            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
-            writeln!(
-                out,
-                "{},{},{},{}",
-                i + 1,
-                c.members.len(),
-                hist.join(" "),
-                c.members.join(" ")
-            )?;
+            let (rules, hist) = (c.members.len(), c.histogram_text());
+            writeln!(out, "{},{rules},{hist},{}", i + 1, c.members.join(" "))?;
         }
     } else if !args.csv {
         let mut out = std::io::stdout().lock();
@@ -396,14 +397,13 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             classes.len()
         )?;
         for (i, c) in report.classes.iter().enumerate() {
-            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
             writeln!(
                 out,
                 "class {:>3}: {} rule{}, ordinal histogram [{}]: {}",
                 i + 1,
                 c.members.len(),
                 if c.members.len() == 1 { "" } else { "s" },
-                hist.join(" "),
+                c.histogram_text(),
                 c.members
                     .iter()
                     .map(|m| format!("({m})"))

@@ -10,7 +10,7 @@
 use super::expr::Expr;
 use super::gp::GpTable;
 use super::mex::{mex_of, Mex};
-use crate::claim::Claim;
+use crate::claim::{Claim, ClaimKind};
 use crate::Error;
 use std::collections::HashMap;
 
@@ -344,27 +344,30 @@ pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
             )
         });
     let mut claims = vec![
-        Claim::property(
+        Claim::theorem(
             "Monotone",
             "F is monotonically increasing in x and in z [Def 5]",
             &range,
             columns,
             monotone.clone(),
-        ),
-        Claim::property(
+        )
+        .of_kind(ClaimKind::Property),
+        Claim::theorem(
             "NS property",
             "every section F(n,·), F(·,m) satisfies condition (a) of Def 8",
             &range,
             columns,
             ns.clone(),
-        ),
-        Claim::property(
+        )
+        .of_kind(ClaimKind::Property),
+        Claim::theorem(
             "Nim-sum formula",
             "G(CB(F,x,y,z)) = x^y^z",
             &range,
             positions,
             formula.clone(),
-        ),
+        )
+        .of_kind(ClaimKind::Property),
     ];
     if monotone.is_none() {
         let agree = ns.is_none() == formula.is_none();

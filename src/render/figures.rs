@@ -26,19 +26,23 @@ fn png_side(pixels: u64, what: &str) -> Result<u32> {
         })
 }
 
-/// Write an automaton generation (`side`×`side` packed rows, the u32 layout) into a
-/// `canvas`×`canvas` 1-bit PNG: P-cells in chocolate on cream, the rest of the canvas empty.
-pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) -> Result<()> {
-    let px = png_side(canvas, "an automaton frame")?;
-    let spec = PngSpec {
+/// A square 1-bit PNG `px` pixels a side in the chocolate palette (0 cream, 1 chocolate).
+fn chocolate_spec(px: u32, compression: Compression) -> PngSpec {
+    PngSpec {
         width: px,
         height: px,
         format: PixelFormat::Indexed {
             bits: 1,
             palette: CHOCOLATE.to_vec(),
         },
-        compression: Compression::Fast,
-    };
+        compression,
+    }
+}
+
+/// Write an automaton generation (`side`×`side` packed rows, the u32 layout) into a
+/// `canvas`×`canvas` 1-bit PNG: P-cells in chocolate on cream, the rest of the canvas empty.
+pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) -> Result<()> {
+    let spec = chocolate_spec(png_side(canvas, "an automaton frame")?, Compression::Fast);
     let wpr = words_per_row(side);
     write_png(path, &spec, |y, row| {
         row.fill(0);
@@ -59,16 +63,7 @@ pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) 
 /// in chocolate on cream. Returns the pixels inside.
 pub fn write_section_png(path: &Path, s: &Section) -> Result<u64> {
     let side = s.side();
-    let px = png_side(side, "a cross-section")?;
-    let spec = PngSpec {
-        width: px,
-        height: px,
-        format: PixelFormat::Indexed {
-            bits: 1,
-            palette: CHOCOLATE.to_vec(),
-        },
-        compression: Compression::Balanced,
-    };
+    let spec = chocolate_spec(png_side(side, "a cross-section")?, Compression::Balanced);
     let mut inside = 0u64;
     write_png(path, &spec, |y, row| {
         let bits: Vec<bool> = (0..side)
