@@ -2,7 +2,7 @@
 //! streaming pass over the cell rows.
 //!
 //! The top level is the 1-bit picture itself. Level `top - k` has one pixel per 2^k × 2^k
-//! block of cells, shaded by the block's exact P-count (as `--fit`). Counts are exact
+//! block of cells, shaded by the block's exact P-count (as a fitted picture). Counts are exact
 //! integers carried up the pyramid: a block's count is the sum of its four children's, so
 //! every level is exact without resampling any image. Each level keeps one partial row of
 //! counts and one band of at most a tile's height of finished pixel rows, so memory is about
