@@ -177,13 +177,33 @@ fn ca_verify_on_the_cpu() {
     assert_eq!(v["live_cells"], g);
     let updates: u64 = (0..steps).map(|n| (n + 2) * (n + 2)).sum();
     assert_eq!(v["cell_updates"], updates);
-    // Text output names the generation and its count.
+    // Every generation whole (all are ≤ 1024 a side): Σ (n+1)² cells, and the live cells.
+    let cells: u64 = (1..=steps + 1).map(|m| m * m).sum();
+    let checks = v["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["automaton", "automaton-live-cells"]);
+    assert!(checks.iter().all(|c| c["pass"] == true), "{checks:?}");
+    assert_eq!(checks[0]["checked"], cells.to_string());
+    assert_eq!(v["cells_verified"], cells);
+    // Text output names the generation and its count, and the claims.
     let o = chompute(&["--backend", "cpu", "ca", "99", "--verify"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains(&format!(
+    let text = stdout(&o);
+    assert!(text.contains(&format!(
         "{} live cells",
         chompute::chocolate::g_recurrence(100).unwrap()
     )));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("automaton ") && l.contains(" pass ")));
+    // --csv: the claims.
+    let o = chompute(&["--backend", "cpu", "ca", "20", "--verify", "--csv"]);
+    assert!(o.status.success());
+    assert!(stdout(&o)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("automaton,theorem,pass,"));
 }
 
 #[test]
@@ -209,6 +229,13 @@ fn ca_verify_on_the_gpu() {
             v["live_cells"],
             chompute::chocolate::g_recurrence(132).unwrap() as u64
         );
+        let checks = v["checks"].as_array().unwrap();
+        let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["automaton", "automaton-twin", "automaton-live-cells"]
+        );
+        assert!(checks.iter().all(|c| c["pass"] == true), "{checks:?}");
     }
     // Without --verify the block kernel takes whole blocks of steps.
     let v = json_of(&chompute(&[

@@ -2,7 +2,7 @@
 
 use super::print_json;
 use crate::cli::InfoArgs;
-use crate::gpu::GpuContext;
+use chompute::gpu::GpuContext;
 use serde_json::json;
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
@@ -48,7 +48,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
         }
         Err(e) => {
             let reason = match e {
-                crate::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
+                chompute::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
                 other => other.to_string(),
             };
             if args.json {

@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod bench;
 mod ca;
 mod cb;
 mod chomp;
@@ -13,7 +14,8 @@ mod render;
 mod theorems;
 
 use crate::cli::{Cli, Command};
-use crate::gpu::Engine;
+use chompute::claim::Claim;
+use chompute::gpu::Engine;
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -22,7 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Info(a) => info::run(&a),
         Command::Count(a) => count::run(backend, &a),
         Command::Grid(a) => grid::run(engine(backend)?, &a),
-        Command::Bench(a) => crate::bench::run(backend, &a),
+        Command::Bench(a) => bench::run(backend, &a),
         Command::Render(a) => render::run(backend, &a),
         Command::Assemble(a) => render::assemble(&a),
         Command::Chomp(a) => chomp::run(&a),
@@ -39,18 +41,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 /// A library error from GPU work in the CLI's words. A missing adapter says how to get one or
 /// to use `--backend cpu`; a job too large for the GPU (whose message ends with the way to
 /// shrink it) and bad input are usage errors (exit status 2); driver errors stay as they are.
-pub(crate) fn on_gpu(e: crate::Error) -> anyhow::Error {
-    use crate::Error;
+pub(crate) fn on_gpu(e: chompute::Error) -> anyhow::Error {
+    use chompute::Error;
     match e {
         Error::NoAdapter(why) => anyhow::anyhow!("{why} or use --backend cpu"),
-        Error::TooLarge { .. } => crate::usage!("{e} or --backend cpu"),
-        Error::BadArgument { .. } | Error::Invalid(_) => crate::usage!("{e}"),
+        Error::TooLarge { .. } => anyhow::anyhow!("{e} or --backend cpu"),
+        Error::BadArgument { .. } | Error::Invalid(_) => anyhow::anyhow!("{e}"),
         other => other.into(),
     }
 }
 
 /// The engine for `--backend`, or why there is none, in the CLI's words.
-pub(crate) fn engine(backend: crate::gpu::BackendChoice) -> anyhow::Result<Engine> {
+pub(crate) fn engine(backend: chompute::gpu::BackendChoice) -> anyhow::Result<Engine> {
     Engine::select(backend).map_err(on_gpu)
 }
 
@@ -62,6 +64,24 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Print claims on stdout as the text table, or as CSV.
+pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if csv {
+        chompute::claim::write_csv(&mut out, claims)?;
+    } else {
+        chompute::claim::write_text(&mut out, claims)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Exit status 1 (a check failure naming them) when a theorem claim failed.
+pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
+    Ok(chompute::claim::verdict(claims)?)
+}
+
 /// Print a serialisable value as one line of JSON on stdout.
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     use std::io::Write;
@@ -69,4 +89,42 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     serde_json::to_writer(&mut out, value)?;
     writeln!(out)?;
     Ok(())
+}
+
+/// The exit status for an error: 1 when a check found a disagreement, 130 when the work was
+/// interrupted, 2 for everything else (bad input, I/O, no GPU).
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.chain().find_map(|c| c.downcast_ref::<chompute::Error>()) {
+        Some(chompute::Error::CheckFailed(_)) => 1,
+        Some(chompute::Error::Interrupted) => 130,
+        _ => 2,
+    }
+}
+
+/// The library's names for the arguments that are flags here.
+const FLAG_FOR: [(&str, &str); 8] = [
+    ("the cell size", "--cell"),
+    ("the number of rows", "--rows"),
+    ("the first row of a plane", "--first-row"),
+    ("the pixels per position", "--scale"),
+    ("the fit size", "--fit"),
+    ("the tile size", "--tile-size"),
+    ("the pixels per cell", "--px"),
+    ("the section height M", "--m"),
+];
+
+/// The error and its context on one line, in the command line's words: a bad argument that
+/// is a flag here is called by the flag's name.
+pub fn one_line(e: &anyhow::Error) -> String {
+    if let Some(chompute::Error::BadArgument {
+        what,
+        value,
+        allowed,
+    }) = e.downcast_ref::<chompute::Error>()
+    {
+        if let Some((_, flag)) = FLAG_FOR.iter().find(|(term, _)| term == what) {
+            return format!("{flag} must be {allowed} (got {value})");
+        }
+    }
+    format!("{e:#}").replace('\n', " ")
 }

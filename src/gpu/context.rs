@@ -115,7 +115,7 @@ impl Engine {
     /// device's fastest kernel ([`super::ca::CaKernel::best`]).
     pub fn automaton(&self, capacity: u64) -> Result<Box<dyn AutomatonBackend>> {
         Ok(match self {
-            Engine::Cpu => Box::new(Automaton::new(capacity).map_err(Error::from_anyhow)?),
+            Engine::Cpu => Box::new(Automaton::new(capacity)?),
             Engine::Gpu(ctx) => Box::new(CaGpu::new(ctx.clone(), capacity)?),
         })
     }

@@ -12,7 +12,7 @@
 //! ```
 
 use super::nimpass::NimPass;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The P-positions of four-heap Nim with one shared pass. Build one per backend and keep it:
 /// the GPU's pools its buffers between calls.
@@ -34,6 +34,6 @@ impl NimPassBackend for NimPassCpu {
     }
 
     fn four_heaps(&self, side: usize) -> Result<NimPass> {
-        NimPass::compute(4, side).map_err(Error::from_anyhow)
+        NimPass::compute(4, side)
     }
 }

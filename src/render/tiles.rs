@@ -102,7 +102,7 @@ impl TileManifest {
             tile_size.min(pic.height),
             Compression::Fast,
         )
-        .lift()?;
+        ?;
         Ok(m)
     }
 
@@ -139,7 +139,7 @@ impl TileManifest {
     /// The picture the tiles are of, checked against the manifest's own sizes.
     pub fn picture(&self) -> Result<Picture> {
         let [r, c, h, w] = self.window;
-        let window = Window::new(self.m, self.n, r, c, h, w).lift()?;
+        let window = Window::new(self.m, self.n, r, c, h, w)?;
         let scale = match (self.cell, self.fit_block) {
             (Some(k), None) => Scale::Cells(k),
             (None, Some(b)) => Scale::Fit(b),
@@ -149,7 +149,7 @@ impl TileManifest {
                 )))
             }
         };
-        let pic = Picture::with_scale(window, scale, self.colours).lift()?;
+        let pic = Picture::with_scale(window, scale, self.colours)?;
         if pic.width != self.width || pic.height != self.height {
             return Err(Error::invalid(format!(
                 "{MANIFEST}: the picture is {}×{} pixels, not {}×{}",
@@ -223,11 +223,11 @@ impl TileManifest {
     fn claim(&self, dir: &Path) -> Result<()> {
         let path = dir.join(MANIFEST);
         if !path.exists() {
-            let mut file = AtomicFile::create(&path).lift()?;
+            let mut file = AtomicFile::create(&path)?;
             serde_json::to_writer_pretty(&mut file, self)
                 .map_err(|e| Error::io(&path, e.into()))?;
             file.write_all(b"\n").map_err(|e| Error::io(&path, e))?;
-            if file.commit_exclusive().lift()? {
+            if file.commit_exclusive()? {
                 return Ok(());
             }
         }
@@ -438,13 +438,13 @@ fn render_tile(
         remove_entry(&path)?;
     }
     let (x0, y0, tw, th) = manifest.rect(t);
-    let spec = pic.spec_for(tw, th, compression).lift()?;
+    let spec = pic.spec_for(tw, th, compression)?;
     let mut file = Checksummed {
-        inner: AtomicFile::create(&path).lift()?,
+        inner: AtomicFile::create(&path)?,
         hasher: crc32fast::Hasher::new(),
         bytes: 0,
     };
-    stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
+    stream_png(&path, &mut file, &spec, |sink| {
         while sink.rows_left() > 0 {
             sink.fill_band(|ty, rows, bytes| {
                 pic.fill_rows(cells, x0, tw, y0 + ty as u64, rows as u64, bytes)
@@ -452,24 +452,24 @@ fn render_tile(
         }
         Ok(())
     })
-    .lift()?;
+    ?;
     let Checksummed {
         inner,
         hasher,
         bytes,
     } = file;
-    inner.commit().lift()?;
+    inner.commit()?;
     let record = TileRecord {
         tile: manifest.tile_name(t, "png"),
         bytes,
         crc32: hasher.finalize(),
         manifest_crc32: manifest.id(),
     };
-    let mut out = AtomicFile::create(&record_path).lift()?;
+    let mut out = AtomicFile::create(&record_path)?;
     serde_json::to_writer(&mut out, &record).map_err(|e| Error::io(&record_path, e.into()))?;
     out.write_all(b"\n")
         .map_err(|e| Error::io(&record_path, e))?;
-    out.commit().lift()
+    Ok(out.commit()?)
 }
 
 /// Remove a file or a directory tree at `path`; nothing there is fine.
@@ -597,36 +597,12 @@ impl TileRows {
     }
 }
 
-/// Carries the errors of the render modules that still return `anyhow` into [`Error`],
-/// keeping their kind: a verification that disagreed stays [`Error::CheckFailed`].
-trait Lift<T> {
-    fn lift(self) -> Result<T>;
-}
-
-impl<T> Lift<T> for Result<T> {
-    fn lift(self) -> Result<T> {
-        self
-    }
-}
-
-impl<T> Lift<T> for anyhow::Result<T> {
-    fn lift(self) -> Result<T> {
-        self.map_err(|e| match e.downcast::<Error>() {
-            Ok(typed) => typed,
-            Err(e) if e.chain().any(|c| c.is::<crate::error::CheckFailed>()) => {
-                Error::CheckFailed(format!("{e:#}"))
-            }
-            Err(e) => Error::invalid(format!("{e:#}")),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn manifest() -> TileManifest {
-        let pic = Picture::new(Window::full(150, 230).unwrap(), Some(2), None, None).unwrap();
+        let pic = Picture::cells(Window::full(150, 230).unwrap(), 2, Colours::default()).unwrap();
         TileManifest::of(&pic, 64).unwrap()
     }
 

@@ -10,9 +10,9 @@ mod chomp;
 mod pass;
 mod render;
 
-use crate::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use crate::cli::BenchArgs;
-use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
+use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
+use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -146,7 +146,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
 
 #[derive(Serialize)]
 struct Report<'a> {
-    adapter: Option<crate::gpu::context::AdapterReport>,
+    adapter: Option<chompute::gpu::context::AdapterReport>,
     gpu_skipped_because: Option<String>,
     measurements: &'a [Measurement],
 }
@@ -157,7 +157,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         _ => match GpuContext::shared() {
             Ok(ctx) => (Some(ctx), None),
             Err(e) if backend == BackendChoice::Gpu => return Err(crate::cmd::on_gpu(e)),
-            Err(crate::Error::NoAdapter(why)) => (None, Some(why)),
+            Err(chompute::Error::NoAdapter(why)) => (None, Some(why)),
             Err(e) => (None, Some(e.to_string())),
         },
     };

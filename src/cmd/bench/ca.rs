@@ -2,9 +2,9 @@
 //! memory bandwidth beside them.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::automaton::{cell_updates, Automaton};
-use crate::chocolate::g_recurrence;
-use crate::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
+use chompute::chocolate::automaton::{cell_updates, Automaton};
+use chompute::chocolate::g_recurrence;
+use chompute::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
 
 /// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
 /// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
