@@ -3,6 +3,7 @@
 
 pub mod automaton;
 pub mod count;
+pub mod dyadic;
 pub mod grid;
 pub mod octahedron;
 pub mod ptest;
