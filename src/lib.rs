@@ -5,6 +5,7 @@
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
 //! - [`pass`]: games with a pass: G_P, the 3-D bars CB(F), Nim with a pass.
 //! - [`render`]: streaming PNG output written atomically.
+//! - [`serve`]: the HTTP tile server of `chompute serve` and its viewer.
 //!
 //! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
 //! mathematics they implement.
@@ -21,3 +22,4 @@ pub mod memory;
 pub mod pass;
 pub mod progress;
 pub mod render;
+pub mod serve;

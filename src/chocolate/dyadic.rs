@@ -44,7 +44,11 @@ impl DyadicBlocks {
     /// The blocks of side 2^k of C(m,n).
     pub fn new(m: u64, n: u64, k: u32) -> Result<DyadicBlocks> {
         if m == 0 || n == 0 {
-            return Err(Error::bad_argument("the bar", format!("{m}×{n}"), "at least 1×1"));
+            return Err(Error::bad_argument(
+                "the bar",
+                format!("{m}×{n}"),
+                "at least 1×1",
+            ));
         }
         if k > 64 {
             return Err(Error::bad_argument("the block exponent k", k, "at most 64"));
@@ -113,7 +117,9 @@ impl DyadicBlocks {
             // for a block inside the bar (low[β][·] is then zero), but is skipped safely.
             let (Some(b), Some(d)) = (
                 self.m_high.checked_sub(a).and_then(|v| v.checked_sub(beta)),
-                self.n_high.checked_sub(c).and_then(|v| v.checked_sub(delta)),
+                self.n_high
+                    .checked_sub(c)
+                    .and_then(|v| v.checked_sub(delta)),
             ) else {
                 continue;
             };
@@ -156,7 +162,15 @@ mod tests {
 
     #[test]
     fn every_block_of_small_bars_equals_its_cell_count() {
-        for (m, n) in [(1, 1), (1, 9), (11, 11), (30, 17), (64, 64), (77, 123), (100, 100)] {
+        for (m, n) in [
+            (1, 1),
+            (1, 9),
+            (11, 11),
+            (30, 17),
+            (64, 64),
+            (77, 123),
+            (100, 100),
+        ] {
             let top = 64 - (m.max(n) as u64 - 1).leading_zeros();
             for k in 0..=top + 1 {
                 let blocks = DyadicBlocks::new(m, n, k).unwrap();
@@ -172,7 +186,11 @@ mod tests {
                                 cells += p_cell(m, n, i, j) as u128;
                             }
                         }
-                        assert_eq!(blocks.count(a, c), cells, "C({m},{n}) k={k} block ({a},{c})");
+                        assert_eq!(
+                            blocks.count(a, c),
+                            cells,
+                            "C({m},{n}) k={k} block ({a},{c})"
+                        );
                         assert_eq!(blocks.cells(a, c), w.cells());
                     }
                 }
@@ -199,7 +217,11 @@ mod tests {
                     _ => (splitmix(&mut s) % down, splitmix(&mut s) % across),
                 };
                 let w = block_window(&blocks, a, c);
-                assert_eq!(blocks.count(a, c), p_count(&w), "C({m},{n}) k={k} ({a},{c})");
+                assert_eq!(
+                    blocks.count(a, c),
+                    p_count(&w),
+                    "C({m},{n}) k={k} ({a},{c})"
+                );
             }
         }
     }
@@ -214,7 +236,11 @@ mod tests {
                 let (down, across) = blocks.blocks();
                 for (a, c) in [(0, 0), (down - 1, across - 1), (down / 3, across / 2)] {
                     let w = block_window(&blocks, a, c);
-                    assert_eq!(blocks.count(a, c), p_count(&w), "C({m},{n}) k={k} ({a},{c})");
+                    assert_eq!(
+                        blocks.count(a, c),
+                        p_count(&w),
+                        "C({m},{n}) k={k} ({a},{c})"
+                    );
                 }
             }
         }

@@ -144,7 +144,11 @@ mod tests {
             }
         }
         // Large blocks, ties included (2·count·255 = cells·(2l-1) exactly).
-        for (count, cells) in [(1u64 << 40, 255u64 << 41), (u64::MAX / 2, u64::MAX), (3, 2040)] {
+        for (count, cells) in [
+            (1u64 << 40, 255u64 << 41),
+            (u64::MAX / 2, u64::MAX),
+            (3, 2040),
+        ] {
             let l = p_level(Shade::Linear, count as u128, cells as u128);
             assert_eq!(l, shade_level(count, cells), "{count}/{cells}");
         }
@@ -206,12 +210,22 @@ mod tests {
 
     #[test]
     fn wide_products_are_exact() {
-        let cases = [(u128::MAX, u64::MAX), (1u128 << 127, 2), (12345, 678), (0, u64::MAX)];
+        let cases = [
+            (u128::MAX, u64::MAX),
+            (1u128 << 127, 2),
+            (12345, 678),
+            (0, u64::MAX),
+        ];
         for (x, y) in cases {
             let (hi, lo) = mul_wide(x, y);
             // Check against schoolbook multiplication in 32-bit limbs.
             let mut limbs = [0u128; 6];
-            let xs = [x as u32, (x >> 32) as u32, (x >> 64) as u32, (x >> 96) as u32];
+            let xs = [
+                x as u32,
+                (x >> 32) as u32,
+                (x >> 64) as u32,
+                (x >> 96) as u32,
+            ];
             let ys = [y as u32, (y >> 32) as u32];
             for (i, &a) in xs.iter().enumerate() {
                 for (j, &b) in ys.iter().enumerate() {

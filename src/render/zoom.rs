@@ -270,7 +270,11 @@ mod tests {
                             count += p_cell(m, n, i + 1, j + 1) as u64;
                         }
                     }
-                    assert_eq!(got, 255 - shade_level(count, h * w), "level {level} ({x},{y})");
+                    assert_eq!(
+                        got,
+                        255 - shade_level(count, h * w),
+                        "level {level} ({x},{y})"
+                    );
                 }
             }
         }
