@@ -7,15 +7,16 @@
 //!
 //! - `linear` (the default, `render --fit`'s shading): ℓ = round(255·x).
 //! - `sqrt`: ℓ = round(255·√x), which lifts sparse blocks.
-//! - `log`: ℓ = round(255·L(1 + 255·x) / 8), where L is log₂ interpolated linearly between
-//!   powers of two (L(2^e·(1+f)) = e + f for 0 ≤ f < 1, within 0.09 of log₂): 0 at x = 0,
-//!   255 at x = 1, and a single P-cell in 8128 already shows. The interpolation keeps it
-//!   exact: every threshold is rational.
+//! - `log`: 64 octaves of density, about four levels an octave: ℓ = round(255·(1 + L(x)/64)),
+//!   at least 1 for a block with any P-cell (x below 2^-63.6 would round to 0) and 0 for none;
+//!   x = 1 is 255, x = 1/2 is 251, x = 2^-32 is 128. L is log₂ interpolated linearly between
+//!   powers of two (L(2^e·(1+f)) = e + f for 0 ≤ f < 1, within 0.09 of log₂), which keeps
+//!   every threshold rational and so the rounding exact. Bars whose P-cells are sparse (most
+//!   bars that are not 2^k-1 or near it) show their structure only on this scale.
 //!
 //! Every rounding is halves up. Each curve is increasing, so ℓ(x) is the number of levels
-//! l ∈ 1..=255 whose rounding threshold x ≥ t_l it reaches, and each threshold is
-//! `count·A ≥ cells·B[l]` for integers A and B[l] (below); the products are compared exactly
-//! in 192 bits.
+//! l ∈ 1..=255 whose rounding threshold it reaches, and each threshold is a comparison of two
+//! integer products, made exactly in 256 bits.
 
 use crate::{Error, Result};
 
@@ -27,7 +28,7 @@ pub enum Shade {
     Linear,
     /// ℓ = round(255·√x).
     Sqrt,
-    /// ℓ = round(255·L(1 + 255·x)/8), L the piecewise-linear log₂.
+    /// ℓ = round(255·(1 + L(x)/64)) for x > 0, at least 1; L the piecewise-linear log₂.
     Log,
 }
 
@@ -41,21 +42,23 @@ impl Shade {
         }
     }
 
-    /// The integer A of the thresholds `count·A ≥ cells·B[l]`.
-    fn scale(self) -> u64 {
+    /// Whether a block of `cells` cells holding `count` P-cells reaches level `l` (1..=255).
+    fn reaches(self, l: u64, count: u128, cells: u128) -> bool {
+        let odd = 2 * l - 1;
         match self {
-            Shade::Linear => 510,
-            Shade::Sqrt => 4 * 255 * 255,
-            Shade::Log => 255 * 255,
-        }
-    }
-
-    /// The thresholds B[l-1] for l = 1..=255, increasing.
-    fn thresholds(self) -> &'static [u64; 255] {
-        match self {
-            Shade::Linear => &LINEAR,
-            Shade::Sqrt => &SQRT,
-            Shade::Log => &LOG,
+            // 255x ≥ l - 1/2 ⇔ 510·count ≥ (2l-1)·cells.
+            Shade::Linear => Wide::product(count, 510) >= Wide::product(cells, odd),
+            // 255√x ≥ l - 1/2 ⇔ 4·255²·count ≥ (2l-1)²·cells.
+            Shade::Sqrt => Wide::product(count, 4 * 255 * 255) >= Wide::product(cells, odd * odd),
+            Shade::Log if l == 1 => count > 0,
+            // 255(1 + L(x)/64) ≥ l - 1/2 ⇔ L(x) ≥ τ := 64(2l-511)/510. With e = ⌊τ⌋ (-64 ≤ e
+            // ≤ -1) and r = 510(τ - e): x ≥ 2^e·(1 + r/510) ⇔ 510·count·2^-e ≥ (510+r)·cells.
+            Shade::Log => {
+                let tau = 64 * (2 * l as i64 - 511);
+                let e = tau.div_euclid(510);
+                let r = (tau - 510 * e) as u64;
+                Wide::product(count, 510).shl((-e) as u32) >= Wide::product(cells, 510 + r)
+            }
         }
     }
 }
@@ -73,61 +76,82 @@ impl std::str::FromStr for Shade {
     }
 }
 
-/// ℓ ≥ l ⇔ 255x ≥ l - 1/2 ⇔ 510·count ≥ (2l-1)·cells.
-const LINEAR: [u64; 255] = {
-    let mut t = [0u64; 255];
-    let mut l = 1;
-    while l <= 255 {
-        t[l - 1] = 2 * l as u64 - 1;
-        l += 1;
-    }
-    t
-};
+/// A 256-bit unsigned integer (64-bit limbs, least significant first), for exact products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Wide([u64; 4]);
 
-/// ℓ ≥ l ⇔ 255√x ≥ l - 1/2 ⇔ 4·255²·count ≥ (2l-1)²·cells.
-const SQRT: [u64; 255] = {
-    let mut t = [0u64; 255];
-    let mut l = 1;
-    while l <= 255 {
-        let odd = 2 * l as u64 - 1;
-        t[l - 1] = odd * odd;
-        l += 1;
+impl Wide {
+    /// x·y for x < 2^128, y < 2^64.
+    fn product(x: u128, y: u64) -> Wide {
+        let (lo, hi) = (x as u64 as u128, x >> 64);
+        let (p0, p1) = (lo * y as u128, hi * y as u128);
+        let mid = (p0 >> 64) + (p1 as u64 as u128);
+        let top = (p1 >> 64) + (mid >> 64);
+        Wide([p0 as u64, mid as u64, top as u64, (top >> 64) as u64])
     }
-    t
-};
 
-/// ℓ ≥ l ⇔ L(y) ≥ τ := 4(2l-1)/255 with y = 1 + 255x. Write τ = e + f (e its integer part):
-/// L(y) ≥ τ ⇔ y ≥ 2^e·(1+f) ⇔ 255²·count ≥ (2^e·(255 + 4(2l-1) - 255e) - 255)·cells.
-const LOG: [u64; 255] = {
-    let mut t = [0u64; 255];
-    let mut l = 1;
-    while l <= 255 {
-        let tau = 4 * (2 * l as u64 - 1);
-        let e = tau / 255;
-        t[l - 1] = (1u64 << e) * (255 + tau - 255 * e) - 255;
-        l += 1;
+    /// self · 2^s for s ≤ 64 (the callers' products stay below 2^202).
+    fn shl(self, s: u32) -> Wide {
+        debug_assert!(s <= 64 && self.0[3] == 0 && self.0[2] >> 10 == 0);
+        let mut out = [0u64; 4];
+        for (i, &limb) in self.0.iter().enumerate() {
+            let v = (limb as u128) << s;
+            out[i] |= v as u64;
+            if i + 1 < 4 {
+                out[i + 1] |= (v >> 64) as u64;
+            }
+        }
+        Wide(out)
     }
-    t
-};
+}
 
-/// `x·y` for x < 2^128, y < 2^64, as (high 64 bits, low 128 bits) of the 192-bit product.
-fn mul_wide(x: u128, y: u64) -> (u64, u128) {
-    let (lo, hi) = (x as u64 as u128, x >> 64);
-    let (p0, p1) = (lo * y as u128, hi * y as u128);
-    let mid = (p0 >> 64) + (p1 as u64 as u128);
-    let high = (p1 >> 64) + (mid >> 64);
-    (high as u64, (mid << 64) | (p0 as u64 as u128))
+impl PartialOrd for Wide {
+    fn partial_cmp(&self, other: &Wide) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Wide {
+    fn cmp(&self, other: &Wide) -> std::cmp::Ordering {
+        self.0.iter().rev().cmp(other.0.iter().rev())
+    }
 }
 
 /// The P-level 0..=255 of a block of `cells` cells holding `count` P-cells
-/// (0 < cells, count ≤ cells): the number of thresholds of `shade` that `count/cells` reaches.
+/// (0 < cells, count ≤ cells): the number of levels of `shade` that `count/cells` reaches.
 /// A grey pixel is `255 - p_level(..)`.
 pub fn p_level(shade: Shade, count: u128, cells: u128) -> u8 {
     debug_assert!(cells > 0 && count <= cells);
-    let lhs = mul_wide(count, shade.scale());
-    shade
-        .thresholds()
-        .partition_point(|&b| mul_wide(cells, b) <= lhs) as u8
+    if count == 0 {
+        return 0;
+    }
+    if count == cells {
+        return 255;
+    }
+    // A floating-point guess, then exact steps: the answer is the level l that is reached
+    // while l + 1 is not (the guess is rarely off by more than one, so about two exact
+    // comparisons a pixel instead of a binary search's eight).
+    let mut l = shade.guess(count as f64 / cells as f64);
+    while l < 255 && shade.reaches(l + 1, count, cells) {
+        l += 1;
+    }
+    while l > 0 && !shade.reaches(l, count, cells) {
+        l -= 1;
+    }
+    l as u8
+}
+
+impl Shade {
+    /// The level in floating point, rounded and clamped to 0..=255: only a starting point.
+    fn guess(self, x: f64) -> u64 {
+        let level = match self {
+            Shade::Linear => 255.0 * x,
+            Shade::Sqrt => 255.0 * x.sqrt(),
+            Shade::Log if x <= 0.0 => 0.0,
+            Shade::Log => 255.0 * (1.0 + x.log2() / 64.0),
+        };
+        (level + 0.5).clamp(0.0, 255.0) as u64
+    }
 }
 
 #[cfg(test)]
@@ -159,10 +183,11 @@ mod tests {
         match shade {
             Shade::Linear => 255.0 * x,
             Shade::Sqrt => 255.0 * x.sqrt(),
+            Shade::Log if x == 0.0 => 0.0,
             Shade::Log => {
-                let y = 1.0 + 255.0 * x;
-                let e = y.log2().floor().min(7.0);
-                255.0 * (e + y / e.exp2() - 1.0) / 8.0
+                let e = x.log2().floor().min(-1.0);
+                let piecewise = e + x / e.exp2() - 1.0;
+                (255.0 * (1.0 + piecewise / 64.0)).max(1.0)
             }
         }
     }
@@ -188,7 +213,15 @@ mod tests {
     #[test]
     fn curves_run_from_0_to_255_and_never_fall() {
         for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
-            assert!(shade.thresholds().windows(2).all(|w| w[0] < w[1]));
+            // A level reached means every level below it is reached.
+            for (count, cells) in [(1u128, 3u128), (5, 1 << 70), (u128::MAX / 7, u128::MAX)] {
+                let reached: Vec<bool> =
+                    (1..=255).map(|l| shade.reaches(l, count, cells)).collect();
+                assert!(
+                    reached.windows(2).all(|w| w[0] >= w[1]),
+                    "{shade:?} {count}/{cells}"
+                );
+            }
             let big = u128::MAX - 5;
             for cells in [1u128, 9, 4096, 1 << 100, big] {
                 assert_eq!(p_level(shade, 0, cells), 0);
@@ -200,8 +233,13 @@ mod tests {
             // Halves up: the exact tie x = 1/510 (ℓ = 0.5 for linear) rounds up.
             assert_eq!(p_level(Shade::Linear, 1, 510), 1);
         }
-        // A single P-cell among 2^126 cells is below every threshold; a third of them is not.
-        assert_eq!(p_level(Shade::Log, 1, 1 << 126), 0);
+        // A single P-cell among 2^126 cells: nothing in linear, the faintest level in log.
+        assert_eq!(p_level(Shade::Linear, 1, 1 << 126), 0);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 126), 1);
+        // The log scale's landmarks: four levels an octave.
+        assert_eq!(p_level(Shade::Log, 1, 2), 251);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 32), 128);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 48), 64);
         assert_eq!(p_level(Shade::Linear, (1u128 << 126) / 3, 1 << 126), 85);
         // Sparse blocks: sqrt and log lift what linear rounds to nothing.
         assert_eq!(p_level(Shade::Linear, 1, 1000), 0);
@@ -217,9 +255,8 @@ mod tests {
             (0, u64::MAX),
         ];
         for (x, y) in cases {
-            let (hi, lo) = mul_wide(x, y);
-            // Check against schoolbook multiplication in 32-bit limbs.
-            let mut limbs = [0u128; 6];
+            // Schoolbook multiplication in 32-bit limbs.
+            let mut limbs = [0u128; 8];
             let xs = [
                 x as u32,
                 (x >> 32) as u32,
@@ -232,14 +269,20 @@ mod tests {
                     limbs[i + j] += a as u128 * b as u128;
                 }
             }
-            for i in 0..5 {
+            for i in 0..7 {
                 limbs[i + 1] += limbs[i] >> 32;
                 limbs[i] &= 0xffff_ffff;
             }
-            let lo_expect = (0..4).fold(0u128, |acc, i| acc | limbs[i] << (32 * i));
-            let hi_expect = (limbs[4] | limbs[5] << 32) as u64;
-            assert_eq!((hi, lo), (hi_expect, lo_expect), "{x} * {y}");
+            let expect: Vec<u64> = (0..4)
+                .map(|i| (limbs[2 * i] | limbs[2 * i + 1] << 32) as u64)
+                .collect();
+            assert_eq!(Wide::product(x, y).0.to_vec(), expect, "{x} * {y}");
         }
+        let one = Wide::product(1, 1);
+        assert_eq!(one.shl(64).0, [0, 1, 0, 0]);
+        assert_eq!(Wide::product(u128::MAX, 510).shl(63).0[3], 509 >> 1);
+        assert!(Wide::product(1 << 127, 4).shl(1) > Wide::product(u128::MAX, 3));
+        assert!(Wide::product(u128::MAX, 3) > Wide::product(u128::MAX, 2));
     }
 
     #[test]

@@ -190,12 +190,18 @@ impl Pyramid {
         } else {
             let blocks = DyadicBlocks::new(self.m, self.n, t.k)?;
             let grey = style.colours.is_none();
+            // Neighbouring blocks often hold the same count (a bar of 2^k-1, empty space):
+            // the last shade is kept.
+            let mut last = (u128::MAX, 0u128, 0u8);
             for (dy, dst) in raw.chunks_exact_mut(row_bytes).enumerate() {
                 let a = t.y0 + dy as u64;
                 for (dx, d) in dst.iter_mut().enumerate() {
                     let c = t.x0 + dx as u64;
-                    let level = p_level(style.shade, blocks.count(a, c), blocks.cells(a, c));
-                    *d = if grey { 255 - level } else { level };
+                    let (count, cells) = (blocks.count(a, c), blocks.cells(a, c));
+                    if (count, cells) != (last.0, last.1) {
+                        last = (count, cells, p_level(style.shade, count, cells));
+                    }
+                    *d = if grey { 255 - last.2 } else { last.2 };
                 }
             }
         }

@@ -311,7 +311,12 @@
   function schedule() {
     if (drawQueued) return;
     drawQueued = true;
-    requestAnimationFrame(draw);
+    const once = () => {
+      if (drawQueued) draw();
+    };
+    requestAnimationFrame(once);
+    // Frames are not always driven (hidden tabs, headless browsers): a timer draws anyway.
+    setTimeout(once, 100);
   }
 
   function draw() {
