@@ -171,7 +171,7 @@ mod tests {
             (77, 123),
             (100, 100),
         ] {
-            let top = 64 - (m.max(n) - 1).leading_zeros();
+            let top = 64 - (m.max(n) - 1u64).leading_zeros();
             for k in 0..=top + 1 {
                 let blocks = DyadicBlocks::new(m, n, k).unwrap();
                 let (down, across) = blocks.blocks();
