@@ -6,13 +6,13 @@
 # URL must log an error, so the check is seen to work.
 #
 #   bash tests/browser.sh                       # the checks; last line "browser: N passed, M failed"
-#   bash tests/browser.sh --screenshot FILE.png # also the README's picture of a deep zoom
+#   bash tests/browser.sh --screenshots DIR     # also the README's pictures, DIR/serve*.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-screenshot=""
-if [ "${1:-}" = "--screenshot" ]; then
-  screenshot="${2:?--screenshot wants a file}"
+shots=""
+if [ "${1:-}" = "--screenshots" ]; then
+  shots="${2:?--screenshots wants a directory}"
 fi
 
 if ! command -v chromium >/dev/null 2>&1; then
@@ -95,13 +95,17 @@ check "the far corner of C(2^64-1) cell by cell" \
   "?m=$big&n=$big&x=18446744073709551315&y=18446744073709551415&z=66" ""
 check "a bad URL is reported" "?m=abc" "" errors
 
-if [ -n "$screenshot" ]; then
-  # The centre of C(2^64-1): four copies of P(2^63-1) meet around the single cell
-  # (2^63, 2^63), with a block's exact count at a coarser level pinned in the panel.
-  mkdir -p "$(dirname "$screenshot")"
-  chrome --screenshot="$screenshot" \
-    "$url?m=$big&n=$big&x=$half&y=$half&z=65.5&cell=$half,$half" >/dev/null || true
-  echo "browser: screenshot in $screenshot"
+if [ -n "$shots" ]; then
+  mkdir -p "$shots"
+  # Single cells at the centre of C(2^64-1), where four copies of P(2^63-1) meet at the
+  # cell (2^63, 2^63), pinned with its exact piles.
+  chrome --screenshot="$shots/serve.png" \
+    "$url?m=$big&n=$big&x=$half&y=$half&z=68&cell=$half,$half" >/dev/null || true
+  # A sparse bar whole on the log scale, with the exact count of a block pinned.
+  chrome --screenshot="$shots/serve-log.png" \
+    "$url?m=10000000000000000001&n=10000000000000000001&shade=log&cell=5000000000000000001,5000000000000000001" \
+    >/dev/null || true
+  echo "browser: screenshots in $shots"
 fi
 
 echo "browser: $passed passed, $failed failed"

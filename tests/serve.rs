@@ -535,6 +535,7 @@ fn tiles_carry_etags_and_never_change() {
         first.header("cache-control"),
         Some("public, max-age=31536000, immutable")
     );
+    assert_eq!(first.header("access-control-allow-origin"), Some("*"));
     let etag = first.header("etag").expect("an ETag").to_string();
     assert!(etag.starts_with('"') && etag.ends_with('"'));
     // The second answer comes from the cache: the same bytes and tag.

@@ -12,7 +12,7 @@
 //! count(A, C) = Σ over β, δ ∈ {0,1} of  low[β][δ] · [A ⊕ (Mₕ-A-β) ⊕ C ⊕ (Nₕ-C-δ) = 0]
 //! ```
 //!
-//! where low[β][δ] is the number of (a', c') in the block whose low nim-sum bits are zero and
+//! where `low[β][δ]` is the number of (a', c') in the block whose low nim-sum bits are zero and
 //! whose borrows are β and δ: the same for every block of a full size, so it is computed once
 //! per level (and once more for the cut last block row and column) by the digit programme of
 //! [`super::window`] run over the low k bits, and each block then costs four P-tests of its

@@ -14,8 +14,8 @@
 //! (more get 503). Every request's work is bounded: a tile is at most 256 × 256 pixels and
 //! costs O(1) a pixel at every level, a count is four runs of the 64-bit digit programme.
 //! Encoded tiles stay in an LRU cache bounded in bytes; each carries a strong ETag and
-//! `Cache-Control: public, max-age=31536000, immutable`, and `If-None-Match` gets 304 without
-//! any work. Requests are checked before any work ([`request`]): 400 with one line for a bad
+//! `Cache-Control: public, max-age=31536000, immutable` (and `Access-Control-Allow-Origin: *`,
+//! so viewers on other origins can read it), and `If-None-Match` gets 304 without any work. Requests are checked before any work ([`request`]): 400 with one line for a bad
 //! value, 404 for a path that is not the server's.
 
 pub mod cache;
@@ -219,9 +219,12 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
 
 /// A response that never changes, with its ETag, or 304 when the client has it.
 fn immutable(headers: &HeaderMap, etag: &str, content_type: &'static str, body: Bytes) -> Response {
+    // Public, read-only data: any page may read it (OpenSeadragon on another origin fetches
+    // the descriptor with XMLHttpRequest).
     let cache = [
         (header::ETAG, etag.to_string()),
         (header::CACHE_CONTROL, IMMUTABLE.to_string()),
+        (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_string()),
     ];
     if not_modified(headers, etag) {
         return (StatusCode::NOT_MODIFIED, cache).into_response();
