@@ -646,8 +646,16 @@ fn bad_requests_get_one_line_and_the_server_goes_on() {
     );
     poke(server.addr, huge.as_bytes());
     drop(TcpStream::connect(server.addr).unwrap());
+    // Connections that send nothing, and one that stalls mid-request, held open meanwhile.
+    let mut idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(server.addr).unwrap())
+        .collect();
+    idle[0]
+        .write_all(b"GET /api/cell?m=1&n=1&row=1&col=1 HTTP/1.1\r\nHo")
+        .unwrap();
     let r = server.get("/api/cell?m=1&n=1&row=1&col=1");
     assert_eq!(r.json()["p"], true, "the server still answers");
+    drop(idle);
 }
 
 #[test]

@@ -16,9 +16,11 @@
 //! Encoded tiles stay in an LRU cache bounded in bytes; each carries a strong ETag and
 //! `Cache-Control: public, max-age=31536000, immutable` (and `Access-Control-Allow-Origin: *`,
 //! so viewers on other origins can read it), and `If-None-Match` gets 304 without any work. Requests are checked before any work ([`request`]): 400 with one line for a bad
-//! value, 404 for a path that is not the server's.
+//! value, 404 for a path that is not the server's. At most 4096 connections are open at once
+//! and one idle for a minute is closed ([`listen`]).
 
 pub mod cache;
+pub mod listen;
 pub mod request;
 
 use self::cache::{TileCache, TileKey};
@@ -41,6 +43,9 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
+
+/// How long requests in flight may take to finish after Ctrl-C or SIGTERM.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The most requests that may wait for the tile pool; more are answered 503 at once.
 pub const MAX_WAITING: usize = 1024;
@@ -102,10 +107,29 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<()> {
             .local_addr()
             .map_err(|e| Error::invalid(format!("cannot read the address bound: {e}")))?;
         ready(addr);
-        axum::serve(listener, router(server))
-            .with_graceful_shutdown(shutdown_signal())
-            .await
-            .map_err(|e| Error::invalid(format!("the server stopped: {e}")))
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        tokio::spawn(async move {
+            shutdown_signal().await;
+            let _ = stop.send(true);
+        });
+        let mut signalled = stopping.clone();
+        let serving = axum::serve(listen::GuardedListener::new(listener), router(server))
+            .with_graceful_shutdown(async move {
+                let _ = signalled.wait_for(|&s| s).await;
+            });
+        // After the signal, requests in flight get SHUTDOWN_GRACE to finish (a tile takes
+        // milliseconds); a client stalled in the middle of a request does not hold the exit.
+        let mut signalled = stopping;
+        let grace = async move {
+            let _ = signalled.wait_for(|&s| s).await;
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            done = std::future::IntoFuture::into_future(serving) => {
+                done.map_err(|e| Error::invalid(format!("the server stopped: {e}")))
+            }
+            _ = grace => Ok(()),
+        }
     })
 }
 
