@@ -67,6 +67,22 @@ pub enum Command {
     Octahedron(OctahedronArgs),
     /// Check every claim of the chocolate paper for all m up to a bound, and print a table.
     Theorems(TheoremsArgs),
+    /// Serve a live deep zoom into any bar C(M,N), M, N up to 2^64-1, with a viewer at the
+    /// URL printed on the first line (Deep Zoom tiles, a JSON API); Ctrl-C stops it.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (0.0.0.0 or :: for every interface).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// The port; 0 takes a free one.
+    #[arg(long, value_name = "P", default_value_t = 8080)]
+    pub port: u16,
+    /// Memory for the cache of encoded tiles, in MiB (0: no cache).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub cache_mb: u64,
 }
 
 #[derive(Debug, Args)]

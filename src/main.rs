@@ -31,7 +31,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    chompute::render::atomic::install_interrupt_handler();
+    // `serve` catches Ctrl-C and SIGTERM itself to finish the requests in flight and exit 0;
+    // every other command removes its temporary files and exits 130 at once.
+    if !matches!(cli.command, cli::Command::Serve(_)) {
+        chompute::render::atomic::install_interrupt_handler();
+    }
     quiet_vulkan_loader();
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -630,7 +630,8 @@ fn verify_catches_a_corrupted_tile() {
         }
         assert!(files_in(&dir).is_empty(), "{name}: {:?}", files_in(&dir));
         // Without verification the corruption goes through: the check is what caught it.
-        let unchecked = CellSource::with_source(Box::new(Corrupted(EngineRows::new(&engine))), false);
+        let unchecked =
+            CellSource::with_source(Box::new(Corrupted(EngineRows::new(&engine))), false);
         draw(&unchecked, &out).unwrap();
         let d = decode(&out);
         assert_ne!(d.pixels[0][0] == 0, p_cell(200, 150, 65, 33), "{name}");

@@ -25,13 +25,23 @@ pub fn p_prefix(m: u64, n: u64, x: u64, y: u64) -> u128 {
     debug_assert!(m >= 1 && n >= 1);
     let (big_m, big_n) = (m - 1, n - 1);
     let (x, y) = (x.min(big_m), y.min(big_n));
-    // State: bit 0 = borrow of M-a, bit 1 = borrow of N-c, bit 2 = a's low bits > x's,
-    // bit 3 = c's low bits > y's.
-    let mut count = [0u128; 16];
-    count[0] = 1;
     // Above the highest set bit of M, N, x and y every remaining bit of a and c must be 0
     // (a ≤ x, c ≤ y), which changes no state; so the programme stops there.
     let bits = 64 - (big_m | big_n | x | y).leading_zeros();
+    // a ≤ x ≤ M and c ≤ y ≤ N: no borrow out of either subtraction, neither bound exceeded.
+    digit_states(big_m, big_n, x, y, bits)[0]
+}
+
+/// The digit programme over the low `bits` bits (at most 64) of M = m-1, N = n-1 and the
+/// bounds x, y: the number of pairs (a, c) of `bits`-bit numbers whose nim-sum bits
+/// a ⊕ (M-a) ⊕ c ⊕ (N-c) are all zero there, by end state. State bit 0 = borrow out of
+/// M-a, bit 1 = borrow out of N-c, bit 2 = a > x, bit 3 = c > y (all on those low bits).
+/// [`p_prefix`] reads state 0 after the highest bit; [`super::dyadic`] reads the four
+/// borrow states of aligned blocks.
+pub fn digit_states(big_m: u64, big_n: u64, x: u64, y: u64, bits: u32) -> [u128; 16] {
+    debug_assert!(bits <= 64);
+    let mut count = [0u128; 16];
+    count[0] = 1;
     for k in 0..bits {
         let mk = (big_m >> k) & 1;
         let nk = (big_n >> k) & 1;
@@ -74,8 +84,7 @@ pub fn p_prefix(m: u64, n: u64, x: u64, y: u64) -> u128 {
         }
         count = next;
     }
-    // a ≤ x ≤ M and c ≤ y ≤ N: no borrow out of either subtraction, neither bound exceeded.
-    count[0]
+    count
 }
 
 /// The exact number of P-cells of C(m,n) inside `w` (its rows `row0..row0+height`, columns

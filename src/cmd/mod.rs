@@ -11,6 +11,7 @@ mod info;
 mod nimpass;
 mod octahedron;
 mod render;
+mod serve;
 mod theorems;
 
 use crate::cli::{Cli, Command};
@@ -35,6 +36,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ca(a) => ca::run(backend, &a),
         Command::Octahedron(a) => octahedron::run(&a),
         Command::Theorems(a) => theorems::run(&a),
+        Command::Serve(a) => serve::run(backend, &a),
     }
 }
 

@@ -50,6 +50,14 @@ pub struct DziBuilder {
     pub tiles_written: u64,
 }
 
+/// The XML descriptor of a Deep Zoom image of `width × height` pixels in PNG tiles of side
+/// `tile`, without overlap.
+pub fn descriptor(tile: u64, width: u64, height: u64) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" Overlap=\"0\" TileSize=\"{tile}\">\n  <Size Width=\"{width}\" Height=\"{height}\"/>\n</Image>\n"
+    )
+}
+
 /// The number of the top level: ⌈log₂ max(width, height)⌉ (a 1×1 picture has level 0 only).
 pub fn top_level(width: u64, height: u64) -> u32 {
     let side = width.max(height);
@@ -111,10 +119,7 @@ impl DziBuilder {
 
     /// The XML descriptor (`NAME.dzi`).
     pub fn descriptor(&self) -> String {
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" Overlap=\"0\" TileSize=\"{}\">\n  <Size Width=\"{}\" Height=\"{}\"/>\n</Image>\n",
-            self.tile, self.width, self.height
-        )
+        descriptor(self.tile, self.width, self.height)
     }
 
     /// Cell rows to send at a time: one tile row of the top level.

@@ -12,9 +12,11 @@ pub mod mesh;
 pub mod palette;
 pub mod picture;
 pub mod png;
+pub mod shade;
 pub mod source;
 #[allow(missing_docs)]
 pub mod tiles;
+pub mod zoom;
 
 pub use self::atomic::AtomicFile;
 pub use self::png::{parse_colour, write_png, Compression, PixelFormat, PngSpec};

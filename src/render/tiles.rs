@@ -101,8 +101,7 @@ impl TileManifest {
             tile_size.min(pic.width),
             tile_size.min(pic.height),
             Compression::Fast,
-        )
-        ?;
+        )?;
         Ok(m)
     }
 
@@ -451,8 +450,7 @@ fn render_tile(
             })?;
         }
         Ok(())
-    })
-    ?;
+    })?;
     let Checksummed {
         inner,
         hasher,
