@@ -1,8 +1,10 @@
-//! Error kinds that decide the process exit status.
+//! Errors, and the exit status each kind means to the binary.
 //!
-//! Library code returns `anyhow::Error`s (or typed errors wrapped in one); `main` looks for
-//! these markers to pick the exit code: [`UsageError`] → 2, [`CheckFailed`] → 1, anything
-//! else → 1.
+//! Library code returns [`Error`] (or, where it has not moved to it yet, an `anyhow::Error`
+//! carrying one of the markers below); `main` turns any error into one line on stderr and an
+//! exit status by [`exit_code`]: 1 only when a check or verification ran and found a
+//! disagreement ([`CheckFailed`], [`Error::CheckFailed`]), 130 for [`Error::Interrupted`],
+//! and 2 for every other error (bad input, I/O, no GPU, too large).
 
 use std::fmt;
 
@@ -40,16 +42,20 @@ macro_rules! usage {
     };
 }
 
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise.
+/// The process exit status for an error chain: 1 when a check found a disagreement, 130 when
+/// the work was interrupted, 2 for anything else.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err
-        .chain()
-        .any(|e| e.downcast_ref::<UsageError>().is_some())
-    {
-        2
-    } else {
-        1
+    for cause in err.chain() {
+        if cause.downcast_ref::<CheckFailed>().is_some() {
+            return 1;
+        }
+        match cause.downcast_ref::<Error>() {
+            Some(Error::CheckFailed(_)) => return 1,
+            Some(Error::Interrupted) => return 130,
+            _ => {}
+        }
     }
+    2
 }
 
 /// The library's typed error: every fallible function of `chocolate`, `pass`, `chomp`,

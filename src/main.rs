@@ -28,23 +28,39 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    chompute::render::atomic::install_interrupt_handler();
     quiet_vulkan_loader();
-    match chompute::cmd::run(cli) {
+    chompute::render::atomic::install_interrupt_handler();
+    let result = chompute::cmd::run(cli);
+    // An interrupt being handled removes the temporary files, says what was kept and exits
+    // with 130 itself; errors it caused in the work (a file removed under a writer) are not
+    // reported.
+    chompute::render::atomic::wait_if_stopping();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`chompute count 30001 | head -0`) is not an error.
+        Err(e) if chompute::cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            if chompute::cmd::is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("chompute: {}", one_line(&e));
             ExitCode::from(chompute::error::exit_code(&e))
         }
     }
 }
 
-/// The error and its context on one line.
+/// The error and its causes on one line, each cause once: a message that already ends with
+/// its cause's text (`'x.png': No space left on device`) does not repeat it.
 fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
 }
 
 /// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);
@@ -60,7 +76,8 @@ fn quiet_vulkan_loader() {
             use std::os::unix::fs::PermissionsExt;
             let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
         }
-        // Single-threaded here: nothing else reads the environment yet.
+        // Single-threaded here (before the interrupt handler's thread): nothing else reads
+        // the environment yet.
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
 }

@@ -40,7 +40,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
             work,
             || crate::gpu::nimpass::nimpass4_gpu(ctx, side),
         )?;
-        anyhow::ensure!(
+        agree!(
             gpu == cpu,
             "bench: GPU and CPU Nim with a pass differ for heaps 0..={m}"
         );

@@ -52,7 +52,7 @@ struct OrdReport<'a> {
 enum ListSink {
     None,
     Print {
-        out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+        out: super::out::Stdout,
         csv_rows: Option<usize>,
     },
     Collect(Vec<String>),
@@ -143,7 +143,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         (None, _) => ListSink::None,
         (Some(_), true) => ListSink::Collect(Vec::new()),
         (Some(_), false) => ListSink::Print {
-            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            out: super::out::stdout(),
             csv_rows: args.csv.then_some(shape.rows),
         },
     };
@@ -265,7 +265,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             checks: checks.clone(),
         })?;
     } else if args.list.is_none() {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         if args.csv {
             writeln!(out, "ordinal,positions")?;
             for (k, c) in histogram.iter().enumerate() {
@@ -306,7 +306,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
 /// Print the claims (unless JSON carried them) and fail with exit 1 if any does not hold.
 fn report_claims(claims: &[Claim], json: bool) -> anyhow::Result<()> {
     if !json {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         for c in claims {
             writeln!(
                 out,
@@ -386,7 +386,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     if args.json {
         print_json(&report)?;
     } else {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         writeln!(
             out,
             "{n} players, box {} ({} positions): {} rules in {} classes ({seconds:.3} s)",
@@ -531,6 +531,7 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     if a > 4000 {
         return Err(usage!("--first-row at most 4000 for a picture (got {a})"));
     }
+    crate::render::atomic::check_target(&args.output)?;
     let side = a + 1;
     let scale = args.scale.unwrap_or((600 / side).max(1));
     if scale == 0 || (side as u64) * (scale as u64) > 32_768 {
@@ -621,7 +622,7 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     } else {
         format!("the two-row positions (a,b), a ≤ {a}")
     };
-    println!(
+    crate::outln!(
         "wrote {} ({width}x{height}): {what} under rule {}, ordinal counts {:?}",
         args.output.display(),
         args.rule.normalised(),

@@ -94,6 +94,9 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         (None, Some(_)) => return Err(usage!("--output needs the section height --m M")),
         _ => {}
     }
+    if let Some(path) = &args.output {
+        crate::render::atomic::check_target(path)?;
+    }
     if args.m.is_none() && !args.check && args.stl.is_none() {
         return Err(usage!(
             "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
@@ -174,7 +177,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         });
         if let Some((m, i, j)) = c.first_mismatch {
             if !args.json {
-                println!("S_{n}: {} of {} cells disagree", c.mismatches, c.cells);
+                crate::outln!("S_{n}: {} of {} cells disagree", c.mismatches, c.cells);
             }
             return Err(CheckFailed(format!(
                 "S_{n}: cell ({i},{j}) of C({m},{m}) disagrees: P-test and octahedron differ ({} mismatches)",
@@ -197,21 +200,28 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         return print_json(&report);
     }
     if let Some(s) = &report.section {
-        println!(
+        crate::outln!(
             "H_{{{n},{}}}: {} ({}×{} pixels, {} per cell, {} inside S_{n})",
-            s.m, s.file, s.side, s.side, s.px, s.pixels_inside
+            s.m,
+            s.file,
+            s.side,
+            s.side,
+            s.px,
+            s.pixels_inside
         );
     }
     if let Some(c) = &report.check {
-        println!(
+        crate::outln!(
             "S_{n}: the P-cells of C(M,M) are the cells whose centres lie in S_{n}, for M = 1..{}: {} cells checked, {} mismatches ({:.3} s)",
             c.m_to, c.cells, c.mismatches, c.seconds
         );
     }
     if let Some(m) = &report.mesh {
-        println!(
+        crate::outln!(
             "S_{n}: {} ({} octahedra, {} triangles)",
-            m.file, m.octahedra, m.triangles
+            m.file,
+            m.octahedra,
+            m.triangles
         );
     }
     Ok(())

@@ -28,14 +28,18 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     }
     let json = args.json;
     if !json {
-        println!(
+        crate::outln!(
             "{:<28} {:<62} {:>14} {:>6} {:>9}",
-            "claim", "range", "checked", "result", "seconds"
+            "claim",
+            "range",
+            "checked",
+            "result",
+            "seconds"
         );
     }
     let results = check_all(max_m, |r| {
         if !json {
-            println!(
+            crate::outln!(
                 "{:<28} {:<62} {:>14} {:>6} {:>9.3}",
                 r.name,
                 r.range,
@@ -44,7 +48,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
                 r.seconds
             );
             if let Some(f) = &r.failure {
-                println!("    first failure: {f}");
+                crate::outln!("    first failure: {f}");
             }
         }
     });
@@ -57,7 +61,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
         })?;
     } else {
         let total: f64 = results.iter().map(|r| r.seconds).sum();
-        println!(
+        crate::outln!(
             "{} of {} claims hold for every m ≤ {max_m} ({total:.2} s)",
             results.iter().filter(|r| r.pass).count(),
             results.len()

@@ -234,8 +234,7 @@ impl DziBuilder {
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+            super::atomic::create_dir_inside(&dir)?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
@@ -259,8 +258,7 @@ impl DziBuilder {
                 }
                 let bytes = png_bytes(&spec, &raw)?;
                 let path = dir.join(format!("{c}_{tile_row}.png"));
-                std::fs::write(&path, bytes)
-                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
+                Ok(super::atomic::write_inside(&path, &bytes)?)
             })?;
         self.tiles_written += cols;
         Ok(())
@@ -385,11 +383,10 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        std::fs::write(
-            holder.path().join(format!("{name}.dzi")),
-            builder.descriptor(),
-        )
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
+        super::atomic::write_inside(
+            &holder.path().join(format!("{name}.dzi")),
+            builder.descriptor().as_bytes(),
+        )?;
         holder.commit()?;
     } else {
         holder.commit()?;

@@ -44,7 +44,7 @@ pub fn write_ply(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
             f.write_all(&(i as i32).to_le_bytes())?;
         }
     }
-    f.commit()
+    Ok(f.commit()?)
 }
 
 /// Write `mesh` as binary STL (80-byte header, triangle count, then normal, three vertices and
@@ -77,7 +77,7 @@ pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
         }
         f.write_all(&[0, 0])?;
     }
-    f.commit()
+    Ok(f.commit()?)
 }
 
 /// Write by extension: `.ply` or `.stl`.
@@ -104,17 +104,23 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> anyhow::Result<()> {
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("ply") => Ok(()),
-        Some("stl") if allow_stl => Ok(()),
-        _ if allow_stl => Err(usage!(
-            "'{}': a mesh file must end in .ply or .stl",
-            path.display()
-        )),
-        _ => Err(usage!(
-            "'{}': the stack is written as PLY; name it FILE.ply",
-            path.display()
-        )),
+        Some("ply") => {}
+        Some("stl") if allow_stl => {}
+        _ if allow_stl => {
+            return Err(usage!(
+                "'{}': a mesh file must end in .ply or .stl",
+                path.display()
+            ))
+        }
+        _ => {
+            return Err(usage!(
+                "'{}': the stack is written as PLY; name it FILE.ply",
+                path.display()
+            ))
+        }
     }
+    // Refuse a directory (and other targets that cannot be written) before the work.
+    Ok(super::atomic::check_target(path)?)
 }
 
 /// One layer of voxels: a packed square grid in the P-grid layout (rows of u32 words, bit 31

@@ -136,7 +136,7 @@ pub fn write_png(
         }
         Ok(())
     })?;
-    file.commit()
+    Ok(file.commit()?)
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.
