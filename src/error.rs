@@ -146,3 +146,23 @@ impl Error {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_disagreement_exits_with_1() {
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(exit_code(&anyhow::Error::new(CheckFailed("x".into()))), 1);
+        assert_eq!(exit_code(&Error::CheckFailed("x".into()).into()), 1);
+        let wrapped = anyhow::Error::new(CheckFailed("x".into())).context("while rendering");
+        assert_eq!(exit_code(&wrapped), 1);
+        assert_eq!(exit_code(&Error::Interrupted.into()), 130);
+        assert_eq!(exit_code(&Error::io("x.png", io()).into()), 2);
+        assert_eq!(exit_code(&anyhow::Error::new(io())), 2);
+        assert_eq!(exit_code(&crate::usage!("bad")), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("a tile is missing")), 2);
+        assert_eq!(exit_code(&Error::NoAdapter("none".into()).into()), 2);
+    }
+}

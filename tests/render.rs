@@ -405,7 +405,11 @@ fn four_shards_and_assemble_equal_one_render() {
     std::fs::remove_file(tiles.join("tile-4-7.png")).unwrap();
     let bad = dir.join("bad.png");
     let o = chompute(&["assemble", t, "-o", path_str(&bad)]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a missing file is an error, not a disagreement"
+    );
     assert!(stderr(&o).contains("tile-4-7.png"), "{}", stderr(&o));
     assert!(!bad.exists());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -559,7 +563,7 @@ fn failures_leave_no_file() {
     std::fs::write(dir.join("file"), b"not a directory").unwrap();
     for target in [dir.join("no/such/dir/x.png"), dir.join("file/x.png")] {
         let o = chompute(&["render", "100", "-o", path_str(&target)]);
-        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert_eq!(
             stderr(&o).trim_end().lines().count(),
             1,
