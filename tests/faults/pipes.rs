@@ -37,6 +37,19 @@ const COMMANDS: &[&[&str]] = &[
     ],
     &["chomp", "classes", "--players", "3", "--box", "3x4"],
     &["render", "2000", "-o", "-"],
+    &["render", "100", "-o", "/dev/null", "--json"],
+    &["nimpass-grid", "20", "-o", "/dev/null"],
+    &["octahedron", "3", "--m", "2", "-o", "/dev/null", "--json"],
+    &[
+        "chomp",
+        "image",
+        "--rule",
+        "0,2,1",
+        "--first-row",
+        "5",
+        "-o",
+        "/dev/null",
+    ],
     &["--help"],
     &["render", "--help"],
     &["--version"],
@@ -98,16 +111,36 @@ fn check(args: &[&str], lines: usize) {
     );
 }
 
+/// Every command, and `assemble` of a small tile directory, with the pipe closed after
+/// `lines` lines.
+fn check_every_command(lines: usize) {
+    for args in COMMANDS {
+        check(args, lines);
+    }
+    let dir = scratch(&format!("pipes-{lines}"));
+    let t = dir.join("T");
+    run(&[
+        "--backend",
+        "cpu",
+        "render",
+        "64",
+        "--tiles",
+        s(&t),
+        "--tile-size",
+        "32",
+    ])
+    .assert_success();
+    check(&["assemble", s(&t), "-o", "/dev/null", "--json"], lines);
+    check(&["assemble", s(&t), "-o", "-"], lines);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_pipe_closed_before_the_first_line_ends_every_command_quietly() {
-    for args in COMMANDS {
-        check(args, 0);
-    }
+    check_every_command(0);
 }
 
 #[test]
 fn a_pipe_closed_after_the_first_line_ends_every_command_quietly() {
-    for args in COMMANDS {
-        check(args, 1);
-    }
+    check_every_command(1);
 }

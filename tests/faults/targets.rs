@@ -170,6 +170,23 @@ fn fifos_devices_and_stdout_are_written_straight() {
         .file_type()
         .is_char_device());
 
+    // A device that is always full: one line and status 2, for a file and for stdout.
+    if Path::new("/dev/full").exists() {
+        run(&["--backend", "cpu", "render", "100", "-o", "/dev/full"])
+            .assert_error("No space left on device");
+        for args in [&["count", "5"][..], &["--backend", "cpu", "grid", "300"]] {
+            let full = std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap();
+            let o = command(args).stdout(full).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?} > /dev/full: {err}");
+            assert_eq!(err.lines().count(), 1, "{args:?} > /dev/full: {err}");
+            assert!(err.contains("cannot write to standard output"), "{err}");
+        }
+    }
+
     // `-` and /dev/stdout: the PNG on standard output, nothing else there; the report that
     // --json asks for goes to stderr while stdout carries the picture.
     for target in ["-", "/dev/stdout"] {
