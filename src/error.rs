@@ -1,62 +1,9 @@
-//! Errors, and the exit status each kind means to the binary.
+//! The library's typed errors.
 //!
-//! Library code returns [`Error`] (or, where it has not moved to it yet, an `anyhow::Error`
-//! carrying one of the markers below); `main` turns any error into one line on stderr and an
-//! exit status by [`exit_code`]: 1 only when a check or verification ran and found a
-//! disagreement ([`CheckFailed`], [`Error::CheckFailed`]), 130 for [`Error::Interrupted`],
-//! and 2 for every other error (bad input, I/O, no GPU, too large).
-
-use std::fmt;
-
-/// Bad input from the user: a size of zero, a malformed option, a grid that cannot fit.
-/// Exit status 2.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// A verification that ran and found a disagreement (two methods, GPU against CPU, a theorem
-/// against the table). Exit status 1.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckFailed(pub String);
-
-impl fmt::Display for CheckFailed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CheckFailed {}
-
-/// Shorthand: `return Err(usage!("M must be at least 1"))`.
-#[macro_export]
-macro_rules! usage {
-    ($($arg:tt)*) => {
-        ::anyhow::Error::new($crate::error::UsageError(format!($($arg)*)))
-    };
-}
-
-/// The process exit status for an error chain: 1 when a check found a disagreement, 130 when
-/// the work was interrupted, 2 for anything else.
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    for cause in err.chain() {
-        if cause.downcast_ref::<CheckFailed>().is_some() {
-            return 1;
-        }
-        match cause.downcast_ref::<Error>() {
-            Some(Error::CheckFailed(_)) => return 1,
-            Some(Error::Interrupted) => return 130,
-            _ => {}
-        }
-    }
-    2
-}
+//! Every fallible function of the library returns [`Result`]; the binary (or the Python
+//! module, or the server) decides what each [`Error`] kind means to its user: an exit status,
+//! an exception, an HTTP status. Messages speak the library's words ("the cell size", "m"),
+//! never a command-line flag's.
 
 /// The library's typed error: every fallible function of `chocolate`, `pass`, `chomp`,
 /// `render` and `gpu` returns [`Result`], and the binary (or the Python module, or the server)
@@ -147,22 +94,24 @@ impl Error {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_disagreement_exits_with_1() {
-        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
-        assert_eq!(exit_code(&anyhow::Error::new(CheckFailed("x".into()))), 1);
-        assert_eq!(exit_code(&Error::CheckFailed("x".into()).into()), 1);
-        let wrapped = anyhow::Error::new(CheckFailed("x".into())).context("while rendering");
-        assert_eq!(exit_code(&wrapped), 1);
-        assert_eq!(exit_code(&Error::Interrupted.into()), 130);
-        assert_eq!(exit_code(&Error::io("x.png", io()).into()), 2);
-        assert_eq!(exit_code(&anyhow::Error::new(io())), 2);
-        assert_eq!(exit_code(&crate::usage!("bad")), 2);
-        assert_eq!(exit_code(&anyhow::anyhow!("a tile is missing")), 2);
-        assert_eq!(exit_code(&Error::NoAdapter("none".into()).into()), 2);
+/// Transitional: an `anyhow` error from a module that does not yet return [`Result`] (the GPU
+/// host code, the tile shards, atomic output files). A typed [`Error`] inside it is kept as it
+/// is; anything else becomes [`Error::Invalid`] with the whole message.
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        match e.downcast::<Error>() {
+            Ok(typed) => typed,
+            Err(e) => Error::Invalid(format!("{e:#}")),
+        }
     }
+}
+
+/// Transitional: an `anyhow` error carrying [`Error::Invalid`], for the modules that still
+/// return `anyhow::Result` (see the `From<anyhow::Error>` impl above).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        ::anyhow::Error::new($crate::error::Error::Invalid(format!($($arg)*)))
+    };
 }

@@ -1,7 +1,10 @@
 //! The `chompute` binary: parse the command line, run the library, map errors to exit codes.
 
-use chompute::cli::Cli;
+mod cli;
+mod cmd;
+
 use clap::Parser;
+use cli::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -30,7 +33,7 @@ fn main() -> ExitCode {
     };
     quiet_vulkan_loader();
     chompute::render::atomic::install_interrupt_handler();
-    let result = chompute::cmd::run(cli);
+    let result = cmd::run(cli);
     // An interrupt being handled removes the temporary files, says what was kept and exits
     // with 130 itself; errors it caused in the work (a file removed under a writer) are not
     // reported.
@@ -38,29 +41,12 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`chompute count 30001 | head -0`) is not an error.
-        Err(e) if chompute::cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("chompute: {}", one_line(&e));
-            ExitCode::from(chompute::error::exit_code(&e))
+            eprintln!("chompute: {}", cmd::one_line(&e));
+            ExitCode::from(cmd::exit_code(&e))
         }
     }
-}
-
-/// The error and its causes on one line, each cause once: a message that already ends with
-/// its cause's text (`'x.png': No space left on device`) does not repeat it.
-fn one_line(e: &anyhow::Error) -> String {
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.ends_with(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line.replace('\n', " ")
 }
 
 /// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);

@@ -1,12 +1,11 @@
 //! `chompute count M [N]`: exact g(M,N) by one method or all of them.
 
 use super::print_json;
-use crate::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
-use crate::chocolate::grid::{count_cpu, Window};
 use crate::cli::{CountArgs, CountMethod};
-use crate::error::CheckFailed;
-use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use chompute::chocolate::grid::{count_cpu, Window};
+use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -48,25 +47,27 @@ fn run_method(method: CountMethod, m: u64, n: u64) -> anyhow::Result<u128> {
     match method {
         CountMethod::Recurrence => {
             if m != n {
-                return Err(usage!(
+                return Err(anyhow!(
                     "the recurrence counts square bars only (got {m}×{n}); use --method histogram"
                 ));
             }
-            g_recurrence(m)
+            Ok(g_recurrence(m)?)
         }
-        CountMethod::Histogram => g_histogram(m, n),
+        CountMethod::Histogram => Ok(g_histogram(m, n)?),
         CountMethod::Cpu => {
             if cells > CPU_COUNT_MAX_CELLS {
-                return Err(usage!("C({m},{n}) has {cells} cells, more than --method cpu generates (2^40); use --method histogram or recurrence"));
+                return Err(anyhow!("C({m},{n}) has {cells} cells, more than --method cpu generates (2^40); use --method histogram or recurrence"));
             }
             Ok(count_cpu(&Window::full(m, n)?))
         }
         CountMethod::Gpu => {
             if cells > CPU_COUNT_MAX_CELLS {
-                return Err(usage!("C({m},{n}) has {cells} cells, more than --method gpu generates (2^40); use --method histogram or recurrence"));
+                return Err(anyhow!("C({m},{n}) has {cells} cells, more than --method gpu generates (2^40); use --method histogram or recurrence"));
             }
-            let ctx = GpuContext::shared().map_err(|e| anyhow::anyhow!("{e}"))?;
-            PGridGpu::new(&ctx).count(&Window::full(m, n)?)
+            let ctx = GpuContext::shared().map_err(super::on_gpu)?;
+            PGridGpu::new(ctx)
+                .count(&Window::full(m, n)?)
+                .map_err(super::on_gpu)
         }
         CountMethod::All => unreachable!("expanded by the caller"),
     }
@@ -108,7 +109,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         None if m == n => vec![CountMethod::Recurrence],
         None if histogram_feasible(m, n) => vec![CountMethod::Histogram],
         None => {
-            return Err(usage!(
+            return Err(anyhow!(
             "C({m},{n}) is too large for any exact method here (the recurrence needs a square bar)"
         ))
         }
@@ -157,7 +158,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             .iter()
             .map(|&(me, c, _)| format!("{}={c}", method_name(me)))
             .collect();
-        return Err(CheckFailed(format!(
+        return Err(chompute::Error::CheckFailed(format!(
             "count methods disagree for C({m},{n}): {}",
             list.join(", ")
         ))

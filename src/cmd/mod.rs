@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+mod bench;
 mod ca;
 mod cb;
 mod chomp;
@@ -16,22 +17,22 @@ mod theorems;
 pub use out::print_json;
 
 use crate::cli::{Cli, Command};
-use crate::gpu::{BackendChoice, Engine, GpuContext};
-use clap::ValueEnum;
+use chompute::claim::Claim;
+use chompute::gpu::{BackendChoice, Engine, GpuContext};
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let backend = backend_in_effect(cli.backend)?;
+    let backend = backend_in_effect(cli.backend.map(BackendChoice::from))?;
     match cli.command {
         Command::Info(a) => info::run(&a),
         Command::Count(a) => {
             gpu_kernel(backend)?;
             count::run(backend, &a)
         }
-        Command::Grid(a) => grid::run(Engine::select(backend)?, &a),
+        Command::Grid(a) => grid::run(engine(backend)?, &a),
         Command::Bench(a) => {
             gpu_kernel(backend)?;
-            crate::bench::run(backend, &a)
+            bench::run(backend, &a)
         }
         Command::Render(a) => render::run(backend, &a),
         Command::Assemble(a) => {
@@ -79,10 +80,10 @@ fn backend_in_effect(flag: Option<BackendChoice>) -> anyhow::Result<BackendChoic
     match std::env::var("CHOMPUTE_BACKEND") {
         Err(std::env::VarError::NotPresent) => Ok(BackendChoice::Auto),
         Ok(v) if v.trim().is_empty() => Ok(BackendChoice::Auto),
-        Ok(v) => BackendChoice::from_str(v.trim(), true).map_err(|_| {
-            crate::usage!("CHOMPUTE_BACKEND='{v}' is not a backend: use auto, gpu or cpu")
+        Ok(v) => v.trim().parse().map_err(|_| {
+            anyhow::anyhow!("CHOMPUTE_BACKEND='{v}' is not a backend: use auto, gpu or cpu")
         }),
-        Err(std::env::VarError::NotUnicode(_)) => Err(crate::usage!(
+        Err(std::env::VarError::NotUnicode(_)) => Err(anyhow::anyhow!(
             "CHOMPUTE_BACKEND is not valid UTF-8: use auto, gpu or cpu"
         )),
     }
@@ -92,7 +93,7 @@ fn backend_in_effect(flag: Option<BackendChoice>) -> anyhow::Result<BackendChoic
 /// before any work.
 fn gpu_kernel(backend: BackendChoice) -> anyhow::Result<()> {
     if backend == BackendChoice::Gpu {
-        GpuContext::shared().map_err(|e| anyhow::anyhow!("{e}"))?;
+        GpuContext::shared().map_err(on_gpu)?;
     }
     Ok(())
 }
@@ -103,6 +104,24 @@ fn cpu_only(backend: BackendChoice, command: &str) {
         eprintln!("chompute: {command} has no GPU kernel; it runs on the CPU");
     }
     out::mark_cpu_only();
+}
+
+/// A library error from GPU work in the CLI's words. A missing adapter says how to get one or
+/// to use `--backend cpu`; a job too large for the GPU (whose message ends with the way to
+/// shrink it) and bad input are usage errors (exit status 2); driver errors stay as they are.
+pub(crate) fn on_gpu(e: chompute::Error) -> anyhow::Error {
+    use chompute::Error;
+    match e {
+        Error::NoAdapter(why) => anyhow::anyhow!("{why} or use --backend cpu"),
+        Error::TooLarge { .. } => anyhow::anyhow!("{e} or --backend cpu"),
+        Error::BadArgument { .. } | Error::Invalid(_) => anyhow::anyhow!("{e}"),
+        other => other.into(),
+    }
+}
+
+/// The engine for `--backend`, or why there is none, in the CLI's words.
+pub(crate) fn engine(backend: BackendChoice) -> anyhow::Result<Engine> {
+    Engine::select(backend).map_err(on_gpu)
 }
 
 /// A write to a closed pipe (`chompute render 65535 -o - | head -c 100`) is not an error.
@@ -117,4 +136,101 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
                 Some(png::EncodingError::IoError(io)) if io.kind() == BrokenPipe
             )
     })
+}
+
+/// Print claims on stdout as the text table, or as CSV.
+pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = out::stdout();
+    if csv {
+        chompute::claim::write_csv(&mut out, claims)?;
+    } else {
+        chompute::claim::write_text(&mut out, claims)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// Exit status 1 (a check failure naming them) when a theorem claim failed.
+pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
+    Ok(chompute::claim::verdict(claims)?)
+}
+
+/// The exit status for an error: 1 when a check found a disagreement, 130 when the work was
+/// interrupted, 2 for everything else (bad input, I/O, no GPU).
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    match e.chain().find_map(|c| c.downcast_ref::<chompute::Error>()) {
+        Some(chompute::Error::CheckFailed(_)) => 1,
+        Some(chompute::Error::Interrupted) => 130,
+        _ => 2,
+    }
+}
+
+/// The library's names for the arguments that are flags here.
+const FLAG_FOR: [(&str, &str); 8] = [
+    ("the cell size", "--cell"),
+    ("the number of rows", "--rows"),
+    ("the first row of a plane", "--first-row"),
+    ("the pixels per position", "--scale"),
+    ("the fit size", "--fit"),
+    ("the tile size", "--tile-size"),
+    ("the pixels per cell", "--px"),
+    ("the section height M", "--m"),
+];
+
+/// The error and its causes on one line, in the command line's words: a bad argument that is
+/// a flag here is called by the flag's name, and each cause is said once (a message that
+/// already ends with its cause's text, `'x.png': No space left on device`, does not repeat
+/// it).
+pub fn one_line(e: &anyhow::Error) -> String {
+    if let Some(chompute::Error::BadArgument {
+        what,
+        value,
+        allowed,
+    }) = e.downcast_ref::<chompute::Error>()
+    {
+        if let Some((_, flag)) = FLAG_FOR.iter().find(|(term, _)| term == what) {
+            return format!("{flag} must be {allowed} (got {value})");
+        }
+    }
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_disagreement_exits_with_1() {
+        use chompute::Error;
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(exit_code(&Error::CheckFailed("x".into()).into()), 1);
+        let wrapped = anyhow::Error::new(Error::CheckFailed("x".into())).context("rendering");
+        assert_eq!(exit_code(&wrapped), 1);
+        assert_eq!(exit_code(&Error::Interrupted.into()), 130);
+        assert_eq!(exit_code(&Error::io("x.png", io()).into()), 2);
+        assert_eq!(exit_code(&anyhow::Error::new(io())), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("a tile is missing")), 2);
+        assert_eq!(exit_code(&Error::NoAdapter("none".into()).into()), 2);
+    }
+
+    #[test]
+    fn one_line_says_each_cause_once() {
+        let e: anyhow::Error =
+            chompute::Error::io("x.png", std::io::Error::other("No space left on device")).into();
+        assert_eq!(one_line(&e), "x.png: No space left on device");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(one_line(&e), "outer: inner");
+    }
 }

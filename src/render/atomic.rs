@@ -322,6 +322,8 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
+    /// Start writing `target` (see the module's table): refused targets are an error, and
+    /// nothing is created then.
     pub fn create(target: impl AsRef<Path>) -> Result<AtomicFile> {
         let target = target.as_ref().to_path_buf();
         let (file, replace) = match classify(&target)? {
@@ -384,7 +386,56 @@ impl AtomicFile {
         result
     }
 
+    /// Flush, sync and publish under the target name only if nothing has that name yet, so
+    /// that of several writers exactly one wins: a hard link from the temporary name (which
+    /// fails when the name exists); where the file system has no hard links, an exclusive
+    /// create of the name and then the rename. `false` (the existing file left alone) when
+    /// the name was taken. Written straight (a FIFO, a device), the output is published by
+    /// being written: `true`.
+    pub fn commit_exclusive(mut self) -> Result<bool> {
+        let writer = self.writer.take().expect("writer present until commit");
+        let result = self.finish_exclusive(writer);
+        self.discard();
+        result
+    }
+
     fn finish(&self, writer: BufWriter<File>) -> Result<()> {
+        let Some((temp, dest)) = self.flushed(writer)? else {
+            return Ok(());
+        };
+        let _gate = gate()?;
+        std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
+        forget(temp);
+        lock(&DONE).finished(&self.target);
+        Ok(())
+    }
+
+    fn finish_exclusive(&self, writer: BufWriter<File>) -> Result<bool> {
+        let Some((temp, dest)) = self.flushed(writer)? else {
+            return Ok(true);
+        };
+        let _gate = gate()?;
+        let published = match std::fs::hard_link(temp, dest) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(_) => match File::options().write(true).create_new(true).open(dest) {
+                Ok(_) => {
+                    std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
+                    true
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+                Err(e) => return Err(Error::io(&self.target, e)),
+            },
+        };
+        if published {
+            lock(&DONE).finished(&self.target);
+        }
+        Ok(published)
+    }
+
+    /// Flush (and, for a temporary file, sync) what was written; the temporary file and its
+    /// destination, or `None` when written straight.
+    fn flushed(&self, writer: BufWriter<File>) -> Result<Option<(&PathBuf, &PathBuf)>> {
         let file = writer
             .into_inner()
             .map_err(|e| Error::io(&self.target, e.into_error()))?;
@@ -393,15 +444,10 @@ impl AtomicFile {
             if let Some(k) = done.streams.iter().position(|s| s == &self.target) {
                 done.streams.swap_remove(k);
             }
-            return Ok(());
+            return Ok(None);
         };
         file.sync_all().map_err(|e| Error::io(&self.target, e))?;
-        drop(file);
-        let _gate = gate()?;
-        std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
-        forget(temp);
-        lock(&DONE).finished(&self.target);
-        Ok(())
+        Ok(Some((temp, dest)))
     }
 
     /// Remove the temporary file (written straight: nothing to remove).
@@ -498,6 +544,8 @@ pub struct AtomicDir {
 }
 
 impl AtomicDir {
+    /// Start filling a temporary directory that becomes `target` (which, if it exists, must
+    /// be a directory).
     pub fn create(target: impl AsRef<Path>) -> Result<AtomicDir> {
         let target = target.as_ref().to_path_buf();
         if target.exists() && !target.is_dir() {
@@ -526,6 +574,7 @@ impl AtomicDir {
         &self.temp
     }
 
+    /// The directory it becomes.
     pub fn target(&self) -> &Path {
         &self.target
     }
@@ -661,6 +710,25 @@ mod tests {
             .is_symlink());
         assert_eq!(std::fs::read(dir.join("real.bin")).unwrap(), b"new");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_exclusive_commit_publishes_only_a_new_name() {
+        let dir = scratch("exclusive");
+        let target = dir.join("tiles.json");
+        let mut first = AtomicFile::create(&target).unwrap();
+        let mut second = AtomicFile::create(&target).unwrap();
+        first.write_all(b"first").unwrap();
+        second.write_all(b"second").unwrap();
+        assert!(first.commit_exclusive().unwrap());
+        assert!(!second.commit_exclusive().unwrap());
+        assert_eq!(std::fs::read(&target).unwrap(), b"first");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -20,7 +20,6 @@ pub fn command(args: &[&str]) -> Command {
     let mut c = Command::new(bin());
     c.args(args)
         .env_remove("CHOMPUTE_BACKEND")
-        .env_remove("CHOMPUTE_TEST_CORRUPT_CELLS")
         .env_remove("SLURM_ARRAY_TASK_ID")
         .env_remove("JOB_COMPLETION_INDEX")
         .env_remove("RUST_BACKTRACE")
