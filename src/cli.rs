@@ -5,16 +5,28 @@ use chompute::gpu::BackendChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "chompute", version, about = "Compute engine for the mathematics of chocolate games", long_about = None)]
+#[command(
+    name = "chompute",
+    version,
+    about = "Compute engine for the mathematics of chocolate games",
+    long_about = None,
+    after_help = EXIT_STATUS
+)]
 pub struct Cli {
-    /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
-    /// The default can be set with the environment variable CHOMPUTE_BACKEND.
-    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendArg::Auto)]
-    pub backend: BackendArg,
+    /// Where to compute: `auto` (the default) uses a real GPU when there is one, else the CPU.
+    /// Without --backend, CHOMPUTE_BACKEND (when set and not empty) chooses.
+    #[arg(long, global = true, value_enum)]
+    pub backend: Option<BackendArg>,
 
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The exit statuses, shown at the end of `chompute --help`.
+pub const EXIT_STATUS: &str =
+    "Exit status: 0 success; 1 a check or verification found a disagreement; \
+2 an error (bad input, I/O, no GPU, too large); 130 interrupted (temporary files are removed, \
+finished tiles and frames are kept).";
 
 /// `--backend`: the library's [`BackendChoice`] as a command-line value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

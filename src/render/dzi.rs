@@ -244,7 +244,7 @@ impl DziBuilder {
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            super::atomic::create_dir_inside(&dir)?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
@@ -266,7 +266,7 @@ impl DziBuilder {
             }
             let bytes = png_bytes(&spec, &raw)?;
             let path = dir.join(format!("{c}_{tile_row}.png"));
-            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+            super::atomic::write_inside(&path, &bytes)
         })?;
         self.tiles_written += cols;
         Ok(())
@@ -440,11 +440,10 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        std::fs::write(
-            holder.path().join(format!("{name}.dzi")),
-            builder.descriptor(),
-        )
-        .map_err(|e| Error::io(&descriptor, e))?;
+        super::atomic::write_inside(
+            &holder.path().join(format!("{name}.dzi")),
+            builder.descriptor().as_bytes(),
+        )?;
         holder.commit()?;
     } else {
         holder.commit()?;

@@ -1,8 +1,6 @@
 //! Pictures: streaming PNGs written to a temporary file and renamed when complete, Deep Zoom
 //! pyramids, tile shards, palettes, legends, meshes and the figures of each game.
 
-// Documented item by item with their move to typed errors (issue 10).
-#[allow(missing_docs)]
 pub mod atomic;
 pub mod dzi;
 pub mod encode;
