@@ -45,7 +45,8 @@ impl AtomicFile {
         }
         let file = File::create(&temp).map_err(|e| {
             forget(&temp);
-            anyhow::anyhow!("cannot write '{}': {e}", target.display())
+            // The I/O error stays in the chain, so that callers can tell its kind.
+            anyhow::Error::new(e).context(format!("cannot write '{}'", target.display()))
         })?;
         Ok(AtomicFile {
             target,
