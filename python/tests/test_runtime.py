@@ -110,3 +110,22 @@ def test_stubs_match_the_module():
             assert stubbed == list(inspect.signature(obj).parameters), name
     methods = {n.name for n in defs["ChompOrdinals"].body if isinstance(n, ast.FunctionDef)}
     assert {"histogram", "rule", "players", "box", "ordinal", "sol", "chain", "positions"} <= methods
+
+
+def test_readme_session(tmp_path, monkeypatch):
+    """The "Python" section of README.md, run as written (where matplotlib is installed)."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md is not beside the tests")
+    text = readme.read_text()
+    section = text[text.index("## Python") :]
+    start = section.index("```python\n") + len("```python\n")
+    session = section[start : section.index("```\n", start)]
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(session, {}, "README.md", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0 and len(test.examples) >= 8
+    assert (tmp_path / "python-session.png").exists()
