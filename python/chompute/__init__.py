@@ -15,6 +15,21 @@ GIL and stop with KeyboardInterrupt on Ctrl-C.
 113427455640312821154458202477256070485
 """
 
+import os as _os
+import tempfile as _tempfile
+
+# Mesa's Vulkan drivers warn on every start when XDG_RUNTIME_DIR is unset (root shells, cron,
+# CI); as the chompute command does, give them a private 0700 directory when there is none.
+if "XDG_RUNTIME_DIR" not in _os.environ and hasattr(_os, "getuid"):
+    _runtime = _os.path.join(_tempfile.gettempdir(), f"chompute-runtime-{_os.getuid()}")
+    try:
+        _os.makedirs(_runtime, mode=0o700, exist_ok=True)
+        if _os.stat(_runtime).st_uid == _os.getuid():
+            _os.chmod(_runtime, 0o700)
+            _os.environ["XDG_RUNTIME_DIR"] = _runtime
+    except OSError:
+        pass
+
 from ._native import (
     CheckFailed,
     ChompOrdinals,

@@ -86,7 +86,11 @@ pub fn cb_grundy<'py>(
     }
     let bar = in_background(py, move || Bar::compute(table, pass_))?.or_raise()?;
     let d = PyDict::new(py);
-    for (x, y, z) in bar.positions() {
+    for (k, (x, y, z)) in bar.positions().enumerate() {
+        // The dict is built with the GIL held; look for Ctrl-C now and then.
+        if k % (1 << 20) == 0 {
+            py.check_signals()?;
+        }
         let g = bar.grundy(x, y, z);
         match bar.grundy_pass(x, y, z) {
             Some(gp) => {
