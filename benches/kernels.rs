@@ -15,7 +15,7 @@ fn p_grid(c: &mut Criterion) {
     let mut out = vec![0u32; w.total_words().unwrap()];
     group.bench_function("cpu", |b| b.iter(|| p_rows_cpu(&w, &mut out)));
     if let Some(ctx) = &gpu {
-        let k = PGridGpu::new(ctx);
+        let k = PGridGpu::new(ctx.clone());
         group.bench_function("gpu", |b| b.iter(|| k.p_rows(&w, &mut out).unwrap()));
     }
     group.finish();
@@ -26,7 +26,7 @@ fn p_grid(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("cpu", |b| b.iter(|| count_cpu(&w)));
     if let Some(ctx) = &gpu {
-        let k = PGridGpu::new(ctx);
+        let k = PGridGpu::new(ctx.clone());
         group.bench_function("gpu", |b| b.iter(|| k.count(&w).unwrap()));
     }
     group.finish();
@@ -171,7 +171,7 @@ fn automaton(c: &mut Criterion) {
         })
     });
     if let Ok(ctx) = GpuContext::shared() {
-        let mut g = CaGpu::new(&ctx, steps).unwrap();
+        let mut g = CaGpu::new(ctx, steps).unwrap();
         group.bench_function("gpu", |b| {
             b.iter(|| {
                 g.reset().unwrap();

@@ -9,11 +9,32 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
     /// The default can be set with the environment variable CHOMPUTE_BACKEND.
-    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
+    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--backend`: the library's [`BackendChoice`] as a command-line value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The GPU when it is a real one (not a software rasteriser), else the CPU.
+    Auto,
+    /// The GPU, software adapters included; an error if there is none.
+    Gpu,
+    /// The CPU, always.
+    Cpu,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> BackendChoice {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Cpu => BackendChoice::Cpu,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -349,7 +370,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "PIXELS")]
     pub tile_size: Option<u64>,
     /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
-    /// there.
+    /// there that match their records; a DIR of another render is refused.
     #[arg(long, value_name = "DIR")]
     pub tiles: Option<std::path::PathBuf>,
     /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
@@ -363,7 +384,8 @@ pub struct RenderArgs {
 
 #[derive(Debug, Args)]
 pub struct AssembleArgs {
-    /// A tile directory written by `chompute render --tiles DIR`.
+    /// A tile directory written by `chompute render --tiles DIR`; every tile is checked
+    /// against its record first, and a missing or damaged one fails with exit status 2.
     pub dir: std::path::PathBuf,
     /// The PNG to write.
     #[arg(short, long, value_name = "FILE.png")]

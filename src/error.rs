@@ -40,8 +40,16 @@ macro_rules! usage {
     };
 }
 
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise.
+/// Exit status for an error chain: for the typed [`Error`], 1 for a failed check, 130 for an
+/// interrupt and 2 for every other kind; 2 for usage errors; 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if let Some(typed) = err.chain().find_map(|e| e.downcast_ref::<Error>()) {
+        return match typed {
+            Error::CheckFailed(_) => 1,
+            Error::Interrupted => 130,
+            _ => 2,
+        };
+    }
     if err
         .chain()
         .any(|e| e.downcast_ref::<UsageError>().is_some())
@@ -129,6 +137,16 @@ impl Error {
         Error::TooLarge {
             what: what.into(),
             needed: needed.to_string(),
+        }
+    }
+
+    /// An error of a library function that still returns `anyhow::Error`, as an [`Error`]: a
+    /// failed check stays [`Error::CheckFailed`], anything else (usage errors: bad input or
+    /// size) becomes [`Error::Invalid`] with the same message.
+    pub fn from_anyhow(e: anyhow::Error) -> Error {
+        match e.downcast_ref::<CheckFailed>() {
+            Some(c) => Error::CheckFailed(c.0.clone()),
+            None => Error::Invalid(format!("{e:#}")),
         }
     }
 

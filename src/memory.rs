@@ -50,7 +50,7 @@ fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> any
 }
 
 /// Bytes as GiB with one decimal (for messages only).
-fn gib(bytes: u64) -> String {
+pub fn gib(bytes: u64) -> String {
     format!(
         "{}.{} GiB",
         bytes >> 30,

@@ -429,22 +429,34 @@ fn nimpass_grid_bad_input_exits_2() {
     assert_eq!(common::stderr(&o).trim_end().lines().count(), 1);
 }
 
-#[test]
-fn nimpass_gpu_matches_its_cpu_twin_and_the_line_method() {
-    use chompute::gpu::nimpass::nimpass4_gpu;
-    use chompute::pass::nimpass::{wavefront, NimPass};
-    let Some(ctx) = common::gpu_or_skip("nimpass_gpu_matches_its_cpu_twin_and_the_line_method")
-    else {
-        return;
-    };
-    for side in [1usize, 5, 37, 70] {
-        let gpu = nimpass4_gpu(&ctx, side).unwrap();
-        let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
-        assert_eq!(gpu, twin, "GPU against its CPU twin, side {side}");
-        assert_eq!(
-            gpu,
-            NimPass::compute(4, side).unwrap(),
-            "GPU against the line method, side {side}"
-        );
+backend_tests! {
+    /// Four heaps on the backend's own Nim with a pass (one handle, sides growing and then
+    /// shrinking) against the GPU kernel's CPU twin, the line method, and the game tree.
+    fn nimpass_four_heaps_match_the_twin_the_line_method_and_the_game(engine) {
+        use chompute::pass::nimpass::{wavefront, NimPass};
+        let nimpass = engine.nim_pass();
+        assert_eq!(nimpass.backend(), engine.name());
+        for side in [1usize, 5, 37, 70, 23] {
+            let table = nimpass.four_heaps(side).unwrap();
+            let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
+            assert_eq!(table, twin, "against the CPU twin, side {side}");
+            assert_eq!(
+                table,
+                NimPass::compute(4, side).unwrap(),
+                "against the line method, side {side}"
+            );
+        }
+        let side = 6;
+        let table = nimpass.four_heaps(side).unwrap();
+        let mut memo = HashMap::new();
+        for heaps in chompute::pass::nimpass::all_positions(4, side) {
+            let small: Vec<u8> = heaps.iter().map(|&a| a as u8).collect();
+            assert_eq!(
+                table.is_p(&heaps),
+                nim_naive(&small, true, &mut memo) == 0,
+                "against the game tree at {heaps:?}"
+            );
+        }
+        assert!(nimpass.four_heaps(0).is_err());
     }
 }

@@ -3,13 +3,10 @@
 use crate::args::{bar_window, engine, u64_arg};
 use crate::errors::{bad_argument, invalid, CheckFailed, OrRaise};
 use crate::run::{in_background, in_pieces};
-use chompute::chocolate::automaton::Automaton;
 use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
-use chompute::chocolate::grid::{count_cpu, unpack_rows, Window};
+use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
 use chompute::chocolate::window::p_count;
-use chompute::gpu::ca::{CaGpu, CaKernel};
-use chompute::gpu::ptest::PGridGpu;
 use chompute::gpu::{Engine, GpuContext};
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
@@ -35,22 +32,17 @@ fn rows_per_piece(w: &Window) -> u64 {
     (PIECE_CELLS / w.width.max(1)).max(1)
 }
 
-/// Generate and count the window on the CPU (the submask generator, popcounts), in pieces.
-fn count_generated_cpu(py: Python<'_>, w: &Window) -> PyResult<u128> {
+/// Generate and count the window with the engine's P-grid backend (the CPU's submask
+/// generator and popcounts, or the WGSL kernels), in pieces.
+fn count_generated(py: Python<'_>, engine: &Engine, w: &Window) -> PyResult<u128> {
+    let grid = engine.p_grid();
+    let piece = match engine {
+        Engine::Cpu => rows_per_piece(w),
+        Engine::Gpu(_) => 16 * rows_per_piece(w),
+    };
     let mut total = 0u128;
-    in_pieces(py, w.height, rows_per_piece(w), |start, len| {
-        total += count_cpu(&band(w, start, len));
-        Ok(())
-    })?;
-    Ok(total)
-}
-
-/// Generate and count the window with the WGSL kernels, in pieces of GPU-sized bands.
-fn count_generated_gpu(py: Python<'_>, ctx: &GpuContext, w: &Window) -> PyResult<u128> {
-    let kernel = PGridGpu::new(ctx);
-    let mut total = 0u128;
-    in_pieces(py, w.height, 16 * rows_per_piece(w), |start, len| {
-        total += kernel.count(&band(w, start, len)).or_raise()?;
+    in_pieces(py, w.height, piece, |start, len| {
+        total += grid.count(&band(w, start, len)).or_raise()?;
         Ok(())
     })?;
     Ok(total)
@@ -118,11 +110,9 @@ pub fn count(
                 "the histogram method counts whole bars only; use method=\"digits\" for a window",
             )),
             "digits" => Ok(p_count(&w)),
-            "cpu" if w.cells() <= GENERATE_MAX_CELLS => count_generated_cpu(py, &w),
-            "gpu" if w.cells() <= GENERATE_MAX_CELLS => match engine("gpu")? {
-                Engine::Gpu(ctx) => count_generated_gpu(py, &ctx, &w),
-                Engine::Cpu => unreachable!("backend gpu selects a GPU or fails"),
-            },
+            "cpu" | "gpu" if w.cells() <= GENERATE_MAX_CELLS => {
+                count_generated(py, &engine(method)?, &w)
+            }
             "cpu" | "gpu" => Err(too_many_cells(&w, method, "2^40")),
             other => Err(bad_argument(
                 "method",
@@ -254,13 +244,13 @@ pub fn p_grid<'py>(
             p_cells(&band(&w, start, len), rows);
             Ok(())
         })?,
-        Engine::Gpu(ctx) => {
-            let kernel = PGridGpu::new(ctx);
+        Engine::Gpu(_) => {
+            let grid = engine.p_grid();
             let mut words = Vec::new();
             in_pieces(py, w.height, 16 * rows_per_piece(&w), |start, len| {
                 let b = band(&w, start, len);
                 words.resize(b.total_words().or_raise()?, 0);
-                kernel.p_rows(&b, &mut words).or_raise()?;
+                grid.p_rows(&b, &mut words).or_raise()?;
                 let rows = &mut out[start as usize * width..(start + len) as usize * width];
                 unpack_rows(&words, w.width, rows);
                 Ok(())
@@ -294,26 +284,12 @@ pub fn automaton<'py>(
     // Steps per batch: about 2^28 cell updates, at least one step.
     let side = steps + 1;
     let batch = ((1u64 << 28) / (side * side).max(1)).max(1);
-    let words = match &engine {
-        Engine::Cpu => {
-            let mut a = Automaton::new(steps).or_raise()?;
-            in_pieces(py, steps, batch, |_, k| {
-                a.run(k);
-                Ok(())
-            })?;
-            a.current_u32()
-        }
-        Engine::Gpu(ctx) => {
-            let kernel = CaKernel::best(ctx);
-            let mut a =
-                CaGpu::with_options(ctx, steps, kernel, ctx.max_binding_bytes()).or_raise()?;
-            in_pieces(py, steps, batch.max(16), |_, k| {
-                a.advance(k).or_raise()?;
-                a.finish().or_raise()
-            })?;
-            py.detach(|| a.current_u32()).or_raise()?
-        }
-    };
+    let mut automaton = engine.automaton(steps).or_raise()?;
+    in_pieces(py, steps, batch, |_, k| {
+        automaton.advance(k).or_raise()?;
+        automaton.finish().or_raise()
+    })?;
+    let words = py.detach(move || automaton.current_u32()).or_raise()?;
     let array = bool_array(py, side, side, &format!("generation {steps}"))?;
     // SAFETY: the array was just made here and is not yet returned, so nothing else reads or
     // writes it while `out` lives; unpacking writes only 0 and 1.

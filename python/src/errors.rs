@@ -65,37 +65,19 @@ impl IntoPyErr for chompute::Error {
 
 impl IntoPyErr for anyhow::Error {
     fn into_py_err(self) -> PyErr {
-        let message = format!("{self:#}");
         match self.downcast::<chompute::Error>() {
             Ok(e) => to_py(e),
-            Err(e) => {
-                let io = e.chain().find_map(|c| c.downcast_ref::<std::io::Error>());
-                match (io, legacy_kind(&e)) {
-                    (Some(io), _) => match io.raw_os_error() {
-                        // OSError(errno, strerror) picks the subclass (FileNotFoundError, …).
-                        Some(errno) => PyOSError::new_err((errno, message)),
-                        None => PyOSError::new_err(message),
-                    },
-                    (None, Kind::CheckFailed) => to_py(chompute::Error::CheckFailed(message)),
-                    (None, Kind::Value) => to_py(chompute::Error::Invalid(message)),
-                }
-            }
+            Err(e) => match e
+                .chain()
+                .find_map(|c| c.downcast_ref::<std::io::Error>())
+                .map(std::io::Error::raw_os_error)
+            {
+                // OSError(errno, strerror) picks the subclass (FileNotFoundError, …).
+                Some(Some(errno)) => PyOSError::new_err((errno, format!("{e:#}"))),
+                Some(None) => PyOSError::new_err(format!("{e:#}")),
+                None => to_py(chompute::Error::from_anyhow(e)),
+            },
         }
-    }
-}
-
-enum Kind {
-    CheckFailed,
-    Value,
-}
-
-/// The marker types the library used before [`chompute::Error`]: a `CheckFailed` is a failed
-/// check, anything else is bad input.
-fn legacy_kind(e: &anyhow::Error) -> Kind {
-    if e.chain().any(|c| c.is::<chompute::error::CheckFailed>()) {
-        Kind::CheckFailed
-    } else {
-        Kind::Value
     }
 }
 

@@ -3,7 +3,6 @@
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background;
-use chompute::gpu::nimpass::nimpass4_gpu;
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::pass::cb::{pass_game_refusal, Bar, FTable};
 use chompute::pass::gp::{GpTable, GpValues};
@@ -140,9 +139,9 @@ pub fn nimpass_p_positions<'py>(
     } else {
         Engine::Cpu
     };
-    let table = in_background(py, move || match engine {
-        Engine::Cpu => NimPass::compute(k, side),
-        Engine::Gpu(ctx) => nimpass4_gpu(&ctx, side),
+    let table = in_background(py, move || match k {
+        4 => engine.nim_pass().four_heaps(side),
+        _ => NimPass::compute(k, side).map_err(chompute::Error::from_anyhow),
     })?
     .or_raise()?;
     let rows = table.count() as usize;

@@ -71,7 +71,8 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
         let mut kernels = vec![(best, String::new())];
         kernels.extend(other.map(|k| (k, format!(" [{} kernel]", k.name()))));
         for (kernel, tag) in kernels {
-            let mut g = CaGpu::with_options(ctx, gpu_steps, kernel, ctx.max_binding_bytes())?;
+            let mut g =
+                CaGpu::with_options(ctx.clone(), gpu_steps, kernel, ctx.max_binding_bytes())?;
             let size = format!("{gpu_steps} steps, {}", kernel.name());
             env.measure(
                 out,
@@ -83,7 +84,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
                 || {
                     g.reset()?;
                     g.advance(gpu_steps)?;
-                    g.finish()
+                    Ok(g.finish()?)
                 },
             )?;
             anyhow::ensure!(

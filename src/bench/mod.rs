@@ -99,7 +99,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
     )?;
     let cpu_words = words.clone();
     if let Some(ctx) = &env.gpu {
-        let gpu = PGridGpu::new(ctx);
+        let gpu = PGridGpu::new(ctx.clone());
         env.measure(
             out,
             "p-grid generate",
@@ -107,7 +107,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             "gpu",
             "cells",
             w.cells(),
-            || gpu.p_rows(&w, &mut words),
+            || Ok(gpu.p_rows(&w, &mut words)?),
         )?;
         anyhow::ensure!(
             words == cpu_words,
@@ -126,7 +126,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
         || Ok(count_cpu(&cw)),
     )?;
     if let Some(ctx) = &env.gpu {
-        let gpu = PGridGpu::new(ctx);
+        let gpu = PGridGpu::new(ctx.clone());
         let c_gpu = env.measure(
             out,
             "p-grid count",
@@ -134,7 +134,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             "gpu",
             "cells",
             cw.cells(),
-            || gpu.count(&cw),
+            || Ok(gpu.count(&cw)?),
         )?;
         anyhow::ensure!(
             c_gpu == c_cpu,
@@ -156,8 +156,9 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         BackendChoice::Cpu => (None, Some("--backend cpu".to_string())),
         _ => match GpuContext::shared() {
             Ok(ctx) => (Some(ctx), None),
-            Err(e) if backend == BackendChoice::Gpu => anyhow::bail!("{e}"),
-            Err(e) => (None, Some(e)),
+            Err(e) if backend == BackendChoice::Gpu => return Err(crate::cmd::on_gpu(e)),
+            Err(crate::Error::NoAdapter(why)) => (None, Some(why)),
+            Err(e) => (None, Some(e.to_string())),
         },
     };
     let env = BenchEnv {

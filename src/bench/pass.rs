@@ -31,6 +31,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
         || NimPass::compute(4, side),
     )?;
     if let Some(ctx) = &env.gpu {
+        let nimpass = crate::gpu::nimpass::NimPassGpu::new(ctx.clone());
         let gpu = env.measure(
             out,
             "nim with a pass K=4",
@@ -38,7 +39,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
             "gpu",
             "positions",
             work,
-            || crate::gpu::nimpass::nimpass4_gpu(ctx, side),
+            || Ok(nimpass.four_heaps(side)?),
         )?;
         anyhow::ensure!(
             gpu == cpu,

@@ -290,7 +290,7 @@ pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
 /// tile is [`BLOCK_COLS`] u32 words wide (the first a halo word, so [`BLOCK_COLS`]` - 1` output
 /// words) and `steps_max + tile_rows` rows tall (the first `steps_max` a halo), and holds three
 /// generations in workgroup memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BlockShape {
     /// Most steps one block takes (≤ 32, so the halo word's last bit stays exact).
     pub steps_max: u32,

@@ -148,9 +148,9 @@ fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
 }
 
 /// What runs the steps.
-enum Runner<'a> {
+enum Runner {
     Cpu(Automaton),
-    Gpu(CaGpu<'a>),
+    Gpu(Box<CaGpu>),
 }
 
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
@@ -174,7 +174,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.stack {
         check_mesh_path(path, false)?;
     }
-    let engine = Engine::select(backend)?;
+    let engine = super::engine(backend)?;
     let ctx = match &engine {
         Engine::Gpu(ctx) => Some(ctx.clone()),
         Engine::Cpu => None,
@@ -188,12 +188,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                     usage!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };
-            Runner::Gpu(CaGpu::with_options(
-                ctx,
-                steps,
-                kernel,
-                ctx.max_binding_bytes(),
-            )?)
+            Runner::Gpu(Box::new(
+                CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
+                    .map_err(super::on_gpu)?,
+            ))
         }
         None => Runner::Cpu(Automaton::new(steps)?),
     };
@@ -223,7 +221,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         let current = || -> anyhow::Result<Vec<u32>> {
             match &runner {
                 Runner::Cpu(a) => Ok(a.current_u32()),
-                Runner::Gpu(g) => g.current_u32(),
+                Runner::Gpu(g) => Ok(g.current_u32()?),
             }
         };
         if args.frames.is_some() && n % every == 0 {

@@ -65,8 +65,10 @@ fn run_method(method: CountMethod, m: u64, n: u64) -> anyhow::Result<u128> {
             if cells > CPU_COUNT_MAX_CELLS {
                 return Err(usage!("C({m},{n}) has {cells} cells, more than --method gpu generates (2^40); use --method histogram or recurrence"));
             }
-            let ctx = GpuContext::shared().map_err(|e| anyhow::anyhow!("{e}"))?;
-            PGridGpu::new(&ctx).count(&Window::full(m, n)?)
+            let ctx = GpuContext::shared().map_err(super::on_gpu)?;
+            PGridGpu::new(ctx)
+                .count(&Window::full(m, n)?)
+                .map_err(super::on_gpu)
         }
         CountMethod::All => unreachable!("expanded by the caller"),
     }

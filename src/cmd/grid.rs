@@ -1,8 +1,8 @@
 //! `chompute grid M [N]`: the P-grid as text.
 
-use crate::chocolate::grid::{p_rows_cpu, Window};
+use crate::chocolate::grid::Window;
 use crate::cli::GridArgs;
-use crate::gpu::{ptest::PGridGpu, Engine};
+use crate::gpu::Engine;
 use crate::usage;
 use std::io::Write;
 
@@ -25,14 +25,12 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
     const BAND: u64 = 4096;
     let full = Window::full(m, n)?;
     let wpr = full.words_per_row();
+    let grid = engine.p_grid();
     let mut start = 0;
     while start < m {
         let band = full.rows(start, BAND.min(m - start));
         let mut words = vec![0u32; wpr * band.height as usize];
-        match &engine {
-            Engine::Cpu => p_rows_cpu(&band, &mut words),
-            Engine::Gpu(ctx) => PGridGpu::new(ctx).p_rows(&band, &mut words)?,
-        }
+        grid.p_rows(&band, &mut words).map_err(super::on_gpu)?;
         for row in words.chunks_exact(wpr) {
             line.clear();
             line.extend((0..n).map(|c| {

@@ -46,7 +46,11 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
                 println!("--backend auto selects: {auto}");
             }
         }
-        Err(reason) => {
+        Err(e) => {
+            let reason = match e {
+                crate::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
+                other => other.to_string(),
+            };
             if args.json {
                 print_json(&json!({ "adapter": null, "reason": reason, "auto_selects": "cpu" }))?;
             } else {

@@ -4,8 +4,7 @@
 use super::print_json;
 use crate::chocolate::p_cell;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
-use crate::gpu::nimpass::nimpass4_gpu;
-use crate::gpu::{BackendChoice, Engine};
+use crate::gpu::BackendChoice;
 use crate::pass::nimpass::NimPass;
 use crate::render::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
@@ -56,10 +55,10 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
         }
         return NimPass::compute(k, side);
     }
-    match Engine::select(backend)? {
-        Engine::Cpu => NimPass::compute(k, side),
-        Engine::Gpu(ctx) => nimpass4_gpu(&ctx, side),
-    }
+    super::engine(backend)?
+        .nim_pass()
+        .four_heaps(side)
+        .map_err(super::on_gpu)
 }
 
 pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {

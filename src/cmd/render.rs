@@ -4,7 +4,7 @@
 use super::print_json;
 use crate::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
-use crate::gpu::{BackendChoice, Engine};
+use crate::gpu::BackendChoice;
 use crate::render::atomic::AtomicFile;
 use crate::render::dzi::{write_dzi, DziReport};
 use crate::render::encode::stream_png;
@@ -144,7 +144,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         }
     }
 
-    let cells = CellSource::new(Engine::select(backend)?, args.verify);
+    let cells = CellSource::new(super::engine(backend)?, args.verify);
     let mut report = RenderReport {
         m,
         n,

@@ -3,6 +3,7 @@
 
 pub mod ca;
 pub mod context;
+pub mod kernel;
 pub mod nimpass;
 pub mod ptest;
 

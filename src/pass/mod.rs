@@ -7,6 +7,7 @@
 //!   property [Def 8], Theorems 2–4, Corollaries 2–4 and Table 1.
 //! - [`nimpass`]: K-heap Nim with one shared pass, one bit per line (SPEC §4).
 
+pub mod backend;
 pub mod cb;
 pub mod expr;
 pub mod gp;
