@@ -42,10 +42,12 @@ macro_rules! usage {
 
 /// Exit status for an error chain: 2 for usage errors, 1 otherwise.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err
-        .chain()
-        .any(|e| e.downcast_ref::<UsageError>().is_some())
-    {
+    let usage = |e: &(dyn std::error::Error + 'static)| {
+        e.downcast_ref::<UsageError>().is_some()
+            || e.downcast_ref::<Error>()
+                .is_some_and(|e| !matches!(e, Error::CheckFailed(_)))
+    };
+    if err.chain().any(usage) {
         2
     } else {
         1
