@@ -155,7 +155,7 @@ impl Section {
             return Err(usage!("N must be at most {MAX_LEVEL} (got {n})"));
         }
         if px == 0 {
-            return Err(usage!("--px must be at least 1"));
+            return Err(usage!("the scale (pixels per cell) must be at least 1"));
         }
         if (m.num as u128) > (m.den as u128) << n {
             return Err(usage!(
@@ -166,7 +166,7 @@ impl Section {
         let pixels = m.num as u128 * px as u128;
         if pixels % m.den as u128 != 0 {
             return Err(usage!(
-                "M = {m} with --px {px} is not a whole number of pixels; use a --px divisible by {}",
+                "M = {m} with {px} pixels per cell is not a whole number of pixels; use a scale divisible by {}",
                 m.den / gcd(m.den, px)
             ));
         }

@@ -1,7 +1,7 @@
 //! `chompute ca STEPS`: the second-order automaton of SPEC §3, on the GPU or the CPU, with
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
-use super::print_json;
+use super::{describe_pictures, print_json};
 use crate::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
 use crate::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
 use crate::chocolate::{g_recurrence, words_per_row};
@@ -9,7 +9,7 @@ use crate::cli::{CaArgs, CaKernelChoice};
 use crate::error::CheckFailed;
 use crate::gpu::ca::{CaGpu, CaKernel};
 use crate::gpu::{BackendChoice, Engine};
-use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
+use crate::render::mesh::{check_mesh_path, write_mesh, BitLayer, VoxelSurface};
 use crate::render::picture::words_to_bytes;
 use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
 use crate::usage;
@@ -171,8 +171,14 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| usage!("--frames {}: cannot create it: {e}", dir.display()))?;
     }
-    if let Some(path) = &args.stack {
-        check_mesh_path(path, false)?;
+    if let Some(path) = &args.mesh {
+        check_mesh_path(path, true)?;
+    }
+    if args.frames.is_some() {
+        describe_pictures(&format!(
+            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
+            steps + 1
+        ));
     }
     let engine = Engine::select(backend)?;
     let ctx = match &engine {
@@ -209,7 +215,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             .expect("frames dir")
             .join(format!("gen-{n:0digits$}.png"))
     };
-    let mut surface = args.stack.as_ref().map(|_| VoxelSurface::new());
+    let mut surface = args.mesh.as_ref().map(|_| VoxelSurface::new());
     // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
     let mut layers: (Option<BitLayer>, Option<BitLayer>) = (None, None);
     let mut cells_verified = 0u64;
@@ -278,6 +284,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         if twin.is_some() {
             stop = stop.min((n / GPU_COMPARE_EVERY + 1) * GPU_COMPARE_EVERY);
         }
+        if !progress.is_hidden() {
+            // On a terminal, run in pieces of about 1% of the steps so the bar moves.
+            stop = stop.min(n + (steps / 100).max(1));
+        }
         let start = Instant::now();
         match &mut runner {
             Runner::Cpu(a) => a.run(stop - n),
@@ -295,6 +305,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             }
         }
         progress.set_position(stop);
+        crate::progress::set_rate(&progress, cell_updates(0, stop) as f64, "cell updates");
         n = stop;
     }
     progress.finish_and_clear();
@@ -311,7 +322,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let stack = match (surface, &args.stack) {
+    let stack = match (surface, &args.mesh) {
         (Some(mut s), Some(path)) => {
             if let Some(z) = layers.1.take() {
                 s.add_layer(steps, layers.0.as_ref(), &z, None);
@@ -332,7 +343,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 },
                 true,
             );
-            write_ply(path, &mesh)?;
+            write_mesh(path, &mesh)?;
             Some(StackReport {
                 file: path.display().to_string(),
                 vertices: mesh.vertices.len(),

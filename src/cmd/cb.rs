@@ -64,7 +64,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             return Err(usage!("--pass: {why}"));
         }
     }
+    let pb = crate::progress::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
+    pb.finish_and_clear();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
 
@@ -137,6 +139,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         out.flush()?;
     }
 
+    let pb = args
+        .check
+        .then(|| crate::progress::spinner("checking the claims on the box"));
     let claims = args.check.then(|| {
         if args.pass {
             let side = gp_side_for(&bar);
@@ -152,6 +157,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         }
     });
     let claims = claims.transpose()?;
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
 
     let positions = bar.len() as u64;
     let p_positions = bar

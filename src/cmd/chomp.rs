@@ -1,6 +1,6 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
-use super::print_json;
+use super::{describe_pictures, print_json};
 use crate::chomp::check::{class_claims, ordinal_claims, Claim, PositionReport};
 use crate::chomp::classes::MAX_CLASS_PLAYERS;
 use crate::chomp::ordinal::add_to_histogram;
@@ -12,7 +12,9 @@ use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
 };
 use crate::error::CheckFailed;
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
+use crate::render::label::{Axes, AXIS_BAND};
+use crate::render::png::{Compression, PixelFormat, PngSpec};
+use crate::render::{check_output, write_image};
 use crate::usage;
 use serde::Serialize;
 use std::io::Write;
@@ -348,12 +350,30 @@ struct ClassesReport {
     checks: Option<Vec<Claim>>,
 }
 
+#[derive(Serialize)]
+struct ClassCount {
+    players: usize,
+    classes: usize,
+    rules: usize,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct ClassCountsReport {
+    #[serde(rename = "box")]
+    shape: String,
+    positions: u64,
+    counts: Vec<ClassCount>,
+}
+
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
-    let n = args.players;
-    if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-        return Err(usage!(
-            "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
-        ));
+    let (first, last) = args.players;
+    for n in [first, last] {
+        if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
+            return Err(usage!(
+                "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
+            ));
+        }
     }
     let ranker = Ranker::new(args.shape)?;
     if ranker.len() > 1 << 24 {
@@ -362,6 +382,10 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             args.shape
         ));
     }
+    if first != last || args.bfile {
+        return class_counts(args, &ranker);
+    }
+    let n = first;
     let start = Instant::now();
     let rules = all_normalised_rules(n);
     let classes = rule_classes(&ranker, &rules);
@@ -385,6 +409,23 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     };
     if args.json {
         print_json(&report)?;
+    } else if args.csv {
+        // One row per class: its number, size, members and ordinal histogram.
+        let mut out = std::io::stdout().lock();
+        let ords: Vec<String> = (0..=n).map(|k| format!("ord{k}")).collect();
+        writeln!(out, "class,rules,members,{}", ords.join(","))?;
+        for (i, c) in report.classes.iter().enumerate() {
+            let members: Vec<String> = c.members.iter().map(|m| format!("({m})")).collect();
+            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
+            writeln!(
+                out,
+                "{},{},{},{}",
+                i + 1,
+                c.members.len(),
+                super::csv_field(&members.join(" ")),
+                hist.join(",")
+            )?;
+        }
     } else {
         let mut out = std::io::stdout().lock();
         writeln!(
@@ -414,6 +455,57 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     }
     if let Some(claims) = &checks {
         report_claims(claims, args.json)?;
+    }
+    Ok(())
+}
+
+/// `chomp classes --players A..B`: the number of isomorphism classes for each number of
+/// players, as a table, an OEIS b-file (`N classes`), CSV or JSON.
+fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> {
+    let (first, last) = args.players;
+    if args.check {
+        return Err(usage!(
+            "--check runs for one number of players; give --players N"
+        ));
+    }
+    let pb = crate::progress::bar((last - first + 1) as u64, "player counts");
+    let mut counts = Vec::new();
+    for n in first..=last {
+        pb.set_message(format!(", {n} players"));
+        let start = Instant::now();
+        let rules = all_normalised_rules(n);
+        let classes = rule_classes(ranker, &rules);
+        counts.push(ClassCount {
+            players: n,
+            classes: classes.len(),
+            rules: rules.len(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    if args.json {
+        return print_json(&ClassCountsReport {
+            shape: args.shape.to_string(),
+            positions: ranker.len(),
+            counts,
+        });
+    }
+    let mut out = std::io::stdout().lock();
+    if args.csv {
+        writeln!(out, "players,rules,classes")?;
+    } else if !args.bfile {
+        writeln!(out, "box {} ({} positions)", args.shape, ranker.len())?;
+        writeln!(out, "{:>7} {:>6} {:>7}", "players", "rules", "classes")?;
+    }
+    for c in &counts {
+        if args.csv {
+            writeln!(out, "{},{},{}", c.players, c.rules, c.classes)?;
+        } else if args.bfile {
+            writeln!(out, "{} {}", c.players, c.classes)?;
+        } else {
+            writeln!(out, "{:>7} {:>6} {:>7}", c.players, c.rules, c.classes)?;
+        }
     }
     Ok(())
 }
@@ -570,16 +662,27 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
         }
     }
     let grid = side * scale;
+    // Axis labels above and left of the grid: rows 3 has b down and c across, rows 2 has a
+    // down and b across.
+    let axes = if args.rows == 3 {
+        Axes::new("c", "b", grid, grid)
+    } else {
+        Axes::new("b", "a", grid, grid)
+    };
     let legend = Legend {
         entries: n as usize + 1,
         per_line: 1,
     };
-    let width = grid.max(LEGEND_ENTRY_W * legend.entries as u32).max(64);
+    let width = (AXIS_BAND + grid)
+        .max(LEGEND_ENTRY_W * legend.entries as u32)
+        .max(64);
     let legend = Legend {
         per_line: (width / LEGEND_ENTRY_W).max(1) as usize,
         ..legend
     };
-    let height = grid + legend.height();
+    let top = AXIS_BAND + grid;
+    let height = top + legend.height();
+    check_output(&args.output, width as u64, height as u64)?;
     let spec = PngSpec {
         width,
         height,
@@ -589,23 +692,36 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
         },
         compression: Compression::Balanced,
     };
-    write_png(&args.output, &spec, |y, row| {
-        if y < grid {
-            let cy = (y / scale) as usize;
+    describe_pictures(&format!(
+        "ordinals of {} under rule {}, {scale} pixel{} per position, ordinal k in palette entry 2+k",
+        if args.rows == 3 {
+            format!("the positions ({a},b,c), b down, c across")
+        } else {
+            format!("the positions (a,b) with a ≤ {a}, a down, b across")
+        },
+        args.rule.normalised(),
+        if scale == 1 { "" } else { "s" }
+    ));
+    write_image(&args.output, &spec, |y, row| {
+        if y < top {
             for (x, px) in row.iter_mut().enumerate() {
                 let x = x as u32;
-                *px = if x < grid {
-                    match plane[cy * side as usize + (x / scale) as usize] {
+                let in_grid = (AXIS_BAND..top).contains(&x) && y >= AXIS_BAND;
+                *px = if in_grid {
+                    let (cy, cx) = ((y - AXIS_BAND) / scale, (x - AXIS_BAND) / scale);
+                    match plane[cy as usize * side as usize + cx as usize] {
                         255 => 0,
                         o => 2 + o,
                     }
+                } else if axes.ink(x, y) {
+                    1
                 } else {
                     0
                 };
             }
         } else {
             for (x, px) in row.iter_mut().enumerate() {
-                *px = legend.pixel(x as u32, y - grid);
+                *px = legend.pixel(x as u32, y - top);
             }
         }
         Ok(())

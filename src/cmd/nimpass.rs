@@ -1,13 +1,14 @@
 //! `chompute nimpass` (K-heap Nim with a pass) and `chompute nimpass-grid` (C(M,M) as
 //! four-heap Nim with a pass, SPEC §4).
 
-use super::print_json;
+use super::{describe_pictures, print_json};
 use crate::chocolate::p_cell;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
 use crate::gpu::nimpass::nimpass4_gpu;
 use crate::gpu::{BackendChoice, Engine};
 use crate::pass::nimpass::NimPass;
-use crate::render::{write_png, Compression, PixelFormat, PngSpec};
+use crate::render::label::Legend;
+use crate::render::{check_output, write_image, Compression, PixelFormat, PngSpec};
 use crate::usage;
 use serde::Serialize;
 use std::io::Write;
@@ -74,11 +75,19 @@ pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
             positions: args.list.then_some(Listing(&t)),
         })?;
     } else if args.list {
+        let sep = if args.csv { "," } else { " " };
+        if args.csv {
+            let head: Vec<String> = (1..=args.heaps).map(|k| format!("h{k}")).collect();
+            writeln!(out, "{}", head.join(","))?;
+        }
         t.for_each(|h| {
             let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
-            writeln!(out, "{}", words.join(" "))?;
+            writeln!(out, "{}", words.join(sep))?;
             Ok(())
         })?;
+    } else if args.csv {
+        writeln!(out, "heaps,max,p_positions")?;
+        writeln!(out, "{},{},{}", args.heaps, args.max, t.count())?;
     } else {
         writeln!(
             out,
@@ -97,6 +106,11 @@ const WHITE: u8 = 0;
 const BLUE: u8 = 1; // plain Nim P-cell: nim-sum 0
 const RED: u8 = 2; // P-cell of Nim with the pass available
 const PURPLE: u8 = 3; // both: only the lone cell of C(1,1), which is terminal
+const INK: u8 = 4; // the legend's text and swatch borders
+/// RGB of the palette entries, in index order.
+const PALETTE: [u8; 15] = [
+    255, 255, 255, 40, 90, 220, 220, 40, 40, 150, 60, 180, 0, 0, 0,
+];
 
 /// The colour of cell (i,j) (1-based) of C(m,m) given the four-heap table (side ≥ m).
 fn cell_colour(t: &NimPass, m: u64, i: u64, j: u64) -> u8 {
@@ -121,6 +135,25 @@ struct CountRow {
     nim_p_cells: u64,
 }
 
+#[derive(Serialize)]
+struct PictureReport {
+    file: String,
+    m: u64,
+    scale: u32,
+    width: u32,
+    height: u32,
+    pass_p_cells: u64,
+    nim_p_cells: u64,
+}
+
+#[derive(Serialize)]
+struct GridReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    picture: Option<PictureReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Vec<CountRow>>,
+}
+
 pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Result<()> {
     if args.output.is_none() && args.counts.is_none() {
         return Err(usage!(
@@ -131,39 +164,77 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         return Err(usage!("-o needs M, the side of the bar"));
     }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
+    // The picture: C(M,M) scaled, with a legend below it.
+    let layout = match (&args.output, args.m) {
+        (Some(path), Some(m)) => {
+            let scale = args.scale as u64;
+            let side = m
+                .checked_mul(scale)
+                .filter(|&s| s <= i32::MAX as u64 / 2)
+                .ok_or_else(|| {
+                    usage!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
+                })? as u32;
+            let mut entries = vec![(BLUE, "Nim P"), (RED, "pass P")];
+            if m == 1 {
+                entries.push((PURPLE, "both"));
+            }
+            let legend = Legend::new(&entries, INK, WHITE, side);
+            let (width, height) = (side.max(legend.width()), side + legend.height());
+            check_output(path, width as u64, height as u64)?;
+            Some((path, m, side, legend, width, height))
+        }
+        _ => None,
+    };
     let t = table(backend, 4, largest)?;
-    if let (Some(path), Some(m)) = (&args.output, args.m) {
+    let mut report = GridReport {
+        picture: None,
+        counts: None,
+    };
+    if let Some((path, m, side, legend, width, height)) = layout {
         let scale = args.scale as u64;
-        let side = m
-            .checked_mul(scale)
-            .filter(|&s| s <= i32::MAX as u64)
-            .ok_or_else(|| {
-                usage!("a {m}×{m} picture at scale {scale} is larger than a PNG can be")
-            })?;
+        describe_pictures(&format!(
+            "C({m},{m}) as four-heap Nim with a pass, {scale} pixel{} per cell, Nim P-cells blue, pass P-cells red",
+            if scale == 1 { "" } else { "s" }
+        ));
         let spec = PngSpec {
-            width: side as u32,
-            height: side as u32,
+            width,
+            height,
             format: PixelFormat::Indexed {
-                bits: 2,
-                palette: vec![255, 255, 255, 40, 90, 220, 220, 40, 40, 150, 60, 180],
+                bits: 4,
+                palette: PALETTE.to_vec(),
             },
             compression: Compression::Balanced,
         };
         let mut colours = vec![0u8; m as usize];
-        write_png(path, &spec, |y, row| {
-            let i = y as u64 / scale + 1;
-            for j in 1..=m {
-                colours[(j - 1) as usize] = cell_colour(&t, m, i, j);
-            }
+        let put = |row: &mut [u8], px: usize, c: u8| row[px / 2] |= c << (4 - 4 * (px % 2));
+        write_image(path, &spec, |y, row| {
             row.fill(0);
-            for px in 0..side as usize {
-                let c = colours[px / scale as usize];
-                row[px / 4] |= c << (6 - 2 * (px % 4));
+            if y < side {
+                let i = y as u64 / scale + 1;
+                for j in 1..=m {
+                    colours[(j - 1) as usize] = cell_colour(&t, m, i, j);
+                }
+                for px in 0..side as usize {
+                    put(row, px, colours[px / scale as usize]);
+                }
+            } else {
+                for px in 0..width {
+                    put(row, px as usize, legend.pixel(px, y - side));
+                }
             }
             Ok(())
         })?;
+        let (pass_p, nim_p) = count_cells(&t, m);
+        report.picture = Some(PictureReport {
+            file: path.display().to_string(),
+            m,
+            scale: args.scale,
+            width,
+            height,
+            pass_p_cells: pass_p,
+            nim_p_cells: nim_p,
+        });
         if args.counts.is_none() && !args.json {
-            let (pass_p, nim_p) = count_cells(&t, m);
             println!(
                 "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
                 path.display()
@@ -181,17 +252,29 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
                 }
             })
             .collect();
-        if args.json {
-            print_json(&serde_json::json!({ "counts": rows }))?;
-        } else {
+        if !args.json {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            writeln!(out, "M\tpass_P\tnim_P")?;
+            if args.csv {
+                writeln!(out, "m,pass_p_cells,nim_p_cells")?;
+            } else if !args.bfile {
+                writeln!(out, "M\tpass_P\tnim_P")?;
+            }
             for r in &rows {
-                writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                if args.csv {
+                    writeln!(out, "{},{},{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                } else if args.bfile {
+                    writeln!(out, "{} {}", r.m, r.pass_p_cells)?;
+                } else {
+                    writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                }
             }
             out.flush()?;
         }
+        report.counts = Some(rows);
+    }
+    if args.json {
+        print_json(&report)?;
     }
     Ok(())
 }

@@ -2,12 +2,13 @@
 //! P-grids, and S_N as a mesh.
 
 use super::ca::PALETTE;
-use super::print_json;
-use crate::chocolate::octahedron::{check_correspondence, octahedra, Section};
+use super::{describe_pictures, print_json};
+use crate::chocolate::octahedron::{check_correspondence, octahedra, CorrespondenceCheck, Section};
 use crate::cli::OctahedronArgs;
 use crate::error::CheckFailed;
 use crate::render::mesh::{check_mesh_path, write_mesh, Mesh};
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
+use crate::render::png::{Compression, PixelFormat, PngSpec};
+use crate::render::{check_output, write_image};
 use crate::usage;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -87,6 +88,35 @@ pub fn sierpinski_mesh(n: u32) -> Mesh {
     mesh
 }
 
+/// [`check_correspondence`] for M = 1..=top, in pieces of about equal work (Σ M² cells), with
+/// a progress bar over the cells when stderr is a terminal.
+fn check_with_progress(n: u32, top: u64) -> anyhow::Result<CorrespondenceCheck> {
+    let cells = |m: u64| m as u128 * (m as u128 + 1) * (2 * m as u128 + 1) / 6;
+    let total = cells(top);
+    let pb = crate::progress::bar(total as u64, "cells");
+    const PIECES: u128 = 64;
+    let mut all = CorrespondenceCheck::default();
+    let mut m = 1;
+    while m <= top {
+        // The largest piece m..=end with about total/PIECES cells (at least one M).
+        let goal = cells(m - 1) + total.div_ceil(PIECES);
+        let mut end = m;
+        while end < top && cells(end + 1) <= goal {
+            end += 1;
+        }
+        let c = check_correspondence(n, m..=end)?;
+        all.cells += c.cells;
+        all.mismatches += c.mismatches;
+        if all.first_mismatch.is_none() {
+            all.first_mismatch = c.first_mismatch;
+        }
+        pb.set_position(cells(end) as u64);
+        m = end + 1;
+    }
+    pb.finish_and_clear();
+    Ok(all)
+}
+
 pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let n = args.n;
     match (&args.m, &args.output) {
@@ -94,28 +124,29 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         (None, Some(_)) => return Err(usage!("--output needs the section height --m M")),
         _ => {}
     }
-    if args.m.is_none() && !args.check && args.stl.is_none() {
+    if args.m.is_none() && !args.check && args.mesh.is_none() {
         return Err(usage!(
-            "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
+            "nothing to do: give --m M -o FILE.png, --check, or --mesh FILE"
         ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
         return Err(usage!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
     }
-    if let Some(path) = &args.stl {
+    if let Some(path) = &args.mesh {
         if n > MESH_MAX_LEVEL {
             return Err(usage!(
-                "--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
+                "--mesh exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
             ));
         }
         check_mesh_path(path, true)?;
     }
     let section = match (&args.m, &args.output) {
-        (Some(m), Some(_)) => {
-            let s = Section::new(n, *m, args.px)?;
+        (Some(m), Some(path)) => {
+            let s = Section::new(n, *m, args.scale)?;
             if s.side() > SECTION_MAX_SIDE {
-                return Err(usage!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
+                return Err(usage!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --scale", s.side()));
             }
+            check_output(path, s.side(), s.side())?;
             Some(s)
         }
         _ => None,
@@ -138,8 +169,12 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             },
             compression: Compression::Balanced,
         };
+        describe_pictures(&format!(
+            "the cross-section H_{{{n},{}}} of the Sierpiński octahedron S_{n}, {} pixels per cell",
+            s.m, s.px
+        ));
         let mut inside = 0u64;
-        write_png(path, &spec, |y, row| {
+        write_image(path, &spec, |y, row| {
             let bits: Vec<bool> = (0..side)
                 .into_par_iter()
                 .map(|b| s.pixel(y as u64, b))
@@ -164,7 +199,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     if args.check {
         let start = Instant::now();
         let top = 1u64 << n;
-        let c = check_correspondence(n, 1..=top)?;
+        let c = check_with_progress(n, top)?;
         report.check = Some(CheckReport {
             m_from: 1,
             m_to: top,
@@ -183,7 +218,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             .into());
         }
     }
-    if let Some(path) = &args.stl {
+    if let Some(path) = &args.mesh {
         let mesh = sierpinski_mesh(n);
         write_mesh(path, &mesh)?;
         report.mesh = Some(MeshReport {

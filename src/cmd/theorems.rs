@@ -18,11 +18,7 @@ struct Report<'a> {
 }
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
-    let Some(max_m) = args.max_m else {
-        return Err(usage!(
-            "theorems needs --max-m M (every claim is checked for all m ≤ M)"
-        ));
-    };
+    let max_m = args.max_m;
     if max_m > MAX_M {
         return Err(usage!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
@@ -33,21 +29,34 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
             "claim", "range", "checked", "result", "seconds"
         );
     }
+    // On a terminal, a spinner says how many claims are done while the next one runs.
+    let pb = crate::progress::spinner("checking the first claim");
+    let mut done = 0;
     let results = check_all(max_m, |r| {
+        done += 1;
+        pb.set_message(format!(
+            "{done} claim{} checked (last: {}, {:.2} s); checking the next",
+            if done == 1 { "" } else { "s" },
+            r.name,
+            r.seconds
+        ));
         if !json {
-            println!(
-                "{:<28} {:<62} {:>14} {:>6} {:>9.3}",
-                r.name,
-                r.range,
-                r.checked,
-                if r.pass { "pass" } else { "FAIL" },
-                r.seconds
-            );
-            if let Some(f) = &r.failure {
-                println!("    first failure: {f}");
-            }
+            pb.suspend(|| {
+                println!(
+                    "{:<28} {:<62} {:>14} {:>6} {:>9.3}",
+                    r.name,
+                    r.range,
+                    r.checked,
+                    if r.pass { "pass" } else { "FAIL" },
+                    r.seconds
+                );
+                if let Some(f) = &r.failure {
+                    println!("    first failure: {f}");
+                }
+            });
         }
     });
+    pb.finish_and_clear();
     let all_pass = results.iter().all(|r| r.pass);
     if json {
         print_json(&Report {
