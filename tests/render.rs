@@ -162,7 +162,7 @@ fn cells_are_k_by_k_pixels_in_two_colours() {
     ok(&chompute(&[
         "render",
         "11",
-        "--cell",
+        "--scale",
         "3",
         "--colors",
         "#5b2a86,#f4efe6",
@@ -521,10 +521,10 @@ fn failures_leave_no_file() {
             vec!["render", "100", "--window", "90,1,20,5", "-o", x],
             "outside",
         ),
-        (vec!["render", "100", "--cell", "0", "-o", x], "--cell"),
+        (vec!["render", "100", "--scale", "0", "-o", x], "--scale"),
         (
-            vec!["render", "100", "--cell", "2", "--fit", "9", "-o", x],
-            "together",
+            vec!["render", "100", "--scale", "2", "--fit", "9", "-o", x],
+            "cannot be used with",
         ),
         (
             vec!["render", "100", "--colors", "#12345", "-o", x],
