@@ -43,8 +43,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<()> {
     use clap::CommandFactory;
     use std::io::Write;
+    // Into memory first: clap_complete panics on a failed write, and a closed pipe
+    // (`| head`) is not an error.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "chompute", &mut script);
     let mut out = std::io::stdout().lock();
-    clap_complete::generate(args.shell, &mut Cli::command(), "chompute", &mut out);
+    out.write_all(&script)?;
     out.flush()?;
     Ok(())
 }
