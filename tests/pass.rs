@@ -384,7 +384,7 @@ fn nimpass_grid_picture_is_blue_nim_and_red_pass() {
         .map(|(x, y)| colour(x, y))
         .collect();
     for c in [[40, 90, 220], [220, 40, 40], [0, 0, 0]] {
-        assert!(legend.contains(&c.to_vec()), "legend colour {c:?}");
+        assert!(legend.contains(c.as_slice()), "legend colour {c:?}");
     }
     let mut memo = HashMap::new();
     let (mut red, mut blue) = (0, 0);

@@ -225,6 +225,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             args.compression,
             |y0, rows, words| cells.rows(&window.rows(y0, rows), words),
         )?);
+        dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     if let Some(dir) = &args.tiles {
         let r = render_shard(&pic, &cells, dir, shard_tile, shard, args.compression)?;
@@ -315,12 +316,26 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
             dzi_tile,
             args.compression,
         )?);
+        dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     report.seconds = start.elapsed().as_secs_f64();
     if args.json {
         print_json(&report)?;
     }
     Ok(())
+}
+
+/// The summary line of a finished Deep Zoom pyramid, on a terminal.
+fn dzi_summary(report: Option<&DziReport>, what: &str, start: Instant) {
+    if let Some(r) = report {
+        crate::progress::summary(&format!(
+            "wrote {}: {what}, {} levels, {} tiles, {:.2} s",
+            r.descriptor.display(),
+            r.levels,
+            r.tiles,
+            start.elapsed().as_secs_f64()
+        ));
+    }
 }
 
 /// A pyramid from 1-bit tiles: each picture row read back into packed cells.
