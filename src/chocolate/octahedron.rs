@@ -164,7 +164,7 @@ impl Section {
             ));
         }
         let pixels = m.num as u128 * px as u128;
-        if pixels % m.den as u128 != 0 {
+        if !pixels.is_multiple_of(m.den as u128) {
             return Err(usage!(
                 "M = {m} with {px} pixels per cell is not a whole number of pixels; use a scale divisible by {}",
                 m.den / gcd(m.den, px)

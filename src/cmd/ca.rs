@@ -232,7 +232,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 Runner::Gpu(g) => g.current_u32(),
             }
         };
-        if args.frames.is_some() && n % every == 0 {
+        if args.frames.is_some() && n.is_multiple_of(every) {
             write_generation_png(&frame_path(n), steps + 1, n + 1, &current()?)?;
             frames += 1;
         }
@@ -252,7 +252,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 (Runner::Cpu(a), _) => cells_verified += verify_against_p_test(a, n == steps)?,
                 (Runner::Gpu(g), Some(t)) => {
                     debug_assert_eq!(t.generation(), n);
-                    if n % GPU_COMPARE_EVERY == 0 || n == steps {
+                    if n.is_multiple_of(GPU_COMPARE_EVERY) || n == steps {
                         for (which, gpu, cpu) in [
                             (n, g.current_u32()?, t.current_u32()),
                             (n.saturating_sub(1), g.previous_u32()?, t.previous_u32()),

@@ -71,7 +71,7 @@ fn parse_colours(s: &str) -> anyhow::Result<Colours> {
 
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
     let t = given.unwrap_or(default);
-    if t == 0 || t % 8 != 0 {
+    if t == 0 || !t.is_multiple_of(8) {
         return Err(usage!(
             "--tile-size must be a positive multiple of 8 (got {t})"
         ));

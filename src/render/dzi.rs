@@ -67,7 +67,7 @@ impl DziBuilder {
         colours: Colours,
         compression: Compression,
     ) -> anyhow::Result<DziBuilder> {
-        if tile == 0 || tile % 8 != 0 {
+        if tile == 0 || !tile.is_multiple_of(8) {
             return Err(usage!(
                 "--tile-size must be a positive multiple of 8 (got {tile})"
             ));

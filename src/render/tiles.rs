@@ -42,7 +42,7 @@ pub struct TileManifest {
 
 impl TileManifest {
     pub fn of(pic: &Picture, tile_size: u64) -> anyhow::Result<TileManifest> {
-        if tile_size == 0 || tile_size % 8 != 0 {
+        if tile_size == 0 || !tile_size.is_multiple_of(8) {
             return Err(usage!(
                 "--tile-size must be a positive multiple of 8 (got {tile_size})"
             ));
@@ -305,7 +305,7 @@ impl TileRows {
             self.next_row < self.manifest.height,
             "read past the last row of the tiles"
         );
-        if self.next_row % ts == 0 {
+        if self.next_row.is_multiple_of(ts) {
             self.open_tile_row(self.next_row / ts)?;
         }
         let mut offset = 0;
