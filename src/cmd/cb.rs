@@ -59,7 +59,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             return Err(anyhow!("--pass: {why}"));
         }
     }
+    let pb = chompute::progress::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
+    pb.finish_and_clear();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
 
@@ -102,6 +104,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         return verdict(&claims);
     }
 
+    let pb = args
+        .check
+        .then(|| chompute::progress::spinner("checking the claims on the box"));
     let claims = if !args.check {
         None
     } else if args.pass {
@@ -109,6 +114,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     } else {
         Some(check_theorem2(&bar))
     };
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
     if let (Some(c), true) = (&claims, args.csv) {
         // With --check, --csv is the claims.
         print_claims(c, true)?;

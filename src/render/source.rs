@@ -2,9 +2,9 @@
 //! a [`RowSource`] (the CPU generator, the GPU kernel, or any other the caller hands in),
 //! optionally checked against a second method.
 
+use crate::chocolate::backend::PGridBackend;
 use crate::chocolate::grid::{first_difference, p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
-use crate::chocolate::backend::PGridBackend;
 use crate::chocolate::rows::{p_column_base, p_row_of_key};
 use crate::gpu::Engine;
 use crate::{Error, Result};
