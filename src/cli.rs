@@ -10,12 +10,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     version,
     about = "Compute engine for the mathematics of chocolate games",
     long_about = None,
-    after_help = EXIT_STATUS
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
-    /// Where to compute: `auto` (the default) uses a real GPU when there is one, else the CPU.
-    /// Without --backend, CHOMPUTE_BACKEND (when set and not empty) chooses.
-    #[arg(long, global = true, value_enum)]
+    /// Where to compute: auto (the default), gpu or cpu; CHOMPUTE_BACKEND sets the default.
+    #[arg(long, global = true, value_enum, hide_possible_values = true)]
     pub backend: Option<BackendArg>,
 
     #[command(subcommand)]
@@ -23,11 +22,6 @@ pub struct Cli {
 }
 
 /// The exit statuses, shown at the end of `chompute --help`.
-pub const EXIT_STATUS: &str =
-    "Exit status: 0 success; 1 a check or verification found a disagreement; \
-2 an error (bad input, I/O, no GPU, too large); 130 interrupted (temporary files are removed, \
-finished tiles and frames are kept).";
-
 /// `--backend`: the library's [`BackendChoice`] as a command-line value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BackendArg {
@@ -48,6 +42,20 @@ impl From<BackendArg> for BackendChoice {
         }
     }
 }
+/// The `--backend` choices, told once in the top-level help (each subcommand's help has the
+/// one-line summary of the option).
+pub const AFTER_HELP: &str = "\
+Backends (--backend, or the environment variable CHOMPUTE_BACKEND when set and not empty;
+--backend wins):
+  auto  the GPU when it is a real one, else the CPU (which is faster than a software
+        adapter such as lavapipe or llvmpipe); the default
+  gpu   the GPU, software adapters included; one line of error if there is none
+  cpu   the CPU, always
+
+Exit status: 0 success; 1 a check or verification found a disagreement; 2 an error (bad
+input, I/O, no GPU, too large); 130 interrupted (temporary files are removed, finished tiles
+and frames are kept).
+";
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -82,6 +90,11 @@ pub enum Command {
     /// Serve a live deep zoom into any bar C(M,N), M, N up to 2^64-1, with a viewer at the
     /// URL printed on the first line (Deep Zoom tiles, a JSON API); Ctrl-C stops it.
     Serve(ServeArgs),
+    /// Print a shell completion script on stdout (e.g. `chompute completions bash`).
+    Completions(CompletionsArgs),
+    /// Print a manual page (roff) on stdout: `chompute man > chompute.1`, or one subcommand's
+    /// (`chompute man render`).
+    Man(ManArgs),
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +108,21 @@ pub struct ServeArgs {
     /// Memory for the cache of encoded tiles, in MiB (0: no cache).
     #[arg(long, value_name = "N", default_value_t = 256)]
     pub cache_mb: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print, e.g. `render` or `chomp ord` (default: the top
+    /// level, which lists them all).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub command: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, powershell or elvish.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -156,9 +184,10 @@ pub struct ChompOrdArgs {
 
 #[derive(Debug, Args)]
 pub struct ChompClassesArgs {
-    /// Number of players N (2 to 8).
-    #[arg(long)]
-    pub players: usize,
+    /// Number of players N (2 to 8), or a range A..B: then only the number of classes for each
+    /// N from A to B.
+    #[arg(long, value_name = "N|A..B", value_parser = parse_players)]
+    pub players: (usize, usize),
     /// The box ROWSxCOLUMNS.
     #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
     pub shape: chompute::chomp::ChompBox,
@@ -166,15 +195,33 @@ pub struct ChompClassesArgs {
     #[arg(long)]
     pub check: bool,
     /// Print one JSON object on stdout.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(long, conflicts_with_all = ["csv", "bfile"])]
     pub json: bool,
-    /// Print CSV on stdout: one row per class (with --check: the claims).
-    #[arg(long)]
+    /// Print CSV on stdout with a header row: one row per class (or per N for a range; with
+    /// --check: the claims).
+    #[arg(long, conflicts_with = "bfile")]
     pub csv: bool,
+    /// Print the class counts as an OEIS b-file, `N classes` per line (for --players A..B).
+    #[arg(long)]
+    pub bfile: bool,
+}
+
+/// `--players`: "N" or "A..B" (players from 2 up), as an inclusive range.
+pub fn parse_players(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = if s.contains("..") {
+        parse_range(s)?
+    } else {
+        let n = parse_size(s)?;
+        (n, n)
+    };
+    let a = usize::try_from(a).map_err(|_| format!("'{s}' is too many players"))?;
+    let b = usize::try_from(b).map_err(|_| format!("'{s}' is too many players"))?;
+    Ok((a, b))
 }
 
 #[derive(Debug, Args)]
 pub struct ChompImageArgs {
+    /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,1,2.
     #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
     pub rule: chompute::chomp::Rule,
     /// 3: the (b,c) plane of positions (A,b,c); 2: the whole triangle of positions (a,b), a ≤ A.
@@ -186,8 +233,8 @@ pub struct ChompImageArgs {
     /// Pixels per position (default: enough for a picture about 600 pixels wide).
     #[arg(long)]
     pub scale: Option<u32>,
-    /// Output PNG file.
-    #[arg(short, long)]
+    /// The picture to write; its extension picks the format (.png, .tiff, .webp, ...).
+    #[arg(short, long, value_name = "FILE")]
     pub output: std::path::PathBuf,
 }
 
@@ -213,16 +260,28 @@ pub enum CountMethod {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "chompute count [OPTIONS] <M> [N]\n       chompute count [OPTIONS] --range <A..B>"
+)]
 pub struct CountArgs {
     /// Rows of the bar.
-    #[arg(value_parser = parse_size)]
-    pub m: u64,
+    #[arg(value_parser = parse_size, required_unless_present = "range")]
+    pub m: Option<u64>,
     /// Columns of the bar (default: M).
     #[arg(value_parser = parse_size)]
     pub n: Option<u64>,
     /// Method (default: the fastest exact one).
     #[arg(long, value_enum)]
     pub method: Option<CountMethod>,
+    /// g(m) of the square bars C(m,m) for every m from A to B (inclusive), by the recurrence.
+    #[arg(long, value_name = "A..B", value_parser = parse_range, conflicts_with_all = ["m", "method"])]
+    pub range: Option<(u64, u64)>,
+    /// With --range: print an OEIS b-file, `m g(m)` per line.
+    #[arg(long, requires = "range", conflicts_with_all = ["json", "csv"])]
+    pub bfile: bool,
+    /// Print CSV on stdout with a header row (the methods, or the --range values).
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
@@ -230,8 +289,10 @@ pub struct CountArgs {
 
 #[derive(Debug, Args)]
 pub struct GridArgs {
+    /// Rows of the bar (at most 2^20 as text).
     #[arg(value_parser = parse_size)]
     pub m: u64,
+    /// Columns of the bar (default: M; at most 1024 as text).
     #[arg(value_parser = parse_size)]
     pub n: Option<u64>,
 }
@@ -239,8 +300,11 @@ pub struct GridArgs {
 #[derive(Debug, Args)]
 pub struct BenchArgs {
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print every measurement as CSV on stdout, with a header row.
+    #[arg(long)]
+    pub csv: bool,
     /// Smaller sizes, for a quick look (and for tests).
     #[arg(long)]
     pub quick: bool,
@@ -255,7 +319,8 @@ pub struct GpArgs {
     /// Side of the table: 0 <= x,y < N.
     #[arg(value_parser = parse_size)]
     pub n: u64,
-    /// Print the table as CSV, one row of G_P(x,·) per line (with --check: the claims).
+    /// Print the table as CSV: a header row `x,0,1,…`, then x and the row G_P(x,·) (with
+    /// --check: the claims).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
     /// Print one JSON object on stdout.
@@ -268,13 +333,17 @@ pub struct GpArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    override_usage = "chompute cb [OPTIONS] --f <EXPR> --bound <X,Z>\n       chompute cb [OPTIONS] --f <EXPR> --table1"
+)]
 pub struct CbArgs {
     /// F(x,z) in the expression language: x, z, integers, + - * / %, min, max, floor, log2,
     /// pow2, e.g. "floor(z/2)" or "pow2(log2(max(z,1)))-1".
     #[arg(long = "f", value_name = "EXPR")]
     pub f: String,
-    /// The box: positions with x <= X and z <= Z (and y <= F(x,z)). Default 0,15 with --table1.
-    #[arg(long, value_name = "X,Z", value_parser = parse_bound)]
+    /// The box: positions with x <= X and z <= Z (and y <= F(x,z)). Only --table1 does
+    /// without it (z <= 15).
+    #[arg(long, value_name = "X,Z", value_parser = parse_bound, required_unless_present = "table1")]
     pub bound: Option<(u64, u64)>,
     /// Add one pass (Def 10): positions (x,y,z,p). Needs F = h(z) with h NS, h(0) = 0, h(z) < z.
     #[arg(long)]
@@ -305,8 +374,11 @@ pub struct NimpassArgs {
     #[arg(long)]
     pub list: bool,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV on stdout with a header row: the listed positions (h1,…,hK), or the count.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -314,8 +386,8 @@ pub struct NimpassGridArgs {
     /// The bar C(M,M); its cell (i,j) is the position (i-1, j-1, M-i, M-j).
     #[arg(value_parser = parse_size, required_unless_present = "counts")]
     pub m: Option<u64>,
-    /// Write the picture here (PNG).
-    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    /// Write the picture here; its extension picks the format (.png, .tiff, .webp, ...).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Pixels per cell side.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -323,9 +395,15 @@ pub struct NimpassGridArgs {
     /// Print, for each M in A..B (inclusive), the number of pass P-cells and plain P-cells.
     #[arg(long, value_name = "A..B", value_parser = parse_range)]
     pub counts: Option<(u64, u64)>,
-    /// Print one JSON object on stdout (with --counts).
-    #[arg(long)]
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with_all = ["csv", "bfile"])]
     pub json: bool,
+    /// With --counts: CSV on stdout with a header row.
+    #[arg(long, requires = "counts", conflicts_with = "bfile")]
+    pub csv: bool,
+    /// With --counts: an OEIS b-file of the pass P-cell counts, `M count` per line.
+    #[arg(long, requires = "counts")]
+    pub bfile: bool,
 }
 
 /// "X,Z": two non-negative integers.
@@ -368,18 +446,20 @@ pub struct RenderArgs {
     /// Columns of the bar (default: M).
     #[arg(value_parser = parse_size)]
     pub n: Option<u64>,
-    /// The PNG to write (written to a temporary file and renamed when complete).
-    #[arg(short, long, value_name = "FILE.png")]
+    /// The picture to write (to a temporary file, renamed when complete). The extension picks
+    /// the format: .png streams at any size; .tiff, .webp, .bmp, .jpg and .gif are made in
+    /// memory, for pictures up to 2^27 pixels.
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Only this part of the bar: first row and column (1-based), height and width.
     #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
     pub window: Option<String>,
-    /// Draw each cell as K×K pixels.
-    #[arg(long, value_name = "K")]
-    pub cell: Option<u64>,
+    /// Pixels per cell: draw each cell as K×K pixels.
+    #[arg(long, value_name = "K", alias = "cell", value_parser = parse_size, conflicts_with = "fit")]
+    pub scale: Option<u64>,
     /// Fit the bar into PIXELS on its longer side: each pixel is a block of cells shaded by
     /// its exact fraction of P-cells (8-bit).
-    #[arg(long, value_name = "PIXELS")]
+    #[arg(long, value_name = "PIXELS", value_parser = parse_size)]
     pub fit: Option<u64>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
@@ -418,8 +498,8 @@ pub struct AssembleArgs {
     /// A tile directory written by `chompute render --tiles DIR`; every tile is checked
     /// against its record first, and a missing or damaged one fails with exit status 2.
     pub dir: std::path::PathBuf,
-    /// The PNG to write.
-    #[arg(short, long, value_name = "FILE.png")]
+    /// The picture to write; its extension picks the format, as for `render -o`.
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Write a Deep Zoom pyramid instead (or as well).
     #[arg(long, value_name = "DIR")]
@@ -463,9 +543,10 @@ pub struct CaArgs {
     /// With --frames: write every K-th generation (default 1).
     #[arg(long, value_name = "K", value_parser = parse_size)]
     pub every: Option<u64>,
-    /// Export generations 0..=STEPS stacked as a closed voxel surface (binary PLY).
-    #[arg(long, value_name = "FILE.ply")]
-    pub stack: Option<std::path::PathBuf>,
+    /// Export generations 0..=STEPS stacked as a closed voxel surface: FILE.stl or FILE.ply
+    /// (binary) by the extension.
+    #[arg(long, value_name = "FILE", alias = "stack")]
+    pub mesh: Option<std::path::PathBuf>,
     /// GPU kernel: `block` takes up to 16 steps per dispatch in workgroup memory, `step` one
     /// step per dispatch; `auto` picks block on a real GPU and step on a software one.
     #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
@@ -498,19 +579,19 @@ pub struct OctahedronArgs {
     /// or a fraction such as 11/2, read exactly.
     #[arg(long, value_name = "M", value_parser = parse_ratio)]
     pub m: Option<chompute::chocolate::octahedron::Ratio>,
-    /// PNG file for the cross-section.
-    #[arg(short = 'o', long = "output", value_name = "FILE.png")]
+    /// The cross-section picture; its extension picks the format (.png, .tiff, .webp, ...).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// Pixels per cell side in the cross-section (M·px must be a whole number).
-    #[arg(long, default_value_t = 16, value_parser = parse_size)]
-    pub px: u64,
+    /// Pixels per cell side in the cross-section (M times it must be a whole number).
+    #[arg(long, value_name = "K", alias = "px", default_value_t = 16, value_parser = parse_size)]
+    pub scale: u64,
     /// Check, for every M ≤ 2^N, that the P-cells of C(M,M) are exactly the cells whose centre
     /// points lie in S_N; exit status 1 on a mismatch.
     #[arg(long)]
     pub check: bool,
-    /// Export S_N as a mesh: FILE.stl or FILE.ply by the extension.
-    #[arg(long, value_name = "FILE")]
-    pub stl: Option<std::path::PathBuf>,
+    /// Export S_N as a mesh: FILE.stl or FILE.ply (binary) by the extension.
+    #[arg(long, value_name = "FILE", alias = "stl")]
+    pub mesh: Option<std::path::PathBuf>,
     /// Print one JSON object on stdout.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
@@ -523,7 +604,7 @@ pub struct OctahedronArgs {
 pub struct TheoremsArgs {
     /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
     #[arg(long, value_name = "M", value_parser = parse_size)]
-    pub max_m: Option<u64>,
+    pub max_m: u64,
     /// Print one JSON object on stdout: a `claims` list with one object per claim.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,

@@ -73,7 +73,8 @@ fn quiet_vulkan_loader() {
 }
 
 /// clap's message without its usage block, on one line: the first line plus any indented
-/// continuation lines (the names of missing arguments), stopping at the blank line or "Usage:".
+/// continuation lines (the names of missing arguments), stopping at "Usage:"; clap's tips are
+/// kept, a similar name as "(did you mean 'count'?)".
 fn clap_one_line(text: &str) -> String {
     let mut lines = text.lines();
     let mut out = lines
@@ -81,12 +82,57 @@ fn clap_one_line(text: &str) -> String {
         .unwrap_or("invalid arguments")
         .trim_start_matches("error: ")
         .to_string();
+    let mut blank = false;
     for l in lines {
-        if l.trim().is_empty() || l.starts_with("Usage:") || l.starts_with("For more") {
+        let t = l.trim();
+        if l.starts_with("Usage:") || l.starts_with("For more") {
             break;
         }
-        out.push(' ');
-        out.push_str(l.trim());
+        if t.is_empty() {
+            blank = true;
+        } else if let Some(tip) = t.strip_prefix("tip: ") {
+            out.push(' ');
+            out.push_str(&tip_text(tip));
+        } else if !blank {
+            out.push(' ');
+            out.push_str(t);
+        }
     }
     out
+}
+
+/// A clap tip in parentheses: "a similar subcommand exists: 'count'" becomes
+/// "(did you mean 'count'?)", several names "(did you mean 'a' or 'b'?)".
+fn tip_text(tip: &str) -> String {
+    match tip.rsplit_once(": ") {
+        Some((what, names)) if what.contains("similar") => {
+            let names: Vec<&str> = names.split(", ").collect();
+            format!("(did you mean {}?)", names.join(" or "))
+        }
+        _ => format!("({tip})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clap_one_line;
+
+    #[test]
+    fn one_line_keeps_the_did_you_mean_hint() {
+        let text = "error: unrecognized subcommand 'cout'\n\n  tip: a similar subcommand exists: 'count'\n\nUsage: chompute [OPTIONS] <COMMAND>\n\nFor more information, try '--help'.\n";
+        assert_eq!(
+            clap_one_line(text),
+            "unrecognized subcommand 'cout' (did you mean 'count'?)"
+        );
+        let text = "error: unexpected argument '--jsn' found\n\n  tip: some similar arguments exist: '--json', '--csv'\n\nUsage: x\n";
+        assert_eq!(
+            clap_one_line(text),
+            "unexpected argument '--jsn' found (did you mean '--json' or '--csv'?)"
+        );
+        let text = "error: the following required arguments were not provided:\n  --max-m <M>\n\nUsage: x\n";
+        assert_eq!(
+            clap_one_line(text),
+            "the following required arguments were not provided: --max-m <M>"
+        );
+    }
 }

@@ -347,16 +347,17 @@ fn ca_frames_and_stack_from_the_gpu_match_the_cpu() {
             frames.to_str().unwrap(),
             "--every",
             "33",
-            "--stack",
+            "--mesh",
             stack.to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{backend}: {}", stderr(&o));
-        let frame = std::fs::read(frames.join("gen-66.png")).unwrap();
+        // The pixels (the PNG's Description names the command, so its bytes differ).
+        let frame = common::read_bits_png(&frames.join("gen-66.png"));
         outputs.push((frame, std::fs::read(&stack).unwrap()));
     }
     assert!(
         outputs[0] == outputs[1],
-        "GPU frames and stack are byte-identical to the CPU's"
+        "GPU frames have the CPU's pixels and the stacks are byte-identical"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -366,7 +367,7 @@ fn ca_bad_input() {
     assert_usage_error(&chompute(&["ca", "0"]), "at least 1");
     assert_usage_error(&chompute(&["ca", "ten"]), "not a positive integer");
     assert_usage_error(&chompute(&["ca", "10", "--every", "3"]), "--frames");
-    assert_usage_error(&chompute(&["ca", "10", "--stack", "x.obj"]), "PLY");
+    assert_usage_error(&chompute(&["ca", "10", "--mesh", "x.obj"]), ".ply or .stl");
     assert_usage_error(&chompute(&["ca", "10", "--kernel", "warp"]), "--kernel");
     assert_usage_error(
         &chompute(&["--backend", "cpu", "ca", "999999999"]),

@@ -368,7 +368,18 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         let info = reader.next_frame(&mut buf).unwrap();
         assert_eq!(info.color_type, png::ColorType::Indexed);
         let width = info.width as usize;
-        assert!(info.height > 21 * 3, "a legend below the grid");
+        // The grid starts after the axis bands, the legend below it.
+        let band = chompute::render::label::AXIS_BAND as usize;
+        assert!(
+            info.height as usize > band + 21 * 3,
+            "a legend below the grid"
+        );
+        // The axis labels are ink (palette index 1) in the bands above and left of the grid.
+        assert!(buf[..band * width].contains(&1), "a label above the grid");
+        assert!(
+            (band..band + 63).any(|y| buf[y * width..y * width + band].contains(&1)),
+            "a label left of the grid"
+        );
         let rule = Rule::parse("0,2,1").unwrap();
         let choice = Choice::new(&rule);
         let mut plane = Vec::new();
@@ -389,7 +400,7 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         let mut i = 0;
         for y in 0..=20usize {
             for x in 0..=20usize {
-                let px = buf[(y * 3 + 1) * width + x * 3 + 1];
+                let px = buf[(band + y * 3 + 1) * width + band + x * 3 + 1];
                 if x <= y {
                     assert_eq!(px, 2 + plane[i], "cell ({y},{x})");
                     i += 1;
@@ -399,7 +410,7 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
             }
         }
         // Every ordinal 0..=3 has a swatch in the legend.
-        let legend: BTreeSet<u8> = buf[21 * 3 * width..].iter().copied().collect();
+        let legend: BTreeSet<u8> = buf[(band + 21 * 3) * width..].iter().copied().collect();
         for k in 0..=3u8 {
             assert!(legend.contains(&(2 + k)), "legend swatch for ordinal {k}");
         }

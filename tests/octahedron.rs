@@ -44,7 +44,7 @@ fn sections_at_five_and_five_and_a_half() {
         "5",
         "-o",
         p5.to_str().unwrap(),
-        "--px",
+        "--scale",
         "1",
         "--json",
     ]));
@@ -69,7 +69,7 @@ fn sections_at_five_and_five_and_a_half() {
             m,
             "-o",
             path.to_str().unwrap(),
-            "--px",
+            "--scale",
             "4",
             "--json",
         ]));
@@ -100,7 +100,7 @@ fn meshes_are_closed() {
     let v = json_of(&chompute(&[
         "octahedron",
         "3",
-        "--stl",
+        "--mesh",
         stl.to_str().unwrap(),
         "--json",
     ]));

@@ -65,11 +65,22 @@ fn gp_13_prints_table_2() {
 fn gp_csv_and_json_match_the_recursive_mex() {
     let naive = gp_naive(37);
     let o = chompute(&["gp", "37", "--csv"]);
-    let rows: Vec<Vec<u32>> = stdout(&o)
-        .lines()
+    let text = stdout(&o);
+    let mut lines = text.lines();
+    // The header names the columns: x, then y = 0..36.
+    let header: Vec<String> = (0..37).map(|y: u32| y.to_string()).collect();
+    assert_eq!(
+        lines.next(),
+        Some(format!("x,{}", header.join(",")).as_str())
+    );
+    let rows: Vec<Vec<u32>> = lines
         .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
         .collect();
-    assert_eq!(rows, naive);
+    for (x, row) in rows.iter().enumerate() {
+        assert_eq!(row[0], x as u32);
+        assert_eq!(row[1..], naive[x][..], "row {x}");
+    }
+    assert_eq!(rows.len(), naive.len());
     let v = json(&["gp", "37", "--json"]);
     assert_eq!(v["value_bits"], 8);
     let rows: Vec<Vec<u32>> = serde_json::from_value(v["rows"].clone()).unwrap();
@@ -363,18 +374,29 @@ fn nimpass_grid_picture_is_blue_nim_and_red_pass() {
         "3",
     ]);
     assert!(o.status.success(), "{}", common::stderr(&o));
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    // Decoded to RGB, whatever the palette's bit depth.
+    let mut decoder =
+        png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&path).unwrap()));
+    decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().unwrap();
-    let palette: Vec<u8> = reader.info().palette.as_ref().unwrap().to_vec();
     let (w, h) = (reader.info().width as usize, reader.info().height as usize);
-    assert_eq!((w, h), (m * scale, m * scale));
+    // The grid, then a legend below it (Nim P, pass P), at least as wide as the grid.
+    assert!(w >= m * scale && h > m * scale, "{w}x{h}");
     let mut buf = vec![0; reader.output_buffer_size().unwrap()];
     let frame = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(frame.color_type, png::ColorType::Rgb);
     let colour = |px: usize, py: usize| {
-        let byte = buf[py * frame.line_size + px / 4];
-        let index = (byte >> (6 - 2 * (px % 4))) & 3;
-        palette[3 * index as usize..3 * index as usize + 3].to_vec()
+        let at = py * frame.line_size + 3 * px;
+        buf[at..at + 3].to_vec()
     };
+    // The legend has a swatch of each colour and black ink.
+    let legend: std::collections::BTreeSet<Vec<u8>> = (m * scale..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .map(|(x, y)| colour(x, y))
+        .collect();
+    for c in [[40, 90, 220], [220, 40, 40], [0, 0, 0]] {
+        assert!(legend.contains(c.as_slice()), "legend colour {c:?}");
+    }
     let mut memo = HashMap::new();
     let (mut red, mut blue) = (0, 0);
     for i in 1..=m {

@@ -21,7 +21,7 @@ pub fn g_recurrence(m: u64) -> Result<u128> {
             return g;
         }
         let k = m / 2;
-        let g = if m % 2 == 0 {
+        let g = if m.is_multiple_of(2) {
             4 * go(k, memo)
         } else {
             go(k, memo) + go(k + 1, memo)
@@ -48,7 +48,7 @@ pub fn g_prefix_sums(n: u64) -> Result<(u128, u128)> {
             let m = n / 2;
             let (before, at) = g_prefix_sums(m)?;
             let even = lin(5, at, 1, before).ok_or_else(overflow)?;
-            if n % 2 == 0 {
+            if n.is_multiple_of(2) {
                 Ok((lin(1, at, 5, before).ok_or_else(overflow)?, even))
             } else {
                 let g_m1 = g_recurrence(m + 1)?;

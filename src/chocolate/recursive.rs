@@ -28,7 +28,7 @@ pub fn p_cell_recursive(mut m: u64, mut i: u64, mut j: u64) -> bool {
         if m.is_power_of_two() {
             return true;
         }
-        if m % 2 == 0 {
+        if m.is_multiple_of(2) {
             // Thm 3.3: v_{2m}(2i-δ, 2j-ε) = v_m(i,j).
             m /= 2;
             i = i.div_ceil(2);
@@ -133,11 +133,11 @@ pub fn p_grid_recursive(m: u64) -> Vec<u32> {
     if m.is_power_of_two() {
         for row in out.chunks_exact_mut(wpr) {
             row.fill(u32::MAX);
-            if side % 32 != 0 {
+            if !side.is_multiple_of(32) {
                 row[wpr - 1] = u32::MAX << (32 - side % 32);
             }
         }
-    } else if m % 2 == 0 {
+    } else if m.is_multiple_of(2) {
         out = blow_up(&p_grid_recursive(m / 2), m / 2);
     } else {
         let (s, t) = corners_and_centre(m).expect("not a power of two");

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 /// (P-columns j = 1 + A + x, x a submask of v), or `None` when the row has no P-cell.
 pub fn p_column_base(n: u64, v: u64) -> Option<u64> {
     let s = n - 1;
-    if v > s || (s - v) % 2 != 0 {
+    if v > s || !(s - v).is_multiple_of(2) {
         return None;
     }
     let a = (s - v) / 2;

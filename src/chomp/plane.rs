@@ -109,6 +109,26 @@ impl OrdinalPlane {
             format!("the two-row positions (a,b), a ≤ {a}")
         }
     }
+
+    /// The positions and the axes of a picture of the plane, in words: `the positions (A,b,c),
+    /// b down, c across`.
+    pub fn axes_text(&self) -> String {
+        let a = self.first_row;
+        if self.rows == 3 {
+            format!("the positions ({a},b,c), b down, c across")
+        } else {
+            format!("the positions (a,b) with a ≤ {a}, a down, b across")
+        }
+    }
+
+    /// The names of a picture's axes, (across, down): (c, b) for three rows, (b, a) for two.
+    pub fn axis_names(&self) -> (&'static str, &'static str) {
+        if self.rows == 3 {
+            ("c", "b")
+        } else {
+            ("b", "a")
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `chompute ca STEPS`: the second-order automaton of SPEC §3, on the GPU or the CPU, with
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
-use super::{print_claims, print_json, verdict};
+use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
 use chompute::chocolate::automaton::{cell_updates, Automaton, AutomatonCheck, MAX_STEPS};
@@ -10,7 +10,7 @@ use chompute::claim::Claim;
 use chompute::gpu::ca::{CaGpu, CaKernel};
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::render::figures::write_generation_png;
-use chompute::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
+use chompute::render::mesh::{check_mesh_path, write_mesh, BitLayer, VoxelSurface};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -72,8 +72,14 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow!("--frames {}: cannot create it: {e}", dir.display()))?;
     }
-    if let Some(path) = &args.stack {
-        check_mesh_path(path, false)?;
+    if let Some(path) = &args.mesh {
+        check_mesh_path(path, true)?;
+    }
+    if args.frames.is_some() {
+        describe_pictures(&format!(
+            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
+            steps + 1
+        ));
     }
     let engine = super::engine(backend)?;
     let ctx = match &engine {
@@ -108,7 +114,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             .expect("frames dir")
             .join(format!("gen-{n:0digits$}.png"))
     };
-    let mut surface = args.stack.as_ref().map(|_| VoxelSurface::new());
+    let mut surface = args.mesh.as_ref().map(|_| VoxelSurface::new());
     // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
     let mut layers: (Option<BitLayer>, Option<BitLayer>) = (None, None);
     let mut check = AutomatonCheck::new();
@@ -125,7 +131,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 Runner::Gpu(g) => Ok(g.current_u32()?),
             }
         };
-        if args.frames.is_some() && n % every == 0 {
+        if args.frames.is_some() && n.is_multiple_of(every) {
             write_generation_png(&frame_path(n), steps + 1, n + 1, &current()?)?;
             frames += 1;
         }
@@ -145,7 +151,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 (Runner::Cpu(a), _) => check.against_p_test(a, n == steps),
                 (Runner::Gpu(g), Some(t)) => {
                     debug_assert_eq!(t.generation(), n);
-                    if n % GPU_COMPARE_EVERY == 0 || n == steps {
+                    if n.is_multiple_of(GPU_COMPARE_EVERY) || n == steps {
                         check.against_twin(n, &g.current_u32()?, &t.current_u32());
                         if n > 0 {
                             check.against_twin(n - 1, &g.previous_u32()?, &t.previous_u32());
@@ -170,6 +176,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         if twin.is_some() {
             stop = stop.min((n / GPU_COMPARE_EVERY + 1) * GPU_COMPARE_EVERY);
         }
+        if !progress.is_hidden() {
+            // On a terminal, run in pieces of about 1% of the steps so the bar moves.
+            stop = stop.min(n + (steps / 100).max(1));
+        }
         let start = Instant::now();
         match &mut runner {
             Runner::Cpu(a) => a.run(stop - n),
@@ -187,6 +197,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             }
         }
         progress.set_position(stop);
+        chompute::progress::set_rate(&progress, cell_updates(0, stop) as f64, "cell updates");
         n = stop;
     }
     progress.finish_and_clear();
@@ -209,7 +220,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         }
         return verdict(c);
     }
-    let stack = match (surface, &args.stack) {
+    let stack = match (surface, &args.mesh) {
         (Some(mut s), Some(path)) => {
             if let Some(z) = layers.1.take() {
                 s.add_layer(steps, layers.0.as_ref(), &z, None);
@@ -217,7 +228,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             let voxels = s.voxels();
             // The half octahedron of SPEC §2; mirroring z reverses the orientation.
             let mesh = s.into_mesh(|p| stack_point(p, steps), true);
-            write_ply(path, &mesh)?;
+            write_mesh(path, &mesh)?;
             Some(StackReport {
                 file: path.display().to_string(),
                 vertices: mesh.vertices.len(),

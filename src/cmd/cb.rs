@@ -59,7 +59,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             return Err(anyhow!("--pass: {why}"));
         }
     }
+    let pb = chompute::progress::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
+    pb.finish_and_clear();
     let mut out = super::out::stdout();
 
     if args.table1 {
@@ -101,6 +103,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         return verdict(&claims);
     }
 
+    let pb = args
+        .check
+        .then(|| chompute::progress::spinner("checking the claims on the box"));
     let claims = if !args.check {
         None
     } else if args.pass {
@@ -108,6 +113,9 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     } else {
         Some(check_theorem2(&bar))
     };
+    if let Some(pb) = pb {
+        pb.finish_and_clear();
+    }
     if let (Some(c), true) = (&claims, args.csv) {
         // With --check, --csv is the claims.
         print_claims(c, true)?;

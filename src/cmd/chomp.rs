@@ -1,6 +1,6 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
-use super::{print_claims, print_json, verdict};
+use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
 };
@@ -342,12 +342,30 @@ struct ClassesReport {
     checks: Option<Vec<Claim>>,
 }
 
+#[derive(Serialize)]
+struct ClassCount {
+    players: usize,
+    classes: usize,
+    rules: usize,
+    seconds: f64,
+}
+
+#[derive(Serialize)]
+struct ClassCountsReport {
+    #[serde(rename = "box")]
+    shape: String,
+    positions: u64,
+    counts: Vec<ClassCount>,
+}
+
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
-    let n = args.players;
-    if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-        return Err(anyhow!(
-            "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
-        ));
+    let (first, last) = args.players;
+    for n in [first, last] {
+        if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
+            return Err(anyhow::anyhow!(
+                "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
+            ));
+        }
     }
     let ranker = Ranker::new(args.shape)?;
     if ranker.len() > 1 << 24 {
@@ -356,6 +374,10 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             args.shape
         ));
     }
+    if first != last || args.bfile {
+        return class_counts(args, &ranker);
+    }
+    let n = first;
     let start = Instant::now();
     let rules = all_normalised_rules(n);
     let classes = rule_classes(&ranker, &rules);
@@ -380,11 +402,21 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     if args.json {
         print_json(&report)?;
     } else if args.csv && checks.is_none() {
+        // One row per class: its number, size, members and ordinal histogram.
         let mut out = super::out::stdout();
-        writeln!(out, "class,rules,histogram,members")?;
+        let ords: Vec<String> = (0..=n).map(|k| format!("ord{k}")).collect();
+        writeln!(out, "class,rules,members,{}", ords.join(","))?;
         for (i, c) in report.classes.iter().enumerate() {
-            let (rules, hist) = (c.members.len(), c.histogram_text());
-            writeln!(out, "{},{rules},{hist},{}", i + 1, c.members.join(" "))?;
+            let members: Vec<String> = c.members.iter().map(|m| format!("({m})")).collect();
+            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
+            writeln!(
+                out,
+                "{},{},{},{}",
+                i + 1,
+                c.members.len(),
+                super::csv_field(&members.join(" ")),
+                hist.join(",")
+            )?;
         }
     } else if !args.csv {
         let mut out = super::out::stdout();
@@ -418,10 +450,67 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `chomp classes --players A..B`: the number of isomorphism classes for each number of
+/// players, as a table, an OEIS b-file (`N classes`), CSV or JSON.
+fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> {
+    let (first, last) = args.players;
+    if args.check {
+        return Err(anyhow::anyhow!(
+            "--check runs for one number of players; give --players N"
+        ));
+    }
+    let pb = chompute::progress::bar((last - first + 1) as u64, "player counts");
+    let mut counts = Vec::new();
+    for n in first..=last {
+        pb.set_message(format!(", {n} players"));
+        let start = Instant::now();
+        let rules = all_normalised_rules(n);
+        let classes = rule_classes(ranker, &rules);
+        counts.push(ClassCount {
+            players: n,
+            classes: classes.len(),
+            rules: rules.len(),
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    if args.json {
+        return print_json(&ClassCountsReport {
+            shape: args.shape.to_string(),
+            positions: ranker.len(),
+            counts,
+        });
+    }
+    let mut out = std::io::stdout().lock();
+    if args.csv {
+        writeln!(out, "players,rules,classes")?;
+    } else if !args.bfile {
+        writeln!(out, "box {} ({} positions)", args.shape, ranker.len())?;
+        writeln!(out, "{:>7} {:>6} {:>7}", "players", "rules", "classes")?;
+    }
+    for c in &counts {
+        if args.csv {
+            writeln!(out, "{},{},{}", c.players, c.rules, c.classes)?;
+        } else if args.bfile {
+            writeln!(out, "{} {}", c.players, c.classes)?;
+        } else {
+            writeln!(out, "{:>7} {:>6} {:>7}", c.players, c.rules, c.classes)?;
+        }
+    }
+    Ok(())
+}
+
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     chompute::render::atomic::check_target(&args.output)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
     let scale = args.scale.unwrap_or((600 / plane.side).max(1));
+    describe_pictures(&format!(
+        "ordinals of {} under rule {}, {scale} pixel{} per position, ordinal k in palette entry 2+k",
+        plane.axes_text(),
+        args.rule.normalised(),
+        if scale == 1 { "" } else { "s" }
+    ));
     let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale)?;
     crate::outln!(
         "wrote {} ({width}x{height}): {} under rule {}, ordinal counts {:?}",

@@ -1,12 +1,13 @@
 //! `chompute count M [N]`: exact g(M,N) by one method or all of them.
 
-use super::print_json;
+use super::{print_json, u64_string};
 use crate::cli::{CountArgs, CountMethod};
 use anyhow::anyhow;
 use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
 use chompute::chocolate::grid::{count_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
+use std::io::Write;
 use std::time::Instant;
 
 /// Most cells `--method cpu` will generate (about a minute on two cores).
@@ -25,7 +26,9 @@ struct MethodResult {
 
 #[derive(Debug, Serialize)]
 struct CountReport {
+    #[serde(serialize_with = "u64_string")]
     m: u64,
+    #[serde(serialize_with = "u64_string")]
     n: u64,
     count: String,
     methods: Vec<MethodResult>,
@@ -101,8 +104,67 @@ fn all_methods(m: u64, n: u64, backend: BackendChoice) -> Vec<CountMethod> {
     v
 }
 
+#[derive(Debug, Serialize)]
+struct RangeReport {
+    #[serde(serialize_with = "u64_string")]
+    from: u64,
+    #[serde(serialize_with = "u64_string")]
+    to: u64,
+    /// g(from), g(from+1), …, g(to), as strings.
+    g: Vec<String>,
+}
+
+/// `count --range A..B`: g(m) for every m from A to B, by the recurrence, as a table, an OEIS
+/// b-file (`m g(m)` per line), CSV or JSON.
+fn run_range(args: &CountArgs, (a, b): (u64, u64)) -> anyhow::Result<()> {
+    if args.n.is_some() {
+        return Err(anyhow::anyhow!("--range counts square bars; drop N"));
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    if args.json {
+        let g = (a..=b)
+            .map(|m| g_recurrence(m).map(|g| g.to_string()))
+            .collect::<chompute::Result<_>>()?;
+        drop(out);
+        return print_json(&RangeReport { from: a, to: b, g });
+    }
+    // Columns as wide as the largest m and the largest possible g(m) ≤ m².
+    let mw = b.to_string().len();
+    let gw = (b as u128 * b as u128).to_string().len().max(4);
+    if args.csv {
+        writeln!(out, "m,g")?;
+    } else if !args.bfile {
+        writeln!(out, "{:>mw$}  {:>gw$}", "m", "g(m)")?;
+    }
+    for m in a..=b {
+        let g = g_recurrence(m)?;
+        if args.csv {
+            writeln!(out, "{m},{g}")?;
+        } else if args.bfile {
+            writeln!(out, "{m} {g}")?;
+        } else {
+            writeln!(out, "{m:>mw$}  {g:>gw$}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
 pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
-    let (m, n) = (args.m, args.n.unwrap_or(args.m));
+    if let Some(range) = args.range {
+        return run_range(args, range);
+    }
+    if args.bfile {
+        // clap drops `requires` when M is given, since M conflicts with --range.
+        return Err(anyhow::anyhow!(
+            "--bfile prints the sequence of --range A..B; give --range"
+        ));
+    }
+    let m = args
+        .m
+        .ok_or_else(|| anyhow::anyhow!("count needs M (or --range A..B)"))?;
+    let n = args.n.unwrap_or(m);
     let methods = match args.method {
         Some(CountMethod::All) => all_methods(m, n, backend),
         Some(one) => vec![one],
@@ -137,6 +199,13 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
                 .collect(),
             agree,
         })?;
+    } else if args.csv {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "m,n,method,count,seconds")?;
+        for &(method, c, secs) in &results {
+            writeln!(out, "{m},{n},{},{c},{secs:.6}", method_name(method))?;
+        }
+        out.flush()?;
     } else if results.len() == 1 {
         crate::outln!("{count}");
     } else {

@@ -71,13 +71,18 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
         out.flush()?;
         print_claims(claims, false)?;
     } else if args.csv {
-        let mut line = String::new();
+        // Header `x,0,1,…,N-1`; then each row starts with its x.
+        let mut line = String::from("x");
+        for y in 0..n {
+            line.push(',');
+            line.push_str(&y.to_string());
+        }
+        writeln!(out, "{line}")?;
         for x in 0..n {
             line.clear();
-            for (y, v) in table.row(x).enumerate() {
-                if y > 0 {
-                    line.push(',');
-                }
+            line.push_str(&x.to_string());
+            for v in table.row(x) {
+                line.push(',');
                 line.push_str(&v.to_string());
             }
             writeln!(out, "{line}")?;

@@ -1,12 +1,13 @@
 //! `chompute nimpass` (K-heap Nim with a pass) and `chompute nimpass-grid` (C(M,M) as
 //! four-heap Nim with a pass, SPEC §4).
 
-use super::print_json;
+use super::{describe_pictures, print_json};
 use crate::cli::{NimpassArgs, NimpassGridArgs};
 use anyhow::anyhow;
 use chompute::gpu::BackendChoice;
 use chompute::pass::nimpass::{pass_cell_counts, NimPass};
-use chompute::render::figures::write_pass_grid_png;
+use chompute::render::check_output;
+use chompute::render::figures::{write_pass_grid_png, PassGridLayout};
 use serde::Serialize;
 use std::io::Write;
 
@@ -61,10 +62,18 @@ pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
             positions: args.list.then_some(Listing(&t)),
         })?;
     } else if args.list {
+        let sep = if args.csv { "," } else { " " };
+        if args.csv {
+            let head: Vec<String> = (1..=args.heaps).map(|k| format!("h{k}")).collect();
+            writeln!(out, "{}", head.join(","))?;
+        }
         t.for_each(|h| {
             let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
-            writeln!(out, "{}", words.join(" "))
+            writeln!(out, "{}", words.join(sep))
         })?;
+    } else if args.csv {
+        writeln!(out, "heaps,max,p_positions")?;
+        writeln!(out, "{},{},{}", args.heaps, args.max, t.count())?;
     } else {
         writeln!(
             out,
@@ -85,6 +94,25 @@ struct CountRow {
     nim_p_cells: u64,
 }
 
+#[derive(Serialize)]
+struct PictureReport {
+    file: String,
+    m: u64,
+    scale: u32,
+    width: u32,
+    height: u32,
+    pass_p_cells: u64,
+    nim_p_cells: u64,
+}
+
+#[derive(Serialize)]
+struct GridReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    picture: Option<PictureReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    counts: Option<Vec<CountRow>>,
+}
+
 pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Result<()> {
     if args.output.is_none() && args.counts.is_none() {
         return Err(anyhow!(
@@ -98,11 +126,39 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         chompute::render::atomic::check_target(path)?;
     }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
+    // The picture: C(M,M) scaled, with a legend below it.
+    let layout = match (&args.output, args.m) {
+        (Some(path), Some(m)) => {
+            let layout = PassGridLayout::new(m, args.scale)?;
+            check_output(path, layout.width as u64, layout.height as u64)?;
+            Some((path, layout))
+        }
+        _ => None,
+    };
     let t = table(backend, 4, largest)?;
-    if let (Some(path), Some(m)) = (&args.output, args.m) {
-        write_pass_grid_png(path, &t, m, args.scale)?;
+    let mut report = GridReport {
+        picture: None,
+        counts: None,
+    };
+    if let Some((path, layout)) = layout {
+        let m = layout.m;
+        describe_pictures(&format!(
+            "C({m},{m}) as four-heap Nim with a pass, {} pixel{} per cell, Nim P-cells blue, pass P-cells red",
+            layout.scale,
+            if layout.scale == 1 { "" } else { "s" }
+        ));
+        write_pass_grid_png(path, &t, &layout)?;
+        let (pass_p, nim_p) = pass_cell_counts(&t, m);
+        report.picture = Some(PictureReport {
+            file: path.display().to_string(),
+            m,
+            scale: layout.scale,
+            width: layout.width,
+            height: layout.height,
+            pass_p_cells: pass_p,
+            nim_p_cells: nim_p,
+        });
         if args.counts.is_none() && !args.json {
-            let (pass_p, nim_p) = pass_cell_counts(&t, m);
             crate::outln!(
                 "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
                 path.display()
@@ -120,16 +176,28 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
                 }
             })
             .collect();
-        if args.json {
-            print_json(&serde_json::json!({ "counts": rows }))?;
-        } else {
+        if !args.json {
             let mut out = super::out::stdout();
-            writeln!(out, "M\tpass_P\tnim_P")?;
+            if args.csv {
+                writeln!(out, "m,pass_p_cells,nim_p_cells")?;
+            } else if !args.bfile {
+                writeln!(out, "M\tpass_P\tnim_P")?;
+            }
             for r in &rows {
-                writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                if args.csv {
+                    writeln!(out, "{},{},{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                } else if args.bfile {
+                    writeln!(out, "{} {}", r.m, r.pass_p_cells)?;
+                } else {
+                    writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+                }
             }
             out.flush()?;
         }
+        report.counts = Some(rows);
+    }
+    if args.json {
+        print_json(&report)?;
     }
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! `chompute octahedron N`: cross-sections of S_N as PNG, the correspondence check with the
 //! P-grids, and S_N as a mesh.
 
-use super::{print_claims, print_json, verdict};
+use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::OctahedronArgs;
 use anyhow::anyhow;
-use chompute::chocolate::octahedron::{correspondence_claim, Section};
+use chompute::chocolate::octahedron::{correspondence_claim_with_progress, Section};
 use chompute::claim::Claim;
+use chompute::render::check_output;
 use chompute::render::figures::write_section_png;
 use chompute::render::mesh::{check_mesh_path, sierpinski_mesh, write_mesh};
 use serde::Serialize;
@@ -53,9 +54,9 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.output {
         chompute::render::atomic::check_target(path)?;
     }
-    if args.m.is_none() && !args.check && args.stl.is_none() {
+    if args.m.is_none() && !args.check && args.mesh.is_none() {
         return Err(anyhow!(
-            "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
+            "nothing to do: give --m M -o FILE.png, --check, or --mesh FILE"
         ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
@@ -63,20 +64,21 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             "--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"
         ));
     }
-    if let Some(path) = &args.stl {
+    if let Some(path) = &args.mesh {
         if n > MESH_MAX_LEVEL {
             return Err(anyhow!(
-                "--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
+                "--mesh exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
             ));
         }
         check_mesh_path(path, true)?;
     }
     let section = match (&args.m, &args.output) {
-        (Some(m), Some(_)) => {
-            let s = Section::new(n, *m, args.px)?;
+        (Some(m), Some(path)) => {
+            let s = Section::new(n, *m, args.scale)?;
             if s.side() > SECTION_MAX_SIDE {
-                return Err(anyhow!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
+                return Err(anyhow!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --scale", s.side()));
             }
+            check_output(path, s.side(), s.side())?;
             Some(s)
         }
         _ => None,
@@ -89,6 +91,10 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         mesh: None,
     };
     if let (Some(s), Some(path)) = (section, &args.output) {
+        describe_pictures(&format!(
+            "the cross-section H_{{{n},{}}} of the Sierpiński octahedron S_{n}, {} pixels per cell",
+            s.m, s.px
+        ));
         let inside = write_section_png(path, &s)?;
         report.section = Some(SectionReport {
             m: s.m.to_string(),
@@ -99,9 +105,16 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         });
     }
     if args.check {
-        report.checks = Some(vec![correspondence_claim(n, 1u64 << n)?]);
+        // On a terminal, a bar over the cells compared (Σ M² for M = 1..2^N).
+        let pb = chompute::progress::bar(0, "cells");
+        let claim = correspondence_claim_with_progress(n, 1u64 << n, |done, total| {
+            pb.set_length(total as u64);
+            pb.set_position(done as u64);
+        })?;
+        pb.finish_and_clear();
+        report.checks = Some(vec![claim]);
     }
-    if let Some(path) = &args.stl {
+    if let Some(path) = &args.mesh {
         let mesh = sierpinski_mesh(n);
         write_mesh(path, &mesh)?;
         report.mesh = Some(MeshReport {

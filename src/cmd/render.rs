@@ -2,21 +2,19 @@
 //! pyramids and sharded tile directories.
 
 use super::print_json;
+use super::{describe_pictures, u64_string, u64_strings};
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
 use chompute::chocolate::grid::Window;
 use chompute::gpu::BackendChoice;
-use chompute::render::atomic::AtomicFile;
 use chompute::render::dzi::{write_dzi, write_dzi_from_tiles, DziReport};
-use chompute::render::encode::stream_png;
+use chompute::render::output::{check_output, stream_image, summary};
 use chompute::render::parse_colour;
 use chompute::render::picture::{check_tile_size, Colours, Picture, Scale};
 use chompute::render::source::CellSource;
 use chompute::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
-
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -25,11 +23,16 @@ const SHARD_TILE: u64 = 4096;
 
 #[derive(Debug, Serialize)]
 struct RenderReport {
+    #[serde(serialize_with = "u64_string")]
     m: u64,
+    #[serde(serialize_with = "u64_string")]
     n: u64,
     /// [first row, first column, height, width] in cells.
+    #[serde(serialize_with = "u64_strings")]
     window: [u64; 4],
+    #[serde(serialize_with = "u64_string")]
     width: u64,
+    #[serde(serialize_with = "u64_string")]
     height: u64,
     backend: String,
     output: Option<PathBuf>,
@@ -72,15 +75,38 @@ fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
 
 /// Rows done, cells per second and the time left, when stderr is a terminal.
 fn progress(rows: u64) -> ProgressBar {
-    let bar = chompute::progress::bar(rows, "rows");
-    if std::io::stderr().is_terminal() {
-        if let Ok(style) = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
+    chompute::progress::bar(rows, "rows")
+}
+
+/// The bar and the window a picture shows, for its summary line: `C(30001,30001)`, or
+/// `C(100,100), window 1,1,5,5`.
+fn bar_text(pic: &Picture) -> String {
+    let w = &pic.window;
+    if w.height == w.m && w.width == w.n {
+        format!("C({},{})", w.m, w.n)
+    } else {
+        format!(
+            "C({},{}), window {},{},{},{}",
+            w.m, w.n, w.row0, w.col0, w.height, w.width
+        )
     }
-    bar
+}
+
+/// What a picture shows, for its PNG Description: the bar, the window, the scale and the
+/// colours.
+fn picture_text(pic: &Picture) -> String {
+    let scale = match pic.scale {
+        Scale::Cells(k) => format!("{k} pixel{} per cell", if k == 1 { "" } else { "s" }),
+        Scale::Fit(b) => format!("each pixel a {b}×{b} block shaded by its P-fraction"),
+    };
+    let colours = match pic.colours {
+        Some([p, n]) => format!(
+            "P-cells #{:02x}{:02x}{:02x} on N-cells #{:02x}{:02x}{:02x}",
+            p[0], p[1], p[2], n[0], n[1], n[2]
+        ),
+        None => "P-cells black on white".into(),
+    };
+    format!("{}, {scale}, {colours}", bar_text(pic))
 }
 
 pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
@@ -97,8 +123,8 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .map(parse_colours)
         .transpose()?
         .flatten();
-    let pic = match (args.cell, args.fit) {
-        (Some(_), Some(_)) => return Err(anyhow!("--cell and --fit cannot be used together")),
+    let pic = match (args.scale, args.fit) {
+        (Some(_), Some(_)) => return Err(anyhow!("--scale and --fit cannot be used together")),
         (Some(k), None) => Picture::cells(window, k, colours)?,
         (None, Some(pixels)) => Picture::fit(window, pixels, colours)?,
         (None, None) => Picture::cells(window, 1, colours)?,
@@ -113,7 +139,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     }
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
         return Err(anyhow!(
-            "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
+            "--dzi draws every cell and zooms out by itself; drop --scale and --fit"
         ));
     }
     let shard = match (&args.shard, &args.tiles) {
@@ -126,7 +152,11 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         (None, _) => (0, 1),
     };
     let spec = match &args.output {
-        Some(_) => Some(pic.spec(args.compression)?),
+        Some(path) => {
+            let spec = pic.spec(args.compression)?;
+            check_output(path, pic.width, pic.height)?;
+            Some(spec)
+        }
         None => None,
     };
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
@@ -147,6 +177,8 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         }
     }
 
+    let what = picture_text(&pic);
+    describe_pictures(&what);
     let cells = CellSource::new(super::engine(backend)?, args.verify);
     let mut report = RenderReport {
         m,
@@ -163,27 +195,28 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         seconds: 0.0,
     };
     if let (Some(path), Some(spec)) = (&args.output, &spec) {
-        let mut file = AtomicFile::create(path)?;
         let bar = progress(pic.height);
-        // Cells of the bar behind each picture row (a fraction for --cell, B rows for --fit).
+        // Cells of the bar behind each picture row (a fraction for --scale, B rows for --fit).
         let cells_per_row = window.cells() as f64 / pic.height as f64;
-        stream_png(path, &mut file, spec, |sink| {
+        let bytes = stream_image(path, spec, |sink| {
             while sink.rows_left() > 0 {
                 let before = sink.rows_left();
                 sink.fill_band(|y0, rows, bytes| {
                     pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
                 })?;
                 bar.inc((before - sink.rows_left()) as u64);
-                let secs = bar.elapsed().as_secs_f64().max(1e-9);
-                bar.set_message(format!(
-                    "{:.3e} cells/s",
-                    bar.position() as f64 * cells_per_row / secs
-                ));
+                chompute::progress::set_rate(&bar, bar.position() as f64 * cells_per_row, "cells");
             }
             Ok(())
         })?;
         bar.finish_and_clear();
-        file.commit()?;
+        chompute::progress::summary(&summary(
+            path,
+            &bar_text(&pic),
+            spec,
+            bytes,
+            start.elapsed().as_secs_f64(),
+        ));
     }
     if let Some(dir) = &args.dzi {
         report.dzi = Some(write_dzi(
@@ -194,6 +227,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             args.compression,
             |y0, rows, words| cells.rows(&window.rows(y0, rows), words),
         )?);
+        dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     if let Some(dir) = &args.tiles {
         let r = render_shard(&pic, &cells, dir, shard_tile, shard, args.compression)?;
@@ -215,7 +249,9 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
 #[derive(Debug, Serialize)]
 struct AssembleReport {
     tiles: PathBuf,
+    #[serde(serialize_with = "u64_string")]
     width: u64,
+    #[serde(serialize_with = "u64_string")]
     height: u64,
     output: Option<PathBuf>,
     dzi: Option<DziReport>,
@@ -235,9 +271,14 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
         return Err(anyhow!(
-            "a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"
+            "a Deep Zoom pyramid needs tiles of single cells (rendered without --scale or --fit)"
         ));
     }
+    if let Some(path) = &args.output {
+        check_output(path, pic.width, pic.height)?;
+    }
+    let what = picture_text(&pic);
+    describe_pictures(&what);
     let mut report = AssembleReport {
         tiles: args.dir.clone(),
         width: pic.width,
@@ -250,9 +291,8 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         let spec = pic.spec(args.compression)?;
         let mut rows = TileRows::open(&args.dir)?;
         let row_bytes = rows.row_bytes;
-        let mut file = AtomicFile::create(path)?;
         let bar = progress(pic.height);
-        stream_png(path, &mut file, &spec, |sink| {
+        let bytes = stream_image(path, &spec, |sink| {
             while sink.rows_left() > 0 {
                 sink.fill_band(|_, n, bytes| {
                     for row in bytes.chunks_exact_mut(row_bytes) {
@@ -265,7 +305,13 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
             Ok(())
         })?;
         bar.finish_and_clear();
-        file.commit()?;
+        chompute::progress::summary(&summary(
+            path,
+            &bar_text(&pic),
+            &spec,
+            bytes,
+            start.elapsed().as_secs_f64(),
+        ));
     }
     if let Some(dir) = &args.dzi {
         report.dzi = Some(write_dzi_from_tiles(
@@ -275,10 +321,24 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
             dzi_tile,
             args.compression,
         )?);
+        dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     report.seconds = start.elapsed().as_secs_f64();
     if args.json {
         print_json(&report)?;
     }
     Ok(())
+}
+
+/// The summary line of a finished Deep Zoom pyramid, on a terminal.
+fn dzi_summary(report: Option<&DziReport>, what: &str, start: Instant) {
+    if let Some(r) = report {
+        chompute::progress::summary(&format!(
+            "wrote {}: {what}, {} levels, {} tiles, {:.2} s",
+            r.descriptor.display(),
+            r.levels,
+            r.tiles,
+            start.elapsed().as_secs_f64()
+        ));
+    }
 }

@@ -22,11 +22,7 @@ struct Report<'a> {
 }
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
-    let Some(max_m) = args.max_m else {
-        return Err(anyhow!(
-            "theorems needs --max-m M (every claim is checked for all m ≤ M)"
-        ));
-    };
+    let max_m = args.max_m;
     if max_m > MAX_M {
         return Err(anyhow!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
@@ -38,20 +34,34 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     } else if !json {
         table.header(&mut out)?;
     }
-    // Each claim is printed as it is made.
+    // Each claim is printed as it is made; on a terminal, a spinner says how many claims are
+    // done while the next one runs.
+    let pb = chompute::progress::spinner("checking the first claim");
+    let mut done = 0;
     let mut failure = None;
     let results = check_all(max_m, |c| {
-        let printed = if csv {
-            write_csv_row(&mut out, c)
-        } else if json {
-            Ok(())
-        } else {
-            table.row(&mut out, c)
-        };
-        if let Err(e) = printed.and_then(|()| out.flush()) {
+        done += 1;
+        pb.set_message(format!(
+            "{done} claim{} checked (last: {}, {:.2} s); checking the next",
+            if done == 1 { "" } else { "s" },
+            c.name,
+            c.seconds
+        ));
+        let printed = pb.suspend(|| {
+            if csv {
+                write_csv_row(&mut out, c)
+            } else if json {
+                Ok(())
+            } else {
+                table.row(&mut out, c)
+            }
+            .and_then(|()| out.flush())
+        });
+        if let Err(e) = printed {
             failure.get_or_insert(e);
         }
     });
+    pb.finish_and_clear();
     if let Some(e) = failure {
         return Err(e.into());
     }

@@ -417,7 +417,7 @@ pub fn pass_game_refusal(f: &FTable, e_uses_x: bool) -> Option<String> {
 /// Corollary 2's set A (P-positions of the pass game), membership of (x,y,z,p) with y ≤ h(z).
 pub fn in_set_a(x: u64, y: u64, z: u64, p: u8) -> bool {
     let a1 = p == 1 && x % 2 == 1 && (x + 1) ^ y ^ z == 0;
-    let a2 = p == 1 && x >= 2 && x % 2 == 0 && (x - 1) ^ y ^ z == 0;
+    let a2 = p == 1 && x >= 2 && x.is_multiple_of(2) && (x - 1) ^ y ^ z == 0;
     let a3 = p == 0 && x ^ y ^ z == 0;
     a1 || a2 || a3 || (x, y, z, p) == (0, 0, 0, 1)
 }

@@ -257,7 +257,9 @@ use crate::claim::Claim;
 
 /// Lemma 6: G_P = 0 iff (x,y) = (0,0), (2n,2n-1) or (2n-1,2n).
 pub fn lemma6(x: u64, y: u64) -> bool {
-    (x == 0 && y == 0) || (x >= 2 && x % 2 == 0 && y == x - 1) || (x % 2 == 1 && y == x + 1)
+    (x == 0 && y == 0)
+        || (x >= 2 && x.is_multiple_of(2) && y == x - 1)
+        || (x % 2 == 1 && y == x + 1)
 }
 
 /// Lemma 7: G_P = 1 iff x + y = 2 or x = y > 2.

@@ -92,7 +92,7 @@ impl NimPass {
                 if s / 64 == w && !terminal_line {
                     blocked |= 1 << (s % 64);
                 }
-                if w == wpr - 1 && side % 64 != 0 {
+                if w == wpr - 1 && !side.is_multiple_of(64) {
                     blocked |= !0u64 << (side % 64);
                 }
                 if blocked != u64::MAX {
@@ -376,7 +376,7 @@ pub mod wavefront {
             if !terminal && s / 32 == w {
                 blocked |= 0x8000_0000 >> (s % 32);
             }
-            if w == wpr - 1 && side % 32 != 0 {
+            if w == wpr - 1 && !side.is_multiple_of(32) {
                 blocked |= u32::MAX >> (side % 32);
             }
             if blocked != u32::MAX {

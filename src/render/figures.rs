@@ -1,7 +1,8 @@
-//! The pictures of the automaton, the octahedron, Nim with a pass and Chomp: each a PNG
-//! streamed row by row through [`write_png`], palettes from [`super::palette`].
+//! The pictures of the automaton, the octahedron, Nim with a pass and Chomp: each streamed row
+//! by row through [`write_png`] (the output path's extension chooses the format), palettes
+//! from [`super::palette`], legends and axis labels from [`super::label`].
 
-use super::legend::Legend;
+use super::label::{Axes, Legend, AXIS_BAND};
 use super::palette::{ordinal_palette, CHOCOLATE, PASS_GRID};
 use super::picture::words_to_bytes;
 use super::png::{write_png, Compression, PixelFormat, PngSpec};
@@ -82,36 +83,83 @@ pub fn write_section_png(path: &Path, s: &Section) -> Result<u64> {
     Ok(inside)
 }
 
-/// Write C(m,m) as Nim with a pass (SPEC §4), `scale` pixels a cell: plain Nim P-cells blue,
-/// pass P-cells red, both purple, the rest white. `t` is the four-heap table (side ≥ m).
-pub fn write_pass_grid_png(path: &Path, t: &NimPass, m: u64, scale: u32) -> Result<()> {
-    let scale = scale.max(1) as u64;
-    let side = m.checked_mul(scale).ok_or_else(|| {
-        Error::too_large(
-            format!("a {m}×{m} picture at scale {scale}"),
-            "more than 2^64 pixels a side",
-        )
-    })?;
-    let px = png_side(side, &format!("a {m}×{m} picture at scale {scale}"))?;
+/// Palette index of the legend's text and swatch borders in a Nim-with-a-pass picture (after
+/// the four [`PassCell`](crate::pass::nimpass::PassCell) colours of [`PASS_GRID`]).
+const PASS_GRID_INK: u8 = 4;
+
+/// The layout of C(m,m) drawn as Nim with a pass: the grid, `scale` pixels a cell, and a
+/// legend of its colours below it.
+#[derive(Debug, Clone)]
+pub struct PassGridLayout {
+    /// The side of the bar.
+    pub m: u64,
+    /// Pixels a cell.
+    pub scale: u32,
+    /// Pixels a side of the grid.
+    pub side: u32,
+    /// The picture's width and height in pixels, the legend included.
+    pub width: u32,
+    /// See `width`.
+    pub height: u32,
+    legend: Legend,
+}
+
+impl PassGridLayout {
+    /// The layout for C(m,m) at `scale` pixels a cell (0 is taken as 1), or
+    /// [`Error::TooLarge`] when it would not fit in a picture.
+    pub fn new(m: u64, scale: u32) -> Result<PassGridLayout> {
+        let scale = scale.max(1);
+        let what = || format!("a {m}×{m} picture at scale {scale}");
+        let side = m
+            .checked_mul(scale as u64)
+            .filter(|&s| s <= i32::MAX as u64 / 2)
+            .ok_or_else(|| Error::too_large(what(), "more pixels a side than a PNG can hold"))?;
+        let side = png_side(side, &what())?;
+        let mut entries = vec![(1, "Nim P"), (2, "pass P")];
+        if m == 1 {
+            entries.push((3, "both"));
+        }
+        let legend = Legend::new(&entries, PASS_GRID_INK, 0, side);
+        Ok(PassGridLayout {
+            m,
+            scale,
+            side,
+            width: side.max(legend.width()),
+            height: side + legend.height(),
+            legend,
+        })
+    }
+}
+
+/// Write C(m,m) as Nim with a pass (SPEC §4) laid out by `layout`: plain Nim P-cells blue,
+/// pass P-cells red, both purple, the rest white, and the legend below. `t` is the four-heap
+/// table (side ≥ m).
+pub fn write_pass_grid_png(path: &Path, t: &NimPass, layout: &PassGridLayout) -> Result<()> {
+    let (m, scale, side) = (layout.m, layout.scale as usize, layout.side);
+    let mut palette = PASS_GRID.to_vec();
+    palette.extend_from_slice(&[0, 0, 0]);
     let spec = PngSpec {
-        width: px,
-        height: px,
-        format: PixelFormat::Indexed {
-            bits: 2,
-            palette: PASS_GRID.to_vec(),
-        },
+        width: layout.width,
+        height: layout.height,
+        format: PixelFormat::Indexed { bits: 4, palette },
         compression: Compression::Balanced,
     };
     let mut colours = vec![0u8; m as usize];
+    let put = |row: &mut [u8], px: usize, c: u8| row[px / 2] |= c << (4 - 4 * (px % 2));
     write_png(path, &spec, |y, row| {
-        let i = y as u64 / scale + 1;
-        for j in 1..=m {
-            colours[(j - 1) as usize] = pass_cell(t, m, i, j).index();
-        }
         row.fill(0);
-        for px in 0..side as usize {
-            let c = colours[px / scale as usize];
-            row[px / 4] |= c << (6 - 2 * (px % 4));
+        if y < side {
+            let i = y as u64 / scale as u64 + 1;
+            for j in 1..=m {
+                colours[(j - 1) as usize] = pass_cell(t, m, i, j).index();
+            }
+            for px in 0..side as usize {
+                put(row, px, colours[px / scale]);
+            }
+        } else {
+            for px in 0..layout.width {
+                put(row, px as usize, layout.legend.pixel(px, y - side));
+            }
         }
         Ok(())
     })
@@ -120,8 +168,9 @@ pub fn write_pass_grid_png(path: &Path, t: &NimPass, m: u64, scale: u32) -> Resu
 /// Largest side of an ordinal-plane picture, in pixels.
 pub const ORDINAL_PICTURE_MAX_SIDE: u64 = 32_768;
 
-/// Write an ordinal plane, `scale` pixels a position, one colour per ordinal, with a legend of
-/// the ordinals below it. Returns the picture's (width, height).
+/// Write an ordinal plane, `scale` pixels a position, one colour per ordinal (palette entry
+/// 2 + k for ordinal k), with axis labels above and left of it and a legend of the ordinals
+/// below it. Returns the picture's (width, height).
 pub fn write_ordinal_plane_png(
     path: &Path,
     plane: &OrdinalPlane,
@@ -139,10 +188,19 @@ pub fn write_ordinal_plane_png(
         ));
     }
     let grid = side * scale;
-    let entries = plane.players as usize + 1;
-    let width = grid.max(Legend::one_line_width(entries)).max(64);
-    let legend = Legend::new(entries, width);
-    let height = grid + legend.height();
+    let (across, down) = plane.axis_names();
+    let axes = Axes::new(across, down, grid, grid);
+    let names: Vec<String> = (0..=plane.players).map(|k| k.to_string()).collect();
+    let entries: Vec<(u8, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| (2 + k as u8, name.as_str()))
+        .collect();
+    let one_line = Legend::new(&entries, 1, 0, u32::MAX).width();
+    let width = (AXIS_BAND + grid).max(one_line).max(64);
+    let legend = Legend::new(&entries, 1, 0, width);
+    let top = AXIS_BAND + grid;
+    let height = top + legend.height();
     let spec = PngSpec {
         width,
         height,
@@ -153,19 +211,20 @@ pub fn write_ordinal_plane_png(
         compression: Compression::Balanced,
     };
     write_png(path, &spec, |y, row| {
-        if y < grid {
-            let cy = y / scale;
+        if y < top {
             for (x, px) in row.iter_mut().enumerate() {
                 let x = x as u32;
-                *px = if x < grid {
-                    plane.ordinal(cy, x / scale).map_or(0, |o| 2 + o)
+                let in_grid = (AXIS_BAND..top).contains(&x) && y >= AXIS_BAND;
+                *px = if in_grid {
+                    let (cy, cx) = ((y - AXIS_BAND) / scale, (x - AXIS_BAND) / scale);
+                    plane.ordinal(cy, cx).map_or(0, |o| 2 + o)
                 } else {
-                    0
+                    axes.ink(x, y) as u8
                 };
             }
         } else {
             for (x, px) in row.iter_mut().enumerate() {
-                *px = legend.pixel(x as u32, y - grid);
+                *px = legend.pixel(x as u32, y - top);
             }
         }
         Ok(())

@@ -47,7 +47,7 @@ pub struct Picture {
 /// A tile side for tiled output (Deep Zoom pyramids, tile shards): a positive multiple of 8, so
 /// that every tile of 1-bit rows starts on a byte boundary. Returns the side.
 pub fn check_tile_size(tile: u64) -> Result<u64> {
-    if tile == 0 || tile % 8 != 0 {
+    if tile == 0 || !tile.is_multiple_of(8) {
         return Err(Error::bad_argument(
             "the tile size",
             tile,

@@ -1,12 +1,13 @@
 //! Streaming PNG writer shared by every picture chompute makes.
 //!
-//! Rows are produced one at a time by a callback and streamed through the `png` crate's
-//! [`png::StreamWriter`], so memory stays one row whatever the image size.
+//! Rows are produced by a callback and streamed band by band ([`super::encode`]), so memory
+//! stays a few bands whatever the image size. Every PNG carries `Software` and `Description`
+//! text chunks ([`set_description`]), so a picture found later says what made it.
 
-use super::atomic::AtomicFile;
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
+use std::sync::RwLock;
 
 /// How hard the encoder works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -156,33 +157,55 @@ impl PngSpec {
             }
         }
         enc.set_compression(self.compression.into());
+        add_text(&mut enc, "Software", software())?;
+        if let Some(d) = description() {
+            add_text(&mut enc, "Description", d)?;
+        }
         Ok(enc)
     }
 }
 
-/// Write a PNG at `path` atomically. `fill_row(y, row)` fills row y (0-based, top first) of
-/// `spec.format.row_bytes(width)` bytes; it is called once per row, in order, on the calling
-/// thread, while earlier rows are compressed in parallel (see [`super::encode`]).
+/// Write a picture at `path` atomically: [`super::output::write_image`], whose path's
+/// extension chooses the format (the name is kept for the callers that write PNGs).
 pub fn write_png(
     path: &Path,
     spec: &PngSpec,
-    mut fill_row: impl FnMut(u32, &mut [u8]) -> Result<()>,
+    fill_row: impl FnMut(u32, &mut [u8]) -> Result<()>,
 ) -> Result<()> {
-    spec.validate()?;
-    let mut file = AtomicFile::create(path)?;
-    super::encode::stream_png(path, &mut file, spec, |sink| {
-        let row_bytes = sink.row_bytes();
-        while sink.rows_left() > 0 {
-            sink.fill_band(|y0, _rows, bytes| {
-                for (k, row) in bytes.chunks_exact_mut(row_bytes).enumerate() {
-                    fill_row((y0 + k) as u32, row)?;
-                }
-                Ok(())
-            })?;
-        }
-        Ok(())
-    })?;
-    file.commit()
+    super::output::write_image(path, spec, fill_row).map(|_| ())
+}
+
+/// What every PNG says about itself in `tEXt` chunks: `Software` is `chompute` and its
+/// version; `Description`, when set, is the command that made it and its parameters.
+static DESCRIPTION: RwLock<Option<String>> = RwLock::new(None);
+
+/// The `Software` text of every PNG: `chompute 0.1.0`.
+pub fn software() -> String {
+    format!("chompute {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Set the `Description` text of every PNG written from now on (the binary sets it to the
+/// command line and the picture's parameters), or clear it with `None`.
+pub fn set_description(text: Option<String>) {
+    if let Ok(mut d) = DESCRIPTION.write() {
+        *d = text;
+    }
+}
+
+/// The `Description` text PNGs get, if one is set.
+pub fn description() -> Option<String> {
+    DESCRIPTION.read().ok().and_then(|d| d.clone())
+}
+
+/// Add a text chunk: `tEXt` when the text is Latin-1 (as PNG asks of `tEXt`), else `iTXt`
+/// (UTF-8).
+fn add_text<W: Write>(enc: &mut png::Encoder<'_, W>, key: &str, text: String) -> Result<()> {
+    let added = if text.chars().all(|c| (c as u32) < 256 && c != '\0') {
+        enc.add_text_chunk(key.into(), text)
+    } else {
+        enc.add_itxt_chunk(key.into(), text)
+    };
+    added.map_err(|e| Error::invalid(format!("PNG text chunk {key}: {e}")))
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.

@@ -70,7 +70,7 @@ pub struct TileFault(pub String);
 
 impl TileManifest {
     pub fn of(pic: &Picture, tile_size: u64) -> Result<TileManifest> {
-        if tile_size == 0 || tile_size % 8 != 0 {
+        if tile_size == 0 || !tile_size.is_multiple_of(8) {
             return Err(Error::bad_argument(
                 "the tile size",
                 tile_size,
@@ -109,7 +109,7 @@ impl TileManifest {
     /// of at least one pixel, and exactly the tiles that cover it.
     fn check_shape(&self) -> std::result::Result<(), String> {
         let ts = self.tile_size;
-        if ts == 0 || ts % 8 != 0 {
+        if ts == 0 || !ts.is_multiple_of(8) {
             return Err(format!("tile_size is {ts}, not a positive multiple of 8"));
         }
         if self.width == 0 || self.height == 0 {
@@ -569,7 +569,7 @@ impl TileRows {
         if self.next_row >= self.manifest.height {
             return Err(Error::invalid("read past the last row of the tiles"));
         }
-        if self.next_row % ts == 0 {
+        if self.next_row.is_multiple_of(ts) {
             self.open_tile_row(self.next_row / ts)?;
         }
         let tile_row = self.next_row / ts;

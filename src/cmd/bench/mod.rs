@@ -53,6 +53,8 @@ pub struct BenchEnv {
     pub reps: usize,
     /// `--ca-steps`: automaton steps (default scaled to the adapter).
     pub ca_steps: Option<u64>,
+    /// Says which kernel is being timed, on a terminal ([`chompute::progress::spinner`]).
+    pub progress: indicatif::ProgressBar,
 }
 
 impl BenchEnv {
@@ -68,6 +70,10 @@ impl BenchEnv {
         work: u128,
         mut f: impl FnMut() -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
+        self.progress.set_message(format!(
+            "timing {kernel} {size} on the {backend} ({} measurements so far)",
+            out.len()
+        ));
         let mut value = f()?;
         let mut best = f64::INFINITY;
         for _ in 0..self.reps {
@@ -176,6 +182,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         quick: args.quick,
         reps: if args.quick { 1 } else { 3 },
         ca_steps: args.ca_steps,
+        progress: chompute::progress::spinner("starting"),
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
@@ -183,7 +190,29 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     chomp::bench_chomp(&env, &mut out)?;
     pass::bench_pass(&env, &mut out)?;
     ca::bench_ca(&env, &mut out)?;
+    env.progress.finish_and_clear();
 
+    if args.csv {
+        use crate::cmd::csv_field;
+        use std::io::Write;
+        let mut w = std::io::stdout().lock();
+        writeln!(w, "kernel,size,backend,unit,work,seconds,per_second")?;
+        for m in &out {
+            writeln!(
+                w,
+                "{},{},{},{},{},{:.6},{:.6e}",
+                csv_field(&m.kernel),
+                csv_field(&m.size),
+                m.backend,
+                csv_field(&m.unit),
+                m.work,
+                m.seconds,
+                m.per_second
+            )?;
+        }
+        w.flush()?;
+        return Ok(());
+    }
     if args.json {
         return crate::cmd::print_json(&Report {
             adapter: env.gpu.as_ref().map(|c| c.report()),

@@ -1,0 +1,390 @@
+//! Every ```console example of README.md, run through the built binary and compared with what
+//! README shows, so README cannot drift from what chompute prints.
+//!
+//! - A line `$ chompute …` is a command; the lines after it, up to the next `$ ` or the end of
+//!   the block, are what it prints (stdout, then stderr). Commands run with bash (so pipes such
+//!   as `| head -3` work) in a fresh temporary directory holding `docs/img/`, with the built
+//!   `chompute` first on PATH and `CHOMPUTE_BACKEND=cpu`, so the output does not depend on the
+//!   machine's GPU. Each must exit with status 0 (`pipefail`), or with the status a trailing
+//!   comment names (`$ chompute cout 5   # exit status 2`).
+//! - Numbers that change from run to run are masked on both sides before comparing, by one
+//!   rule: a timing is a number followed by ` s` (`0.031 s`), a number in JSON under a key
+//!   that names seconds (`"seconds":0.0004`), or a decimal in the `seconds` column of a table
+//!   (right-aligned: it ends where the header's `seconds` ends) or of a CSV header; a rate is a number in e-notation (`2.07e10`). Spaces before a
+//!   masked number are collapsed, so column widths do not matter there.
+//! - A block that cannot run in a test is marked on the line before it with
+//!   `<!-- readme-test: skip: REASON -->`; the reason is required and the skipped blocks are
+//!   listed on stderr. README has none at present: its examples are sized to run in seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One `$ command` and the lines README shows under it.
+struct Example {
+    line: usize,
+    command: String,
+    expected: Vec<String>,
+    /// The exit status README names (`# exit status N`), else 0.
+    status: i32,
+}
+
+/// The console examples of README, and the skipped blocks as (line, reason).
+fn examples(readme: &str) -> (Vec<Example>, Vec<(usize, String)>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    let lines: Vec<&str> = readme.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() != "```console" {
+            i += 1;
+            continue;
+        }
+        let marker = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .and_then(|l| l.trim().strip_prefix("<!-- readme-test: skip"));
+        let start = i + 1;
+        let end = (start..lines.len())
+            .find(|&k| lines[k].trim() == "```")
+            .unwrap_or_else(|| panic!("README line {}: unclosed console block", i + 1));
+        if let Some(rest) = marker {
+            let reason = rest
+                .trim_start_matches(':')
+                .trim_end_matches("-->")
+                .trim()
+                .to_string();
+            assert!(
+                !reason.is_empty(),
+                "README line {i}: a skip marker needs a reason"
+            );
+            skipped.push((i + 1, reason));
+        } else {
+            for (k, line) in lines.iter().enumerate().take(end).skip(start) {
+                if let Some(cmd) = line.strip_prefix("$ ") {
+                    assert!(
+                        cmd.starts_with("chompute "),
+                        "README line {}: console examples run chompute: {cmd}",
+                        k + 1
+                    );
+                    let status = cmd
+                        .rsplit_once("# exit status ")
+                        .map(|(_, n)| {
+                            n.trim().parse().unwrap_or_else(|_| {
+                                panic!("README line {}: bad exit status '{n}'", k + 1)
+                            })
+                        })
+                        .unwrap_or(0);
+                    out.push(Example {
+                        line: k + 1,
+                        command: cmd.to_string(),
+                        expected: Vec::new(),
+                        status,
+                    });
+                } else {
+                    let e = out.last_mut().unwrap_or_else(|| {
+                        panic!("README line {}: output before any `$ ` command", k + 1)
+                    });
+                    e.expected.push(line.to_string());
+                }
+            }
+        }
+        i = end + 1;
+    }
+    (out, skipped)
+}
+
+/// The number starting at byte `i` of `s` (digits, an optional fraction, an optional
+/// exponent), if one starts there and is not part of a word; returns its end and whether it
+/// has an exponent.
+fn number_at(s: &[u8], i: usize) -> Option<(usize, bool)> {
+    if !s[i].is_ascii_digit() || (i > 0 && (s[i - 1].is_ascii_alphanumeric() || s[i - 1] == b'.')) {
+        return None;
+    }
+    let digits = |mut k: usize| {
+        while k < s.len() && s[k].is_ascii_digit() {
+            k += 1;
+        }
+        k
+    };
+    let mut end = digits(i);
+    if end + 1 < s.len() && s[end] == b'.' && s[end + 1].is_ascii_digit() {
+        end = digits(end + 1);
+    }
+    let mut exp = false;
+    if end < s.len() && s[end] == b'e' {
+        let k = if end + 1 < s.len() && (s[end + 1] == b'+' || s[end + 1] == b'-') {
+            end + 2
+        } else {
+            end + 1
+        };
+        if k < s.len() && s[k].is_ascii_digit() {
+            end = digits(k);
+            exp = true;
+        }
+    }
+    if end < s.len() && (s[end].is_ascii_alphabetic() && !exp) {
+        return None; // 3x10, 2nd: part of a word
+    }
+    Some((end, exp))
+}
+
+/// Whether the number at byte `i` is a JSON value under a key naming seconds.
+fn json_seconds(s: &str, i: usize) -> bool {
+    let before = &s[..i];
+    let Some(key_end) = before.strip_suffix("\":") else {
+        return false;
+    };
+    let key = &key_end[key_end.rfind('"').map_or(0, |k| k + 1)..];
+    key.contains("second")
+}
+
+/// A line with its run-dependent numbers masked (see the module comment); `seconds_end`, the
+/// character column where a table header's `seconds` ends, masks a decimal ending there.
+fn mask(line: &str, seconds_end: Option<usize>) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some((end, exp)) = number_at(bytes, i) {
+            let rest = &line[end..];
+            let after_s = rest
+                .strip_prefix(" s")
+                .is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric()));
+            let is_decimal = line[i..end].contains('.');
+            let column = is_decimal && seconds_end == Some(line[..end].chars().count());
+            let masked = if exp {
+                Some("<rate>")
+            } else if after_s || json_seconds(line, i) || column {
+                Some("<time>")
+            } else {
+                None
+            };
+            if let Some(m) = masked {
+                while out.ends_with("  ") {
+                    out.pop();
+                }
+                out.push_str(m);
+            } else {
+                out.push_str(&line[i..end]);
+            }
+            i = end;
+        } else {
+            let c = line[i..].chars().next().expect("in bounds");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// Every line masked, with the `seconds` column rule applied under a header that has one.
+fn mask_all(lines: &[String]) -> Vec<String> {
+    let mut seconds_end = None;
+    let mut csv_seconds = None;
+    let mut out: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let m = match csv_seconds {
+                Some(k) => mask(&mask_csv_field(l, k), seconds_end),
+                None => mask(l, seconds_end),
+            };
+            if let Some(k) = seconds_column_end(l) {
+                seconds_end = Some(k);
+            }
+            if l.contains(',') {
+                csv_seconds = l.split(',').position(|f| f == "seconds").or(csv_seconds);
+            }
+            m
+        })
+        .collect();
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// Where the word `seconds` ends (in characters) when `line` is a table header naming it.
+fn seconds_column_end(line: &str) -> Option<usize> {
+    let mut at = 0;
+    for word in line.split(' ') {
+        at += word.chars().count();
+        if word == "seconds" {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
+}
+
+/// A CSV row with its field `k` (a `seconds` column; fields before it are unquoted) masked
+/// when it is a decimal.
+fn mask_csv_field(line: &str, k: usize) -> String {
+    let fields: Vec<&str> = line.splitn(k + 2, ',').collect();
+    match fields.get(k) {
+        Some(f)
+            if !fields[..k].iter().any(|f| f.contains('"'))
+                && f.contains('.')
+                && f.chars().all(|c| c.is_ascii_digit() || c == '.') =>
+        {
+            let mut out = fields.clone();
+            out[k] = "<time>";
+            out.join(",")
+        }
+        _ => line.to_string(),
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chompute-readme-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("docs/img")).expect("scratch directory");
+    dir
+}
+
+/// Run one example in `dir`: its stdout then stderr, as lines, and its exit status.
+fn run(example: &Example, dir: &Path) -> (Vec<String>, Option<i32>) {
+    let bin = Path::new(env!("CARGO_BIN_EXE_chompute"));
+    let path = match std::env::var_os("PATH") {
+        Some(p) => {
+            let mut dirs = vec![bin.parent().expect("binary directory").to_path_buf()];
+            dirs.extend(std::env::split_paths(&p));
+            std::env::join_paths(dirs).expect("PATH")
+        }
+        None => bin
+            .parent()
+            .expect("binary directory")
+            .as_os_str()
+            .to_owned(),
+    };
+    let xdg = dir.join(".xdg");
+    let _ = std::fs::create_dir_all(&xdg);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(&xdg, std::fs::Permissions::from_mode(0o700));
+    }
+    let o = Command::new("bash")
+        .args(["-o", "pipefail", "-c", &example.command])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("CHOMPUTE_BACKEND", "cpu")
+        .env("XDG_RUNTIME_DIR", &xdg)
+        .output()
+        .expect("run bash");
+    let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&o.stderr));
+    (text.lines().map(str::to_string).collect(), o.status.code())
+}
+
+#[test]
+fn every_console_example_prints_what_readme_shows() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let (examples, skipped) = examples(&readme);
+    assert!(
+        examples.len() >= 20,
+        "only {} console examples found",
+        examples.len()
+    );
+    for (line, reason) in &skipped {
+        eprintln!("README line {line}: console block skipped: {reason}");
+    }
+    let dir = scratch("examples");
+    let mut failures = Vec::new();
+    for e in &examples {
+        let (actual, status) = run(e, &dir);
+        let (want, got) = (mask_all(&e.expected), mask_all(&actual));
+        let ok = status == Some(e.status);
+        if !ok || want != got {
+            failures.push(format!(
+                "README line {}: $ {}\n{}--- README shows:\n{}\n--- chompute prints:\n{}\n",
+                e.line,
+                e.command,
+                if ok {
+                    String::new()
+                } else {
+                    format!("(exit status {status:?}, not {})\n", e.status)
+                },
+                e.expected.join("\n"),
+                actual.join("\n")
+            ));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "{} of {} README examples differ:\n\n{}",
+        failures.len(),
+        examples.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn masking_hides_only_run_dependent_numbers() {
+    assert_eq!(
+        mask("  cpu     5122401    0.033336 s", None),
+        "  cpu     5122401 <time> s"
+    );
+    assert_eq!(
+        mask(
+            "16383 steps in 70.652 s on the CPU: 2.075e10 cell updates/s",
+            None
+        ),
+        "16383 steps in <time> s on the CPU: <rate> cell updates/s"
+    );
+    assert_eq!(
+        mask(r#"{"count":"5","seconds":0.000369,"m":"4"}"#, None),
+        r#"{"count":"5","seconds":<time>,"m":"4"}"#
+    );
+    // Exact numbers stay: sizes, counts, boxes, fractions of the octahedron, rules.
+    for exact in [
+        "box 3x10: 286 positions",
+        "H_{3,5.5}: 176×176 pixels",
+        "rule 0,1,2 (normalised from 10,20,30)",
+        "5 steps, 55 rules",
+    ] {
+        assert_eq!(mask(exact, None), exact);
+    }
+    let table = [
+        "claim   checked result   seconds".to_string(),
+        "sum-odd      49   pass     0.003".to_string(),
+    ];
+    assert_eq!(mask_all(&table)[1], "sum-odd      49   pass <time>");
+    // The claim report: the seconds column comes before the range and statement.
+    let claims = [
+        "claim    kind      result   checked    seconds  range: statement".to_string(),
+        "Lemma 6  theorem   pass         169      0.012  0 <= x,y < 13: G_P(x,y) = 0 iff ..."
+            .to_string(),
+    ];
+    let csv = [
+        "name,kind,result,checked,seconds,range".to_string(),
+        "Lemma 6,theorem,pass,169,0.000003,\"0 <= x,y < 13\"".to_string(),
+    ];
+    assert_eq!(
+        mask_all(&csv)[1],
+        "Lemma 6,theorem,pass,169,<time>,\"0 <= x,y < 13\""
+    );
+    assert_eq!(
+        mask_all(&claims)[1],
+        "Lemma 6  theorem   pass         169 <time>  0 <= x,y < 13: G_P(x,y) = 0 iff ..."
+    );
+}
+
+#[test]
+fn skip_markers_need_a_reason() {
+    let text = "<!-- readme-test: skip: takes a minute -->\n```console\n$ chompute ca 16383\nout\n```\n```console\n$ chompute count 4\n16\n$ chompute cout   # exit status 2\nerr\n```\n";
+    let (ex, skipped) = examples(text);
+    assert_eq!(skipped, vec![(2, "takes a minute".to_string())]);
+    assert_eq!(ex.len(), 2);
+    assert_eq!(ex[0].command, "chompute count 4");
+    assert_eq!(
+        (ex[0].expected.clone(), ex[0].status),
+        (vec!["16".to_string()], 0)
+    );
+    assert_eq!(
+        (ex[1].expected.clone(), ex[1].status),
+        (vec!["err".to_string()], 2)
+    );
+}
