@@ -43,6 +43,18 @@ pub const EXTENSIONS: [(&str, PictureFormat); 8] = [
     ("gif", PictureFormat::InMemory(image::ImageFormat::Gif)),
 ];
 
+/// Whether `path` is standard output (`-`, `/dev/stdout`) or an existing FIFO or character device, which
+/// take a PNG whatever their name.
+fn streams_without_extension(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    path.as_os_str() == "-"
+        || path == Path::new("/dev/stdout")
+        || std::fs::metadata(path).is_ok_and(|m| {
+            let t = m.file_type();
+            t.is_fifo() || t.is_char_device()
+        })
+}
+
 impl PictureFormat {
     /// The format `path`'s extension names (case does not matter), or an error listing the
     /// extensions there are.
@@ -70,6 +82,9 @@ impl PictureFormat {
                         known()
                     ))
                 }),
+            // Standard output, a FIFO or a device named without an extension: PNG, the
+            // format that streams (`render 30001 -o - | viewer`).
+            None if streams_without_extension(path) => Ok(PictureFormat::Png),
             None => Err(Error::invalid(format!(
                 "'{}' has no extension to choose the picture format; use one of {}",
                 path.display(),
