@@ -318,16 +318,20 @@ pub fn theorems<'py>(py: Python<'py>, max_m: &Bound<'py, PyAny>) -> PyResult<Bou
     let list = PyList::empty(py);
     for r in &results {
         let d = PyDict::new(py);
-        d.set_item("name", r.name)?;
-        d.set_item("statement", r.statement)?;
+        d.set_item("name", &r.name)?;
+        d.set_item("statement", &r.statement)?;
         d.set_item("range", &r.range)?;
         d.set_item("checked", r.checked)?;
         d.set_item("pass", r.pass)?;
-        d.set_item("failure", r.failure.as_deref())?;
+        d.set_item("failure", r.counterexample.as_deref())?;
         d.set_item("seconds", r.seconds)?;
         list.append(d)?;
     }
-    let failed: Vec<&str> = results.iter().filter(|r| !r.pass).map(|r| r.name).collect();
+    let failed: Vec<&str> = results
+        .iter()
+        .filter(|r| !r.pass)
+        .map(|r| r.name.as_str())
+        .collect();
     if !failed.is_empty() {
         let err = CheckFailed::new_err(format!("claims failed: {}", failed.join(", ")));
         err.value(py).setattr("claims", &list)?;
@@ -389,10 +393,9 @@ pub fn render<'py>(
     verify: bool,
     backend: &str,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::encode::stream_png;
     use chompute::render::picture::Picture;
     use chompute::render::source::CellSource;
-    use chompute::render::{AtomicFile, Compression};
+    use chompute::render::Compression;
 
     let (w, _) = bar_window(m, n, window)?;
     let fit = fit.map(|f| u64_arg(f, "fit", "at least 1")).transpose()?;
@@ -415,22 +418,43 @@ pub fn render<'py>(
             ))
         }
     };
-    let pic = Picture::new(w, scale, fit, colours).or_raise()?;
+    let pic = match (scale, fit) {
+        (Some(_), Some(_)) => return Err(invalid("scale and fit cannot be used together")),
+        (Some(k), None) => Picture::cells(w, k, colours),
+        (None, Some(pixels)) => Picture::fit(w, pixels, colours),
+        (None, None) => Picture::cells(w, 1, colours),
+    }
+    .or_raise()?;
     let spec = pic.spec(compression).or_raise()?;
     let cells = CellSource::new(engine(backend)?, verify);
-    let backend_used = cells.engine().name();
+    write_picture(py, &path, &pic, &spec, &cells)
+}
+
+/// Stream `pic` from `cells` into a PNG at `path` (temporary name, renamed when complete),
+/// checking for Ctrl-C between bands; the dict `render` returns.
+fn write_picture<'py>(
+    py: Python<'py>,
+    path: &std::path::Path,
+    pic: &chompute::render::picture::Picture,
+    spec: &chompute::render::png::PngSpec,
+    cells: &chompute::render::source::CellSource,
+) -> PyResult<Bound<'py, PyDict>> {
+    use chompute::render::encode::stream_png;
+    use chompute::render::AtomicFile;
+
+    let w = pic.window;
     let label = format!("'{}'", path.display());
     let mut interrupt: Option<PyErr> = None;
-    let written = py.detach(|| -> anyhow::Result<()> {
-        let mut file = AtomicFile::create(&path)?;
-        stream_png(&label, &mut file, &spec, |sink| {
+    let written = py.detach(|| -> chompute::Result<()> {
+        let mut file = AtomicFile::create(path)?;
+        stream_png(&label, &mut file, spec, |sink| {
             while sink.rows_left() > 0 {
                 sink.fill_band(|y0, rows, bytes| {
-                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                    pic.fill_rows(cells, 0, pic.width, y0 as u64, rows as u64, bytes)
                 })?;
                 if let Err(e) = Python::attach(|py| py.check_signals()) {
                     interrupt = Some(e);
-                    anyhow::bail!("interrupted");
+                    return Err(chompute::Error::Interrupted);
                 }
             }
             Ok(())
@@ -442,12 +466,49 @@ pub fn render<'py>(
     }
     written.or_raise()?;
     let d = PyDict::new(py);
-    d.set_item("path", &path)?;
+    d.set_item("path", path)?;
     d.set_item("m", w.m)?;
     d.set_item("n", w.n)?;
     d.set_item("window", (w.row0, w.col0, w.height, w.width))?;
     d.set_item("width", pic.width)?;
     d.set_item("height", pic.height)?;
-    d.set_item("backend", backend_used)?;
+    d.set_item("backend", cells.backend())?;
     Ok(d)
+}
+
+/// The CPU generator with one cell of every window flipped: what `render`'s verification
+/// must catch.
+struct Corrupted(chompute::render::source::EngineRows);
+
+impl chompute::render::source::RowSource for Corrupted {
+    fn p_rows(&self, w: &Window, out: &mut [u32]) -> chompute::Result<()> {
+        self.0.p_rows(w, out)?;
+        out[0] ^= 0x8000_0000;
+        Ok(())
+    }
+
+    fn name(&self) -> &str {
+        "corrupted generator"
+    }
+}
+
+/// Not part of the API: `render(path, m, verify=True)` from a generator that flips one cell
+/// of every window, for the test that verification raises chompute.CheckFailed and leaves
+/// no file.
+#[pyfunction]
+#[pyo3(name = "_render_corrupted")]
+pub fn render_corrupted<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    m: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyDict>> {
+    use chompute::render::picture::Picture;
+    use chompute::render::source::{CellSource, EngineRows};
+    use chompute::render::Compression;
+
+    let (w, _) = bar_window(m, None, None)?;
+    let pic = Picture::cells(w, 1, None).or_raise()?;
+    let spec = pic.spec(Compression::Fast).or_raise()?;
+    let cells = CellSource::with_source(Box::new(Corrupted(EngineRows::new(&Engine::Cpu))), true);
+    write_picture(py, &path, &pic, &spec, &cells)
 }

@@ -32,8 +32,10 @@ pub fn to_py(err: chompute::Error) -> PyErr {
         }
         E::Io { path, source } => {
             let path = path.display().to_string();
-            match source.raw_os_error() {
-                // OSError(errno, strerror, filename) picks the subclass (FileNotFoundError, …).
+            // OSError(errno, strerror, filename) picks the subclass (FileNotFoundError, …).
+            // Errors the library words itself (a missing directory found before anything is
+            // created) carry no OS code, only a kind: the errno of that kind then.
+            match source.raw_os_error().or_else(|| errno_of(source.kind())) {
                 Some(errno) => {
                     let text = source.to_string();
                     let strerror = text
@@ -50,35 +52,18 @@ pub fn to_py(err: chompute::Error) -> PyErr {
     }
 }
 
-/// Errors that can be raised in Python: the library's typed [`chompute::Error`], and, for the
-/// parts of the library that still return `anyhow::Error`, that error with the typed one (or
-/// one of the older markers) looked for inside it.
-pub trait IntoPyErr {
-    fn into_py_err(self) -> PyErr;
-}
-
-impl IntoPyErr for chompute::Error {
-    fn into_py_err(self) -> PyErr {
-        to_py(self)
-    }
-}
-
-impl IntoPyErr for anyhow::Error {
-    fn into_py_err(self) -> PyErr {
-        match self.downcast::<chompute::Error>() {
-            Ok(e) => to_py(e),
-            Err(e) => match e
-                .chain()
-                .find_map(|c| c.downcast_ref::<std::io::Error>())
-                .map(std::io::Error::raw_os_error)
-            {
-                // OSError(errno, strerror) picks the subclass (FileNotFoundError, …).
-                Some(Some(errno)) => PyOSError::new_err((errno, format!("{e:#}"))),
-                Some(None) => PyOSError::new_err(format!("{e:#}")),
-                None => to_py(chompute::Error::from_anyhow(e)),
-            },
-        }
-    }
+/// The errno Python maps to the OSError subclass of an I/O error kind (the same numbers on
+/// Linux, macOS and Windows' C runtime), or `None` for kinds without one.
+fn errno_of(kind: std::io::ErrorKind) -> Option<i32> {
+    use std::io::ErrorKind as K;
+    Some(match kind {
+        K::NotFound => 2,          // ENOENT: FileNotFoundError
+        K::PermissionDenied => 13, // EACCES: PermissionError
+        K::AlreadyExists => 17,    // EEXIST: FileExistsError
+        K::NotADirectory => 20,    // ENOTDIR: NotADirectoryError
+        K::IsADirectory => 21,     // EISDIR: IsADirectoryError
+        _ => return None,
+    })
 }
 
 /// `result.or_raise()?`: the error of any library call as its Python exception.
@@ -86,9 +71,9 @@ pub trait OrRaise<T> {
     fn or_raise(self) -> PyResult<T>;
 }
 
-impl<T, E: IntoPyErr> OrRaise<T> for Result<T, E> {
+impl<T> OrRaise<T> for chompute::Result<T> {
     fn or_raise(self) -> PyResult<T> {
-        self.map_err(IntoPyErr::into_py_err)
+        self.map_err(to_py)
     }
 }
 

@@ -31,6 +31,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chocolate::automaton, m)?)?;
     m.add_function(wrap_pyfunction!(chocolate::theorems, m)?)?;
     m.add_function(wrap_pyfunction!(chocolate::render, m)?)?;
+    m.add_function(wrap_pyfunction!(chocolate::render_corrupted, m)?)?;
     m.add_function(wrap_pyfunction!(pass::gp_table, m)?)?;
     m.add_function(wrap_pyfunction!(pass::cb_grundy, m)?)?;
     m.add_function(wrap_pyfunction!(pass::nimpass_p_positions, m)?)?;

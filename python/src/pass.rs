@@ -141,7 +141,7 @@ pub fn nimpass_p_positions<'py>(
     };
     let table = in_background(py, move || match k {
         4 => engine.nim_pass().four_heaps(side),
-        _ => NimPass::compute(k, side).map_err(chompute::Error::from_anyhow),
+        _ => NimPass::compute(k, side),
     })?
     .or_raise()?;
     let rows = table.count() as usize;

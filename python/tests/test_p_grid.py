@@ -53,11 +53,11 @@ def test_gpu_equals_cpu(gpu):
 
 
 def test_bad_input():
-    with pytest.raises(ValueError, match="at least one row"):
+    with pytest.raises(ValueError, match="the bar must be at least 1×1"):
         chompute.p_grid(0)
     with pytest.raises(OverflowError):
         chompute.p_grid(2**64)
-    with pytest.raises(ValueError, match="lies outside"):
+    with pytest.raises(ValueError, match=r"the window must be inside C\(5,5\)"):
         chompute.p_grid(5, 5, window=(1, 5, 1, 2))
     with pytest.raises(ValueError, match="backend must be"):
         chompute.p_grid(5, backend="tpu")
