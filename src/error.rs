@@ -40,8 +40,12 @@ macro_rules! usage {
     };
 }
 
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise.
+/// Exit status for an error chain: 2 for usage errors, 1 otherwise; a typed [`Error`] in the
+/// chain says for itself ([`Error::exit_code`]).
 pub fn exit_code(err: &anyhow::Error) -> u8 {
+    if let Some(typed) = err.chain().find_map(|e| e.downcast_ref::<Error>()) {
+        return typed.exit_code();
+    }
     if err
         .chain()
         .any(|e| e.downcast_ref::<UsageError>().is_some())
@@ -106,6 +110,16 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The exit status this error means: 1 for a failed check, 130 for an interrupt, 2 for
+    /// everything else (bad input, too large, I/O, no GPU).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::CheckFailed(_) => 1,
+            Error::Interrupted => 130,
+            _ => 2,
+        }
+    }
+
     /// [`Error::BadArgument`] from anything displayable.
     pub fn bad_argument(
         what: impl Into<String>,

@@ -5,6 +5,13 @@
 /// to the room left under a cgroup v2 limit (`memory.max` − `memory.current`) when there is one,
 /// as under Kubernetes or Slurm. `None` where neither can be read.
 pub fn available_bytes() -> Option<u64> {
+    // Test hook: pretend this much is available, so that the check can be seen to work.
+    if let Some(v) = std::env::var("CHOMPUTE_TEST_MEMORY_AVAILABLE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        return Some(v);
+    }
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let host = meminfo.as_deref().and_then(meminfo_available);
     let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
@@ -36,6 +43,21 @@ fn cgroup_room(max: &str, current: &str) -> Option<u64> {
 /// job and `hint` says how to shrink it.
 pub fn ensure_available(bytes: u64, what: &str, hint: &str) -> anyhow::Result<()> {
     check_room(bytes, available_bytes(), what, hint)
+}
+
+/// As [`ensure_available`], for the library's typed errors: [`crate::Error::TooLarge`].
+pub fn room_for(bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
+    match available_bytes() {
+        Some(room) if bytes > room => Err(crate::Error::too_large(
+            what,
+            format!(
+                "it needs {} of memory but only {} is available; {hint}",
+                gib(bytes),
+                gib(room)
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> anyhow::Result<()> {

@@ -44,6 +44,22 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// `--window ROW,COL,HEIGHT,WIDTH` → a window of C(m,n) (checked: inside the bar, no sum
+/// past 2^64-1).
+pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<crate::chocolate::Window> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let nums: Option<Vec<u64>> = parts
+        .iter()
+        .map(|p| crate::cli::parse_size(p).ok())
+        .collect();
+    match nums.as_deref() {
+        Some(&[r, c, h, w]) if parts.len() == 4 => crate::chocolate::Window::new(m, n, r, c, h, w),
+        _ => Err(crate::usage!(
+            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
+        )),
+    }
+}
+
 /// Print a serialisable value as one line of JSON on stdout.
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     use std::io::Write;

@@ -1,7 +1,7 @@
 //! `chompute render` and `chompute assemble`: pictures of P-grids as streamed PNGs, Deep Zoom
 //! pyramids and sharded tile directories.
 
-use super::print_json;
+use super::{parse_window, print_json};
 use crate::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
 use crate::gpu::{BackendChoice, Engine};
@@ -38,21 +38,6 @@ struct RenderReport {
     #[serde(flatten)]
     shard_report: Option<ShardReport>,
     seconds: f64,
-}
-
-/// `ROW,COL,HEIGHT,WIDTH` → a window of C(m,n).
-fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let nums: Option<Vec<u64>> = parts
-        .iter()
-        .map(|p| crate::cli::parse_size(p).ok())
-        .collect();
-    match nums.as_deref() {
-        Some(&[r, c, h, w]) if parts.len() == 4 => Window::new(m, n, r, c, h, w),
-        _ => Err(usage!(
-            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
-        )),
-    }
 }
 
 /// `P,N` → the two colours.
@@ -102,7 +87,16 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .map(parse_colours)
         .transpose()?
         .flatten();
-    let pic = Picture::new(window, args.cell, args.fit, colours)?;
+    let mut pic = Picture::new(window, args.cell, args.fit, colours)?;
+    if let Some(shade) = args.shade {
+        if !matches!(pic.scale, Scale::Fit(_)) {
+            return Err(usage!(
+                "--shade {} shades fitted pictures; add --fit PIXELS",
+                shade.name()
+            ));
+        }
+        pic = pic.with_shade(shade);
+    }
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
         return Err(usage!(
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
@@ -123,7 +117,11 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         (None, _) => (0, 1),
     };
     let spec = match &args.output {
-        Some(_) => Some(pic.spec(args.compression)?),
+        Some(path) => {
+            let spec = pic.spec(args.compression)?;
+            crate::render::encode::ensure_memory(&spec, &format!("'{}'", path.display()))?;
+            Some(spec)
+        }
         None => None,
     };
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;

@@ -4,7 +4,9 @@
 use crate::chocolate::grid::{p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
 use crate::chocolate::rows::{p_column_base, p_row_of_key, p_rows_submask};
+use crate::chocolate::window::BlockGrid;
 use crate::error::CheckFailed;
+use crate::gpu::block_count::BlockCountGpu;
 use crate::gpu::{ptest::PGridGpu, Engine};
 use rayon::prelude::*;
 
@@ -45,6 +47,66 @@ impl CellSource {
             self.check(w, out)?;
         }
         Ok(())
+    }
+
+    /// Blocks a fitted picture asks for at a time: enough to keep the engine busy, few
+    /// enough that their counts and corners take a few MB (16 bytes each).
+    pub fn block_chunk_pixels(&self) -> u64 {
+        match &self.engine {
+            Engine::Cpu => 1 << 16,
+            Engine::Gpu(_) => 1 << 20,
+        }
+    }
+
+    /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major,
+    /// by the digit method: on the CPU ([`BlockGrid::counts`]) or with `block_count.wgsl`.
+    /// With `--verify`, sampled blocks are recounted by a second method (the CPU for GPU
+    /// counts, the 16-state reference programme for CPU counts).
+    pub fn block_counts(
+        &self,
+        grid: &BlockGrid,
+        by0: u64,
+        rows: u64,
+        bx0: u64,
+        cols: u64,
+    ) -> crate::Result<Vec<u128>> {
+        let mut counts = match &self.engine {
+            Engine::Cpu => grid.counts(by0, rows, bx0, cols)?,
+            Engine::Gpu(ctx) => BlockCountGpu::new(ctx).counts(grid, by0, rows, bx0, cols)?,
+        };
+        if self.corrupt {
+            counts[0] = counts[0].checked_sub(1).unwrap_or(1);
+        }
+        if self.verify {
+            let k = counts.len() as u64;
+            let mut sample = vec![
+                0,
+                k - 1,
+                (by0 ^ bx0).wrapping_mul(0x9e37_79b9_7f4a_7c15) % k,
+            ];
+            sample.sort_unstable();
+            sample.dedup();
+            for i in sample {
+                let (by, bx) = (by0 + i / cols, bx0 + i % cols);
+                let (what, reference, expect) = match &self.engine {
+                    Engine::Gpu(_) => ("GPU", "CPU", grid.counts(by, 1, bx, 1)?[0]),
+                    Engine::Cpu => (
+                        "the digit method",
+                        "its reference programme",
+                        grid.counts_reference(by, 1, bx, 1)?[0],
+                    ),
+                };
+                let got = counts[i as usize];
+                if got != expect {
+                    let w = &grid.window;
+                    return Err(crate::Error::CheckFailed(format!(
+                        "--verify: {what} and {reference} disagree on block ({by}, {bx}) of C({}, {}): {got} against {expect} P-cells",
+                        w.m, w.n
+                    )));
+                }
+            }
+        }
+        Ok(counts)
     }
 
     /// The window as 1-bit PNG rows (`row_bytes` each, pixel bit = P-bit XOR `invert`'s bit).

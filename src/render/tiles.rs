@@ -10,6 +10,7 @@
 use super::atomic::AtomicFile;
 use super::encode::stream_png;
 use super::picture::{Colours, Picture, Scale};
+use super::shade::Shade;
 use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
@@ -38,6 +39,9 @@ pub struct TileManifest {
     pub tile_size: u64,
     pub tiles_x: u64,
     pub tiles_y: u64,
+    /// How fitted pixels are shaded; absent for `linear` (and in manifests older than it).
+    #[serde(default, skip_serializing_if = "Shade::is_linear")]
+    pub shade: Shade,
 }
 
 impl TileManifest {
@@ -45,6 +49,15 @@ impl TileManifest {
         if tile_size == 0 || tile_size % 8 != 0 {
             return Err(usage!(
                 "--tile-size must be a positive multiple of 8 (got {tile_size})"
+            ));
+        }
+        // `assemble` joins the tiles into one PNG or Deep Zoom image, at most 2^31-1 pixels a
+        // side; checked first, so that no tile count can overflow and no manifest is written.
+        if pic.width > i32::MAX as u64 || pic.height > i32::MAX as u64 {
+            return Err(usage!(
+                "a {}×{} picture cannot be assembled from tiles: a PNG or Deep Zoom image is at most 2^31-1 pixels a side; use --window, --fit or --cell",
+                pic.height,
+                pic.width
             ));
         }
         let w = &pic.window;
@@ -64,12 +77,14 @@ impl TileManifest {
             tile_size,
             tiles_x: pic.width.div_ceil(tile_size),
             tiles_y: pic.height.div_ceil(tile_size),
+            shade: pic.shade,
         };
-        pic.spec_for(
+        let tile = pic.spec_for(
             tile_size.min(pic.width),
             tile_size.min(pic.height),
             Compression::Fast,
         )?;
+        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"))?;
         Ok(m)
     }
 
@@ -82,7 +97,7 @@ impl TileManifest {
             (None, Some(b)) => Scale::Fit(b),
             _ => anyhow::bail!("tiles.json: exactly one of cell and fit_block must be given"),
         };
-        let pic = Picture::with_scale(window, scale, self.colours)?;
+        let pic = Picture::with_scale(window, scale, self.colours)?.with_shade(self.shade);
         anyhow::ensure!(
             pic.width == self.width && pic.height == self.height,
             "tiles.json: the picture is {}×{} pixels, not {}×{}",
@@ -95,7 +110,7 @@ impl TileManifest {
     }
 
     pub fn count(&self) -> u64 {
-        self.tiles_x * self.tiles_y
+        self.tiles_x.saturating_mul(self.tiles_y)
     }
 
     /// Pixel rectangle of tile t: (x0, y0, width, height).
@@ -198,10 +213,10 @@ pub fn render_shard(
         tiles_total: manifest.count(),
         ..Default::default()
     };
-    let mine: Vec<u64> = (i..manifest.count()).step_by(n as usize).collect();
-    report.tiles_in_shard = mine.len() as u64;
-    let bar = crate::progress::bar(mine.len() as u64, "tiles");
-    for t in mine {
+    // Tiles t ≡ i (mod n), walked without listing them (there may be 2^56).
+    report.tiles_in_shard = manifest.count().saturating_sub(i).div_ceil(n);
+    let bar = crate::progress::bar(report.tiles_in_shard, "tiles");
+    for t in (i..manifest.count()).step_by(usize::try_from(n).unwrap_or(usize::MAX)) {
         let path = manifest.tile_path(dir, t);
         if path.exists() {
             report.tiles_skipped += 1;
