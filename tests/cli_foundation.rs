@@ -22,7 +22,7 @@ fn count_default_and_all_methods_agree() {
             .iter()
             .map(|x| x["method"].as_str().unwrap())
             .collect();
-        for needed in ["recurrence", "histogram", "cpu"] {
+        for needed in ["digits", "recurrence", "histogram", "cpu"] {
             assert!(names.contains(&needed), "{m}: {names:?}");
         }
         let count = v["count"].as_str().unwrap();

@@ -140,6 +140,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
                 "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
             ));
         }
+        crate::render::dzi::ensure_memory(pic.width, dzi_tile)?;
     }
 
     let cells = CellSource::new(Engine::select(backend)?, args.verify);

@@ -43,16 +43,28 @@ fn gpu_error(e: anyhow::Error) -> Error {
 /// Runs `block_count.wgsl` on one GPU context.
 pub struct BlockCountGpu<'a> {
     ctx: &'a GpuContext,
+    max_blocks: u64,
 }
 
 impl<'a> BlockCountGpu<'a> {
+    /// Dispatches as large as one storage binding allows (16 bytes a block).
     pub fn new(ctx: &'a GpuContext) -> BlockCountGpu<'a> {
-        BlockCountGpu { ctx }
+        BlockCountGpu {
+            ctx,
+            max_blocks: (ctx.max_binding_bytes() / 16).min(u32::MAX as u64),
+        }
     }
 
-    /// The most blocks one dispatch counts: 16 bytes each in one storage binding.
+    /// Smaller dispatches (tests use this to exercise the multi-dispatch paths).
+    pub fn with_max_blocks(ctx: &'a GpuContext, max_blocks: u64) -> BlockCountGpu<'a> {
+        let mut k = BlockCountGpu::new(ctx);
+        k.max_blocks = max_blocks.clamp(1, k.max_blocks);
+        k
+    }
+
+    /// The most blocks one dispatch counts.
     pub fn max_blocks(&self) -> u64 {
-        (self.ctx.max_binding_bytes() / 16).min(u32::MAX as u64)
+        self.max_blocks
     }
 
     /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major:

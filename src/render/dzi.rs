@@ -71,6 +71,16 @@ pub fn memory_bound(width: u64, tile: u64) -> u64 {
     top.saturating_add(lower).saturating_add(encoding)
 }
 
+/// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width` pixels wide needs more
+/// memory than is available ([`memory_bound`]).
+pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
+    crate::memory::room_for(
+        memory_bound(width, tile),
+        &format!("a Deep Zoom pyramid {width} pixels wide"),
+        "each level keeps a band of a tile's height; use --window or a smaller --tile-size",
+    )
+}
+
 impl DziBuilder {
     pub fn new(
         files_dir: &Path,
@@ -90,11 +100,7 @@ impl DziBuilder {
                 "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
             ));
         }
-        crate::memory::room_for(
-            memory_bound(width, tile),
-            &format!("a Deep Zoom pyramid {width} pixels wide"),
-            "each level keeps a band of a tile's height; use --window or a smaller --tile-size",
-        )?;
+        ensure_memory(width, tile)?;
         let top = top_level(width, height);
         let levels = (1..=top)
             .map(|k| {

@@ -55,6 +55,11 @@ impl Shade {
             return 0;
         }
         match self {
+            // The formula itself while 510·count + cells fits a u64 (blocks below 2^55 cells).
+            Shade::Linear if cells < 1 << 55 => {
+                let (c, s) = (count as u64, cells as u64);
+                ((510 * c + s) / (2 * s)) as u8
+            }
             // (2l-1)/2 ≤ 255·count/cells ⟺ (2l-1)·cells ≤ 510·count.
             Shade::Linear => nearest(255.0 * ratio(count, cells), |l| {
                 mul_le((2 * l - 1) as u64, cells, 510, count)
