@@ -177,6 +177,36 @@ pub fn p_prefix(m: u64, n: u64, x: u64, y: u64) -> u128 {
     count[0]
 }
 
+/// The programme's state after the low `low` bits of M = m-1, N = n-1, x and y: where every
+/// prefix whose bounds agree with x and y on those bits starts ([`p_prefix_resume`]). Corners
+/// of blocks of 2^k cells share their low k bits, so a picture row of them shares this work.
+pub fn p_prefix_low(m: u64, n: u64, x: u64, y: u64, low: u32) -> [u128; 8] {
+    let (big_m, big_n) = (m - 1, n - 1);
+    let (x, y) = (x.min(big_m), y.min(big_n));
+    let mut start = [0u64; 8];
+    if (big_m ^ big_n) & 1 == 0 {
+        start[0] = 1;
+    }
+    let low = low.min(64);
+    let head = run_bits(start, 0..low.min(U64_BITS), big_m, big_n, x, y);
+    if low <= U64_BITS {
+        head.map(u128::from)
+    } else {
+        run_bits(head.map(u128::from), U64_BITS..low, big_m, big_n, x, y)
+    }
+}
+
+/// [`p_prefix`] from the state after the low `low` bits ([`p_prefix_low`] of bounds with the
+/// same low bits as x and y).
+pub fn p_prefix_resume(state: &[u128; 8], low: u32, m: u64, n: u64, x: u64, y: u64) -> u128 {
+    let (big_m, big_n) = (m - 1, n - 1);
+    let (x, y) = (x.min(big_m), y.min(big_n));
+    let low = low.min(64);
+    let bits = 64 - (big_m | big_n | x | y).leading_zeros();
+    // Past `bits` all bits are 0, which keeps the accepted state as it is.
+    run_bits(*state, low..bits.max(low), big_m, big_n, x, y)[0]
+}
+
 /// [`p_prefix`] by the straightforward programme over all 16 states, branching on each; the
 /// reference the tabulated programme is tested against.
 pub fn p_prefix_reference(m: u64, n: u64, x: u64, y: u64) -> u128 {
@@ -340,13 +370,15 @@ impl BlockGrid {
     /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols`, row-major, by the digit
     /// method. The (rows+1)·(cols+1) corner prefixes are computed once each, in parallel, and
     /// each block is the inclusion–exclusion of its four corners. Memory: 16 bytes a corner.
+    /// When the corners all agree on their low bits (blocks of 2^k cells from the bar's
+    /// edge), the programme runs those bits once for all of them.
     pub fn counts(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<Vec<u128>> {
-        self.counts_with(by0, rows, bx0, cols, p_prefix)
+        self.counts_with(by0, rows, bx0, cols, false)
     }
 
-    /// [`BlockGrid::counts`] by [`p_prefix_reference`].
+    /// [`BlockGrid::counts`] by [`p_prefix_reference`], every corner on its own.
     pub fn counts_reference(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<Vec<u128>> {
-        self.counts_with(by0, rows, bx0, cols, p_prefix_reference)
+        self.counts_with(by0, rows, bx0, cols, true)
     }
 
     fn counts_with(
@@ -355,19 +387,46 @@ impl BlockGrid {
         rows: u64,
         bx0: u64,
         cols: u64,
-        prefix: fn(u64, u64, u64, u64) -> u128,
+        reference: bool,
     ) -> Result<Vec<u128>> {
         self.check_range(by0, rows, bx0, cols)?;
         let (w, wide) = (&self.window, cols as usize + 1);
+        let corner_rows: Vec<Option<u64>> = (0..=rows).map(|k| self.corner_row(by0 + k)).collect();
         let corner_cols: Vec<Option<u64>> = (0..=cols).map(|k| self.corner_col(bx0 + k)).collect();
+        // The low bits the corners share — the trailing zeros of their differences — leaving
+        // out the last corner of each axis, which the window's edge may have cut short; a
+        // corner that does not share them gets a programme of its own.
+        let body = |v: &[Option<u64>]| {
+            v[..v.len() - 1]
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<u64>>()
+        };
+        let (xs, ys) = (body(&corner_rows), body(&corner_cols));
+        let shared = match (xs.first(), ys.first()) {
+            (Some(&x0), Some(&y0)) if !reference => {
+                let spread = xs.iter().fold(0, |d, &x| d | (x ^ x0))
+                    | ys.iter().fold(0, |d, &y| d | (y ^ y0));
+                let low = spread.trailing_zeros();
+                let mask = u64::MAX.checked_shr(64 - low).unwrap_or(0);
+                // Worth it when it saves a quarter of the bits or more.
+                (low >= 16).then(|| (x0, y0, mask, low, p_prefix_low(w.m, w.n, x0, y0, low)))
+            }
+            _ => None,
+        };
+        let prefix = |x: u64, y: u64| match &shared {
+            _ if reference => p_prefix_reference(w.m, w.n, x, y),
+            Some((x0, y0, mask, low, state)) if (x ^ x0) & mask == 0 && (y ^ y0) & mask == 0 => {
+                p_prefix_resume(state, *low, w.m, w.n, x, y)
+            }
+            _ => p_prefix(w.m, w.n, x, y),
+        };
         let corners: Vec<u128> = (0..(rows as usize + 1) * wide)
             .into_par_iter()
-            .map(|i| {
-                let x = self.corner_row(by0 + (i / wide) as u64);
-                match (x, corner_cols[i % wide]) {
-                    (Some(x), Some(y)) => prefix(w.m, w.n, x, y),
-                    _ => 0,
-                }
+            .map(|i| match (corner_rows[i / wide], corner_cols[i % wide]) {
+                (Some(x), Some(y)) => prefix(x, y),
+                _ => 0,
             })
             .collect();
         Ok(corners
@@ -590,5 +649,67 @@ mod tests {
         assert!(grid.counts(0, 1, 0, 0).is_err());
         assert!(grid.counts(0, 1, u64::MAX, 2).is_err());
         assert!(BlockGrid::new(grid.window, 0).is_err());
+    }
+    #[test]
+    fn resumed_programmes_equal_whole_ones() {
+        let mut rng = Rng(0xAB5E);
+        for _ in 0..5000 {
+            let (m, n) = (
+                (rng.next() >> rng.below(64)).max(1),
+                (rng.next() >> rng.below(64)).max(1),
+            );
+            let n = if (m ^ n) & 1 == 1 { n ^ 1 } else { n }.max(1);
+            let (x, y) = (rng.next() % m, rng.next() % n);
+            let low = rng.below(65) as u32;
+            let state = p_prefix_low(m, n, x, y, low);
+            // Other bounds with the same low bits.
+            let mask = u64::MAX.checked_shr(64 - low).unwrap_or(0);
+            let (x2, y2) = (
+                (x & mask) | (rng.next() & !mask),
+                (y & mask) | (rng.next() & !mask),
+            );
+            for (a, c) in [(x, y), (x2.min(m - 1), y2.min(n - 1))] {
+                if (a ^ x) & mask == 0 && (c ^ y) & mask == 0 {
+                    assert_eq!(
+                        p_prefix_resume(&state, low, m, n, a, c),
+                        p_prefix(m, n, a, c),
+                        "C({m},{n}) ({a},{c}) from the low {low} bits of ({x},{y})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn power_of_two_blocks_share_their_low_bits() {
+        // The picture C(2^64-1) --fit 2048 (blocks of 2^53) and a window's grid of 2^40.
+        for (w, block) in [
+            (Window::full(u64::MAX, u64::MAX).unwrap(), 1u64 << 53),
+            (
+                Window::new(
+                    u64::MAX,
+                    u64::MAX - 2,
+                    1 << 41,
+                    12345,
+                    u64::MAX >> 2,
+                    1 << 60,
+                )
+                .unwrap(),
+                1 << 40,
+            ),
+        ] {
+            let grid = BlockGrid::new(w, block).unwrap();
+            for (by0, rows, bx0, cols) in [
+                (0, 3, 0, grid.across.min(50)),
+                (grid.down - 2, 2, grid.across - 9, 9),
+                (5, 1, 7, 1),
+            ] {
+                assert_eq!(
+                    grid.counts(by0, rows, bx0, cols).unwrap(),
+                    grid.counts_reference(by0, rows, bx0, cols).unwrap(),
+                    "{w:?} blocks of {block}"
+                );
+            }
+        }
     }
 }
