@@ -22,11 +22,12 @@ use rayon::prelude::*;
 /// Words of cells generated at a time when counting blocks from rows.
 const COUNT_CHUNK_WORDS: u64 = 1 << 20;
 
-/// Cells per pixel from which block counts come from the digit method instead of generated
-/// rows. A digit count costs about one corner prefix a pixel, whatever the block; the rows
-/// cost grows with the block's cells; the two cross between 1000 and 2000 cells a pixel
-/// (BENCHMARKS.md, "render --fit").
-pub const DIGITS_MIN_CELLS_PER_PIXEL: u128 = 2048;
+/// Cells a pixel must cover, per bit of the bar's larger side, for its block count to come
+/// from the digit method rather than from generated rows. A digit count costs about one corner
+/// prefix a pixel, which grows with the bits of the bar (about 6 ns a bit of CPU), while the
+/// rows cost about 0.1 ns a cell; the two cross near 64 cells a bit, so about 1000 cells a pixel
+/// for C(65535) and 4096 for C(2^64-1) (BENCHMARKS.md, "render --fit").
+pub const DIGITS_CELLS_PER_BIT: u128 = 64;
 
 /// Where a fitted picture's block counts come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,14 +124,16 @@ impl Picture {
     }
 
     /// Where the block counts of a fitted picture come from (None for cells): the digit
-    /// method once a pixel covers [`DIGITS_MIN_CELLS_PER_PIXEL`] cells, else the rows.
+    /// method once a pixel covers [`DIGITS_CELLS_PER_BIT`] cells per bit of the bar's larger
+    /// side, else the rows.
     pub fn fit_counts(&self) -> Option<FitCounts> {
         match self.scale {
             Scale::Cells(_) => None,
             Scale::Fit(b) => {
                 let w = &self.window;
                 let cells = b.min(w.height) as u128 * b.min(w.width) as u128;
-                Some(if cells >= DIGITS_MIN_CELLS_PER_PIXEL {
+                let bits = 64 - (w.m.max(w.n) - 1).leading_zeros().min(63);
+                Some(if cells >= DIGITS_CELLS_PER_BIT * bits as u128 {
                     FitCounts::Digits
                 } else {
                     FitCounts::Rows
