@@ -15,7 +15,7 @@ fn p_grid(c: &mut Criterion) {
     let mut out = vec![0u32; w.total_words().unwrap()];
     group.bench_function("cpu", |b| b.iter(|| p_rows_cpu(&w, &mut out)));
     if let Some(ctx) = &gpu {
-        let k = PGridGpu::new(ctx);
+        let k = PGridGpu::new(ctx.clone());
         group.bench_function("gpu", |b| b.iter(|| k.p_rows(&w, &mut out).unwrap()));
     }
     group.finish();
@@ -26,7 +26,7 @@ fn p_grid(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function("cpu", |b| b.iter(|| count_cpu(&w)));
     if let Some(ctx) = &gpu {
-        let k = PGridGpu::new(ctx);
+        let k = PGridGpu::new(ctx.clone());
         group.bench_function("gpu", |b| b.iter(|| k.count(&w).unwrap()));
     }
     group.finish();
@@ -64,7 +64,7 @@ fn pictures(c: &mut Criterion) {
     let big = Window::full(32767, 32767).unwrap();
     group.throughput(Throughput::Elements(big.cells() as u64));
     group.sample_size(10);
-    let big_pic = Picture::new(big, None, None, None).unwrap();
+    let big_pic = Picture::cells(big, 1, None).unwrap();
     let row_bytes = big_pic.format().row_bytes(big_pic.width as u32);
     let mut rows = vec![0u8; row_bytes * big_pic.height as usize];
     let cpu = CellSource::new(Engine::Cpu, false);
@@ -80,7 +80,7 @@ fn pictures(c: &mut Criterion) {
     let mut group = c.benchmark_group("render png 4095x4095");
     group.throughput(Throughput::Elements(w.cells() as u64));
     group.sample_size(10);
-    let pic = Picture::new(w, None, None, None).unwrap();
+    let pic = Picture::cells(w, 1, None).unwrap();
     let cells = CellSource::new(Engine::Cpu, false);
     for (name, compression) in [
         ("fast", Compression::Fast),
@@ -171,7 +171,7 @@ fn automaton(c: &mut Criterion) {
         })
     });
     if let Ok(ctx) = GpuContext::shared() {
-        let mut g = CaGpu::new(&ctx, steps).unwrap();
+        let mut g = CaGpu::new(ctx, steps).unwrap();
         group.bench_function("gpu", |b| {
             b.iter(|| {
                 g.reset().unwrap();

@@ -39,8 +39,8 @@ run)
     $B info | head -4
     echo "== GPU correctness on this adapter"
     .devbin/t-foundation gpu 2>&1 | grep -E "^test |result"
-    .devbin/t-automaton gpu_equals_cpu block_kernel 2>&1 | grep -E "^test |result"
-    .devbin/t-pass nimpass_gpu 2>&1 | grep -E "^test |result"
+    .devbin/t-automaton gpu:: 2>&1 | grep -E "^test |result"
+    .devbin/t-pass gpu:: 2>&1 | grep -E "^test |result"
     .devbin/t-window gpu_block_counts 2>&1 | grep -E "^test |result"
     echo "== bench"
     T $B bench | tee "$OUT/bench.txt"

@@ -11,8 +11,9 @@
 // as far as the output tile (STEPS_MAX ≤ 32 keeps the halo word's last bit exact). Global memory
 // is read twice and written twice per block of steps instead of three times per step.
 //
-// The host prepends `const STEPS_MAX: u32` and `const TILE_ROWS: u32` (sized to the device's
-// workgroup memory). Rows are `stride` u32 words, bit 31 = leftmost cell. For a band of rows
+// STEPS_MAX and TILE_ROWS are pipeline-overridable constants: the host sets them when it builds
+// the pipeline, sized to the device's workgroup memory (chocolate::automaton::BlockShape), so one
+// module serves every tile shape. Rows are `stride` u32 words, bit 31 = leftmost cell. For a band of rows
 // [row0, row0+rows) the host binds rows [row0-halo, row0+rows) of b_{n-1} and b_n (halo =
 // min(STEPS_MAX, row0); rows above row 0 read as zero) and rows [row0, row0+rows) of the two
 // outputs, b_{n+steps-1} and b_{n+steps}. `rows` and `words` are the active square of
@@ -29,13 +30,16 @@ struct Params {
     pad2: u32,
 }
 
+/// Most steps one dispatch takes (≤ 32) and output rows per tile, set by the host; the defaults
+/// are the shape for WebGPU's minimum of 16 KiB of workgroup memory.
+override STEPS_MAX: u32 = 8u;
+override TILE_ROWS: u32 = 13u;
+
 /// Words per tile row in workgroup memory; column 0 is the halo word.
 const COLS: u32 = 64u;
 const OUT_COLS: u32 = 63u;
 /// Invocations down a tile (the workgroup is COLS × LANES_Y).
 const LANES_Y: u32 = 4u;
-const IN_ROWS: u32 = TILE_ROWS + STEPS_MAX;
-const GEN: u32 = COLS * IN_ROWS;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> prev_in: array<u32>;
@@ -43,14 +47,18 @@ const GEN: u32 = COLS * IN_ROWS;
 @group(0) @binding(3) var<storage, read_write> prev_out: array<u32>;
 @group(0) @binding(4) var<storage, read_write> cur_out: array<u32>;
 
-/// Three generations of the tile; their roles rotate every step.
-var<workgroup> gens: array<u32, 3u * GEN>;
+/// Three generations of the tile (each COLS × (TILE_ROWS + STEPS_MAX) words); their roles
+/// rotate every step. An array sized by overrides may live in workgroup memory.
+var<workgroup> gens: array<u32, 3u * COLS * (TILE_ROWS + STEPS_MAX)>;
 
 @compute @workgroup_size(64, 4, 1)
 fn ca_block(
     @builtin(workgroup_id) wg: vec3<u32>,
     @builtin(local_invocation_id) lid: vec3<u32>,
 ) {
+    // Rows of one tile generation (halo included) and words of one generation.
+    let in_rows = TILE_ROWS + STEPS_MAX;
+    let gen_words = COLS * in_rows;
     let c = lid.x;
     let w0 = wg.x * OUT_COLS;
     let t0 = wg.y * TILE_ROWS;
@@ -59,7 +67,7 @@ fn ca_block(
     let word = w0 + c - 1u;
 
     // Tile row r is window row t0 + r + halo - STEPS_MAX; rows above the grid read as zero.
-    for (var r = lid.y; r < IN_ROWS; r += LANES_Y) {
+    for (var r = lid.y; r < in_rows; r += LANES_Y) {
         var p = 0u;
         var q = 0u;
         let shifted = t0 + r + params.halo;
@@ -69,17 +77,17 @@ fn ca_block(
             q = cur_in[i];
         }
         gens[r * COLS + c] = p;
-        gens[GEN + r * COLS + c] = q;
+        gens[gen_words + r * COLS + c] = q;
     }
     workgroupBarrier();
 
     // Invocation row y computes tile rows first..first+span (row 0 has nothing above it).
-    let span = (IN_ROWS - 1u + LANES_Y - 1u) / LANES_Y;
+    let span = (in_rows - 1u + LANES_Y - 1u) / LANES_Y;
     let first = 1u + lid.y * span;
-    let last = min(first + span, IN_ROWS);
+    let last = min(first + span, in_rows);
     var pb = 0u;
-    var cb = GEN;
-    var nb = 2u * GEN;
+    var cb = gen_words;
+    var nb = 2u * gen_words;
     for (var s = 0u; s < params.steps; s++) {
         // Walk down from the row above `first`, carrying row r-1 of both generations.
         var a_up = 0u;
@@ -116,7 +124,7 @@ fn ca_block(
 
     // The output tile: tile rows STEPS_MAX.., columns 1...
     if (c >= 1u && in_grid) {
-        for (var r = STEPS_MAX + lid.y; r < IN_ROWS; r += LANES_Y) {
+        for (var r = STEPS_MAX + lid.y; r < in_rows; r += LANES_Y) {
             let row = t0 + r - STEPS_MAX;
             if (row < params.rows) {
                 let i = row * params.stride + word;

@@ -13,11 +13,17 @@
 // row -1 is zero) and the rows [row0, row0+rows) of b_{n+1}. Only the active square is
 // dispatched: `rows` and `words` shrink to the generation.
 
+// The parameters of both automaton kernels (one struct on the host); `steps` is the block
+// kernel's and is one here.
 struct Params {
     rows: u32,
     words: u32,
     stride: u32,
     halo: u32,
+    steps: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
 const ROWS: u32 = 8u;

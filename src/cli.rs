@@ -1,7 +1,7 @@
 //! The command line: clap derive types only. Each subcommand's behaviour lives in
 //! `crate::cmd`, one file per command family.
 
-use crate::gpu::BackendChoice;
+use chompute::gpu::BackendChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
@@ -9,11 +9,32 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
     /// The default can be set with the environment variable CHOMPUTE_BACKEND.
-    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendChoice::Auto)]
-    pub backend: BackendChoice,
+    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendArg::Auto)]
+    pub backend: BackendArg,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// `--backend`: the library's [`BackendChoice`] as a command-line value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// The GPU when it is a real one (not a software rasteriser), else the CPU.
+    Auto,
+    /// The GPU, software adapters included; an error if there is none.
+    Gpu,
+    /// The CPU, always.
+    Cpu,
+}
+
+impl From<BackendArg> for BackendChoice {
+    fn from(b: BackendArg) -> BackendChoice {
+        match b {
+            BackendArg::Auto => BackendChoice::Auto,
+            BackendArg::Gpu => BackendChoice::Gpu,
+            BackendArg::Cpu => BackendChoice::Cpu,
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -81,14 +102,14 @@ pub enum ChompEngine {
 #[derive(Debug, Args)]
 pub struct ChompOrdArgs {
     /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,2,1 or 5,-1.5,3.
-    #[arg(long, value_parser = crate::chomp::Rule::parse, allow_hyphen_values = true)]
-    pub rule: crate::chomp::Rule,
+    #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: chompute::chomp::Rule,
     /// The box ROWSxCOLUMNS of positions (default: the smallest box holding --position).
-    #[arg(long = "box", value_parser = crate::chomp::ChompBox::parse)]
-    pub shape: Option<crate::chomp::ChompBox>,
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: Option<chompute::chomp::ChompBox>,
     /// Report this position's ordinal, Sol set and one solution chain: row lengths a,b,c.
-    #[arg(long, value_parser = crate::chomp::Diagram::parse)]
-    pub position: Option<crate::chomp::Diagram>,
+    #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
+    pub position: Option<chompute::chomp::Diagram>,
     /// Print every position of ordinal K, one per line (a,b,c), in lexicographic order.
     #[arg(long, value_name = "K")]
     pub list: Option<u8>,
@@ -100,7 +121,7 @@ pub struct ChompOrdArgs {
     /// Print one JSON object on stdout.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV on stdout (the histogram, or the list).
+    /// Print CSV on stdout (the histogram, or the list; with --check: the claims).
     #[arg(long)]
     pub csv: bool,
 }
@@ -111,20 +132,23 @@ pub struct ChompClassesArgs {
     #[arg(long)]
     pub players: usize,
     /// The box ROWSxCOLUMNS.
-    #[arg(long = "box", value_parser = crate::chomp::ChompBox::parse)]
-    pub shape: crate::chomp::ChompBox,
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
     /// Also verify Theorem 3.3 (rules with the same order land in the same class).
     #[arg(long)]
     pub check: bool,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV on stdout: one row per class (with --check: the claims).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct ChompImageArgs {
-    #[arg(long, value_parser = crate::chomp::Rule::parse, allow_hyphen_values = true)]
-    pub rule: crate::chomp::Rule,
+    #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: chompute::chomp::Rule,
     /// 3: the (b,c) plane of positions (A,b,c); 2: the whole triangle of positions (a,b), a ≤ A.
     #[arg(long, default_value_t = 3)]
     pub rows: u32,
@@ -209,7 +233,7 @@ pub struct GpArgs {
     /// Side of the table: 0 <= x,y < N.
     #[arg(value_parser = parse_size)]
     pub n: u64,
-    /// Print the table as CSV, one row of G_P(x,·) per line.
+    /// Print the table as CSV, one row of G_P(x,·) per line (with --check: the claims).
     #[arg(long, conflicts_with = "json")]
     pub csv: bool,
     /// Print one JSON object on stdout.
@@ -242,7 +266,7 @@ pub struct CbArgs {
     /// Print one JSON object on stdout.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print every position and its Grundy number as CSV.
+    /// Print every position and its Grundy number as CSV (with --check: the claims).
     #[arg(long)]
     pub csv: bool,
 }
@@ -338,8 +362,8 @@ pub struct RenderArgs {
     /// How --fit shades a pixel from its block's exact P-count out of its cells: `linear`
     /// (the default, round(255·count/cells)), `sqrt` (round(255·√(count/cells))) or `log`
     /// (round(255·log₂(1+count)/log₂(1+cells))), for bars too sparse to show linearly.
-    #[arg(long, value_name = "linear|sqrt|log", value_parser = crate::render::Shade::parse)]
-    pub shade: Option<crate::render::Shade>,
+    #[arg(long, value_name = "linear|sqrt|log", value_parser = chompute::render::Shade::parse)]
+    pub shade: Option<chompute::render::Shade>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
     #[arg(long, value_name = "P,N")]
@@ -347,8 +371,8 @@ pub struct RenderArgs {
     /// Deflate effort: `fast` (deflate level 1, about 3.5× larger files, for when the disk
     /// is faster than two cores), `balanced` (level 5, the default: a 32767² gigapixel in
     /// well under a second on two cores, bands deflated in parallel) or `best` (level 9).
-    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
-    pub compression: crate::render::Compression,
+    #[arg(long, default_value_t = chompute::render::Compression::Balanced, value_parser = compression_parser())]
+    pub compression: chompute::render::Compression,
     /// Compare every generated tile with a second method on a sample of rows (the CPU for
     /// GPU tiles, the cell-by-cell P-test for CPU tiles); a disagreement exits with status 1.
     #[arg(long)]
@@ -360,7 +384,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "PIXELS")]
     pub tile_size: Option<u64>,
     /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
-    /// there.
+    /// there that match their records; a DIR of another render is refused.
     #[arg(long, value_name = "DIR")]
     pub tiles: Option<std::path::PathBuf>,
     /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
@@ -374,7 +398,8 @@ pub struct RenderArgs {
 
 #[derive(Debug, Args)]
 pub struct AssembleArgs {
-    /// A tile directory written by `chompute render --tiles DIR`.
+    /// A tile directory written by `chompute render --tiles DIR`; every tile is checked
+    /// against its record first, and a missing or damaged one fails with exit status 2.
     pub dir: std::path::PathBuf,
     /// The PNG to write.
     #[arg(short, long, value_name = "FILE.png")]
@@ -386,8 +411,8 @@ pub struct AssembleArgs {
     #[arg(long, value_name = "PIXELS")]
     pub tile_size: Option<u64>,
     /// Deflate effort (default balanced).
-    #[arg(long, value_enum, default_value_t = crate::render::Compression::Balanced)]
-    pub compression: crate::render::Compression,
+    #[arg(long, default_value_t = chompute::render::Compression::Balanced, value_parser = compression_parser())]
+    pub compression: chompute::render::Compression,
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
     pub json: bool,
@@ -429,8 +454,11 @@ pub struct CaArgs {
     #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
     pub kernel: CaKernelChoice,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// With --verify: print the verification's claims as CSV on stdout.
+    #[arg(long, requires = "verify")]
+    pub csv: bool,
 }
 
 /// The automaton's GPU kernel (`ca --kernel`).
@@ -452,7 +480,7 @@ pub struct OctahedronArgs {
     /// Height of the cross-section H_{N,M} (z = 1 - M/2^N): an integer, a decimal such as 5.5,
     /// or a fraction such as 11/2, read exactly.
     #[arg(long, value_name = "M", value_parser = parse_ratio)]
-    pub m: Option<crate::chocolate::octahedron::Ratio>,
+    pub m: Option<chompute::chocolate::octahedron::Ratio>,
     /// PNG file for the cross-section.
     #[arg(short = 'o', long = "output", value_name = "FILE.png")]
     pub output: Option<std::path::PathBuf>,
@@ -467,8 +495,11 @@ pub struct OctahedronArgs {
     #[arg(long, value_name = "FILE")]
     pub stl: Option<std::path::PathBuf>,
     /// Print one JSON object on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// With --check: print the check's claim as CSV on stdout.
+    #[arg(long, requires = "check")]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -477,8 +508,11 @@ pub struct TheoremsArgs {
     #[arg(long, value_name = "M", value_parser = parse_size)]
     pub max_m: Option<u64>,
     /// Print one JSON object on stdout: a `claims` list with one object per claim.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the claims as CSV on stdout, one row per claim.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// A level N of the Sierpiński octahedron: 0 ..= 60.
@@ -487,15 +521,24 @@ pub fn parse_level(s: &str) -> Result<u32, String> {
         return Err(format!("'{s}' is not a level (an integer 0..=60)"));
     }
     match s.parse::<u32>() {
-        Ok(n) if n <= crate::chocolate::octahedron::MAX_LEVEL => Ok(n),
+        Ok(n) if n <= chompute::chocolate::octahedron::MAX_LEVEL => Ok(n),
         _ => Err(format!(
             "level '{s}' is larger than {}",
-            crate::chocolate::octahedron::MAX_LEVEL
+            chompute::chocolate::octahedron::MAX_LEVEL
         )),
     }
 }
 
 /// An exact positive rational: 5, 5.5 or 11/2.
-pub fn parse_ratio(s: &str) -> Result<crate::chocolate::octahedron::Ratio, String> {
-    crate::chocolate::octahedron::parse_ratio(s)
+pub fn parse_ratio(s: &str) -> Result<chompute::chocolate::octahedron::Ratio, String> {
+    chompute::chocolate::octahedron::parse_ratio(s).map_err(|e| e.to_string())
+}
+
+/// `--compression`: one of the library's settings by name, listed in `--help`.
+fn compression_parser(
+) -> impl clap::builder::TypedValueParser<Value = chompute::render::Compression> {
+    use clap::builder::TypedValueParser as _;
+    let names = chompute::render::Compression::ALL.map(|(name, _)| name);
+    clap::builder::PossibleValuesParser::new(names)
+        .map(|s| s.parse().expect("one of the listed names"))
 }

@@ -1,60 +1,9 @@
-//! Error kinds that decide the process exit status.
+//! The library's typed errors.
 //!
-//! Library code returns `anyhow::Error`s (or typed errors wrapped in one); `main` looks for
-//! these markers to pick the exit code: [`UsageError`] → 2, [`CheckFailed`] → 1, anything
-//! else → 1.
-
-use std::fmt;
-
-/// Bad input from the user: a size of zero, a malformed option, a grid that cannot fit.
-/// Exit status 2.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// A verification that ran and found a disagreement (two methods, GPU against CPU, a theorem
-/// against the table). Exit status 1.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CheckFailed(pub String);
-
-impl fmt::Display for CheckFailed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for CheckFailed {}
-
-/// Shorthand: `return Err(usage!("M must be at least 1"))`.
-#[macro_export]
-macro_rules! usage {
-    ($($arg:tt)*) => {
-        ::anyhow::Error::new($crate::error::UsageError(format!($($arg)*)))
-    };
-}
-
-/// Exit status for an error chain: 2 for usage errors, 1 otherwise; a typed [`Error`] in the
-/// chain says for itself ([`Error::exit_code`]).
-pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if let Some(typed) = err.chain().find_map(|e| e.downcast_ref::<Error>()) {
-        return typed.exit_code();
-    }
-    if err
-        .chain()
-        .any(|e| e.downcast_ref::<UsageError>().is_some())
-    {
-        2
-    } else {
-        1
-    }
-}
+//! Every fallible function of the library returns [`Result`]; the binary (or the Python
+//! module, or the server) decides what each [`Error`] kind means to its user: an exit status,
+//! an exception, an HTTP status. Messages speak the library's words ("the cell size", "m"),
+//! never a command-line flag's.
 
 /// The library's typed error: every fallible function of `chocolate`, `pass`, `chomp`,
 /// `render` and `gpu` returns [`Result`], and the binary (or the Python module, or the server)
@@ -110,16 +59,6 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// The exit status this error means: 1 for a failed check, 130 for an interrupt, 2 for
-    /// everything else (bad input, too large, I/O, no GPU).
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::CheckFailed(_) => 1,
-            Error::Interrupted => 130,
-            _ => 2,
-        }
-    }
-
     /// [`Error::BadArgument`] from anything displayable.
     pub fn bad_argument(
         what: impl Into<String>,
@@ -153,4 +92,26 @@ impl Error {
             source,
         }
     }
+}
+
+/// Transitional: an `anyhow` error from a module that does not yet return [`Result`] (the GPU
+/// host code, the tile shards, atomic output files). A typed [`Error`] inside it is kept as it
+/// is; anything else becomes [`Error::Invalid`] with the whole message.
+impl From<anyhow::Error> for Error {
+    fn from(e: anyhow::Error) -> Error {
+        match e.downcast::<Error>() {
+            Ok(typed) => typed,
+            Err(e) => Error::Invalid(format!("{e:#}")),
+        }
+    }
+}
+
+/// Transitional: an `anyhow` error carrying [`Error::Invalid`], for the modules that still
+/// return `anyhow::Result` (see the `From<anyhow::Error>` impl above).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! usage {
+    ($($arg:tt)*) => {
+        ::anyhow::Error::new($crate::error::Error::Invalid(format!($($arg)*)))
+    };
 }

@@ -1,7 +1,10 @@
 //! The `chompute` binary: parse the command line, run the library, map errors to exit codes.
 
-use chompute::cli::Cli;
+mod cli;
+mod cmd;
+
 use clap::Parser;
+use cli::Cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -30,21 +33,16 @@ fn main() -> ExitCode {
     };
     chompute::render::atomic::install_interrupt_handler();
     quiet_vulkan_loader();
-    match chompute::cmd::run(cli) {
+    match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            if chompute::cmd::is_broken_pipe(&e) {
+            if cmd::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("chompute: {}", one_line(&e));
-            ExitCode::from(chompute::error::exit_code(&e))
+            eprintln!("chompute: {}", cmd::one_line(&e));
+            ExitCode::from(cmd::exit_code(&e))
         }
     }
-}
-
-/// The error and its context on one line.
-fn one_line(e: &anyhow::Error) -> String {
-    format!("{e:#}").replace('\n', " ")
 }
 
 /// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);

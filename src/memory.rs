@@ -39,15 +39,14 @@ fn cgroup_room(max: &str, current: &str) -> Option<u64> {
     Some(max.saturating_sub(current))
 }
 
-/// An error (exit status 2) when `bytes` is more than [`available_bytes`]: `what` names the
-/// job and `hint` says how to shrink it.
-pub fn ensure_available(bytes: u64, what: &str, hint: &str) -> anyhow::Result<()> {
+/// [`Error::TooLarge`](crate::Error::TooLarge) when `bytes` is more than [`available_bytes`]:
+/// `what` names the job and `hint` says how to shrink it.
+pub fn ensure_available(bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
     check_room(bytes, available_bytes(), what, hint)
 }
 
-/// As [`ensure_available`], for the library's typed errors: [`crate::Error::TooLarge`].
-pub fn room_for(bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
-    match available_bytes() {
+fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> crate::Result<()> {
+    match available {
         Some(room) if bytes > room => Err(crate::Error::too_large(
             what,
             format!(
@@ -60,19 +59,8 @@ pub fn room_for(bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
     }
 }
 
-fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> anyhow::Result<()> {
-    match available {
-        Some(room) if bytes > room => Err(crate::usage!(
-            "{what} needs {} of memory but only {} is available; {hint}",
-            gib(bytes),
-            gib(room)
-        )),
-        _ => Ok(()),
-    }
-}
-
 /// Bytes as GiB with one decimal (for messages only).
-fn gib(bytes: u64) -> String {
+pub fn gib(bytes: u64) -> String {
     format!(
         "{}.{} GiB",
         bytes >> 30,
@@ -101,7 +89,7 @@ mod tests {
         let e = check_room(3 << 30, Some(5 << 29), "ca 7", "use fewer steps").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "ca 7 needs 3.0 GiB of memory but only 2.5 GiB is available; use fewer steps"
+            "ca 7 is too large: it needs 3.0 GiB of memory but only 2.5 GiB is available; use fewer steps"
         );
     }
 }

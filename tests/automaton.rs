@@ -6,8 +6,10 @@ mod meshes;
 
 use chompute::chocolate::automaton::Automaton;
 use chompute::chocolate::automaton::BlockShape;
+use chompute::chocolate::backend::AutomatonBackend;
 use chompute::chocolate::grid::{p_rows_cpu, Window};
 use chompute::gpu::ca::{CaGpu, CaKernel};
+use chompute::gpu::Engine;
 use common::*;
 use meshes::*;
 
@@ -37,82 +39,123 @@ fn kernels(ctx: &chompute::gpu::GpuContext) -> Vec<CaKernel> {
     out
 }
 
-#[test]
-fn gpu_equals_cpu_equals_p_test() {
-    let Some(ctx) = gpu_or_skip("gpu_equals_cpu_equals_p_test") else {
-        return;
-    };
-    let steps = 203;
-    let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
-    for kernel in kernels(&ctx) {
-        // Whole-binding bands and bands of about 40 rows (several bands, halo rows between).
-        for tile_bytes in [ctx.max_binding_bytes(), 40 * align.max(32)] {
-            let mut gpu = CaGpu::with_options(&ctx, steps, kernel, tile_bytes).unwrap();
-            if tile_bytes < 1 << 20 {
-                assert!(gpu.bands().len() > 3, "small tiles give several bands");
+/// Every automaton of the backend: on the CPU the automaton; on the GPU every kernel, each with
+/// whole-binding bands and, with `small_bands`, with bands of about 40 rows (several bands,
+/// halo rows between).
+fn automata(
+    engine: &Engine,
+    steps: u64,
+    small_bands: bool,
+) -> Vec<(String, Box<dyn AutomatonBackend>)> {
+    match engine {
+        Engine::Cpu => vec![("cpu".into(), Box::new(Automaton::new(steps).unwrap()))],
+        Engine::Gpu(ctx) => {
+            let align = ctx.limits.min_storage_buffer_offset_alignment as u64;
+            let mut out: Vec<(String, Box<dyn AutomatonBackend>)> = Vec::new();
+            for kernel in kernels(ctx) {
+                let small = small_bands.then_some(40 * align.max(32));
+                for tile_bytes in std::iter::once(ctx.max_binding_bytes()).chain(small) {
+                    let gpu = CaGpu::with_options(ctx.clone(), steps, kernel, tile_bytes).unwrap();
+                    if tile_bytes < 1 << 20 {
+                        assert!(gpu.bands().len() > 3, "small tiles give several bands");
+                    }
+                    let name = format!("{}, {} bands", kernel.name(), gpu.bands().len());
+                    out.push((name, Box::new(gpu)));
+                }
             }
-            let mut cpu = Automaton::new(steps).unwrap();
-            // Uneven batches: 1, 2, 30, 70 (more than one word of growth), then to the end.
-            for k in [1, 2, 30, 70, 100] {
-                gpu.advance(k).unwrap();
-                cpu.run(k);
-                let n = cpu.generation();
-                let name = kernel.name();
-                assert_eq!(gpu.generation(), n);
-                let g = gpu.current_u32().unwrap();
-                assert_eq!(g, cpu.current_u32(), "{name}: GPU b_{n} != CPU");
-                assert_eq!(g, p_grid(n + 1), "{name}: b_{n} != P({})", n + 1);
-                assert_eq!(
-                    gpu.previous_u32().unwrap(),
-                    cpu.previous_u32(),
-                    "{name}: GPU b_{} != CPU",
-                    n - 1
-                );
-                assert_eq!(gpu.live_cells().unwrap(), cpu.live_cells());
-            }
-            gpu.reset().unwrap();
-            gpu.advance(57).unwrap();
-            assert_eq!(gpu.current_u32().unwrap(), p_grid(58));
+            out
         }
-    }
-    // Several submissions in one call (the parameter buffer is rewritten while earlier batches
-    // may still run), then the result.
-    let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
-    for kernel in kernels(&ctx).into_iter().take(2) {
-        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
-        gpu.advance(steps).unwrap();
-        assert_eq!(gpu.current_u32().unwrap(), p_grid(steps + 1));
-        assert_eq!(
-            gpu.live_cells().unwrap() as u128,
-            chompute::chocolate::g_recurrence(steps + 1).unwrap()
-        );
     }
 }
 
-#[test]
-fn block_kernel_across_tile_columns() {
-    // 63 output words per tile: 2200 cells are 69 words, two tile columns, and a tile column
-    // boundary inside the active square for every generation past 2015.
-    let Some(ctx) = gpu_or_skip("block_kernel_across_tile_columns") else {
-        return;
-    };
-    let steps = 2199;
-    for kernel in kernels(&ctx).into_iter().skip(1).take(2) {
-        let mut gpu = CaGpu::with_options(&ctx, steps, kernel, ctx.max_binding_bytes()).unwrap();
-        gpu.advance(2100).unwrap();
-        gpu.advance(steps - 2100).unwrap();
-        assert_eq!(
-            gpu.current_u32().unwrap(),
-            p_grid(steps + 1),
-            "{}",
-            kernel.name()
-        );
-        assert_eq!(
-            gpu.previous_u32().unwrap(),
-            p_grid(steps),
-            "{}",
-            kernel.name()
-        );
+/// Generation n (n+1 rows) and the one before it against the P-test, and its live cells
+/// against the recurrence: b_n = P(n+1) (SPEC §3).
+fn assert_generation_is_the_p_grid(name: &str, a: &dyn AutomatonBackend) {
+    let n = a.generation();
+    assert_eq!(
+        a.current_u32().unwrap(),
+        p_grid(n + 1),
+        "{name}: b_{n} != P({})",
+        n + 1
+    );
+    let previous = if n == 0 { Vec::new() } else { p_grid(n) };
+    assert_eq!(
+        a.previous_u32().unwrap(),
+        previous,
+        "{name}: b_{} != P({n})",
+        n.wrapping_sub(1)
+    );
+    assert_eq!(
+        a.live_cells().unwrap() as u128,
+        chompute::chocolate::g_recurrence(n + 1).unwrap(),
+        "{name}: live cells of b_{n}"
+    );
+}
+
+backend_tests! {
+    /// 203 steps in uneven batches, on every automaton of the backend, then a reset.
+    fn automaton_equals_the_p_test(engine) {
+        let steps = 203;
+        for (name, mut a) in automata(&engine, steps, true) {
+            assert_eq!(a.capacity(), steps);
+            assert_generation_is_the_p_grid(&name, a.as_ref());
+            // 1, 2, 30, 70 (more than one word of growth), then to the end.
+            for k in [1, 2, 30, 70, 100] {
+                let n = a.generation();
+                a.advance(k).unwrap();
+                assert_eq!(a.generation(), n + k, "{name}");
+                assert_generation_is_the_p_grid(&name, a.as_ref());
+            }
+            assert!(a.advance(1).is_err(), "{name}: past its capacity");
+            a.reset().unwrap();
+            a.advance(57).unwrap();
+            a.finish().unwrap();
+            assert_eq!(a.current_u32().unwrap(), p_grid(58), "{name} after reset");
+        }
+    }
+
+    /// Several submissions in one call (the GPU's parameter buffer is rewritten while earlier
+    /// batches may still run), then the result.
+    fn automaton_over_several_submissions(engine) {
+        let steps = 2 * chompute::gpu::ca::STEPS_PER_SUBMISSION + 77;
+        // The step kernel and the block kernel with the device's largest tile.
+        for (name, mut a) in automata(&engine, steps, false).into_iter().take(2) {
+            a.advance(steps).unwrap();
+            assert_generation_is_the_p_grid(&name, a.as_ref());
+        }
+    }
+
+    /// 63 output words per tile of the block kernel: 2200 cells are 69 words, two tile
+    /// columns, and a tile column boundary inside the active square for every generation past
+    /// 2015 (on the CPU the same run of the automaton).
+    fn automaton_across_block_tile_columns(engine) {
+        let steps = 2199;
+        let chosen: Vec<(String, Box<dyn AutomatonBackend>)> = match &engine {
+            Engine::Cpu => automata(&engine, steps, false),
+            Engine::Gpu(ctx) => kernels(ctx)
+                .into_iter()
+                .skip(1)
+                .take(2)
+                .map(|k| {
+                    let gpu = CaGpu::with_options(ctx.clone(), steps, k, ctx.max_binding_bytes());
+                    let gpu: Box<dyn AutomatonBackend> = Box::new(gpu.unwrap());
+                    (k.name(), gpu)
+                })
+                .collect(),
+        };
+        for (name, mut a) in chosen {
+            a.advance(2100).unwrap();
+            a.advance(steps - 2100).unwrap();
+            assert_generation_is_the_p_grid(&name, a.as_ref());
+        }
+    }
+
+    /// The backend's own automaton, as `Engine::automaton` hands it out.
+    fn engine_automaton_is_the_p_grid(engine) {
+        let mut a = engine.automaton(300).unwrap();
+        assert_eq!(a.backend(), engine.name());
+        a.advance(299).unwrap();
+        assert_generation_is_the_p_grid(a.backend(), a.as_ref());
     }
 }
 
@@ -134,13 +177,33 @@ fn ca_verify_on_the_cpu() {
     assert_eq!(v["live_cells"], g);
     let updates: u64 = (0..steps).map(|n| (n + 2) * (n + 2)).sum();
     assert_eq!(v["cell_updates"], updates);
-    // Text output names the generation and its count.
+    // Every generation whole (all are ≤ 1024 a side): Σ (n+1)² cells, and the live cells.
+    let cells: u64 = (1..=steps + 1).map(|m| m * m).sum();
+    let checks = v["checks"].as_array().unwrap();
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["automaton", "automaton-live-cells"]);
+    assert!(checks.iter().all(|c| c["pass"] == true), "{checks:?}");
+    assert_eq!(checks[0]["checked"], cells.to_string());
+    assert_eq!(v["cells_verified"], cells);
+    // Text output names the generation and its count, and the claims.
     let o = chompute(&["--backend", "cpu", "ca", "99", "--verify"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains(&format!(
+    let text = stdout(&o);
+    assert!(text.contains(&format!(
         "{} live cells",
         chompute::chocolate::g_recurrence(100).unwrap()
     )));
+    assert!(text
+        .lines()
+        .any(|l| l.starts_with("automaton ") && l.contains(" pass ")));
+    // --csv: the claims.
+    let o = chompute(&["--backend", "cpu", "ca", "20", "--verify", "--csv"]);
+    assert!(o.status.success());
+    assert!(stdout(&o)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("automaton,theorem,pass,"));
 }
 
 #[test]
@@ -166,6 +229,13 @@ fn ca_verify_on_the_gpu() {
             v["live_cells"],
             chompute::chocolate::g_recurrence(132).unwrap() as u64
         );
+        let checks = v["checks"].as_array().unwrap();
+        let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["automaton", "automaton-twin", "automaton-live-cells"]
+        );
+        assert!(checks.iter().all(|c| c["pass"] == true), "{checks:?}");
     }
     // Without --verify the block kernel takes whole blocks of steps.
     let v = json_of(&chompute(&[

@@ -3,9 +3,11 @@
 
 mod common;
 
+use chompute::chocolate::backend::{PGridBackend, PGridCpu};
 use chompute::chocolate::count::{g_histogram, g_recurrence};
 use chompute::chocolate::grid::{count_cpu, p_rows_cpu, p_rows_naive, Window};
 use chompute::gpu::ptest::PGridGpu;
+use chompute::gpu::Engine;
 use rayon::prelude::*;
 
 /// A small deterministic generator (xorshift) so failures are reproducible.
@@ -67,67 +69,75 @@ fn cpu_equals_naive_on_random_windows() {
     }
 }
 
-#[test]
-fn gpu_equals_cpu_on_random_windows() {
-    let Some(ctx) = common::gpu_or_skip("gpu_equals_cpu_on_random_windows") else {
-        return;
-    };
-    let gpu = PGridGpu::new(&ctx);
-    for w in random_windows(60, 0x2545f4914f6cdd1d) {
-        let mut out = vec![0xdead_beef; w.total_words().unwrap()];
-        gpu.p_rows(&w, &mut out).unwrap();
-        assert_eq!(out, p_rows_naive(&w), "{w:?}");
-        let expected: u128 = out.iter().map(|x| x.count_ones() as u128).sum();
-        assert_eq!(gpu.count(&w).unwrap(), expected, "count {w:?}");
+/// The backend's P-grid with tiles of at most `tile_bytes` on the GPU (the test asserts that
+/// `w` takes several); the CPU has no tiles.
+fn with_tiles(engine: &Engine, tile_bytes: u64, w: &Window) -> Box<dyn PGridBackend> {
+    match engine {
+        Engine::Gpu(ctx) => {
+            let gpu = PGridGpu::with_tile_bytes(ctx.clone(), tile_bytes);
+            assert!(gpu.tiles(w).len() > 1, "the test must use several tiles");
+            Box::new(gpu)
+        }
+        Engine::Cpu => Box::new(PGridCpu),
     }
 }
 
-#[test]
-fn gpu_multi_tile_paths_equal_cpu() {
-    let Some(ctx) = common::gpu_or_skip("gpu_multi_tile_paths_equal_cpu") else {
-        return;
-    };
-    // Tiny tiles force many row bands and column runs (a row wider than one tile).
-    for (tile_bytes, w) in [
-        (64, Window::full(301, 301).unwrap()),
-        (12, Window::new(4095, 30001, 17, 100, 50, 777).unwrap()),
-        (4, Window::new(999, 999, 1, 1, 9, 999).unwrap()),
-        (
-            1 << 10,
-            Window::new(
-                1_000_000_000_039,
-                1_000_000_000_039,
-                400_000_000_000,
-                400_000_000_000,
-                130,
-                517,
-            )
-            .unwrap(),
-        ),
-    ] {
-        let gpu = PGridGpu::with_tile_bytes(&ctx, tile_bytes);
-        assert!(gpu.tiles(&w).len() > 1, "the test must use several tiles");
-        let mut out = vec![0; w.total_words().unwrap()];
-        gpu.p_rows(&w, &mut out).unwrap();
-        assert_eq!(out, packed(&w), "tile bytes {tile_bytes}, {w:?}");
-        assert_eq!(
-            gpu.count(&w).unwrap(),
-            count_cpu(&w),
-            "count, tile bytes {tile_bytes}, {w:?}"
-        );
+backend_tests! {
+    /// One generator for every window, growing and shrinking: rows against the P-test cell by
+    /// cell, counts against the rows' bits.
+    fn p_rows_and_counts_equal_the_p_test_on_random_windows(engine) {
+        let grid = engine.p_grid();
+        for w in random_windows(60, 0x2545f4914f6cdd1d) {
+            let mut out = vec![0xdead_beef; w.total_words().unwrap()];
+            grid.p_rows(&w, &mut out).unwrap();
+            assert_eq!(out, p_rows_naive(&w), "{} {w:?}", grid.backend());
+            let expected: u128 = out.iter().map(|x| x.count_ones() as u128).sum();
+            assert_eq!(grid.count(&w).unwrap(), expected, "count {w:?}");
+        }
+        // The wrong output length is an error, not a panic.
+        assert!(grid.p_rows(&Window::full(37, 37).unwrap(), &mut [0; 3]).is_err());
     }
-}
 
-#[test]
-fn gpu_count_of_a_multi_tile_bar_matches_the_recurrence() {
-    let Some(ctx) = common::gpu_or_skip("gpu_count_of_a_multi_tile_bar_matches_the_recurrence")
-    else {
-        return;
-    };
-    let w = Window::full(4095, 4095).unwrap();
-    let gpu = PGridGpu::with_tile_bytes(&ctx, 256 << 10);
-    assert!(gpu.tiles(&w).len() > 4);
-    assert_eq!(gpu.count(&w).unwrap(), g_recurrence(4095).unwrap());
+    /// Tiny tiles force many row bands and column runs (a row wider than one tile) on the GPU.
+    fn multi_tile_paths_equal_the_cpu_twin(engine) {
+        for (tile_bytes, w) in [
+            (64, Window::full(301, 301).unwrap()),
+            (12, Window::new(4095, 30001, 17, 100, 50, 777).unwrap()),
+            (4, Window::new(999, 999, 1, 1, 9, 999).unwrap()),
+            (
+                1 << 10,
+                Window::new(
+                    1_000_000_000_039,
+                    1_000_000_000_039,
+                    400_000_000_000,
+                    400_000_000_000,
+                    130,
+                    517,
+                )
+                .unwrap(),
+            ),
+        ] {
+            let grid = with_tiles(&engine, tile_bytes, &w);
+            let mut out = vec![0; w.total_words().unwrap()];
+            grid.p_rows(&w, &mut out).unwrap();
+            assert_eq!(out, packed(&w), "tile bytes {tile_bytes}, {w:?}");
+            assert_eq!(
+                grid.count(&w).unwrap(),
+                count_cpu(&w),
+                "count, tile bytes {tile_bytes}, {w:?}"
+            );
+        }
+    }
+
+    /// A bar of 4095² cells counted in tiles of 256 KiB against the recurrence.
+    fn count_of_a_multi_tile_bar_matches_the_recurrence(engine) {
+        let w = Window::full(4095, 4095).unwrap();
+        let grid = with_tiles(&engine, 256 << 10, &w);
+        assert_eq!(grid.count(&w).unwrap(), g_recurrence(4095).unwrap());
+        // The same handle again, on a smaller bar: pooled buffers larger than needed.
+        let small = Window::full(1235, 777).unwrap();
+        assert_eq!(grid.count(&small).unwrap(), count_cpu(&small));
+    }
 }
 
 #[test]

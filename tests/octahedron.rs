@@ -12,12 +12,24 @@ use meshes::*;
 fn check_at_level_five() {
     let v = json_of(&chompute(&["octahedron", "5", "--check", "--json"]));
     let cells: u64 = (1..=32u64).map(|m| m * m).sum();
-    assert_eq!(v["check"]["cells"], cells);
-    assert_eq!(v["check"]["mismatches"], 0);
-    assert_eq!(v["check"]["m_to"], 32);
+    let claim = &v["checks"][0];
+    assert_eq!(claim["name"], "octahedron");
+    assert_eq!(claim["checked"], cells.to_string());
+    assert_eq!(claim["pass"], true);
+    assert!(claim["counterexample"].is_null());
+    assert_eq!(claim["range"], "m = 1..32 in S_5");
     let o = chompute(&["octahedron", "5", "--check"]);
     assert!(o.status.success());
-    assert!(stdout(&o).contains("0 mismatches"));
+    assert!(stdout(&o)
+        .lines()
+        .any(|l| l.starts_with("octahedron") && l.contains(" pass ")));
+    let o = chompute(&["octahedron", "5", "--check", "--csv"]);
+    assert!(o.status.success());
+    assert!(stdout(&o)
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with(&format!("octahedron,theorem,pass,{cells},")));
 }
 
 #[test]

@@ -93,7 +93,7 @@ fn gp_check_reports_every_claim_with_its_range() {
             .find(|l| l.starts_with(name))
             .unwrap_or_else(|| panic!("{name} in {text}"));
         assert!(
-            line.contains("holds") && line.contains("0 <= x,y < 301"),
+            line.contains(" pass ") && line.contains("0 <= x,y < 301"),
             "{line}"
         );
     }
@@ -103,7 +103,15 @@ fn gp_check_reports_every_claim_with_its_range() {
         .as_array()
         .unwrap()
         .iter()
-        .all(|c| c["holds"] == true));
+        .all(|c| c["pass"] == true && c["checked"] == "90000"));
+    // --check --csv: the claims, one row each.
+    let o = chompute(&["gp", "50", "--check", "--csv"]);
+    assert_eq!(o.status.code(), Some(0));
+    let csv = stdout(&o);
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows[0], chompute::claim::CSV_HEADER);
+    assert_eq!(rows.len(), 6, "{csv}");
+    assert!(rows[1].starts_with("Lemma 6,theorem,pass,2500,"), "{csv}");
 }
 
 #[test]
@@ -122,7 +130,7 @@ fn claims(v: &Value) -> HashMap<String, bool> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| (c["name"].as_str().unwrap().to_string(), c["holds"] == true))
+        .map(|c| (c["name"].as_str().unwrap().to_string(), c["pass"] == true))
         .collect()
 }
 
@@ -162,7 +170,7 @@ fn cb_pass_check_passes_for_the_papers_h() {
                 .find(|l| l.starts_with(name))
                 .unwrap_or_else(|| panic!("{name}"));
             assert!(
-                line.contains("holds") && line.contains("x <= 64, 0 <= z <= 64"),
+                line.contains(" pass ") && line.contains("x <= 64, 0 <= z <= 64"),
                 "{f}: {line}"
             );
         }
@@ -246,7 +254,10 @@ fn cb_table1_reproduces_the_paper() {
     assert_eq!(differ, [(2, 14), (2, 15)]);
     assert!(claims(&v)["Corollary 1"]);
     let o = chompute(&["cb", "--f", "floor(z/2)", "--table1"]);
-    assert!(o.status.success() && stdout(&o).contains("Corollary 1  holds"));
+    assert!(o.status.success());
+    assert!(stdout(&o)
+        .lines()
+        .any(|l| l.starts_with("Corollary 1") && l.contains(" pass ")));
 }
 
 #[test]
@@ -429,22 +440,34 @@ fn nimpass_grid_bad_input_exits_2() {
     assert_eq!(common::stderr(&o).trim_end().lines().count(), 1);
 }
 
-#[test]
-fn nimpass_gpu_matches_its_cpu_twin_and_the_line_method() {
-    use chompute::gpu::nimpass::nimpass4_gpu;
-    use chompute::pass::nimpass::{wavefront, NimPass};
-    let Some(ctx) = common::gpu_or_skip("nimpass_gpu_matches_its_cpu_twin_and_the_line_method")
-    else {
-        return;
-    };
-    for side in [1usize, 5, 37, 70] {
-        let gpu = nimpass4_gpu(&ctx, side).unwrap();
-        let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
-        assert_eq!(gpu, twin, "GPU against its CPU twin, side {side}");
-        assert_eq!(
-            gpu,
-            NimPass::compute(4, side).unwrap(),
-            "GPU against the line method, side {side}"
-        );
+backend_tests! {
+    /// Four heaps on the backend's own Nim with a pass (one handle, sides growing and then
+    /// shrinking) against the GPU kernel's CPU twin, the line method, and the game tree.
+    fn nimpass_four_heaps_match_the_twin_the_line_method_and_the_game(engine) {
+        use chompute::pass::nimpass::{wavefront, NimPass};
+        let nimpass = engine.nim_pass();
+        assert_eq!(nimpass.backend(), engine.name());
+        for side in [1usize, 5, 37, 70, 23] {
+            let table = nimpass.four_heaps(side).unwrap();
+            let twin = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
+            assert_eq!(table, twin, "against the CPU twin, side {side}");
+            assert_eq!(
+                table,
+                NimPass::compute(4, side).unwrap(),
+                "against the line method, side {side}"
+            );
+        }
+        let side = 6;
+        let table = nimpass.four_heaps(side).unwrap();
+        let mut memo = HashMap::new();
+        for heaps in chompute::pass::nimpass::all_positions(4, side) {
+            let small: Vec<u8> = heaps.iter().map(|&a| a as u8).collect();
+            assert_eq!(
+                table.is_p(&heaps),
+                nim_naive(&small, true, &mut memo) == 0,
+                "against the game tree at {heaps:?}"
+            );
+        }
+        assert!(nimpass.four_heaps(0).is_err());
     }
 }

@@ -15,7 +15,10 @@
 //! 2k+1). With t = row_i(b_n) ^ row_{i-1}(b_n) and s = t ^ row_{i-1}(b_{n-1}), the new row is
 //! `t ^ (s shifted one cell right)`: a shift by one row and a shift by one bit.
 
+use super::grid::{first_difference, p_bit, p_rows_cpu, p_rows_naive, words_per_row, Window};
+use crate::claim::{Claim, ClaimKind, Tally};
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// Most steps an automaton is built for (three grids of (STEPS+1)² bits: 24 GiB at this size).
 pub const MAX_STEPS: u64 = (1 << 18) - 1;
@@ -141,10 +144,12 @@ pub struct Automaton {
 
 impl Automaton {
     /// Room for generations 0..=capacity, starting at b_0 = {(0,0)}.
-    pub fn new(capacity: u64) -> anyhow::Result<Automaton> {
+    pub fn new(capacity: u64) -> crate::Result<Automaton> {
         if capacity > MAX_STEPS {
-            return Err(crate::usage!(
-                "the automaton runs at most {MAX_STEPS} steps (got {capacity})"
+            return Err(crate::Error::bad_argument(
+                "the number of automaton steps",
+                capacity,
+                format!("at most {MAX_STEPS}"),
             ));
         }
         let side = capacity as usize + 1;
@@ -183,6 +188,7 @@ impl Automaton {
         self.n
     }
 
+    /// The last generation this automaton has room for.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
@@ -286,11 +292,160 @@ pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
     }
 }
 
+/// Generations [`AutomatonCheck::against_p_test`] compares whole with the P-test up to this
+/// side; beyond it, sampled rows (and the last generation whole).
+pub const VERIFY_WHOLE_UP_TO: u64 = 1024;
+/// Rows sampled per generation beyond [`VERIFY_WHOLE_UP_TO`]: the first, the last, the middle
+/// and pseudo-random ones.
+pub const VERIFY_SAMPLED_ROWS: u64 = 6;
+
+/// The verification of an automaton run, as claims: every generation b_n against the P-test's
+/// P(n+1) (SPEC §3), the generations of a second implementation (the GPU) against this CPU
+/// twin's, and the live cells of the last generation against g(n+1).
+#[derive(Debug, Clone)]
+pub struct AutomatonCheck {
+    start: Instant,
+    p_test: Tally,
+    twin: Option<Tally>,
+    live: Tally,
+    last: u64,
+}
+
+impl Default for AutomatonCheck {
+    fn default() -> AutomatonCheck {
+        AutomatonCheck::new()
+    }
+}
+
+impl AutomatonCheck {
+    /// Nothing checked yet.
+    pub fn new() -> AutomatonCheck {
+        AutomatonCheck {
+            start: Instant::now(),
+            p_test: Tally::new(),
+            twin: None,
+            live: Tally::new(),
+            last: 0,
+        }
+    }
+
+    /// Compare the current generation b_n of `a` with P(n+1) from the P-test generator: whole
+    /// when `whole` or when n+1 ≤ [`VERIFY_WHOLE_UP_TO`], else on [`VERIFY_SAMPLED_ROWS`]
+    /// rows, each from the cell-by-cell P-test.
+    pub fn against_p_test(&mut self, a: &Automaton, whole: bool) {
+        let n = a.generation();
+        self.last = self.last.max(n);
+        let m = n + 1;
+        let mismatch = |i: u64, j: u64, live: bool| {
+            format!(
+                "generation {n}: cell ({i},{j}) is {} in the automaton but cell ({},{}) of C({m},{m}) is {} by the P-test",
+                if live { "live" } else { "dead" },
+                i + 1,
+                j + 1,
+                if live { "not P" } else { "P" }
+            )
+        };
+        if whole || m <= VERIFY_WHOLE_UP_TO {
+            let w = Window::full(m, m).expect("m ≥ 1");
+            let mut p = vec![0u32; words_per_row(m) * m as usize];
+            p_rows_cpu(&w, &mut p);
+            let b = a.current_u32();
+            match first_difference(m, &b, &p) {
+                Some((i, j)) => self.p_test.fail(mismatch(i, j, p_bit(&b, m, i, j))),
+                None => self.p_test.checked += m as u128 * m as u128,
+            }
+            return;
+        }
+        // Sampled rows: the first, the last, the middle and pseudo-random ones (splitmix of n).
+        let mut rows = vec![0, n, n / 2];
+        let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+        while (rows.len() as u64) < VERIFY_SAMPLED_ROWS {
+            x = (x ^ (x >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            x ^= x >> 27;
+            rows.push(x % m);
+        }
+        let mut row32 = vec![0u32; words_per_row(m)];
+        for &i in &rows {
+            let want = p_rows_naive(&Window::new(m, m, i + 1, 1, 1, m).expect("a row of C(m,m)"));
+            u64_row_to_u32(a.row(i as usize), &mut row32);
+            if let Some((_, j)) = first_difference(m, &row32, &want) {
+                self.p_test.fail(mismatch(i, j, p_bit(&row32, m, 0, j)));
+                return;
+            }
+            self.p_test.checked += m as u128;
+        }
+    }
+
+    /// Compare generation `n` of another implementation (`words`, the u32 layout) with the
+    /// CPU twin's (`twin`).
+    pub fn against_twin(&mut self, n: u64, words: &[u32], twin: &[u32]) {
+        let t = self.twin.get_or_insert_with(Tally::new);
+        match first_difference(n + 1, words, twin) {
+            Some((i, j)) => t.fail(format!(
+                "generation {n}: cell ({i},{j}) (0-based) differs from the CPU twin"
+            )),
+            None => t.checked += (n as u128 + 1) * (n as u128 + 1),
+        }
+    }
+
+    /// Compare the live cells of the last generation `n` with g(n+1) by the recurrence.
+    pub fn live_cells(&mut self, n: u64, live: u64) {
+        self.last = self.last.max(n);
+        let g = super::count::g_recurrence(n + 1).expect("n+1 ≥ 1");
+        self.live.record(live as u128 == g, || {
+            format!(
+                "generation {n} has {live} live cells but g({}) = {g}",
+                n + 1
+            )
+        });
+    }
+
+    /// Whether any comparison failed.
+    pub fn failed(&self) -> bool {
+        self.p_test.failed() || self.live.failed() || self.twin.as_ref().is_some_and(Tally::failed)
+    }
+
+    /// Cells compared with the P-test and with the twin.
+    pub fn cells_compared(&self) -> u128 {
+        self.p_test.checked + self.twin.as_ref().map_or(0, |t| t.checked)
+    }
+
+    /// The claims: `automaton` (every generation checked is P(n+1)), `automaton-twin` (when
+    /// a twin was compared) and `automaton-live-cells` (when live cells were).
+    pub fn claims(self) -> Vec<Claim> {
+        let range = format!("n = 0..{}", self.last);
+        let mut claims = vec![self.p_test.claim(
+            ClaimKind::Theorem,
+            "automaton",
+            "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+            &range,
+        )];
+        if let Some(t) = self.twin {
+            claims.push(t.claim(
+                ClaimKind::Theorem,
+                "automaton-twin",
+                "the GPU's generations equal the CPU twin's, cell for cell",
+                &range,
+            ));
+        }
+        if self.live.checked > 0 {
+            claims.push(self.live.claim(
+                ClaimKind::Theorem,
+                "automaton-live-cells",
+                "the last generation n has g(n+1) live cells",
+                format!("n = {}", self.last),
+            ));
+        }
+        let start = self.start;
+        claims.into_iter().map(|c| c.took(start)).collect()
+    }
+}
+
 /// Tile geometry of the temporally blocked kernel `ca_block.wgsl` and its twin [`ca_block`]: a
 /// tile is [`BLOCK_COLS`] u32 words wide (the first a halo word, so [`BLOCK_COLS`]` - 1` output
 /// words) and `steps_max + tile_rows` rows tall (the first `steps_max` a halo), and holds three
 /// generations in workgroup memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BlockShape {
     /// Most steps one block takes (≤ 32, so the halo word's last bit stays exact).
     pub steps_max: u32,

@@ -1,7 +1,7 @@
 //! Exact counts g(m,n) = #P-cells of C(m,n).
 
 use super::ptest::row_key;
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -9,9 +9,9 @@ use std::collections::HashMap;
 /// g(1) = 1, g(2k) = 4g(k), g(2k+1) = g(k) + g(k+1). Memoised; each level of the recursion
 /// touches at most two consecutive arguments, so this is O(log m) for every u64 m.
 /// g(m) ≤ m² < 2^128, so u128 is exact.
-pub fn g_recurrence(m: u64) -> anyhow::Result<u128> {
+pub fn g_recurrence(m: u64) -> Result<u128> {
     if m == 0 {
-        return Err(usage!("g(m) needs m ≥ 1"));
+        return Err(Error::bad_argument("m", m, "at least 1"));
     }
     fn go(m: u64, memo: &mut HashMap<u64, u128>) -> u128 {
         if m == 1 {
@@ -36,8 +36,8 @@ pub fn g_recurrence(m: u64) -> anyhow::Result<u128> {
 /// Σ_{m=1}^{M} g(2m) = 4S(M) and Σ_{m=0}^{M-1} g(2m+1) = Σ (g(m) + g(m+1)) = S(M-1) + S(M), so
 /// S(2M) = 5S(M) + S(M-1), S(2M-1) = S(M) + 5S(M-1) and S(2M+1) = S(2M) + g(M) + g(M+1).
 /// Returns (S(n-1), S(n)) (S(-1) = 0), or an error past u128 (n beyond about 2^49).
-pub fn g_prefix_sums(n: u64) -> anyhow::Result<(u128, u128)> {
-    let overflow = || anyhow::anyhow!("Σ g(m) for m ≤ {n} does not fit in u128");
+pub fn g_prefix_sums(n: u64) -> Result<(u128, u128)> {
+    let overflow = || Error::too_large(format!("Σ g(m) for m ≤ {n}"), "more than u128 holds");
     let lin = |a: u128, x: u128, b: u128, y: u128| -> Option<u128> {
         a.checked_mul(x)?.checked_add(b.checked_mul(y)?)
     };
@@ -75,15 +75,18 @@ pub fn histogram_feasible(m: u64, n: u64) -> bool {
 
 /// `g(m,n) = Σ_v hr[v]·hc[v]` (SPEC §1), for any rectangle: histogram the row keys of the
 /// smaller side, then sweep the larger side's keys through it. O(m+n) time.
-pub fn g_histogram(m: u64, n: u64) -> anyhow::Result<u128> {
+pub fn g_histogram(m: u64, n: u64) -> Result<u128> {
     if m == 0 || n == 0 {
-        return Err(usage!(
-            "the bar must have at least one row and one column (got {m}×{n})"
+        return Err(Error::bad_argument(
+            "the bar",
+            format!("{m}×{n}"),
+            "at least 1×1",
         ));
     }
     if !histogram_feasible(m, n) {
-        return Err(usage!(
-            "C({m},{n}) is too large for the histogram method (smaller side ≤ 2^28, larger ≤ 2^34)"
+        return Err(Error::too_large(
+            format!("C({m},{n})"),
+            "the histogram method takes a smaller side ≤ 2^28 and a larger ≤ 2^34",
         ));
     }
     let (small, large) = if m <= n { (m, n) } else { (n, m) };

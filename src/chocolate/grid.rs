@@ -6,7 +6,7 @@
 //! 1-bit PNG row.
 
 use super::ptest::{col_key, p_cell, row_key};
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// A rectangular window of C(m,n): rows `row0 .. row0+height`, columns
@@ -14,45 +14,50 @@ use rayon::prelude::*;
 /// m = 10^12 is addressable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
+    /// Rows of the bar.
     pub m: u64,
+    /// Columns of the bar.
     pub n: u64,
+    /// First row of the window, 1-based.
     pub row0: u64,
+    /// First column of the window, 1-based.
     pub col0: u64,
+    /// Rows in the window.
     pub height: u64,
+    /// Columns in the window.
     pub width: u64,
 }
 
 impl Window {
     /// The whole bar C(m,n).
-    pub fn full(m: u64, n: u64) -> anyhow::Result<Window> {
+    pub fn full(m: u64, n: u64) -> Result<Window> {
         Window::new(m, n, 1, 1, m, n)
     }
 
     /// A window, validated: non-empty and inside the bar.
-    pub fn new(
-        m: u64,
-        n: u64,
-        row0: u64,
-        col0: u64,
-        height: u64,
-        width: u64,
-    ) -> anyhow::Result<Window> {
+    pub fn new(m: u64, n: u64, row0: u64, col0: u64, height: u64, width: u64) -> Result<Window> {
         if m == 0 || n == 0 {
-            return Err(usage!(
-                "the bar must have at least one row and one column (got {m}×{n})"
+            return Err(Error::bad_argument(
+                "the bar",
+                format!("{m}×{n}"),
+                "at least 1×1",
             ));
         }
         if height == 0 || width == 0 {
-            return Err(usage!(
-                "the window must be at least 1×1 (got {height}×{width})"
+            return Err(Error::bad_argument(
+                "the window",
+                format!("{height}×{width}"),
+                "at least 1×1",
             ));
         }
         let fits = |start: u64, len: u64, size: u64| {
             start >= 1 && start.checked_add(len - 1).is_some_and(|end| end <= size)
         };
         if !fits(row0, height, m) || !fits(col0, width, n) {
-            return Err(usage!(
-                "window rows {row0}..+{height}, columns {col0}..+{width} lies outside C({m},{n})"
+            return Err(Error::bad_argument(
+                "the window",
+                format!("rows {row0}..+{height}, columns {col0}..+{width}, which reach outside"),
+                format!("inside C({m},{n})"),
             ));
         }
         Ok(Window {
@@ -96,16 +101,15 @@ impl Window {
     }
 
     /// u32 words for the whole packed window, or an error if that cannot be addressed here.
-    pub fn total_words(&self) -> anyhow::Result<usize> {
+    pub fn total_words(&self) -> Result<usize> {
         let words = (self.words_per_row() as u128) * self.height as u128;
         usize::try_from(words)
             .ok()
             .filter(|w| (*w as u128) * 4 <= isize::MAX as u128)
             .ok_or_else(|| {
-                usage!(
-                    "a {}×{} window is too large to hold in memory",
-                    self.height,
-                    self.width
+                Error::too_large(
+                    format!("a {}×{} window", self.height, self.width),
+                    "more words than this machine can address",
                 )
             })
     }
@@ -114,6 +118,20 @@ impl Window {
 /// u32 words needed for `width` cells.
 pub fn words_per_row(width: u64) -> usize {
     usize::try_from(width.div_ceil(32)).expect("row width fits in memory")
+}
+
+/// Whether cell (i,j) (0-based) of a packed grid `width` cells wide is set.
+pub fn p_bit(words: &[u32], width: u64, i: u64, j: u64) -> bool {
+    words[i as usize * words_per_row(width) + (j / 32) as usize] >> (31 - j % 32) & 1 == 1
+}
+
+/// The first cell (row, column), 0-based in reading order, where two packed grids `width`
+/// cells wide differ; `None` when they agree on every word both have.
+pub fn first_difference(width: u64, a: &[u32], b: &[u32]) -> Option<(u64, u64)> {
+    let wpr = words_per_row(width);
+    let k = a.iter().zip(b).position(|(x, y)| x != y)?;
+    let bit = (a[k] ^ b[k]).leading_zeros() as u64;
+    Some(((k / wpr) as u64, (k % wpr) as u64 * 32 + bit))
 }
 
 /// The naive reference: test every cell with the four-pile P-test. Slow and obviously right;
@@ -139,6 +157,7 @@ pub struct ColumnIndex {
 }
 
 impl ColumnIndex {
+    /// The sorted column keys of `w`.
     pub fn new(w: &Window) -> ColumnIndex {
         assert!(
             w.width <= u32::MAX as u64,

@@ -2,6 +2,7 @@
 //! four-pile Nim position (i-1, j-1, m-i, n-j).
 
 pub mod automaton;
+pub mod backend;
 pub mod count;
 pub mod grid;
 pub mod octahedron;

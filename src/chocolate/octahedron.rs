@@ -11,7 +11,8 @@
 //! z = 1 - w, lies in S_N.
 
 use super::grid::{p_rows_cpu, Window};
-use crate::usage;
+use crate::claim::Claim;
+use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// Deepest level handled (coordinates are i128 scaled by 2^(N+1) times small factors).
@@ -59,7 +60,9 @@ pub fn cell_in_sierpinski(n: u32, m: u64, i: u64, j: u64) -> bool {
 /// A positive rational p/q in lowest terms: the section height M, read exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ratio {
+    /// Numerator.
     pub num: u64,
+    /// Denominator (≥ 1).
     pub den: u64,
 }
 
@@ -72,6 +75,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 impl Ratio {
+    /// num/den in lowest terms.
     pub fn new(num: u64, den: u64) -> Ratio {
         let g = gcd(num, den).max(1);
         Ratio {
@@ -80,6 +84,7 @@ impl Ratio {
         }
     }
 
+    /// Whether the ratio is a whole number.
     pub fn is_integer(&self) -> bool {
         self.den == 1
     }
@@ -96,8 +101,12 @@ impl std::fmt::Display for Ratio {
 }
 
 /// Parse "5", "5.5" or "11/2" exactly (no floats): a positive rational.
-pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
-    let bad = || format!("'{s}' is not a positive number (write 5, 5.5 or 11/2)");
+pub fn parse_ratio(s: &str) -> Result<Ratio> {
+    let bad = || {
+        Error::invalid(format!(
+            "'{s}' is not a positive number (write 5, 5.5 or 11/2)"
+        ))
+    };
     let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
     let r = if let Some((a, b)) = s.split_once('/') {
         if !digits(a) || !digits(b) {
@@ -133,7 +142,7 @@ pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
         Ratio::new(s.parse::<u64>().map_err(|_| bad())?, 1)
     };
     if r.num == 0 {
-        return Err(format!("'{s}' must be positive"));
+        return Err(Error::bad_argument("the section height", s, "positive"));
     }
     Ok(r)
 }
@@ -143,31 +152,46 @@ pub fn parse_ratio(s: &str) -> Result<Ratio, String> {
 /// u = -w + (a+1/2)h/px, v likewise with b. The image is `side()` pixels square.
 #[derive(Debug, Clone, Copy)]
 pub struct Section {
+    /// The level N of S_N.
     pub n: u32,
+    /// The height M of the section H_{N,M} (z = 1 - M/2^N).
     pub m: Ratio,
+    /// Pixels per cell side.
     pub px: u64,
 }
 
 impl Section {
     /// Validate: 0 < M ≤ 2^n and M·px a whole number of pixels.
-    pub fn new(n: u32, m: Ratio, px: u64) -> anyhow::Result<Section> {
+    pub fn new(n: u32, m: Ratio, px: u64) -> Result<Section> {
         if n > MAX_LEVEL {
-            return Err(usage!("N must be at most {MAX_LEVEL} (got {n})"));
+            return Err(Error::bad_argument(
+                "the level",
+                n,
+                format!("at most {MAX_LEVEL}"),
+            ));
         }
         if px == 0 {
-            return Err(usage!("--px must be at least 1"));
+            return Err(Error::bad_argument("the pixels per cell", px, "at least 1"));
         }
         if (m.num as u128) > (m.den as u128) << n {
-            return Err(usage!(
-                "M = {m} lies below S_{n}: M must be at most 2^{n} = {}",
-                1u128 << n
+            return Err(Error::bad_argument(
+                "the section height M",
+                m,
+                format!(
+                    "at most 2^{n} = {} (below that lies nothing of S_{n})",
+                    1u128 << n
+                ),
             ));
         }
         let pixels = m.num as u128 * px as u128;
         if pixels % m.den as u128 != 0 {
-            return Err(usage!(
-                "M = {m} with --px {px} is not a whole number of pixels; use a --px divisible by {}",
-                m.den / gcd(m.den, px)
+            return Err(Error::bad_argument(
+                "the pixels per cell",
+                px,
+                format!(
+                    "a multiple of {} so that M = {m} is a whole number of pixels",
+                    m.den / gcd(m.den, px)
+                ),
             ));
         }
         Ok(Section { n, m, px })
@@ -199,7 +223,9 @@ impl Section {
 /// Result of [`check_correspondence`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CorrespondenceCheck {
+    /// Cells compared.
     pub cells: u128,
+    /// Cells where the P-test and S_N disagree.
     pub mismatches: u128,
     /// The first disagreement: (m, i, j).
     pub first_mismatch: Option<(u64, u64, u64)>,
@@ -258,10 +284,10 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
 pub fn check_correspondence(
     n: u32,
     ms: impl Iterator<Item = u64> + Send,
-) -> anyhow::Result<CorrespondenceCheck> {
+) -> Result<CorrespondenceCheck> {
     let ms: Vec<u64> = ms.collect();
     if let Some(&m) = ms.iter().find(|&&m| m == 0 || (m as u128) > 1u128 << n) {
-        return Err(usage!("m = {m} is outside 1..=2^{n}"));
+        return Err(Error::bad_argument("m", m, format!("in 1..=2^{n}")));
     }
     let per_m: Vec<CorrespondenceCheck> = ms
         .par_iter()
@@ -298,6 +324,41 @@ pub fn check_correspondence(
         }
     }
     Ok(total)
+}
+
+/// The octahedron claim: for every m ≤ `top` (≤ 2^n), the P-cells of C(m,m) are the cells
+/// whose centres lie in S_n ([`check_correspondence`]), as a [`Claim`] named `octahedron`.
+pub fn correspondence_claim(n: u32, top: u64) -> Result<Claim> {
+    let start = std::time::Instant::now();
+    let c = check_correspondence(n, 1..=top)?;
+    let counterexample = c.first_mismatch.map(|(m, i, j)| {
+        format!(
+            "m = {m}: cell ({i},{j}) disagrees ({} mismatches)",
+            c.mismatches
+        )
+    });
+    Ok(Claim::theorem(
+        "octahedron",
+        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+        format!("m = 1..{top} in S_{n}"),
+        c.cells,
+        counterexample,
+    )
+    .took(start))
+}
+
+/// SPEC §2's stack of automaton generations as the half octahedron: a point `p` of the
+/// voxel surface of generations 0..=`steps` (doubled lattice coordinates: voxel corners are
+/// even, edge midpoints odd; layer z is generation z) placed in the rotated frame. Layer z is
+/// centred under the apex and stands z/2 below it, a layer half as thick as a cell is wide.
+pub fn stack_point(p: [i64; 3], steps: u64) -> [f32; 3] {
+    let top = (steps + 1) as f32;
+    let [x2, y2, z2] = p.map(|v| v as f32);
+    [
+        x2 / 2.0 - z2 / 4.0 - 0.25,
+        y2 / 2.0 - z2 / 4.0 - 0.25,
+        (top - z2 / 2.0) / 2.0,
+    ]
 }
 
 /// The 6^n octahedra of S_n: (centre, radius) in units where S_0 has radius 2^n (so the

@@ -207,13 +207,8 @@ mod tests {
 
     #[test]
     fn blocked_rows_equal_word_by_word_rows() {
-        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut rng = crate::claim::Xorshift::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = || rng.next();
         let mut rows_with_cells = 0;
         let mut check = |n: u64, col0: u64, width: u64, v: u64| {
             let words = width.div_ceil(32) as usize;

@@ -6,17 +6,17 @@
 //! counting identities use counts of those grids (and, beyond M, the key-histogram count and
 //! the recurrence).
 
-use super::automaton::Automaton;
+use super::automaton::{Automaton, AutomatonCheck};
 use super::count::{g_histogram, g_prefix_sums, g_recurrence};
-use super::grid::{p_rows_cpu, words_per_row, Window};
-use super::octahedron::check_correspondence;
+use super::grid::{first_difference, p_bit, p_rows_cpu, words_per_row, Window};
+use super::octahedron::correspondence_claim;
 use super::ptest::p_cell;
 use super::recursive::{
     blow_up, corners_and_centre, corners_and_centre_grid, p_cell_recursive, p_grid_recursive,
 };
 use super::window::p_count;
+use crate::claim::{Claim, ClaimKind, Tally, Xorshift};
 use rayon::prelude::*;
-use serde::Serialize;
 use std::time::Instant;
 
 /// The octahedron claim runs up to this level (the level of the largest M `theorems` takes).
@@ -30,24 +30,6 @@ pub const SUM_MAX_BITS: u32 = 49;
 pub const LARGE_SAMPLES: usize = 2000;
 /// Largest m whose count the histogram method recomputes for the sampled g identities.
 pub const HISTOGRAM_SAMPLE_MAX: u64 = 1 << 20;
-
-/// One checked claim.
-#[derive(Debug, Clone, Serialize)]
-pub struct ClaimResult {
-    /// Stable identifier, e.g. "thm-3.4-corners-and-centre".
-    pub name: &'static str,
-    /// The claim in words.
-    pub statement: &'static str,
-    /// The range checked, in words.
-    pub range: String,
-    /// Cells or values checked.
-    pub checked: u128,
-    /// True when nothing disagreed.
-    pub pass: bool,
-    /// The first disagreement, if any.
-    pub failure: Option<String>,
-    pub seconds: f64,
-}
 
 /// P(m) from the P-test, with 0-based cell access.
 struct Grid {
@@ -70,7 +52,7 @@ impl Grid {
 
     #[inline]
     fn get(&self, i: u64, j: u64) -> bool {
-        self.words[i as usize * self.wpr + (j / 32) as usize] >> (31 - j % 32) & 1 == 1
+        p_bit(&self.words, self.m, i, j)
     }
 
     fn count(&self) -> u128 {
@@ -79,9 +61,7 @@ impl Grid {
 
     /// The first 0-based (i,j) where this grid and `other` (same layout) differ.
     fn first_word_difference(&self, other: &[u32]) -> Option<(u64, u64)> {
-        let k = self.words.iter().zip(other).position(|(a, b)| a != b)?;
-        let bit = (self.words[k] ^ other[k]).leading_zeros() as u64;
-        Some(((k / self.wpr) as u64, (k % self.wpr) as u64 * 32 + bit))
+        first_difference(self.m, &self.words, other)
     }
 }
 
@@ -155,60 +135,18 @@ fn symmetry_failure(g: &Grid) -> Option<String> {
         })
 }
 
-/// Deterministic pseudo-random u64s (xorshift).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    /// In 1..=hi.
-    fn upto(&mut self, hi: u64) -> u64 {
-        1 + self.next() % hi
-    }
-}
-
-struct Tally {
-    checked: u128,
-    failure: Option<String>,
-}
-
-impl Tally {
-    fn new() -> Tally {
-        Tally {
-            checked: 0,
-            failure: None,
-        }
-    }
-    fn fail(&mut self, why: String) {
-        self.failure.get_or_insert(why);
-    }
-}
-
+/// A claim checked by `body`, timed.
 fn claim(
     name: &'static str,
     statement: &'static str,
     range: String,
     body: impl FnOnce(&mut Tally),
-) -> ClaimResult {
+) -> Claim {
     let start = Instant::now();
     let mut t = Tally::new();
     body(&mut t);
-    ClaimResult {
-        name,
-        statement,
-        range,
-        checked: t.checked,
-        pass: t.failure.is_none(),
-        failure: t.failure,
-        seconds: start.elapsed().as_secs_f64(),
-    }
+    t.claim(ClaimKind::Theorem, name, statement, range)
+        .took(start)
 }
 
 /// 1-based cell for messages.
@@ -217,10 +155,10 @@ fn cell(i: u64, j: u64) -> String {
 }
 
 /// Check every claim for all m ≤ max_m. `on_claim` sees each result as it is made.
-pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<ClaimResult> {
+pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
     let big = max_m;
     let mut out = Vec::new();
-    let mut push = |r: ClaimResult| {
+    let mut push = |r: Claim| {
         on_claim(&r);
         out.push(r);
     };
@@ -276,7 +214,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                 }
                 t.checked += 4 * m as u128 * m as u128;
             }
-            let mut rng = Rng(0x5EED_3303);
+            let mut rng = Xorshift::new(0x5EED_3303);
             for _ in 0..LARGE_SAMPLES {
                 let m = rng.upto(1 << 62);
                 let (i, j) = (rng.upto(m), rng.upto(m));
@@ -307,7 +245,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                 }
                 t.checked += m as u128 * m as u128;
             }
-            let mut rng = Rng(0x5EED_3404);
+            let mut rng = Xorshift::new(0x5EED_3404);
             for _ in 0..LARGE_SAMPLES {
                 let m = rng.upto(1 << 63);
                 let Some((s, tt)) = corners_and_centre(m) else { continue };
@@ -340,7 +278,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                 }
                 t.checked += m as u128 * m as u128;
             }
-            let mut rng = Rng(0x5EED_0505);
+            let mut rng = Xorshift::new(0x5EED_0505);
             for _ in 0..LARGE_SAMPLES {
                 let m = rng.next().max(1);
                 let (i, j) = (rng.upto(m), rng.upto(m));
@@ -363,7 +301,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         )
         .collect();
     let samples = |seed: u64| -> Vec<u64> {
-        let mut rng = Rng(seed);
+        let mut rng = Xorshift::new(seed);
         (0..16)
             .map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX))
             .collect()
@@ -480,7 +418,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
     let top_bits = 63 - table_len.leading_zeros();
     // Beyond the table, S(N) = Σ_{m≤N} g(m) by doubling (g_prefix_sums), which is itself
     // checked against the table's running sums below.
-    let sum_to = |n: u64| -> anyhow::Result<(u128, u128)> {
+    let sum_to = |n: u64| -> crate::Result<(u128, u128)> {
         if n <= table_len {
             Ok((prefix[n as usize - 1], prefix[n as usize]))
         } else {
@@ -525,13 +463,8 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         table_range.clone(),
         |t| {
             // The doubling sums equal the direct running sums wherever both exist.
-            let mut rng = 0x5EED_u64;
-            let direct = (1..=table_len.min(1 << 16)).chain((0..4096).map(|_| {
-                rng ^= rng << 13;
-                rng ^= rng >> 7;
-                rng ^= rng << 17;
-                1 + rng % table_len
-            }));
+            let mut rng = Xorshift::new(0x5EED);
+            let direct = (1..=table_len.min(1 << 16)).chain((0..4096).map(|_| rng.upto(table_len)));
             for n in direct {
                 let want = (prefix[n as usize - 1], prefix[n as usize]);
                 match g_prefix_sums(n) {
@@ -592,7 +525,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                     if p_count(&whole) != counts[m as usize] {
                         return (checked, Some(format!("C({m},{m}): digits {} but the grid has {}", p_count(&whole), counts[m as usize])));
                     }
-                    let mut rng = Rng(0x5EED_0B10 ^ m.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    let mut rng = Xorshift::new(0x5EED_0B10 ^ m.wrapping_mul(0x9e37_79b9_7f4a_7c15));
                     for k in 0..7 {
                         let n = if k == 0 { m } else { rng.upto(big) };
                         let cap = |side: u64| if k == 6 { side } else { side.min(512) };
@@ -617,7 +550,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
                     return t.fail(f);
                 }
             }
-            let mut rng = Rng(0x5EED_0B11);
+            let mut rng = Xorshift::new(0x5EED_0B11);
             let mut squares = vec![u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, (1 << 63) + 1];
             squares.extend((squares.len()..LARGE_SAMPLES).map(|_| rng.next().max(1)));
             for m in squares {
@@ -663,59 +596,42 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&ClaimResult)) -> Vec<Clai
         },
     ));
 
-    push(claim(
-        "automaton",
-        "generation n of the second-order automaton (SPEC §3) is P(n+1)",
-        format!("n = 0..{}", big - 1),
-        |t| {
-            let mut a = match Automaton::new(big - 1) {
-                Ok(a) => a,
-                Err(e) => return t.fail(format!("{e}")),
-            };
-            loop {
-                let n = a.generation();
-                let g = Grid::p_test(n + 1);
-                if let Some(k) = a
-                    .current_u32()
-                    .iter()
-                    .zip(&g.words)
-                    .position(|(x, y)| x != y)
-                {
-                    t.fail(format!(
-                        "generation {n} differs from P({}) in row {}",
-                        n + 1,
-                        k / g.wpr + 1
-                    ));
-                    return;
+    push({
+        // Every generation whole against the P-test's grid.
+        let start = Instant::now();
+        match Automaton::new(big - 1) {
+            Ok(mut a) => {
+                let mut check = AutomatonCheck::new();
+                loop {
+                    check.against_p_test(&a, true);
+                    if check.failed() || a.generation() + 1 == big {
+                        break;
+                    }
+                    a.step();
                 }
-                t.checked += (n as u128 + 1) * (n as u128 + 1);
-                if n + 1 == big {
-                    break;
-                }
-                a.step();
+                let mut c = check.claims().remove(0);
+                c.range = format!("n = 0..{}", big - 1);
+                c.took(start)
             }
-        },
-    ));
+            Err(e) => claim(
+                "automaton",
+                "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+                format!("n = 0..{}", big - 1),
+                |t| t.fail(e.to_string()),
+            ),
+        }
+    });
 
     let level = (64 - (big - 1).leading_zeros()).min(OCTAHEDRON_MAX_LEVEL);
     let oct_top = big.min(1 << level);
-    push(claim(
-        "octahedron",
-        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
-        format!("m = 1..{oct_top} in S_{level}"),
-        |t| match check_correspondence(level, 1..=oct_top) {
-            Ok(c) => {
-                t.checked = c.cells;
-                if let Some((m, i, j)) = c.first_mismatch {
-                    t.fail(format!(
-                        "m = {m}: cell ({i},{j}) disagrees ({} mismatches)",
-                        c.mismatches
-                    ));
-                }
-            }
-            Err(e) => t.fail(format!("{e}")),
-        },
-    ));
+    push(correspondence_claim(level, oct_top).unwrap_or_else(|e| {
+        claim(
+            "octahedron",
+            "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+            format!("m = 1..{oct_top} in S_{level}"),
+            |t| t.fail(e.to_string()),
+        )
+    }));
     out
 }
 
@@ -725,7 +641,7 @@ mod tests {
 
     #[test]
     fn transpose_and_reverse_equal_the_bitwise_versions() {
-        let mut rng = Rng(77);
+        let mut rng = Xorshift::new(77);
         let mut a: [u32; 32] = std::array::from_fn(|_| rng.next() as u32);
         let orig = a;
         transpose32(&mut a);

@@ -297,10 +297,13 @@ fn p_count_with(w: &Window, prefix: fn(u64, u64, u64, u64) -> u128) -> u128 {
 /// `by·block ..` and columns `bx·block ..`, 0-based offsets from its first row and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockGrid {
+    /// The window cut into blocks.
     pub window: Window,
+    /// The side of a block, in cells.
     pub block: u64,
-    /// Blocks down (⌈height/block⌉) and across (⌈width/block⌉).
+    /// Blocks down: ⌈height/block⌉.
     pub down: u64,
+    /// Blocks across: ⌈width/block⌉.
     pub across: u64,
 }
 

@@ -10,58 +10,13 @@ use super::classes::RuleClass;
 use super::diagram::{Diagram, Ranker};
 use super::ordinal::{ordinals_in_rank_order, OrdTable};
 use super::rule::{Choice, Rule};
+use crate::claim::{Claim, ClaimKind, Tally};
 use serde::Serialize;
-
-/// One claim: whether it held and what was checked.
-#[derive(Debug, Clone, Serialize)]
-pub struct Claim {
-    pub claim: String,
-    pub holds: bool,
-    pub checked: String,
-}
-
-impl Claim {
-    fn new(claim: &str, holds: bool, checked: String) -> Claim {
-        Claim {
-            claim: claim.into(),
-            holds,
-            checked,
-        }
-    }
-}
-
-#[derive(Default)]
-struct Tally {
-    cases: u64,
-    failures: u64,
-    first_failure: Option<String>,
-}
-
-impl Tally {
-    fn record(&mut self, ok: bool, what: impl FnOnce() -> String) {
-        self.cases += 1;
-        if !ok {
-            self.failures += 1;
-            if self.first_failure.is_none() {
-                self.first_failure = Some(what());
-            }
-        }
-    }
-
-    fn claim(self, name: &str, what: &str) -> Claim {
-        let checked = match self.first_failure {
-            None => format!("{} {what}", self.cases),
-            Some(f) => format!(
-                "{} of {} {what} fail, first at {f}",
-                self.failures, self.cases
-            ),
-        };
-        Claim::new(name, self.failures == 0, checked)
-    }
-}
+use std::time::Instant;
 
 /// Theorems 2.7 and 2.8, the four parts of Fact 2.9 and the Res form of Fact 2.10 on `table`.
 pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
+    let start = Instant::now();
     let ranker = &table.ranker;
     let ords = &table.ords;
     let n = rule.players() as u8;
@@ -74,8 +29,16 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
     let mut sol: Vec<u64> = Vec::new();
-    let (mut t27, mut t28, mut f9_1, mut f9_2, mut f9_3, mut f9_4, mut res, mut value) =
-        Default::default();
+    let (mut t27, mut t28, mut f9_1, mut f9_2, mut f9_3, mut f9_4, mut res, mut value): (
+        Tally,
+        Tally,
+        Tally,
+        Tally,
+        Tally,
+        Tally,
+        Tally,
+        Tally,
+    ) = Default::default();
     let mut moves_checked = 0u64;
     let at = |r: u64| ranker.unrank(r).to_string();
     for r in 1..total {
@@ -171,25 +134,28 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
             lower_witnessed += is_solution[r] as u64;
         }
     }
-    let mut claims = vec![
-        value.claim("Fact 2.10 (value)", "positions: α_{ord P} is the best score player 1 can get"),
-        t27.claim("Theorem 2.7", "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one"),
-        t28.claim("Theorem 2.8", &format!("positions: the longest solution chain has length ≤ n = {n}")),
-        f9_1.claim(
+    let longest_seen = longest.iter().copied().max().unwrap_or(0);
+    let range = format!("box {}, rule ({})", ranker.shape, rule.normalised());
+    let theorem = |t: Tally, name: &str, statement: &str| {
+        t.claim(ClaimKind::Theorem, name, statement, &range)
+            .took(start)
+    };
+    vec![
+        theorem(value, "Fact 2.10 (value)", &format!("positions: α_{{ord P}} is the best score player 1 can get ({moves_checked} moves)")),
+        theorem(t27, "Theorem 2.7", "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one"),
+        theorem(t28, "Theorem 2.8", &format!("positions: the longest solution chain has length ≤ n = {n} (longest found: {longest_seen})")),
+        theorem(
+            f9_1,
             "Fact 2.9 (i)",
             &format!(
                 "positions of ordinal n: none is a solution of a position of the box ({lower_witnessed} of the {lower} others are)"
             ),
         ),
-        f9_2.claim("Fact 2.9 (ii)", "solution moves Q → P: ord Q = ord P + 1"),
-        f9_3.claim("Fact 2.9 (iii)", "positions: ord P = 1 ⇔ Sol P = {(0)}"),
-        f9_4.claim("Fact 2.9 (iv)", "positions: ord P = i > 1 ⇔ every Q in Sol P has ord i-1"),
-        res.claim("Fact 2.10 (Res form)", "positions: α_{ord P} = max{α_i : Res^i P ≠ ∅} and Res^{ord P} P = Sol P"),
-    ];
-    let longest_seen = longest.iter().copied().max().unwrap_or(0);
-    claims[2].checked += &format!(" (longest found: {longest_seen})");
-    claims[0].checked += &format!(" ({moves_checked} moves)");
-    claims
+        theorem(f9_2, "Fact 2.9 (ii)", "solution moves Q → P: ord Q = ord P + 1"),
+        theorem(f9_3, "Fact 2.9 (iii)", "positions: ord P = 1 ⇔ Sol P = {(0)}"),
+        theorem(f9_4, "Fact 2.9 (iv)", "positions: ord P = i > 1 ⇔ every Q in Sol P has ord i-1"),
+        theorem(res, "Fact 2.10 (Res form)", "positions: α_{ord P} = max{α_i : Res^i P ≠ ∅} and Res^{ord P} P = Sol P"),
+    ]
 }
 
 fn tally(t: &mut Tally, ok: bool, what: impl FnOnce() -> String) {
@@ -200,7 +166,8 @@ fn tally(t: &mut Tally, ok: bool, what: impl FnOnce() -> String) {
 /// numbers but the same order (α ↦ 7α³/4 − 5/2, strictly increasing) is computed from scratch
 /// with g's own numbers and must have f's class table.
 pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
-    let mut t33 = Tally::default();
+    let start = Instant::now();
+    let mut t33 = Tally::new();
     for class in classes {
         for f in &class.members {
             let values: Vec<String> = f
@@ -221,25 +188,38 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
             });
         }
     }
-    vec![t33.claim(
-        "Theorem 3.3",
-        &format!(
-            "rules: each recomputed from other numbers of the same order lands in its own class ({} positions each)",
-            ranker.len()
-        ),
-    )]
+    let players = classes
+        .first()
+        .and_then(|c| c.members.first())
+        .map_or(0, Rule::players);
+    vec![t33
+        .claim(
+            ClaimKind::Theorem,
+            "Theorem 3.3",
+            format!(
+                "rules: each recomputed from other numbers of the same order lands in its own class ({} positions each)",
+                ranker.len()
+            ),
+            format!("box {}, every normalised rule for {players} players", ranker.shape),
+        )
+        .took(start)]
 }
 
 /// A position's report: ordinal, Sol set and one solution chain.
 #[derive(Debug, Clone, Serialize)]
 pub struct PositionReport {
+    /// The position's row lengths.
     pub position: String,
+    /// Its ordinal.
     pub ordinal: u8,
+    /// Its solution set Sol P.
     pub sol: Vec<String>,
+    /// One solution chain from it down to (0).
     pub chain: Vec<String>,
 }
 
 impl PositionReport {
+    /// The report of `p` from `table`, or `None` when the table does not hold it.
     pub fn new(table: &OrdTable, p: &Diagram) -> Option<PositionReport> {
         Some(PositionReport {
             position: p.to_string(),

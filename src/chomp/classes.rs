@@ -13,7 +13,9 @@ use super::rule::{Choice, Rule};
 /// One class: its rules (normalised, sorted) and their common ordinal table (by rank).
 #[derive(Debug, Clone)]
 pub struct RuleClass {
+    /// The normalised rules of the class.
     pub members: Vec<Rule>,
+    /// The ordinals they share, in rank order of the box.
     pub table: Vec<u8>,
 }
 

@@ -13,7 +13,6 @@
 //! - rank does not depend on C, so the table of an R×C box is a prefix of the table of every
 //!   wider R-row box.
 
-use crate::usage;
 use std::fmt;
 
 /// A Young diagram: row lengths, non-increasing, no trailing zeros. The empty diagram is (0).
@@ -37,6 +36,7 @@ impl Diagram {
         Diagram(Vec::new())
     }
 
+    /// Row lengths, first row first, no trailing zeros.
     pub fn rows(&self) -> &[u32] {
         &self.0
     }
@@ -56,6 +56,7 @@ impl Diagram {
         self.0.iter().map(|&a| a as u64).sum()
     }
 
+    /// Whether this is the empty position (0).
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -135,7 +136,9 @@ pub fn for_each_move(rows: &[u32], mut f: impl FnMut(usize, u32)) {
 /// An R-row × C-column box of positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChompBox {
+    /// Most rows R.
     pub rows: usize,
+    /// Most columns C.
     pub cols: u32,
 }
 
@@ -179,6 +182,7 @@ impl ChompBox {
         }
     }
 
+    /// Whether `p` fits in the box.
     pub fn contains(&self, p: &Diagram) -> bool {
         p.height() <= self.rows && p.width() <= self.cols
     }
@@ -216,6 +220,7 @@ pub fn binomial(n: u64, k: u64) -> Option<u64> {
 /// (0-based) of length `len` adds to the rank.
 #[derive(Debug, Clone)]
 pub struct Ranker {
+    /// The box ranked.
     pub shape: ChompBox,
     stride: usize,
     weight: Vec<u64>,
@@ -228,18 +233,23 @@ pub const MAX_RANKED_POSITIONS: u64 = 1 << 34;
 pub const MAX_RANK_WEIGHTS: u64 = 1 << 28;
 
 impl Ranker {
-    pub fn new(shape: ChompBox) -> anyhow::Result<Ranker> {
+    /// The ranker of a box, or [`crate::Error::TooLarge`] when it has too many positions.
+    pub fn new(shape: ChompBox) -> crate::Result<Ranker> {
         let total = shape
             .positions()
             .filter(|&t| t <= MAX_RANKED_POSITIONS)
             .ok_or_else(|| {
-                usage!("the {shape} box has more than 2^34 positions; choose a smaller box")
+                crate::Error::too_large(
+                    format!("the {shape} box"),
+                    "more than 2^34 positions; choose a smaller box",
+                )
             })?;
         let r = shape.rows;
         let stride = shape.cols as usize + 1;
         if (r as u64).saturating_mul(stride as u64) > MAX_RANK_WEIGHTS {
-            return Err(usage!(
-                "the {shape} box is too long and thin to rank (rows × (columns+1) > 2^28)"
+            return Err(crate::Error::too_large(
+                format!("the {shape} box"),
+                "too long and thin to rank (rows × (columns+1) > 2^28)",
             ));
         }
         let mut weight = vec![0u64; r * stride];
@@ -263,10 +273,12 @@ impl Ranker {
         self.total
     }
 
+    /// Never: a box holds at least the empty position.
     pub fn is_empty(&self) -> bool {
         false
     }
 
+    /// The rank weight of row `row` having length `len`.
     #[inline]
     pub fn weight(&self, row: usize, len: u32) -> u64 {
         self.weight[row * self.stride + len as usize]
@@ -299,6 +311,7 @@ impl Ranker {
         }
     }
 
+    /// The position of rank `r`.
     pub fn unrank(&self, r: u64) -> Diagram {
         let mut rows = vec![0u32; self.shape.rows];
         self.unrank_into(r, &mut rows);

@@ -7,16 +7,19 @@
 //! - [`three_row`]: O(1) work per position for three rows.
 //! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
 //! - [`check`]: the paper's claims verified over a box.
+//! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
 
 pub mod check;
 pub mod classes;
 pub mod diagram;
 pub mod ordinal;
+pub mod plane;
 pub mod rule;
 pub mod three_row;
 
 pub use classes::{all_normalised_rules, rule_classes, RuleClass};
 pub use diagram::{ChompBox, Diagram, Ranker};
 pub use ordinal::OrdTable;
+pub use plane::OrdinalPlane;
 pub use rule::{Choice, Rule};
 pub use three_row::ordinals_three_rows;

@@ -111,8 +111,11 @@ pub const LAYERS_MIN_THREADS: usize = 8;
 /// The ordinals of one box under one rule, indexed by rank.
 #[derive(Debug, Clone)]
 pub struct OrdTable {
+    /// The box's ranking.
     pub ranker: Ranker,
+    /// Players of the rule: ordinals run 0..=players.
     pub players: u8,
+    /// The ordinal of every position, in rank order.
     pub ords: Vec<u8>,
 }
 
@@ -120,13 +123,13 @@ impl OrdTable {
     /// Compute with the general engine. The single rank-order sweep is the default: its
     /// options sit close together in memory, so on one or two cores it beats the volume layers
     /// (about 2.5× on 13×13); the layers win only with many free cores (see BENCHMARKS.md).
-    pub fn compute(shape: ChompBox, rule: &Rule) -> anyhow::Result<OrdTable> {
+    pub fn compute(shape: ChompBox, rule: &Rule) -> crate::Result<OrdTable> {
         let layers = rayon::current_num_threads() >= LAYERS_MIN_THREADS;
         OrdTable::compute_with(shape, rule, layers)
     }
 
     /// Compute in rank order (`layers` false) or by volume layers in parallel (`layers` true).
-    pub fn compute_with(shape: ChompBox, rule: &Rule, layers: bool) -> anyhow::Result<OrdTable> {
+    pub fn compute_with(shape: ChompBox, rule: &Rule, layers: bool) -> crate::Result<OrdTable> {
         let ranker = Ranker::new(shape)?;
         let choice = Choice::new(rule);
         let ords = if layers && ranker.len() >= 1 << 16 {
@@ -141,6 +144,7 @@ impl OrdTable {
         })
     }
 
+    /// The ordinal of `p`, or `None` when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
         self.ranker.rank(p).map(|r| self.ords[r as usize])
     }

@@ -265,6 +265,7 @@ impl Choice {
             .unwrap_or(0)
     }
 
+    /// The ordinal chosen when the options' ordinals are the set bits of `mask` (Fact 2.10).
     #[inline]
     pub fn choose(&self, mask: u64) -> u8 {
         if self.table.is_empty() {
@@ -274,6 +275,7 @@ impl Choice {
         }
     }
 
+    /// Players n of the rule.
     pub fn players(&self) -> u8 {
         self.n
     }

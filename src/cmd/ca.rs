@@ -1,33 +1,22 @@
 //! `chompute ca STEPS`: the second-order automaton of SPEC §3, on the GPU or the CPU, with
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
-use super::print_json;
-use crate::chocolate::automaton::{cell_updates, Automaton, MAX_STEPS};
-use crate::chocolate::grid::{p_rows_cpu, p_rows_naive, Window};
-use crate::chocolate::{g_recurrence, words_per_row};
+use super::{print_claims, print_json, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
-use crate::error::CheckFailed;
-use crate::gpu::ca::{CaGpu, CaKernel};
-use crate::gpu::{BackendChoice, Engine};
-use crate::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
-use crate::render::picture::words_to_bytes;
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::automaton::{cell_updates, Automaton, AutomatonCheck, MAX_STEPS};
+use chompute::chocolate::octahedron::stack_point;
+use chompute::claim::Claim;
+use chompute::gpu::ca::{CaGpu, CaKernel};
+use chompute::gpu::{BackendChoice, Engine};
+use chompute::render::figures::write_generation_png;
+use chompute::render::mesh::{check_mesh_path, write_ply, BitLayer, VoxelSurface};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
-/// Generations compared whole with the P-test up to this side; beyond it, sampled rows
-/// (plus the last generation whole).
-pub const VERIFY_WHOLE_UP_TO: u64 = 1024;
-/// Rows sampled per generation beyond [`VERIFY_WHOLE_UP_TO`]: the first, the last, the middle
-/// and pseudo-random ones.
-pub const VERIFY_SAMPLED_ROWS: u64 = 6;
 /// On the GPU with --verify, compare with the CPU twin at least this often (in steps).
 pub const GPU_COMPARE_EVERY: u64 = 64;
-
-/// Background and P-cell colours of frames and sections: cream and dark chocolate.
-pub const PALETTE: [u8; 6] = [0xf7, 0xf1, 0xe3, 0x3b, 0x1f, 0x0e];
 
 #[derive(Serialize)]
 struct Report {
@@ -46,6 +35,9 @@ struct Report {
     cells_verified: u64,
     frames: u64,
     stack: Option<StackReport>,
+    /// With --verify: the claims checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks: Option<Vec<Claim>>,
 }
 
 #[derive(Serialize)]
@@ -56,125 +48,34 @@ struct StackReport {
     voxels: u128,
 }
 
-/// Write a generation (`side`×`side` packed rows) into a `canvas`×`canvas` 1-bit PNG, P-cells in
-/// chocolate on cream, the rest of the canvas empty.
-pub fn write_generation_png(
-    path: &Path,
-    canvas: u64,
-    side: u64,
-    words: &[u32],
-) -> anyhow::Result<()> {
-    let spec = PngSpec {
-        width: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
-        height: u32::try_from(canvas).map_err(|_| usage!("frame too large"))?,
-        format: PixelFormat::Indexed {
-            bits: 1,
-            palette: PALETTE.to_vec(),
-        },
-        compression: Compression::Fast,
-    };
-    let wpr = words_per_row(side);
-    write_png(path, &spec, |y, row| {
-        row.fill(0);
-        if (y as u64) < side {
-            // The generation's words are a 1-bit PNG row; the canvas past it stays empty.
-            let take = row.len().min(4 * wpr);
-            words_to_bytes(
-                &words[y as usize * wpr..(y as usize + 1) * wpr],
-                &mut row[..take],
-                0,
-            );
-        }
-        Ok(())
-    })
-}
-
-/// The first cell where two packed grids of the same side differ, 0-based.
-fn first_difference(side: u64, a: &[u32], b: &[u32]) -> Option<(u64, u64)> {
-    let wpr = words_per_row(side);
-    let k = a.iter().zip(b).position(|(x, y)| x != y)?;
-    let (row, word) = (k / wpr, k % wpr);
-    let bit = (a[k] ^ b[k]).leading_zeros() as u64;
-    Some((row as u64, word as u64 * 32 + bit))
-}
-
-fn pcell(words: &[u32], side: u64, i: u64, j: u64) -> bool {
-    words[(i as usize) * words_per_row(side) + (j / 32) as usize] >> (31 - j % 32) & 1 == 1
-}
-
-/// Compare generation n of the CPU automaton with the P-test grid of C(n+1,n+1): whole when
-/// small or `whole`, else sampled rows. Returns the cells compared.
-fn verify_against_p_test(a: &Automaton, whole: bool) -> anyhow::Result<u64> {
-    let n = a.generation();
-    let m = n + 1;
-    let mismatch = |i: u64, j: u64, live: bool| -> anyhow::Error {
-        CheckFailed(format!(
-            "generation {n}: cell ({i},{j}) is {} in the automaton but cell ({},{}) of C({m},{m}) is {} by the P-test",
-            if live { "live" } else { "dead" },
-            i + 1,
-            j + 1,
-            if live { "not P" } else { "P" }
-        ))
-        .into()
-    };
-    if whole || m <= VERIFY_WHOLE_UP_TO {
-        let w = Window::full(m, m)?;
-        let mut p = vec![0u32; w.total_words()?];
-        p_rows_cpu(&w, &mut p);
-        let b = a.current_u32();
-        if let Some((i, j)) = first_difference(m, &b, &p) {
-            return Err(mismatch(i, j, pcell(&b, m, i, j)));
-        }
-        return Ok(m * m);
-    }
-    // Sampled rows: the first, the last, the middle and pseudo-random ones (splitmix of n).
-    let mut rows = vec![0, n, n / 2];
-    let mut x = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
-    while (rows.len() as u64) < VERIFY_SAMPLED_ROWS {
-        x = (x ^ (x >> 31)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x ^= x >> 27;
-        rows.push(x % m);
-    }
-    let wpr = words_per_row(m);
-    let mut row32 = vec![0u32; wpr];
-    for &i in &rows {
-        let want = p_rows_naive(&Window::new(m, m, i + 1, 1, 1, m)?);
-        crate::chocolate::automaton::u64_row_to_u32(a.row(i as usize), &mut row32);
-        if let Some((_, j)) = first_difference(m, &row32, &want) {
-            return Err(mismatch(i, j, pcell(&row32, m, 0, j)));
-        }
-    }
-    Ok(rows.len() as u64 * m)
-}
-
 /// What runs the steps.
-enum Runner<'a> {
+enum Runner {
     Cpu(Automaton),
-    Gpu(CaGpu<'a>),
+    Gpu(Box<CaGpu>),
 }
 
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let steps = args.steps;
     if steps > MAX_STEPS {
-        return Err(usage!(
+        return Err(anyhow!(
             "the automaton runs at most {MAX_STEPS} steps (got {steps})"
         ));
     }
     if args.every.is_some() && args.frames.is_none() {
-        return Err(usage!("--every K needs --frames DIR"));
+        return Err(anyhow!("--every K needs --frames DIR"));
     }
     let every = args.every.unwrap_or(1);
     if let Some(dir) = &args.frames {
         if dir.exists() && !dir.is_dir() {
-            return Err(usage!("--frames {}: not a directory", dir.display()));
+            return Err(anyhow!("--frames {}: not a directory", dir.display()));
         }
         std::fs::create_dir_all(dir)
-            .map_err(|e| usage!("--frames {}: cannot create it: {e}", dir.display()))?;
+            .map_err(|e| anyhow!("--frames {}: cannot create it: {e}", dir.display()))?;
     }
     if let Some(path) = &args.stack {
         check_mesh_path(path, false)?;
     }
-    let engine = Engine::select(backend)?;
+    let engine = super::engine(backend)?;
     let ctx = match &engine {
         Engine::Gpu(ctx) => Some(ctx.clone()),
         Engine::Cpu => None,
@@ -185,15 +86,13 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 CaKernelChoice::Auto => CaKernel::best(ctx),
                 CaKernelChoice::Step => CaKernel::Step,
                 CaKernelChoice::Block => CaKernel::block(ctx).ok_or_else(|| {
-                    usage!("--kernel block: this GPU has too little workgroup memory for a tile")
+                    anyhow!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };
-            Runner::Gpu(CaGpu::with_options(
-                ctx,
-                steps,
-                kernel,
-                ctx.max_binding_bytes(),
-            )?)
+            Runner::Gpu(Box::new(
+                CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
+                    .map_err(super::on_gpu)?,
+            ))
         }
         None => Runner::Cpu(Automaton::new(steps)?),
     };
@@ -212,10 +111,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let mut surface = args.stack.as_ref().map(|_| VoxelSurface::new());
     // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
     let mut layers: (Option<BitLayer>, Option<BitLayer>) = (None, None);
-    let mut cells_verified = 0u64;
+    let mut check = AutomatonCheck::new();
     let mut frames = 0u64;
     let mut compute_seconds = 0.0f64;
-    let progress = crate::progress::bar(steps, "steps");
+    let progress = chompute::progress::bar(steps, "steps");
 
     let mut n = 0u64;
     loop {
@@ -223,7 +122,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         let current = || -> anyhow::Result<Vec<u32>> {
             match &runner {
                 Runner::Cpu(a) => Ok(a.current_u32()),
-                Runner::Gpu(g) => g.current_u32(),
+                Runner::Gpu(g) => Ok(g.current_u32()?),
             }
         };
         if args.frames.is_some() && n % every == 0 {
@@ -243,28 +142,21 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         }
         if args.verify {
             match (&runner, twin.as_ref()) {
-                (Runner::Cpu(a), _) => cells_verified += verify_against_p_test(a, n == steps)?,
+                (Runner::Cpu(a), _) => check.against_p_test(a, n == steps),
                 (Runner::Gpu(g), Some(t)) => {
                     debug_assert_eq!(t.generation(), n);
                     if n % GPU_COMPARE_EVERY == 0 || n == steps {
-                        for (which, gpu, cpu) in [
-                            (n, g.current_u32()?, t.current_u32()),
-                            (n.saturating_sub(1), g.previous_u32()?, t.previous_u32()),
-                        ] {
-                            if let Some((i, j)) = first_difference(which + 1, &gpu, &cpu) {
-                                return Err(CheckFailed(format!(
-                                    "generation {which}: cell ({i},{j}) (0-based) differs between GPU and CPU"
-                                ))
-                                .into());
-                            }
-                            cells_verified += gpu.len() as u64 * 32;
+                        check.against_twin(n, &g.current_u32()?, &t.current_u32());
+                        if n > 0 {
+                            check.against_twin(n - 1, &g.previous_u32()?, &t.previous_u32());
                         }
                     }
                 }
                 (Runner::Gpu(_), None) => unreachable!("twin built for --verify"),
             }
         }
-        if n == steps {
+        // A disagreement ends the run: the report names the first.
+        if n == steps || check.failed() {
             break;
         }
         // Run to the next generation anything needs.
@@ -289,9 +181,9 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         compute_seconds += start.elapsed().as_secs_f64();
         if let Some(t) = twin.as_mut() {
             // The twin checks each of its generations against the P-test as it goes.
-            while t.generation() < stop {
+            while t.generation() < stop && !check.failed() {
                 t.step();
-                cells_verified += verify_against_p_test(t, t.generation() == steps)?;
+                check.against_p_test(t, t.generation() == steps);
             }
         }
         progress.set_position(stop);
@@ -303,13 +195,19 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         Runner::Cpu(a) => a.live_cells(),
         Runner::Gpu(g) => g.live_cells()?,
     };
-    let g = g_recurrence(steps + 1)?;
-    if args.verify && live as u128 != g {
-        return Err(CheckFailed(format!(
-            "generation {steps} has {live} live cells but g({}) = {g}",
-            steps + 1
-        ))
-        .into());
+    if args.verify && n == steps {
+        check.live_cells(steps, live);
+    }
+    let cells_verified = check.cells_compared() as u64;
+    let checks = args.verify.then(|| check.claims());
+    if let Some(c) = checks.as_ref().filter(|c| c.iter().any(|c| !c.pass)) {
+        // The run stopped early: report the claims, nothing else.
+        if args.json {
+            print_json(&serde_json::json!({ "steps": steps, "checks": c }))?;
+        } else {
+            print_claims(c, args.csv)?;
+        }
+        return verdict(c);
     }
     let stack = match (surface, &args.stack) {
         (Some(mut s), Some(path)) => {
@@ -317,21 +215,8 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                 s.add_layer(steps, layers.0.as_ref(), &z, None);
             }
             let voxels = s.voxels();
-            // Layer z (generation z) is centred under the apex and stands z/2 below it: the
-            // stack becomes the half octahedron in the rotated frame of SPEC §2, where a layer
-            // is half as thick as a cell is wide. Mirroring z reverses the orientation.
-            let top = (steps + 1) as f32;
-            let mesh = s.into_mesh(
-                |p| {
-                    let [x2, y2, z2] = p.map(|v| v as f32);
-                    [
-                        x2 / 2.0 - z2 / 4.0 - 0.25,
-                        y2 / 2.0 - z2 / 4.0 - 0.25,
-                        (top - z2 / 2.0) / 2.0,
-                    ]
-                },
-                true,
-            );
+            // The half octahedron of SPEC §2; mirroring z reverses the orientation.
+            let mesh = s.into_mesh(|p| stack_point(p, steps), true);
             write_ply(path, &mesh)?;
             Some(StackReport {
                 file: path.display().to_string(),
@@ -365,7 +250,11 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             cells_verified,
             frames,
             stack,
+            checks,
         });
+    }
+    if let (Some(c), true) = (&checks, args.csv) {
+        return print_claims(c, true);
     }
     println!(
         "generation {steps}: {live} live cells = g({}) = P-positions of C({},{})",
@@ -380,10 +269,8 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             .map(|k| format!(" ({k} kernel)"))
             .unwrap_or_default()
     );
-    if args.verify {
-        println!(
-            "verified: every generation agrees with the P-test ({cells_verified} cells compared)"
-        );
+    if let Some(c) = &checks {
+        print_claims(c, false)?;
     }
     if frames > 0 {
         println!(
@@ -398,21 +285,4 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn first_difference_names_the_cell() {
-        let side = 70; // three words per row
-        let a = vec![0u32; 3 * side as usize];
-        let mut b = a.clone();
-        assert_eq!(first_difference(side, &a, &b), None);
-        // Row 5, column 64 + 3.
-        b[5 * 3 + 2] |= 1 << (31 - 3);
-        assert_eq!(first_difference(side, &a, &b), Some((5, 67)));
-        assert!(pcell(&b, side, 5, 67) && !pcell(&b, side, 5, 66));
-    }
 }

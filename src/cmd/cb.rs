@@ -2,21 +2,16 @@
 //! with `--pass` the game with one pass, with `--check` the paper's theorems on the box, with
 //! `--table1` the paper's Table 1.
 
-use super::gp::{print_claims, theorem_failures};
-use super::print_json;
+use super::{print_claims, print_json, verdict};
 use crate::cli::CbArgs;
-use crate::pass::cb::{
-    check_pass, check_theorem2, gp_side_for, pass_game_refusal, table1, Bar, FTable,
+use anyhow::anyhow;
+use chompute::claim::Claim;
+use chompute::pass::cb::{
+    check_corollary1, check_pass_game, check_theorem2, pass_game_refusal, table1, Bar, FTable,
 };
-use crate::pass::expr::parse;
-use crate::pass::gp::GpTable;
-use crate::pass::Claim;
-use crate::usage;
+use chompute::pass::expr::parse;
 use serde::Serialize;
 use std::io::Write;
-
-/// Largest G_P table `--pass --check` builds (512 MiB of u16).
-const MAX_CHECK_GP_SIDE: u64 = 16384;
 
 #[derive(Serialize)]
 struct CbReport<'a> {
@@ -44,24 +39,24 @@ struct Table1Report<'a> {
 }
 
 pub fn run(args: &CbArgs) -> anyhow::Result<()> {
-    let expr = parse(&args.f).map_err(|e| usage!("--f: {e}"))?;
+    let expr = parse(&args.f).map_err(|e| anyhow!("--f: {e}"))?;
     let (x_max, z_max) = match (args.bound, args.table1) {
         (Some((_, z)), true) => (0, z),
         (None, true) => (0, 15),
         (Some(b), false) => b,
         (None, false) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--bound X,Z is required (positions with x <= X, z <= Z)"
             ))
         }
     };
     if args.table1 && expr.uses_x() {
-        return Err(usage!("--table1 needs F = h(z), but '{}' reads x", args.f));
+        return Err(anyhow!("--table1 needs F = h(z), but '{}' reads x", args.f));
     }
     let f = FTable::from_expr(&expr, x_max, z_max)?;
     if args.pass {
         if let Some(why) = pass_game_refusal(&f, expr.uses_x()) {
-            return Err(usage!("--pass: {why}"));
+            return Err(anyhow!("--pass: {why}"));
         }
     }
     let bar = Bar::compute(f, args.pass)?;
@@ -70,21 +65,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
 
     if args.table1 {
         let table = table1(&bar);
-        let bad = table.iter().enumerate().find_map(|(y, row)| {
-            row.iter().enumerate().find_map(|(z, g)| match g {
-                Some(g) if *g as usize != y ^ z => {
-                    Some(format!("G(CB_2(h,{y},{z})) = {g} but {y}^{z} = {}", y ^ z))
-                }
-                _ => None,
-            })
-        });
-        let range = format!("0 <= z <= {z_max}, 0 <= y <= h(z)");
-        let claims = vec![Claim::theorem(
-            "Corollary 1",
-            "G(CB_2(h,y,z)) = y^z",
-            &range,
-            bad,
-        )];
+        let claims = vec![check_corollary1(&table, z_max)];
         if args.json {
             print_json(&Table1Report {
                 f: &args.f,
@@ -114,10 +95,24 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
                 }
                 writeln!(out, "{}", line.trim_end())?;
             }
-            print_claims(&mut out, &claims)?;
+            out.flush()?;
+            print_claims(&claims, false)?;
         }
         out.flush()?;
-        return theorem_failures(&claims);
+        return verdict(&claims);
+    }
+
+    let claims = if !args.check {
+        None
+    } else if args.pass {
+        Some(check_pass_game(&bar)?)
+    } else {
+        Some(check_theorem2(&bar))
+    };
+    if let (Some(c), true) = (&claims, args.csv) {
+        // With --check, --csv is the claims.
+        print_claims(c, true)?;
+        return verdict(c);
     }
 
     if args.csv {
@@ -137,84 +132,47 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         out.flush()?;
     }
 
-    let claims = args.check.then(|| {
-        if args.pass {
-            let side = gp_side_for(&bar);
-            if side > MAX_CHECK_GP_SIDE {
-                return Err(usage!(
-                    "checking Theorem 4 here needs G_P up to {side}, more than {MAX_CHECK_GP_SIDE}; choose a smaller --bound"
-                ));
-            }
-            let gp = GpTable::compute(side)?;
-            anyhow::Ok(check_pass(&bar, &gp))
-        } else {
-            anyhow::Ok(check_theorem2(&bar))
-        }
-    });
-    let claims = claims.transpose()?;
-
-    let positions = bar.len() as u64;
-    let p_positions = bar
-        .positions()
-        .filter(|&(x, y, z)| bar.grundy(x, y, z) == 0)
-        .count() as u64;
-    let max_grundy = bar
-        .positions()
-        .map(|(x, y, z)| bar.grundy(x, y, z))
-        .max()
-        .unwrap_or(0);
-    let pass_values = || {
-        bar.positions()
-            .filter_map(|(x, y, z)| bar.grundy_pass(x, y, z))
-    };
-    let (p_pass, max_pass) = if bar.has_pass() {
-        (
-            Some(pass_values().filter(|&g| g == 0).count() as u64),
-            pass_values().max(),
-        )
-    } else {
-        (None, None)
-    };
+    let summary = bar.summary();
     if args.json {
         print_json(&CbReport {
             f: &args.f,
             x_max,
             z_max,
             pass: args.pass,
-            positions,
-            p_positions,
-            max_grundy,
-            p_positions_with_pass: p_pass,
-            max_grundy_with_pass: max_pass,
+            positions: summary.positions,
+            p_positions: summary.p_positions,
+            max_grundy: summary.max_grundy,
+            p_positions_with_pass: summary.p_positions_with_pass,
+            max_grundy_with_pass: summary.max_grundy_with_pass,
             checks: claims.as_deref(),
         })?;
     } else if !args.csv {
         writeln!(
             out,
-            "CB(F) with F(x,z) = {} on {}: {positions} positions (x,y,z)",
+            "CB(F) with F(x,z) = {} on {}: {} positions (x,y,z)",
             args.f,
-            bar.f.range()
+            bar.f.range(),
+            summary.positions
         )?;
         writeln!(
             out,
-            "no pass: {p_positions} P-positions, largest Grundy number {max_grundy}"
+            "no pass: {} P-positions, largest Grundy number {}",
+            summary.p_positions, summary.max_grundy
         )?;
-        if let (Some(p), Some(m)) = (p_pass, max_pass) {
+        if let (Some(p), Some(m)) = (summary.p_positions_with_pass, summary.max_grundy_with_pass) {
             writeln!(
                 out,
                 "pass available (p = 1): {p} P-positions, largest Grundy number {m}"
             )?;
         }
         if let Some(c) = &claims {
-            print_claims(&mut out, c)?;
+            out.flush()?;
+            print_claims(c, false)?;
         }
-    } else if let Some(c) = &claims {
-        // CSV on stdout; the check report goes to stderr so the CSV stays clean.
-        print_claims(&mut std::io::stderr(), c)?;
     }
     out.flush()?;
     match &claims {
-        Some(c) => theorem_failures(c),
+        Some(c) => verdict(c),
         None => Ok(()),
     }
 }

@@ -1,19 +1,19 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
-use super::print_json;
-use crate::chomp::check::{class_claims, ordinal_claims, Claim, PositionReport};
-use crate::chomp::classes::MAX_CLASS_PLAYERS;
-use crate::chomp::ordinal::add_to_histogram;
-use crate::chomp::{
-    all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
-    Ranker, Rule,
-};
+use super::{print_claims, print_json, verdict};
 use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
 };
-use crate::error::CheckFailed;
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
+use chompute::chomp::classes::MAX_CLASS_PLAYERS;
+use chompute::chomp::ordinal::add_to_histogram;
+use chompute::chomp::{
+    all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
+    OrdinalPlane, Ranker, Rule,
+};
+use chompute::claim::Claim;
+use chompute::render::figures::write_ordinal_plane_png;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -103,19 +103,19 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         (Some(s), _) => s,
         (None, Some(p)) => ChompBox::of(p),
         (None, None) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "give the box of positions with --box ROWSxCOLUMNS (or a --position)"
             ))
         }
     };
     if let Some(p) = &args.position {
         if !shape.contains(p) {
-            return Err(usage!("position {p} does not fit in the {shape} box"));
+            return Err(anyhow!("position {p} does not fit in the {shape} box"));
         }
     }
     if let Some(k) = args.list {
         if k > n {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--list {k}: ordinals under a {n}-player rule are 0 to {n}"
             ));
         }
@@ -124,23 +124,26 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         ChompEngine::Auto if shape.rows == 3 => ChompEngine::ThreeRow,
         ChompEngine::Auto => ChompEngine::General,
         ChompEngine::ThreeRow if shape.rows != 3 => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "the three-row engine needs a box with 3 rows (got {shape})"
             ))
         }
         e => e,
     };
     if engine == ChompEngine::ThreeRow && shape.cols > THREE_ROW_MAX_COLS {
-        return Err(usage!(
+        return Err(anyhow!(
             "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
         ));
     }
     let total = shape
         .positions()
-        .ok_or_else(|| usage!("the {shape} box has more than 2^64 positions"))?;
+        .ok_or_else(|| anyhow!("the {shape} box has more than 2^64 positions"))?;
 
+    // With --check, --csv prints the claims only.
+    let claims_csv = args.check && args.csv;
     let mut list = match (args.list, args.json) {
         (None, _) => ListSink::None,
+        (Some(_), false) if claims_csv => ListSink::None,
         (Some(_), true) => ListSink::Collect(Vec::new()),
         (Some(_), false) => ListSink::Print {
             out: std::io::BufWriter::new(std::io::stdout().lock()),
@@ -175,7 +178,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             let mut kept: Vec<u8> = Vec::new();
             let mut rows = [0u32; 3];
             let mut failure: Option<anyhow::Error> = None;
-            let pb = crate::progress::bar(shape.cols as u64 + 1, "first rows");
+            let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
             ordinals_three_rows(shape.cols, &choice, |a, slice| {
                 add_to_histogram(&mut histogram, slice);
                 if keep_cols.is_some_and(|c| a <= c) {
@@ -264,7 +267,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             list: list_collected,
             checks: checks.clone(),
         })?;
-    } else if args.list.is_none() {
+    } else if args.list.is_none() && !claims_csv {
         let mut out = std::io::stdout().lock();
         if args.csv {
             writeln!(out, "ordinal,positions")?;
@@ -298,40 +301,31 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(claims) = &checks {
-        report_claims(claims, args.json)?;
+        report_claims(claims, args.json, args.csv)?;
     }
     Ok(())
 }
 
-/// Print the claims (unless JSON carried them) and fail with exit 1 if any does not hold.
-fn report_claims(claims: &[Claim], json: bool) -> anyhow::Result<()> {
+/// Print the claims (unless JSON carried them) and fail with exit 1 if a theorem fails.
+fn report_claims(claims: &[Claim], json: bool, csv: bool) -> anyhow::Result<()> {
     if !json {
-        let mut out = std::io::stdout().lock();
-        for c in claims {
-            writeln!(
-                out,
-                "{:<5} {}: {}",
-                if c.holds { "ok" } else { "FAIL" },
-                c.claim,
-                c.checked
-            )?;
-        }
+        print_claims(claims, csv)?;
     }
-    let failed: Vec<&str> = claims
-        .iter()
-        .filter(|c| !c.holds)
-        .map(|c| c.claim.as_str())
-        .collect();
-    if !failed.is_empty() {
-        return Err(CheckFailed(format!("claims that do not hold: {}", failed.join(", "))).into());
-    }
-    Ok(())
+    verdict(claims)
 }
 
 #[derive(Serialize)]
 struct ClassJson {
     members: Vec<String>,
     histogram: Vec<u64>,
+}
+
+impl ClassJson {
+    /// The histogram as numbers separated by spaces.
+    fn histogram_text(&self) -> String {
+        let hist: Vec<String> = self.histogram.iter().map(u64::to_string).collect();
+        hist.join(" ")
+    }
 }
 
 #[derive(Serialize)]
@@ -351,13 +345,13 @@ struct ClassesReport {
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let n = args.players;
     if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-        return Err(usage!(
+        return Err(anyhow!(
             "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
         ));
     }
     let ranker = Ranker::new(args.shape)?;
     if ranker.len() > 1 << 24 {
-        return Err(usage!(
+        return Err(anyhow!(
             "the {} box has more than 2^24 positions; choose a smaller box for classes",
             args.shape
         ));
@@ -378,14 +372,21 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             .iter()
             .map(|c| ClassJson {
                 members: c.members.iter().map(Rule::normalised).collect(),
-                histogram: crate::chomp::ordinal::histogram(&c.table, n as u8),
+                histogram: chompute::chomp::ordinal::histogram(&c.table, n as u8),
             })
             .collect(),
         checks: checks.clone(),
     };
     if args.json {
         print_json(&report)?;
-    } else {
+    } else if args.csv && checks.is_none() {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "class,rules,histogram,members")?;
+        for (i, c) in report.classes.iter().enumerate() {
+            let (rules, hist) = (c.members.len(), c.histogram_text());
+            writeln!(out, "{},{rules},{hist},{}", i + 1, c.members.join(" "))?;
+        }
+    } else if !args.csv {
         let mut out = std::io::stdout().lock();
         writeln!(
             out,
@@ -396,14 +397,13 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             classes.len()
         )?;
         for (i, c) in report.classes.iter().enumerate() {
-            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
             writeln!(
                 out,
                 "class {:>3}: {} rule{}, ordinal histogram [{}]: {}",
                 i + 1,
                 c.members.len(),
                 if c.members.len() == 1 { "" } else { "s" },
-                hist.join(" "),
+                c.histogram_text(),
                 c.members
                     .iter()
                     .map(|m| format!("({m})"))
@@ -413,219 +413,21 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(claims) = &checks {
-        report_claims(claims, args.json)?;
+        report_claims(claims, args.json, args.csv)?;
     }
     Ok(())
 }
 
-/// A 3×5 pixel font for the legend's digits, one row per entry, bit 2 = leftmost.
-const DIGITS: [[u8; 5]; 10] = [
-    [7, 5, 5, 5, 7],
-    [2, 6, 2, 2, 7],
-    [7, 1, 7, 4, 7],
-    [7, 1, 7, 1, 7],
-    [5, 5, 7, 1, 1],
-    [7, 4, 7, 1, 7],
-    [7, 4, 7, 5, 7],
-    [7, 1, 1, 1, 1],
-    [7, 5, 7, 5, 7],
-    [7, 5, 7, 1, 7],
-];
-
-/// Palette: 0 background, 1 ink, 2 + k ordinal k.
-fn palette(players: u8) -> Vec<u8> {
-    const ORDINAL_COLOURS: [[u8; 3]; 12] = [
-        [64, 64, 64],
-        [31, 119, 180],
-        [255, 127, 14],
-        [44, 160, 44],
-        [214, 39, 40],
-        [148, 103, 189],
-        [140, 86, 75],
-        [227, 119, 194],
-        [188, 189, 34],
-        [23, 190, 207],
-        [174, 199, 232],
-        [255, 187, 120],
-    ];
-    let mut p = vec![255, 255, 255, 0, 0, 0];
-    for k in 0..=players as usize {
-        let c = if let Some(&fixed) = ORDINAL_COLOURS.get(k) {
-            fixed
-        } else {
-            // Past the fixed colours: spread the rest by a multiplicative hash.
-            let h = (k as u32).wrapping_mul(2_654_435_761);
-            [
-                (h >> 24) as u8 | 64,
-                (h >> 16) as u8 | 32,
-                (h >> 8) as u8 | 96,
-            ]
-        };
-        p.extend_from_slice(&c);
-    }
-    p
-}
-
-/// Legend layout: one entry per ordinal, a swatch then the number, in lines.
-struct Legend {
-    entries: usize,
-    per_line: usize,
-}
-
-const LEGEND_ENTRY_W: u32 = 48;
-const LEGEND_LINE_H: u32 = 20;
-const LEGEND_MARGIN: u32 = 8;
-const DIGIT_SCALE: u32 = 2;
-
-impl Legend {
-    fn height(&self) -> u32 {
-        LEGEND_MARGIN + self.entries.div_ceil(self.per_line) as u32 * LEGEND_LINE_H
-    }
-
-    /// Palette index of pixel (x, y) of the legend band.
-    fn pixel(&self, x: u32, y: u32) -> u8 {
-        if y < LEGEND_MARGIN {
-            return 0;
-        }
-        let y = y - LEGEND_MARGIN;
-        let (line, yy) = ((y / LEGEND_LINE_H) as usize, y % LEGEND_LINE_H);
-        let (col, xx) = ((x / LEGEND_ENTRY_W) as usize, x % LEGEND_ENTRY_W);
-        if col >= self.per_line {
-            return 0;
-        }
-        let k = line * self.per_line + col;
-        if k >= self.entries {
-            return 0;
-        }
-        // Swatch 14×14 with a 1-pixel ink border.
-        if (2..16).contains(&xx) && (2..16).contains(&yy) {
-            let border = xx == 2 || xx == 15 || yy == 2 || yy == 15;
-            return if border { 1 } else { 2 + k as u8 };
-        }
-        // Digits from x = 20, y = 4, each 3×5 scaled by 2 with a 2-pixel gap.
-        let text = k.to_string();
-        if (4..4 + 5 * DIGIT_SCALE).contains(&yy) && xx >= 20 {
-            let dx = xx - 20;
-            let adv = 4 * DIGIT_SCALE;
-            let (i, px) = ((dx / adv) as usize, dx % adv);
-            if let Some(d) = text.as_bytes().get(i) {
-                if px < 3 * DIGIT_SCALE {
-                    let glyph = DIGITS[(d - b'0') as usize];
-                    let (gx, gy) = (px / DIGIT_SCALE, (yy - 4) / DIGIT_SCALE);
-                    if glyph[gy as usize] >> (2 - gx) & 1 == 1 {
-                        return 1;
-                    }
-                }
-            }
-        }
-        0
-    }
-}
-
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
-    let a = args.first_row;
-    let n = args.rule.players() as u8;
-    if args.rows != 2 && args.rows != 3 {
-        return Err(usage!("--rows must be 2 or 3 (got {})", args.rows));
-    }
-    if a > 4000 {
-        return Err(usage!("--first-row at most 4000 for a picture (got {a})"));
-    }
-    let side = a + 1;
-    let scale = args.scale.unwrap_or((600 / side).max(1));
-    if scale == 0 || (side as u64) * (scale as u64) > 32_768 {
-        return Err(usage!(
-            "--scale {scale}: the picture would pass 32768 pixels a side"
-        ));
-    }
-    let choice = Choice::new(&args.rule);
-    // plane[y·side + x]: the ordinal of the cell, 255 outside the triangle.
-    let mut plane = vec![255u8; side as usize * side as usize];
-    if args.rows == 3 {
-        // The (b, c) plane of (A, b, c): y = b, x = c ≤ b.
-        ordinals_three_rows(a, &choice, |first, slice| {
-            if first == a {
-                let mut i = 0;
-                for b in 0..=a as usize {
-                    for c in 0..=b {
-                        plane[b * side as usize + c] = slice[i];
-                        i += 1;
-                    }
-                }
-            }
-        });
-    } else {
-        // The triangle of (a', b), a' ≤ A: y = a', x = b ≤ a'.
-        let t = OrdTable::compute(
-            ChompBox {
-                rows: 2,
-                cols: a.max(1),
-            },
-            &args.rule,
-        )?;
-        for x in 0..=a as usize {
-            for b in 0..=x {
-                plane[x * side as usize + b] = t.ords[x * (x + 1) / 2 + b];
-            }
-        }
-    }
-    let grid = side * scale;
-    let legend = Legend {
-        entries: n as usize + 1,
-        per_line: 1,
-    };
-    let width = grid.max(LEGEND_ENTRY_W * legend.entries as u32).max(64);
-    let legend = Legend {
-        per_line: (width / LEGEND_ENTRY_W).max(1) as usize,
-        ..legend
-    };
-    let height = grid + legend.height();
-    let spec = PngSpec {
-        width,
-        height,
-        format: PixelFormat::Indexed {
-            bits: 8,
-            palette: palette(n),
-        },
-        compression: Compression::Balanced,
-    };
-    write_png(&args.output, &spec, |y, row| {
-        if y < grid {
-            let cy = (y / scale) as usize;
-            for (x, px) in row.iter_mut().enumerate() {
-                let x = x as u32;
-                *px = if x < grid {
-                    match plane[cy * side as usize + (x / scale) as usize] {
-                        255 => 0,
-                        o => 2 + o,
-                    }
-                } else {
-                    0
-                };
-            }
-        } else {
-            for (x, px) in row.iter_mut().enumerate() {
-                *px = legend.pixel(x as u32, y - grid);
-            }
-        }
-        Ok(())
-    })?;
-    let mut counts = vec![0u64; n as usize + 1];
-    for &o in &plane {
-        if o != 255 {
-            counts[o as usize] += 1;
-        }
-    }
-    let what = if args.rows == 3 {
-        format!("the (b,c) plane of ({a},b,c)")
-    } else {
-        format!("the two-row positions (a,b), a ≤ {a}")
-    };
+    let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
+    let scale = args.scale.unwrap_or((600 / plane.side).max(1));
+    let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale)?;
     println!(
-        "wrote {} ({width}x{height}): {what} under rule {}, ordinal counts {:?}",
+        "wrote {} ({width}x{height}): {} under rule {}, ordinal counts {:?}",
         args.output.display(),
+        plane.describe(),
         args.rule.normalised(),
-        counts
+        plane.counts()
     );
     Ok(())
 }

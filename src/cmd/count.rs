@@ -2,13 +2,12 @@
 //! window of it, by one method or all of them.
 
 use super::{parse_window, print_json};
-use crate::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
-use crate::chocolate::grid::{count_cpu, Window};
-use crate::chocolate::window::p_count;
 use crate::cli::{CountArgs, CountMethod};
-use crate::error::CheckFailed;
-use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use chompute::chocolate::grid::{count_cpu, Window};
+use chompute::chocolate::window::p_count;
+use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -73,34 +72,34 @@ fn run_method(method: CountMethod, w: &Window) -> anyhow::Result<u128> {
         CountMethod::Digits => Ok(p_count(w)),
         CountMethod::Recurrence => {
             if m != n || !is_whole(w) {
-                return Err(usage!(
+                return Err(anyhow!(
                     "the recurrence counts whole square bars only (got {}); use --method digits",
                     describe(w)
                 ));
             }
-            g_recurrence(m)
+            Ok(g_recurrence(m)?)
         }
         CountMethod::Histogram => {
             if !is_whole(w) {
-                return Err(usage!(
+                return Err(anyhow!(
                     "the histogram counts whole bars only (got {}); use --method digits",
                     describe(w)
                 ));
             }
-            g_histogram(m, n)
+            Ok(g_histogram(m, n)?)
         }
         CountMethod::Cpu => {
             if cells > CPU_COUNT_MAX_CELLS {
-                return Err(usage!("{} has {cells} cells, more than --method cpu generates (2^40); use --method digits", describe(w)));
+                return Err(anyhow!("{} has {cells} cells, more than --method cpu generates (2^40); use --method digits", describe(w)));
             }
             Ok(count_cpu(w))
         }
         CountMethod::Gpu => {
             if cells > CPU_COUNT_MAX_CELLS {
-                return Err(usage!("{} has {cells} cells, more than --method gpu generates (2^40); use --method digits", describe(w)));
+                return Err(anyhow!("{} has {cells} cells, more than --method gpu generates (2^40); use --method digits", describe(w)));
             }
-            let ctx = GpuContext::shared().map_err(|e| anyhow::anyhow!("{e}"))?;
-            PGridGpu::new(&ctx).count(w)
+            let ctx = GpuContext::shared().map_err(super::on_gpu)?;
+            PGridGpu::new(ctx).count(w).map_err(super::on_gpu)
         }
         CountMethod::All => unreachable!("expanded by the caller"),
     }
@@ -200,7 +199,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             .iter()
             .map(|&(me, c, _)| format!("{}={c}", method_name(me)))
             .collect();
-        return Err(CheckFailed(format!(
+        return Err(chompute::Error::CheckFailed(format!(
             "count methods disagree for {}: {}",
             describe(&window),
             list.join(", ")

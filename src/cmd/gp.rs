@@ -1,10 +1,9 @@
 //! `chompute gp N`: two-heap Nim with a pass, the table G_P(x,y) [Def 12].
 
-use super::print_json;
+use super::{print_claims, print_json, verdict};
 use crate::cli::GpArgs;
-use crate::error::CheckFailed;
-use crate::pass::gp::{check, GpTable};
-use crate::pass::Claim;
+use chompute::claim::Claim;
+use chompute::pass::gp::{check, GpTable};
 use serde::Serialize;
 use std::io::Write;
 
@@ -40,46 +39,6 @@ impl Serialize for Rows<'_> {
     }
 }
 
-/// Print claims one per line, with the first counterexample under a failing one.
-pub(super) fn print_claims(out: &mut impl Write, claims: &[Claim]) -> std::io::Result<()> {
-    let width = claims
-        .iter()
-        .map(|c| c.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    for c in claims {
-        let verdict = match (c.kind, c.holds) {
-            ("theorem", true) => "holds",
-            ("theorem", false) => "FAILS",
-            (_, true) => "yes",
-            (_, false) => "no",
-        };
-        writeln!(
-            out,
-            "{:<width$}  {verdict:<5}  {}  [{}]",
-            c.name, c.statement, c.range
-        )?;
-        if let Some(ce) = &c.counterexample {
-            writeln!(out, "{:<width$}         first counterexample: {ce}", "")?;
-        }
-    }
-    Ok(())
-}
-
-/// Exit status 1 if a theorem claim failed.
-pub(super) fn theorem_failures(claims: &[Claim]) -> anyhow::Result<()> {
-    let failed: Vec<String> = claims
-        .iter()
-        .filter(|c| c.kind == "theorem" && !c.holds)
-        .map(|c| format!("{} ({})", c.name, c.counterexample.as_deref().unwrap_or("")))
-        .collect();
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(CheckFailed(format!("claims fail on the range: {}", failed.join("; "))).into())
-    }
-}
-
 pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     let start = std::time::Instant::now();
     let table = GpTable::compute(args.n)?;
@@ -99,6 +58,8 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
             rows,
             checks: claims.as_deref(),
         })?;
+    } else if let (Some(claims), true) = (&claims, args.csv) {
+        print_claims(claims, true)?;
     } else if let Some(claims) = &claims {
         writeln!(
             out,
@@ -108,7 +69,8 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
             table.table_bytes(),
             table.max_value()
         )?;
-        print_claims(&mut out, claims)?;
+        out.flush()?;
+        print_claims(claims, false)?;
     } else if args.csv {
         let mut line = String::new();
         for x in 0..n {
@@ -139,7 +101,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     match &claims {
-        Some(c) => theorem_failures(c),
+        Some(c) => verdict(c),
         None => Ok(()),
     }
 }

@@ -1,9 +1,10 @@
 //! `chompute grid M [N]`: the P-grid as text.
 
-use crate::chocolate::grid::{p_rows_cpu, Window};
 use crate::cli::GridArgs;
-use crate::gpu::{ptest::PGridGpu, Engine};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::grid::Window;
+use chompute::gpu::Engine;
+use chompute::render::figures::text_row;
 use std::io::Write;
 
 /// Widest bar printed as text; beyond this a picture (`render`) is the way to look.
@@ -14,7 +15,7 @@ pub const MAX_TEXT_ROWS: u64 = 1 << 20;
 pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
     let (m, n) = (args.m, args.n.unwrap_or(args.m));
     if n > MAX_TEXT_COLUMNS || m > MAX_TEXT_ROWS {
-        return Err(usage!(
+        return Err(anyhow!(
             "C({m},{n}) is too large to read as text (at most {MAX_TEXT_ROWS} rows and {MAX_TEXT_COLUMNS} columns); use `chompute render`"
         ));
     }
@@ -25,23 +26,15 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
     const BAND: u64 = 4096;
     let full = Window::full(m, n)?;
     let wpr = full.words_per_row();
+    let grid = engine.p_grid();
     let mut start = 0;
     while start < m {
         let band = full.rows(start, BAND.min(m - start));
         let mut words = vec![0u32; wpr * band.height as usize];
-        match &engine {
-            Engine::Cpu => p_rows_cpu(&band, &mut words),
-            Engine::Gpu(ctx) => PGridGpu::new(ctx).p_rows(&band, &mut words)?,
-        }
+        grid.p_rows(&band, &mut words).map_err(super::on_gpu)?;
         for row in words.chunks_exact(wpr) {
             line.clear();
-            line.extend((0..n).map(|c| {
-                if row[(c / 32) as usize] >> (31 - c % 32) & 1 == 1 {
-                    b'#'
-                } else {
-                    b'.'
-                }
-            }));
+            text_row(row, n, &mut line);
             line.push(b'\n');
             out.write_all(&line)?;
         }

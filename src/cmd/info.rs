@@ -2,7 +2,7 @@
 
 use super::print_json;
 use crate::cli::InfoArgs;
-use crate::gpu::GpuContext;
+use chompute::gpu::GpuContext;
 use serde_json::json;
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
@@ -46,7 +46,11 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
                 println!("--backend auto selects: {auto}");
             }
         }
-        Err(reason) => {
+        Err(e) => {
+            let reason = match e {
+                chompute::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
+                other => other.to_string(),
+            };
             if args.json {
                 print_json(&json!({ "adapter": null, "reason": reason, "auto_selects": "cpu" }))?;
             } else {

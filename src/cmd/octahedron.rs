@@ -1,17 +1,14 @@
 //! `chompute octahedron N`: cross-sections of S_N as PNG, the correspondence check with the
 //! P-grids, and S_N as a mesh.
 
-use super::ca::PALETTE;
-use super::print_json;
-use crate::chocolate::octahedron::{check_correspondence, octahedra, Section};
+use super::{print_claims, print_json, verdict};
 use crate::cli::OctahedronArgs;
-use crate::error::CheckFailed;
-use crate::render::mesh::{check_mesh_path, write_mesh, Mesh};
-use crate::render::png::{write_png, Compression, PixelFormat, PngSpec};
-use crate::usage;
-use rayon::prelude::*;
+use anyhow::anyhow;
+use chompute::chocolate::octahedron::{correspondence_claim, Section};
+use chompute::claim::Claim;
+use chompute::render::figures::write_section_png;
+use chompute::render::mesh::{check_mesh_path, sierpinski_mesh, write_mesh};
 use serde::Serialize;
-use std::time::Instant;
 
 /// Largest level `--check` runs (Σ_{M ≤ 2^N} M² cells: 2.3·10^10 at N = 12).
 pub const CHECK_MAX_LEVEL: u32 = 12;
@@ -30,15 +27,6 @@ struct SectionReport {
 }
 
 #[derive(Serialize)]
-struct CheckReport {
-    m_from: u64,
-    m_to: u64,
-    cells: u64,
-    mismatches: u64,
-    seconds: f64,
-}
-
-#[derive(Serialize)]
 struct MeshReport {
     file: String,
     octahedra: u64,
@@ -50,61 +38,31 @@ struct MeshReport {
 struct Report {
     n: u32,
     section: Option<SectionReport>,
-    check: Option<CheckReport>,
+    /// With --check: the `octahedron` claim for M = 1..2^N.
+    checks: Option<Vec<Claim>>,
     mesh: Option<MeshReport>,
-}
-
-/// S_n as a mesh: each of its 6^n octahedra closed on its own (they meet only along edges and
-/// at vertices, so no face is shared), coordinates exact in f32 (multiples of 2^-n).
-pub fn sierpinski_mesh(n: u32) -> Mesh {
-    let scale = (1u64 << n) as f32;
-    let mut mesh = Mesh::default();
-    for (c, r) in octahedra(n) {
-        let base = mesh.vertices.len() as u32;
-        // Vertices: +x, -x, +y, -y, +z, -z.
-        for axis in 0..3 {
-            for sign in [1, -1] {
-                let mut v = c;
-                v[axis] += sign * r;
-                mesh.vertices.push(v.map(|x| x as f32 / scale));
-            }
-        }
-        for sx in [0u32, 1] {
-            for sy in [0u32, 1] {
-                for sz in [0u32, 1] {
-                    let (a, b, cc) = (base + sx, base + 2 + sy, base + 4 + sz);
-                    // Octant signs (+,+,+) gives (x,y,z) counter-clockwise from outside; each
-                    // minus sign mirrors once.
-                    if (sx + sy + sz) % 2 == 0 {
-                        mesh.triangles.push([a, b, cc]);
-                    } else {
-                        mesh.triangles.push([a, cc, b]);
-                    }
-                }
-            }
-        }
-    }
-    mesh
 }
 
 pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let n = args.n;
     match (&args.m, &args.output) {
-        (Some(_), None) => return Err(usage!("--m M needs --output FILE.png (-o)")),
-        (None, Some(_)) => return Err(usage!("--output needs the section height --m M")),
+        (Some(_), None) => return Err(anyhow!("--m M needs --output FILE.png (-o)")),
+        (None, Some(_)) => return Err(anyhow!("--output needs the section height --m M")),
         _ => {}
     }
     if args.m.is_none() && !args.check && args.stl.is_none() {
-        return Err(usage!(
+        return Err(anyhow!(
             "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
         ));
     }
     if args.check && n > CHECK_MAX_LEVEL {
-        return Err(usage!("--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"));
+        return Err(anyhow!(
+            "--check runs up to N = {CHECK_MAX_LEVEL} (got {n})"
+        ));
     }
     if let Some(path) = &args.stl {
         if n > MESH_MAX_LEVEL {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--stl exports S_N up to N = {MESH_MAX_LEVEL} (got {n}: 8·6^{n} triangles)"
             ));
         }
@@ -114,7 +72,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         (Some(m), Some(_)) => {
             let s = Section::new(n, *m, args.px)?;
             if s.side() > SECTION_MAX_SIDE {
-                return Err(usage!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
+                return Err(anyhow!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --px", s.side()));
             }
             Some(s)
         }
@@ -124,64 +82,21 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let mut report = Report {
         n,
         section: None,
-        check: None,
+        checks: None,
         mesh: None,
     };
     if let (Some(s), Some(path)) = (section, &args.output) {
-        let side = s.side();
-        let spec = PngSpec {
-            width: side as u32,
-            height: side as u32,
-            format: PixelFormat::Indexed {
-                bits: 1,
-                palette: PALETTE.to_vec(),
-            },
-            compression: Compression::Balanced,
-        };
-        let mut inside = 0u64;
-        write_png(path, &spec, |y, row| {
-            let bits: Vec<bool> = (0..side)
-                .into_par_iter()
-                .map(|b| s.pixel(y as u64, b))
-                .collect();
-            row.fill(0);
-            for (b, &on) in bits.iter().enumerate() {
-                if on {
-                    row[b / 8] |= 0x80 >> (b % 8);
-                    inside += 1;
-                }
-            }
-            Ok(())
-        })?;
+        let inside = write_section_png(path, &s)?;
         report.section = Some(SectionReport {
             m: s.m.to_string(),
             file: path.display().to_string(),
-            side,
+            side: s.side(),
             px: s.px,
             pixels_inside: inside,
         });
     }
     if args.check {
-        let start = Instant::now();
-        let top = 1u64 << n;
-        let c = check_correspondence(n, 1..=top)?;
-        report.check = Some(CheckReport {
-            m_from: 1,
-            m_to: top,
-            cells: c.cells as u64,
-            mismatches: c.mismatches as u64,
-            seconds: start.elapsed().as_secs_f64(),
-        });
-        if let Some((m, i, j)) = c.first_mismatch {
-            if !args.json {
-                println!("S_{n}: {} of {} cells disagree", c.mismatches, c.cells);
-            }
-            return Err(CheckFailed(format!(
-                "S_{n}: cell ({i},{j}) of C({m},{m}) disagrees: P-test and octahedron differ ({} mismatches)",
-                c.mismatches
-            ))
-            .into());
-        }
+        report.checks = Some(vec![correspondence_claim(n, 1u64 << n)?]);
     }
     if let Some(path) = &args.stl {
         let mesh = sierpinski_mesh(n);
@@ -194,19 +109,27 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         });
     }
     if args.json {
-        return print_json(&report);
+        print_json(&report)?;
+    } else if let (Some(c), true) = (&report.checks, args.csv) {
+        print_claims(c, true)?;
+    } else {
+        print_text(n, &report)?;
     }
+    match &report.checks {
+        Some(c) => verdict(c),
+        None => Ok(()),
+    }
+}
+
+fn print_text(n: u32, report: &Report) -> anyhow::Result<()> {
     if let Some(s) = &report.section {
         println!(
             "H_{{{n},{}}}: {} ({}×{} pixels, {} per cell, {} inside S_{n})",
             s.m, s.file, s.side, s.side, s.px, s.pixels_inside
         );
     }
-    if let Some(c) = &report.check {
-        println!(
-            "S_{n}: the P-cells of C(M,M) are the cells whose centres lie in S_{n}, for M = 1..{}: {} cells checked, {} mismatches ({:.3} s)",
-            c.m_to, c.cells, c.mismatches, c.seconds
-        );
+    if let Some(c) = &report.checks {
+        print_claims(c, false)?;
     }
     if let Some(m) = &report.mesh {
         println!(

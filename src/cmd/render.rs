@@ -2,21 +2,22 @@
 //! pyramids and sharded tile directories.
 
 use super::{parse_window, print_json};
-use crate::chocolate::grid::Window;
 use crate::cli::{AssembleArgs, RenderArgs};
-use crate::gpu::{BackendChoice, Engine};
-use crate::render::atomic::AtomicFile;
-use crate::render::dzi::{write_dzi, DziReport};
-use crate::render::encode::stream_png;
-use crate::render::picture::{Colours, Picture, Scale};
-use crate::render::source::CellSource;
-use crate::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
-use crate::render::{parse_colour, Compression};
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::grid::Window;
+use chompute::gpu::BackendChoice;
+use chompute::render::atomic::AtomicFile;
+use chompute::render::dzi::{write_dzi, write_dzi_from_tiles, DziReport};
+use chompute::render::encode::stream_png;
+use chompute::render::parse_colour;
+use chompute::render::picture::{check_tile_size, Colours, Picture, Scale};
+use chompute::render::source::CellSource;
+use chompute::render::tiles::{parse_shard, render_shard, ShardReport, TileManifest, TileRows};
+
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 const DZI_TILE: u64 = 256;
@@ -30,7 +31,7 @@ struct RenderReport {
     window: [u64; 4],
     width: u64,
     height: u64,
-    backend: &'static str,
+    backend: String,
     output: Option<PathBuf>,
     dzi: Option<DziReport>,
     tiles: Option<PathBuf>,
@@ -44,25 +45,19 @@ struct RenderReport {
 fn parse_colours(s: &str) -> anyhow::Result<Colours> {
     match s.split_once(',') {
         Some((p, n)) => Ok(Some([parse_colour(p)?, parse_colour(n)?])),
-        None => Err(usage!(
+        None => Err(anyhow!(
             "--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
         )),
     }
 }
 
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
-    let t = given.unwrap_or(default);
-    if t == 0 || t % 8 != 0 {
-        return Err(usage!(
-            "--tile-size must be a positive multiple of 8 (got {t})"
-        ));
-    }
-    Ok(t)
+    Ok(check_tile_size(given.unwrap_or(default))?)
 }
 
 /// Rows done, cells per second and the time left, when stderr is a terminal.
 fn progress(rows: u64) -> ProgressBar {
-    let bar = crate::progress::bar(rows, "rows");
+    let bar = chompute::progress::bar(rows, "rows");
     if std::io::stderr().is_terminal() {
         if let Ok(style) = ProgressStyle::with_template(
             "{elapsed_precise} [{bar:40}] {pos}/{len} rows, {msg}, eta {eta}",
@@ -87,10 +82,15 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .map(parse_colours)
         .transpose()?
         .flatten();
-    let mut pic = Picture::new(window, args.cell, args.fit, colours)?;
+    let mut pic = match (args.cell, args.fit) {
+        (Some(_), Some(_)) => return Err(anyhow!("--cell and --fit cannot be used together")),
+        (Some(k), None) => Picture::cells(window, k, colours)?,
+        (None, Some(pixels)) => Picture::fit(window, pixels, colours)?,
+        (None, None) => Picture::cells(window, 1, colours)?,
+    };
     if let Some(shade) = args.shade {
         if !matches!(pic.scale, Scale::Fit(_)) {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--shade {} shades fitted pictures; add --fit PIXELS",
                 shade.name()
             ));
@@ -98,19 +98,19 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         pic = pic.with_shade(shade);
     }
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
-        return Err(usage!(
+        return Err(anyhow!(
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
         ));
     }
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!(
+        return Err(anyhow!(
             "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
         ));
     }
     let shard = match (&args.shard, &args.tiles) {
         (Some(s), Some(_)) => parse_shard(s)?,
         (Some(_), None) => {
-            return Err(usage!(
+            return Err(anyhow!(
                 "--shard needs --tiles DIR (the directory the shards share)"
             ))
         }
@@ -119,7 +119,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     let spec = match &args.output {
         Some(path) => {
             let spec = pic.spec(args.compression)?;
-            crate::render::encode::ensure_memory(&spec, &format!("'{}'", path.display()))?;
+            chompute::render::encode::ensure_memory(&spec, &format!("'{}'", path.display()))?;
             Some(spec)
         }
         None => None,
@@ -136,21 +136,21 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             args.compression,
         )?;
         if pic.width > i32::MAX as u64 || pic.height > i32::MAX as u64 {
-            return Err(usage!(
+            return Err(anyhow!(
                 "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
             ));
         }
-        crate::render::dzi::ensure_memory(pic.width, dzi_tile)?;
+        chompute::render::dzi::ensure_memory(pic.width, dzi_tile)?;
     }
 
-    let cells = CellSource::new(Engine::select(backend)?, args.verify);
+    let cells = CellSource::new(super::engine(backend)?, args.verify);
     let mut report = RenderReport {
         m,
         n,
         window: [window.row0, window.col0, window.height, window.width],
         width: pic.width,
         height: pic.height,
-        backend: cells.engine().name(),
+        backend: cells.backend().to_string(),
         output: args.output.clone(),
         dzi: None,
         tiles: args.tiles.clone(),
@@ -163,7 +163,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         let bar = progress(pic.height);
         // Cells of the bar behind each picture row (a fraction for --cell, B rows for --fit).
         let cells_per_row = window.cells() as f64 / pic.height as f64;
-        stream_png(&format!("'{}'", path.display()), &mut file, spec, |sink| {
+        stream_png(path, &mut file, spec, |sink| {
             while sink.rows_left() > 0 {
                 let before = sink.rows_left();
                 sink.fill_band(|y0, rows, bytes| {
@@ -221,13 +221,13 @@ struct AssembleReport {
 pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     if args.output.is_none() && args.dzi.is_none() {
-        return Err(usage!("nothing to write: give -o FILE.png or --dzi DIR"));
+        return Err(anyhow!("nothing to write: give -o FILE.png or --dzi DIR"));
     }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
-        return Err(usage!(
+        return Err(anyhow!(
             "a Deep Zoom pyramid needs tiles of single cells (rendered without --cell or --fit)"
         ));
     }
@@ -245,7 +245,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         let row_bytes = rows.row_bytes;
         let mut file = AtomicFile::create(path)?;
         let bar = progress(pic.height);
-        stream_png(&format!("'{}'", path.display()), &mut file, &spec, |sink| {
+        stream_png(path, &mut file, &spec, |sink| {
             while sink.rows_left() > 0 {
                 sink.fill_band(|_, n, bytes| {
                     for row in bytes.chunks_exact_mut(row_bytes) {
@@ -261,7 +261,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         file.commit()?;
     }
     if let Some(dir) = &args.dzi {
-        report.dzi = Some(assemble_dzi(
+        report.dzi = Some(write_dzi_from_tiles(
             &args.dir,
             dir,
             &pic,
@@ -274,44 +274,4 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         print_json(&report)?;
     }
     Ok(())
-}
-
-/// A pyramid from 1-bit tiles: each picture row read back into packed cells.
-fn assemble_dzi(
-    tiles: &Path,
-    dir: &Path,
-    pic: &Picture,
-    tile: u64,
-    compression: Compression,
-) -> anyhow::Result<DziReport> {
-    let mut rows = TileRows::open(tiles)?;
-    let mut bytes = vec![0u8; rows.row_bytes];
-    // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
-    let invert = if pic.colours.is_some() { 0 } else { 0xff };
-    let wpr = pic.window.words_per_row();
-    write_dzi(
-        dir,
-        &pic.window,
-        tile,
-        pic.colours,
-        compression,
-        |_, _, words| {
-            for row in words.chunks_exact_mut(wpr) {
-                rows.next_row(&mut bytes)?;
-                for (k, w) in row.iter_mut().enumerate() {
-                    let mut b = [0u8; 4];
-                    for (j, x) in b.iter_mut().enumerate() {
-                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
-                    }
-                    *w = u32::from_be_bytes(b);
-                }
-                // Padding bits past the last cell must be zero (no P-cells there).
-                let pad = (wpr as u64 * 32 - pic.width) as u32;
-                if pad > 0 {
-                    row[wpr - 1] &= !((1u32 << pad) - 1);
-                }
-            }
-            Ok(())
-        },
-    )
 }

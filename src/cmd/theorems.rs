@@ -1,53 +1,60 @@
 //! `chompute theorems --max-m M`: check every claim of the chocolate paper and print a table.
 
-use super::print_json;
-use crate::chocolate::theorems::{check_all, ClaimResult};
+use super::{print_json, verdict};
 use crate::cli::TheoremsArgs;
-use crate::error::CheckFailed;
-use crate::usage;
+use anyhow::anyhow;
+use chompute::chocolate::theorems::check_all;
+use chompute::claim::{write_csv_row, Claim, ClaimTable, CSV_HEADER};
 use serde::Serialize;
+use std::io::Write;
 
 /// Largest M accepted (the per-cell claims cost about M³/3 cell checks each).
 pub const MAX_M: u64 = 1 << 13;
+
+/// Width of the claim column: the longest stable claim name.
+const NAME_WIDTH: usize = 26;
 
 #[derive(Serialize)]
 struct Report<'a> {
     max_m: u64,
     all_pass: bool,
-    claims: &'a [ClaimResult],
+    claims: &'a [Claim],
 }
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     let Some(max_m) = args.max_m else {
-        return Err(usage!(
+        return Err(anyhow!(
             "theorems needs --max-m M (every claim is checked for all m ≤ M)"
         ));
     };
     if max_m > MAX_M {
-        return Err(usage!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
+        return Err(anyhow!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
-    let json = args.json;
-    if !json {
-        println!(
-            "{:<28} {:<62} {:>14} {:>6} {:>9}",
-            "claim", "range", "checked", "result", "seconds"
-        );
+    let (json, csv) = (args.json, args.csv);
+    let table = ClaimTable::new(NAME_WIDTH);
+    let mut out = std::io::stdout().lock();
+    if csv {
+        writeln!(out, "{CSV_HEADER}")?;
+    } else if !json {
+        table.header(&mut out)?;
     }
-    let results = check_all(max_m, |r| {
-        if !json {
-            println!(
-                "{:<28} {:<62} {:>14} {:>6} {:>9.3}",
-                r.name,
-                r.range,
-                r.checked,
-                if r.pass { "pass" } else { "FAIL" },
-                r.seconds
-            );
-            if let Some(f) = &r.failure {
-                println!("    first failure: {f}");
-            }
+    // Each claim is printed as it is made.
+    let mut failure = None;
+    let results = check_all(max_m, |c| {
+        let printed = if csv {
+            write_csv_row(&mut out, c)
+        } else if json {
+            Ok(())
+        } else {
+            table.row(&mut out, c)
+        };
+        if let Err(e) = printed.and_then(|()| out.flush()) {
+            failure.get_or_insert(e);
         }
     });
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
     let all_pass = results.iter().all(|r| r.pass);
     if json {
         print_json(&Report {
@@ -55,17 +62,14 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
             all_pass,
             claims: &results,
         })?;
-    } else {
+    } else if !csv {
         let total: f64 = results.iter().map(|r| r.seconds).sum();
-        println!(
+        writeln!(
+            out,
             "{} of {} claims hold for every m ≤ {max_m} ({total:.2} s)",
             results.iter().filter(|r| r.pass).count(),
             results.len()
-        );
+        )?;
     }
-    if !all_pass {
-        let failed: Vec<&str> = results.iter().filter(|r| !r.pass).map(|r| r.name).collect();
-        return Err(CheckFailed(format!("claims failed: {}", failed.join(", "))).into());
-    }
-    Ok(())
+    verdict(&results)
 }

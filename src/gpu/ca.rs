@@ -15,31 +15,71 @@
 //! and b_n from one pair of grids and writes b_{n+k-1} and b_{n+k} to the other pair (a tile's
 //! halo is its neighbours' output, so it cannot write in place): four grids.
 
-use super::context::{dispatch, GpuContext};
-use super::ptest::{CountParams, PCOUNT_WGSL};
+use super::context::{dispatch, GpuContext, ParamsArena, Pipeline, Readback};
+use super::kernel::{kernel_params, Access, Kernel, KernelId};
+use super::ptest::{CountParams, COUNT_P};
 use crate::chocolate::automaton::{BlockShape, BLOCK_COLS};
-use anyhow::Context as _;
-use bytemuck::{Pod, Zeroable};
+use crate::chocolate::backend::AutomatonBackend;
+use crate::error::{Error, Result};
+use std::sync::Arc;
 
-const CA_WGSL: &str = include_str!("../../shaders/ca_step.wgsl");
-const CA_BLOCK_WGSL: &str = include_str!("../../shaders/ca_block.wgsl");
 /// Invocations per workgroup along a row (the step shader's `workgroup_size`).
 const GROUP_WORDS: u32 = 64;
 /// Rows each invocation walks down (the step shader's `ROWS`).
 const ROWS_PER_INVOCATION: u32 = 8;
+/// Invocations down a tile of the block kernel (its `LANES_Y`).
+const BLOCK_LANES: u32 = 4;
+
+/// `ca_step.wgsl`: one invocation per word column of [`ROWS_PER_INVOCATION`] rows.
+pub(crate) const CA_STEP: Kernel = Kernel {
+    consts: &[("ROWS", ROWS_PER_INVOCATION)],
+    ..Kernel::with_params::<StepParams>(
+        "ca_step.wgsl",
+        include_str!("../../shaders/ca_step.wgsl"),
+        "ca_step",
+        [GROUP_WORDS, 1, 1],
+        &[Access::Read, Access::Read, Access::ReadWrite],
+    )
+};
+
+/// `ca_block.wgsl`: one workgroup per tile of [`BLOCK_COLS`] words, its shape set by overrides.
+pub(crate) const CA_BLOCK: Kernel = Kernel {
+    consts: &[
+        ("COLS", BLOCK_COLS as u32),
+        ("OUT_COLS", BLOCK_COLS as u32 - 1),
+        ("LANES_Y", BLOCK_LANES),
+    ],
+    overrides: &["STEPS_MAX", "TILE_ROWS"],
+    ..Kernel::with_params::<StepParams>(
+        "ca_block.wgsl",
+        include_str!("../../shaders/ca_block.wgsl"),
+        "ca_block",
+        [BLOCK_COLS as u32, BLOCK_LANES, 1],
+        &[
+            Access::Read,
+            Access::Read,
+            Access::ReadWrite,
+            Access::ReadWrite,
+        ],
+    )
+};
+
 /// Steps encoded into one submission (a multiple of every block length).
 pub const STEPS_PER_SUBMISSION: u64 = 256;
 
-/// The parameters of one dispatch of either kernel (the step kernel reads the first four).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct StepParams {
-    rows: u32,
-    words: u32,
-    stride: u32,
-    halo: u32,
-    steps: u32,
-    pad: [u32; 3],
+kernel_params! {
+    /// The parameters of one dispatch of either kernel: the band's rows, the active words, the
+    /// grid stride, the halo rows bound above the band and the steps (one for the step kernel).
+    struct StepParams {
+        rows: u32,
+        words: u32,
+        stride: u32,
+        halo: u32,
+        steps: u32,
+        pad0: u32,
+        pad1: u32,
+        pad2: u32,
+    }
 }
 
 /// Which kernel steps the automaton on the GPU.
@@ -75,6 +115,14 @@ impl CaKernel {
         match self {
             CaKernel::Step => "step".into(),
             CaKernel::Block(s) => format!("block {}x{}", s.steps_max, s.tile_rows),
+        }
+    }
+
+    /// The pipeline that runs it.
+    fn id(&self) -> KernelId {
+        match self {
+            CaKernel::Step => KernelId::CaStep,
+            CaKernel::Block(s) => KernelId::CaBlock(*s),
         }
     }
 
@@ -125,13 +173,13 @@ pub fn plan_bands(
     max_bytes: u64,
     max_rows: u64,
     halo: u64,
-) -> anyhow::Result<Vec<Band>> {
+) -> Result<Vec<Band>> {
     let per_band = (max_bytes / row_bytes).saturating_sub(halo).min(max_rows);
     if per_band == 0 {
-        anyhow::bail!(
-            "{} grid rows ({row_bytes} bytes each) do not fit a GPU storage binding ({max_bytes} bytes)",
-            halo + 1
-        );
+        return Err(Error::too_large(
+            format!("a band of {} grid rows ({row_bytes} bytes each)", halo + 1),
+            format!("more than one GPU storage binding ({max_bytes} bytes)"),
+        ));
     }
     let mut bands = Vec::new();
     let mut start = 0;
@@ -143,9 +191,10 @@ pub fn plan_bands(
     Ok(bands)
 }
 
-/// The automaton on one GPU context.
-pub struct CaGpu<'a> {
-    ctx: &'a GpuContext,
+/// The automaton on one GPU context: grids, bind groups, params and counters built once for
+/// its capacity and reused by every step, count and readback.
+pub struct CaGpu {
+    ctx: Arc<GpuContext>,
     kernel: CaKernel,
     capacity: u64,
     stride: u64,
@@ -155,45 +204,59 @@ pub struct CaGpu<'a> {
     /// φ+2) mod 3. Block kernel: phase 0 reads grids (0, 1) and writes (2, 3); phase 1 the
     /// other way round.
     bind_groups: Vec<Vec<wgpu::BindGroup>>,
-    params: wgpu::Buffer,
-    params_align: u64,
-    pipeline: wgpu::ComputePipeline,
+    /// The params of one submission's dispatches, one slot per (dispatch, band).
+    params: ParamsArena,
+    pipeline: Pipeline,
+    /// The live-cell count: `pcount.wgsl`, one counter per band, its params one slot per
+    /// band, and count_binds[grid][band] over each band of each grid.
+    counts: wgpu::Buffer,
+    count_params: ParamsArena,
+    count_pipeline: Pipeline,
+    count_binds: Vec<Vec<wgpu::BindGroup>>,
+    readback: Readback,
     /// Indices in `grids` of b_{n-1} and b_n.
     prev: usize,
     cur: usize,
     n: u64,
 }
 
-impl<'a> CaGpu<'a> {
+impl CaGpu {
     /// Room for generations 0..=capacity, the fastest kernel for the device
     /// ([`CaKernel::best`]), bands as large as one binding allows.
-    pub fn new(ctx: &'a GpuContext, capacity: u64) -> anyhow::Result<CaGpu<'a>> {
-        Self::with_options(ctx, capacity, CaKernel::best(ctx), ctx.max_binding_bytes())
+    pub fn new(ctx: Arc<GpuContext>, capacity: u64) -> Result<CaGpu> {
+        let kernel = CaKernel::best(&ctx);
+        let tile_bytes = ctx.max_binding_bytes();
+        Self::with_options(ctx, capacity, kernel, tile_bytes)
     }
 
     /// A chosen kernel and band size (tests use small bands to exercise the multi-band path on
     /// small grids).
     pub fn with_options(
-        ctx: &'a GpuContext,
+        ctx: Arc<GpuContext>,
         capacity: u64,
         kernel: CaKernel,
         tile_bytes: u64,
-    ) -> anyhow::Result<CaGpu<'a>> {
-        if capacity > crate::chocolate::automaton::MAX_STEPS {
-            return Err(crate::usage!(
-                "the automaton runs at most {} steps (got {capacity})",
-                crate::chocolate::automaton::MAX_STEPS
+    ) -> Result<CaGpu> {
+        let max_steps = crate::chocolate::automaton::MAX_STEPS;
+        if capacity > max_steps {
+            return Err(Error::bad_argument(
+                "the automaton's steps",
+                capacity,
+                format!("at most {max_steps}"),
             ));
         }
+        let workgroup_bytes = ctx.limits.max_compute_workgroup_storage_size;
         if let CaKernel::Block(shape) = kernel {
-            anyhow::ensure!(
-                (1..=32).contains(&shape.steps_max)
-                    && shape.tile_rows > 0
-                    && shape.workgroup_bytes()
-                        <= ctx.limits.max_compute_workgroup_storage_size as u64,
-                "block shape {shape:?} does not fit this GPU ({} bytes of workgroup memory)",
-                ctx.limits.max_compute_workgroup_storage_size
-            );
+            if !(1..=32).contains(&shape.steps_max)
+                || shape.tile_rows == 0
+                || shape.workgroup_bytes() > workgroup_bytes as u64
+            {
+                return Err(Error::bad_argument(
+                    "the block shape",
+                    format!("{shape:?}"),
+                    format!("1 to 32 steps and a tile within this GPU's {workgroup_bytes} bytes of workgroup memory"),
+                ));
+            }
         }
         let side = capacity + 1;
         let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
@@ -201,18 +264,29 @@ impl<'a> CaGpu<'a> {
         let row_bytes = stride * 4;
         let grid_bytes = side * row_bytes;
         if grid_bytes > ctx.limits.max_buffer_size {
-            return Err(crate::usage!(
-                "{capacity} steps need GPU grids of {grid_bytes} bytes, more than this GPU's largest buffer ({}); use fewer steps or --backend cpu",
-                ctx.limits.max_buffer_size
+            return Err(Error::too_large(
+                format!("the automaton for {capacity} steps"),
+                format!(
+                    "GPU grids of {grid_bytes} bytes, more than this GPU's largest buffer ({}); use fewer steps",
+                    ctx.limits.max_buffer_size
+                ),
             ));
         }
-        if ctx.is_software() {
-            // A software adapter's buffers are host memory.
-            crate::memory::ensure_available(
-                kernel.grids() as u64 * grid_bytes,
-                &format!("the automaton for {capacity} steps on a software GPU"),
-                "use fewer steps or --backend cpu",
-            )?;
+        // A software adapter's buffers are host memory.
+        let need = kernel.grids() as u64 * grid_bytes;
+        let room = ctx
+            .is_software()
+            .then(crate::memory::available_bytes)
+            .flatten();
+        if let Some(room) = room.filter(|&room| need > room) {
+            return Err(Error::too_large(
+                format!("the automaton for {capacity} steps on a software GPU"),
+                format!(
+                    "{} of memory but only {} is available; use fewer steps",
+                    crate::memory::gib(need),
+                    crate::memory::gib(room)
+                ),
+            ));
         }
         let max_rows =
             ctx.limits.max_compute_workgroups_per_dimension as u64 * kernel.rows_per_group();
@@ -223,80 +297,21 @@ impl<'a> CaGpu<'a> {
             max_rows,
             kernel.halo_rows(),
         )?;
-        let storage_bindings = match kernel {
-            CaKernel::Step => [true, true, false].as_slice(),
-            CaKernel::Block(_) => [true, true, false, false].as_slice(),
-        };
-        let (key, source, entry) = match kernel {
-            CaKernel::Step => ("ca_step".to_string(), CA_WGSL.to_string(), "ca_step"),
-            CaKernel::Block(s) => (
-                format!("ca_block {}x{}", s.steps_max, s.tile_rows),
-                format!(
-                    "const STEPS_MAX: u32 = {}u;\nconst TILE_ROWS: u32 = {}u;\n{CA_BLOCK_WGSL}",
-                    s.steps_max, s.tile_rows
-                ),
-                "ca_block",
-            ),
-        };
-        let pipeline = ctx.pipeline_with_layout(&key, &source, entry, |device| {
-            let mut entries = vec![wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: true,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<StepParams>() as u64
-                    ),
-                },
-                count: None,
-            }];
-            entries.extend(storage_bindings.iter().enumerate().map(|(k, &read_only)| {
-                wgpu::BindGroupLayoutEntry {
-                    binding: k as u32 + 1,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Storage { read_only },
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                }
-            }));
-            let bgl = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("ca"),
-                entries: &entries,
-            });
-            device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("ca"),
-                bind_group_layouts: &[Some(&bgl)],
-                immediate_size: 0,
-            })
-        })?;
-        let params_align = ctx.limits.min_uniform_buffer_offset_alignment.max(16) as u64;
-        let params_bytes = STEPS_PER_SUBMISSION * bands.len() as u64 * params_align;
-        let (grids, params) = ctx.checked(|| {
-            let grids = (0..kernel.grids())
-                .map(|k| {
-                    ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                        label: Some(&format!("ca grid {k}")),
-                        size: grid_bytes,
-                        usage: wgpu::BufferUsages::STORAGE
-                            | wgpu::BufferUsages::COPY_SRC
-                            | wgpu::BufferUsages::COPY_DST,
-                        mapped_at_creation: false,
-                    })
-                })
-                .collect::<Vec<_>>();
-            let params = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ca params"),
-                size: params_bytes,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            (grids, params)
-        })?;
-        let layout = pipeline.get_bind_group_layout(0);
+        let pipeline = ctx.pipeline(kernel.id())?;
+        let count_pipeline = ctx.pipeline(KernelId::CountP)?;
+        let grid_usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let grids = (0..kernel.grids())
+            .map(|k| ctx.buffer(&format!("ca grid {k}"), grid_bytes, grid_usage))
+            .collect::<Result<Vec<_>>>()?;
+        let params = ParamsArena::new(
+            &ctx,
+            CA_STEP.params_bytes,
+            STEPS_PER_SUBMISSION * bands.len() as u64,
+        )?;
+        let counts = ctx.buffer("ca counts", bands.len() as u64 * 4, grid_usage)?;
+        let count_params = ParamsArena::new(&ctx, COUNT_P.params_bytes, bands.len() as u64)?;
         // Grids (inputs, outputs) of each phase.
         let phases: Vec<(Vec<usize>, Vec<usize>)> = match kernel {
             CaKernel::Step => (0..3)
@@ -311,8 +326,8 @@ impl<'a> CaGpu<'a> {
                 size: wgpu::BufferSize::new(rows * row_bytes),
             })
         };
-        let bind_groups = ctx.checked(|| {
-            bands
+        let (bind_groups, count_binds) = ctx.checked(|| {
+            let steps = bands
                 .iter()
                 .map(|b| {
                     let halo = kernel.halo_rows().min(b.start);
@@ -320,35 +335,29 @@ impl<'a> CaGpu<'a> {
                     phases
                         .iter()
                         .map(|(inputs, outputs)| {
-                            let mut entries = vec![wgpu::BindGroupEntry {
-                                binding: 0,
-                                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                                    buffer: &params,
-                                    offset: 0,
-                                    size: wgpu::BufferSize::new(
-                                        std::mem::size_of::<StepParams>() as u64
-                                    ),
-                                }),
-                            }];
-                            let windows = inputs
+                            let windows: Vec<wgpu::BindingResource<'_>> = inputs
                                 .iter()
                                 .map(|&g| window(g, b.start - halo, rows + halo))
-                                .chain(outputs.iter().map(|&g| window(g, b.start, rows)));
-                            entries.extend(windows.enumerate().map(|(k, resource)| {
-                                wgpu::BindGroupEntry {
-                                    binding: k as u32 + 1,
-                                    resource,
-                                }
-                            }));
-                            ctx.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                                label: Some("ca"),
-                                layout: &layout,
-                                entries: &entries,
-                            })
+                                .chain(outputs.iter().map(|&g| window(g, b.start, rows)))
+                                .collect();
+                            ctx.bind_group("ca", &pipeline, &params, &windows)
                         })
                         .collect()
                 })
-                .collect::<Vec<Vec<wgpu::BindGroup>>>()
+                .collect::<Vec<Vec<wgpu::BindGroup>>>();
+            let counting = (0..grids.len())
+                .map(|g| {
+                    bands
+                        .iter()
+                        .map(|b| {
+                            let band = window(g, b.start, b.end - b.start);
+                            let resources = [band, counts.as_entire_binding()];
+                            ctx.bind_group("ca count", &count_pipeline, &count_params, &resources)
+                        })
+                        .collect()
+                })
+                .collect::<Vec<Vec<wgpu::BindGroup>>>();
+            (steps, counting)
         })?;
         let mut gpu = CaGpu {
             ctx,
@@ -359,8 +368,12 @@ impl<'a> CaGpu<'a> {
             bands,
             bind_groups,
             params,
-            params_align,
             pipeline,
+            counts,
+            count_params,
+            count_pipeline,
+            count_binds,
+            readback: Readback::default(),
             prev: 0,
             cur: 1,
             n: 0,
@@ -370,8 +383,8 @@ impl<'a> CaGpu<'a> {
     }
 
     /// Back to b_0 = {(0,0)}: clear the grids and set the corner cell.
-    pub fn reset(&mut self) -> anyhow::Result<()> {
-        let ctx = self.ctx;
+    pub fn reset(&mut self) -> Result<()> {
+        let ctx = &*self.ctx;
         ctx.checked(|| {
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             for g in &self.grids {
@@ -407,12 +420,14 @@ impl<'a> CaGpu<'a> {
 
     /// Advance `k` generations: batches of up to [`STEPS_PER_SUBMISSION`] steps, each batch one
     /// submission. Does not wait for the GPU; reading a result does.
-    pub fn advance(&mut self, k: u64) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            self.n + k <= self.capacity,
-            "automaton built for {} steps",
-            self.capacity
-        );
+    pub fn advance(&mut self, k: u64) -> Result<()> {
+        if self.n + k > self.capacity {
+            return Err(Error::bad_argument(
+                "the generation",
+                self.n + k,
+                format!("at most {}, the capacity it was built for", self.capacity),
+            ));
+        }
         let mut left = k;
         while left > 0 {
             let batch = left.min(STEPS_PER_SUBMISSION);
@@ -422,10 +437,10 @@ impl<'a> CaGpu<'a> {
         Ok(())
     }
 
-    fn encode_batch(&mut self, steps: u64) -> anyhow::Result<()> {
-        let ctx = self.ctx;
-        // Parameters of every (dispatch, band), at aligned offsets.
-        let mut bytes = Vec::new();
+    fn encode_batch(&mut self, steps: u64) -> Result<()> {
+        let ctx = &*self.ctx;
+        // Parameters of every (dispatch, band), one slot each.
+        let mut params = Vec::new();
         let mut dispatches = Vec::new();
         let (mut prev, mut cur) = (self.prev, self.cur);
         let mut done = 0;
@@ -444,20 +459,17 @@ impl<'a> CaGpu<'a> {
                     break;
                 }
                 let rows = (band.end.min(rows_active) - band.start) as u32;
-                let p = StepParams {
+                let offset = self.params.offset(params.len() as u64);
+                params.push(StepParams {
                     rows,
                     words,
                     stride: self.stride as u32,
                     halo: self.kernel.halo_rows().min(band.start) as u32,
                     steps: k as u32,
-                    pad: [0; 3],
-                };
-                let offset = bytes.len() as u32;
-                bytes.extend_from_slice(bytemuck::bytes_of(&p));
-                bytes.resize(
-                    bytes.len() + self.params_align as usize - std::mem::size_of::<StepParams>(),
-                    0,
-                );
+                    pad0: 0,
+                    pad1: 0,
+                    pad2: 0,
+                });
                 let groups = match self.kernel {
                     CaKernel::Step => (
                         words.div_ceil(GROUP_WORDS),
@@ -478,14 +490,14 @@ impl<'a> CaGpu<'a> {
         }
         let max = ctx.limits.max_compute_workgroups_per_dimension;
         ctx.checked(|| {
-            ctx.queue.write_buffer(&self.params, 0, &bytes);
+            self.params.write(ctx, 0, &params);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                     label: Some("ca"),
                     timestamp_writes: None,
                 });
-                pass.set_pipeline(&self.pipeline);
+                pass.set_pipeline(&self.pipeline.pipeline);
                 for &(b, phase, offset, (gx, gy)) in &dispatches {
                     debug_assert!(gx <= max && gy <= max);
                     pass.set_bind_group(0, &self.bind_groups[b][phase], &[offset]);
@@ -500,89 +512,123 @@ impl<'a> CaGpu<'a> {
     }
 
     /// Wait for the submitted steps to finish.
-    pub fn finish(&self) -> anyhow::Result<()> {
-        self.ctx.wait()
+    pub fn finish(&self) -> Result<()> {
+        self.ctx.wait(None)
     }
 
     /// b_n in the u32 layout of the P-grid generators (n+1 rows of `words_per_row(n+1)` words).
-    pub fn current_u32(&self) -> anyhow::Result<Vec<u32>> {
+    pub fn current_u32(&self) -> Result<Vec<u32>> {
         self.read_generation(self.cur, self.n)
     }
 
     /// b_{n-1} in the same layout (empty for n = 0).
-    pub fn previous_u32(&self) -> anyhow::Result<Vec<u32>> {
+    pub fn previous_u32(&self) -> Result<Vec<u32>> {
         if self.n == 0 {
             return Ok(Vec::new());
         }
         self.read_generation(self.prev, self.n - 1)
     }
 
-    fn read_generation(&self, slot: usize, n: u64) -> anyhow::Result<Vec<u32>> {
+    fn read_generation(&self, slot: usize, n: u64) -> Result<Vec<u32>> {
         let side = n + 1;
         let wpr = side.div_ceil(32) as usize;
         let stride = self.stride as usize;
-        self.ctx
-            .read_back(&self.grids[slot], side * self.stride * 4, |bytes| {
+        self.readback.read(
+            &self.ctx,
+            &self.grids[slot],
+            0,
+            side * self.stride * 4,
+            |bytes| {
                 let words: &[u32] = bytemuck::cast_slice(bytes);
                 let mut out = vec![0u32; wpr * side as usize];
                 for (dst, src) in out.chunks_exact_mut(wpr).zip(words.chunks_exact(stride)) {
                     dst.copy_from_slice(&src[..wpr]);
                 }
                 out
-            })
-            .context("reading the automaton back from the GPU")
+            },
+        )
     }
 
     /// Live cells of b_n (= g(n+1)), counted on the GPU with `pcount.wgsl`, one counter per band.
-    pub fn live_cells(&self) -> anyhow::Result<u64> {
-        let ctx = self.ctx;
-        let pipeline = ctx.pipeline("pcount", PCOUNT_WGSL, "count_p")?;
+    pub fn live_cells(&self) -> Result<u64> {
+        let ctx = &*self.ctx;
         let side = self.n + 1;
-        let row_bytes = self.stride * 4;
-        let counts = ctx.checked(|| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ca counts"),
-                size: self.bands.len() as u64 * 4,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
+        let mut params = Vec::new();
+        let mut sizes = Vec::new();
+        for (slot, band) in self.bands.iter().enumerate() {
+            if band.start >= side {
+                break;
+            }
+            let rows = band.end.min(side) - band.start;
+            let (p, groups) = CountParams::for_words(
+                rows * self.stride,
+                slot,
+                ctx.limits.max_compute_workgroups_per_dimension,
+            );
+            params.push(p);
+            sizes.push(groups);
+        }
         ctx.checked(|| {
+            self.count_params.write(ctx, 0, &params);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            enc.clear_buffer(&counts, 0, None);
-            for (slot, band) in self.bands.iter().enumerate() {
-                if band.start >= side {
-                    break;
-                }
-                let rows = band.end.min(side) - band.start;
-                let (params, (gx, gy)) = CountParams::for_words(
-                    rows * self.stride,
-                    slot,
-                    ctx.limits.max_compute_workgroups_per_dimension,
-                );
-                let bind = ctx.bind_params(
+            enc.clear_buffer(&self.counts, 0, None);
+            for (slot, &groups) in sizes.iter().enumerate() {
+                dispatch(
+                    &mut enc,
                     "ca count",
-                    &pipeline,
-                    bytemuck::bytes_of(&params),
-                    &[
-                        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                            buffer: &self.grids[self.cur],
-                            offset: band.start * row_bytes,
-                            size: wgpu::BufferSize::new(rows * row_bytes),
-                        }),
-                        counts.as_entire_binding(),
-                    ],
+                    &self.count_pipeline,
+                    &self.count_binds[self.cur][slot],
+                    self.count_params.offset(slot as u64),
+                    groups,
                 );
-                dispatch(&mut enc, "ca count", &pipeline, &bind, (gx, gy));
             }
             ctx.queue.submit([enc.finish()]);
         })?;
-        let slots = ctx.read_back(&counts, self.bands.len() as u64 * 4, |b| {
-            bytemuck::cast_slice::<u8, u32>(b).to_vec()
-        })?;
-        Ok(slots.iter().map(|&c| c as u64).sum())
+        let bytes = self.bands.len() as u64 * 4;
+        self.readback.read(ctx, &self.counts, 0, bytes, |b| {
+            bytemuck::cast_slice::<u8, u32>(b)
+                .iter()
+                .map(|&c| c as u64)
+                .sum()
+        })
+    }
+}
+
+impl AutomatonBackend for CaGpu {
+    fn backend(&self) -> &'static str {
+        "gpu"
+    }
+
+    fn capacity(&self) -> u64 {
+        CaGpu::capacity(self)
+    }
+
+    fn generation(&self) -> u64 {
+        CaGpu::generation(self)
+    }
+
+    fn reset(&mut self) -> Result<()> {
+        CaGpu::reset(self)
+    }
+
+    fn advance(&mut self, k: u64) -> Result<()> {
+        CaGpu::advance(self, k)
+    }
+
+    fn finish(&self) -> Result<()> {
+        CaGpu::finish(self)
+    }
+
+    fn current_u32(&self) -> Result<Vec<u32>> {
+        CaGpu::current_u32(self)
+    }
+
+    fn previous_u32(&self) -> Result<Vec<u32>> {
+        CaGpu::previous_u32(self)
+    }
+
+    fn live_cells(&self) -> Result<u64> {
+        CaGpu::live_cells(self)
     }
 }
 

@@ -1,13 +1,26 @@
-//! One reusable GPU context: adapter, device with the adapter's own limits, and a cache of
-//! compute pipelines built once each.
+//! One reusable GPU context: adapter, device with the adapter's own limits, and the compute
+//! pipelines built on it, once each, keyed by a typed [`KernelId`]. Beside it the pieces every
+//! kernel object pools: a [`ParamsArena`] for the uniforms of many dispatches, a [`Reusable`]
+//! buffer that grows only when a call needs more, and one readback path ([`Readback`],
+//! [`GpuContext::map_and_read`]).
 
-use anyhow::{anyhow, bail, Context as _};
+use super::block_count::BlockCountGpu;
+use super::ca::CaGpu;
+use super::kernel::{Access, KernelId};
+use super::nimpass::NimPassGpu;
+use super::ptest::PGridGpu;
+use crate::chocolate::automaton::Automaton;
+use crate::chocolate::backend::{
+    AutomatonBackend, BlockCountBackend, BlockCountCpu, PGridBackend, PGridCpu,
+};
+use crate::error::{Error, Result};
+use crate::pass::backend::{NimPassBackend, NimPassCpu};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// The `--backend` choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+/// Which backend to use: the library's choice, parsed from text with [`std::str::FromStr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum BackendChoice {
     /// The GPU when it is a real one (not a software rasteriser), else the CPU.
@@ -19,6 +32,36 @@ pub enum BackendChoice {
     Cpu,
 }
 
+impl BackendChoice {
+    /// "auto", "gpu" or "cpu".
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Gpu => "gpu",
+            BackendChoice::Cpu => "cpu",
+        }
+    }
+}
+
+impl std::str::FromStr for BackendChoice {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<BackendChoice> {
+        match s {
+            "auto" => Ok(BackendChoice::Auto),
+            "gpu" => Ok(BackendChoice::Gpu),
+            "cpu" => Ok(BackendChoice::Cpu),
+            _ => Err(Error::bad_argument("the backend", s, "auto, gpu or cpu")),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Where the work runs.
 #[derive(Clone)]
 pub enum Engine {
@@ -27,13 +70,11 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// Resolve a `--backend` choice. `auto` never fails: without a real GPU it is the CPU.
-    pub fn select(choice: BackendChoice) -> anyhow::Result<Engine> {
+    /// Resolve a backend choice. `auto` never fails: without a real GPU it is the CPU.
+    pub fn select(choice: BackendChoice) -> Result<Engine> {
         match choice {
             BackendChoice::Cpu => Ok(Engine::Cpu),
-            BackendChoice::Gpu => Ok(Engine::Gpu(
-                GpuContext::shared().map_err(|e| anyhow!("{e}"))?,
-            )),
+            BackendChoice::Gpu => Ok(Engine::Gpu(GpuContext::shared()?)),
             BackendChoice::Auto => {
                 // Look at the adapters before opening a device: a software adapter is never
                 // used by `auto`, so the device (and its memory) is not worth creating.
@@ -54,6 +95,41 @@ impl Engine {
             Engine::Cpu => "cpu",
             Engine::Gpu(_) => "gpu",
         }
+    }
+
+    /// The P-grid generator and counter of this backend. Keep it for all the windows to come:
+    /// the GPU's pools its buffers.
+    pub fn p_grid(&self) -> Arc<dyn PGridBackend> {
+        match self {
+            Engine::Cpu => Arc::new(PGridCpu),
+            Engine::Gpu(ctx) => Arc::new(PGridGpu::new(ctx.clone())),
+        }
+    }
+
+    /// The digit method's block counts of fitted pictures on this backend (keep it, as
+    /// [`Engine::p_grid`]).
+    pub fn block_counts(&self) -> Arc<dyn BlockCountBackend> {
+        match self {
+            Engine::Cpu => Arc::new(BlockCountCpu),
+            Engine::Gpu(ctx) => Arc::new(BlockCountGpu::new(ctx.clone())),
+        }
+    }
+
+    /// Four-heap Nim with a pass on this backend (keep it, as [`Engine::p_grid`]).
+    pub fn nim_pass(&self) -> Arc<dyn NimPassBackend> {
+        match self {
+            Engine::Cpu => Arc::new(NimPassCpu),
+            Engine::Gpu(ctx) => Arc::new(NimPassGpu::new(ctx.clone())),
+        }
+    }
+
+    /// The automaton for generations 0..=capacity on this backend, at b_0; on the GPU with the
+    /// device's fastest kernel ([`super::ca::CaKernel::best`]).
+    pub fn automaton(&self, capacity: u64) -> Result<Box<dyn AutomatonBackend>> {
+        Ok(match self {
+            Engine::Cpu => Box::new(Automaton::new(capacity)?),
+            Engine::Gpu(ctx) => Box::new(CaGpu::new(ctx.clone(), capacity)?),
+        })
     }
 }
 
@@ -111,31 +187,51 @@ pub struct AdapterReport {
     pub max_compute_workgroup_storage_size: u32,
 }
 
-/// A device and queue plus the pipelines built on them.
+/// A compute pipeline and the layout of its bind group 0: binding 0 the params uniform at a
+/// dynamic offset, bindings 1, 2, … the kernel's storage buffers.
+#[derive(Debug, Clone)]
+pub struct Pipeline {
+    pub pipeline: wgpu::ComputePipeline,
+    pub layout: wgpu::BindGroupLayout,
+}
+
+/// Shader modules (one per WGSL file, shared by the pipelines specialised from it) and
+/// pipelines (one per kernel id).
+#[derive(Default)]
+struct Cache {
+    modules: HashMap<&'static str, wgpu::ShaderModule>,
+    pipelines: HashMap<KernelId, Pipeline>,
+}
+
+/// A device and queue plus the pipelines built on them. Build one per device and share it
+/// (`Arc`); the kernel objects (`PGridGpu`, `NimPassGpu`, `CaGpu`) hold it.
 pub struct GpuContext {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
-    pipelines: Mutex<HashMap<String, wgpu::ComputePipeline>>,
+    cache: Mutex<Cache>,
 }
 
-static SHARED: OnceLock<Result<Arc<GpuContext>, String>> = OnceLock::new();
+static SHARED: OnceLock<std::result::Result<Arc<GpuContext>, String>> = OnceLock::new();
 
 impl GpuContext {
-    /// The process-wide context, created on first use. The error says why there is none.
-    pub fn shared() -> Result<Arc<GpuContext>, String> {
+    /// A process-wide context, created on first use: a convenience for the command line. The
+    /// error ([`Error::NoAdapter`]) says why there is none.
+    pub fn shared() -> Result<Arc<GpuContext>> {
         SHARED
             .get_or_init(|| {
-                GpuContext::new()
-                    .map(Arc::new)
-                    .map_err(|e| format!("{e:#}"))
+                GpuContext::new().map(Arc::new).map_err(|e| match e {
+                    Error::NoAdapter(why) => why,
+                    other => other.to_string(),
+                })
             })
             .clone()
+            .map_err(Error::NoAdapter)
     }
 
     /// Find an adapter and open a device with the adapter's own limits.
-    pub fn new() -> anyhow::Result<GpuContext> {
+    pub fn new() -> Result<GpuContext> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -145,7 +241,9 @@ impl GpuContext {
             apply_limit_buckets: false,
         }))
         .map_err(|e| {
-            anyhow!("no GPU adapter found ({e}); install a Vulkan driver (e.g. apt-get install mesa-vulkan-drivers libvulkan1) or use --backend cpu")
+            Error::NoAdapter(format!(
+                "no GPU adapter found ({e}); install a Vulkan driver (e.g. apt-get install mesa-vulkan-drivers libvulkan1)"
+            ))
         })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
@@ -155,14 +253,26 @@ impl GpuContext {
             required_limits: limits.clone(),
             ..Default::default()
         }))
-        .with_context(|| format!("cannot open the GPU device '{}'", info.name))?;
-        Ok(GpuContext {
+        .map_err(|e| {
+            Error::NoAdapter(format!("cannot open the GPU device '{}': {e}", info.name))
+        })?;
+        Ok(GpuContext::from_device(device, queue, info, limits))
+    }
+
+    /// A context on a device the caller opened (with `limits` the limits it was opened with).
+    pub fn from_device(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        limits: wgpu::Limits,
+    ) -> GpuContext {
+        GpuContext {
             device,
             queue,
             info,
             limits,
-            pipelines: Mutex::new(HashMap::new()),
-        })
+            cache: Mutex::new(Cache::default()),
+        }
     }
 
     /// A CPU (software) adapter such as lavapipe or llvmpipe.
@@ -197,91 +307,98 @@ impl GpuContext {
             .min(256 << 20)
     }
 
-    /// Build (once) and return the compute pipeline `key` from WGSL `source`, entry point
-    /// `entry`, with an automatic layout. Shader errors are caught by an error scope.
-    pub fn pipeline(
-        &self,
-        key: &str,
-        source: &str,
-        entry: &str,
-    ) -> anyhow::Result<wgpu::ComputePipeline> {
-        self.cached_pipeline(
-            key,
-            source,
-            entry,
-            None::<fn(&wgpu::Device) -> wgpu::PipelineLayout>,
-        )
-    }
-
-    /// As [`GpuContext::pipeline`], with an explicit pipeline layout made by `layout` (for
-    /// kernels that need dynamic uniform offsets). `layout` runs only when the pipeline is
-    /// first built; read the bind group layout back with `get_bind_group_layout`.
-    pub fn pipeline_with_layout(
-        &self,
-        key: &str,
-        source: &str,
-        entry: &str,
-        layout: impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout,
-    ) -> anyhow::Result<wgpu::ComputePipeline> {
-        self.cached_pipeline(key, source, entry, Some(layout))
-    }
-
-    fn cached_pipeline(
-        &self,
-        key: &str,
-        source: &str,
-        entry: &str,
-        layout: Option<impl FnOnce(&wgpu::Device) -> wgpu::PipelineLayout>,
-    ) -> anyhow::Result<wgpu::ComputePipeline> {
+    /// The pipeline of kernel `id`, built on first use (its module compiled once per WGSL file,
+    /// its overrides set from the id) and cached. Shader errors are caught by an error scope.
+    pub fn pipeline(&self, id: KernelId) -> Result<Pipeline> {
         let mut cache = self
-            .pipelines
+            .cache
             .lock()
-            .map_err(|_| anyhow!("GPU pipeline cache poisoned"))?;
-        if let Some(p) = cache.get(key) {
+            .map_err(|_| Error::Gpu("the pipeline cache is poisoned".into()))?;
+        if let Some(p) = cache.pipelines.get(&id) {
             return Ok(p.clone());
         }
+        let kernel = id.kernel();
+        let constants = id.constants();
         let pipeline = self.checked(|| {
-            let layout = layout.map(|make| make(&self.device));
-            let module = self
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(key),
-                    source: wgpu::ShaderSource::Wgsl(source.into()),
-                });
-            self.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(key),
-                    layout: layout.as_ref(),
-                    module: &module,
-                    entry_point: Some(entry),
-                    compilation_options: Default::default(),
-                    cache: None,
+            let module = cache
+                .modules
+                .entry(kernel.file)
+                .or_insert_with(|| {
+                    self.device
+                        .create_shader_module(wgpu::ShaderModuleDescriptor {
+                            label: Some(kernel.file),
+                            source: wgpu::ShaderSource::Wgsl(kernel.source.into()),
+                        })
                 })
+                .clone();
+            let mut entries = vec![wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: true,
+                    min_binding_size: wgpu::BufferSize::new(kernel.params_bytes),
+                },
+                count: None,
+            }];
+            entries.extend(kernel.storage.iter().enumerate().map(|(k, access)| {
+                wgpu::BindGroupLayoutEntry {
+                    binding: k as u32 + 1,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Storage {
+                            read_only: *access == Access::Read,
+                        },
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                }
+            }));
+            let layout = self
+                .device
+                .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(kernel.entry),
+                    entries: &entries,
+                });
+            let pipeline_layout =
+                self.device
+                    .create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some(kernel.entry),
+                        bind_group_layouts: &[Some(&layout)],
+                        immediate_size: 0,
+                    });
+            let pipeline = self
+                .device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(kernel.entry),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(kernel.entry),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    cache: None,
+                });
+            Pipeline { pipeline, layout }
         })?;
-        cache.insert(key.to_string(), pipeline.clone());
+        cache.pipelines.insert(id, pipeline.clone());
         Ok(pipeline)
     }
 
-    /// The bind group of a kernel whose binding 0 is its params uniform (`params`, the bytes
-    /// of a `#[repr(C)]` Pod struct) and whose bindings 1, 2, … are `buffers` in order.
-    pub fn bind_params(
+    /// The bind group of a kernel: binding 0 its params in `params` (selected per dispatch by
+    /// a dynamic offset), bindings 1, 2, … `buffers` in order.
+    pub fn bind_group(
         &self,
         label: &str,
-        pipeline: &wgpu::ComputePipeline,
-        params: &[u8],
+        pipeline: &Pipeline,
+        params: &ParamsArena,
         buffers: &[wgpu::BindingResource<'_>],
     ) -> wgpu::BindGroup {
-        use wgpu::util::DeviceExt;
-        let uniform = self
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: params,
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
         let mut entries = vec![wgpu::BindGroupEntry {
             binding: 0,
-            resource: uniform.as_entire_binding(),
+            resource: params.binding(),
         }];
         entries.extend(
             buffers
@@ -294,73 +411,77 @@ impl GpuContext {
         );
         self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
-            layout: &pipeline.get_bind_group_layout(0),
+            layout: &pipeline.layout,
             entries: &entries,
         })
     }
 
     /// Run `f` inside validation and out-of-memory error scopes, turning a captured error
-    /// into an `Err` instead of a panic.
-    pub fn checked<T>(&self, f: impl FnOnce() -> T) -> anyhow::Result<T> {
+    /// into [`Error::Gpu`] instead of a panic.
+    pub fn checked<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let value = f();
         let v = pollster::block_on(validation.pop());
         let o = pollster::block_on(oom.pop());
-        if let Some(e) = v.or(o) {
-            bail!("GPU error: {e}");
+        match v.or(o) {
+            Some(e) => Err(Error::Gpu(e.to_string())),
+            None => Ok(value),
         }
-        Ok(value)
     }
 
-    /// Block until all submitted work is done.
-    pub fn wait(&self) -> anyhow::Result<()> {
+    /// A buffer of `bytes` bytes, its creation checked.
+    pub fn buffer(
+        &self,
+        label: &str,
+        bytes: u64,
+        usage: wgpu::BufferUsages,
+    ) -> Result<wgpu::Buffer> {
+        self.checked(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: bytes,
+                usage,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// Block until `submission` (or, with `None`, all submitted work) is done.
+    pub fn wait(&self, submission: Option<wgpu::SubmissionIndex>) -> Result<()> {
         self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| anyhow!("GPU poll failed: {e}"))?;
+            .poll(wgpu::PollType::Wait {
+                submission_index: submission,
+                timeout: None,
+            })
+            .map_err(|e| Error::Gpu(format!("poll failed: {e}")))?;
         Ok(())
     }
 
-    /// Copy `bytes` bytes of `src` (from offset 0) back to the host and hand them to `read`.
-    pub fn read_back<T>(
-        &self,
-        src: &wgpu::Buffer,
-        bytes: u64,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> anyhow::Result<T> {
-        let staging = self.checked(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("readback"),
-                size: bytes,
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
-        let mut enc = self.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, 0, &staging, 0, bytes);
-        self.queue.submit([enc.finish()]);
-        self.map_and_read(&staging, read)
-    }
-
-    /// Map a MAP_READ buffer, wait, and read it.
+    /// The one readback path: map the first `bytes` of a MAP_READ buffer once `submission` (the
+    /// one that filled it; `None` for all submitted work) is done, hand them to `read`, unmap.
     pub fn map_and_read<T>(
         &self,
         staging: &wgpu::Buffer,
+        bytes: u64,
+        submission: Option<wgpu::SubmissionIndex>,
         read: impl FnOnce(&[u8]) -> T,
-    ) -> anyhow::Result<T> {
+    ) -> Result<T> {
         let (tx, rx) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
+        staging
+            .slice(..bytes)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+        self.wait(submission)?;
         rx.recv()
-            .map_err(|_| anyhow!("GPU readback was dropped"))?
-            .map_err(|e| anyhow!("GPU readback failed: {e}"))?;
+            .map_err(|_| Error::Gpu("readback was dropped".into()))?
+            .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?;
         let value = {
             let view = staging
-                .slice(..)
+                .slice(..bytes)
                 .get_mapped_range()
-                .map_err(|e| anyhow!("GPU readback failed: {e}"))?;
+                .map_err(|e| Error::Gpu(format!("readback failed: {e}")))?;
             read(&view)
         };
         staging.unmap();
@@ -368,21 +489,178 @@ impl GpuContext {
     }
 }
 
+/// The params of many dispatches in one uniform buffer, one per aligned slot, chosen per
+/// dispatch by a dynamic offset: a kernel object writes its params with one
+/// `queue.write_buffer` and binds them with one bind group, never a buffer per dispatch.
+pub struct ParamsArena {
+    buffer: wgpu::Buffer,
+    params_bytes: u64,
+    stride: u64,
+    slots: u64,
+}
+
+impl ParamsArena {
+    /// Room for `slots` params structs of `params_bytes` bytes each.
+    pub fn new(ctx: &GpuContext, params_bytes: u64, slots: u64) -> Result<ParamsArena> {
+        let align = (ctx.limits.min_uniform_buffer_offset_alignment as u64).max(16);
+        let stride = params_bytes.max(1).next_multiple_of(align);
+        let buffer = ctx.buffer(
+            "params",
+            stride * slots.max(1),
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        )?;
+        Ok(ParamsArena {
+            buffer,
+            params_bytes,
+            stride,
+            slots: slots.max(1),
+        })
+    }
+
+    /// How many params structs it holds.
+    pub fn slots(&self) -> u64 {
+        self.slots
+    }
+
+    /// The dynamic offset of slot `k`.
+    pub fn offset(&self, k: u64) -> u32 {
+        debug_assert!(k < self.slots);
+        (k * self.stride) as u32
+    }
+
+    /// Write `params` into slots `first`, `first + 1`, … (queued before the next submission).
+    pub fn write<P: bytemuck::Pod>(&self, ctx: &GpuContext, first: u64, params: &[P]) {
+        debug_assert!(std::mem::size_of::<P>() as u64 <= self.params_bytes);
+        debug_assert!(first + params.len() as u64 <= self.slots);
+        let mut bytes = vec![0u8; params.len() * self.stride as usize];
+        for (slot, p) in bytes.chunks_exact_mut(self.stride as usize).zip(params) {
+            slot[..std::mem::size_of::<P>()].copy_from_slice(bytemuck::bytes_of(p));
+        }
+        ctx.queue
+            .write_buffer(&self.buffer, first * self.stride, &bytes);
+    }
+
+    /// Binding 0 of a bind group: one params struct at the dispatch's dynamic offset.
+    pub fn binding(&self) -> wgpu::BindingResource<'_> {
+        wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+            buffer: &self.buffer,
+            offset: 0,
+            size: wgpu::BufferSize::new(self.params_bytes),
+        })
+    }
+}
+
+/// A buffer kept between calls and reallocated only when a call needs more than it holds.
+pub struct Reusable {
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl Reusable {
+    /// None yet; the first [`Reusable::ensure`] allocates it.
+    pub fn new(label: &'static str, usage: wgpu::BufferUsages) -> Reusable {
+        Reusable {
+            label,
+            usage,
+            buffer: None,
+        }
+    }
+
+    /// Make the buffer hold at least `bytes` (growing to twice its size or `bytes`, whichever
+    /// is more, but not past `cap` when `bytes` fits under it). True when it was reallocated,
+    /// so that bind groups holding the old buffer must be rebuilt.
+    pub fn ensure(&mut self, ctx: &GpuContext, bytes: u64, cap: u64) -> Result<bool> {
+        let bytes = bytes.max(4).next_multiple_of(4);
+        let have = self.buffer.as_ref().map_or(0, |b| b.size());
+        if have >= bytes {
+            return Ok(false);
+        }
+        let size = (have * 2).min(cap).max(bytes);
+        // Drop the old buffer before making the new one: their memory need not coexist.
+        self.buffer = None;
+        self.buffer = Some(ctx.buffer(self.label, size, self.usage)?);
+        Ok(true)
+    }
+
+    /// The buffer (after [`Reusable::ensure`]).
+    pub fn get(&self) -> Result<&wgpu::Buffer> {
+        self.buffer
+            .as_ref()
+            .ok_or_else(|| Error::Gpu(format!("{} used before it was allocated", self.label)))
+    }
+
+    /// Free the memory; the next [`Reusable::ensure`] allocates again.
+    pub fn release(&mut self) {
+        self.buffer = None;
+    }
+}
+
+/// Copies of device buffers back to the host through one staging buffer kept between calls.
+pub struct Readback {
+    staging: Mutex<Reusable>,
+}
+
+impl Default for Readback {
+    fn default() -> Readback {
+        Readback {
+            staging: Mutex::new(Reusable::new(
+                "readback",
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            )),
+        }
+    }
+}
+
+impl Readback {
+    /// Copy `bytes` bytes of `src` from `offset` to the host (after all work submitted so far)
+    /// and hand them to `read`.
+    pub fn read<T>(
+        &self,
+        ctx: &GpuContext,
+        src: &wgpu::Buffer,
+        offset: u64,
+        bytes: u64,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T> {
+        let mut staging = self
+            .staging
+            .lock()
+            .map_err(|_| Error::Gpu("the readback buffer is poisoned".into()))?;
+        staging.ensure(ctx, bytes, ctx.limits.max_buffer_size)?;
+        let buffer = staging.get()?;
+        let submission = ctx.checked(|| {
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.copy_buffer_to_buffer(src, offset, buffer, 0, bytes);
+            ctx.queue.submit([enc.finish()])
+        })?;
+        ctx.map_and_read(buffer, bytes, Some(submission), read)
+    }
+
+    /// Free the staging memory.
+    pub fn release(&self) {
+        if let Ok(mut s) = self.staging.lock() {
+            s.release();
+        }
+    }
+}
+
 /// Record one compute pass that dispatches `pipeline` over `groups` (x, y) with `bind` as
-/// group 0.
+/// group 0, its params at dynamic offset `offset`.
 pub fn dispatch(
     enc: &mut wgpu::CommandEncoder,
     label: &str,
-    pipeline: &wgpu::ComputePipeline,
+    pipeline: &Pipeline,
     bind: &wgpu::BindGroup,
+    offset: u32,
     (gx, gy): (u32, u32),
 ) {
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(label),
         timestamp_writes: None,
     });
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind, &[]);
+    pass.set_pipeline(&pipeline.pipeline);
+    pass.set_bind_group(0, bind, &[offset]);
     pass.dispatch_workgroups(gx, gy, 1);
 }
 

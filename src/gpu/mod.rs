@@ -4,6 +4,7 @@
 pub mod block_count;
 pub mod ca;
 pub mod context;
+pub mod kernel;
 pub mod nimpass;
 pub mod ptest;
 

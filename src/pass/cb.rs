@@ -10,8 +10,8 @@
 use super::expr::Expr;
 use super::gp::GpTable;
 use super::mex::{mex_of, Mex};
-use super::Claim;
-use crate::usage;
+use crate::claim::{Claim, ClaimKind};
+use crate::Error;
 use std::collections::HashMap;
 
 /// Most positions computed (x2 with a pass); 4 bytes each.
@@ -22,21 +22,23 @@ pub const MAX_OPTION_VISITS: u64 = 1 << 34;
 /// F(x,z) tabulated for 0 ≤ x ≤ X, 0 ≤ z ≤ Z.
 #[derive(Debug, Clone)]
 pub struct FTable {
+    /// Largest x of the box.
     pub x_max: u64,
+    /// Largest z of the box.
     pub z_max: u64,
     values: Vec<u64>,
 }
 
 impl FTable {
-    /// Tabulate an expression; evaluation errors are usage errors naming the point.
-    pub fn from_expr(e: &Expr, x_max: u64, z_max: u64) -> anyhow::Result<FTable> {
+    /// Tabulate an expression; an evaluation error names the point.
+    pub fn from_expr(e: &Expr, x_max: u64, z_max: u64) -> crate::Result<FTable> {
         Self::check_box(x_max, z_max)?;
         let mut values = Vec::with_capacity(((x_max + 1) * (z_max + 1)) as usize);
         for x in 0..=x_max {
             for z in 0..=z_max {
                 values.push(
                     e.eval(x, z)
-                        .map_err(|err| usage!("F cannot be evaluated: {err}"))?,
+                        .map_err(|err| Error::invalid(format!("F cannot be evaluated: {err}")))?,
                 );
             }
         }
@@ -48,7 +50,7 @@ impl FTable {
     }
 
     /// Tabulate a Rust function (tests and benchmarks).
-    pub fn from_fn(x_max: u64, z_max: u64, f: impl Fn(u64, u64) -> u64) -> anyhow::Result<FTable> {
+    pub fn from_fn(x_max: u64, z_max: u64, f: impl Fn(u64, u64) -> u64) -> crate::Result<FTable> {
         Self::check_box(x_max, z_max)?;
         let values = (0..=x_max)
             .flat_map(|x| (0..=z_max).map(move |z| (x, z)))
@@ -61,14 +63,18 @@ impl FTable {
         })
     }
 
-    fn check_box(x_max: u64, z_max: u64) -> anyhow::Result<()> {
+    fn check_box(x_max: u64, z_max: u64) -> crate::Result<()> {
         let cells = (x_max as u128 + 1) * (z_max as u128 + 1);
         if cells > MAX_POSITIONS as u128 {
-            return Err(usage!("the bound {x_max},{z_max} has more than 2^25 columns (x,z); choose smaller X and Z"));
+            return Err(Error::too_large(
+                format!("the box x <= {x_max}, z <= {z_max}"),
+                "more than 2^25 columns (x,z); choose smaller X and Z",
+            ));
         }
         Ok(())
     }
 
+    /// F(x,z), for x ≤ x_max and z ≤ z_max.
     #[inline]
     pub fn get(&self, x: u64, z: u64) -> u64 {
         self.values[(x * (self.z_max + 1) + z) as usize]
@@ -96,6 +102,7 @@ impl FTable {
 /// Grundy numbers of every position of CB(F) on a box, with the pass layer if asked.
 #[derive(Debug, Clone)]
 pub struct Bar {
+    /// The tabulated F the bar was computed for.
     pub f: FTable,
     /// Index of (x,0,z) in `grundy`; y is added to it.
     offsets: Vec<usize>,
@@ -105,7 +112,7 @@ pub struct Bar {
 
 impl Bar {
     /// Compute G(x,y,z) (and G(x,y,z,1) when `pass`) for every position on F's box.
-    pub fn compute(f: FTable, pass: bool) -> anyhow::Result<Bar> {
+    pub fn compute(f: FTable, pass: bool) -> crate::Result<Bar> {
         let (xm, zm) = (f.x_max, f.z_max);
         let mut offsets = Vec::with_capacity(((xm + 1) * (zm + 1) + 1) as usize);
         let mut total: u64 = 0;
@@ -117,8 +124,9 @@ impl Bar {
                 total = total.saturating_add(len);
                 visits += len as u128 * (x + z) as u128 + (len as u128 * len as u128) / 2;
                 if total > MAX_POSITIONS || visits > MAX_OPTION_VISITS as u128 {
-                    return Err(usage!(
-                        "CB(F) on 0 <= x <= {xm}, 0 <= z <= {zm} is too large (more than 2^25 positions or 2^34 option visits); choose a smaller --bound"
+                    return Err(Error::too_large(
+                        format!("CB(F) on 0 <= x <= {xm}, 0 <= z <= {zm}"),
+                        "more than 2^25 positions or 2^34 option visits; choose a smaller box",
                     ));
                 }
             }
@@ -188,6 +196,7 @@ impl Bar {
         self.grundy_pass.as_ref().map(|g| g[self.index(x, y, z)])
     }
 
+    /// Whether the pass game's values were computed.
     pub fn has_pass(&self) -> bool {
         self.grundy_pass.is_some()
     }
@@ -197,6 +206,7 @@ impl Bar {
         self.grundy.len()
     }
 
+    /// Never: every box holds (0,0,0).
     pub fn is_empty(&self) -> bool {
         self.grundy.is_empty()
     }
@@ -316,8 +326,11 @@ pub fn f_ns_violation(f: &FTable) -> Option<String> {
 /// Theorem 2 on the box: monotone? NS? G = x^y^z everywhere? and do NS and the formula
 /// agree (the theorem's two sides)? The theorem claim is only made for monotone F.
 pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
+    let start = std::time::Instant::now();
     let f = &bar.f;
     let range = f.range();
+    let columns = (f.x_max as u128 + 1) * (f.z_max as u128 + 1);
+    let positions = bar.len() as u128;
     let monotone = f_monotone_violation(f);
     let ns = f_ns_violation(f);
     let formula = bar
@@ -331,24 +344,30 @@ pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
             )
         });
     let mut claims = vec![
-        Claim::property(
+        Claim::theorem(
             "Monotone",
             "F is monotonically increasing in x and in z [Def 5]",
             &range,
+            columns,
             monotone.clone(),
-        ),
-        Claim::property(
+        )
+        .of_kind(ClaimKind::Property),
+        Claim::theorem(
             "NS property",
             "every section F(n,·), F(·,m) satisfies condition (a) of Def 8",
             &range,
+            columns,
             ns.clone(),
-        ),
-        Claim::property(
+        )
+        .of_kind(ClaimKind::Property),
+        Claim::theorem(
             "Nim-sum formula",
             "G(CB(F,x,y,z)) = x^y^z",
             &range,
+            positions,
             formula.clone(),
-        ),
+        )
+        .of_kind(ClaimKind::Property),
     ];
     if monotone.is_none() {
         let agree = ns.is_none() == formula.is_none();
@@ -363,10 +382,11 @@ pub fn check_theorem2(bar: &Bar) -> Vec<Claim> {
             "Theorem 2",
             "F has the NS property iff G(CB(F,x,y,z)) = x^y^z",
             &range,
+            positions,
             why,
         ));
     }
-    claims
+    claims.into_iter().map(|c| c.took(start)).collect()
 }
 
 /// Why F is not a pass game's h(z) [Def 9] on the box, if it is not.
@@ -490,7 +510,10 @@ pub fn cor4b_condition(x: u64, y: u64, z: u64) -> bool {
 /// Theorem 3, Theorem 4 and Corollaries 2–4 over every position of a bar computed with a
 /// pass. `gp` must cover x ≤ X and every y^z on the box.
 pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
+    let start = std::time::Instant::now();
     let range = format!("{}, p in {{0,1}}", bar.f.range());
+    // Positions (x,y,z); the claims about both values of p check twice as many.
+    let positions = bar.len() as u128;
     let mut first: [Option<String>; 9] = Default::default();
     let mut note = |k: usize, what: &dyn Fn() -> String| {
         if first[k].is_none() {
@@ -553,41 +576,138 @@ pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
         }
     }
     let [t3, t4, c2, c3, c3_converse, c4a, c4b, c4c, _] = first;
-    vec![
-        Claim::theorem("Theorem 3", "G(x,y,z,0) = x^y^z", &range, t3),
-        Claim::theorem("Theorem 4", "G(x,y,z,1) = G_P(x, y^z)", &range, t4),
+    let claims = vec![
+        Claim::theorem("Theorem 3", "G(x,y,z,0) = x^y^z", &range, positions, t3),
+        Claim::theorem(
+            "Theorem 4",
+            "G(x,y,z,1) = G_P(x, y^z)",
+            &range,
+            positions,
+            t4,
+        ),
         Claim::theorem(
             "Corollary 2",
             "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}",
             &range,
+            2 * positions,
             c2,
         ),
         Claim::theorem(
             "Corollary 3",
             "every position in B = B0 ∪ B1 ∪ B2 − B3 has Grundy number 1",
             &range,
+            2 * positions,
             c3,
         ),
         Claim::theorem(
             "Corollary 3 (converse)",
             "every position with Grundy number 1 is in B (the proof's 'iff')",
             &range,
+            2 * positions,
             c3_converse,
         ),
-        Claim::theorem("Corollary 4(a)", "G(x,y,z,1) = 2 on C_1", &range, c4a),
+        Claim::theorem(
+            "Corollary 4(a)",
+            "G(x,y,z,1) = 2 on C_1",
+            &range,
+            positions,
+            c4a,
+        ),
         Claim::theorem(
             "Corollary 4(b)",
             "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds",
             &range,
+            positions,
             c4b,
         ),
         Claim::theorem(
             "Corollary 4(c)",
             "G(x,y,z,0) = 2 iff x^y^z = 2",
             &range,
+            positions,
             c4c,
         ),
-    ]
+    ];
+    claims.into_iter().map(|c| c.took(start)).collect()
+}
+
+/// Largest G_P table [`check_pass_game`] builds (512 MiB of u16).
+pub const MAX_CHECK_GP_SIDE: u64 = 16384;
+
+/// Theorems 3, 4 and Corollaries 2–4 on a bar computed with a pass, with the G_P table they
+/// need built here; [`Error::TooLarge`] when that table would pass [`MAX_CHECK_GP_SIDE`].
+pub fn check_pass_game(bar: &Bar) -> crate::Result<Vec<Claim>> {
+    let side = gp_side_for(bar);
+    if side > MAX_CHECK_GP_SIDE {
+        return Err(Error::too_large(
+            "checking Theorem 4 on this box",
+            format!(
+                "it needs G_P up to {side}, more than {MAX_CHECK_GP_SIDE}; choose a smaller box"
+            ),
+        ));
+    }
+    Ok(check_pass(bar, &GpTable::compute(side)?))
+}
+
+/// Corollary 1 on Table 1 ([`table1`] of a bar with F = h(z)): G(CB_2(h,y,z)) = y^z at every
+/// cell y ≤ h(z), z ≤ Z.
+pub fn check_corollary1(table: &[Vec<Option<u32>>], z_max: u64) -> Claim {
+    let start = std::time::Instant::now();
+    let mut cells = 0u128;
+    let mut bad = None;
+    for (y, row) in table.iter().enumerate() {
+        for (z, g) in row.iter().enumerate() {
+            if let Some(g) = g {
+                cells += 1;
+                if *g as usize != y ^ z && bad.is_none() {
+                    bad = Some(format!("G(CB_2(h,{y},{z})) = {g} but {y}^{z} = {}", y ^ z));
+                }
+            }
+        }
+    }
+    Claim::theorem(
+        "Corollary 1",
+        "G(CB_2(h,y,z)) = y^z",
+        format!("0 <= z <= {z_max}, 0 <= y <= h(z)"),
+        cells,
+        bad,
+    )
+    .took(start)
+}
+
+/// Counts over a bar's positions (x,y,z): how many are P and the largest Grundy number,
+/// without the pass and (for a bar computed with one) with it available.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct BarSummary {
+    /// Positions (x,y,z) with y ≤ F(x,z) on the box.
+    pub positions: u64,
+    /// Positions with G(x,y,z) = 0.
+    pub p_positions: u64,
+    /// The largest G(x,y,z).
+    pub max_grundy: u32,
+    /// Positions with G(x,y,z,1) = 0, for a bar with a pass.
+    pub p_positions_with_pass: Option<u64>,
+    /// The largest G(x,y,z,1), for a bar with a pass.
+    pub max_grundy_with_pass: Option<u32>,
+}
+
+impl Bar {
+    /// P-positions and largest Grundy numbers over the box.
+    pub fn summary(&self) -> BarSummary {
+        let plain = || self.positions().map(|(x, y, z)| self.grundy(x, y, z));
+        let pass = || {
+            self.positions()
+                .filter_map(|(x, y, z)| self.grundy_pass(x, y, z))
+        };
+        let has_pass = self.has_pass();
+        BarSummary {
+            positions: self.len() as u64,
+            p_positions: plain().filter(|&g| g == 0).count() as u64,
+            max_grundy: plain().max().unwrap_or(0),
+            p_positions_with_pass: has_pass.then(|| pass().filter(|&g| g == 0).count() as u64),
+            max_grundy_with_pass: if has_pass { pass().max() } else { None },
+        }
+    }
 }
 
 /// The side of G_P table that [`check_pass`] needs for a bar.
@@ -668,18 +788,18 @@ mod tests {
         ] {
             let bar = Bar::compute(table(src, 23, 23), false).unwrap();
             let claims = check_theorem2(&bar);
-            assert!(claims[0].holds, "{src} monotone");
+            assert!(claims[0].pass, "{src} monotone");
             assert_eq!(
-                claims[1].holds, ns,
+                claims[1].pass, ns,
                 "{src} NS: {:?}",
                 claims[1].counterexample
             );
             assert_eq!(
-                claims[2].holds, ns,
+                claims[2].pass, ns,
                 "{src} formula: {:?}",
                 claims[2].counterexample
             );
-            assert!(claims[3].holds, "{src} Theorem 2");
+            assert!(claims[3].pass, "{src} Theorem 2");
         }
     }
 
@@ -707,7 +827,7 @@ mod tests {
             let bar = Bar::compute(f, true).unwrap();
             let gp = GpTable::compute(gp_side_for(&bar)).unwrap();
             for c in check_pass(&bar, &gp) {
-                assert!(c.holds, "{src}: {} fails: {:?}", c.name, c.counterexample);
+                assert!(c.pass, "{src}: {} fails: {:?}", c.name, c.counterexample);
             }
         }
     }
@@ -721,7 +841,7 @@ mod tests {
         bar.grundy_pass.as_mut().unwrap()[i] = 5;
         let gp = GpTable::compute(gp_side_for(&bar)).unwrap();
         let claims = check_pass(&bar, &gp);
-        assert!(!claims[1].holds, "Theorem 4 sees the change");
+        assert!(!claims[1].pass, "Theorem 4 sees the change");
     }
 
     #[test]

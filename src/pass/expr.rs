@@ -24,21 +24,33 @@ pub const MAX_LEN: usize = 1000;
 /// Deepest nesting of parentheses, calls and unary minus.
 pub const MAX_DEPTH: usize = 64;
 
+/// A binary operator of the expression language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`
     Add,
+    /// `-`
     Sub,
+    /// `*`
     Mul,
+    /// `/`, rounding towards minus infinity (an error on division by zero)
     Div,
+    /// `%`, the remainder of that division (an error on division by zero)
     Rem,
 }
 
+/// A function of the expression language.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Func {
+    /// `min(a,b)`
     Min,
+    /// `max(a,b)`
     Max,
+    /// `floor(a)`: the identity on integers, kept for the paper's notation
     Floor,
+    /// `log2(a)`: ⌊log₂ a⌋
     Log2,
+    /// `pow2(a)`: 2^a
     Pow2,
 }
 
@@ -65,18 +77,26 @@ impl Func {
 /// evaluation errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Expr {
+    /// An integer literal.
     Num(i64),
+    /// The variable x.
     X,
+    /// The variable z.
     Z,
+    /// Unary minus, at a column.
     Neg(Box<Expr>, usize),
+    /// A binary operation, at the operator's column.
     Bin(BinOp, Box<Expr>, Box<Expr>, usize),
+    /// A function call, at the name's column.
     Call(Func, Vec<Expr>, usize),
 }
 
 /// A parse error at a 1-based column.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// 1-based column of the error.
     pub column: usize,
+    /// What is wrong there.
     pub message: String,
 }
 

@@ -12,6 +12,7 @@ pub struct Mex {
 }
 
 impl Mex {
+    /// An empty set.
     pub fn new() -> Mex {
         Mex {
             marks: Vec::new(),

@@ -13,7 +13,7 @@
 //! Its value is kept per prefix (u16), and its bit is set in the K-1 crossing families.
 
 use super::mex::mex_of;
-use crate::usage;
+use crate::Error;
 use std::collections::HashMap;
 
 /// No P-position with p = 1 on this line.
@@ -36,16 +36,15 @@ fn pow(side: usize, e: usize) -> u128 {
 
 impl NimPass {
     /// Heaps per position and the number of values per heap.
-    pub fn compute(k: usize, side: usize) -> anyhow::Result<NimPass> {
+    pub fn compute(k: usize, side: usize) -> crate::Result<NimPass> {
         if !(2..=4).contains(&k) {
-            return Err(usage!(
-                "Nim with a pass is computed for 2, 3 or 4 heaps (got {k})"
-            ));
+            return Err(Error::bad_argument("the number of heaps", k, "2, 3 or 4"));
         }
         if side == 0 || side >= NONE as usize {
-            return Err(usage!(
-                "heap sizes must lie in 0..{} (got {side} values)",
-                NONE as usize - 1
+            return Err(Error::bad_argument(
+                "the number of heap sizes",
+                side,
+                format!("between 1 and {}", NONE as usize - 1),
             ));
         }
         let wpr = side.div_ceil(64);
@@ -53,10 +52,12 @@ impl NimPass {
         let rows = pow(side, k - 2);
         let line_bytes = (k as u128 - 1) * rows * wpr as u128 * 8;
         if prefixes * 2 > MAX_BYTES as u128 || line_bytes > MAX_BYTES as u128 {
-            return Err(usage!(
-                "{k} heaps of size up to {} need more than {} MiB; choose a smaller maximum",
-                side - 1,
-                MAX_BYTES >> 20
+            return Err(Error::too_large(
+                format!("Nim with a pass on {k} heaps of size up to {}", side - 1),
+                format!(
+                    "more than {} MiB; choose a smaller maximum",
+                    MAX_BYTES >> 20
+                ),
             ));
         }
         let (prefixes, rows) = (prefixes as usize, rows as usize);
@@ -113,10 +114,12 @@ impl NimPass {
         Ok(NimPass { k, side, last })
     }
 
+    /// Heaps K per position.
     pub fn heaps(&self) -> usize {
         self.k
     }
 
+    /// Values per heap: sizes 0..side.
     pub fn side(&self) -> usize {
         self.side
     }
@@ -136,10 +139,8 @@ impl NimPass {
     }
 
     /// Every P-position with the pass available, in lexicographic order.
-    pub fn for_each(
-        &self,
-        mut f: impl FnMut(&[usize]) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
+    /// `f` may stop the walk by returning an error, which is passed on.
+    pub fn for_each<E>(&self, mut f: impl FnMut(&[usize]) -> Result<(), E>) -> Result<(), E> {
         let mut heaps = vec![0usize; self.k];
         for (p, &a) in self.last.iter().enumerate() {
             if a == NONE {
@@ -194,6 +195,64 @@ pub fn all_positions(k: usize, side: usize) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// What cell (i,j) of C(m,m) is as the position (i-1, j-1, m-i, m-j) of four-heap Nim
+/// (SPEC §4): a plain Nim P-position (nim-sum 0, i.e. a P-cell of the chocolate game), a
+/// P-position of Nim with the pass still available, both, or neither.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassCell {
+    /// Neither kind of P-position.
+    Neither,
+    /// A plain Nim P-position only.
+    Nim,
+    /// A P-position with the pass available only.
+    Pass,
+    /// Both: only the lone cell of C(1,1), which is terminal.
+    Both,
+}
+
+impl PassCell {
+    /// Palette order of the picture: neither, Nim, pass, both.
+    pub fn index(self) -> u8 {
+        match self {
+            PassCell::Neither => 0,
+            PassCell::Nim => 1,
+            PassCell::Pass => 2,
+            PassCell::Both => 3,
+        }
+    }
+}
+
+/// Cell (i,j) (1-based) of C(m,m) as Nim with a pass, from the four-heap table `t`
+/// (`t.side() ≥ m`).
+pub fn pass_cell(t: &NimPass, m: u64, i: u64, j: u64) -> PassCell {
+    let heaps = [
+        (i - 1) as usize,
+        (j - 1) as usize,
+        (m - i) as usize,
+        (m - j) as usize,
+    ];
+    match (crate::chocolate::p_cell(m, m, i, j), t.is_p(&heaps)) {
+        (true, true) => PassCell::Both,
+        (true, false) => PassCell::Nim,
+        (false, true) => PassCell::Pass,
+        (false, false) => PassCell::Neither,
+    }
+}
+
+/// The P-cells of C(m,m) as Nim with a pass: (cells whose position is P with the pass
+/// available, cells that are plain Nim P-positions), counted from the table and the P-test.
+pub fn pass_cell_counts(t: &NimPass, m: u64) -> (u64, u64) {
+    let (mut pass_p, mut nim_p) = (0, 0);
+    for i in 1..=m {
+        for j in 1..=m {
+            let c = pass_cell(t, m, i, j);
+            pass_p += matches!(c, PassCell::Pass | PassCell::Both) as u64;
+            nim_p += matches!(c, PassCell::Nim | PassCell::Both) as u64;
+        }
+    }
+    (pass_p, nim_p)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,7 +275,7 @@ mod tests {
             fast.for_each(|h| {
                 assert!(fast.is_p(h));
                 listed += 1;
-                Ok(())
+                Ok::<(), std::convert::Infallible>(())
             })
             .unwrap();
             assert_eq!(listed, count);
@@ -242,6 +301,29 @@ mod tests {
             let b = NimPass::from_wavefront(side, &wavefront::run_cpu(side));
             assert_eq!(a.last, b.last, "side {side}");
         }
+    }
+
+    #[test]
+    fn pass_cells_of_the_bar_are_the_listed_positions() {
+        // C(m,m)'s cells are the positions (a,b,c,d) with a+c = b+d = m-1: count those among
+        // the listed P-positions, and the plain P-cells by the recurrence g(m).
+        let t = NimPass::compute(4, 24).unwrap();
+        for m in 1..=24u64 {
+            let mut listed = 0u64;
+            t.for_each(|h| {
+                listed += (h[0] + h[2] == m as usize - 1 && h[1] + h[3] == m as usize - 1) as u64;
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .unwrap();
+            let (pass_p, nim_p) = pass_cell_counts(&t, m);
+            assert_eq!(pass_p, listed, "m = {m}");
+            assert_eq!(
+                nim_p as u128,
+                crate::chocolate::g_recurrence(m).unwrap(),
+                "m = {m}"
+            );
+        }
+        assert_eq!(pass_cell(&t, 1, 1, 1), PassCell::Both);
     }
 
     #[test]

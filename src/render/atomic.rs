@@ -60,17 +60,68 @@ impl AtomicFile {
 
     /// Flush, sync and rename into place.
     pub fn commit(mut self) -> anyhow::Result<()> {
+        self.finish()?;
+        match std::fs::rename(&self.temp, &self.target) {
+            Ok(()) => {
+                forget(&self.temp);
+                Ok(())
+            }
+            Err(e) => {
+                self.discard_temp();
+                Err(anyhow::anyhow!(
+                    "cannot rename into '{}': {e}",
+                    self.target.display()
+                ))
+            }
+        }
+    }
+
+    /// Flush, sync and publish under the target name only if nothing has that name yet, so
+    /// that of several writers exactly one wins: a hard link from the temporary name (which
+    /// fails when the name exists); where the filesystem has no hard links, an exclusive
+    /// create of the name and then the rename. `false` (the existing file left alone) when
+    /// the name was taken.
+    pub fn commit_exclusive(mut self) -> anyhow::Result<bool> {
+        self.finish()?;
+        let published = match std::fs::hard_link(&self.temp, &self.target) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(_) => match File::options()
+                .write(true)
+                .create_new(true)
+                .open(&self.target)
+            {
+                Ok(_) => std::fs::rename(&self.temp, &self.target)
+                    .map(|()| true)
+                    .with_context(|| format!("cannot rename into '{}'", self.target.display())),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+                Err(e) => Err(anyhow::anyhow!(
+                    "cannot write '{}': {e}",
+                    self.target.display()
+                )),
+            },
+        };
+        self.discard_temp();
+        published
+    }
+
+    /// Flush and sync the temporary file; on an error it is removed.
+    fn finish(&mut self) -> anyhow::Result<()> {
         let writer = self.writer.take().expect("writer present until commit");
-        let file = writer.into_inner().map_err(|e| {
-            anyhow::anyhow!("cannot write '{}': {}", self.target.display(), e.error())
-        })?;
-        file.sync_all()
-            .with_context(|| format!("cannot write '{}'", self.target.display()))?;
-        drop(file);
-        std::fs::rename(&self.temp, &self.target)
-            .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
+        let synced = match writer.into_inner() {
+            Ok(file) => file.sync_all().map_err(|e| e.to_string()),
+            Err(e) => Err(e.error().to_string()),
+        };
+        synced.map_err(|e| {
+            self.discard_temp();
+            anyhow::anyhow!("cannot write '{}': {e}", self.target.display())
+        })
+    }
+
+    /// Remove the temporary file and stop tracking it.
+    fn discard_temp(&self) {
+        let _ = std::fs::remove_file(&self.temp);
         forget(&self.temp);
-        Ok(())
     }
 }
 

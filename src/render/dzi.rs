@@ -2,18 +2,18 @@
 //! streaming pass over the cell rows.
 //!
 //! The top level is the 1-bit picture itself. Level `top - k` has one pixel per 2^k × 2^k
-//! block of cells, shaded by the block's exact P-count (as `--fit`). Counts are exact
+//! block of cells, shaded by the block's exact P-count (as a fitted picture). Counts are exact
 //! integers carried up the pyramid: a block's count is the sum of its four children's, so
 //! every level is exact without resampling any image. Each level keeps one partial row of
 //! counts and one band of at most a tile's height of finished pixel rows, so memory is about
 //! `tile × width` bytes in all, whatever the height.
 
 use super::encode::png_bytes;
-use super::picture::{shade_level, words_to_bytes, Colours, Picture, Scale};
+use super::picture::{check_tile_size, shade_level, words_to_bytes, Colours, Picture, Scale};
 use super::png::{PixelFormat, PngSpec};
 use super::Compression;
 use crate::chocolate::grid::Window;
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -46,6 +46,7 @@ pub struct DziBuilder {
     top_band_rows: u64,
     cell_rows: u64,
     levels: Vec<Level>,
+    /// Tiles written so far.
     pub tiles_written: u64,
 }
 
@@ -74,7 +75,7 @@ pub fn memory_bound(width: u64, tile: u64) -> u64 {
 /// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width` pixels wide needs more
 /// memory than is available ([`memory_bound`]).
 pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
-    crate::memory::room_for(
+    crate::memory::ensure_available(
         memory_bound(width, tile),
         &format!("a Deep Zoom pyramid {width} pixels wide"),
         "each level keeps a band of a tile's height; use --window or a smaller --tile-size",
@@ -82,22 +83,20 @@ pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
 }
 
 impl DziBuilder {
+    /// A builder writing the pyramid of `window` into `files_dir`, `tile` pixels a tile side.
     pub fn new(
         files_dir: &Path,
         window: &Window,
         tile: u64,
         colours: Colours,
         compression: Compression,
-    ) -> anyhow::Result<DziBuilder> {
-        if tile == 0 || tile % 8 != 0 {
-            return Err(usage!(
-                "--tile-size must be a positive multiple of 8 (got {tile})"
-            ));
-        }
+    ) -> Result<DziBuilder> {
+        check_tile_size(tile)?;
         let (width, height) = (window.width, window.height);
         if width > i32::MAX as u64 || height > i32::MAX as u64 {
-            return Err(usage!(
-                "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
+            return Err(Error::too_large(
+                format!("a {height}×{width} Deep Zoom image"),
+                "at most 2^31-1 pixels a side; draw a window of the bar",
             ));
         }
         ensure_memory(width, tile)?;
@@ -163,9 +162,15 @@ impl DziBuilder {
     }
 
     /// Add the next `rows` cell rows (packed words, `words_per_row(width)` a row).
-    pub fn push(&mut self, words: &[u32], rows: u64) -> anyhow::Result<()> {
+    pub fn push(&mut self, words: &[u32], rows: u64) -> Result<()> {
         let wpr = self.width.div_ceil(32) as usize;
-        anyhow::ensure!(words.len() == wpr * rows as usize, "DZI: band size");
+        if words.len() != wpr * rows as usize {
+            return Err(Error::invalid(format!(
+                "DZI: a band of {rows} rows needs {} words, not {}",
+                wpr * rows as usize,
+                words.len()
+            )));
+        }
         let row_bytes = self.width.div_ceil(8) as usize;
         let invert = if self.colours.is_some() { 0 } else { 0xff };
         for row in words.chunks_exact(wpr) {
@@ -196,7 +201,7 @@ impl DziBuilder {
 
     /// Level `i` (k = i+1) has a complete pixel row: shade it, pass its counts up, and cut
     /// tiles when a band is full.
-    fn finish_row(&mut self, i: usize, input_done: bool) -> anyhow::Result<()> {
+    fn finish_row(&mut self, i: usize, input_done: bool) -> Result<()> {
         let (width, height, tile) = (self.width, self.height, self.tile);
         let p_is_one = self.colours.is_some();
         let level = &mut self.levels[i];
@@ -252,60 +257,55 @@ impl DziBuilder {
         band: &[u8],
         rows: u64,
         one_bit: bool,
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let tile = self.tile;
         let format = self.format(one_bit);
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir)
-                .map_err(|e| anyhow::anyhow!("cannot create '{}': {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
         let compression = self.compression;
-        (0..cols)
-            .into_par_iter()
-            .try_for_each(|c| -> anyhow::Result<()> {
-                let x0 = c * tile;
-                let tw = tile.min(width - x0);
-                let spec = PngSpec {
-                    width: tw as u32,
-                    height: rows as u32,
-                    format: format.clone(),
-                    compression,
-                };
-                let tile_bytes = spec.format.row_bytes(tw as u32);
-                let off = format.row_bytes(x0 as u32);
-                let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
-                for r in band.chunks_exact(row_bytes) {
-                    raw.extend_from_slice(&r[off..off + tile_bytes]);
-                }
-                let bytes = png_bytes(&spec, &raw)?;
-                let path = dir.join(format!("{c}_{tile_row}.png"));
-                std::fs::write(&path, bytes)
-                    .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", path.display()))
-            })?;
+        (0..cols).into_par_iter().try_for_each(|c| -> Result<()> {
+            let x0 = c * tile;
+            let tw = tile.min(width - x0);
+            let spec = PngSpec {
+                width: tw as u32,
+                height: rows as u32,
+                format: format.clone(),
+                compression,
+            };
+            let tile_bytes = spec.format.row_bytes(tw as u32);
+            let off = format.row_bytes(x0 as u32);
+            let mut raw = Vec::with_capacity(tile_bytes * rows as usize);
+            for r in band.chunks_exact(row_bytes) {
+                raw.extend_from_slice(&r[off..off + tile_bytes]);
+            }
+            let bytes = png_bytes(&spec, &raw)?;
+            let path = dir.join(format!("{c}_{tile_row}.png"));
+            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+        })?;
         self.tiles_written += cols;
         Ok(())
     }
 
     /// Check that every row arrived and every level was written.
-    pub fn finish(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            self.cell_rows == self.height,
-            "DZI: {} of {} rows arrived",
-            self.cell_rows,
-            self.height
-        );
-        for l in &self.levels {
-            anyhow::ensure!(
-                l.row == l.height,
+    pub fn finish(&self) -> Result<()> {
+        if self.cell_rows != self.height {
+            return Err(Error::invalid(format!(
+                "DZI: {} of {} rows arrived",
+                self.cell_rows, self.height
+            )));
+        }
+        if let Some(l) = self.levels.iter().find(|l| l.row != l.height) {
+            return Err(Error::invalid(format!(
                 "DZI: level {} has {} of {} rows",
                 self.top - l.k,
                 l.row,
                 l.height
-            );
+            )));
         }
         Ok(())
     }
@@ -324,6 +324,48 @@ fn add_pair_counts(row: &[u32], counts: &mut [u64]) {
             counts[base + j] += ((pairs >> (30 - 2 * j)) & 3) as u64;
         }
     }
+}
+
+/// A Deep Zoom pyramid of the picture in a tile directory written by tile shards (1-bit
+/// tiles of single cells, `pic` read from its manifest): each picture row is read back into
+/// packed cells and streamed through [`write_dzi`].
+pub fn write_dzi_from_tiles(
+    tiles: &Path,
+    dir: &Path,
+    pic: &Picture,
+    tile: u64,
+    compression: Compression,
+) -> Result<DziReport> {
+    let mut rows = super::tiles::TileRows::open(tiles)?;
+    let mut bytes = vec![0u8; rows.row_bytes];
+    // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
+    let invert = if pic.colours.is_some() { 0 } else { 0xff };
+    let wpr = pic.window.words_per_row();
+    write_dzi(
+        dir,
+        &pic.window,
+        tile,
+        pic.colours,
+        compression,
+        |_, _, words| {
+            for row in words.chunks_exact_mut(wpr) {
+                rows.next_row(&mut bytes)?;
+                for (k, w) in row.iter_mut().enumerate() {
+                    let mut b = [0u8; 4];
+                    for (j, x) in b.iter_mut().enumerate() {
+                        *x = bytes.get(4 * k + j).map_or(0, |&v| v ^ invert);
+                    }
+                    *w = u32::from_be_bytes(b);
+                }
+                // Padding bits past the last cell must be zero (no P-cells there).
+                let pad = (wpr as u64 * 32 - pic.width) as u32;
+                if pad > 0 {
+                    row[wpr - 1] &= !((1u32 << pad) - 1);
+                }
+            }
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
@@ -355,8 +397,11 @@ mod tests {
 /// What a pyramid write produced.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DziReport {
+    /// The `.dzi` descriptor written.
     pub descriptor: PathBuf,
+    /// Levels of the pyramid.
     pub levels: u32,
+    /// Tiles written.
     pub tiles: u64,
 }
 
@@ -371,13 +416,18 @@ pub fn write_dzi(
     tile: u64,
     colours: Colours,
     compression: Compression,
-    mut fill: impl FnMut(u64, u64, &mut [u32]) -> anyhow::Result<()>,
-) -> anyhow::Result<DziReport> {
+    mut fill: impl FnMut(u64, u64, &mut [u32]) -> Result<()>,
+) -> Result<DziReport> {
     use super::atomic::{AtomicDir, AtomicFile};
     use std::io::Write as _;
     let name = dir
         .file_name()
-        .ok_or_else(|| usage!("--dzi '{}' must name a directory", dir.display()))?
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "'{}' does not name a directory for a Deep Zoom pyramid",
+                dir.display()
+            ))
+        })?
         .to_string_lossy()
         .into_owned();
     let fresh = !dir.exists();
@@ -413,12 +463,13 @@ pub fn write_dzi(
             holder.path().join(format!("{name}.dzi")),
             builder.descriptor(),
         )
-        .map_err(|e| anyhow::anyhow!("cannot write '{}': {e}", descriptor.display()))?;
+        .map_err(|e| Error::io(&descriptor, e))?;
         holder.commit()?;
     } else {
         holder.commit()?;
         let mut f = AtomicFile::create(&descriptor)?;
-        f.write_all(builder.descriptor().as_bytes())?;
+        f.write_all(builder.descriptor().as_bytes())
+            .map_err(|e| Error::io(&descriptor, e))?;
         f.commit()?;
     }
     Ok(DziReport {

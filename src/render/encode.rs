@@ -9,12 +9,13 @@
 //! chunk framing and trailer; this module only makes the IDAT payload.
 
 use super::png::{Compression, PixelFormat, PngSpec};
-use anyhow::Context as _;
+use crate::{Error, Result};
 use miniz_oxide::deflate::core::{
     compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
 };
 use rayon::prelude::*;
 use std::io::Write;
+use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 
 /// Raw bytes per band (rows are never split, so a band holds at least one row).
@@ -57,7 +58,7 @@ pub fn memory_bound(spec: &PngSpec) -> u64 {
 /// A typed error ([`crate::Error::TooLarge`]) when streaming `spec` needs more memory than
 /// the machine has available; `what` names the picture.
 pub fn ensure_memory(spec: &PngSpec, what: &str) -> crate::Result<()> {
-    crate::memory::room_for(
+    crate::memory::ensure_available(
         memory_bound(spec),
         what,
         "a row this long needs that much in flight; use --window, --fit, --tiles or --dzi",
@@ -91,6 +92,9 @@ pub struct BandSink {
     next_row: usize,
     index: usize,
     above: Vec<u8>,
+    /// Set when a band could not be handed over: the encoder has stopped, and its own error
+    /// says why.
+    encoder_stopped: bool,
 }
 
 impl BandSink {
@@ -113,12 +117,13 @@ impl BandSink {
     /// `y0` into `bytes` (`rows × row_bytes`, zeroed or holding an old band's bytes).
     pub fn fill_band(
         &mut self,
-        fill: impl FnOnce(usize, usize, &mut [u8]) -> anyhow::Result<()>,
-    ) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            self.next_row < self.height,
-            "every row of the picture is already written"
-        );
+        fill: impl FnOnce(usize, usize, &mut [u8]) -> Result<()>,
+    ) -> Result<()> {
+        if self.next_row >= self.height {
+            return Err(Error::invalid(
+                "every row of the picture is already written",
+            ));
+        }
         let rows = self.band_rows.min(self.height - self.next_row);
         let bytes = rows * self.row_bytes;
         let mut data = self.recycled.try_recv().unwrap_or_default();
@@ -133,26 +138,26 @@ impl BandSink {
         };
         self.index += 1;
         self.next_row += rows;
-        let tx = self.tx.as_ref().ok_or(EncoderStopped)?;
-        tx.send(band).map_err(|_| EncoderStopped)?;
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(band).is_ok());
+        if !sent {
+            self.encoder_stopped = true;
+            return Err(Error::invalid("the PNG encoder stopped"));
+        }
         Ok(())
     }
 }
 
-/// The producer's error when the encoder thread has already stopped (its own error says why).
-#[derive(Debug, thiserror::Error)]
-#[error("the PNG encoder stopped")]
-struct EncoderStopped;
-
-/// Encode a PNG described by `spec` into `out`. `produce` gets a [`BandSink`] and must fill
-/// every row, band by band, in order; it runs on the calling thread while another thread
-/// deflates the bands it has already filled (in parallel) and writes them.
+/// Encode a PNG described by `spec` into `out`, which is written to `path` (named in I/O
+/// errors). `produce` gets a [`BandSink`] and must fill every row, band by band, in order; it
+/// runs on the calling thread while another thread deflates the bands it has already filled
+/// (in parallel) and writes them.
 pub fn stream_png<W: Write + Send>(
-    label: &str,
+    path: impl AsRef<Path>,
     out: &mut W,
     spec: &PngSpec,
-    produce: impl FnOnce(&mut BandSink) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+    produce: impl FnOnce(&mut BandSink) -> Result<()>,
+) -> Result<()> {
+    let path = path.as_ref();
     spec.validate()?;
     let row_bytes = spec.format.row_bytes(spec.width);
     let band_rows = (BAND_BYTES / row_bytes.max(1)).clamp(1, spec.height as usize);
@@ -168,35 +173,62 @@ pub fn stream_png<W: Write + Send>(
         next_row: 0,
         index: 0,
         above: Vec::new(),
+        encoder_stopped: false,
     };
     let bands = spec.height.div_ceil(band_rows as u32) as usize;
     std::thread::scope(|scope| {
         let consumer = scope.spawn(move || write_pieces(out, spec, bands, rx, recycle_tx, threads));
         let produced = produce(&mut sink).and_then(|()| {
-            anyhow::ensure!(
-                sink.next_row == sink.height,
-                "the picture's producer stopped after {} of {} rows",
-                sink.next_row,
-                sink.height
-            );
+            if sink.next_row != sink.height {
+                return Err(Error::invalid(format!(
+                    "the picture's producer stopped after {} of {} rows",
+                    sink.next_row, sink.height
+                )));
+            }
             Ok(())
         });
         // Closing the channel ends the consumer (early, if the producer failed).
         sink.tx = None;
         let written = consumer
             .join()
-            .map_err(|_| anyhow::anyhow!("the PNG encoder thread panicked"))?;
-        // Whichever side failed first says why: a producer that failed (a --verify
+            .map_err(|_| Error::invalid("the PNG encoder thread panicked"))?
+            .map_err(|e| png_error(path, e));
+        // Whichever side failed first says why: a producer that failed (a verification
         // disagreement) made the encoder stop early; an encoder that failed (a full disk)
         // made the producer stop.
         match (produced, written) {
-            (Err(e), Err(w)) if e.is::<EncoderStopped>() => {
-                Err(w.context(format!("cannot write {label}")))
-            }
+            (Err(_), Err(w)) if sink.encoder_stopped => Err(w),
             (Err(e), _) => Err(e),
-            (Ok(()), w) => w.with_context(|| format!("cannot write {label}")),
+            (Ok(()), w) => w,
         }
     })
+}
+
+/// Why the consumer stopped: the `png` crate's error, or the producer's channel closing.
+enum WriteError {
+    Png(png::EncodingError),
+    Other(Error),
+}
+
+impl From<png::EncodingError> for WriteError {
+    fn from(e: png::EncodingError) -> WriteError {
+        WriteError::Png(e)
+    }
+}
+
+impl From<Error> for WriteError {
+    fn from(e: Error) -> WriteError {
+        WriteError::Other(e)
+    }
+}
+
+/// A consumer's error as the library's: I/O errors name `path`.
+fn png_error(path: &Path, e: WriteError) -> Error {
+    match e {
+        WriteError::Png(png::EncodingError::IoError(io)) => Error::io(path, io),
+        WriteError::Png(other) => Error::invalid(format!("{}: PNG: {other}", path.display())),
+        WriteError::Other(e) => e,
+    }
 }
 
 /// The consumer: take the bands that are ready (up to two per thread), deflate them in
@@ -208,8 +240,8 @@ fn write_pieces<W: Write>(
     rx: Receiver<Band>,
     recycle: SyncSender<Vec<u8>>,
     threads: usize,
-) -> anyhow::Result<()> {
-    let mut writer = spec.encoder(out)?;
+) -> Result<(), WriteError> {
+    let mut writer = spec.png_encoder(out)?.write_header()?;
     let level = spec.compression.level();
     let filter = filter_for(&spec.format);
     let row_bytes = spec.format.row_bytes(spec.width);
@@ -220,7 +252,9 @@ fn write_pieces<W: Write>(
         batch.clear();
         match rx.recv() {
             Ok(b) => batch.push(b),
-            Err(_) => anyhow::bail!("the picture's producer stopped early"),
+            Err(_) => {
+                return Err(Error::invalid("the picture's producer stopped early").into());
+            }
         }
         while batch.len() < threads * 2 {
             match rx.try_recv() {
@@ -231,9 +265,11 @@ fn write_pieces<W: Write>(
         let pieces: Vec<Piece> = batch
             .par_iter()
             .map(|b| deflate_band(b, row_bytes, filter, level, b.index + 1 == bands))
-            .collect::<anyhow::Result<_>>()?;
+            .collect::<Result<_>>()?;
         for (band, mut piece) in batch.drain(..).zip(pieces) {
-            anyhow::ensure!(band.index == done, "bands arrived out of order");
+            if band.index != done {
+                return Err(Error::invalid("bands arrived out of order").into());
+            }
             let _ = band.rows;
             let _ = recycle.try_send(band.data);
             adler = Some(match adler {
@@ -260,20 +296,14 @@ fn write_pieces<W: Write>(
 
 /// Filter and deflate one band. The last band ends the deflate stream; the others end with a
 /// sync flush (an empty stored block) so that the next band starts on a byte boundary.
-fn deflate_band(
-    band: &Band,
-    row_bytes: usize,
-    filter: u8,
-    level: u8,
-    last: bool,
-) -> anyhow::Result<Piece> {
+fn deflate_band(band: &Band, row_bytes: usize, filter: u8, level: u8, last: bool) -> Result<Piece> {
     // Rows go to the compressor one at a time (filter byte, then the row as it is or its
     // `Up` difference), so the band is never copied whole.
     let flags = create_comp_flags_from_zip_params(level as i32, -15, 0);
     let mut compressor = Box::new(CompressorOxide::new(flags));
     let mut bytes = Vec::with_capacity(band.data.len() / 16 + 64);
     let mut adler = simd_adler32::Adler32::new();
-    let mut feed = |data: &[u8], flush: TDEFLFlush| -> anyhow::Result<()> {
+    let mut feed = |data: &[u8], flush: TDEFLFlush| -> Result<()> {
         adler.write(data);
         let (status, consumed) = compress_to_output(&mut compressor, data, flush, |chunk| {
             bytes.extend_from_slice(chunk);
@@ -283,7 +313,9 @@ fn deflate_band(
             TDEFLFlush::Finish => status == TDEFLStatus::Done,
             _ => status == TDEFLStatus::Okay,
         };
-        anyhow::ensure!(ok && consumed == data.len(), "deflate failed ({status:?})");
+        if !ok || consumed != data.len() {
+            return Err(Error::invalid(format!("deflate failed ({status:?})")));
+        }
         Ok(())
     };
     let mut above: &[u8] = &band.above;
@@ -330,14 +362,17 @@ pub fn adler32_combine(a: u32, b: u32, len_b: u64) -> u32 {
 
 /// Encode a small picture held in memory (`raw` = every row's bytes) into PNG bytes on the
 /// calling thread, as one band; for tiles, which are encoded many at a time in parallel.
-pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> anyhow::Result<Vec<u8>> {
+pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> Result<Vec<u8>> {
     let row_bytes = spec.format.row_bytes(spec.width);
-    anyhow::ensure!(
-        raw.len() == row_bytes * spec.height as usize,
-        "tile bytes do not match its size"
-    );
+    if raw.len() != row_bytes * spec.height as usize {
+        return Err(Error::invalid("tile bytes do not match its size"));
+    }
+    let in_memory = |e: png::EncodingError| Error::invalid(format!("PNG: {e}"));
     let mut out = Vec::with_capacity(raw.len() / 8 + 256);
-    let mut writer = spec.encoder(&mut out)?;
+    let mut writer = spec
+        .png_encoder(&mut out)?
+        .write_header()
+        .map_err(in_memory)?;
     let band = Band {
         index: 0,
         rows: spec.height as usize,
@@ -355,8 +390,10 @@ pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> anyhow::Result<Vec<u8>> {
     idat.extend_from_slice(&zlib_header(spec.compression.level()));
     idat.extend_from_slice(&piece.bytes);
     idat.extend_from_slice(&piece.adler.to_be_bytes());
-    writer.write_chunk(png::chunk::IDAT, &idat)?;
-    writer.finish()?;
+    writer
+        .write_chunk(png::chunk::IDAT, &idat)
+        .map_err(in_memory)?;
+    writer.finish().map_err(in_memory)?;
     Ok(out)
 }
 
@@ -481,7 +518,7 @@ mod tests {
             format: PixelFormat::Gray8,
             compression: Compression::Fast,
         };
-        let err = stream_png("the test picture", &mut Full { room: 100 }, &spec, |sink| {
+        let err = stream_png("test.png", &mut Full { room: 100 }, &spec, |sink| {
             let mut k = 0u8;
             while sink.rows_left() > 0 {
                 sink.fill_band(|_, _, bytes| {
@@ -496,9 +533,10 @@ mod tests {
             Ok(())
         })
         .unwrap_err();
-        let text = format!("{err:#}");
+        let text = err.to_string();
         assert!(
-            text.contains("no space left (test)") && text.contains("cannot write the test picture"),
+            matches!(&err, Error::Io { path, .. } if path == Path::new("test.png"))
+                && text.contains("no space left (test)"),
             "{text}"
         );
     }

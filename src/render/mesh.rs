@@ -11,7 +11,7 @@
 //!   form their own edge pair.
 
 use super::atomic::AtomicFile;
-use crate::usage;
+use crate::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
@@ -19,14 +19,55 @@ use std::path::Path;
 /// Vertices and outward-oriented (counter-clockwise seen from outside) triangles.
 #[derive(Debug, Clone, Default)]
 pub struct Mesh {
+    /// Vertex coordinates.
     pub vertices: Vec<[f32; 3]>,
+    /// Triangles as indices into `vertices`.
     pub triangles: Vec<[u32; 3]>,
+}
+
+/// S_n as a mesh: each of its 6^n octahedra closed on its own (they meet only along edges and
+/// at vertices, so no face is shared), coordinates exact in f32 (multiples of 2^-n).
+pub fn sierpinski_mesh(n: u32) -> Mesh {
+    let scale = (1u64 << n) as f32;
+    let mut mesh = Mesh::default();
+    for (c, r) in crate::chocolate::octahedron::octahedra(n) {
+        let base = mesh.vertices.len() as u32;
+        // Vertices: +x, -x, +y, -y, +z, -z.
+        for axis in 0..3 {
+            for sign in [1, -1] {
+                let mut v = c;
+                v[axis] += sign * r;
+                mesh.vertices.push(v.map(|x| x as f32 / scale));
+            }
+        }
+        for sx in [0u32, 1] {
+            for sy in [0u32, 1] {
+                for sz in [0u32, 1] {
+                    let (a, b, cc) = (base + sx, base + 2 + sy, base + 4 + sz);
+                    // Octant signs (+,+,+) gives (x,y,z) counter-clockwise from outside; each
+                    // minus sign mirrors once.
+                    if (sx + sy + sz) % 2 == 0 {
+                        mesh.triangles.push([a, b, cc]);
+                    } else {
+                        mesh.triangles.push([a, cc, b]);
+                    }
+                }
+            }
+        }
+    }
+    mesh
 }
 
 /// Write `mesh` as binary little-endian PLY (vertex x,y,z floats; faces as uchar-counted int
 /// lists).
-pub fn write_ply(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
+pub fn write_ply(path: &Path, mesh: &Mesh) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
+    ply_body(&mut f, mesh).map_err(|e| Error::io(path, e))?;
+    Ok(f.commit()?)
+}
+
+/// The PLY header and data.
+fn ply_body(f: &mut impl Write, mesh: &Mesh) -> std::io::Result<()> {
     write!(
         f,
         "ply\nformat binary_little_endian 1.0\ncomment chompute\nelement vertex {}\nproperty float x\nproperty float y\nproperty float z\nelement face {}\nproperty list uchar int vertex_indices\nend_header\n",
@@ -44,15 +85,25 @@ pub fn write_ply(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
             f.write_all(&(i as i32).to_le_bytes())?;
         }
     }
-    f.commit()
+    Ok(())
 }
 
 /// Write `mesh` as binary STL (80-byte header, triangle count, then normal, three vertices and
 /// a zero attribute per triangle).
-pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
-    let count =
-        u32::try_from(mesh.triangles.len()).map_err(|_| usage!("too many triangles for STL"))?;
+pub fn write_stl(path: &Path, mesh: &Mesh) -> Result<()> {
+    let count = u32::try_from(mesh.triangles.len()).map_err(|_| {
+        Error::too_large(
+            format!("a mesh of {} triangles", mesh.triangles.len()),
+            "STL counts at most 2^32-1 triangles",
+        )
+    })?;
     let mut f = AtomicFile::create(path)?;
+    stl_body(&mut f, mesh, count).map_err(|e| Error::io(path, e))?;
+    Ok(f.commit()?)
+}
+
+/// The STL header and triangles.
+fn stl_body(f: &mut impl Write, mesh: &Mesh, count: u32) -> std::io::Result<()> {
     let mut header = [b' '; 80];
     header[..8].copy_from_slice(b"chompute");
     f.write_all(&header)?;
@@ -77,11 +128,11 @@ pub fn write_stl(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
         }
         f.write_all(&[0, 0])?;
     }
-    f.commit()
+    Ok(())
 }
 
 /// Write by extension: `.ply` or `.stl`.
-pub fn write_mesh(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
+pub fn write_mesh(path: &Path, mesh: &Mesh) -> Result<()> {
     match path
         .extension()
         .and_then(|e| e.to_str())
@@ -90,15 +141,15 @@ pub fn write_mesh(path: &Path, mesh: &Mesh) -> anyhow::Result<()> {
     {
         Some("ply") => write_ply(path, mesh),
         Some("stl") => write_stl(path, mesh),
-        _ => Err(usage!(
+        _ => Err(Error::invalid(format!(
             "'{}': a mesh file must end in .ply or .stl",
             path.display()
-        )),
+        ))),
     }
 }
 
 /// Check a mesh file name before doing the work.
-pub fn check_mesh_path(path: &Path, allow_stl: bool) -> anyhow::Result<()> {
+pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -106,14 +157,14 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> anyhow::Result<()> {
     match ext.as_deref() {
         Some("ply") => Ok(()),
         Some("stl") if allow_stl => Ok(()),
-        _ if allow_stl => Err(usage!(
+        _ if allow_stl => Err(Error::invalid(format!(
             "'{}': a mesh file must end in .ply or .stl",
             path.display()
-        )),
-        _ => Err(usage!(
+        ))),
+        _ => Err(Error::invalid(format!(
             "'{}': the stack is written as PLY; name it FILE.ply",
             path.display()
-        )),
+        ))),
     }
 }
 
@@ -121,11 +172,14 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> anyhow::Result<()> {
 /// the leftmost cell).
 #[derive(Debug, Clone)]
 pub struct BitLayer {
+    /// Cells a side.
     pub side: u64,
+    /// Packed rows, the P-grid layout.
     pub words: Vec<u32>,
 }
 
 impl BitLayer {
+    /// Whether voxel (x, y) is filled (false outside the layer).
     pub fn get(&self, x: i64, y: i64) -> bool {
         if x < 0 || y < 0 || x as u64 >= self.side || y as u64 >= self.side {
             return false;
@@ -183,6 +237,7 @@ fn unit(axis: usize, s: i64) -> [i64; 3] {
 }
 
 impl VoxelSurface {
+    /// An empty surface.
     pub fn new() -> VoxelSurface {
         VoxelSurface::default()
     }

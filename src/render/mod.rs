@@ -1,13 +1,20 @@
-//! Pictures: streaming PNG output, written to a temporary file and renamed when complete.
+//! Pictures: streaming PNGs written to a temporary file and renamed when complete, Deep Zoom
+//! pyramids, tile shards, palettes, legends, meshes and the figures of each game.
 
+// Documented item by item with their move to typed errors (issue 10).
+#[allow(missing_docs)]
 pub mod atomic;
 pub mod dzi;
 pub mod encode;
+pub mod figures;
+pub mod legend;
 pub mod mesh;
+pub mod palette;
 pub mod picture;
 pub mod png;
 pub mod shade;
 pub mod source;
+#[allow(missing_docs)]
 pub mod tiles;
 
 pub use self::atomic::AtomicFile;

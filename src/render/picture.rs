@@ -1,14 +1,14 @@
 //! What a picture of a window of C(m,n) shows, pixel by pixel.
 //!
-//! - Cells (`--cell K`, K = 1 by default): each cell is K×K pixels, black for a P-cell.
-//! - Fit (`--fit PIXELS`): each pixel covers a B×B block of cells and is shaded by the exact
-//!   fraction of P-cells in it (counted, never sampled; `--shade` picks the rule, see
-//!   [`Shade`]); blocks on the right and bottom edges may be smaller and are shaded by their
-//!   own cell count. Small blocks are counted from the generated rows, large ones by the
-//!   digit method ([`crate::chocolate::window`]), whichever is cheaper ([`FitCounts`]), so a
-//!   picture of C(2^64-1) is as quick as one of C(40000).
+//! - Cells ([`Picture::cells`], K = 1 by default): each cell is K×K pixels, black for a P-cell.
+//! - Fit ([`Picture::fit`]): each pixel covers a B×B block of cells and is shaded by the exact
+//!   fraction of P-cells in it (counted, never sampled; [`Picture::with_shade`] picks the
+//!   rule, see [`Shade`]); blocks on the right and bottom edges may be smaller and are shaded
+//!   by their own cell count. Small blocks are counted from the generated rows, large ones by
+//!   the digit method ([`crate::chocolate::window`]), whichever is cheaper ([`FitCounts`]),
+//!   so a picture of C(2^64-1) is as quick as one of C(40000).
 //!
-//! Two colours (`--colors P,N`) make indexed PNGs; the default is black on white.
+//! Two colours make indexed PNGs; the default is black on white.
 
 use super::png::{PixelFormat, PngSpec};
 use super::shade::Shade;
@@ -16,7 +16,7 @@ use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
 use crate::chocolate::window::BlockGrid;
-use crate::usage;
+use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// Words of cells generated at a time when counting blocks from rows.
@@ -38,6 +38,7 @@ pub enum FitCounts {
     Digits,
 }
 
+/// How cells map to pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scale {
     /// Each cell is `k×k` pixels.
@@ -49,20 +50,38 @@ pub enum Scale {
 /// The two colours: `[P colour, N colour]`, or `None` for 1-bit/8-bit black on white.
 pub type Colours = Option<[[u8; 3]; 2]>;
 
+/// A picture of a window of C(m,n): its scale, colours and size in pixels.
 #[derive(Debug, Clone)]
 pub struct Picture {
+    /// The cells drawn.
     pub window: Window,
+    /// Cells to pixels.
     pub scale: Scale,
+    /// Two colours, or black on white.
     pub colours: Colours,
-    /// Pixels.
+    /// Pixels a row.
     pub width: u64,
+    /// Pixel rows.
     pub height: u64,
     /// How fitted pixels are shaded (ignored for cells).
     pub shade: Shade,
 }
 
-/// Round `255·count/cells` to the nearest integer (halves up): the linear shade level of a
-/// block, 0 for no P-cells, 255 for all.
+/// A tile side for tiled output (Deep Zoom pyramids, tile shards): a positive multiple of 8, so
+/// that every tile of 1-bit rows starts on a byte boundary. Returns the side.
+pub fn check_tile_size(tile: u64) -> Result<u64> {
+    if tile == 0 || tile % 8 != 0 {
+        return Err(Error::bad_argument(
+            "the tile size",
+            tile,
+            "a positive multiple of 8",
+        ));
+    }
+    Ok(tile)
+}
+
+/// Round `255·count/cells` to the nearest integer (halves up): the shade level of a block,
+/// 0 for no P-cells, 255 for all.
 pub fn shade_level(count: u64, cells: u64) -> u8 {
     Shade::Linear.level(count as u128, cells as u128)
 }
@@ -75,34 +94,40 @@ fn blend(p: [u8; 3], n: [u8; 3], l: u8) -> [u8; 3] {
 }
 
 impl Picture {
-    /// A picture of `window`: `cell` pixels per cell side, or the whole window fitted into
-    /// `fit` pixels on its longer side.
-    pub fn new(
-        window: Window,
-        cell: Option<u64>,
-        fit: Option<u64>,
-        colours: Colours,
-    ) -> anyhow::Result<Picture> {
-        let scale = match (cell, fit) {
-            (Some(_), Some(_)) => return Err(usage!("--cell and --fit cannot be used together")),
-            (Some(0), None) => return Err(usage!("--cell must be at least 1")),
-            (Some(k), None) => Scale::Cells(k),
-            (None, Some(0)) => return Err(usage!("--fit must be at least 1 pixel")),
-            (None, Some(p)) => Scale::Fit(window.height.max(window.width).div_ceil(p)),
-            (None, None) => Scale::Cells(1),
-        };
-        Picture::with_scale(window, scale, colours)
+    /// A picture of `window` with each cell `k`×`k` pixels (`k` ≥ 1).
+    pub fn cells(window: Window, k: u64, colours: Colours) -> Result<Picture> {
+        if k == 0 {
+            return Err(Error::bad_argument("the cell size", k, "at least 1"));
+        }
+        Picture::with_scale(window, Scale::Cells(k), colours)
+    }
+
+    /// A picture of the whole `window` fitted into `pixels` on its longer side (`pixels` ≥ 1):
+    /// each pixel a block of cells shaded by its exact fraction of P-cells.
+    pub fn fit(window: Window, pixels: u64, colours: Colours) -> Result<Picture> {
+        if pixels == 0 {
+            return Err(Error::bad_argument(
+                "the fit size",
+                pixels,
+                "at least 1 pixel",
+            ));
+        }
+        let block = window.height.max(window.width).div_ceil(pixels);
+        Picture::with_scale(window, Scale::Fit(block), colours)
     }
 
     /// A picture of `window` at a given scale.
-    pub fn with_scale(window: Window, scale: Scale, colours: Colours) -> anyhow::Result<Picture> {
+    pub fn with_scale(window: Window, scale: Scale, colours: Colours) -> Result<Picture> {
         let (height, width) = match scale {
-            Scale::Cells(0) | Scale::Fit(0) => return Err(usage!("the scale must be at least 1")),
+            Scale::Cells(0) | Scale::Fit(0) => {
+                return Err(Error::bad_argument("the scale", 0, "at least 1"))
+            }
             Scale::Cells(k) => match (window.height.checked_mul(k), window.width.checked_mul(k)) {
                 (Some(h), Some(w)) => (h, w),
                 _ => {
-                    return Err(usage!(
-                        "--cell {k} makes the picture larger than 2^64 pixels a side"
+                    return Err(Error::too_large(
+                        format!("a picture at {k} pixels per cell"),
+                        "it is larger than 2^64 pixels a side",
                     ))
                 }
             },
@@ -171,26 +196,28 @@ impl Picture {
     }
 
     /// The PNG of the whole picture (an error if it is larger than PNG allows).
-    pub fn spec(&self, compression: Compression) -> anyhow::Result<PngSpec> {
+    pub fn spec(&self, compression: Compression) -> Result<PngSpec> {
         self.spec_for(self.width, self.height, compression)
     }
 
     /// The PNG of a `width × height` part of the picture (a tile).
-    pub fn spec_for(
-        &self,
-        width: u64,
-        height: u64,
-        compression: Compression,
-    ) -> anyhow::Result<PngSpec> {
+    pub fn spec_for(&self, width: u64, height: u64, compression: Compression) -> Result<PngSpec> {
         let side = |s: u64| u32::try_from(s).ok().filter(|&s| s <= i32::MAX as u32);
         match (side(width), side(height)) {
             (Some(w), Some(h)) => {
-                let spec = PngSpec { width: w, height: h, format: self.format(), compression };
+                let spec = PngSpec {
+                    width: w,
+                    height: h,
+                    format: self.format(),
+                    compression,
+                };
                 spec.validate()?;
                 Ok(spec)
             }
-            _ => Err(usage!(
-                "a {height}×{width} picture is larger than a PNG can be (2^31-1 pixels a side); use --window, --fit or --dzi"
+            _ => Err(Error::too_large(
+                format!("a {height}×{width} picture"),
+                "it is larger than a PNG can be (2^31-1 pixels a side); draw a window, fit it \
+                 into fewer pixels or make a Deep Zoom pyramid",
             )),
         }
     }
@@ -211,7 +238,7 @@ impl Picture {
         py0: u64,
         rows: u64,
         out: &mut [u8],
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let row_bytes = self.format().row_bytes(pw as u32);
         debug_assert_eq!(out.len() as u64, rows * row_bytes as u64);
         match self.scale {
@@ -266,7 +293,7 @@ impl Picture {
         py0: u64,
         rows: u64,
         out: &mut [u8],
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
         let row_bytes = pw as usize;
         let chunk = cells.block_chunk_pixels();
@@ -301,7 +328,7 @@ impl Picture {
         py0: u64,
         rows: u64,
         out: &mut [u8],
-    ) -> anyhow::Result<()> {
+    ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
         let row_bytes = pw as usize;
         let cols = ((COUNT_CHUNK_WORDS * 32) / b).clamp(1, pw);
@@ -336,7 +363,7 @@ impl Picture {
         by: u64,
         px0: u64,
         pw: u64,
-    ) -> anyhow::Result<Vec<u64>> {
+    ) -> Result<Vec<u64>> {
         let win = &self.window;
         let r0 = by * b;
         let nrows = b.min(win.height - r0);

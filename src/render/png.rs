@@ -4,17 +4,55 @@
 //! [`png::StreamWriter`], so memory stays one row whatever the image size.
 
 use super::atomic::AtomicFile;
-use crate::usage;
+use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
 
 /// How hard the encoder works.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
+    /// Deflate level 1: the fastest, files about 3.5× larger.
     Fast,
+    /// Deflate level 5: the default.
     #[default]
     Balanced,
+    /// Deflate level 9: the smallest files.
     Best,
+}
+
+impl Compression {
+    /// Every setting with its name, in order of effort.
+    pub const ALL: [(&'static str, Compression); 3] = [
+        ("fast", Compression::Fast),
+        ("balanced", Compression::Balanced),
+        ("best", Compression::Best),
+    ];
+
+    /// The setting's name: `fast`, `balanced` or `best`.
+    pub fn name(self) -> &'static str {
+        Compression::ALL
+            .iter()
+            .find(|(_, c)| *c == self)
+            .map_or("balanced", |(name, _)| name)
+    }
+}
+
+impl std::str::FromStr for Compression {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Compression> {
+        Compression::ALL
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, c)| c)
+            .ok_or_else(|| Error::bad_argument("the compression", s, "fast, balanced or best"))
+    }
+}
+
+impl std::fmt::Display for Compression {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl From<Compression> for png::Compression {
@@ -36,7 +74,12 @@ pub enum PixelFormat {
     Gray8,
     /// Indexed colour with `bits` per pixel (1, 2, 4 or 8) and an RGB palette
     /// (3 bytes per entry, at most 2^bits entries). Rows are packed MSB-first.
-    Indexed { bits: u8, palette: Vec<u8> },
+    Indexed {
+        /// Bits per pixel: 1, 2, 4 or 8.
+        bits: u8,
+        /// RGB triples, entry k for pixel value k.
+        palette: Vec<u8>,
+    },
     /// 8-bit RGB.
     Rgb8,
 }
@@ -57,31 +100,35 @@ impl PixelFormat {
 /// Everything the encoder needs besides the rows.
 #[derive(Debug, Clone)]
 pub struct PngSpec {
+    /// Pixels a row.
     pub width: u32,
+    /// Rows.
     pub height: u32,
+    /// How pixels are stored.
     pub format: PixelFormat,
+    /// How hard the encoder works.
     pub compression: Compression,
 }
 
 impl PngSpec {
     /// Check the PNG limits (sides 1 ..= 2^31-1).
-    pub fn validate(&self) -> anyhow::Result<()> {
+    pub fn validate(&self) -> Result<()> {
         if self.width == 0
             || self.height == 0
             || self.width > i32::MAX as u32
             || self.height > i32::MAX as u32
         {
-            return Err(usage!(
-                "a PNG must be between 1 and 2^31-1 pixels a side (got {}×{})",
-                self.width,
-                self.height
+            return Err(Error::bad_argument(
+                "a PNG's size",
+                format!("{}×{}", self.width, self.height),
+                "between 1 and 2^31-1 pixels a side",
             ));
         }
         Ok(())
     }
 
-    /// Start an encoder writing to `out`.
-    pub fn encoder<W: Write>(&self, out: W) -> anyhow::Result<png::Writer<W>> {
+    /// An encoder writing to `out`, configured and validated; its header is not yet written.
+    pub fn png_encoder<W: Write>(&self, out: W) -> Result<png::Encoder<'static, W>> {
         self.validate()?;
         let mut enc = png::Encoder::new(out, self.width, self.height);
         match &self.format {
@@ -109,7 +156,7 @@ impl PngSpec {
             }
         }
         enc.set_compression(self.compression.into());
-        Ok(enc.write_header()?)
+        Ok(enc)
     }
 }
 
@@ -119,12 +166,11 @@ impl PngSpec {
 pub fn write_png(
     path: &Path,
     spec: &PngSpec,
-    mut fill_row: impl FnMut(u32, &mut [u8]) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+    mut fill_row: impl FnMut(u32, &mut [u8]) -> Result<()>,
+) -> Result<()> {
     spec.validate()?;
     let mut file = AtomicFile::create(path)?;
-    let label = format!("'{}'", path.display());
-    super::encode::stream_png(&label, &mut file, spec, |sink| {
+    super::encode::stream_png(path, &mut file, spec, |sink| {
         let row_bytes = sink.row_bytes();
         while sink.rows_left() > 0 {
             sink.fill_band(|y0, _rows, bytes| {
@@ -136,14 +182,16 @@ pub fn write_png(
         }
         Ok(())
     })?;
-    file.commit()
+    Ok(file.commit()?)
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.
-pub fn parse_colour(s: &str) -> anyhow::Result<[u8; 3]> {
+pub fn parse_colour(s: &str) -> Result<[u8; 3]> {
     let hex = s.trim().trim_start_matches('#');
     if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(usage!("'{s}' is not a colour: write it as #rrggbb"));
+        return Err(Error::invalid(format!(
+            "'{s}' is not a colour: write it as #rrggbb"
+        )));
     }
     let byte = |k: usize| u8::from_str_radix(&hex[k..k + 2], 16).expect("checked hex digits");
     Ok([byte(0), byte(2), byte(4)])

@@ -19,9 +19,12 @@ use crate::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Shade {
+    /// l = round(255·count/cells).
     #[default]
     Linear,
+    /// l = round(255·√(count/cells)).
     Sqrt,
+    /// l = round(255·log₂(1+count)/log₂(1+cells)).
     Log,
 }
 
@@ -36,6 +39,7 @@ impl Shade {
         }
     }
 
+    /// The rule's name on command lines: `linear`, `sqrt` or `log`.
     pub fn name(self) -> &'static str {
         match self {
             Shade::Linear => "linear",
@@ -44,6 +48,7 @@ impl Shade {
         }
     }
 
+    /// Whether this is the default rule (manifests leave it out).
     pub fn is_linear(&self) -> bool {
         *self == Shade::Linear
     }

@@ -24,6 +24,41 @@ pub fn quiet_mesa() {
     });
 }
 
+/// One test body for every backend, as cubecl's `testgen_*!` and ripgrep's `rgtest!`:
+///
+/// ```ignore
+/// backend_tests! {
+///     fn p_rows_equal_the_p_test(engine) { ... }
+/// }
+/// ```
+///
+/// defines the body as a function of a `chompute::gpu::Engine` and the tests `cpu::NAME` and
+/// `gpu::NAME`. The GPU test runs on any adapter, software ones included; without one it
+/// prints `SKIPPED gpu::NAME: why` and passes, unless CHOMPUTE_REQUIRE_GPU=1, where it fails.
+#[macro_export]
+macro_rules! backend_tests {
+    ($($(#[$meta:meta])* fn $name:ident($engine:ident) $body:block)*) => {
+        $($(#[$meta])* fn $name($engine: chompute::gpu::Engine) $body)*
+
+        mod cpu {
+            $(#[test]
+            fn $name() {
+                super::$name(chompute::gpu::Engine::Cpu)
+            })*
+        }
+
+        mod gpu {
+            $(#[test]
+            fn $name() {
+                let test = concat!("gpu::", stringify!($name));
+                if let Some(ctx) = $crate::common::gpu_or_skip(test) {
+                    super::$name(chompute::gpu::Engine::Gpu(ctx))
+                }
+            })*
+        }
+    };
+}
+
 /// The GPU context, software adapters included. Without one: panic when
 /// CHOMPUTE_REQUIRE_GPU=1 (CI), else print why the test skipped and return None.
 pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
@@ -32,11 +67,11 @@ pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
         Ok(ctx) => Some(ctx),
         Err(why) => {
             if std::env::var("CHOMPUTE_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("{test}: CHOMPUTE_REQUIRE_GPU=1 but there is no GPU adapter: {why}");
+                panic!("{test}: CHOMPUTE_REQUIRE_GPU=1 but there is no GPU: {why}");
             }
             // Straight to the stderr handle, past the harness's capture, so the skip shows.
             use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: no GPU adapter: {why}");
+            let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
             None
         }
     }

@@ -2,19 +2,19 @@
 //! parallel compression) against the PNG encoder alone on the same rows held in memory.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::grid::Window;
-use crate::gpu::Engine;
-use crate::render::encode::stream_png;
-use crate::render::picture::Picture;
-use crate::render::source::CellSource;
-use crate::render::{Compression, PngSpec};
+use chompute::chocolate::grid::Window;
+use chompute::gpu::Engine;
+use chompute::render::encode::stream_png;
+use chompute::render::picture::Picture;
+use chompute::render::source::CellSource;
+use chompute::render::{Compression, PngSpec};
 
 /// Render C(s,s) to a 1-bit PNG (into a sink, so the disk is not measured) on each backend,
 /// and encode the same rows from memory, at `fast` and at the default `balanced`; the two
 /// rates show how well generation hides behind compression.
 pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
     let side: u64 = if env.quick { 4095 } else { 32767 };
-    let pic = Picture::new(Window::full(side, side)?, None, None, None)?;
+    let pic = Picture::cells(Window::full(side, side)?, 1, None)?;
     let size = format!("{side}x{side}");
     let pixels = pic.width as u128 * pic.height as u128;
     let mut engines = vec![Engine::Cpu];
@@ -60,9 +60,9 @@ pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
 /// Stream a whole picture into a sink, band by band, each band filled by `fill(y0, rows, bytes)`.
 fn encode_to_sink(
     spec: &PngSpec,
-    mut fill: impl FnMut(usize, usize, &mut [u8]) -> anyhow::Result<()>,
+    mut fill: impl FnMut(usize, usize, &mut [u8]) -> chompute::Result<()>,
 ) -> anyhow::Result<()> {
-    stream_png(
+    Ok(stream_png(
         "the benchmark picture",
         &mut std::io::sink(),
         spec,
@@ -72,5 +72,5 @@ fn encode_to_sink(
             }
             Ok(())
         },
-    )
+    )?)
 }

@@ -4,9 +4,9 @@
 //! once for a whole band, and C(10^19), whose blocks share no low bits.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::grid::Window;
-use crate::chocolate::window::BlockGrid;
-use crate::gpu::block_count::BlockCountGpu;
+use chompute::chocolate::grid::Window;
+use chompute::chocolate::window::BlockGrid;
+use chompute::gpu::block_count::BlockCountGpu;
 
 /// A band of rows of 2048 blocks from the middle of each picture.
 pub fn bench_block_counts(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
@@ -32,7 +32,7 @@ pub fn bench_block_counts(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow:
         if let Some(ctx) = &env.gpu {
             // A software adapter takes about 0.2 ms a block: a smaller band there.
             let rows = if ctx.is_software() { rows.min(2) } else { rows };
-            let kernel = BlockCountGpu::new(ctx);
+            let kernel = BlockCountGpu::new(ctx.clone());
             let gpu = env.measure(
                 out,
                 "block counts",

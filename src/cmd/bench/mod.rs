@@ -11,9 +11,9 @@ mod pass;
 mod render;
 mod window;
 
-use crate::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use crate::cli::BenchArgs;
-use crate::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
+use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
+use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::sync::Arc;
 use std::time::Instant;
@@ -100,7 +100,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
     )?;
     let cpu_words = words.clone();
     if let Some(ctx) = &env.gpu {
-        let gpu = PGridGpu::new(ctx);
+        let gpu = PGridGpu::new(ctx.clone());
         env.measure(
             out,
             "p-grid generate",
@@ -108,7 +108,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             "gpu",
             "cells",
             w.cells(),
-            || gpu.p_rows(&w, &mut words),
+            || Ok(gpu.p_rows(&w, &mut words)?),
         )?;
         anyhow::ensure!(
             words == cpu_words,
@@ -127,7 +127,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
         || Ok(count_cpu(&cw)),
     )?;
     if let Some(ctx) = &env.gpu {
-        let gpu = PGridGpu::new(ctx);
+        let gpu = PGridGpu::new(ctx.clone());
         let c_gpu = env.measure(
             out,
             "p-grid count",
@@ -135,7 +135,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             "gpu",
             "cells",
             cw.cells(),
-            || gpu.count(&cw),
+            || Ok(gpu.count(&cw)?),
         )?;
         anyhow::ensure!(
             c_gpu == c_cpu,
@@ -147,7 +147,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
 
 #[derive(Serialize)]
 struct Report<'a> {
-    adapter: Option<crate::gpu::context::AdapterReport>,
+    adapter: Option<chompute::gpu::context::AdapterReport>,
     gpu_skipped_because: Option<String>,
     measurements: &'a [Measurement],
 }
@@ -157,8 +157,9 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         BackendChoice::Cpu => (None, Some("--backend cpu".to_string())),
         _ => match GpuContext::shared() {
             Ok(ctx) => (Some(ctx), None),
-            Err(e) if backend == BackendChoice::Gpu => anyhow::bail!("{e}"),
-            Err(e) => (None, Some(e)),
+            Err(e) if backend == BackendChoice::Gpu => return Err(crate::cmd::on_gpu(e)),
+            Err(chompute::Error::NoAdapter(why)) => (None, Some(why)),
+            Err(e) => (None, Some(e.to_string())),
         },
     };
     let env = BenchEnv {

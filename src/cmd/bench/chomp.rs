@@ -3,7 +3,7 @@
 //! trivial (0,1,2 uses every ordinal).
 
 use super::{BenchEnv, Measurement};
-use crate::chomp::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};
+use chompute::chomp::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};
 
 pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
     let rule = Rule::from_perm(vec![0, 1, 2]);
@@ -21,7 +21,7 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
         "positions",
         ranker.len() as u128,
         || {
-            Ok(crate::chomp::ordinal::ordinals_in_rank_order(
+            Ok(chompute::chomp::ordinal::ordinals_in_rank_order(
                 &ranker, &choice,
             ))
         },

@@ -2,8 +2,8 @@
 //! the four-heap kernel against them.
 
 use super::{BenchEnv, Measurement};
-use crate::pass::gp::GpTable;
-use crate::pass::nimpass::NimPass;
+use chompute::pass::gp::GpTable;
+use chompute::pass::nimpass::NimPass;
 
 /// G_P on an N×N table (bitset mex) and four-heap Nim with a pass (one bit per line).
 pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
@@ -15,7 +15,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
         "cpu",
         "entries",
         (n * n) as u128,
-        || GpTable::compute(n),
+        || Ok(GpTable::compute(n)?),
     )?;
     let m: usize = if env.quick { 40 } else { 256 };
     let side = m + 1;
@@ -28,9 +28,10 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
         "cpu",
         "positions",
         work,
-        || NimPass::compute(4, side),
+        || Ok(NimPass::compute(4, side)?),
     )?;
     if let Some(ctx) = &env.gpu {
+        let nimpass = chompute::gpu::nimpass::NimPassGpu::new(ctx.clone());
         let gpu = env.measure(
             out,
             "nim with a pass K=4",
@@ -38,7 +39,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
             "gpu",
             "positions",
             work,
-            || crate::gpu::nimpass::nimpass4_gpu(ctx, side),
+            || Ok(nimpass.four_heaps(side)?),
         )?;
         anyhow::ensure!(
             gpu == cpu,

@@ -2,9 +2,9 @@
 //! memory bandwidth beside them.
 
 use super::{BenchEnv, Measurement};
-use crate::chocolate::automaton::{cell_updates, Automaton};
-use crate::chocolate::g_recurrence;
-use crate::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
+use chompute::chocolate::automaton::{cell_updates, Automaton};
+use chompute::chocolate::g_recurrence;
+use chompute::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
 
 /// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
 /// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
@@ -71,7 +71,8 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
         let mut kernels = vec![(best, String::new())];
         kernels.extend(other.map(|k| (k, format!(" [{} kernel]", k.name()))));
         for (kernel, tag) in kernels {
-            let mut g = CaGpu::with_options(ctx, gpu_steps, kernel, ctx.max_binding_bytes())?;
+            let mut g =
+                CaGpu::with_options(ctx.clone(), gpu_steps, kernel, ctx.max_binding_bytes())?;
             let size = format!("{gpu_steps} steps, {}", kernel.name());
             env.measure(
                 out,
@@ -83,7 +84,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
                 || {
                     g.reset()?;
                     g.advance(gpu_steps)?;
-                    g.finish()
+                    Ok(g.finish()?)
                 },
             )?;
             anyhow::ensure!(

@@ -1,0 +1,148 @@
+//! The ordinals of two- or three-row positions laid out on a square plane, for pictures.
+
+use super::diagram::ChompBox;
+use super::ordinal::OrdTable;
+use super::rule::{Choice, Rule};
+use super::three_row::ordinals_three_rows;
+use crate::{Error, Result};
+
+/// The largest first row an [`OrdinalPlane`] takes.
+pub const MAX_PLANE_FIRST_ROW: u32 = 4000;
+
+/// A `side × side` plane of ordinals: with three rows, cell (y, x) is the position (A, y, x)
+/// for x ≤ y; with two rows, the position (y, x), x ≤ y ≤ A. Cells off the triangle are
+/// [`OrdinalPlane::OUTSIDE`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrdinalPlane {
+    /// Rows in the positions: 2 or 3.
+    pub rows: u32,
+    /// A: the first row (three rows) or the largest first row (two rows).
+    pub first_row: u32,
+    /// A + 1.
+    pub side: u32,
+    /// Players of the rule: ordinals run 0..=players.
+    pub players: u8,
+    /// `side × side` ordinals, row-major.
+    pub cells: Vec<u8>,
+}
+
+impl OrdinalPlane {
+    /// The value of a cell that is no position.
+    pub const OUTSIDE: u8 = 255;
+
+    /// The plane of `rows` ∈ {2, 3} rows with first row `a` (at most
+    /// [`MAX_PLANE_FIRST_ROW`]) under `rule`.
+    pub fn compute(rule: &Rule, rows: u32, a: u32) -> Result<OrdinalPlane> {
+        if rows != 2 && rows != 3 {
+            return Err(Error::bad_argument("the number of rows", rows, "2 or 3"));
+        }
+        if a > MAX_PLANE_FIRST_ROW {
+            return Err(Error::bad_argument(
+                "the first row of a plane",
+                a,
+                format!("at most {MAX_PLANE_FIRST_ROW}"),
+            ));
+        }
+        let side = a + 1;
+        let s = side as usize;
+        let mut cells = vec![Self::OUTSIDE; s * s];
+        if rows == 3 {
+            // The (b, c) plane of (A, b, c): y = b, x = c ≤ b.
+            ordinals_three_rows(a, &Choice::new(rule), |first, slice| {
+                if first == a {
+                    let mut i = 0;
+                    for b in 0..s {
+                        for c in 0..=b {
+                            cells[b * s + c] = slice[i];
+                            i += 1;
+                        }
+                    }
+                }
+            });
+        } else {
+            // The triangle of (a', b), a' ≤ A: y = a', x = b ≤ a'.
+            let t = OrdTable::compute(
+                ChompBox {
+                    rows: 2,
+                    cols: a.max(1),
+                },
+                rule,
+            )?;
+            for x in 0..s {
+                for b in 0..=x {
+                    cells[x * s + b] = t.ords[x * (x + 1) / 2 + b];
+                }
+            }
+        }
+        Ok(OrdinalPlane {
+            rows,
+            first_row: a,
+            side,
+            players: rule.players() as u8,
+            cells,
+        })
+    }
+
+    /// The ordinal of cell (y, x), or `None` off the triangle.
+    pub fn ordinal(&self, y: u32, x: u32) -> Option<u8> {
+        let o = self.cells[y as usize * self.side as usize + x as usize];
+        (o != Self::OUTSIDE).then_some(o)
+    }
+
+    /// Positions of each ordinal 0..=players on the plane.
+    pub fn counts(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.players as usize + 1];
+        for &o in &self.cells {
+            if o != Self::OUTSIDE {
+                counts[o as usize] += 1;
+            }
+        }
+        counts
+    }
+
+    /// What the plane shows, in words.
+    pub fn describe(&self) -> String {
+        let a = self.first_row;
+        if self.rows == 3 {
+            format!("the (b,c) plane of ({a},b,c)")
+        } else {
+            format!("the two-row positions (a,b), a ≤ {a}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::Diagram;
+
+    #[test]
+    fn planes_hold_the_general_engines_ordinals() {
+        let rule = Rule::parse("0,2,1").unwrap();
+        for rows in [2u32, 3] {
+            let a = 9;
+            let plane = OrdinalPlane::compute(&rule, rows, a).unwrap();
+            let shape = ChompBox {
+                rows: rows as usize,
+                cols: a,
+            };
+            let table = OrdTable::compute(shape, &rule).unwrap();
+            let mut inside = 0;
+            for y in 0..=a {
+                for x in 0..=a {
+                    let p = if rows == 3 { vec![a, y, x] } else { vec![y, x] };
+                    let want = Diagram::new(p).and_then(|d| table.ordinal(&d));
+                    let got = plane.ordinal(y, x);
+                    assert_eq!(
+                        got,
+                        if x <= y { want } else { None },
+                        "{rows} rows ({y},{x})"
+                    );
+                    inside += got.is_some() as u64;
+                }
+            }
+            assert_eq!(plane.counts().iter().sum::<u64>(), inside);
+        }
+        assert!(OrdinalPlane::compute(&rule, 4, 3).is_err());
+    }
+}
