@@ -5,16 +5,28 @@ use chompute::gpu::BackendChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "chompute", version, about = "Compute engine for the mathematics of chocolate games", long_about = None)]
+#[command(
+    name = "chompute",
+    version,
+    about = "Compute engine for the mathematics of chocolate games",
+    long_about = None,
+    after_help = EXIT_STATUS
+)]
 pub struct Cli {
-    /// Where to compute: `auto` uses a real GPU when there is one, else the CPU.
-    /// The default can be set with the environment variable CHOMPUTE_BACKEND.
-    #[arg(long, global = true, value_enum, env = "CHOMPUTE_BACKEND", default_value_t = BackendArg::Auto)]
-    pub backend: BackendArg,
+    /// Where to compute: `auto` (the default) uses a real GPU when there is one, else the CPU.
+    /// Without --backend, CHOMPUTE_BACKEND (when set and not empty) chooses.
+    #[arg(long, global = true, value_enum)]
+    pub backend: Option<BackendArg>,
 
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The exit statuses, shown at the end of `chompute --help`.
+pub const EXIT_STATUS: &str =
+    "Exit status: 0 success; 1 a check or verification found a disagreement; \
+2 an error (bad input, I/O, no GPU, too large); 130 interrupted (temporary files are removed, \
+finished tiles and frames are kept).";
 
 /// `--backend`: the library's [`BackendChoice`] as a command-line value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -67,6 +79,22 @@ pub enum Command {
     Octahedron(OctahedronArgs),
     /// Check every claim of the chocolate paper for all m up to a bound, and print a table.
     Theorems(TheoremsArgs),
+    /// Serve a live deep zoom into any bar C(M,N), M, N up to 2^64-1, with a viewer at the
+    /// URL printed on the first line (Deep Zoom tiles, a JSON API); Ctrl-C stops it.
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The address to listen on (0.0.0.0 or :: for every interface).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+    /// The port; 0 takes a free one.
+    #[arg(long, value_name = "P", default_value_t = 8080)]
+    pub port: u16,
+    /// Memory for the cache of encoded tiles, in MiB (0: no cache).
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    pub cache_mb: u64,
 }
 
 #[derive(Debug, Args)]
@@ -362,7 +390,7 @@ pub struct RenderArgs {
     /// How --fit shades a pixel from its block's exact P-count out of its cells: `linear`
     /// (the default, round(255·count/cells)), `sqrt` (round(255·√(count/cells))) or `log`
     /// (round(255·log₂(1+count)/log₂(1+cells))), for bars too sparse to show linearly.
-    #[arg(long, value_name = "linear|sqrt|log", value_parser = chompute::render::Shade::parse)]
+    #[arg(long, value_name = "linear|sqrt|log", value_parser = parse_shade)]
     pub shade: Option<chompute::render::Shade>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
@@ -416,6 +444,11 @@ pub struct AssembleArgs {
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `linear`, `sqrt` or `log`: a fitted picture's shading curve.
+pub fn parse_shade(s: &str) -> Result<chompute::render::Shade, String> {
+    s.parse().map_err(|e: chompute::Error| e.to_string())
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

@@ -9,6 +9,7 @@
 //! - [`render`]: streaming PNGs, Deep Zoom pyramids, tiles, palettes, legends, meshes.
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
 //! - [`error`]: the typed [`Error`] every fallible function returns.
+//! - [`serve`]: the HTTP tile server of `chompute serve` and its viewer.
 //!
 //! Mathematics never imports wgpu; GPU modules run kernels whose CPU twins live beside the
 //! mathematics they implement. Counts and coordinates are exact integers (u64, u128).
@@ -208,3 +209,4 @@ pub mod memory;
 pub mod pass;
 pub mod progress;
 pub mod render;
+pub mod serve;

@@ -31,14 +31,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    chompute::render::atomic::install_interrupt_handler();
     quiet_vulkan_loader();
-    match cmd::run(cli) {
+    // `serve` catches Ctrl-C and SIGTERM itself to finish the requests in flight and exit 0;
+    // every other command removes its temporary files and exits 130 at once.
+    if !matches!(cli.command, cli::Command::Serve(_)) {
+        chompute::render::atomic::install_interrupt_handler();
+    }
+    let result = cmd::run(cli);
+    // An interrupt being handled removes the temporary files, says what was kept and exits
+    // with 130 itself; errors it caused in the work (a file removed under a writer) are not
+    // reported.
+    chompute::render::atomic::wait_if_stopping();
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A closed pipe (`chompute count 30001 | head -0`) is not an error.
+        Err(e) if cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            if cmd::is_broken_pipe(&e) {
-                return ExitCode::SUCCESS;
-            }
             eprintln!("chompute: {}", cmd::one_line(&e));
             ExitCode::from(cmd::exit_code(&e))
         }
@@ -58,7 +66,8 @@ fn quiet_vulkan_loader() {
             use std::os::unix::fs::PermissionsExt;
             let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700));
         }
-        // Single-threaded here: nothing else reads the environment yet.
+        // Single-threaded here (before the interrupt handler's thread): nothing else reads
+        // the environment yet.
         std::env::set_var("XDG_RUNTIME_DIR", &dir);
     }
 }

@@ -8,6 +8,7 @@ mod common;
 
 use chompute::chocolate::window::{p_count, p_count_reference, BlockGrid};
 use chompute::chocolate::{p_cell, Window};
+use chompute::render::shade::p_level;
 use chompute::render::Shade;
 use common::{assert_usage_error, chompute, png_values, scratch_dir, stderr, stdout};
 use std::path::Path;
@@ -281,7 +282,7 @@ impl Fitted {
         count: impl Fn(&Window) -> u128,
     ) -> u8 {
         let w = self.block(x, y);
-        let l = shade.level(count(&w), w.cells());
+        let l = p_level(shade, count(&w), w.cells());
         if gray {
             255 - l
         } else {
@@ -500,7 +501,7 @@ fn deep_zoom_levels_equal_digit_block_counts() {
                     for (x, &v) in row.iter().enumerate() {
                         let (by, bx) = (ty * tile + y as u64, tx * tile + x as u64);
                         let c = counts[(by * grid.across + bx) as usize];
-                        let want = 255 - Shade::Linear.level(c, grid.block_cells(by, bx));
+                        let want = 255 - p_level(Shade::Linear, c, grid.block_cells(by, bx));
                         assert_eq!(v, want, "level {level} pixel ({bx},{by})");
                     }
                 }

@@ -134,6 +134,57 @@ pub fn first_difference(width: u64, a: &[u32], b: &[u32]) -> Option<(u64, u64)> 
     Some(((k / wpr) as u64, (k % wpr) as u64 * 32 + bit))
 }
 
+/// One packed row (the word layout above) as one byte per cell, 1 for a P-cell and 0 for an
+/// N-cell: `out.len()` cells from the row's first cell on (`words` must hold at least that many
+/// bits). This is the layout of a NumPy `bool` array, so a P-grid can be unpacked straight into
+/// one. Each byte of a word is spread into eight cells by one table lookup.
+pub fn unpack_row(words: &[u32], out: &mut [u8]) {
+    debug_assert!(words.len() * 32 >= out.len());
+    let spread = |byte: u8| SPREAD_BYTE[byte as usize].to_le_bytes();
+    let last = words.get(out.len() / 32).copied();
+    let mut cells = out.chunks_exact_mut(32);
+    for (dst, &word) in (&mut cells).zip(words) {
+        for (d, byte) in dst.chunks_exact_mut(8).zip(word.to_be_bytes()) {
+            d.copy_from_slice(&spread(byte));
+        }
+    }
+    let tail = cells.into_remainder();
+    if let (Some(word), false) = (last, tail.is_empty()) {
+        for (d, byte) in tail.chunks_mut(8).zip(word.to_be_bytes()) {
+            d.copy_from_slice(&spread(byte)[..d.len()]);
+        }
+    }
+}
+
+/// `SPREAD_BYTE[b]`: the eight bits of b, most significant first, as the eight little-endian
+/// bytes of a u64, each 0 or 1.
+const SPREAD_BYTE: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut t = 0;
+        while t < 8 {
+            table[b] |= (((b >> (7 - t)) & 1) as u64) << (8 * t);
+            t += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// A packed grid of rows of `words_per_row(width)` words as one byte per cell (1 = P), rows in
+/// parallel: `out` holds `rows × width` bytes.
+pub fn unpack_rows(words: &[u32], width: u64, out: &mut [u8]) {
+    let (wpr, width) = (words_per_row(width), width as usize);
+    if width == 0 {
+        return;
+    }
+    debug_assert_eq!(words.len() / wpr, out.len() / width);
+    out.par_chunks_mut(width)
+        .zip(words.par_chunks(wpr))
+        .for_each(|(dst, src)| unpack_row(src, dst));
+}
+
 /// The naive reference: test every cell with the four-pile P-test. Slow and obviously right;
 /// it exists to check the fast generators.
 pub fn p_rows_naive(w: &Window) -> Vec<u32> {

@@ -4,6 +4,7 @@
 pub mod automaton;
 pub mod backend;
 pub mod count;
+pub mod dyadic;
 pub mod grid;
 pub mod octahedron;
 pub mod ptest;

@@ -8,6 +8,13 @@ pub fn p_cell(m: u64, n: u64, i: u64, j: u64) -> bool {
     (i - 1) ^ (j - 1) ^ (m - i) ^ (n - j) == 0
 }
 
+/// The position of cell (i,j) (1-based) of C(m,n) as four Nim piles (i-1, j-1, m-i, n-j).
+#[inline]
+pub fn piles(m: u64, n: u64, i: u64, j: u64) -> [u64; 4] {
+    debug_assert!(1 <= i && i <= m && 1 <= j && j <= n);
+    [i - 1, j - 1, m - i, n - j]
+}
+
 /// Row key r(i) = (i-1) ^ (m-i): cell (i,j) is P iff r(i) == c(j) (SPEC §1, fast form).
 #[inline]
 pub fn row_key(m: u64, i: u64) -> u64 {

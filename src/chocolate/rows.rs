@@ -171,6 +171,31 @@ pub fn p_rows_submask(w: &Window, out: &mut [u32]) {
     });
 }
 
+/// The P-grid of a window as one byte per cell, 1 for a P-cell (row-major, `w.height × w.width`
+/// bytes): each row by [`p_row_of_key`] into a per-thread word buffer and spread into bytes by
+/// [`super::grid::unpack_row`]; a row without P-cells is one fill. Rows in parallel. This is what
+/// a NumPy `bool` array of the window holds, written in place.
+pub fn p_cells(w: &Window, out: &mut [u8]) {
+    let (wpr, width) = (w.words_per_row(), w.width as usize);
+    assert_eq!(
+        out.len() as u128,
+        w.cells(),
+        "output holds one byte per cell"
+    );
+    out.par_chunks_mut(width).enumerate().for_each_init(
+        || vec![0u32; wpr],
+        |words, (r, dst)| {
+            let v = row_key(w.m, w.row0 + r as u64);
+            if p_column_base(w.n, v).is_none() {
+                dst.fill(0);
+            } else {
+                p_row_of_key(w.n, w.col0, w.width, v, words);
+                super::grid::unpack_row(words, dst);
+            }
+        },
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,6 +227,35 @@ mod tests {
             let mut scatter = vec![0; w.total_words().unwrap()];
             p_rows_cpu(&w, &mut scatter);
             assert_eq!(fast, scatter, "window {w:?}");
+        }
+    }
+
+    #[test]
+    fn cell_bytes_equal_the_p_test() {
+        for (m, n, r0, c0, h, wd) in [
+            (11, 11, 1, 1, 11, 11),
+            (4095, 4095, 1, 1, 40, 4095),
+            (30001, 777, 29000, 3, 100, 775),
+            (777, 1235, 1, 1, 777, 1235),
+            (u64::MAX, u64::MAX, u64::MAX - 40, u64::MAX - 99, 41, 100),
+            (65535, 33, 1, 1, 70, 33),
+        ] {
+            let w = Window::new(m, n, r0, c0, h, wd).unwrap();
+            let mut cells = vec![7u8; (h * wd) as usize];
+            p_cells(&w, &mut cells);
+            let mut expect = Vec::with_capacity(cells.len());
+            for i in r0..=r0 + (h - 1) {
+                for j in c0..=c0 + (wd - 1) {
+                    expect.push(crate::chocolate::p_cell(m, n, i, j) as u8);
+                }
+            }
+            assert_eq!(cells, expect, "window {w:?}");
+            // The same bytes from the packed words of the other generator.
+            let mut words = vec![0; w.total_words().unwrap()];
+            p_rows_cpu(&w, &mut words);
+            let mut unpacked = vec![7u8; cells.len()];
+            crate::chocolate::grid::unpack_rows(&words, wd, &mut unpacked);
+            assert_eq!(unpacked, expect, "window {w:?}");
         }
     }
 

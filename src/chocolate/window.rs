@@ -213,13 +213,23 @@ pub fn p_prefix_reference(m: u64, n: u64, x: u64, y: u64) -> u128 {
     debug_assert!(m >= 1 && n >= 1);
     let (big_m, big_n) = (m - 1, n - 1);
     let (x, y) = (x.min(big_m), y.min(big_n));
-    // State: bit 0 = borrow of M-a, bit 1 = borrow of N-c, bit 2 = a's low bits > x's,
-    // bit 3 = c's low bits > y's.
-    let mut count = [0u128; 16];
-    count[0] = 1;
     // Above the highest set bit of M, N, x and y every remaining bit of a and c must be 0
     // (a ≤ x, c ≤ y), which changes no state; so the programme stops there.
     let bits = 64 - (big_m | big_n | x | y).leading_zeros();
+    // a ≤ x ≤ M and c ≤ y ≤ N: no borrow out of either subtraction, neither bound exceeded.
+    digit_states(big_m, big_n, x, y, bits)[0]
+}
+
+/// The straightforward digit programme over the low `bits` bits (at most 64) of M = m-1,
+/// N = n-1 and the bounds x, y: the number of pairs (a, c) of `bits`-bit numbers whose nim-sum
+/// bits a ⊕ (M-a) ⊕ c ⊕ (N-c) are all zero there, by end state. State bit 0 = borrow out of
+/// M-a, bit 1 = borrow out of N-c, bit 2 = a > x, bit 3 = c > y (all on those low bits).
+/// [`p_prefix_reference`] reads state 0 after the highest bit; [`super::dyadic`] reads the
+/// four borrow states of aligned blocks.
+pub fn digit_states(big_m: u64, big_n: u64, x: u64, y: u64, bits: u32) -> [u128; 16] {
+    debug_assert!(bits <= 64);
+    let mut count = [0u128; 16];
+    count[0] = 1;
     for k in 0..bits {
         let mk = (big_m >> k) & 1;
         let nk = (big_n >> k) & 1;
@@ -262,8 +272,7 @@ pub fn p_prefix_reference(m: u64, n: u64, x: u64, y: u64) -> u128 {
         }
         count = next;
     }
-    // a ≤ x ≤ M and c ≤ y ≤ N: no borrow out of either subtraction, neither bound exceeded.
-    count[0]
+    count
 }
 
 /// The exact number of P-cells of C(m,n) inside `w` (its rows `row0..row0+height`, columns
@@ -373,8 +382,9 @@ impl BlockGrid {
     /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols`, row-major, by the digit
     /// method. The (rows+1)·(cols+1) corner prefixes are computed once each, in parallel, and
     /// each block is the inclusion–exclusion of its four corners. Memory: 16 bytes a corner.
-    /// When the corners all agree on their low bits (blocks of 2^k cells from the bar's
-    /// edge), the programme runs those bits once for all of them.
+    /// Blocks of 2^k cells over the whole bar cost O(1) each ([`super::dyadic`]); elsewhere,
+    /// when the corners all agree on their low bits (blocks of 2^k cells from an aligned
+    /// corner), the programme runs those bits once for all of them.
     pub fn counts(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<Vec<u128>> {
         self.counts_with(by0, rows, bx0, cols, false)
     }
@@ -394,6 +404,15 @@ impl BlockGrid {
     ) -> Result<Vec<u128>> {
         self.check_range(by0, rows, bx0, cols)?;
         let (w, wide) = (&self.window, cols as usize + 1);
+        // Aligned blocks of 2^k over the whole bar: O(1) each ([`super::dyadic`]).
+        let whole = w.row0 == 1 && w.col0 == 1 && w.height == w.m && w.width == w.n;
+        if whole && self.block.is_power_of_two() && !reference {
+            let dyadic = super::dyadic::DyadicBlocks::new(w.m, w.n, self.block.trailing_zeros())?;
+            return Ok((0..rows * cols)
+                .into_par_iter()
+                .map(|i| dyadic.count(by0 + i / cols, bx0 + i % cols))
+                .collect());
+        }
         let corner_rows: Vec<Option<u64>> = (0..=rows).map(|k| self.corner_row(by0 + k)).collect();
         let corner_cols: Vec<Option<u64>> = (0..=cols).map(|k| self.corner_col(bx0 + k)).collect();
         // The low bits the corners share — the trailing zeros of their differences — leaving

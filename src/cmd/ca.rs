@@ -256,13 +256,13 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if let (Some(c), true) = (&checks, args.csv) {
         return print_claims(c, true);
     }
-    println!(
+    crate::outln!(
         "generation {steps}: {live} live cells = g({}) = P-positions of C({},{})",
         steps + 1,
         steps + 1,
         steps + 1
     );
-    println!(
+    crate::outln!(
         "{steps} steps, {updates} cell updates in {compute_seconds:.3} s on the {}{}: {rate:.3e} cell updates/s",
         engine.name().to_uppercase(),
         kernel_name
@@ -273,15 +273,18 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         print_claims(c, false)?;
     }
     if frames > 0 {
-        println!(
+        crate::outln!(
             "{frames} frames in {}",
             args.frames.as_ref().expect("frames dir").display()
         );
     }
     if let Some(s) = &stack {
-        println!(
+        crate::outln!(
             "stack: {} ({} vertices, {} triangles, {} voxels)",
-            s.file, s.vertices, s.triangles, s.voxels
+            s.file,
+            s.vertices,
+            s.triangles,
+            s.voxels
         );
     }
     Ok(())

@@ -60,8 +60,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
         }
     }
     let bar = Bar::compute(f, args.pass)?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = super::out::stdout();
 
     if args.table1 {
         let table = table1(&bar);

@@ -52,7 +52,7 @@ struct OrdReport<'a> {
 enum ListSink {
     None,
     Print {
-        out: std::io::BufWriter<std::io::StdoutLock<'static>>,
+        out: super::out::Stdout,
         csv_rows: Option<usize>,
     },
     Collect(Vec<String>),
@@ -146,7 +146,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         (Some(_), false) if claims_csv => ListSink::None,
         (Some(_), true) => ListSink::Collect(Vec::new()),
         (Some(_), false) => ListSink::Print {
-            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            out: super::out::stdout(),
             csv_rows: args.csv.then_some(shape.rows),
         },
     };
@@ -268,7 +268,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             checks: checks.clone(),
         })?;
     } else if args.list.is_none() && !claims_csv {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         if args.csv {
             writeln!(out, "ordinal,positions")?;
             for (k, c) in histogram.iter().enumerate() {
@@ -380,14 +380,14 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     if args.json {
         print_json(&report)?;
     } else if args.csv && checks.is_none() {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         writeln!(out, "class,rules,histogram,members")?;
         for (i, c) in report.classes.iter().enumerate() {
             let (rules, hist) = (c.members.len(), c.histogram_text());
             writeln!(out, "{},{rules},{hist},{}", i + 1, c.members.join(" "))?;
         }
     } else if !args.csv {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         writeln!(
             out,
             "{n} players, box {} ({} positions): {} rules in {} classes ({seconds:.3} s)",
@@ -419,10 +419,11 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
 }
 
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
+    chompute::render::atomic::check_target(&args.output)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
     let scale = args.scale.unwrap_or((600 / plane.side).max(1));
     let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale)?;
-    println!(
+    crate::outln!(
         "wrote {} ({width}x{height}): {} under rule {}, ordinal counts {:?}",
         args.output.display(),
         plane.describe(),

@@ -179,13 +179,13 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             agree,
         })?;
     } else if results.len() == 1 {
-        println!("{count}");
+        crate::outln!("{count}");
     } else {
-        println!("{what}:");
+        crate::outln!("{what}:");
         for &(method, c, s) in &results {
-            println!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
+            crate::outln!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
         }
-        println!(
+        crate::outln!(
             "{}",
             if agree {
                 "all methods agree"

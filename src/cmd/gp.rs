@@ -46,8 +46,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     let n = table.side();
     let claims = args.check.then(|| check(&table));
     let checked = start.elapsed().as_secs_f64() - computed;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = super::out::stdout();
     if args.json {
         let rows = (!args.check).then_some(Rows(&table));
         print_json(&GpReport {

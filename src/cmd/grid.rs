@@ -19,8 +19,7 @@ pub fn run(engine: Engine, args: &GridArgs) -> anyhow::Result<()> {
             "C({m},{n}) is too large to read as text (at most {MAX_TEXT_ROWS} rows and {MAX_TEXT_COLUMNS} columns); use `chompute render`"
         ));
     }
-    let out = std::io::stdout();
-    let mut out = std::io::BufWriter::new(out.lock());
+    let mut out = super::out::stdout();
     let mut line = Vec::with_capacity(n as usize + 1);
     // Bands of rows keep memory small for tall bars.
     const BAND: u64 = 4096;

@@ -13,37 +13,37 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
             if args.json {
                 print_json(&json!({ "adapter": r, "reason": null, "auto_selects": auto }))?;
             } else {
-                println!("adapter:      {}", r.name);
-                println!("backend:      {}", r.backend);
-                println!(
+                crate::outln!("adapter:      {}", r.name);
+                crate::outln!("backend:      {}", r.backend);
+                crate::outln!(
                     "device type:  {}{}",
                     r.device_type,
                     if r.software { " (software)" } else { "" }
                 );
-                println!("driver:       {} {}", r.driver, r.driver_info);
-                println!("limits in use:");
-                println!(
+                crate::outln!("driver:       {} {}", r.driver, r.driver_info);
+                crate::outln!("limits in use:");
+                crate::outln!(
                     "  max storage binding:        {} bytes",
                     r.max_storage_buffer_binding_size
                 );
-                println!("  max buffer:                 {} bytes", r.max_buffer_size);
-                println!(
+                crate::outln!("  max buffer:                 {} bytes", r.max_buffer_size);
+                crate::outln!(
                     "  max workgroups / dimension: {}",
                     r.max_compute_workgroups_per_dimension
                 );
-                println!(
+                crate::outln!(
                     "  max invocations / group:    {}",
                     r.max_compute_invocations_per_workgroup
                 );
-                println!(
+                crate::outln!(
                     "  workgroup storage:          {} bytes",
                     r.max_compute_workgroup_storage_size
                 );
-                println!(
+                crate::outln!(
                     "  P-grid tile:                {} bytes",
                     ctx.max_binding_bytes()
                 );
-                println!("--backend auto selects: {auto}");
+                crate::outln!("--backend auto selects: {auto}");
             }
         }
         Err(e) => {
@@ -54,8 +54,8 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
             if args.json {
                 print_json(&json!({ "adapter": null, "reason": reason, "auto_selects": "cpu" }))?;
             } else {
-                println!("no GPU: {reason}");
-                println!("--backend auto selects: cpu");
+                crate::outln!("no GPU: {reason}");
+                crate::outln!("--backend auto selects: cpu");
             }
         }
     }

@@ -10,32 +10,102 @@ mod grid;
 mod info;
 mod nimpass;
 mod octahedron;
+pub mod out;
 mod render;
+mod serve;
 mod theorems;
+
+pub use out::print_json;
 
 use crate::cli::{Cli, Command};
 use chompute::claim::Claim;
-use chompute::gpu::Engine;
+use chompute::gpu::{BackendChoice, Engine, GpuContext};
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    let backend = cli.backend.into();
+    let backend = backend_in_effect(cli.backend.map(BackendChoice::from))?;
     match cli.command {
         Command::Info(a) => info::run(&a),
-        Command::Count(a) => count::run(backend, &a),
+        Command::Count(a) => {
+            gpu_kernel(backend)?;
+            count::run(backend, &a)
+        }
         Command::Grid(a) => grid::run(engine(backend)?, &a),
-        Command::Bench(a) => bench::run(backend, &a),
+        Command::Bench(a) => {
+            gpu_kernel(backend)?;
+            bench::run(backend, &a)
+        }
         Command::Render(a) => render::run(backend, &a),
-        Command::Assemble(a) => render::assemble(&a),
-        Command::Chomp(a) => chomp::run(&a),
-        Command::Gp(a) => gp::run(&a),
-        Command::Cb(a) => cb::run(&a),
-        Command::Nimpass(a) => nimpass::run(backend, &a),
-        Command::NimpassGrid(a) => nimpass::run_grid(backend, &a),
+        Command::Assemble(a) => {
+            cpu_only(backend, "assemble");
+            render::assemble(&a)
+        }
+        Command::Chomp(a) => {
+            cpu_only(backend, "chomp");
+            chomp::run(&a)
+        }
+        Command::Gp(a) => {
+            cpu_only(backend, "gp");
+            gp::run(&a)
+        }
+        Command::Cb(a) => {
+            cpu_only(backend, "cb");
+            cb::run(&a)
+        }
+        Command::Nimpass(a) => {
+            gpu_kernel(backend)?;
+            nimpass::run(backend, &a)
+        }
+        Command::NimpassGrid(a) => {
+            gpu_kernel(backend)?;
+            nimpass::run_grid(backend, &a)
+        }
         Command::Ca(a) => ca::run(backend, &a),
-        Command::Octahedron(a) => octahedron::run(&a),
-        Command::Theorems(a) => theorems::run(&a),
+        Command::Octahedron(a) => {
+            cpu_only(backend, "octahedron");
+            octahedron::run(&a)
+        }
+        Command::Theorems(a) => {
+            cpu_only(backend, "theorems");
+            theorems::run(&a)
+        }
+        Command::Serve(a) => serve::run(backend, &a),
     }
+}
+
+/// The backend in effect: `--backend`, else `CHOMPUTE_BACKEND` when it is set and not empty,
+/// else `auto`. A bad value in the environment is an error only when it is the one in effect.
+fn backend_in_effect(flag: Option<BackendChoice>) -> anyhow::Result<BackendChoice> {
+    if let Some(choice) = flag {
+        return Ok(choice);
+    }
+    match std::env::var("CHOMPUTE_BACKEND") {
+        Err(std::env::VarError::NotPresent) => Ok(BackendChoice::Auto),
+        Ok(v) if v.trim().is_empty() => Ok(BackendChoice::Auto),
+        Ok(v) => v.trim().parse().map_err(|_| {
+            anyhow::anyhow!("CHOMPUTE_BACKEND='{v}' is not a backend: use auto, gpu or cpu")
+        }),
+        Err(std::env::VarError::NotUnicode(_)) => Err(anyhow::anyhow!(
+            "CHOMPUTE_BACKEND is not valid UTF-8: use auto, gpu or cpu"
+        )),
+    }
+}
+
+/// A command with a GPU kernel: `--backend gpu` without an adapter is an error (exit 2)
+/// before any work.
+fn gpu_kernel(backend: BackendChoice) -> anyhow::Result<()> {
+    if backend == BackendChoice::Gpu {
+        GpuContext::shared().map_err(on_gpu)?;
+    }
+    Ok(())
+}
+
+/// A command without a GPU kernel runs on the CPU; asked for the GPU, it says so on stderr.
+fn cpu_only(backend: BackendChoice, command: &str) {
+    if backend == BackendChoice::Gpu {
+        eprintln!("chompute: {command} has no GPU kernel; it runs on the CPU");
+    }
+    out::mark_cpu_only();
 }
 
 /// A library error from GPU work in the CLI's words. A missing adapter says how to get one or
@@ -52,15 +122,21 @@ pub(crate) fn on_gpu(e: chompute::Error) -> anyhow::Error {
 }
 
 /// The engine for `--backend`, or why there is none, in the CLI's words.
-pub(crate) fn engine(backend: chompute::gpu::BackendChoice) -> anyhow::Result<Engine> {
+pub(crate) fn engine(backend: BackendChoice) -> anyhow::Result<Engine> {
     Engine::select(backend).map_err(on_gpu)
 }
 
-/// A write to a closed pipe (`chompute grid 999 | head`) is not an error.
+/// A write to a closed pipe (`chompute render 65535 -o - | head -c 100`) is not an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    use std::io::ErrorKind::BrokenPipe;
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            .is_some_and(|io| io.kind() == BrokenPipe)
+            // The png crate's error names its I/O cause only through the old `cause()`.
+            || matches!(
+                c.downcast_ref::<png::EncodingError>(),
+                Some(png::EncodingError::IoError(io)) if io.kind() == BrokenPipe
+            )
     })
 }
 
@@ -85,7 +161,7 @@ pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<chompute::
 /// Print claims on stdout as the text table, or as CSV.
 pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
     use std::io::Write;
-    let mut out = std::io::stdout().lock();
+    let mut out = out::stdout();
     if csv {
         chompute::claim::write_csv(&mut out, claims)?;
     } else {
@@ -98,15 +174,6 @@ pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
 /// Exit status 1 (a check failure naming them) when a theorem claim failed.
 pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
     Ok(chompute::claim::verdict(claims)?)
-}
-
-/// Print a serialisable value as one line of JSON on stdout.
-pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value)?;
-    writeln!(out)?;
-    Ok(())
 }
 
 /// The exit status for an error: 1 when a check found a disagreement, 130 when the work was
@@ -131,8 +198,10 @@ const FLAG_FOR: [(&str, &str); 8] = [
     ("the section height M", "--m"),
 ];
 
-/// The error and its context on one line, in the command line's words: a bad argument that
-/// is a flag here is called by the flag's name.
+/// The error and its causes on one line, in the command line's words: a bad argument that is
+/// a flag here is called by the flag's name, and each cause is said once (a message that
+/// already ends with its cause's text, `'x.png': No space left on device`, does not repeat
+/// it).
 pub fn one_line(e: &anyhow::Error) -> String {
     if let Some(chompute::Error::BadArgument {
         what,
@@ -144,5 +213,44 @@ pub fn one_line(e: &anyhow::Error) -> String {
             return format!("{flag} must be {allowed} (got {value})");
         }
     }
-    format!("{e:#}").replace('\n', " ")
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.ends_with(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_disagreement_exits_with_1() {
+        use chompute::Error;
+        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
+        assert_eq!(exit_code(&Error::CheckFailed("x".into()).into()), 1);
+        let wrapped = anyhow::Error::new(Error::CheckFailed("x".into())).context("rendering");
+        assert_eq!(exit_code(&wrapped), 1);
+        assert_eq!(exit_code(&Error::Interrupted.into()), 130);
+        assert_eq!(exit_code(&Error::io("x.png", io()).into()), 2);
+        assert_eq!(exit_code(&anyhow::Error::new(io())), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("a tile is missing")), 2);
+        assert_eq!(exit_code(&Error::NoAdapter("none".into()).into()), 2);
+    }
+
+    #[test]
+    fn one_line_says_each_cause_once() {
+        let e: anyhow::Error =
+            chompute::Error::io("x.png", std::io::Error::other("No space left on device")).into();
+        assert_eq!(one_line(&e), "x.png: No space left on device");
+        let e = anyhow::anyhow!("inner").context("outer");
+        assert_eq!(one_line(&e), "outer: inner");
+    }
 }

@@ -52,8 +52,7 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
 
 pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
     let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = super::out::stdout();
     if args.json {
         print_json(&NimpassReport {
             heaps: args.heaps,
@@ -95,13 +94,16 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
     if args.output.is_some() && args.m.is_none() {
         return Err(anyhow!("-o needs M, the side of the bar"));
     }
+    if let Some(path) = &args.output {
+        chompute::render::atomic::check_target(path)?;
+    }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
     let t = table(backend, 4, largest)?;
     if let (Some(path), Some(m)) = (&args.output, args.m) {
         write_pass_grid_png(path, &t, m, args.scale)?;
         if args.counts.is_none() && !args.json {
             let (pass_p, nim_p) = pass_cell_counts(&t, m);
-            println!(
+            crate::outln!(
                 "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
                 path.display()
             );
@@ -121,8 +123,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         if args.json {
             print_json(&serde_json::json!({ "counts": rows }))?;
         } else {
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
+            let mut out = super::out::stdout();
             writeln!(out, "M\tpass_P\tnim_P")?;
             for r in &rows {
                 writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;

@@ -50,6 +50,9 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         (None, Some(_)) => return Err(anyhow!("--output needs the section height --m M")),
         _ => {}
     }
+    if let Some(path) = &args.output {
+        chompute::render::atomic::check_target(path)?;
+    }
     if args.m.is_none() && !args.check && args.stl.is_none() {
         return Err(anyhow!(
             "nothing to do: give --m M -o FILE.png, --check, or --stl FILE"
@@ -123,18 +126,25 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
 
 fn print_text(n: u32, report: &Report) -> anyhow::Result<()> {
     if let Some(s) = &report.section {
-        println!(
+        crate::outln!(
             "H_{{{n},{}}}: {} ({}×{} pixels, {} per cell, {} inside S_{n})",
-            s.m, s.file, s.side, s.side, s.px, s.pixels_inside
+            s.m,
+            s.file,
+            s.side,
+            s.side,
+            s.px,
+            s.pixels_inside
         );
     }
     if let Some(c) = &report.checks {
         print_claims(c, false)?;
     }
     if let Some(m) = &report.mesh {
-        println!(
+        crate::outln!(
             "S_{n}: {} ({} octahedra, {} triangles)",
-            m.file, m.octahedra, m.triangles
+            m.file,
+            m.octahedra,
+            m.triangles
         );
     }
     Ok(())

@@ -102,6 +102,9 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
         ));
     }
+    if let Some(path) = &args.output {
+        chompute::render::atomic::check_target(path)?;
+    }
     if args.dzi.is_some() && pic.scale != Scale::Cells(1) {
         return Err(anyhow!(
             "--dzi draws every cell and zooms out by itself; drop --cell and --fit"
@@ -222,6 +225,9 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     if args.output.is_none() && args.dzi.is_none() {
         return Err(anyhow!("nothing to write: give -o FILE.png or --dzi DIR"));
+    }
+    if let Some(path) = &args.output {
+        chompute::render::atomic::check_target(path)?;
     }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;

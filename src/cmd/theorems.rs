@@ -32,7 +32,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     }
     let (json, csv) = (args.json, args.csv);
     let table = ClaimTable::new(NAME_WIDTH);
-    let mut out = std::io::stdout().lock();
+    let mut out = super::out::stdout();
     if csv {
         writeln!(out, "{CSV_HEADER}")?;
     } else if !json {

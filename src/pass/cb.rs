@@ -64,8 +64,9 @@ impl FTable {
     }
 
     fn check_box(x_max: u64, z_max: u64) -> crate::Result<()> {
-        let cells = (x_max as u128 + 1) * (z_max as u128 + 1);
-        if cells > MAX_POSITIONS as u128 {
+        // (2^64)² does not fit in u128: a product that overflows is too large too.
+        let cells = (x_max as u128 + 1).checked_mul(z_max as u128 + 1);
+        if cells.is_none_or(|c| c > MAX_POSITIONS as u128) {
             return Err(Error::too_large(
                 format!("the box x <= {x_max}, z <= {z_max}"),
                 "more than 2^25 columns (x,z); choose smaller X and Z",

@@ -149,6 +149,11 @@ impl GpTable {
         (0..self.n).map(move |y| self.get(x, y))
     }
 
+    /// The stored values, row-major (value of (x,y) at x·side + y), handed over without a copy.
+    pub fn into_values(self) -> GpValues {
+        self.values
+    }
+
     /// Largest value in the table.
     pub fn max_value(&self) -> u32 {
         (0..self.n).flat_map(|x| self.row(x)).max().unwrap_or(0)

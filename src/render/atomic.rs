@@ -1,138 +1,486 @@
-//! Output files that appear complete or not at all.
+//! Output files that appear complete or not at all, and what an interrupt leaves behind.
 //!
-//! An [`AtomicFile`] writes to a hidden temporary name beside its target and renames it into
-//! place on [`AtomicFile::commit`]. Dropping it uncommitted (an error, a panic) removes the
-//! temporary file; an interrupt (Ctrl-C, SIGTERM) removes every live temporary file through
-//! [`install_interrupt_handler`] before the process exits.
+//! [`AtomicFile`] decides how to write by what the target is, before anything is written
+//! ([`check_target`] asks the same question up front):
+//!
+//! | target | how it is written |
+//! |---|---|
+//! | a new path, or an existing regular file | to a hidden `.NAME.PID.N.tmp` beside it, renamed over it by [`AtomicFile::commit`] |
+//! | a symbolic link (to a regular file, or dangling) | the links are followed to the path they end at; the temporary file is written beside that path and renamed onto it, so the link stays a link and the file it names is replaced whole |
+//! | `-` (also `/dev/stdout`, `/dev/fd/1`) | straight to standard output (a PNG streamed into a pipe); refused when standard output is a terminal |
+//! | a FIFO or a character device (`/dev/null`, a tty) | opened and written straight, never replaced |
+//! | a directory, a block device, a socket | refused with an error before anything is written |
+//!
+//! A temporary file is removed whenever it does not become the target: dropped uncommitted
+//! (an error, a panic), a commit that fails (a full disk), or an interrupt.
+//!
+//! ## Interrupts
+//!
+//! [`install_interrupt_handler`] makes Ctrl-C, SIGTERM and SIGHUP remove every temporary file
+//! and directory still being written, print one line saying what was kept (finished tiles and
+//! frames stay: a rerun resumes from them), and exit with status 130. It must not race the
+//! threads that are still writing. Every file-system change that makes or finishes an output
+//! (creating a temporary file or directory, writing a file inside a temporary directory,
+//! renaming into place) holds a shared *gate* for its duration; the handler sets a flag that
+//! refuses new changes, takes the gate exclusively — so it waits for the changes in flight —
+//! removes the temporary files, and exits without ever releasing the gate, so no thread can
+//! create anything after the removal. Writes through a temporary file already open need no
+//! gate: once the file is removed its later writes go nowhere. Threads that find the flag set
+//! get [`Error::Interrupted`]; `main` does not report errors while the process is stopping
+//! ([`wait_if_stopping`]) so the handler's line is the only one.
 
-use anyhow::Context;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
-/// Temporary files currently being written, removed by the interrupt handler.
-static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Held shared by every file-system change that makes or finishes an output; taken
+/// exclusively (and never released) by the process's last act, [`stop`].
+static GATE: RwLock<()> = RwLock::new(());
+/// Set once the process is stopping: no new output may be started or finished.
+static STOPPING: AtomicBool = AtomicBool::new(false);
+/// Temporary files and directories being written, removed by [`stop`], each with the target
+/// it becomes (for messages).
+static LIVE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+/// What has been finished, and what is being streamed, for the interrupt's message.
+static DONE: Mutex<Done> = Mutex::new(Done::new());
+/// Whether standard output carries an output file (`-o -`).
+static STDOUT_IS_OUTPUT: AtomicBool = AtomicBool::new(false);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Install once, early in `main`: on Ctrl-C or SIGTERM remove every temporary output file,
-/// say so in one line, and exit with status 130.
+/// Install once, early in `main`: on Ctrl-C, SIGTERM or SIGHUP remove every temporary output,
+/// say in one line what was kept, and exit with status 130.
 pub fn install_interrupt_handler() {
-    let _ = ctrlc::set_handler(|| {
-        let temps = LIVE_TEMPS.lock().map(|g| g.clone()).unwrap_or_default();
-        for t in &temps {
-            remove_temp(t);
-        }
-        eprintln!("chompute: interrupted; no output file was written");
-        std::process::exit(130);
-    });
+    let _ = ctrlc::set_handler(|| stop(130, true));
 }
 
-/// A file being written under a temporary name beside `target`.
+/// End the process now with `code`, removing every temporary output first (a closed standard
+/// output ends a command this way). Waits for file-system changes in flight; never returns.
+pub fn exit_now(code: i32) -> ! {
+    stop(code, false)
+}
+
+/// Whether the process is stopping (an interrupt or [`exit_now`] is removing the temporary
+/// files and will exit).
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
+
+/// Block for good if the process is stopping: the thread that stops it exits the process
+/// with its own status and message, so the caller must print nothing and return nothing.
+pub fn wait_if_stopping() {
+    while stopping() {
+        std::thread::park();
+    }
+}
+
+/// Whether an output file is being written to standard output (`-o -`), so that reports a
+/// command would print there must go to stderr instead.
+pub fn stdout_is_output() -> bool {
+    STDOUT_IS_OUTPUT.load(Ordering::SeqCst)
+}
+
+fn stop(code: i32, interrupted: bool) -> ! {
+    STOPPING.store(true, Ordering::SeqCst);
+    // Wait for the changes in flight, then keep the gate until the process is gone.
+    let gate = GATE.write().unwrap_or_else(|p| p.into_inner());
+    std::mem::forget(gate);
+    let live = std::mem::take(&mut *lock(&LIVE));
+    for (temp, _) in &live {
+        remove_temp(temp);
+    }
+    if interrupted {
+        let _ = writeln!(
+            io::stderr(),
+            "chompute: interrupted; {}",
+            lock(&DONE).summary()
+        );
+    }
+    std::process::exit(code)
+}
+
+/// A lock that survives a panic in another holder (the data here stays consistent).
+fn lock<T>(m: &'static Mutex<T>) -> MutexGuard<'static, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The shared gate for one file-system change, or [`Error::Interrupted`] when stopping.
+fn gate() -> Result<RwLockReadGuard<'static, ()>> {
+    if stopping() {
+        return Err(Error::Interrupted);
+    }
+    let guard = GATE.read().unwrap_or_else(|p| p.into_inner());
+    if stopping() {
+        return Err(Error::Interrupted);
+    }
+    Ok(guard)
+}
+
+/// Outputs finished so far and outputs being written straight to a stream.
+struct Done {
+    files: u64,
+    last_file: Option<PathBuf>,
+    /// Directories holding the finished files (the first few).
+    places: Vec<PathBuf>,
+    /// Straight outputs (standard output, FIFOs, devices) opened and not yet complete.
+    streams: Vec<PathBuf>,
+}
+
+impl Done {
+    const fn new() -> Done {
+        Done {
+            files: 0,
+            last_file: None,
+            places: Vec::new(),
+            streams: Vec::new(),
+        }
+    }
+
+    fn finished(&mut self, target: &Path) {
+        self.files += 1;
+        self.last_file = Some(target.to_path_buf());
+        let place = parent_dir(target);
+        if self.places.len() < 4 && !self.places.contains(&place) {
+            self.places.push(place);
+        }
+    }
+
+    /// "no output file was written", or what was kept and what was cut short.
+    fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        match (self.files, &self.last_file) {
+            (0, _) | (_, None) => {}
+            (1, Some(f)) => parts.push(format!(
+                "kept the finished file '{}'; no partial file was left",
+                f.display()
+            )),
+            (n, Some(_)) => {
+                let places: Vec<String> = self
+                    .places
+                    .iter()
+                    .map(|p| format!("'{}'", p.display()))
+                    .collect();
+                parts.push(format!(
+                    "kept {n} finished files in {}; no partial file was left",
+                    places.join(", ")
+                ));
+            }
+        }
+        for s in &self.streams {
+            parts.push(format!(
+                "the output written straight to '{}' is incomplete",
+                s.display()
+            ));
+        }
+        if parts.is_empty() {
+            "no output file was written".to_string()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
+/// How an output is written, decided from what its target is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// The process's standard output.
+    Stdout,
+    /// Opened and written in place: a FIFO, a character device, or a file reached through
+    /// `/proc` (a descriptor of another process's making).
+    Straight(PathBuf),
+    /// Written beside this path (the target with its symbolic links followed) and renamed
+    /// onto it.
+    Replace(PathBuf),
+}
+
+/// Paths that name this process's standard output.
+fn names_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+        || path == Path::new("/dev/stdout")
+        || path == Path::new("/dev/fd/1")
+        || path == Path::new("/proc/self/fd/1")
+}
+
+fn refused(target: &Path, kind: io::ErrorKind, why: &str) -> Error {
+    Error::io(target, io::Error::new(kind, why.to_string()))
+}
+
+/// Decide how `target` is written; an error for targets that cannot be.
+fn classify(target: &Path) -> Result<Target> {
+    if names_stdout(target) {
+        return Ok(Target::Stdout);
+    }
+    if target.as_os_str().is_empty() {
+        return Err(Error::invalid("an output path cannot be empty"));
+    }
+    match std::fs::metadata(target) {
+        Ok(meta) => {
+            let kind = meta.file_type();
+            if kind.is_dir() {
+                return Err(refused(
+                    target,
+                    io::ErrorKind::IsADirectory,
+                    "is a directory; name a file inside it",
+                ));
+            }
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt;
+                if kind.is_fifo() || kind.is_char_device() {
+                    return Ok(Target::Straight(target.to_path_buf()));
+                }
+            }
+            if !kind.is_file() {
+                return Err(refused(
+                    target,
+                    io::ErrorKind::InvalidInput,
+                    "is not a regular file, a FIFO or a character device; chompute does not write there",
+                ));
+            }
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            // A new file (or a dangling link): its directory must exist.
+            let dir = parent_dir(&follow_links(target)?.unwrap_or_else(|| target.into()));
+            match std::fs::metadata(&dir) {
+                Ok(m) if m.is_dir() => {}
+                Ok(_) => {
+                    return Err(refused(
+                        target,
+                        io::ErrorKind::NotADirectory,
+                        "cannot be created: its parent is not a directory",
+                    ))
+                }
+                Err(_) => {
+                    return Err(refused(
+                        target,
+                        io::ErrorKind::NotFound,
+                        "cannot be created: its directory does not exist",
+                    ))
+                }
+            }
+        }
+        Err(e) => return Err(Error::io(target, e)),
+    }
+    Ok(match follow_links(target)? {
+        Some(path) => Target::Replace(path),
+        None => Target::Straight(target.to_path_buf()),
+    })
+}
+
+/// Follow the symbolic links at the end of `target` to the path they end at (which may not
+/// exist yet). `None` when a link lives under `/proc`: such a link names an open descriptor,
+/// whose file must be written in place rather than replaced.
+fn follow_links(target: &Path) -> Result<Option<PathBuf>> {
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let dir = parent_dir(&path);
+                if std::fs::canonicalize(&dir).is_ok_and(|d| d.starts_with("/proc")) {
+                    return Ok(None);
+                }
+                let link = std::fs::read_link(&path).map_err(|e| Error::io(&path, e))?;
+                path = dir.join(link);
+            }
+            _ => return Ok(Some(path)),
+        }
+    }
+    Err(refused(
+        target,
+        io::ErrorKind::InvalidInput,
+        "has too many levels of symbolic links",
+    ))
+}
+
+/// Check, before any work, that `target` can be written as an output file: not a
+/// directory, a block device or a socket, and (for a new file) in a directory that exists.
+/// Nothing is created.
+pub fn check_target(target: impl AsRef<Path>) -> Result<()> {
+    let target = target.as_ref();
+    if classify(target)? == Target::Stdout && io::stdout().is_terminal() {
+        return Err(stdout_is_terminal());
+    }
+    Ok(())
+}
+
+fn stdout_is_terminal() -> Error {
+    Error::invalid(
+        "standard output is a terminal: redirect it (-o - > FILE, or into a pipe) or name a file",
+    )
+}
+
+/// A file being written: under a temporary name beside its target and renamed into place on
+/// [`AtomicFile::commit`], or straight into a stream (see the module's table).
 pub struct AtomicFile {
+    /// The path as given, for messages.
     target: PathBuf,
-    temp: PathBuf,
+    /// The temporary file and where it is renamed to; `None` when written straight.
+    replace: Option<(PathBuf, PathBuf)>,
     writer: Option<BufWriter<File>>,
 }
 
 impl AtomicFile {
-    pub fn create(target: impl AsRef<Path>) -> anyhow::Result<AtomicFile> {
+    /// Start writing `target` (see the module's table): refused targets are an error, and
+    /// nothing is created then.
+    pub fn create(target: impl AsRef<Path>) -> Result<AtomicFile> {
         let target = target.as_ref().to_path_buf();
-        let temp = temp_beside(&target)?;
-        if let Ok(mut live) = LIVE_TEMPS.lock() {
-            live.push(temp.clone());
+        let (file, replace) = match classify(&target)? {
+            Target::Stdout => {
+                if io::stdout().is_terminal() {
+                    return Err(stdout_is_terminal());
+                }
+                if STDOUT_IS_OUTPUT.swap(true, Ordering::SeqCst) {
+                    return Err(Error::invalid(
+                        "only one output can be written to standard output",
+                    ));
+                }
+                let _ = io::stdout().flush();
+                (stdout_file().map_err(|e| Error::io(&target, e))?, None)
+            }
+            Target::Straight(path) => {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .truncate(std::fs::metadata(&path).is_ok_and(|m| m.is_file()))
+                    .open(&path)
+                    .map_err(|e| Error::io(&target, e))?;
+                (file, None)
+            }
+            Target::Replace(dest) => {
+                let temp = temp_beside(&dest)?;
+                let _gate = gate()?;
+                lock(&LIVE).push((temp.clone(), target.clone()));
+                match File::create_new(&temp) {
+                    Ok(file) => (file, Some((temp, dest))),
+                    Err(e) => {
+                        forget(&temp);
+                        return Err(Error::io(&target, e));
+                    }
+                }
+            }
+        };
+        if replace.is_none() {
+            lock(&DONE).streams.push(target.clone());
         }
-        let file = File::create(&temp).map_err(|e| {
-            forget(&temp);
-            anyhow::anyhow!("cannot write '{}': {e}", target.display())
-        })?;
         Ok(AtomicFile {
             target,
-            temp,
+            replace,
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
         })
     }
 
+    /// The path as given.
     pub fn target(&self) -> &Path {
         &self.target
     }
 
-    /// Flush, sync and rename into place.
-    pub fn commit(mut self) -> anyhow::Result<()> {
-        self.finish()?;
-        match std::fs::rename(&self.temp, &self.target) {
-            Ok(()) => {
-                forget(&self.temp);
-                Ok(())
-            }
-            Err(e) => {
-                self.discard_temp();
-                Err(anyhow::anyhow!(
-                    "cannot rename into '{}': {e}",
-                    self.target.display()
-                ))
-            }
+    /// Flush, sync and rename into place (or, written straight, flush). On any failure the
+    /// temporary file is removed and the target is left as it was.
+    pub fn commit(mut self) -> Result<()> {
+        let writer = self.writer.take().expect("writer present until commit");
+        let result = self.finish(writer);
+        if result.is_err() {
+            self.discard();
         }
+        result
     }
 
     /// Flush, sync and publish under the target name only if nothing has that name yet, so
     /// that of several writers exactly one wins: a hard link from the temporary name (which
-    /// fails when the name exists); where the filesystem has no hard links, an exclusive
+    /// fails when the name exists); where the file system has no hard links, an exclusive
     /// create of the name and then the rename. `false` (the existing file left alone) when
-    /// the name was taken.
-    pub fn commit_exclusive(mut self) -> anyhow::Result<bool> {
-        self.finish()?;
-        let published = match std::fs::hard_link(&self.temp, &self.target) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-            Err(_) => match File::options()
-                .write(true)
-                .create_new(true)
-                .open(&self.target)
-            {
-                Ok(_) => std::fs::rename(&self.temp, &self.target)
-                    .map(|()| true)
-                    .with_context(|| format!("cannot rename into '{}'", self.target.display())),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-                Err(e) => Err(anyhow::anyhow!(
-                    "cannot write '{}': {e}",
-                    self.target.display()
-                )),
+    /// the name was taken. Written straight (a FIFO, a device), the output is published by
+    /// being written: `true`.
+    pub fn commit_exclusive(mut self) -> Result<bool> {
+        let writer = self.writer.take().expect("writer present until commit");
+        let result = self.finish_exclusive(writer);
+        self.discard();
+        result
+    }
+
+    fn finish(&self, writer: BufWriter<File>) -> Result<()> {
+        let Some((temp, dest)) = self.flushed(writer)? else {
+            return Ok(());
+        };
+        let _gate = gate()?;
+        std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
+        forget(temp);
+        lock(&DONE).finished(&self.target);
+        Ok(())
+    }
+
+    fn finish_exclusive(&self, writer: BufWriter<File>) -> Result<bool> {
+        let Some((temp, dest)) = self.flushed(writer)? else {
+            return Ok(true);
+        };
+        let _gate = gate()?;
+        let published = match std::fs::hard_link(temp, dest) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(_) => match File::options().write(true).create_new(true).open(dest) {
+                Ok(_) => {
+                    std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
+                    true
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+                Err(e) => return Err(Error::io(&self.target, e)),
             },
         };
-        self.discard_temp();
-        published
+        if published {
+            lock(&DONE).finished(&self.target);
+        }
+        Ok(published)
     }
 
-    /// Flush and sync the temporary file; on an error it is removed.
-    fn finish(&mut self) -> anyhow::Result<()> {
-        let writer = self.writer.take().expect("writer present until commit");
-        let synced = match writer.into_inner() {
-            Ok(file) => file.sync_all().map_err(|e| e.to_string()),
-            Err(e) => Err(e.error().to_string()),
+    /// Flush (and, for a temporary file, sync) what was written; the temporary file and its
+    /// destination, or `None` when written straight.
+    fn flushed(&self, writer: BufWriter<File>) -> Result<Option<(&PathBuf, &PathBuf)>> {
+        let file = writer
+            .into_inner()
+            .map_err(|e| Error::io(&self.target, e.into_error()))?;
+        let Some((temp, dest)) = &self.replace else {
+            let mut done = lock(&DONE);
+            if let Some(k) = done.streams.iter().position(|s| s == &self.target) {
+                done.streams.swap_remove(k);
+            }
+            return Ok(None);
         };
-        synced.map_err(|e| {
-            self.discard_temp();
-            anyhow::anyhow!("cannot write '{}': {e}", self.target.display())
-        })
+        file.sync_all().map_err(|e| Error::io(&self.target, e))?;
+        Ok(Some((temp, dest)))
     }
 
-    /// Remove the temporary file and stop tracking it.
-    fn discard_temp(&self) {
-        let _ = std::fs::remove_file(&self.temp);
-        forget(&self.temp);
+    /// Remove the temporary file (written straight: nothing to remove).
+    fn discard(&mut self) {
+        self.writer = None;
+        if let Some((temp, _)) = self.replace.take() {
+            let _ = std::fs::remove_file(&temp);
+            forget(&temp);
+        }
     }
 }
 
+/// A new handle on standard output, so the writer can move to the encoder's thread.
+#[cfg(unix)]
+fn stdout_file() -> io::Result<File> {
+    use std::os::fd::AsFd;
+    Ok(File::from(io::stdout().as_fd().try_clone_to_owned()?))
+}
+
+#[cfg(windows)]
+fn stdout_file() -> io::Result<File> {
+    use std::os::windows::io::AsHandle;
+    Ok(File::from(io::stdout().as_handle().try_clone_to_owned()?))
+}
+
 impl Write for AtomicFile {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         self.writer
             .as_mut()
             .expect("writer present until commit")
             .write(buf)
     }
-    fn flush(&mut self) -> std::io::Result<()> {
+    fn flush(&mut self) -> io::Result<()> {
         self.writer
             .as_mut()
             .expect("writer present until commit")
@@ -143,39 +491,42 @@ impl Write for AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if self.writer.is_some() {
-            self.writer = None;
-            let _ = std::fs::remove_file(&self.temp);
-            forget(&self.temp);
+            self.discard();
         }
     }
 }
 
-/// Remove a temporary file or directory. A directory may still be gaining files from other
-/// threads while it is removed, so it is tried a few times.
+/// Remove a temporary file or directory.
 fn remove_temp(t: &Path) {
     if t.is_dir() {
-        for _ in 0..5 {
-            if std::fs::remove_dir_all(t).is_ok() || !t.exists() {
-                break;
-            }
-        }
+        let _ = std::fs::remove_dir_all(t);
     } else {
         let _ = std::fs::remove_file(t);
     }
 }
 
-/// A temporary name beside `target`: `.NAME.PID.N.tmp` in the same directory.
-fn temp_beside(target: &Path) -> anyhow::Result<PathBuf> {
-    let name = target
-        .file_name()
-        .with_context(|| format!("'{}' is not a file name", target.display()))?
-        .to_string_lossy()
-        .into_owned();
-    let dir = match target.parent() {
+/// The directory a path lives in (`.` for a bare name).
+fn parent_dir(path: &Path) -> PathBuf {
+    match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
-    };
-    Ok(dir.join(format!(
+    }
+}
+
+/// A temporary name beside `target`: `.NAME.PID.N.tmp` in the same directory.
+fn temp_beside(target: &Path) -> Result<PathBuf> {
+    let name = target
+        .file_name()
+        .ok_or_else(|| {
+            refused(
+                target,
+                io::ErrorKind::InvalidInput,
+                "does not end in a file name",
+            )
+        })?
+        .to_string_lossy()
+        .into_owned();
+    Ok(parent_dir(target).join(format!(
         ".{name}.{}.{}.tmp",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
@@ -184,7 +535,8 @@ fn temp_beside(target: &Path) -> anyhow::Result<PathBuf> {
 
 /// A directory being filled under a temporary name beside `target`, renamed into place by
 /// [`AtomicDir::commit`] (replacing an older directory of that name). Dropped uncommitted,
-/// or interrupted, it is removed with everything in it.
+/// or interrupted, it is removed with everything in it. Files inside it are written with
+/// [`write_inside`] and [`create_dir_inside`], so that an interrupt cannot race them.
 pub struct AtomicDir {
     target: PathBuf,
     temp: PathBuf,
@@ -192,16 +544,24 @@ pub struct AtomicDir {
 }
 
 impl AtomicDir {
-    pub fn create(target: impl AsRef<Path>) -> anyhow::Result<AtomicDir> {
+    /// Start filling a temporary directory that becomes `target` (which, if it exists, must
+    /// be a directory).
+    pub fn create(target: impl AsRef<Path>) -> Result<AtomicDir> {
         let target = target.as_ref().to_path_buf();
-        let temp = temp_beside(&target)?;
-        if let Ok(mut live) = LIVE_TEMPS.lock() {
-            live.push(temp.clone());
+        if target.exists() && !target.is_dir() {
+            return Err(refused(
+                &target,
+                io::ErrorKind::NotADirectory,
+                "exists and is not a directory",
+            ));
         }
-        std::fs::create_dir(&temp).map_err(|e| {
+        let temp = temp_beside(&target)?;
+        let _gate = gate()?;
+        lock(&LIVE).push((temp.clone(), target.clone()));
+        if let Err(e) = std::fs::create_dir(&temp) {
             forget(&temp);
-            anyhow::anyhow!("cannot write '{}': {e}", target.display())
-        })?;
+            return Err(Error::io(&target, e));
+        }
         Ok(AtomicDir {
             target,
             temp,
@@ -214,20 +574,21 @@ impl AtomicDir {
         &self.temp
     }
 
+    /// The directory it becomes.
     pub fn target(&self) -> &Path {
         &self.target
     }
 
     /// Rename into place, replacing an older directory at the target.
-    pub fn commit(mut self) -> anyhow::Result<()> {
+    pub fn commit(mut self) -> Result<()> {
+        let _gate = gate()?;
         if self.target.is_dir() {
-            std::fs::remove_dir_all(&self.target)
-                .with_context(|| format!("cannot replace '{}'", self.target.display()))?;
+            std::fs::remove_dir_all(&self.target).map_err(|e| Error::io(&self.target, e))?;
         }
-        std::fs::rename(&self.temp, &self.target)
-            .with_context(|| format!("cannot rename into '{}'", self.target.display()))?;
+        std::fs::rename(&self.temp, &self.target).map_err(|e| Error::io(&self.target, e))?;
         forget(&self.temp);
         self.live = false;
+        lock(&DONE).finished(&self.target);
         Ok(())
     }
 }
@@ -241,20 +602,45 @@ impl Drop for AtomicDir {
     }
 }
 
+/// Write a whole file inside an [`AtomicDir`]'s temporary directory.
+pub fn write_inside(path: &Path, bytes: &[u8]) -> Result<()> {
+    let _gate = gate()?;
+    std::fs::write(path, bytes).map_err(|e| Error::io(as_target(path), e))
+}
+
+/// Create a directory (and its parents) inside an [`AtomicDir`]'s temporary directory.
+pub fn create_dir_inside(path: &Path) -> Result<()> {
+    let _gate = gate()?;
+    std::fs::create_dir_all(path).map_err(|e| Error::io(as_target(path), e))
+}
+
+/// A path inside a temporary directory, named as it will be once the directory is in place.
+fn as_target(path: &Path) -> PathBuf {
+    lock(&LIVE)
+        .iter()
+        .find_map(|(temp, target)| Some(target.join(path.strip_prefix(temp).ok()?)))
+        .unwrap_or_else(|| path.to_path_buf())
+}
+
 fn forget(temp: &Path) {
-    if let Ok(mut live) = LIVE_TEMPS.lock() {
-        live.retain(|t| t != temp);
-    }
+    lock(&LIVE).retain(|(t, _)| t != temp);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("chompute-atomic-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     #[test]
     fn uncommitted_file_leaves_nothing() {
-        let dir = std::env::temp_dir().join(format!("chompute-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("uncommitted");
         let target = dir.join("x.bin");
         {
             let mut f = AtomicFile::create(&target).unwrap();
@@ -267,5 +653,96 @@ mod tests {
         f.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"whole");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directory_target_is_refused_before_anything_is_written() {
+        let dir = scratch("dir-target");
+        let target = dir.join("out");
+        std::fs::create_dir(&target).unwrap();
+        let e = check_target(&target).unwrap_err();
+        assert!(e.to_string().contains("is a directory"), "{e}");
+        assert!(AtomicFile::create(&target).is_err());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(std::fs::read_dir(&target).unwrap().next().is_none());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn targets_are_classified() {
+        let dir = scratch("classify");
+        let file = dir.join("f.png");
+        std::fs::write(&file, b"old").unwrap();
+        assert_eq!(classify(&file).unwrap(), Target::Replace(file.clone()));
+        assert_eq!(classify(Path::new("-")).unwrap(), Target::Stdout);
+        assert!(classify(&dir.join("missing/f.png")).is_err());
+        assert!(classify(&file.join("f.png")).is_err());
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.png");
+            std::os::unix::fs::symlink("f.png", &link).unwrap();
+            assert_eq!(classify(&link).unwrap(), Target::Replace(dir.join("f.png")));
+            let dangling = dir.join("dangling.png");
+            std::os::unix::fs::symlink("new.png", &dangling).unwrap();
+            assert_eq!(
+                classify(&dangling).unwrap(),
+                Target::Replace(dir.join("new.png"))
+            );
+            let null = Path::new("/dev/null");
+            assert_eq!(classify(null).unwrap(), Target::Straight(null.into()));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_stays_a_link_and_its_file_is_replaced() {
+        let dir = scratch("symlink");
+        std::fs::write(dir.join("real.bin"), b"old").unwrap();
+        let link = dir.join("link.bin");
+        std::os::unix::fs::symlink("real.bin", &link).unwrap();
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"new").unwrap();
+        f.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(dir.join("real.bin")).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_exclusive_commit_publishes_only_a_new_name() {
+        let dir = scratch("exclusive");
+        let target = dir.join("tiles.json");
+        let mut first = AtomicFile::create(&target).unwrap();
+        let mut second = AtomicFile::create(&target).unwrap();
+        first.write_all(b"first").unwrap();
+        second.write_all(b"second").unwrap();
+        assert!(first.commit_exclusive().unwrap());
+        assert!(!second.commit_exclusive().unwrap());
+        assert_eq!(std::fs::read(&target).unwrap(), b"first");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_interrupt_message_says_what_was_kept() {
+        let mut d = Done::new();
+        assert_eq!(d.summary(), "no output file was written");
+        d.finished(Path::new("FR/gen-0001.png"));
+        assert!(d
+            .summary()
+            .contains("kept the finished file 'FR/gen-0001.png'"));
+        d.finished(Path::new("FR/gen-0002.png"));
+        assert!(d.summary().contains("kept 2 finished files in 'FR'"));
+        d.streams.push(PathBuf::from("-"));
+        assert!(d.summary().contains("straight to '-' is incomplete"));
     }
 }

@@ -50,6 +50,14 @@ pub struct DziBuilder {
     pub tiles_written: u64,
 }
 
+/// The XML descriptor of a Deep Zoom image of `width × height` pixels in PNG tiles of side
+/// `tile`, without overlap.
+pub fn descriptor(tile: u64, width: u64, height: u64) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" Overlap=\"0\" TileSize=\"{tile}\">\n  <Size Width=\"{width}\" Height=\"{height}\"/>\n</Image>\n"
+    )
+}
+
 /// The number of the top level: ⌈log₂ max(width, height)⌉ (a 1×1 picture has level 0 only).
 pub fn top_level(width: u64, height: u64) -> u32 {
     let side = width.max(height);
@@ -134,10 +142,7 @@ impl DziBuilder {
 
     /// The XML descriptor (`NAME.dzi`).
     pub fn descriptor(&self) -> String {
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Image xmlns=\"http://schemas.microsoft.com/deepzoom/2008\" Format=\"png\" Overlap=\"0\" TileSize=\"{}\">\n  <Size Width=\"{}\" Height=\"{}\"/>\n</Image>\n",
-            self.tile, self.width, self.height
-        )
+        descriptor(self.tile, self.width, self.height)
     }
 
     /// Cell rows to send at a time: one tile row of the top level.
@@ -263,7 +268,7 @@ impl DziBuilder {
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            super::atomic::create_dir_inside(&dir)?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
@@ -285,7 +290,7 @@ impl DziBuilder {
             }
             let bytes = png_bytes(&spec, &raw)?;
             let path = dir.join(format!("{c}_{tile_row}.png"));
-            std::fs::write(&path, bytes).map_err(|e| Error::io(&path, e))
+            super::atomic::write_inside(&path, &bytes)
         })?;
         self.tiles_written += cols;
         Ok(())
@@ -459,11 +464,10 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        std::fs::write(
-            holder.path().join(format!("{name}.dzi")),
-            builder.descriptor(),
-        )
-        .map_err(|e| Error::io(&descriptor, e))?;
+        super::atomic::write_inside(
+            &holder.path().join(format!("{name}.dzi")),
+            builder.descriptor().as_bytes(),
+        )?;
         holder.commit()?;
     } else {
         holder.commit()?;

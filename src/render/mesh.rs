@@ -63,7 +63,7 @@ pub fn sierpinski_mesh(n: u32) -> Mesh {
 pub fn write_ply(path: &Path, mesh: &Mesh) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     ply_body(&mut f, mesh).map_err(|e| Error::io(path, e))?;
-    Ok(f.commit()?)
+    f.commit()
 }
 
 /// The PLY header and data.
@@ -99,7 +99,7 @@ pub fn write_stl(path: &Path, mesh: &Mesh) -> Result<()> {
     })?;
     let mut f = AtomicFile::create(path)?;
     stl_body(&mut f, mesh, count).map_err(|e| Error::io(path, e))?;
-    Ok(f.commit()?)
+    f.commit()
 }
 
 /// The STL header and triangles.
@@ -155,17 +155,23 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
         .and_then(|e| e.to_str())
         .map(|e| e.to_ascii_lowercase());
     match ext.as_deref() {
-        Some("ply") => Ok(()),
-        Some("stl") if allow_stl => Ok(()),
-        _ if allow_stl => Err(Error::invalid(format!(
-            "'{}': a mesh file must end in .ply or .stl",
-            path.display()
-        ))),
-        _ => Err(Error::invalid(format!(
-            "'{}': the stack is written as PLY; name it FILE.ply",
-            path.display()
-        ))),
+        Some("ply") => {}
+        Some("stl") if allow_stl => {}
+        _ if allow_stl => {
+            return Err(Error::invalid(format!(
+                "'{}': a mesh file must end in .ply or .stl",
+                path.display()
+            )))
+        }
+        _ => {
+            return Err(Error::invalid(format!(
+                "'{}': the stack is written as PLY; name it FILE.ply",
+                path.display()
+            )))
+        }
     }
+    // Refuse a directory (and other targets that cannot be written) before the work.
+    super::atomic::check_target(path)
 }
 
 /// One layer of voxels: a packed square grid in the P-grid layout (rows of u32 words, bit 31

@@ -1,8 +1,6 @@
 //! Pictures: streaming PNGs written to a temporary file and renamed when complete, Deep Zoom
 //! pyramids, tile shards, palettes, legends, meshes and the figures of each game.
 
-// Documented item by item with their move to typed errors (issue 10).
-#[allow(missing_docs)]
 pub mod atomic;
 pub mod dzi;
 pub mod encode;
@@ -16,6 +14,7 @@ pub mod shade;
 pub mod source;
 #[allow(missing_docs)]
 pub mod tiles;
+pub mod zoom;
 
 pub use self::atomic::AtomicFile;
 pub use self::png::{parse_colour, write_png, Compression, PixelFormat, PngSpec};

@@ -11,7 +11,7 @@
 //! Two colours make indexed PNGs; the default is black on white.
 
 use super::png::{PixelFormat, PngSpec};
-use super::shade::Shade;
+use super::shade::{p_level, Shade};
 use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
@@ -83,7 +83,8 @@ pub fn check_tile_size(tile: u64) -> Result<u64> {
 /// Round `255·count/cells` to the nearest integer (halves up): the shade level of a block,
 /// 0 for no P-cells, 255 for all.
 pub fn shade_level(count: u64, cells: u64) -> u8 {
-    Shade::Linear.level(count as u128, cells as u128)
+    debug_assert!(count <= cells && cells > 0);
+    ((255 * count as u128 * 2 + cells as u128) / (2 * cells as u128)) as u8
 }
 
 /// The palette colour for shade level `l`: the N colour blended towards the P colour.
@@ -170,7 +171,7 @@ impl Picture {
     /// The level (0..=255) of a block with `count` P-cells out of `cells`, as its pixel value:
     /// the level itself for an indexed picture, 255 - level for gray.
     fn pixel(&self, count: u128, cells: u128) -> u8 {
-        let level = self.shade.level(count, cells);
+        let level = p_level(self.shade, count, cells);
         if self.p_is_one() {
             level
         } else {

@@ -182,7 +182,7 @@ pub fn write_png(
         }
         Ok(())
     })?;
-    Ok(file.commit()?)
+    file.commit()
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.

@@ -1,45 +1,47 @@
-//! How a fitted picture's pixel is shaded from its block's exact P-count: `count` P-cells out
-//! of `cells`, 1 ≤ cells < 2^128. Each rule gives a level l in 0..=255 (0: no P-cell, 255:
-//! every cell P); a gray pixel is 255 - l (black P-cells on white), an indexed pixel is palette
-//! entry l (the blend from the N colour to the P colour).
+//! How a block of cells becomes one grey level: its exact P-fraction x = count/cells through
+//! a curve, rounded to 0..=255, in integer arithmetic (counts up to 2^128, no floats).
 //!
-//! - `linear` (the default): l = round(255·count/cells), halves up, exactly.
-//! - `sqrt`: l = round(255·√(count/cells)), halves up, exactly; sparse blocks show darker.
-//! - `log`: l = round(255·log₂(1+count) / log₂(1+cells)), halves up, with both logarithms
-//!   computed to 32 fractional bits by integer squaring (truncated, so deterministic on every
-//!   machine); a block with one P-cell in 2^100 still shows. It is a picture, not a count.
+//! The P-level ℓ(x) is 0 for a block without P-cells and 255 for a block of P-cells only; a
+//! grey picture draws 255 - ℓ (P black on white, as `render --fit`), an indexed picture uses ℓ
+//! as the palette index of the blend from the N colour to the P colour.
 //!
-//! `linear` and `sqrt` are exact: a float only guesses the level, which exact integer
-//! comparisons of (2l-1)·cells with 510·count (or of (2l-1)²·cells with 260100·count) then
-//! correct.
+//! - `linear` (the default, `render --fit`'s shading): ℓ = round(255·x).
+//! - `sqrt`: ℓ = round(255·√x), which lifts sparse blocks.
+//! - `log`: 64 octaves of density, about four levels an octave: ℓ = round(255·(1 + L(x)/64)),
+//!   at least 1 for a block with any P-cell (x below 2^-63.6 would round to 0) and 0 for none;
+//!   x = 1 is 255, x = 1/2 is 251, x = 2^-32 is 128. L is log₂ interpolated linearly between
+//!   powers of two (L(2^e·(1+f)) = e + f for 0 ≤ f < 1, within 0.09 of log₂), which keeps
+//!   every threshold rational and so the rounding exact. Bars whose P-cells are sparse (most
+//!   bars that are not 2^k-1 or near it) show their structure only on this scale.
+//!
+//! Every rounding is halves up. Each curve is increasing, so ℓ(x) is the number of levels
+//! l ∈ 1..=255 whose rounding threshold it reaches, and each threshold is a comparison of two
+//! integer products, made exactly in 256 bits.
 
 use crate::{Error, Result};
 
-/// A shading rule for fitted pictures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+/// A shading curve: how the P-fraction of a block becomes a level.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Shade {
-    /// l = round(255·count/cells).
+    /// ℓ = round(255·x), as `render --fit`.
     #[default]
     Linear,
-    /// l = round(255·√(count/cells)).
+    /// ℓ = round(255·√x).
     Sqrt,
-    /// l = round(255·log₂(1+count)/log₂(1+cells)).
+    /// ℓ = round(255·(1 + L(x)/64)) for x > 0, at least 1; L the piecewise-linear log₂.
     Log,
 }
 
 impl Shade {
-    /// `linear`, `sqrt` or `log`.
-    pub fn parse(s: &str) -> Result<Shade> {
-        match s {
-            "linear" => Ok(Shade::Linear),
-            "sqrt" => Ok(Shade::Sqrt),
-            "log" => Ok(Shade::Log),
-            _ => Err(Error::bad_argument("the shade", s, "linear, sqrt or log")),
-        }
+    /// Whether this is the default curve (a tile manifest leaves it out).
+    pub fn is_linear(&self) -> bool {
+        *self == Shade::Linear
     }
 
-    /// The rule's name on command lines: `linear`, `sqrt` or `log`.
+    /// The curve's name on command lines and in URLs.
     pub fn name(self) -> &'static str {
         match self {
             Shade::Linear => "linear",
@@ -48,170 +50,255 @@ impl Shade {
         }
     }
 
-    /// Whether this is the default rule (manifests leave it out).
-    pub fn is_linear(&self) -> bool {
-        *self == Shade::Linear
-    }
-
-    /// The level of a block with `count` P-cells out of `cells` (count ≤ cells, cells ≥ 1).
-    pub fn level(self, count: u128, cells: u128) -> u8 {
-        debug_assert!(count <= cells && cells > 0);
-        if count == 0 {
-            return 0;
-        }
+    /// Whether a block of `cells` cells holding `count` P-cells reaches level `l` (1..=255).
+    fn reaches(self, l: u64, count: u128, cells: u128) -> bool {
+        let odd = 2 * l - 1;
         match self {
-            // The formula itself while 510·count + cells fits a u64 (blocks below 2^55 cells).
-            Shade::Linear if cells < 1 << 55 => {
-                let (c, s) = (count as u64, cells as u64);
-                ((510 * c + s) / (2 * s)) as u8
-            }
-            // (2l-1)/2 ≤ 255·count/cells ⟺ (2l-1)·cells ≤ 510·count.
-            Shade::Linear => nearest(255.0 * ratio(count, cells), |l| {
-                mul_le((2 * l - 1) as u64, cells, 510, count)
-            }),
-            // (2l-1)/2 ≤ 255·√(count/cells) ⟺ (2l-1)²·cells ≤ 4·255²·count.
-            Shade::Sqrt => nearest(255.0 * ratio(count, cells).sqrt(), |l| {
-                mul_le(((2 * l - 1) * (2 * l - 1)) as u64, cells, 260_100, count)
-            }),
+            // 255x ≥ l - 1/2 ⇔ 510·count ≥ (2l-1)·cells.
+            Shade::Linear => Wide::product(count, 510) >= Wide::product(cells, odd),
+            // 255√x ≥ l - 1/2 ⇔ 4·255²·count ≥ (2l-1)²·cells.
+            Shade::Sqrt => Wide::product(count, 4 * 255 * 255) >= Wide::product(cells, odd * odd),
+            Shade::Log if l == 1 => count > 0,
+            // 255(1 + L(x)/64) ≥ l - 1/2 ⇔ L(x) ≥ τ := 64(2l-511)/510. With e = ⌊τ⌋ (-64 ≤ e
+            // ≤ -1) and r = 510(τ - e): x ≥ 2^e·(1 + r/510) ⇔ 510·count·2^-e ≥ (510+r)·cells.
             Shade::Log => {
-                let (lc, ls) = (log2_fixed(count + 1) as u128, log2_fixed(cells + 1) as u128);
-                ((510 * lc + ls) / (2 * ls)).min(255) as u8
+                let tau = 64 * (2 * l as i64 - 511);
+                let e = tau.div_euclid(510);
+                let r = (tau - 510 * e) as u64;
+                Wide::product(count, 510).shl((-e) as u32) >= Wide::product(cells, 510 + r)
             }
         }
     }
 }
 
-/// count/cells as a float, only to guess a level that exact comparisons then correct.
-fn ratio(count: u128, cells: u128) -> f64 {
-    count as f64 / cells as f64
+impl std::str::FromStr for Shade {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Shade> {
+        match s {
+            "linear" => Ok(Shade::Linear),
+            "sqrt" => Ok(Shade::Sqrt),
+            "log" => Ok(Shade::Log),
+            _ => Err(Error::bad_argument("the shade", s, "linear, sqrt or log")),
+        }
+    }
 }
 
-/// The largest l in 0..=255 with `reached(l)` (reached(0) is taken as true and `reached` is
-/// monotone, true then false), searched from the guess `estimate`.
-fn nearest(estimate: f64, reached: impl Fn(u32) -> bool) -> u8 {
-    let mut l = (estimate.round() as i64).clamp(0, 255) as u32;
-    while l > 0 && !reached(l) {
-        l -= 1;
+/// A 256-bit unsigned integer (64-bit limbs, least significant first), for exact products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Wide([u64; 4]);
+
+impl Wide {
+    /// x·y for x < 2^128, y < 2^64.
+    fn product(x: u128, y: u64) -> Wide {
+        let (lo, hi) = (x as u64 as u128, x >> 64);
+        let (p0, p1) = (lo * y as u128, hi * y as u128);
+        let mid = (p0 >> 64) + (p1 as u64 as u128);
+        let top = (p1 >> 64) + (mid >> 64);
+        Wide([p0 as u64, mid as u64, top as u64, (top >> 64) as u64])
     }
-    while l < 255 && reached(l + 1) {
+
+    /// self · 2^s for s ≤ 64 (the callers' products stay below 2^202).
+    fn shl(self, s: u32) -> Wide {
+        debug_assert!(s <= 64 && self.0[3] == 0 && self.0[2] >> 10 == 0);
+        let mut out = [0u64; 4];
+        for (i, &limb) in self.0.iter().enumerate() {
+            let v = (limb as u128) << s;
+            out[i] |= v as u64;
+            if i + 1 < 4 {
+                out[i + 1] |= (v >> 64) as u64;
+            }
+        }
+        Wide(out)
+    }
+}
+
+impl PartialOrd for Wide {
+    fn partial_cmp(&self, other: &Wide) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Wide {
+    fn cmp(&self, other: &Wide) -> std::cmp::Ordering {
+        self.0.iter().rev().cmp(other.0.iter().rev())
+    }
+}
+
+/// The P-level 0..=255 of a block of `cells` cells holding `count` P-cells
+/// (0 < cells, count ≤ cells): the number of levels of `shade` that `count/cells` reaches.
+/// A grey pixel is `255 - p_level(..)`.
+pub fn p_level(shade: Shade, count: u128, cells: u128) -> u8 {
+    debug_assert!(cells > 0 && count <= cells);
+    if count == 0 {
+        return 0;
+    }
+    if count == cells {
+        return 255;
+    }
+    // A floating-point guess, then exact steps: the answer is the level l that is reached
+    // while l + 1 is not (the guess is rarely off by more than one, so about two exact
+    // comparisons a pixel instead of a binary search's eight).
+    let mut l = shade.guess(count as f64 / cells as f64);
+    while l < 255 && shade.reaches(l + 1, count, cells) {
         l += 1;
+    }
+    while l > 0 && !shade.reaches(l, count, cells) {
+        l -= 1;
     }
     l as u8
 }
 
-/// a·x ≤ b·y exactly, for a, b < 2^32 and any u128 x, y (the products have up to 160 bits).
-pub fn mul_le(a: u64, x: u128, b: u64, y: u128) -> bool {
-    wide_mul(a, x) <= wide_mul(b, y)
-}
-
-/// k·x as (high part, low 64 bits), k < 2^32: compared lexicographically it orders products.
-fn wide_mul(k: u64, x: u128) -> (u128, u64) {
-    let low = (x as u64) as u128 * k as u128;
-    let high = (x >> 64) * k as u128 + (low >> 64);
-    (high, low as u64)
-}
-
-/// floor-truncated log₂ v with 32 fractional bits, for v ≥ 1: the integer part from the
-/// highest set bit, then one fractional bit per squaring of a 64-bit mantissa in [1, 2).
-pub fn log2_fixed(v: u128) -> u64 {
-    debug_assert!(v >= 1);
-    let e = 127 - v.leading_zeros();
-    // v / 2^e in [1, 2) as mantissa / 2^63.
-    let mut mantissa = if e >= 63 {
-        (v >> (e - 63)) as u64
-    } else {
-        (v << (63 - e)) as u64
-    };
-    let mut frac = 0u64;
-    for _ in 0..32 {
-        let sq = mantissa as u128 * mantissa as u128; // in [2^126, 2^128)
-        frac <<= 1;
-        if sq >> 127 == 1 {
-            frac |= 1;
-            mantissa = (sq >> 64) as u64;
-        } else {
-            mantissa = (sq >> 63) as u64;
-        }
+impl Shade {
+    /// The level in floating point, rounded and clamped to 0..=255: only a starting point.
+    fn guess(self, x: f64) -> u64 {
+        let level = match self {
+            Shade::Linear => 255.0 * x,
+            Shade::Sqrt => 255.0 * x.sqrt(),
+            Shade::Log if x <= 0.0 => 0.0,
+            Shade::Log => 255.0 * (1.0 + x.log2() / 64.0),
+        };
+        (level + 0.5).clamp(0.0, 255.0) as u64
     }
-    (e as u64) << 32 | frac
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::picture::shade_level;
 
     #[test]
-    fn linear_is_round_half_up() {
-        for cells in 1..200u128 {
+    fn linear_is_render_fits_shading() {
+        for cells in 1..300u64 {
             for count in 0..=cells {
-                let want = ((510 * count + cells) / (2 * cells)) as u8;
-                assert_eq!(Shade::Linear.level(count, cells), want, "{count}/{cells}");
+                let l = p_level(Shade::Linear, count as u128, cells as u128);
+                assert_eq!(l, shade_level(count, cells), "{count}/{cells}");
             }
         }
-        // Blocks past 2^119 cells, where 510·count no longer fits u128.
-        let s = u128::MAX - 5;
-        assert_eq!(Shade::Linear.level(s, s), 255);
-        assert_eq!(Shade::Linear.level(s / 2, s), 128); // 127.5 rounds up
-        assert_eq!(Shade::Linear.level(s / 510, s), 0); // 0.4999…
-        assert_eq!(Shade::Linear.level(s / 510 + 1, s), 1); // just past ½
-        assert_eq!(Shade::Linear.level(1, s), 0);
+        // Large blocks, ties included (2·count·255 = cells·(2l-1) exactly).
+        for (count, cells) in [
+            (1u64 << 40, 255u64 << 41),
+            (u64::MAX / 2, u64::MAX),
+            (3, 2040),
+        ] {
+            let l = p_level(Shade::Linear, count as u128, cells as u128);
+            assert_eq!(l, shade_level(count, cells), "{count}/{cells}");
+        }
     }
 
-    #[test]
-    fn sqrt_is_round_half_up_of_the_root() {
-        for cells in 1..120u128 {
-            for count in 0..=cells {
-                // The largest l with (2l-1)² cells ≤ 260100 count, by counting up.
-                let want = (1..=255u128)
-                    .take_while(|l| (2 * l - 1) * (2 * l - 1) * cells <= 260_100 * count)
-                    .count() as u8;
-                let want = if count == 0 { 0 } else { want };
-                assert_eq!(Shade::Sqrt.level(count, cells), want, "{count}/{cells}");
-                let exact = 255.0 * (count as f64 / cells as f64).sqrt();
-                assert!((want as f64 - exact).abs() <= 0.5 + 1e-9);
+    /// The curves in floating point, for fractions well away from a rounding tie.
+    fn float_level(shade: Shade, x: f64) -> f64 {
+        match shade {
+            Shade::Linear => 255.0 * x,
+            Shade::Sqrt => 255.0 * x.sqrt(),
+            Shade::Log if x == 0.0 => 0.0,
+            Shade::Log => {
+                let e = x.log2().floor().min(-1.0);
+                let piecewise = e + x / e.exp2() - 1.0;
+                (255.0 * (1.0 + piecewise / 64.0)).max(1.0)
             }
-        }
-        assert_eq!(Shade::Sqrt.level(1 << 125, 1 << 127), 128); // √¼ · 255 = 127.5
-        assert_eq!(Shade::Sqrt.level((1 << 125) - 1, 1 << 127), 127);
-        assert_eq!(Shade::Sqrt.level(1, 1 << 100), 0);
-        assert_eq!(Shade::Sqrt.level(1 << 90, 1 << 100), 8); // 255/32 = 7.97
-    }
-
-    #[test]
-    fn log_spans_the_sparse_blocks() {
-        assert_eq!(log2_fixed(1), 0);
-        assert_eq!(log2_fixed(2), 1 << 32);
-        assert_eq!(log2_fixed(1 << 100), 100 << 32);
-        assert_eq!(log2_fixed(u128::MAX) >> 32, 127);
-        // Within 2^-31 of the true value, and monotone.
-        let mut last = 0;
-        for v in (1..5000u128).chain([3 << 70, (3 << 70) + 1, u128::MAX]) {
-            let l = log2_fixed(v);
-            let exact = (v as f64).log2();
-            assert!((l as f64 / 2f64.powi(32) - exact).abs() < 1e-8, "log2 {v}");
-            assert!(l >= last || v == 3 << 70);
-            last = l;
-        }
-        assert_eq!(Shade::Log.level(0, 1 << 100), 0);
-        assert_eq!(Shade::Log.level(1 << 100, 1 << 100), 255);
-        assert_eq!(Shade::Log.level(1, 1 << 100), 3); // 255·1/100
-        assert_eq!(Shade::Log.level(1 << 50, 1 << 100), 128); // 127.5
-        for cells in 1..300u128 {
-            let mut prev = 0;
-            for count in 0..=cells {
-                let l = Shade::Log.level(count, cells);
-                assert!(l >= prev, "monotone at {count}/{cells}");
-                prev = l;
-            }
-            assert_eq!(prev, 255);
         }
     }
 
     #[test]
-    fn parses_the_three_names() {
-        for s in [Shade::Linear, Shade::Sqrt, Shade::Log] {
-            assert_eq!(Shade::parse(s.name()).unwrap(), s);
+    fn every_curve_agrees_with_floating_point_away_from_ties() {
+        for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
+            for cells in [1u128, 2, 3, 7, 100, 255, 256, 1000, 65536, 1 << 40] {
+                let step = (cells / 1000).max(1);
+                let mut count = 0;
+                while count <= cells {
+                    let exact = float_level(shade, count as f64 / cells as f64);
+                    let got = p_level(shade, count, cells) as f64;
+                    if (exact - exact.floor() - 0.5).abs() > 1e-6 {
+                        assert_eq!(got, (exact + 0.5).floor(), "{shade:?} {count}/{cells}");
+                    }
+                    count += step;
+                }
+            }
         }
-        assert!(Shade::parse("cubic").is_err());
+    }
+
+    #[test]
+    fn curves_run_from_0_to_255_and_never_fall() {
+        for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
+            // A level reached means every level below it is reached.
+            for (count, cells) in [(1u128, 3u128), (5, 1 << 70), (u128::MAX / 7, u128::MAX)] {
+                let reached: Vec<bool> =
+                    (1..=255).map(|l| shade.reaches(l, count, cells)).collect();
+                assert!(
+                    reached.windows(2).all(|w| w[0] >= w[1]),
+                    "{shade:?} {count}/{cells}"
+                );
+            }
+            let big = u128::MAX - 5;
+            for cells in [1u128, 9, 4096, 1 << 100, big] {
+                assert_eq!(p_level(shade, 0, cells), 0);
+                assert_eq!(p_level(shade, cells, cells), 255);
+            }
+            let cells = 10_000u128;
+            let levels: Vec<u8> = (0..=cells).map(|c| p_level(shade, c, cells)).collect();
+            assert!(levels.windows(2).all(|w| w[0] <= w[1]), "{shade:?}");
+            // Halves up: the exact tie x = 1/510 (ℓ = 0.5 for linear) rounds up.
+            assert_eq!(p_level(Shade::Linear, 1, 510), 1);
+        }
+        // A single P-cell among 2^126 cells: nothing in linear, the faintest level in log.
+        assert_eq!(p_level(Shade::Linear, 1, 1 << 126), 0);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 126), 1);
+        // The log scale's landmarks: four levels an octave.
+        assert_eq!(p_level(Shade::Log, 1, 2), 251);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 32), 128);
+        assert_eq!(p_level(Shade::Log, 1, 1 << 48), 64);
+        assert_eq!(p_level(Shade::Linear, (1u128 << 126) / 3, 1 << 126), 85);
+        // Sparse blocks: sqrt and log lift what linear rounds to nothing.
+        assert_eq!(p_level(Shade::Linear, 1, 1000), 0);
+        assert!(p_level(Shade::Sqrt, 1, 1000) > 0 && p_level(Shade::Log, 1, 1000) > 0);
+    }
+
+    #[test]
+    fn wide_products_are_exact() {
+        let cases = [
+            (u128::MAX, u64::MAX),
+            (1u128 << 127, 2),
+            (12345, 678),
+            (0, u64::MAX),
+        ];
+        for (x, y) in cases {
+            // Schoolbook multiplication in 32-bit limbs.
+            let mut limbs = [0u128; 8];
+            let xs = [
+                x as u32,
+                (x >> 32) as u32,
+                (x >> 64) as u32,
+                (x >> 96) as u32,
+            ];
+            let ys = [y as u32, (y >> 32) as u32];
+            for (i, &a) in xs.iter().enumerate() {
+                for (j, &b) in ys.iter().enumerate() {
+                    limbs[i + j] += a as u128 * b as u128;
+                }
+            }
+            for i in 0..7 {
+                limbs[i + 1] += limbs[i] >> 32;
+                limbs[i] &= 0xffff_ffff;
+            }
+            let expect: Vec<u64> = (0..4)
+                .map(|i| (limbs[2 * i] | limbs[2 * i + 1] << 32) as u64)
+                .collect();
+            assert_eq!(Wide::product(x, y).0.to_vec(), expect, "{x} * {y}");
+        }
+        let one = Wide::product(1, 1);
+        assert_eq!(one.shl(64).0, [0, 1, 0, 0]);
+        assert_eq!(Wide::product(u128::MAX, 510).shl(63).0[3], 509 >> 1);
+        assert!(Wide::product(1 << 127, 4).shl(1) > Wide::product(u128::MAX, 3));
+        assert!(Wide::product(u128::MAX, 3) > Wide::product(u128::MAX, 2));
+    }
+
+    #[test]
+    fn names_parse_back() {
+        for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
+            assert_eq!(shade.name().parse::<Shade>().unwrap(), shade);
+        }
+        let err = "cubic".parse::<Shade>().unwrap_err().to_string();
+        assert_eq!(err, "the shade must be linear, sqrt or log (got cubic)");
     }
 }

@@ -473,7 +473,7 @@ fn render_tile(
     serde_json::to_writer(&mut out, &record).map_err(|e| Error::io(&record_path, e.into()))?;
     out.write_all(b"\n")
         .map_err(|e| Error::io(&record_path, e))?;
-    Ok(out.commit()?)
+    out.commit()
 }
 
 /// Remove a file or a directory tree at `path`; nothing there is fine.

@@ -29,7 +29,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
             Ok(a.live_cells())
         },
     )?;
-    anyhow::ensure!(
+    agree!(
         live as u128 == g_recurrence(cpu_steps + 1)?,
         "bench: CPU automaton count is wrong"
     );
@@ -87,7 +87,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
                     Ok(g.finish()?)
                 },
             )?;
-            anyhow::ensure!(
+            agree!(
                 g.live_cells()? as u128 == g_recurrence(gpu_steps + 1)?,
                 "bench: GPU automaton count is wrong ({} kernel)",
                 kernel.name()

@@ -5,6 +5,16 @@
 //! Timings are wall-clock seconds (floats are fine here: they are measurements, not
 //! mathematics); the work done is an exact count.
 
+/// `ensure!` for the cross-checks: two methods that disagree are a check failure (exit
+/// status 1), not an error.
+macro_rules! agree {
+    ($cond:expr, $($arg:tt)*) => {
+        if !$cond {
+            return Err(chompute::Error::CheckFailed(format!($($arg)*)).into());
+        }
+    };
+}
+
 mod ca;
 mod chomp;
 mod pass;
@@ -110,7 +120,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             w.cells(),
             || Ok(gpu.p_rows(&w, &mut words)?),
         )?;
-        anyhow::ensure!(
+        agree!(
             words == cpu_words,
             "bench: GPU and CPU P-grids differ for {size}"
         );
@@ -137,7 +147,7 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             cw.cells(),
             || Ok(gpu.count(&cw)?),
         )?;
-        anyhow::ensure!(
+        agree!(
             c_gpu == c_cpu,
             "bench: GPU count {c_gpu} != CPU count {c_cpu} for {size}"
         );
@@ -186,7 +196,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     match &env.gpu {
         Some(ctx) => {
             let r = ctx.report();
-            println!(
+            crate::outln!(
                 "GPU: {} ({}, {}{})",
                 r.name,
                 r.backend,
@@ -194,7 +204,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
                 if r.software { ", software" } else { "" }
             );
         }
-        None => println!("GPU: none ({})", why_not.unwrap_or_default()),
+        None => crate::outln!("GPU: none ({})", why_not.unwrap_or_default()),
     }
     // Columns as wide as their longest entry.
     let kw = out
@@ -204,9 +214,14 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         .unwrap_or(0)
         .max(22);
     let sw = out.iter().map(|m| m.size.len()).max().unwrap_or(0).max(14);
-    println!(
+    crate::outln!(
         "{:<kw$} {:>sw$} {:>12} {:>16} {:>16} {:>9}",
-        "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu"
+        "kernel",
+        "size",
+        "unit",
+        "cpu /s",
+        "gpu /s",
+        "gpu/cpu"
     );
     let mut keys: Vec<(String, String)> = Vec::new();
     for m in &out {
@@ -230,7 +245,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
             (Some(c), Some(g)) => format!("{:.2}x", g.per_second / c.per_second),
             _ => "-".into(),
         };
-        println!(
+        crate::outln!(
             "{kernel:<kw$} {size:>sw$} {unit:>12} {:>16} {:>16} {ratio:>9}",
             rate(cpu),
             rate(gpu)

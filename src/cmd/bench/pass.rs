@@ -41,7 +41,7 @@ pub fn bench_pass(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<
             work,
             || Ok(nimpass.four_heaps(side)?),
         )?;
-        anyhow::ensure!(
+        agree!(
             gpu == cpu,
             "bench: GPU and CPU Nim with a pass differ for heaps 0..={m}"
         );

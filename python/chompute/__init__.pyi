@@ -1,0 +1,104 @@
+"""Type stubs of chompute, the Python module of the chompute engine."""
+
+from os import PathLike
+from typing import Literal, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+_Window = Tuple[int, int, int, int]
+"""(row, col, height, width), 1-based: rows row..row+height-1, columns col..col+width-1."""
+
+_Backend = Literal["auto", "cpu", "gpu"]
+_Position = Union[str, Sequence[int]]
+"""A Chomp position: non-increasing row lengths, "4,3,1" or (4, 3, 1); () or "0" is empty."""
+_Box = Union[str, Tuple[int, int]]
+"""A box of Chomp positions: "3x4" or (rows, columns)."""
+
+class CheckFailed(Exception):
+    """A verification ran and found a disagreement; the message names the first one."""
+
+def count(
+    m: int,
+    n: Optional[int] = None,
+    *,
+    window: Optional[_Window] = None,
+    method: Literal["auto", "recurrence", "histogram", "digits", "cpu", "gpu", "all"] = "auto",
+) -> int:
+    """The exact number of P-positions of C(m, n), or of its part inside `window`."""
+
+def p_grid(
+    m: int,
+    n: Optional[int] = None,
+    *,
+    window: Optional[_Window] = None,
+    backend: _Backend = "auto",
+) -> npt.NDArray[np.bool_]:
+    """The P-grid of C(m, n) (or of `window`) as a bool array, True at P-positions."""
+
+def automaton(steps: int, *, backend: _Backend = "auto") -> npt.NDArray[np.bool_]:
+    """Generation `steps` of the second-order automaton, shape (steps+1, steps+1)."""
+
+def gp_table(n: int) -> npt.NDArray[np.unsignedinteger]:
+    """G_P(x, y) of two-heap Nim with a pass for 0 <= x, y < n (uint8, uint16 or uint32)."""
+
+def cb_grundy(
+    f: str, x_max: int, z_max: int, *, pass_: bool = False
+) -> Union[dict[Tuple[int, int, int], int], dict[Tuple[int, int, int, int], int]]:
+    """Grundy numbers of CB(F, x, y, z): {(x, y, z): g}, or {(x, y, z, p): g} with a pass."""
+
+def nimpass_p_positions(
+    heaps: int, max: int, *, backend: _Backend = "auto"
+) -> npt.NDArray[np.uint16]:
+    """P-positions with the pass available of Nim on 2..4 heaps of sizes 0..=max, shape (k, heaps)."""
+
+class ChompOrdinals:
+    """The ordinal of every position of a box under one rule (see chomp_ordinals)."""
+
+    @property
+    def histogram(self) -> list[int]:
+        """How many positions have each ordinal 0..n."""
+    @property
+    def rule(self) -> Tuple[int, ...]:
+        """The normalised rule, a permutation of 0..n-1."""
+    @property
+    def players(self) -> int:
+        """Number of players n."""
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    def ordinal(self, position: _Position) -> int:
+        """The ordinal of a position of the box."""
+    def sol(self, position: _Position) -> list[Tuple[int, ...]]:
+        """Sol_f P: the options Q with ord(Q) + 1 = ord(P), or [()] when ord(P) = 1."""
+    def chain(self, position: _Position) -> list[Tuple[int, ...]]:
+        """One solution chain from the position down to the empty position."""
+    def positions(self, ordinal: int) -> list[Tuple[int, ...]]:
+        """Every position of the box with this ordinal, in lexicographic order."""
+    def __len__(self) -> int: ...
+
+def chomp_ordinals(rule: Union[str, Sequence[Union[int, float, str]]], box: _Box) -> ChompOrdinals:
+    """Multiplayer Chomp under `rule`: the ordinal of every position inside `box`."""
+
+def chomp_classes(players: int, box: _Box) -> list[list[Tuple[int, ...]]]:
+    """All normalised rules for `players` players grouped into isomorphism classes on `box`."""
+
+def theorems(max_m: int) -> list[dict[str, Union[str, int, bool, float, None]]]:
+    """Every claim of the chocolate paper checked for m <= max_m, one dict per claim."""
+
+def render(
+    path: Union[str, PathLike[str]],
+    m: int,
+    n: Optional[int] = None,
+    *,
+    window: Optional[_Window] = None,
+    fit: Optional[int] = None,
+    scale: Optional[int] = None,
+    colors: Optional[Union[str, Tuple[str, str]]] = None,
+    compression: Literal["fast", "balanced", "best"] = "balanced",
+    verify: bool = False,
+    backend: _Backend = "auto",
+) -> dict[str, object]:
+    """Write the P-grid of C(m, n) (or of `window`) as a PNG, as `chompute render` does."""

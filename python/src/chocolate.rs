@@ -1,0 +1,453 @@
+//! The chocolate game C(m,n): counts, P-grids, the automaton, the paper's claims, pictures.
+
+use crate::args::{bar_window, engine, u64_arg};
+use crate::errors::{bad_argument, invalid, CheckFailed, OrRaise};
+use crate::run::{in_background, in_pieces};
+use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use chompute::chocolate::grid::{unpack_rows, Window};
+use chompute::chocolate::rows::p_cells;
+use chompute::chocolate::window::p_count;
+use chompute::gpu::{Engine, GpuContext};
+use numpy::{PyArray2, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// Most cells `method="cpu"` or `"gpu"` generates (as `chompute count --method cpu`).
+const GENERATE_MAX_CELLS: u128 = 1 << 40;
+/// Most cells `method="all"` generates on the CPU, and on a software GPU.
+const ALL_CPU_MAX_CELLS: u128 = 1 << 36;
+const ALL_SOFTWARE_GPU_MAX_CELLS: u128 = 1 << 32;
+/// Cells generated between two looks for Ctrl-C.
+const PIECE_CELLS: u64 = 1 << 24;
+/// Largest `max_m` of `theorems` (the per-cell claims cost about M³/3 checks each).
+const THEOREMS_MAX_M: u64 = 1 << 13;
+
+/// A window's rows `start..start+len`.
+fn band(w: &Window, start: u64, len: u64) -> Window {
+    w.rows(start, len)
+}
+
+/// Rows per piece of about [`PIECE_CELLS`] cells.
+fn rows_per_piece(w: &Window) -> u64 {
+    (PIECE_CELLS / w.width.max(1)).max(1)
+}
+
+/// Generate and count the window with the engine's P-grid backend (the CPU's submask
+/// generator and popcounts, or the WGSL kernels), in pieces.
+fn count_generated(py: Python<'_>, engine: &Engine, w: &Window) -> PyResult<u128> {
+    let grid = engine.p_grid();
+    let piece = match engine {
+        Engine::Cpu => rows_per_piece(w),
+        Engine::Gpu(_) => 16 * rows_per_piece(w),
+    };
+    let mut total = 0u128;
+    in_pieces(py, w.height, piece, |start, len| {
+        total += grid.count(&band(w, start, len)).or_raise()?;
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+fn too_many_cells(w: &Window, method: &str, limit: &str) -> PyErr {
+    invalid(format!(
+        "C({},{}) window has {} cells, more than method=\"{method}\" generates ({limit}); use method=\"digits\"",
+        w.m,
+        w.n,
+        w.cells()
+    ))
+}
+
+/// The exact number of P-positions of the chocolate bar C(m, n) (n defaults to m), or of the
+/// part of it inside `window=(row, col, height, width)` (1-based, rows row..row+height-1).
+/// The count is an exact Python int at any size up to 2**64-1 a side.
+///
+/// Methods:
+///
+/// - "auto": the recurrence for a whole square bar, else the digit method.
+/// - "recurrence": g(2m) = 4g(m), g(2m+1) = g(m) + g(m+1); whole square bars; O(log m).
+/// - "histogram": g(m,n) = sum over v of hr[v]*hc[v], r(i) = (i-1) xor (m-i); whole bars up
+///   to 2**28 on the smaller side, 2**34 on the larger; O(m+n).
+/// - "digits": a 16-state programme over the 64 bits of the window's corners; any window of
+///   any bar; O(64).
+/// - "cpu", "gpu": generate the bit-packed grid (CPU generator or WGSL kernels) and count its
+///   bits; at most 2**40 cells.
+/// - "all": every method feasible at this size; raises chompute.CheckFailed if two disagree.
+///
+/// >>> chompute.count(11)
+/// 29
+/// >>> chompute.count(2**64 - 1)
+/// 113427455640312821154458202477256070485
+/// >>> chompute.count(777, 1235)
+/// 605
+/// >>> chompute.count(30001, window=(1000, 1000, 500, 777), method="all")
+/// 8255
+///
+/// Raises ValueError for a size of 0, a window outside the bar or a method that cannot count
+/// this bar, OverflowError for a size beyond 2**64-1. Generating methods release the GIL and
+/// stop with KeyboardInterrupt on Ctrl-C.
+#[pyfunction]
+#[pyo3(signature = (m, n=None, *, window=None, method="auto"))]
+pub fn count(
+    py: Python<'_>,
+    m: &Bound<'_, PyAny>,
+    n: Option<&Bound<'_, PyAny>>,
+    window: Option<&Bound<'_, PyAny>>,
+    method: &str,
+) -> PyResult<u128> {
+    let (w, whole) = bar_window(m, n, window)?;
+    let square = whole && w.m == w.n;
+    let run = |method: &str| -> PyResult<u128> {
+        match method {
+            "recurrence" if square => g_recurrence(w.m).or_raise(),
+            "recurrence" => Err(invalid(format!(
+                "the recurrence counts whole square bars only (got C({},{}){}); use method=\"digits\"",
+                w.m,
+                w.n,
+                if whole { "" } else { " with a window" }
+            ))),
+            "histogram" if whole => g_histogram(w.m, w.n).or_raise(),
+            "histogram" => Err(invalid(
+                "the histogram method counts whole bars only; use method=\"digits\" for a window",
+            )),
+            "digits" => Ok(p_count(&w)),
+            "cpu" | "gpu" if w.cells() <= GENERATE_MAX_CELLS => {
+                count_generated(py, &engine(method)?, &w)
+            }
+            "cpu" | "gpu" => Err(too_many_cells(&w, method, "2^40")),
+            other => Err(bad_argument(
+                "method",
+                format!("'{other}'"),
+                "'auto', 'recurrence', 'histogram', 'digits', 'cpu', 'gpu' or 'all'",
+            )),
+        }
+    };
+    match method {
+        "auto" if square => run("recurrence"),
+        "auto" => run("digits"),
+        "all" => {
+            let mut methods = Vec::new();
+            if square {
+                methods.push("recurrence");
+            }
+            if whole && histogram_feasible(w.m, w.n) {
+                methods.push("histogram");
+            }
+            methods.push("digits");
+            if w.cells() <= ALL_CPU_MAX_CELLS {
+                methods.push("cpu");
+            }
+            if let Ok(ctx) = GpuContext::shared() {
+                let limit = if ctx.is_software() {
+                    ALL_SOFTWARE_GPU_MAX_CELLS
+                } else {
+                    GENERATE_MAX_CELLS
+                };
+                if w.cells() <= limit {
+                    methods.push("gpu");
+                }
+            }
+            let counts = methods
+                .iter()
+                .map(|&me| run(me).map(|c| (me, c)))
+                .collect::<PyResult<Vec<_>>>()?;
+            let first = counts[0].1;
+            if counts.iter().any(|&(_, c)| c != first) {
+                let list: Vec<String> = counts.iter().map(|(me, c)| format!("{me}={c}")).collect();
+                return Err(CheckFailed::new_err(format!(
+                    "count methods disagree for C({},{}): {}",
+                    w.m,
+                    w.n,
+                    list.join(", ")
+                )));
+            }
+            Ok(first)
+        }
+        one => run(one),
+    }
+}
+
+/// A new `height × width` bool array (zeroed by the allocator, so untouched pages cost
+/// nothing), and its cells as bytes for the library to write 0 or 1 into.
+fn bool_array<'py>(
+    py: Python<'py>,
+    height: u64,
+    width: u64,
+    what: &str,
+) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    let cells = height as u128 * width as u128;
+    if cells > isize::MAX as u128 {
+        return Err(invalid(format!(
+            "{what} has {cells} cells, more than an array can hold"
+        )));
+    }
+    chompute::memory::ensure_available(
+        cells as u64,
+        &format!("{what} ({height}×{width} bools)"),
+        "ask for a window",
+    )
+    .or_raise()?;
+    Ok(PyArray2::<bool>::zeros(
+        py,
+        [height as usize, width as usize],
+        false,
+    ))
+}
+
+/// A bool slice as the bytes it is made of (a NumPy bool is one byte, 0 or 1).
+///
+/// # Safety
+/// Only 0 and 1 may be written through the bytes.
+unsafe fn as_bytes(cells: &mut [bool]) -> &mut [u8] {
+    &mut *(cells as *mut [bool] as *mut [u8])
+}
+
+/// The P-grid of C(m, n) (n defaults to m) as a NumPy bool array of shape (height, width),
+/// True at P-positions: cell [r, c] is cell (row + r, col + c) of the bar, whose poisoned
+/// square (i, j) is P iff (i-1) ^ (j-1) ^ (m-i) ^ (n-j) == 0.
+///
+/// `window=(row, col, height, width)` (1-based) takes part of the bar, deep inside bars up to
+/// 2**64-1 a side. `backend` is "auto" (the GPU only when it is a real one), "cpu" or "gpu".
+/// The array is written in place, row by row, from the library's bit-packed rows, with the GIL
+/// released; Ctrl-C stops it with KeyboardInterrupt.
+///
+/// >>> int(chompute.p_grid(11).sum())
+/// 29
+/// >>> chompute.p_grid(10**12 + 39, window=(4 * 10**11, 4 * 10**11, 3, 5)).shape
+/// (3, 5)
+///
+/// Raises ValueError for a size of 0, a window outside the bar or an array larger than the
+/// memory available.
+#[pyfunction]
+#[pyo3(signature = (m, n=None, *, window=None, backend="auto"))]
+pub fn p_grid<'py>(
+    py: Python<'py>,
+    m: &Bound<'py, PyAny>,
+    n: Option<&Bound<'py, PyAny>>,
+    window: Option<&Bound<'py, PyAny>>,
+    backend: &str,
+) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    let (w, _) = bar_window(m, n, window)?;
+    let engine = engine(backend)?;
+    let array = bool_array(
+        py,
+        w.height,
+        w.width,
+        &format!("the P-grid of C({},{})", w.m, w.n),
+    )?;
+    // SAFETY: the array was just made here and is not yet returned, so nothing else reads or
+    // writes it while `out` lives; the generators write only 0 and 1.
+    let out = unsafe { as_bytes(array.as_slice_mut().map_err(|e| invalid(e.to_string()))?) };
+    let width = w.width as usize;
+    match &engine {
+        Engine::Cpu => in_pieces(py, w.height, rows_per_piece(&w), |start, len| {
+            let rows = &mut out[start as usize * width..(start + len) as usize * width];
+            p_cells(&band(&w, start, len), rows);
+            Ok(())
+        })?,
+        Engine::Gpu(_) => {
+            let grid = engine.p_grid();
+            let mut words = Vec::new();
+            in_pieces(py, w.height, 16 * rows_per_piece(&w), |start, len| {
+                let b = band(&w, start, len);
+                words.resize(b.total_words().or_raise()?, 0);
+                grid.p_rows(&b, &mut words).or_raise()?;
+                let rows = &mut out[start as usize * width..(start + len) as usize * width];
+                unpack_rows(&words, w.width, rows);
+                Ok(())
+            })?
+        }
+    }
+    Ok(array)
+}
+
+/// Generation `steps` of the second-order cellular automaton
+/// b[n+1](i,j) = b[n](i,j) ^ b[n](i-1,j) ^ b[n](i,j-1) ^ b[n](i-1,j-1) ^ b[n-1](i-1,j-1),
+/// from b[0] = {(0,0)}, as a bool array of shape (steps+1, steps+1). Generation n is the
+/// P-grid of C(n+1, n+1), which the tests check.
+///
+/// `backend` is "auto", "cpu" or "gpu" (the WGSL step or blocked kernel). The steps run with
+/// the GIL released, in batches between which Ctrl-C raises KeyboardInterrupt.
+///
+/// >>> bool((chompute.automaton(10) == chompute.p_grid(11)).all())
+/// True
+///
+/// Raises ValueError for more than 262143 steps or more than the memory available.
+#[pyfunction]
+#[pyo3(signature = (steps, *, backend="auto"))]
+pub fn automaton<'py>(
+    py: Python<'py>,
+    steps: &Bound<'py, PyAny>,
+    backend: &str,
+) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    let steps = u64_arg(steps, "steps", "at least 0")?;
+    let engine = engine(backend)?;
+    // Steps per batch: about 2^28 cell updates, at least one step.
+    let side = steps + 1;
+    let batch = ((1u64 << 28) / (side * side).max(1)).max(1);
+    let mut automaton = engine.automaton(steps).or_raise()?;
+    in_pieces(py, steps, batch, |_, k| {
+        automaton.advance(k).or_raise()?;
+        automaton.finish().or_raise()
+    })?;
+    let words = py.detach(move || automaton.current_u32()).or_raise()?;
+    let array = bool_array(py, side, side, &format!("generation {steps}"))?;
+    // SAFETY: the array was just made here and is not yet returned, so nothing else reads or
+    // writes it while `out` lives; unpacking writes only 0 and 1.
+    let out = unsafe { as_bytes(array.as_slice_mut().map_err(|e| invalid(e.to_string()))?) };
+    py.detach(|| unpack_rows(&words, side, out));
+    Ok(array)
+}
+
+/// Check every claim of the chocolate paper (symmetries, diagonals, Thm 3.3 and 3.4, the
+/// counting recurrences and sums, the automaton, the octahedron) for all m <= max_m, and
+/// beyond it on sampled m through the recursions. Returns one dict per claim, as
+/// `chompute theorems --json` prints them: name, statement, range, checked (an int), pass,
+/// failure (None or the first disagreement) and seconds.
+///
+/// Raises chompute.CheckFailed if a claim fails (its `claims` attribute holds the list),
+/// ValueError for max_m outside 1..8192. Ctrl-C raises KeyboardInterrupt.
+#[pyfunction]
+pub fn theorems<'py>(py: Python<'py>, max_m: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    let max_m = u64_arg(max_m, "max_m", "between 1 and 8192")?;
+    if max_m == 0 || max_m > THEOREMS_MAX_M {
+        return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
+    }
+    let results = in_background(py, move || {
+        chompute::chocolate::theorems::check_all(max_m, |_| {})
+    })?;
+    let list = PyList::empty(py);
+    for r in &results {
+        let d = PyDict::new(py);
+        d.set_item("name", r.name)?;
+        d.set_item("statement", r.statement)?;
+        d.set_item("range", &r.range)?;
+        d.set_item("checked", r.checked)?;
+        d.set_item("pass", r.pass)?;
+        d.set_item("failure", r.failure.as_deref())?;
+        d.set_item("seconds", r.seconds)?;
+        list.append(d)?;
+    }
+    let failed: Vec<&str> = results.iter().filter(|r| !r.pass).map(|r| r.name).collect();
+    if !failed.is_empty() {
+        let err = CheckFailed::new_err(format!("claims failed: {}", failed.join(", ")));
+        err.value(py).setattr("claims", &list)?;
+        return Err(err);
+    }
+    Ok(list)
+}
+
+/// `colors`: "P,N" ("#5b2a86,#f4efe6") or a pair of colour strings.
+fn colours(obj: &Bound<'_, PyAny>) -> PyResult<chompute::render::picture::Colours> {
+    use chompute::render::parse_colour;
+    let pair: (String, String) = if let Ok(s) = obj.extract::<String>() {
+        match s.split_once(',') {
+            Some((p, n)) => (p.to_string(), n.to_string()),
+            None => {
+                return Err(invalid(format!(
+                    "colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
+                )))
+            }
+        }
+    } else {
+        obj.extract().map_err(|_| {
+            invalid("colors wants two colours: 'P,N' or a pair ('#5b2a86', '#f4efe6')")
+        })?
+    };
+    Ok(Some([
+        parse_colour(pair.0.trim()).or_raise()?,
+        parse_colour(pair.1.trim()).or_raise()?,
+    ]))
+}
+
+/// Write the P-grid of C(m, n) (or of `window=(row, col, height, width)`) as a PNG at `path`,
+/// as `chompute render` does: 1 bit a pixel, black P-cells on white; `scale=K` draws each cell
+/// as K×K pixels; `fit=PIXELS` fits the bar into PIXELS on its longer side, each pixel shaded
+/// by its block's exact fraction of P-cells (8-bit); `colors="P,N"` (or a pair of colours)
+/// makes an indexed PNG. `compression` is "fast", "balanced" or "best"; `verify=True` compares
+/// every generated tile with a second method and raises chompute.CheckFailed on a
+/// disagreement.
+///
+/// The file is written under a temporary name and renamed when complete: an error or Ctrl-C
+/// (KeyboardInterrupt, checked between bands) leaves neither. Returns a dict with the path,
+/// the picture's width and height, the window and the backend used.
+///
+/// >>> chompute.render("r11.png", 11, scale=16, colors="#5b2a86,#f4efe6")["width"]
+/// 176
+#[pyfunction]
+#[pyo3(signature = (path, m, n=None, *, window=None, fit=None, scale=None, colors=None, compression="balanced", verify=false, backend="auto"))]
+#[allow(clippy::too_many_arguments)]
+pub fn render<'py>(
+    py: Python<'py>,
+    path: std::path::PathBuf,
+    m: &Bound<'py, PyAny>,
+    n: Option<&Bound<'py, PyAny>>,
+    window: Option<&Bound<'py, PyAny>>,
+    fit: Option<&Bound<'py, PyAny>>,
+    scale: Option<&Bound<'py, PyAny>>,
+    colors: Option<&Bound<'py, PyAny>>,
+    compression: &str,
+    verify: bool,
+    backend: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    use chompute::render::encode::stream_png;
+    use chompute::render::picture::Picture;
+    use chompute::render::source::CellSource;
+    use chompute::render::{AtomicFile, Compression};
+
+    let (w, _) = bar_window(m, n, window)?;
+    let fit = fit.map(|f| u64_arg(f, "fit", "at least 1")).transpose()?;
+    let scale = scale
+        .map(|s| u64_arg(s, "scale", "at least 1"))
+        .transpose()?;
+    let colours = match colors {
+        Some(c) if !c.is_none() => colours(c)?,
+        _ => None,
+    };
+    let compression = match compression {
+        "fast" => Compression::Fast,
+        "balanced" => Compression::Balanced,
+        "best" => Compression::Best,
+        other => {
+            return Err(bad_argument(
+                "compression",
+                format!("'{other}'"),
+                "'fast', 'balanced' or 'best'",
+            ))
+        }
+    };
+    let pic = Picture::new(w, scale, fit, colours).or_raise()?;
+    let spec = pic.spec(compression).or_raise()?;
+    let cells = CellSource::new(engine(backend)?, verify);
+    let backend_used = cells.engine().name();
+    let label = format!("'{}'", path.display());
+    let mut interrupt: Option<PyErr> = None;
+    let written = py.detach(|| -> anyhow::Result<()> {
+        let mut file = AtomicFile::create(&path)?;
+        stream_png(&label, &mut file, &spec, |sink| {
+            while sink.rows_left() > 0 {
+                sink.fill_band(|y0, rows, bytes| {
+                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                })?;
+                if let Err(e) = Python::attach(|py| py.check_signals()) {
+                    interrupt = Some(e);
+                    anyhow::bail!("interrupted");
+                }
+            }
+            Ok(())
+        })?;
+        file.commit()
+    });
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    written.or_raise()?;
+    let d = PyDict::new(py);
+    d.set_item("path", &path)?;
+    d.set_item("m", w.m)?;
+    d.set_item("n", w.n)?;
+    d.set_item("window", (w.row0, w.col0, w.height, w.width))?;
+    d.set_item("width", pic.width)?;
+    d.set_item("height", pic.height)?;
+    d.set_item("backend", backend_used)?;
+    Ok(d)
+}

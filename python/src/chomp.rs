@@ -1,0 +1,268 @@
+//! Multiplayer Chomp: ordinals under an n-player rule, and the isomorphism classes of rules.
+
+use crate::args::u64_arg;
+use crate::errors::{bad_argument, invalid, OrRaise};
+use crate::run::in_background;
+use chompute::chomp::classes::MAX_CLASS_PLAYERS;
+use chompute::chomp::{
+    all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Ranker, Rule,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+/// Most positions `chomp_classes` takes (as `chompute chomp classes`).
+const CLASSES_MAX_POSITIONS: u64 = 1 << 24;
+
+/// A rule: "10,20,30" or a sequence of numbers (ints, floats, decimal strings).
+fn rule_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rule> {
+    let text = if let Ok(s) = obj.cast::<PyString>() {
+        s.to_string()
+    } else {
+        let parts: Vec<String> = obj
+            .try_iter()
+            .map_err(|_| invalid("a rule is a string such as '10,20,30' or a sequence of numbers"))?
+            .map(|item| -> PyResult<String> {
+                let item = item?;
+                // repr of a float is the shortest decimal that reads back as it.
+                Ok(item.repr()?.to_string())
+            })
+            .collect::<PyResult<_>>()?;
+        parts.join(",")
+    };
+    Rule::parse(&text).map_err(invalid)
+}
+
+/// A box: "3x10" or (rows, columns).
+fn box_arg(obj: &Bound<'_, PyAny>) -> PyResult<ChompBox> {
+    let text = if let Ok(s) = obj.cast::<PyString>() {
+        s.to_string()
+    } else {
+        let (r, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) = obj
+            .extract()
+            .map_err(|_| invalid("a box is a string such as '3x10' or a pair (rows, columns)"))?;
+        format!(
+            "{}x{}",
+            u64_arg(&r, "box rows", "at least 1")?,
+            u64_arg(&c, "box columns", "at least 1")?
+        )
+    };
+    ChompBox::parse(&text).map_err(invalid)
+}
+
+/// A position: "4,3,1" or a sequence of non-increasing row lengths (() or "0" is empty).
+fn position_arg(obj: &Bound<'_, PyAny>) -> PyResult<Diagram> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Diagram::parse(&s.to_string()).map_err(invalid);
+    }
+    let rows: Vec<u32> = obj.extract().map_err(|_| {
+        invalid("a position is a string such as '4,3,1' or a sequence of row lengths")
+    })?;
+    let shown = rows
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    Diagram::new(rows).ok_or_else(|| {
+        invalid(format!(
+            "'{shown}' is not a position: row lengths must not increase"
+        ))
+    })
+}
+
+fn diagram_tuple<'py>(py: Python<'py>, rows: &[u32]) -> PyResult<Bound<'py, PyTuple>> {
+    let trimmed: Vec<u32> = rows.iter().copied().take_while(|&a| a > 0).collect();
+    PyTuple::new(py, trimmed)
+}
+
+/// The ordinal of every position in a box under one rule (`chomp_ordinals`).
+#[pyclass(module = "chompute", name = "ChompOrdinals", frozen)]
+pub struct ChompOrdinals {
+    table: OrdTable,
+    rule: Rule,
+}
+
+impl ChompOrdinals {
+    fn ordinal_of(&self, p: &Diagram) -> PyResult<u8> {
+        self.table.ordinal(p).ok_or_else(|| {
+            invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.table.ranker.shape
+            ))
+        })
+    }
+}
+
+#[pymethods]
+impl ChompOrdinals {
+    /// How many positions of the box have each ordinal 0..n (a list of n+1 ints).
+    #[getter]
+    fn histogram(&self) -> Vec<u64> {
+        self.table.histogram()
+    }
+
+    /// The normalised rule: a permutation of 0..n-1 with the order of the numbers given.
+    #[getter]
+    fn rule<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        PyTuple::new(py, &self.rule.perm)
+    }
+
+    /// Number of players n.
+    #[getter]
+    fn players(&self) -> usize {
+        self.rule.players()
+    }
+
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        let s = self.table.ranker.shape;
+        (s.rows, s.cols)
+    }
+
+    /// The ordinal i of a position ("4,3,1" or (4, 3, 1)): the player to move scores α_i
+    /// (Fact 2.10). The empty position (0) has ordinal 0.
+    fn ordinal(&self, position: &Bound<'_, PyAny>) -> PyResult<u8> {
+        self.ordinal_of(&position_arg(position)?)
+    }
+
+    /// Sol_f P: the options Q of P with ord(Q) + 1 = ord(P), or [()] (the empty position)
+    /// when ord(P) = 1; sorted tuples of row lengths. Empty for the empty position.
+    fn sol<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        self.ordinal_of(&p)?;
+        let list = PyList::empty(py);
+        for q in self.table.sol(&p) {
+            list.append(diagram_tuple(py, q.rows())?)?;
+        }
+        Ok(list)
+    }
+
+    /// One solution chain from the position down to the empty one: each step the first
+    /// (smallest) solution. It has ord(P) moves (Theorems 2.7, 2.8).
+    fn chain<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        self.ordinal_of(&p)?;
+        let list = PyList::empty(py);
+        for q in self.table.chain(&p) {
+            list.append(diagram_tuple(py, q.rows())?)?;
+        }
+        Ok(list)
+    }
+
+    /// Every position of the box with this ordinal, as tuples of row lengths in lexicographic
+    /// order. With two players, ordinal 1 lists the P-positions of ordinary Chomp.
+    fn positions<'py>(
+        &self,
+        py: Python<'py>,
+        ordinal: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let n = self.table.players;
+        let k = u64_arg(ordinal, "ordinal", &format!("between 0 and {n}"))?;
+        if k > n as u64 {
+            return Err(bad_argument("ordinal", k, &format!("between 0 and {n}")));
+        }
+        let mut found: Vec<Vec<u32>> = Vec::new();
+        self.table
+            .positions_with(k as u8, |rows| found.push(rows.to_vec()));
+        let list = PyList::empty(py);
+        for rows in &found {
+            list.append(diagram_tuple(py, rows)?)?;
+        }
+        Ok(list)
+    }
+
+    fn __len__(&self) -> usize {
+        self.table.ords.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<chompute.ChompOrdinals rule ({}) box {}: {} positions, histogram {:?}>",
+            self.rule.normalised(),
+            self.table.ranker.shape,
+            self.table.ords.len(),
+            self.table.histogram()
+        )
+    }
+}
+
+/// Multiplayer Chomp under the rule f = (α_1 … α_n) ("10,20,30" or a sequence of n >= 2
+/// distinct numbers; α_1 goes to whoever takes the last bite, α_2 to the player before, …):
+/// the ordinal of every position inside the box ("3x4" or (rows, columns)), as an object
+/// with `.histogram`, `.ordinal(position)`, `.sol(position)`, `.chain(position)` and
+/// `.positions(ordinal)`. Positions are non-increasing row lengths, "4,3,1" or (4, 3, 1).
+///
+/// >>> t = chompute.chomp_ordinals("10,20,30", "3x4")
+/// >>> t.histogram, t.ordinal((4, 3, 1)), t.sol((4, 3, 1))
+/// ([1, 2, 5, 27], 3, [(4, 1, 1)])
+///
+/// Raises ValueError for a malformed or tied rule, a bad box, or a box with too many
+/// positions. Computed with the GIL released; Ctrl-C raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (rule, r#box))]
+pub fn chomp_ordinals(
+    py: Python<'_>,
+    rule: &Bound<'_, PyAny>,
+    r#box: &Bound<'_, PyAny>,
+) -> PyResult<ChompOrdinals> {
+    let rule = rule_arg(rule)?;
+    let shape = box_arg(r#box)?;
+    let for_table = rule.clone();
+    let table = in_background(py, move || OrdTable::compute(shape, &for_table))?.or_raise()?;
+    Ok(ChompOrdinals { table, rule })
+}
+
+/// All players! normalised rules for 2..8 players grouped into isomorphism classes on the
+/// positions of the box ("6x6" or (rows, columns)): rules with the same ordinal on every
+/// position (Theorem 3.1). A list of classes, each a list of normalised rules (tuples, a
+/// permutation of 0..players-1), classes sorted by their first rule.
+///
+/// >>> chompute.chomp_classes(3, "6x6")
+/// [[(0, 1, 2)], [(0, 2, 1)], [(1, 0, 2), (2, 0, 1), (2, 1, 0)], [(1, 2, 0)]]
+///
+/// Raises ValueError for players outside 2..8 or a box of more than 2**24 positions.
+/// Ctrl-C raises KeyboardInterrupt.
+#[pyfunction]
+#[pyo3(signature = (players, r#box))]
+pub fn chomp_classes<'py>(
+    py: Python<'py>,
+    players: &Bound<'py, PyAny>,
+    r#box: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let allowed = format!("between 2 and {MAX_CLASS_PLAYERS}");
+    let n = u64_arg(players, "players", &allowed)?;
+    if !(2..=MAX_CLASS_PLAYERS as u64).contains(&n) {
+        return Err(bad_argument("players", n, &allowed));
+    }
+    let shape = box_arg(r#box)?;
+    let ranker = Ranker::new(shape).or_raise()?;
+    if ranker.len() > CLASSES_MAX_POSITIONS {
+        return Err(invalid(format!(
+            "the {shape} box has more than 2^24 positions; choose a smaller box for classes"
+        )));
+    }
+    let classes = in_background(py, move || {
+        let rules = all_normalised_rules(n as usize);
+        rule_classes(&ranker, &rules)
+            .into_iter()
+            .map(|c| c.members.into_iter().map(|r| r.perm).collect::<Vec<_>>())
+            .collect::<Vec<_>>()
+    })?;
+    let list = PyList::empty(py);
+    for class in classes {
+        let members = PyList::empty(py);
+        for perm in class {
+            members.append(PyTuple::new(py, perm)?)?;
+        }
+        list.append(members)?;
+    }
+    Ok(list)
+}

@@ -1,0 +1,131 @@
+"""Ctrl-C, the GIL, and the module's surface: docstrings, examples, stubs."""
+
+import ast
+import doctest
+import inspect
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+import chompute
+
+PUBLIC = [name for name in chompute.__all__ if name != "__version__"]
+
+INTERRUPT = textwrap.dedent(
+    """
+    import os, signal, sys, threading, time
+    import chompute
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    try:
+        {call}
+    except KeyboardInterrupt:
+        print(f"interrupted after {{time.perf_counter() - start:.2f}} s")
+        sys.exit(0)
+    print("finished without an interrupt")
+    sys.exit(1)
+    """
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        # pieces of rows generated on the CPU: hours of work if not stopped
+        "chompute.count(2**20 - 1, method='cpu')",
+        "chompute.automaton(30000)",
+        # one library call run on a worker thread
+        "chompute.nimpass_p_positions(4, 420)",
+    ],
+)
+def test_ctrl_c_raises_keyboard_interrupt(call):
+    done = subprocess.run([sys.executable, "-c", INTERRUPT.format(call=call)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    seconds = float(done.stdout.split()[2])
+    assert seconds < 20, done.stdout
+
+
+def test_long_work_releases_the_gil():
+    ticks = 0
+    finished = threading.Event()
+
+    def work():
+        chompute.count(2**14 + 1, method="cpu")
+        chompute.gp_table(2500)
+        finished.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not finished.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    worker.join()
+    # The main thread kept running Python code while the worker was inside chompute.
+    assert ticks > 20
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_function_has_a_docstring(name):
+    doc = getattr(chompute, name).__doc__
+    assert doc and len(doc.strip()) > 60, name
+
+
+def test_help_of_count_shows_signature_and_methods():
+    text = inspect.signature(chompute.count)
+    assert str(text) == "(m, n=None, *, window=None, method='auto')"
+    for word in ["recurrence", "histogram", "digits", "window=(row, col, height, width)", "CheckFailed"]:
+        assert word in chompute.count.__doc__
+
+
+def test_docstring_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    finder, runner = doctest.DocTestFinder(), doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    objects = [chompute] + [getattr(chompute, n) for n in PUBLIC]
+    examples = 0
+    for obj in objects:
+        for test in finder.find(obj, obj.__name__, globs={"chompute": chompute}):
+            examples += len(test.examples)
+            runner.run(test)
+    assert runner.failures == 0
+    assert examples >= 15
+
+
+def test_stubs_match_the_module():
+    package = pathlib.Path(chompute.__file__).parent
+    assert (package / "py.typed").exists()
+    stub = ast.parse((package / "__init__.pyi").read_text())
+    defs = {node.name: node for node in stub.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for name in PUBLIC:
+        assert name in defs, name
+        obj = getattr(chompute, name)
+        if isinstance(defs[name], ast.FunctionDef):
+            args = defs[name].args
+            stubbed = [a.arg for a in args.args] + [a.arg for a in args.kwonlyargs]
+            assert stubbed == list(inspect.signature(obj).parameters), name
+    methods = {n.name for n in defs["ChompOrdinals"].body if isinstance(n, ast.FunctionDef)}
+    assert {"histogram", "rule", "players", "box", "ordinal", "sol", "chain", "positions"} <= methods
+
+
+def test_readme_session(tmp_path, monkeypatch):
+    """The "Python" section of README.md, run as written (where matplotlib is installed)."""
+    pytest.importorskip("matplotlib")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md is not beside the tests")
+    text = readme.read_text()
+    section = text[text.index("## Python") :]
+    start = section.index("```python\n") + len("```python\n")
+    session = section[start : section.index("```\n", start)]
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(session, {}, "README.md", None, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0 and len(test.examples) >= 8
+    assert (tmp_path / "python-session.png").exists()

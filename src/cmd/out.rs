@@ -1,0 +1,141 @@
+//! Standard output, the one way every command prints.
+//!
+//! Commands print with [`outln!`](crate::outln), write tables through [`stdout`] and JSON
+//! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Here a
+//! closed pipe (`chompute count 30001 | head -0`) ends the process quietly with status 0, as
+//! `cat` and ripgrep do, after removing any temporary output file; any other failure to write
+//! (a full disk behind `> FILE`) ends it with one line on stderr and status 2.
+//!
+//! While standard output carries an output file (`render -o -`), everything a command would
+//! print there — its report, its JSON — goes to stderr instead, so the stream stays a PNG.
+//!
+//! Commands without a GPU kernel are marked at dispatch ([`mark_cpu_only`]); their JSON
+//! object then opens with `"backend":"cpu"`.
+
+use chompute::render::atomic;
+use serde::Serialize;
+use std::io::{self, Write};
+use std::sync::OnceLock;
+
+/// Print one line on standard output (see the module's notes on closed pipes).
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::cmd::out::print_line(format_args!(""))
+    };
+    ($($arg:tt)*) => {
+        $crate::cmd::out::print_line(format_args!($($arg)*))
+    };
+}
+
+/// Where a command's printed output goes: stdout, or stderr while stdout carries a file.
+fn sink() -> Box<dyn Write> {
+    if atomic::stdout_is_output() {
+        Box::new(io::stderr().lock())
+    } else {
+        Box::new(io::stdout().lock())
+    }
+}
+
+/// The end of a command whose output cannot be written.
+fn failed(e: io::Error) -> ! {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        atomic::exit_now(0);
+    }
+    let _ = writeln!(
+        io::stderr(),
+        "chompute: cannot write to standard output: {e}"
+    );
+    atomic::exit_now(2)
+}
+
+/// The body of [`outln!`].
+#[doc(hidden)]
+pub fn print_line(args: std::fmt::Arguments<'_>) {
+    let mut out = sink();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        failed(e);
+    }
+}
+
+/// Buffered standard output for long listings. Its writes never fail: a closed pipe or a
+/// write error ends the process as described above. Dropping it flushes it.
+pub struct Stdout {
+    inner: Option<io::BufWriter<Box<dyn Write>>>,
+}
+
+/// Standard output, buffered.
+pub fn stdout() -> Stdout {
+    Stdout {
+        inner: Some(io::BufWriter::with_capacity(1 << 16, sink())),
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let inner = self.inner.as_mut().expect("present until dropped");
+        match inner.write(buf) {
+            Ok(n) => Ok(n),
+            // Retried by write_all.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => failed(e),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let inner = self.inner.as_mut().expect("present until dropped");
+        match inner.flush() {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => failed(e),
+        }
+    }
+}
+
+impl Drop for Stdout {
+    fn drop(&mut self) {
+        if let Some(mut inner) = self.inner.take() {
+            if let Err(e) = inner.flush() {
+                // A panic is already on its way out: do not end the process under it.
+                if !std::thread::panicking() {
+                    failed(e);
+                }
+            }
+            // The buffer is empty now; forgetting the writer skips its second flush.
+            let _ = inner.into_parts();
+        }
+    }
+}
+
+static JSON_BACKEND: OnceLock<&'static str> = OnceLock::new();
+
+/// Mark this run as one on the CPU whatever `--backend` says (a command without a GPU
+/// kernel): its JSON says `"backend":"cpu"`.
+pub fn mark_cpu_only() {
+    let _ = JSON_BACKEND.set("cpu");
+}
+
+#[derive(Serialize)]
+struct WithBackend<'a, T: Serialize> {
+    backend: &'static str,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
+/// Print a serialisable value as one line of JSON on standard output.
+pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = stdout();
+    match JSON_BACKEND.get() {
+        Some(&backend) => serde_json::to_writer(
+            &mut out,
+            &WithBackend {
+                backend,
+                report: value,
+            },
+        )?,
+        None => serde_json::to_writer(&mut out, value)?,
+    }
+    writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}

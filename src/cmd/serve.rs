@@ -1,0 +1,31 @@
+//! `chompute serve`: parse the options, start the server of `chompute::serve`, print its URL.
+
+use crate::cli::ServeArgs;
+use anyhow::anyhow;
+use chompute::gpu::BackendChoice;
+use chompute::serve::{run as serve, Config};
+use std::io::Write;
+use std::net::SocketAddr;
+
+pub fn run(backend: BackendChoice, args: &ServeArgs) -> anyhow::Result<()> {
+    let cache_bytes = args
+        .cache_mb
+        .checked_mul(1 << 20)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| anyhow!("--cache-mb {} is more memory than there is", args.cache_mb))?;
+    // `auto` takes the GPU only when it is a real one; built once for the server's life.
+    let engine = super::engine(backend)?;
+    let config = Config {
+        addr: SocketAddr::new(args.bind, args.port),
+        cache_bytes,
+        engine,
+        workers: 0,
+    };
+    serve(config, |addr| {
+        // The first line is the URL, flushed at once: scripts and tests read it to connect.
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "http://{addr}/");
+        let _ = out.flush();
+    })
+    .map_err(|e| anyhow!("{e}"))
+}

@@ -1,0 +1,103 @@
+//! Choosing the backend: `--backend` wins over CHOMPUTE_BACKEND, an empty variable means
+//! the default, and `--backend gpu` without an adapter fails for a command with a GPU kernel
+//! while a command without one says it runs on the CPU.
+
+use super::harness::*;
+use std::time::Duration;
+
+fn with_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut c = command(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run_for(c, Duration::from_secs(60))
+}
+
+/// No Vulkan driver at all, whatever is installed: the loader reads only these files.
+const NO_ADAPTER: &[(&str, &str)] = &[
+    ("VK_ICD_FILENAMES", "/nonexistent/chompute-no-driver.json"),
+    ("VK_DRIVER_FILES", "/nonexistent/chompute-no-driver.json"),
+];
+
+#[test]
+fn the_flag_wins_over_the_environment_and_an_empty_variable_is_the_default() {
+    let r = with_env(
+        &["--backend", "cpu", "count", "5"],
+        &[("CHOMPUTE_BACKEND", "bogus")],
+    );
+    r.assert_success();
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "9");
+    let r = with_env(&["count", "5"], &[("CHOMPUTE_BACKEND", "")]);
+    r.assert_success();
+    assert_eq!(String::from_utf8_lossy(&r.stdout).trim(), "9");
+    let r = with_env(&["count", "5"], &[("CHOMPUTE_BACKEND", "cpu")]);
+    r.assert_success();
+    // A bad value in effect is an error.
+    with_env(&["count", "5"], &[("CHOMPUTE_BACKEND", "bogus")]).assert_error("CHOMPUTE_BACKEND");
+    // The help no longer fails on the variable either.
+    with_env(&["--help"], &[("CHOMPUTE_BACKEND", "bogus")]).assert_success();
+}
+
+#[test]
+fn without_an_adapter_gpu_kernels_fail_and_cpu_only_commands_say_so() {
+    let dir = scratch("no-adapter");
+    let mut env = NO_ADAPTER.to_vec();
+    let info = with_env(&["info", "--json"], &env);
+    info.assert_success();
+    let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert!(
+        v["adapter"].is_null(),
+        "the driver files should hide every adapter: {v}"
+    );
+    let png = dir.join("x.png");
+    for args in [
+        vec!["--backend", "gpu", "count", "5"],
+        vec!["--backend", "gpu", "grid", "5"],
+        vec!["--backend", "gpu", "render", "11", "-o", s(&png)],
+        vec!["--backend", "gpu", "ca", "10"],
+        vec!["--backend", "gpu", "nimpass", "--heaps", "4", "--max", "3"],
+        vec!["--backend", "gpu", "nimpass-grid", "--counts", "1..3"],
+        vec!["--backend", "gpu", "bench", "--quick"],
+    ] {
+        with_env(&args, &env).assert_error("no GPU adapter");
+        assert!(all_paths(&dir).is_empty());
+    }
+    // The same through the environment.
+    env.push(("CHOMPUTE_BACKEND", "gpu"));
+    with_env(&["count", "5"], &env).assert_error("no GPU adapter");
+    env.pop();
+    for (name, args) in [
+        ("gp", vec!["gp", "5", "--json"]),
+        ("theorems", vec!["theorems", "--max-m", "8", "--json"]),
+        (
+            "chomp",
+            vec!["chomp", "ord", "--rule", "0,2,1", "--box", "3x3", "--json"],
+        ),
+        ("octahedron", vec!["octahedron", "3", "--check", "--json"]),
+        (
+            "cb",
+            vec!["cb", "--f", "floor(z/2)", "--bound", "1,4", "--json"],
+        ),
+    ] {
+        let mut a = vec!["--backend", "gpu"];
+        a.extend(&args);
+        let r = with_env(&a, &env);
+        r.assert_success();
+        let lines = r.stderr_lines();
+        assert_eq!(lines.len(), 1, "{}: one line on stderr: {lines:?}", r.what);
+        assert!(
+            lines[0].contains(&format!("{name} has no GPU kernel")) && lines[0].contains("CPU"),
+            "{}: {}",
+            r.what,
+            lines[0]
+        );
+        let v: serde_json::Value =
+            serde_json::from_slice(&r.stdout).unwrap_or_else(|e| panic!("{}: JSON: {e}", r.what));
+        assert_eq!(v["backend"], "cpu", "{}", r.what);
+        // Asked for nothing in particular, they say nothing.
+        let r = with_env(&args, &env);
+        r.assert_success();
+        assert!(r.stderr_lines().is_empty(), "{}: {}", r.what, r.stderr);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
