@@ -1,7 +1,8 @@
 //! `chompute bench` figures for the digit method: block counts of two `--fit 2048` pictures,
 //! one pixel a block, on the CPU ([`BlockGrid::counts`]) and with `block_count.wgsl` on the
-//! GPU, checked equal: C(2^64-1), whose blocks of 2^53 cells let the CPU run the low 53 bits
-//! once for a whole band, and C(10^19), whose blocks share no low bits.
+//! GPU, checked equal: C(2^64-1), whose blocks of 2^53 cells over the whole bar the CPU counts
+//! in O(1) each (`chocolate::dyadic`), and C(10^19), whose blocks share no low bits, so every
+//! corner runs the whole programme.
 
 use super::{BenchEnv, Measurement};
 use chompute::chocolate::grid::Window;
