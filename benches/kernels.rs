@@ -183,8 +183,40 @@ fn automaton(c: &mut Criterion) {
     group.finish();
 }
 
+/// The digit method: one window count deep inside C(2^64-1) (four corner prefixes), by the
+/// tabulated 8-state programme and by the 16-state reference, and one prefix alone.
+fn window_counts(c: &mut Criterion) {
+    use chompute::chocolate::window::{p_count, p_count_reference, p_prefix};
+    let mut group = c.benchmark_group("window count C(2^64-1)");
+    let w = Window::new(
+        u64::MAX,
+        u64::MAX,
+        0x1234_5678_9abc_def1,
+        0x0fed_cba9_8765_4321,
+        0x0123_4567_89ab_cdef,
+        0x7654_3210_fedc_ba98,
+    )
+    .unwrap();
+    group.bench_function("digits", |b| b.iter(|| p_count(std::hint::black_box(&w))));
+    group.bench_function("digits reference", |b| {
+        b.iter(|| p_count_reference(std::hint::black_box(&w)))
+    });
+    group.bench_function("one prefix", |b| {
+        b.iter(|| {
+            p_prefix(
+                u64::MAX,
+                u64::MAX,
+                std::hint::black_box(0x9abc_def0_1234_5678),
+                std::hint::black_box(0x7654_3210_fedc_ba98),
+            )
+        })
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
+    window_counts,
     p_grid,
     counts,
     pictures,

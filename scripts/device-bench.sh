@@ -15,7 +15,7 @@ case "${1:-}" in
 prepare)
     cargo build --release || exit 1
     cargo test --release --no-run --message-format=json 2>/dev/null \
-        | grep -o '"executable":"[^"]*/deps/\(foundation\|automaton\|pass\)-[^"]*"' \
+        | grep -o '"executable":"[^"]*/deps/\(foundation\|automaton\|pass\|window\)-[^"]*"' \
         | sed 's/"executable":"//; s/"$//' > /tmp/chompute-test-bins || exit 1
     rm -rf .devbin && mkdir -p .devbin
     cp target/release/chompute .devbin/chompute
@@ -41,6 +41,7 @@ run)
     .devbin/t-foundation gpu 2>&1 | grep -E "^test |result"
     .devbin/t-automaton gpu:: 2>&1 | grep -E "^test |result"
     .devbin/t-pass gpu:: 2>&1 | grep -E "^test |result"
+    .devbin/t-window gpu_block_counts 2>&1 | grep -E "^test |result"
     echo "== bench"
     T $B bench | tee "$OUT/bench.txt"
     echo "== automaton"
@@ -54,6 +55,15 @@ run)
     T $B --backend cpu render 65535 -o /tmp/c.png
     cmp /tmp/g.png /tmp/c.png && echo "65535: GPU and CPU renders identical"
     T $B render 1000000000039 --window 400000000000,400000000000,4096,4096 -o /tmp/w.png
+    echo "== fitted pictures by block counts (block_count.wgsl against the CPU)"
+    for f in 512 2048; do
+        T $B --backend gpu render 18446744073709551615 --fit $f -o /tmp/gf.png
+        T $B --backend cpu render 18446744073709551615 --fit $f -o /tmp/cf.png
+        cmp /tmp/gf.png /tmp/cf.png && echo "C(2^64-1) --fit $f: GPU and CPU identical"
+    done
+    T $B --backend gpu render 10000000000000000000 --fit 2048 --verify -o /tmp/gf.png
+    T $B --backend cpu render 10000000000000000000 --fit 2048 -o /tmp/cf.png
+    cmp /tmp/gf.png /tmp/cf.png && echo "C(10^19) --fit 2048: GPU and CPU identical"
     echo "== count, pass, chomp"
     T $B --backend gpu count 1000001 --method gpu
     T $B --backend gpu nimpass --heaps 4 --max 512

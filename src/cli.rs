@@ -247,9 +247,12 @@ pub struct InfoArgs {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CountMethod {
-    /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), square bars only.
+    /// The digit method: a programme over the 64 bits of M, N and the window's corners,
+    /// O(log) for every window of every bar up to 2^64-1 (the default).
+    Digits,
+    /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), whole square bars only.
     Recurrence,
-    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N).
+    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N), whole bars only.
     Histogram,
     /// Generate the grid on the CPU and count it.
     Cpu,
@@ -270,7 +273,10 @@ pub struct CountArgs {
     /// Columns of the bar (default: M).
     #[arg(value_parser = parse_size)]
     pub n: Option<u64>,
-    /// Method (default: the fastest exact one).
+    /// Count only this part of the bar: first row and column (1-based), height and width.
+    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
+    pub window: Option<String>,
+    /// Method (default: the fastest exact one, `digits`).
     #[arg(long, value_enum)]
     pub method: Option<CountMethod>,
     /// g(m) of the square bars C(m,m) for every m from A to B (inclusive), by the recurrence.
@@ -461,6 +467,11 @@ pub struct RenderArgs {
     /// its exact fraction of P-cells (8-bit).
     #[arg(long, value_name = "PIXELS", value_parser = parse_size)]
     pub fit: Option<u64>,
+    /// How --fit shades a pixel from its block's exact P-count out of its cells: `linear`
+    /// (the default, round(255·count/cells)), `sqrt` (round(255·√(count/cells))) or `log`
+    /// (round(255·log₂(1+count)/log₂(1+cells))), for bars too sparse to show linearly.
+    #[arg(long, value_name = "linear|sqrt|log", value_parser = parse_shade)]
+    pub shade: Option<chompute::render::Shade>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
     #[arg(long, value_name = "P,N")]
@@ -513,6 +524,11 @@ pub struct AssembleArgs {
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `linear`, `sqrt` or `log`: a fitted picture's shading curve.
+pub fn parse_shade(s: &str) -> Result<chompute::render::Shade, String> {
+    s.parse().map_err(|e: chompute::Error| e.to_string())
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

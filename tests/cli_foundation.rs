@@ -22,7 +22,7 @@ fn count_default_and_all_methods_agree() {
             .iter()
             .map(|x| x["method"].as_str().unwrap())
             .collect();
-        for needed in ["recurrence", "histogram", "cpu"] {
+        for needed in ["digits", "recurrence", "histogram", "cpu"] {
             assert!(names.contains(&needed), "{m}: {names:?}");
         }
         let count = v["count"].as_str().unwrap();
@@ -46,7 +46,7 @@ fn count_rectangles_and_explicit_methods() {
     ]);
     assert!(h.status.success() && c.status.success());
     assert_eq!(stdout(&h), stdout(&c));
-    // Default for a rectangle is the histogram.
+    // The default (the digit method) agrees.
     assert_eq!(stdout(&chompute(&["count", "4095", "30001"])), stdout(&h));
 }
 
@@ -78,7 +78,13 @@ fn count_bad_input_is_one_line_and_status_2() {
         "cells",
     );
     assert_usage_error(
-        &chompute(&["count", "18446744073709551615", "7"]),
+        &chompute(&[
+            "count",
+            "18446744073709551615",
+            "7",
+            "--method",
+            "histogram",
+        ]),
         "too large",
     );
     assert_usage_error(&chompute(&["frobnicate"]), "frobnicate");

@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 
-const NAMES: [&str; 14] = [
+const NAMES: [&str; 15] = [
     "prop-3.1-symmetry",
     "prop-3.2-diagonals",
     "thm-3.3-doubling",
@@ -16,6 +16,7 @@ const NAMES: [&str; 14] = [
     "sum-odd",
     "sum-power",
     "sum-mersenne",
+    "window-counts",
     "g-recurrence-values",
     "automaton",
     "octahedron",
@@ -42,6 +43,8 @@ fn every_claim_holds_to_1024() {
     assert_eq!(by_name("prop-3.1-symmetry"), 3 * cells);
     assert_eq!(by_name("automaton"), cells);
     assert_eq!(by_name("octahedron"), cells);
+    // Every m: the whole square and 7 windows; 2000 squares and 200 deep windows beyond.
+    assert_eq!(by_name("window-counts"), 1024 * 8 + 2000 + 200);
 }
 
 /// A claim's count: a JSON string, since it can pass 2^53.
@@ -60,7 +63,7 @@ fn table_output() {
             "{n} in {out}"
         );
     }
-    assert!(out.contains("14 of 14 claims hold for every m ≤ 40"));
+    assert!(out.contains("15 of 15 claims hold for every m ≤ 40"));
     // --csv: a header and one row per claim, in order.
     let o = chompute(&["theorems", "--max-m", "40", "--csv"]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -1,5 +1,5 @@
 //! The kernel families of the chocolate game as traits, each implemented by the CPU here and by
-//! the GPU in `crate::gpu` (`PGridGpu`, `CaGpu`); `gpu::Engine` hands out the one its backend
+//! the GPU in `crate::gpu` (`PGridGpu`, `CaGpu`, `BlockCountGpu`); `gpu::Engine` hands out the one its backend
 //! picks. Plain Rust: the mathematics does not know what a GPU is.
 //!
 //! ```
@@ -17,6 +17,7 @@
 use super::automaton::Automaton;
 use super::grid::{count_cpu, Window};
 use super::rows::p_rows_submask;
+use super::window::BlockGrid;
 use crate::error::{Error, Result};
 
 /// Packed P-grids and exact P-counts of windows of C(m,n). Build one per backend and keep it:
@@ -142,5 +143,52 @@ impl AutomatonBackend for Automaton {
 
     fn live_cells(&self) -> Result<u64> {
         Ok(Automaton::live_cells(self))
+    }
+}
+
+/// Exact P-counts of the blocks of a fitted picture ([`BlockGrid`]) by the digit method: on the
+/// CPU by [`BlockGrid::counts`], on the GPU by `block_count.wgsl` (`gpu::block_count`), its
+/// twin with the same corners and the same programme.
+pub trait BlockCountBackend: Send + Sync {
+    /// "cpu" or "gpu".
+    fn backend(&self) -> &'static str;
+
+    /// The counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major.
+    fn counts(
+        &self,
+        grid: &BlockGrid,
+        by0: u64,
+        rows: u64,
+        bx0: u64,
+        cols: u64,
+    ) -> Result<Vec<u128>>;
+
+    /// Blocks worth asking for at a time: enough to keep the backend busy, few enough that
+    /// their counts and corners (16 bytes each) take a few MB.
+    fn chunk_blocks(&self) -> u64;
+}
+
+/// Block counts on the CPU, corners in parallel.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BlockCountCpu;
+
+impl BlockCountBackend for BlockCountCpu {
+    fn backend(&self) -> &'static str {
+        "cpu"
+    }
+
+    fn counts(
+        &self,
+        grid: &BlockGrid,
+        by0: u64,
+        rows: u64,
+        bx0: u64,
+        cols: u64,
+    ) -> Result<Vec<u128>> {
+        grid.counts(by0, rows, bx0, cols)
+    }
+
+    fn chunk_blocks(&self) -> u64 {
+        1 << 16
     }
 }

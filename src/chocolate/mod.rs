@@ -16,4 +16,4 @@ pub mod window;
 pub use count::{g_histogram, g_prefix_sums, g_recurrence};
 pub use grid::{p_rows_cpu, p_rows_naive, words_per_row, Window};
 pub use ptest::{col_key, p_cell, row_key};
-pub use window::{block_counts, p_count, p_prefix};
+pub use window::{block_counts, p_count, p_prefix, BlockGrid};

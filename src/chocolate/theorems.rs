@@ -14,6 +14,7 @@ use super::ptest::p_cell;
 use super::recursive::{
     blow_up, corners_and_centre, corners_and_centre_grid, p_cell_recursive, p_grid_recursive,
 };
+use super::window::p_count;
 use crate::claim::{Claim, ClaimKind, Tally, Xorshift};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -503,6 +504,74 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
                 if sum != want {
                     t.fail(format!("k = {k}: the sum is {sum}, not {want}"));
                     return;
+                }
+                t.checked += 1;
+            }
+        },
+    ));
+
+    push(claim(
+        "window-counts",
+        "the digit method's P-count of a window of C(m,n) equals the count of its generated grid, and of a whole square C(m,m) the recurrence",
+        format!("m = 1..{big}: C(m,m) and 7 windows each; {LARGE_SAMPLES} squares, 200 windows < 2^64"),
+        |t| {
+            // Every m: the whole square against the grid counts, then sampled windows (six
+            // small ones of rectangles, one as large as the bar) against generated grids.
+            let failures: Vec<(u128, Option<String>)> = (1..=big)
+                .into_par_iter()
+                .map(|m| {
+                    let mut checked = 1u128;
+                    let whole = Window::full(m, m).expect("m ≥ 1");
+                    if p_count(&whole) != counts[m as usize] {
+                        return (checked, Some(format!("C({m},{m}): digits {} but the grid has {}", p_count(&whole), counts[m as usize])));
+                    }
+                    let mut rng = Xorshift::new(0x5EED_0B10 ^ m.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                    for k in 0..7 {
+                        let n = if k == 0 { m } else { rng.upto(big) };
+                        let cap = |side: u64| if k == 6 { side } else { side.min(512) };
+                        let (h, w) = (rng.upto(cap(m)), rng.upto(cap(n)));
+                        let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
+                        let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
+                        let mut words = vec![0u32; win.total_words().expect("small")];
+                        p_rows_cpu(&win, &mut words);
+                        let grid: u128 = words.iter().map(|x| x.count_ones() as u128).sum();
+                        let digits = p_count(&win);
+                        checked += 1;
+                        if digits != grid {
+                            return (checked, Some(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {digits} but the grid has {grid}")));
+                        }
+                    }
+                    (checked, None)
+                })
+                .collect();
+            for (checked, failure) in failures {
+                t.checked += checked;
+                if let Some(f) = failure {
+                    return t.fail(f);
+                }
+            }
+            let mut rng = Xorshift::new(0x5EED_0B11);
+            let mut squares = vec![u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, (1 << 63) + 1];
+            squares.extend((squares.len()..LARGE_SAMPLES).map(|_| rng.next().max(1)));
+            for m in squares {
+                let (digits, rec) = (p_count(&Window::full(m, m).expect("m ≥ 1")), g_recurrence(m).expect("m ≥ 1"));
+                if digits != rec {
+                    return t.fail(format!("C({m},{m}): digits {digits} but the recurrence {rec}"));
+                }
+                t.checked += 1;
+            }
+            // Windows deep inside huge bars, cell by cell.
+            for _ in 0..200 {
+                let m = u64::MAX - rng.next() % (1 << 40);
+                let n = rng.next().max(1);
+                let (h, w) = (rng.upto(32.min(m)), rng.upto(32.min(n)));
+                let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
+                let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
+                let cells: u128 = (r0..r0 + h)
+                    .map(|i| (c0..c0 + w).filter(|&j| p_cell(m, n, i, j)).count() as u128)
+                    .sum();
+                if p_count(&win) != cells {
+                    return t.fail(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {} but the cells {cells}", p_count(&win)));
                 }
                 t.checked += 1;
             }

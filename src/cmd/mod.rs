@@ -226,6 +226,24 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// `--window ROW,COL,HEIGHT,WIDTH` → a window of C(m,n) (checked: inside the bar, no sum
+/// past 2^64-1), for `count` and `render`.
+pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<chompute::chocolate::Window> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    let nums: Option<Vec<u64>> = parts
+        .iter()
+        .map(|p| crate::cli::parse_size(p).ok())
+        .collect();
+    match nums.as_deref() {
+        Some(&[r, c, h, w]) if parts.len() == 4 => {
+            Ok(chompute::chocolate::Window::new(m, n, r, c, h, w)?)
+        }
+        _ => Err(anyhow::anyhow!(
+            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
+        )),
+    }
+}
+
 /// Print claims on stdout as the text table, or as CSV.
 pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
     use std::io::Write;

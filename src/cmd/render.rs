@@ -1,8 +1,7 @@
 //! `chompute render` and `chompute assemble`: pictures of P-grids as streamed PNGs, Deep Zoom
 //! pyramids and sharded tile directories.
 
-use super::print_json;
-use super::{describe_pictures, u64_string, u64_strings};
+use super::{describe_pictures, parse_window, print_json, u64_string, u64_strings};
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
 use chompute::chocolate::grid::Window;
@@ -42,21 +41,6 @@ struct RenderReport {
     #[serde(flatten)]
     shard_report: Option<ShardReport>,
     seconds: f64,
-}
-
-/// `ROW,COL,HEIGHT,WIDTH` → a window of C(m,n).
-fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<Window> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let nums: Option<Vec<u64>> = parts
-        .iter()
-        .map(|p| crate::cli::parse_size(p).ok())
-        .collect();
-    match nums.as_deref() {
-        Some(&[r, c, h, w]) if parts.len() == 4 => Ok(Window::new(m, n, r, c, h, w)?),
-        _ => Err(anyhow!(
-            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
-        )),
-    }
 }
 
 /// `P,N` → the two colours.
@@ -123,12 +107,21 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         .map(parse_colours)
         .transpose()?
         .flatten();
-    let pic = match (args.scale, args.fit) {
+    let mut pic = match (args.scale, args.fit) {
         (Some(_), Some(_)) => return Err(anyhow!("--scale and --fit cannot be used together")),
         (Some(k), None) => Picture::cells(window, k, colours)?,
         (None, Some(pixels)) => Picture::fit(window, pixels, colours)?,
         (None, None) => Picture::cells(window, 1, colours)?,
     };
+    if let Some(shade) = args.shade {
+        if !matches!(pic.scale, Scale::Fit(_)) {
+            return Err(anyhow!(
+                "--shade {} shades fitted pictures; add --fit PIXELS",
+                shade.name()
+            ));
+        }
+        pic = pic.with_shade(shade);
+    }
     if args.output.is_none() && args.dzi.is_none() && args.tiles.is_none() {
         return Err(anyhow!(
             "nothing to write: give -o FILE.png, --dzi DIR or --tiles DIR"
@@ -155,6 +148,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         Some(path) => {
             let spec = pic.spec(args.compression)?;
             check_output(path, pic.width, pic.height)?;
+            chompute::render::encode::ensure_memory(&spec, &format!("'{}'", path.display()))?;
             Some(spec)
         }
         None => None,
@@ -175,6 +169,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
                 "a Deep Zoom image is at most 2^31-1 pixels a side; use --window"
             ));
         }
+        chompute::render::dzi::ensure_memory(pic.width, dzi_tile)?;
     }
 
     let what = picture_text(&pic);

@@ -4,12 +4,15 @@
 //! buffer that grows only when a call needs more, and one readback path ([`Readback`],
 //! [`GpuContext::map_and_read`]).
 
+use super::block_count::BlockCountGpu;
 use super::ca::CaGpu;
 use super::kernel::{Access, KernelId};
 use super::nimpass::NimPassGpu;
 use super::ptest::PGridGpu;
 use crate::chocolate::automaton::Automaton;
-use crate::chocolate::backend::{AutomatonBackend, PGridBackend, PGridCpu};
+use crate::chocolate::backend::{
+    AutomatonBackend, BlockCountBackend, BlockCountCpu, PGridBackend, PGridCpu,
+};
 use crate::error::{Error, Result};
 use crate::pass::backend::{NimPassBackend, NimPassCpu};
 use serde::Serialize;
@@ -100,6 +103,15 @@ impl Engine {
         match self {
             Engine::Cpu => Arc::new(PGridCpu),
             Engine::Gpu(ctx) => Arc::new(PGridGpu::new(ctx.clone())),
+        }
+    }
+
+    /// The digit method's block counts of fitted pictures on this backend (keep it, as
+    /// [`Engine::p_grid`]).
+    pub fn block_counts(&self) -> Arc<dyn BlockCountBackend> {
+        match self {
+            Engine::Cpu => Arc::new(BlockCountCpu),
+            Engine::Gpu(ctx) => Arc::new(BlockCountGpu::new(ctx.clone())),
         }
     }
 

@@ -118,11 +118,13 @@ pub enum KernelId {
     CaStep,
     /// `ca_block.wgsl` specialised to one tile shape.
     CaBlock(BlockShape),
+    /// `block_count.wgsl`: the digit method's P-counts of a picture's blocks.
+    BlockCounts,
 }
 
 impl KernelId {
     /// One id of every kernel (the block kernel at its default shape), for the tests.
-    pub const ALL: [KernelId; 5] = [
+    pub const ALL: [KernelId; 6] = [
         KernelId::PRows,
         KernelId::CountP,
         KernelId::NimpassLevel,
@@ -131,6 +133,7 @@ impl KernelId {
             steps_max: 8,
             tile_rows: 13,
         }),
+        KernelId::BlockCounts,
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -141,6 +144,7 @@ impl KernelId {
             KernelId::NimpassLevel => &super::nimpass::NIMPASS_LEVEL,
             KernelId::CaStep => &super::ca::CA_STEP,
             KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
+            KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
         }
     }
 
@@ -157,7 +161,7 @@ impl KernelId {
 }
 
 /// Every kernel chompute runs.
-pub fn all() -> [&'static Kernel; 5] {
+pub fn all() -> [&'static Kernel; 6] {
     KernelId::ALL.map(KernelId::kernel)
 }
 

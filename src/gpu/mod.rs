@@ -1,6 +1,7 @@
 //! The wgpu context and one small module per kernel (buffers, dispatch, readback). Each
 //! kernel's CPU twin lives beside the mathematics it implements.
 
+pub mod block_count;
 pub mod ca;
 pub mod context;
 pub mod kernel;

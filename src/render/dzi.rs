@@ -68,6 +68,28 @@ pub fn top_level(width: u64, height: u64) -> u32 {
     }
 }
 
+/// The most memory a pyramid `width` pixels wide with `tile`-pixel tiles holds, in bytes: the
+/// top level's band of 1-bit rows and of packed cells, and for every lower level its row of
+/// u64 counts and its band of 8-bit rows (widths halving), plus the tiles being encoded.
+pub fn memory_bound(width: u64, tile: u64) -> u64 {
+    let threads = rayon::current_num_threads().max(1) as u64;
+    let top = tile.saturating_mul(width.div_ceil(8) + 4 * width.div_ceil(32));
+    // Σ over lower levels of (8 + tile)·⌈width/2^k⌉ ≤ (8 + tile)·(width + levels).
+    let lower = (8 + tile).saturating_mul(width + 64);
+    let encoding = threads.saturating_mul(2 * tile.saturating_mul(tile));
+    top.saturating_add(lower).saturating_add(encoding)
+}
+
+/// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width` pixels wide needs more
+/// memory than is available ([`memory_bound`]).
+pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
+    crate::memory::ensure_available(
+        memory_bound(width, tile),
+        &format!("a Deep Zoom pyramid {width} pixels wide"),
+        "each level keeps a band of a tile's height; use --window or a smaller --tile-size",
+    )
+}
+
 impl DziBuilder {
     /// A builder writing the pyramid of `window` into `files_dir`, `tile` pixels a tile side.
     pub fn new(
@@ -85,6 +107,7 @@ impl DziBuilder {
                 "at most 2^31-1 pixels a side; draw a window of the bar",
             ));
         }
+        ensure_memory(width, tile)?;
         let top = top_level(width, height);
         let levels = (1..=top)
             .map(|k| {
@@ -138,6 +161,7 @@ impl DziBuilder {
             colours: self.colours,
             width: 1,
             height: 1,
+            shade: super::shade::Shade::Linear,
         };
         pic.format()
     }

@@ -44,6 +44,27 @@ fn filter_for(format: &PixelFormat) -> u8 {
     }
 }
 
+/// The most memory [`stream_png`] and a band producer hold for `spec`, in bytes: bands in
+/// the channel, in the batch being deflated and their outputs, recycled buffers, and the
+/// producer's own working buffers — about 8 bands a thread and a few more, where a band is
+/// [`BAND_BYTES`] or one row, whichever is larger. An upper bound, for the memory check.
+pub fn memory_bound(spec: &PngSpec) -> u64 {
+    let row = spec.format.row_bytes(spec.width) as u64;
+    let band = (BAND_BYTES as u64).max(row);
+    let threads = rayon::current_num_threads().max(1) as u64;
+    band.saturating_mul(8 * threads + 6)
+}
+
+/// A typed error ([`crate::Error::TooLarge`]) when streaming `spec` needs more memory than
+/// the machine has available; `what` names the picture.
+pub fn ensure_memory(spec: &PngSpec, what: &str) -> crate::Result<()> {
+    crate::memory::ensure_available(
+        memory_bound(spec),
+        what,
+        "a row this long needs that much in flight; use --window, --fit, --tiles or --dzi",
+    )
+}
+
 /// One band of raw rows on its way to the compressor.
 struct Band {
     index: usize,

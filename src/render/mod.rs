@@ -22,3 +22,4 @@ pub mod zoom;
 pub use self::atomic::AtomicFile;
 pub use self::output::{check_output, stream_image, write_image, PictureFormat};
 pub use self::png::{parse_colour, write_png, Compression, PixelFormat, PngSpec};
+pub use self::shade::Shade;

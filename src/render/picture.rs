@@ -2,20 +2,41 @@
 //!
 //! - Cells ([`Picture::cells`], K = 1 by default): each cell is K×K pixels, black for a P-cell.
 //! - Fit ([`Picture::fit`]): each pixel covers a B×B block of cells and is shaded by the exact
-//!   fraction of P-cells in it (counted, never sampled); blocks on the right and bottom edges
-//!   may be smaller and are shaded by their own cell count.
+//!   fraction of P-cells in it (counted, never sampled; [`Picture::with_shade`] picks the
+//!   rule, see [`Shade`]); blocks on the right and bottom edges may be smaller and are shaded
+//!   by their own cell count. Small blocks are counted from the generated rows, large ones by
+//!   the digit method ([`crate::chocolate::window`]), whichever is cheaper ([`FitCounts`]),
+//!   so a picture of C(2^64-1) is as quick as one of C(40000).
 //!
 //! Two colours make indexed PNGs; the default is black on white.
 
 use super::png::{PixelFormat, PngSpec};
+use super::shade::{p_level, Shade};
 use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
+use crate::chocolate::window::BlockGrid;
 use crate::{Error, Result};
 use rayon::prelude::*;
 
-/// Words of cells generated at a time when counting blocks.
+/// Words of cells generated at a time when counting blocks from rows.
 const COUNT_CHUNK_WORDS: u64 = 1 << 20;
+
+/// Cells a pixel must cover, per bit of the bar's larger side, for its block count to come
+/// from the digit method rather than from generated rows. A digit count costs about one corner
+/// prefix a pixel, which grows with the bits of the bar (about 6 ns a bit of CPU), while the
+/// rows cost about 0.1 ns a cell; the two cross near 64 cells a bit, so about 1000 cells a pixel
+/// for C(65535) and 4096 for C(2^64-1) (BENCHMARKS.md, "render --fit").
+pub const DIGITS_CELLS_PER_BIT: u128 = 64;
+
+/// Where a fitted picture's block counts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FitCounts {
+    /// Generate the block rows' cells and add up each block's (cheaper for small blocks).
+    Rows,
+    /// The digit method: four corner prefixes a block, shared with the neighbours.
+    Digits,
+}
 
 /// How cells map to pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +63,8 @@ pub struct Picture {
     pub width: u64,
     /// Pixel rows.
     pub height: u64,
+    /// How fitted pixels are shaded (ignored for cells).
+    pub shade: Shade,
 }
 
 /// A tile side for tiled output (Deep Zoom pyramids, tile shards): a positive multiple of 8, so
@@ -117,7 +140,43 @@ impl Picture {
             colours,
             width,
             height,
+            shade: Shade::Linear,
         })
+    }
+
+    /// The same picture shaded by `shade`.
+    pub fn with_shade(self, shade: Shade) -> Picture {
+        Picture { shade, ..self }
+    }
+
+    /// Where the block counts of a fitted picture come from (None for cells): the digit
+    /// method once a pixel covers [`DIGITS_CELLS_PER_BIT`] cells per bit of the bar's larger
+    /// side, else the rows.
+    pub fn fit_counts(&self) -> Option<FitCounts> {
+        match self.scale {
+            Scale::Cells(_) => None,
+            Scale::Fit(b) => {
+                let w = &self.window;
+                let cells = b.min(w.height) as u128 * b.min(w.width) as u128;
+                let bits = 64 - (w.m.max(w.n) - 1).leading_zeros().min(63);
+                Some(if cells >= DIGITS_CELLS_PER_BIT * bits as u128 {
+                    FitCounts::Digits
+                } else {
+                    FitCounts::Rows
+                })
+            }
+        }
+    }
+
+    /// The level (0..=255) of a block with `count` P-cells out of `cells`, as its pixel value:
+    /// the level itself for an indexed picture, 255 - level for gray.
+    fn pixel(&self, count: u128, cells: u128) -> u8 {
+        let level = p_level(self.shade, count, cells);
+        if self.p_is_one() {
+            level
+        } else {
+            255 - level
+        }
     }
 
     /// The pixel format: 1-bit (gray or two-colour indexed) for cells, 8-bit (gray or a
@@ -213,17 +272,82 @@ impl Picture {
                         }
                     });
             }
-            Scale::Fit(b) => {
-                for (y, dst) in out.chunks_exact_mut(row_bytes).enumerate() {
-                    let counts = self.block_counts(cells, b, py0 + y as u64, px0, pw)?;
-                    let by = py0 + y as u64;
-                    let block_rows = b.min(self.window.height - by * b);
-                    for (x, (d, &c)) in dst.iter_mut().zip(&counts).enumerate() {
-                        let bx = px0 + x as u64;
-                        let block_cols = b.min(self.window.width - bx * b);
-                        let level = shade_level(c, block_rows * block_cols);
-                        *d = if self.p_is_one() { level } else { 255 - level };
+            Scale::Fit(b) => match self.fit_counts() {
+                Some(FitCounts::Digits) => {
+                    self.fill_fit_digits(cells, b, px0, pw, py0, rows, out)?
+                }
+                _ => self.fill_fit_rows(cells, b, px0, pw, py0, rows, out)?,
+            },
+        }
+        Ok(())
+    }
+
+    /// Fitted pixel rows from digit-method block counts, in chunks of at most the source's
+    /// preferred number of pixels (so memory is a few MB however wide the picture).
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill_fit_digits(
+        &self,
+        cells: &CellSource,
+        b: u64,
+        px0: u64,
+        pw: u64,
+        py0: u64,
+        rows: u64,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let grid = BlockGrid::new(self.window, b)?;
+        let row_bytes = pw as usize;
+        let chunk = cells.block_chunk_pixels();
+        let cols = chunk.min(pw);
+        let band = (chunk / cols).clamp(1, rows);
+        for y in (0..rows).step_by(band as usize) {
+            let h = band.min(rows - y);
+            for x in (0..pw).step_by(cols as usize) {
+                let w = cols.min(pw - x);
+                let counts = cells.block_counts(&grid, py0 + y, h, px0 + x, w)?;
+                for (r, row) in counts.chunks_exact(w as usize).enumerate() {
+                    let by = py0 + y + r as u64;
+                    let dst = &mut out[(y as usize + r) * row_bytes + x as usize..][..w as usize];
+                    for (k, (d, &c)) in dst.iter_mut().zip(row).enumerate() {
+                        *d = self.pixel(c, grid.block_cells(by, px0 + x + k as u64));
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fitted pixel rows from the generated cells of each block row, in column chunks of at
+    /// most 2^25 cells.
+    #[allow(clippy::too_many_arguments)]
+    pub fn fill_fit_rows(
+        &self,
+        cells: &CellSource,
+        b: u64,
+        px0: u64,
+        pw: u64,
+        py0: u64,
+        rows: u64,
+        out: &mut [u8],
+    ) -> Result<()> {
+        let grid = BlockGrid::new(self.window, b)?;
+        let row_bytes = pw as usize;
+        let cols = ((COUNT_CHUNK_WORDS * 32) / b).clamp(1, pw);
+        for (y, dst) in out
+            .chunks_exact_mut(row_bytes)
+            .take(rows as usize)
+            .enumerate()
+        {
+            let by = py0 + y as u64;
+            for x in (0..pw).step_by(cols as usize) {
+                let w = cols.min(pw - x);
+                let counts = self.block_counts(cells, b, by, px0 + x, w)?;
+                for (k, (d, &c)) in dst[x as usize..][..w as usize]
+                    .iter_mut()
+                    .zip(&counts)
+                    .enumerate()
+                {
+                    *d = self.pixel(c as u128, grid.block_cells(by, px0 + x + k as u64));
                 }
             }
         }
@@ -245,7 +369,7 @@ impl Picture {
         let r0 = by * b;
         let nrows = b.min(win.height - r0);
         let c0 = px0 * b;
-        let ncols = (pw * b).min(win.width - c0);
+        let ncols = (pw as u128 * b as u128).min((win.width - c0) as u128) as u64;
         let strip = win.rows(r0, nrows).cols(c0, ncols);
         let wpr = strip.words_per_row();
         let chunk_rows = (COUNT_CHUNK_WORDS / wpr as u64).max(1);

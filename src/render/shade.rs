@@ -21,7 +21,10 @@
 use crate::{Error, Result};
 
 /// A shading curve: how the P-fraction of a block becomes a level.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Shade {
     /// ℓ = round(255·x), as `render --fit`.
     #[default]
@@ -33,6 +36,11 @@ pub enum Shade {
 }
 
 impl Shade {
+    /// Whether this is the default curve (a tile manifest leaves it out).
+    pub fn is_linear(&self) -> bool {
+        *self == Shade::Linear
+    }
+
     /// The curve's name on command lines and in URLs.
     pub fn name(self) -> &'static str {
         match self {

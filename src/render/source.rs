@@ -2,10 +2,11 @@
 //! a [`RowSource`] (the CPU generator, the GPU kernel, or any other the caller hands in),
 //! optionally checked against a second method.
 
-use crate::chocolate::backend::PGridBackend;
+use crate::chocolate::backend::{BlockCountBackend, BlockCountCpu, PGridBackend};
 use crate::chocolate::grid::{first_difference, p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
 use crate::chocolate::rows::{p_column_base, p_row_of_key};
+use crate::chocolate::window::BlockGrid;
 use crate::gpu::Engine;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -67,6 +68,8 @@ pub struct CellSource {
     backend: String,
     /// The rows are the CPU generator's, so 1-bit PNG rows may be written straight from it.
     cpu_generator: bool,
+    /// Block counts of fitted pictures by the digit method.
+    blocks: Arc<dyn BlockCountBackend>,
     verify: bool,
 }
 
@@ -77,6 +80,7 @@ impl CellSource {
             backend: engine.name().to_string(),
             cpu_generator: matches!(engine, Engine::Cpu),
             source: Box::new(EngineRows::new(&engine)),
+            blocks: engine.block_counts(),
             verify,
         }
     }
@@ -89,8 +93,75 @@ impl CellSource {
             backend: source.name().to_string(),
             cpu_generator: false,
             source,
+            blocks: Arc::new(BlockCountCpu),
             verify,
         }
+    }
+
+    /// The same source with fitted pictures' block counts from `blocks` (a test's
+    /// deliberately wrong counter, another backend's); verification then checks them against
+    /// the CPU (for a GPU backend) or the digit method's reference programme.
+    pub fn with_blocks(self, blocks: Arc<dyn BlockCountBackend>) -> CellSource {
+        CellSource { blocks, ..self }
+    }
+
+    /// Blocks a fitted picture asks for at a time ([`BlockCountBackend::chunk_blocks`]).
+    pub fn block_chunk_pixels(&self) -> u64 {
+        self.blocks.chunk_blocks().max(1)
+    }
+
+    /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major,
+    /// by the digit method on this source's backend. With verification, sampled blocks (the
+    /// first, the last and one that moves from call to call) are recounted by a second
+    /// method: the CPU for GPU counts, the 16-state reference programme for any other.
+    pub fn block_counts(
+        &self,
+        grid: &BlockGrid,
+        by0: u64,
+        rows: u64,
+        bx0: u64,
+        cols: u64,
+    ) -> Result<Vec<u128>> {
+        let counts = self.blocks.counts(grid, by0, rows, bx0, cols)?;
+        if !self.verify {
+            return Ok(counts);
+        }
+        let k = counts.len() as u64;
+        if k != rows * cols {
+            return Err(Error::CheckFailed(format!(
+                "verification: {} block counts for {rows}×{cols} blocks",
+                counts.len()
+            )));
+        }
+        let mut sample = vec![
+            0,
+            k - 1,
+            (by0 ^ bx0).wrapping_mul(0x9e37_79b9_7f4a_7c15) % k,
+        ];
+        sample.sort_unstable();
+        sample.dedup();
+        let gpu = self.blocks.backend() == "gpu";
+        for i in sample {
+            let (by, bx) = (by0 + i / cols, bx0 + i % cols);
+            let (what, reference, expect) = if gpu {
+                ("GPU", "CPU", grid.counts(by, 1, bx, 1)?[0])
+            } else {
+                (
+                    "the digit method",
+                    "its reference programme",
+                    grid.counts_reference(by, 1, bx, 1)?[0],
+                )
+            };
+            let got = counts[i as usize];
+            if got != expect {
+                let w = &grid.window;
+                return Err(Error::CheckFailed(format!(
+                    "verification: {what} and {reference} disagree on block ({by}, {bx}) of C({}, {}): {got} against {expect} P-cells",
+                    w.m, w.n
+                )));
+            }
+        }
+        Ok(counts)
     }
 
     /// The backend's name: "cpu", "gpu", or a custom source's name.

@@ -21,6 +21,7 @@
 use super::atomic::AtomicFile;
 use super::encode::stream_png;
 use super::picture::{Colours, Picture, Scale};
+use super::shade::Shade;
 use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
@@ -49,6 +50,9 @@ pub struct TileManifest {
     pub tile_size: u64,
     pub tiles_x: u64,
     pub tiles_y: u64,
+    /// How fitted pixels are shaded; absent for `linear` (and in manifests older than it).
+    #[serde(default, skip_serializing_if = "Shade::is_linear")]
+    pub shade: Shade,
 }
 
 /// What is written after a tile, to say that the tile is complete and what its bytes are.
@@ -94,14 +98,16 @@ impl TileManifest {
             tile_size,
             tiles_x: pic.width.div_ceil(tile_size),
             tiles_y: pic.height.div_ceil(tile_size),
+            shade: pic.shade,
         };
         m.check_shape()
             .map_err(|why| Error::invalid(format!("cannot cut this picture into tiles: {why}")))?;
-        pic.spec_for(
+        let tile = pic.spec_for(
             tile_size.min(pic.width),
             tile_size.min(pic.height),
             Compression::Fast,
         )?;
+        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"))?;
         Ok(m)
     }
 
@@ -148,7 +154,7 @@ impl TileManifest {
                 )))
             }
         };
-        let pic = Picture::with_scale(window, scale, self.colours)?;
+        let pic = Picture::with_scale(window, scale, self.colours)?.with_shade(self.shade);
         if pic.width != self.width || pic.height != self.height {
             return Err(Error::invalid(format!(
                 "{MANIFEST}: the picture is {}×{} pixels, not {}×{}",

@@ -171,6 +171,7 @@ impl Pyramid {
             colours: style.colours,
             width: 1,
             height: 1,
+            shade: style.shade,
         };
         let spec = PngSpec {
             width: t.width,

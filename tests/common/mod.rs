@@ -152,3 +152,29 @@ pub fn json_of(o: &Output) -> serde_json::Value {
     );
     serde_json::from_slice(&o.stdout).expect("one JSON object on stdout")
 }
+
+/// The pixel values of an 8-bit (gray or indexed) or 1-bit PNG, rows top first.
+pub fn png_values(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
+    let mut dec = png::Decoder::new(std::io::BufReader::new(file));
+    dec.set_transformations(png::Transformations::IDENTITY);
+    let mut reader = dec.read_info().expect("a PNG");
+    let (width, bits) = (
+        reader.info().width as usize,
+        reader.info().bit_depth as usize,
+    );
+    let mut rows = Vec::new();
+    while let Some(row) = reader.next_row().expect("decodable rows") {
+        let data = row.data();
+        rows.push(
+            (0..width)
+                .map(|x| match bits {
+                    1 => data[x / 8] >> (7 - x % 8) & 1,
+                    8 => data[x],
+                    b => panic!("unexpected bit depth {b}"),
+                })
+                .collect(),
+        );
+    }
+    rows
+}

@@ -19,6 +19,7 @@ mod ca;
 mod chomp;
 mod pass;
 mod render;
+mod window;
 
 use crate::cli::BenchArgs;
 use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
@@ -187,6 +188,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
     render::bench_render(&env, &mut out)?;
+    window::bench_block_counts(&env, &mut out)?;
     chomp::bench_chomp(&env, &mut out)?;
     pass::bench_pass(&env, &mut out)?;
     ca::bench_ca(&env, &mut out)?;
