@@ -93,25 +93,3 @@ impl Error {
         }
     }
 }
-
-/// Transitional: an `anyhow` error from a module that does not yet return [`Result`] (the GPU
-/// host code, the tile shards, atomic output files). A typed [`Error`] inside it is kept as it
-/// is; anything else becomes [`Error::Invalid`] with the whole message.
-impl From<anyhow::Error> for Error {
-    fn from(e: anyhow::Error) -> Error {
-        match e.downcast::<Error>() {
-            Ok(typed) => typed,
-            Err(e) => Error::Invalid(format!("{e:#}")),
-        }
-    }
-}
-
-/// Transitional: an `anyhow` error carrying [`Error::Invalid`], for the modules that still
-/// return `anyhow::Result` (see the `From<anyhow::Error>` impl above).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! usage {
-    ($($arg:tt)*) => {
-        ::anyhow::Error::new($crate::error::Error::Invalid(format!($($arg)*)))
-    };
-}
