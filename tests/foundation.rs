@@ -10,24 +10,12 @@ use chompute::gpu::ptest::PGridGpu;
 use chompute::gpu::Engine;
 use rayon::prelude::*;
 
-/// A small deterministic generator (xorshift) so failures are reproducible.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use chompute::claim::Xorshift as Rng;
 
 /// Random windows of random bars, sizes deliberately not powers of two, plus a few large
 /// coordinate windows.
 fn random_windows(count: usize, seed: u64) -> Vec<Window> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut v = Vec::new();
     for _ in 0..count {
         let m = 1 + rng.below(300);

@@ -54,19 +54,7 @@ fn files_in(dir: &Path) -> Vec<String> {
     v
 }
 
-/// A small xorshift, so that the sampled pixels and windows are the same on every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use chompute::claim::Xorshift as Rng;
 
 #[test]
 fn count_windows_agree_with_every_method() {
@@ -130,7 +118,7 @@ fn count_windows_agree_with_every_method() {
     }
 
     // Windows deep inside huge bars, cell by cell.
-    let mut rng = Rng(0xD161_7500);
+    let mut rng = Rng::new(0xD161_7500);
     for _ in 0..6 {
         let m = u64::MAX - rng.below(1 << 30);
         let n =
@@ -312,7 +300,7 @@ fn huge_fits_are_exact() {
     let f = Fitted::new(u64::MAX, u64::MAX, None, 512);
     assert_eq!((px[0].len(), px.len()), f.size());
     assert_eq!(f.size(), (512, 512));
-    let mut rng = Rng(0x51CE);
+    let mut rng = Rng::new(0x51CE);
     let mut sample: Vec<(usize, usize)> = vec![(0, 0), (511, 511), (0, 511), (511, 0)];
     sample.extend((0..60).map(|_| (rng.below(512) as usize, rng.below(512) as usize)));
     for &(x, y) in &sample {
@@ -732,7 +720,7 @@ fn gpu_block_counts_equal_the_cpu() {
     let Some(ctx) = common::gpu_or_skip("gpu_block_counts_equal_the_cpu") else {
         return;
     };
-    let mut rng = Rng(0x6B0C);
+    let mut rng = Rng::new(0x6B0C);
     let mut cases: Vec<(Window, u64)> = vec![
         // Rectangles that are not powers of two, whole, with blocks that cut them short.
         (Window::full(777, 1235).unwrap(), 37),

@@ -492,19 +492,7 @@ mod tests {
         total
     }
 
-    /// A small xorshift, so the sampled windows are the same on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::claim::Xorshift as Rng;
 
     #[test]
     fn whole_bars_equal_the_cell_count() {
@@ -518,7 +506,7 @@ mod tests {
 
     #[test]
     fn random_windows_of_random_bars_equal_the_cell_count() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..400 {
             let m = 1 + rng.below(2000);
             let n = 1 + rng.below(2000);
@@ -533,7 +521,7 @@ mod tests {
 
     #[test]
     fn whole_squares_equal_the_recurrence_up_to_u64_max() {
-        let mut rng = Rng(12345);
+        let mut rng = Rng::new(12345);
         let mut sizes = vec![
             u64::MAX,
             u64::MAX - 1,
@@ -553,7 +541,7 @@ mod tests {
 
     #[test]
     fn deep_windows_of_huge_bars_equal_the_cell_count() {
-        let mut rng = Rng(777);
+        let mut rng = Rng::new(777);
         for _ in 0..200 {
             let m = u64::MAX - rng.below(1 << 40);
             let n = [u64::MAX, 1_000_000_000_039, 1 + rng.next() % u64::MAX][rng.below(3) as usize];
@@ -602,7 +590,7 @@ mod tests {
     }
     #[test]
     fn tabulated_programme_equals_the_reference() {
-        let mut rng = Rng(0xC0FF_EE11);
+        let mut rng = Rng::new(0xC0FF_EE11);
         let mut cases: Vec<(u64, u64, u64, u64)> = vec![
             (1, 1, 0, 0),
             (u64::MAX, u64::MAX, u64::MAX, u64::MAX),
@@ -674,7 +662,7 @@ mod tests {
     }
     #[test]
     fn resumed_programmes_equal_whole_ones() {
-        let mut rng = Rng(0xAB5E);
+        let mut rng = Rng::new(0xAB5E);
         for _ in 0..5000 {
             let (m, n) = (
                 (rng.next() >> rng.below(64)).max(1),
