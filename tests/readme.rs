@@ -153,10 +153,11 @@ fn mask(line: &str, seconds_end: Option<usize>) -> String {
                 .is_some_and(|r| !r.starts_with(|c: char| c.is_alphanumeric()));
             let is_decimal = line[i..end].contains('.');
             let column = is_decimal && seconds_end == Some(line[..end].chars().count());
-            let masked = if exp {
-                Some("<rate>")
-            } else if after_s || json_seconds(line, i) || column {
+            // A time is a time in whichever notation it is printed (`0.000044` or `1.5e-6`).
+            let masked = if after_s || json_seconds(line, i) || column {
                 Some("<time>")
+            } else if exp {
+                Some("<rate>")
             } else {
                 None
             };
@@ -338,6 +339,12 @@ fn masking_hides_only_run_dependent_numbers() {
         mask(r#"{"count":"5","seconds":0.000369,"m":"4"}"#, None),
         r#"{"count":"5","seconds":<time>,"m":"4"}"#
     );
+    // A quick run prints its seconds in e-notation; it is still a time, not a rate.
+    assert_eq!(
+        mask(r#"{"method":"digits","seconds":1.512e-6}"#, None),
+        mask(r#"{"method":"digits","seconds":0.000044046}"#, None)
+    );
+    assert_eq!(mask("took 2.5e-7 s", None), "took <time> s");
     // Exact numbers stay: sizes, counts, boxes, fractions of the octahedron, rules.
     for exact in [
         "box 3x10: 286 positions",
