@@ -202,8 +202,6 @@ pub mod chomp;
 pub mod claim;
 pub mod error;
 pub use error::{Error, Result};
-// The GPU host code is documented item by item as it becomes one unit per kernel (issue 10).
-#[allow(missing_docs)]
 pub mod gpu;
 pub mod memory;
 pub mod pass;

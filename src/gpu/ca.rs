@@ -161,7 +161,9 @@ impl CaKernel {
 /// A band of grid rows [start, end) bound as one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Band {
+    /// The first row of the band.
     pub start: u64,
+    /// One past the last row of the band.
     pub end: u64,
 }
 
@@ -406,14 +408,17 @@ impl CaGpu {
         self.kernel
     }
 
+    /// How many generations the automaton has been stepped since its seed (or its last reset).
     pub fn generation(&self) -> u64 {
         self.n
     }
 
+    /// The largest generation the grids were sized for.
     pub fn capacity(&self) -> u64 {
         self.capacity
     }
 
+    /// The bands of rows the grids are split into, each bound as one window.
     pub fn bands(&self) -> &[Band] {
         &self.bands
     }

@@ -65,7 +65,9 @@ impl std::fmt::Display for BackendChoice {
 /// Where the work runs.
 #[derive(Clone)]
 pub enum Engine {
+    /// The CPU paths (rayon over the cores).
     Cpu,
+    /// The WGSL kernels on this device.
     Gpu(Arc<GpuContext>),
 }
 
@@ -174,16 +176,27 @@ fn gpu_device_nodes_present() -> bool {
 /// Facts about the adapter in use, for `info` and for benchmark reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct AdapterReport {
+    /// The adapter's name, as the driver gives it.
     pub name: String,
+    /// The graphics API wgpu drives it through (`vulkan`, `metal`, `dx12`, `gl`).
     pub backend: String,
+    /// wgpu's device type: `DiscreteGpu`, `IntegratedGpu`, `VirtualGpu`, `Cpu` or `Other`.
     pub device_type: String,
+    /// The driver's name.
     pub driver: String,
+    /// The driver's version text.
     pub driver_info: String,
+    /// Whether the adapter runs on the CPU (lavapipe, llvmpipe, WARP).
     pub software: bool,
+    /// The largest storage binding, in bytes: the tiles are sized to fit it.
     pub max_storage_buffer_binding_size: u64,
+    /// The largest buffer, in bytes.
     pub max_buffer_size: u64,
+    /// The most workgroups one dispatch may have along one dimension.
     pub max_compute_workgroups_per_dimension: u32,
+    /// The most invocations one workgroup may have.
     pub max_compute_invocations_per_workgroup: u32,
+    /// The workgroup memory one workgroup may use, in bytes.
     pub max_compute_workgroup_storage_size: u32,
 }
 
@@ -191,7 +204,9 @@ pub struct AdapterReport {
 /// dynamic offset, bindings 1, 2, … the kernel's storage buffers.
 #[derive(Debug, Clone)]
 pub struct Pipeline {
+    /// The compiled pipeline.
     pub pipeline: wgpu::ComputePipeline,
+    /// The layout of its bind group 0.
     pub layout: wgpu::BindGroupLayout,
 }
 
@@ -206,9 +221,13 @@ struct Cache {
 /// A device and queue plus the pipelines built on them. Build one per device and share it
 /// (`Arc`); the kernel objects (`PGridGpu`, `NimPassGpu`, `CaGpu`) hold it.
 pub struct GpuContext {
+    /// The device the kernels run on.
     pub device: wgpu::Device,
+    /// Its queue.
     pub queue: wgpu::Queue,
+    /// What the adapter says of itself.
     pub info: wgpu::AdapterInfo,
+    /// The limits the device was opened with: the adapter's own, not wgpu's defaults.
     pub limits: wgpu::Limits,
     cache: Mutex<Cache>,
 }
@@ -280,6 +299,7 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// The adapter and its limits, for `info` and benchmark reports.
     pub fn report(&self) -> AdapterReport {
         AdapterReport {
             name: self.info.name.clone(),

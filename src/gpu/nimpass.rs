@@ -63,6 +63,7 @@ impl Pool {
 }
 
 impl NimPassGpu {
+    /// The kernel on a context, with an empty buffer pool.
     pub fn new(ctx: Arc<GpuContext>) -> NimPassGpu {
         NimPassGpu {
             ctx,

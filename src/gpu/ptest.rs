@@ -36,9 +36,11 @@ const WORKGROUP: u64 = P_ROWS.workgroup_size[0] as u64;
 pub struct Tile {
     /// First row, as an offset from the window's row0.
     pub row_start: u64,
+    /// Rows in the tile.
     pub rows: u32,
     /// First word of each row, as an offset in words from the window's first column.
     pub word_start: u64,
+    /// Words in each row of the tile.
     pub words: u32,
     /// Cells in each row of the tile (the last column run may be partial).
     pub width: u32,
@@ -268,6 +270,7 @@ impl PGridGpu {
         &self.ctx
     }
 
+    /// The tiles a window is cut into, each within the binding and dispatch limits.
     pub fn tiles(&self, w: &Window) -> Vec<Tile> {
         plan_tiles(w, self.tile_bytes / 4)
     }

@@ -15,7 +15,6 @@ pub mod picture;
 pub mod png;
 pub mod shade;
 pub mod source;
-#[allow(missing_docs)]
 pub mod tiles;
 pub mod zoom;
 

@@ -30,12 +30,15 @@ use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
+/// The manifest's file name inside a tile directory.
 pub const MANIFEST: &str = "tiles.json";
 
 /// What a tile directory holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TileManifest {
+    /// Rows of the bar C(m,n).
     pub m: u64,
+    /// Columns of the bar.
     pub n: u64,
     /// The window: first row, first column (1-based), height, width in cells.
     pub window: [u64; 4],
@@ -45,10 +48,15 @@ pub struct TileManifest {
     pub fit_block: Option<u64>,
     /// `[P colour, N colour]` as RGB, or absent for black on white.
     pub colours: Colours,
+    /// The whole picture's width in pixels.
     pub width: u64,
+    /// The whole picture's height in pixels.
     pub height: u64,
+    /// A tile's side in pixels (edge tiles are cut to the picture).
     pub tile_size: u64,
+    /// Tiles across.
     pub tiles_x: u64,
+    /// Tiles down.
     pub tiles_y: u64,
     /// How fitted pixels are shaded; absent for `linear` (and in manifests older than it).
     #[serde(default, skip_serializing_if = "Shade::is_linear")]
@@ -73,6 +81,7 @@ struct TileRecord {
 pub struct TileFault(pub String);
 
 impl TileManifest {
+    /// The manifest of `pic` cut into tiles of `tile_size` pixels (a positive multiple of 8).
     pub fn of(pic: &Picture, tile_size: u64) -> Result<TileManifest> {
         if tile_size == 0 || !tile_size.is_multiple_of(8) {
             return Err(Error::bad_argument(
@@ -164,6 +173,7 @@ impl TileManifest {
         Ok(pic)
     }
 
+    /// How many tiles the picture is cut into.
     pub fn count(&self) -> u64 {
         self.tiles_x * self.tiles_y
     }
@@ -189,6 +199,7 @@ impl TileManifest {
         format!("tile-{}-{}.{ext}", t / self.tiles_x, t % self.tiles_x)
     }
 
+    /// Where tile `t` lies in the tile directory `dir`.
     pub fn tile_path(&self, dir: &Path, t: u64) -> PathBuf {
         dir.join(self.tile_name(t, "png"))
     }
@@ -386,9 +397,13 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64)> {
 /// What one shard did.
 #[derive(Debug, Default, Clone, Copy, Serialize)]
 pub struct ShardReport {
+    /// Tiles in the whole picture.
     pub tiles_total: u64,
+    /// Tiles this shard owns.
     pub tiles_in_shard: u64,
+    /// Tiles this run wrote.
     pub tiles_written: u64,
+    /// Tiles already complete and verified, left as they were (a resumed shard).
     pub tiles_skipped: u64,
 }
 
@@ -492,7 +507,9 @@ fn remove_entry(path: &Path) -> Result<()> {
 /// Streams a tile directory's picture row by row: the decoders of one row of tiles at a time.
 pub struct TileRows {
     dir: PathBuf,
+    /// The directory's manifest.
     pub manifest: TileManifest,
+    /// Bytes in one packed row of the whole picture.
     pub row_bytes: usize,
     format: super::PixelFormat,
     readers: Vec<png::Reader<BufReader<std::fs::File>>>,
