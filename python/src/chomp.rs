@@ -74,6 +74,15 @@ fn diagram_tuple<'py>(py: Python<'py>, rows: &[u32]) -> PyResult<Bound<'py, PyTu
     PyTuple::new(py, trimmed)
 }
 
+/// A list of positions, each a tuple of row lengths.
+fn diagram_list<'py>(py: Python<'py>, diagrams: &[Diagram]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for q in diagrams {
+        list.append(diagram_tuple(py, q.rows())?)?;
+    }
+    Ok(list)
+}
+
 /// The ordinal of every position in a box under one rule (`chomp_ordinals`).
 #[pyclass(module = "chompute", name = "ChompOrdinals", frozen)]
 pub struct ChompOrdinals {
@@ -134,11 +143,7 @@ impl ChompOrdinals {
     ) -> PyResult<Bound<'py, PyList>> {
         let p = position_arg(position)?;
         self.ordinal_of(&p)?;
-        let list = PyList::empty(py);
-        for q in self.table.sol(&p) {
-            list.append(diagram_tuple(py, q.rows())?)?;
-        }
-        Ok(list)
+        diagram_list(py, &self.table.sol(&p))
     }
 
     /// One solution chain from the position down to the empty one: each step the first
@@ -150,11 +155,7 @@ impl ChompOrdinals {
     ) -> PyResult<Bound<'py, PyList>> {
         let p = position_arg(position)?;
         self.ordinal_of(&p)?;
-        let list = PyList::empty(py);
-        for q in self.table.chain(&p) {
-            list.append(diagram_tuple(py, q.rows())?)?;
-        }
-        Ok(list)
+        diagram_list(py, &self.table.chain(&p))
     }
 
     /// Every position of the box with this ordinal, as tuples of row lengths in lexicographic

@@ -296,25 +296,20 @@ impl Picture {
         out: &mut [u8],
     ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
-        let row_bytes = pw as usize;
         let chunk = cells.block_chunk_pixels();
         let cols = chunk.min(pw);
         let band = (chunk / cols).clamp(1, rows);
-        for y in (0..rows).step_by(band as usize) {
-            let h = band.min(rows - y);
-            for x in (0..pw).step_by(cols as usize) {
-                let w = cols.min(pw - x);
-                let counts = cells.block_counts(&grid, py0 + y, h, px0 + x, w)?;
-                for (r, row) in counts.chunks_exact(w as usize).enumerate() {
-                    let by = py0 + y + r as u64;
-                    let dst = &mut out[(y as usize + r) * row_bytes + x as usize..][..w as usize];
-                    for (k, (d, &c)) in dst.iter_mut().zip(row).enumerate() {
-                        *d = self.pixel(c, grid.block_cells(by, px0 + x + k as u64));
-                    }
-                }
-            }
-        }
-        Ok(())
+        self.fill_fit(
+            &grid,
+            px0,
+            pw,
+            py0,
+            rows,
+            band,
+            cols,
+            out,
+            |by, h, bx, w| cells.block_counts(&grid, by, h, bx, w),
+        )
     }
 
     /// Fitted pixel rows from the generated cells of each block row, in column chunks of at
@@ -331,23 +326,47 @@ impl Picture {
         out: &mut [u8],
     ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
-        let row_bytes = pw as usize;
         let cols = ((COUNT_CHUNK_WORDS * 32) / b).clamp(1, pw);
-        for (y, dst) in out
-            .chunks_exact_mut(row_bytes)
-            .take(rows as usize)
-            .enumerate()
-        {
-            let by = py0 + y as u64;
+        self.fill_fit(&grid, px0, pw, py0, rows, 1, cols, out, |by, _, bx, w| {
+            let counts = self.block_counts(cells, b, by, bx, w)?;
+            Ok(counts.into_iter().map(u128::from).collect())
+        })
+    }
+
+    /// Fitted pixel rows `py0 .. py0+rows` × `px0 .. px0+pw` from exact block counts, asked
+    /// of `count(by, h, bx, w)` (row-major counts of `h × w` blocks) in bands of `band` block
+    /// rows and runs of `cols` blocks.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_fit(
+        &self,
+        grid: &BlockGrid,
+        px0: u64,
+        pw: u64,
+        py0: u64,
+        rows: u64,
+        band: u64,
+        cols: u64,
+        out: &mut [u8],
+        mut count: impl FnMut(u64, u64, u64, u64) -> Result<Vec<u128>>,
+    ) -> Result<()> {
+        let row_bytes = pw as usize;
+        for y in (0..rows).step_by(band as usize) {
+            let h = band.min(rows - y);
             for x in (0..pw).step_by(cols as usize) {
                 let w = cols.min(pw - x);
-                let counts = self.block_counts(cells, b, by, px0 + x, w)?;
-                for (k, (d, &c)) in dst[x as usize..][..w as usize]
-                    .iter_mut()
-                    .zip(&counts)
-                    .enumerate()
-                {
-                    *d = self.pixel(c as u128, grid.block_cells(by, px0 + x + k as u64));
+                let counts = count(py0 + y, h, px0 + x, w)?;
+                if counts.len() as u64 != h * w {
+                    return Err(Error::CheckFailed(format!(
+                        "the block counter gave {} counts for {h}×{w} blocks",
+                        counts.len()
+                    )));
+                }
+                for (r, row) in counts.chunks_exact(w as usize).enumerate() {
+                    let by = py0 + y + r as u64;
+                    let dst = &mut out[(y as usize + r) * row_bytes + x as usize..][..w as usize];
+                    for (k, (d, &c)) in dst.iter_mut().zip(row).enumerate() {
+                        *d = self.pixel(c, grid.block_cells(by, px0 + x + k as u64));
+                    }
                 }
             }
         }
