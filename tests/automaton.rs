@@ -78,6 +78,14 @@ fn assert_generation_is_the_p_grid(name: &str, a: &dyn AutomatonBackend) {
         "{name}: b_{n} != P({})",
         n + 1
     );
+    // Each row read alone is that row of the whole generation; past row n is an error.
+    let wpr = (n as usize + 1).div_ceil(32);
+    let whole = a.current_u32().unwrap();
+    for i in [0, n / 3, n / 2, n] {
+        let row = a.row_u32(i).unwrap();
+        assert_eq!(row, whole[i as usize * wpr..][..wpr], "{name}: row {i} of b_{n}");
+    }
+    assert!(a.row_u32(n + 1).is_err(), "{name}: row {} of b_{n}", n + 1);
     let previous = if n == 0 { Vec::new() } else { p_grid(n) };
     assert_eq!(
         a.previous_u32().unwrap(),

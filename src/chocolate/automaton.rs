@@ -15,8 +15,10 @@
 //! 2k+1). With t = row_i(b_n) ^ row_{i-1}(b_n) and s = t ^ row_{i-1}(b_{n-1}), the new row is
 //! `t ^ (s shifted one cell right)`: a shift by one row and a shift by one bit.
 
+use super::backend::AutomatonBackend;
 use super::grid::{first_difference, p_bit, p_rows_cpu, p_rows_naive, words_per_row, Window};
 use crate::claim::{Claim, ClaimKind, Tally};
+use crate::error::Result;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -329,10 +331,11 @@ impl AutomatonCheck {
         }
     }
 
-    /// Compare the current generation b_n of `a` with P(n+1) from the P-test generator: whole
-    /// when `whole` or when n+1 ≤ [`VERIFY_WHOLE_UP_TO`], else on [`VERIFY_SAMPLED_ROWS`]
-    /// rows, each from the cell-by-cell P-test.
-    pub fn against_p_test(&mut self, a: &Automaton, whole: bool) {
+    /// Compare the current generation b_n of `a` (either backend) with P(n+1) from the P-test
+    /// generator: whole when `whole` or when n+1 ≤ [`VERIFY_WHOLE_UP_TO`], else on
+    /// [`VERIFY_SAMPLED_ROWS`] rows, each from the cell-by-cell P-test and read alone. An error
+    /// is a failure to read the generation, not a disagreement (that is recorded).
+    pub fn against_p_test(&mut self, a: &dyn AutomatonBackend, whole: bool) -> Result<()> {
         let n = a.generation();
         self.last = self.last.max(n);
         let m = n + 1;
@@ -349,12 +352,12 @@ impl AutomatonCheck {
             let w = Window::full(m, m).expect("m ≥ 1");
             let mut p = vec![0u32; words_per_row(m) * m as usize];
             p_rows_cpu(&w, &mut p);
-            let b = a.current_u32();
+            let b = a.current_u32()?;
             match first_difference(m, &b, &p) {
                 Some((i, j)) => self.p_test.fail(mismatch(i, j, p_bit(&b, m, i, j))),
                 None => self.p_test.checked += m as u128 * m as u128,
             }
-            return;
+            return Ok(());
         }
         // Sampled rows: the first, the last, the middle and pseudo-random ones (splitmix of n).
         let mut rows = vec![0, n, n / 2];
@@ -364,16 +367,16 @@ impl AutomatonCheck {
             x ^= x >> 27;
             rows.push(x % m);
         }
-        let mut row32 = vec![0u32; words_per_row(m)];
         for &i in &rows {
             let want = p_rows_naive(&Window::new(m, m, i + 1, 1, 1, m).expect("a row of C(m,m)"));
-            u64_row_to_u32(a.row(i as usize), &mut row32);
+            let row32 = a.row_u32(i)?;
             if let Some((_, j)) = first_difference(m, &row32, &want) {
                 self.p_test.fail(mismatch(i, j, p_bit(&row32, m, 0, j)));
-                return;
+                return Ok(());
             }
             self.p_test.checked += m as u128;
         }
+        Ok(())
     }
 
     /// Compare generation `n` of another implementation (`words`, the u32 layout) with the

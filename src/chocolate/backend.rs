@@ -14,7 +14,7 @@
 //! assert_eq!(words.iter().map(|x| x.count_ones() as u128).sum::<u128>(), 29);
 //! ```
 
-use super::automaton::Automaton;
+use super::automaton::{u64_row_to_u32, Automaton};
 use super::grid::{count_cpu, Window};
 use super::rows::p_rows_submask;
 use super::window::BlockGrid;
@@ -62,6 +62,10 @@ pub trait AutomatonBackend: Send {
 
     /// b_{n-1} in the same layout (empty for n = 0).
     fn previous_u32(&self) -> Result<Vec<u32>>;
+
+    /// Row `i` (0-based, at most n) of b_n alone: `words_per_row(n+1)` words, the same as that
+    /// row of [`AutomatonBackend::current_u32`], without reading the rest of the grid.
+    fn row_u32(&self, i: u64) -> Result<Vec<u32>>;
 
     /// Live cells of b_n (= g(n+1)).
     fn live_cells(&self) -> Result<u64>;
@@ -135,6 +139,20 @@ impl AutomatonBackend for Automaton {
 
     fn current_u32(&self) -> Result<Vec<u32>> {
         Ok(Automaton::current_u32(self))
+    }
+
+    fn row_u32(&self, i: u64) -> Result<Vec<u32>> {
+        let n = Automaton::generation(self);
+        if i > n {
+            return Err(Error::bad_argument(
+                "the row",
+                i,
+                format!("at most {n}, the generation held"),
+            ));
+        }
+        let mut row = vec![0u32; (n as usize + 1).div_ceil(32)];
+        u64_row_to_u32(self.row(i as usize), &mut row);
+        Ok(row)
     }
 
     fn previous_u32(&self) -> Result<Vec<u32>> {

@@ -16,6 +16,7 @@ use super::recursive::{
 };
 use super::window::p_count;
 use crate::claim::{Claim, ClaimKind, Tally, Xorshift};
+use crate::error::Result;
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -599,20 +600,21 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
     push({
         // Every generation whole against the P-test's grid.
         let start = Instant::now();
-        match Automaton::new(big - 1) {
-            Ok(mut a) => {
-                let mut check = AutomatonCheck::new();
-                loop {
-                    check.against_p_test(&a, true);
-                    if check.failed() || a.generation() + 1 == big {
-                        break;
-                    }
-                    a.step();
+        let run = |mut a: Automaton| -> Result<Claim> {
+            let mut check = AutomatonCheck::new();
+            loop {
+                check.against_p_test(&a, true)?;
+                if check.failed() || a.generation() + 1 == big {
+                    break;
                 }
-                let mut c = check.claims().remove(0);
-                c.range = format!("n = 0..{}", big - 1);
-                c.took(start)
+                a.step();
             }
+            let mut c = check.claims().remove(0);
+            c.range = format!("n = 0..{}", big - 1);
+            Ok(c.took(start))
+        };
+        match Automaton::new(big - 1).and_then(run) {
+            Ok(c) => c,
             Err(e) => claim(
                 "automaton",
                 "generation n of the second-order automaton (SPEC §3) is P(n+1)",

@@ -5,6 +5,7 @@ use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
 use chompute::chocolate::automaton::{cell_updates, Automaton, AutomatonCheck, MAX_STEPS};
+use chompute::chocolate::backend::AutomatonBackend;
 use chompute::chocolate::octahedron::stack_point;
 use chompute::claim::Claim;
 use chompute::gpu::ca::{CaGpu, CaKernel};
@@ -48,12 +49,6 @@ struct StackReport {
     voxels: u128,
 }
 
-/// What runs the steps.
-enum Runner {
-    Cpu(Automaton),
-    Gpu(Box<CaGpu>),
-}
-
 pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let steps = args.steps;
     if steps > MAX_STEPS {
@@ -86,7 +81,8 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         Engine::Gpu(ctx) => Some(ctx.clone()),
         Engine::Cpu => None,
     };
-    let mut runner = match &ctx {
+    // What runs the steps, and the GPU kernel's name (none on the CPU).
+    let (mut runner, kernel_name): (Box<dyn AutomatonBackend>, Option<String>) = match &ctx {
         Some(ctx) => {
             let kernel = match args.kernel {
                 CaKernelChoice::Auto => CaKernel::best(ctx),
@@ -95,17 +91,16 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
                     anyhow!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
             };
-            Runner::Gpu(Box::new(
-                CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
-                    .map_err(super::on_gpu)?,
-            ))
+            let gpu = CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
+                .map_err(super::on_gpu)?;
+            (Box::new(gpu), Some(kernel.name()))
         }
-        None => Runner::Cpu(Automaton::new(steps)?),
+        None => (Box::new(Automaton::new(steps)?), None),
     };
-    // On the GPU, --verify runs the CPU twin beside it.
-    let mut twin = match (&runner, args.verify) {
-        (Runner::Gpu(_), true) => Some(Automaton::new(steps)?),
-        _ => None,
+    // On the GPU, --verify runs the CPU twin beside it; on the CPU the runner is checked itself.
+    let mut twin = match ctx.is_some() && args.verify {
+        true => Some(Automaton::new(steps)?),
+        false => None,
     };
     let digits = steps.to_string().len();
     let frame_path = |n: u64| -> PathBuf {
@@ -118,6 +113,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
     let mut layers: (Option<BitLayer>, Option<BitLayer>) = (None, None);
     let mut check = AutomatonCheck::new();
+    if let Some(t) = twin.as_ref() {
+        // The twin checks each generation against the P-test, its seed b_0 included.
+        check.against_p_test(t, steps == 0)?;
+    }
     let mut frames = 0u64;
     let mut compute_seconds = 0.0f64;
     let progress = chompute::progress::bar(steps, "steps");
@@ -125,20 +124,14 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let mut n = 0u64;
     loop {
         // Generation n is ready: frames, stack, verification.
-        let current = || -> anyhow::Result<Vec<u32>> {
-            match &runner {
-                Runner::Cpu(a) => Ok(a.current_u32()),
-                Runner::Gpu(g) => Ok(g.current_u32()?),
-            }
-        };
         if args.frames.is_some() && n.is_multiple_of(every) {
-            write_generation_png(&frame_path(n), steps + 1, n + 1, &current()?)?;
+            write_generation_png(&frame_path(n), steps + 1, n + 1, &runner.current_u32()?)?;
             frames += 1;
         }
         if let Some(s) = surface.as_mut() {
             let layer = BitLayer {
                 side: n + 1,
-                words: current()?,
+                words: runner.current_u32()?,
             };
             if let Some(z) = layers.1.take() {
                 s.add_layer(n - 1, layers.0.as_ref(), &z, Some(&layer));
@@ -147,18 +140,17 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             layers.1 = Some(layer);
         }
         if args.verify {
-            match (&runner, twin.as_ref()) {
-                (Runner::Cpu(a), _) => check.against_p_test(a, n == steps),
-                (Runner::Gpu(g), Some(t)) => {
+            match twin.as_ref() {
+                None => check.against_p_test(&*runner, n == steps)?,
+                Some(t) => {
                     debug_assert_eq!(t.generation(), n);
                     if n.is_multiple_of(GPU_COMPARE_EVERY) || n == steps {
-                        check.against_twin(n, &g.current_u32()?, &t.current_u32());
+                        check.against_twin(n, &runner.current_u32()?, &t.current_u32());
                         if n > 0 {
-                            check.against_twin(n - 1, &g.previous_u32()?, &t.previous_u32());
+                            check.against_twin(n - 1, &runner.previous_u32()?, &t.previous_u32());
                         }
                     }
                 }
-                (Runner::Gpu(_), None) => unreachable!("twin built for --verify"),
             }
         }
         // A disagreement ends the run: the report names the first.
@@ -170,7 +162,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         if args.frames.is_some() {
             stop = stop.min((n / every + 1) * every);
         }
-        if surface.is_some() || (args.verify && matches!(runner, Runner::Cpu(_))) {
+        if surface.is_some() || (args.verify && twin.is_none()) {
             stop = n + 1;
         }
         if twin.is_some() {
@@ -181,19 +173,14 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             stop = stop.min(n + (steps / 100).max(1));
         }
         let start = Instant::now();
-        match &mut runner {
-            Runner::Cpu(a) => a.run(stop - n),
-            Runner::Gpu(g) => {
-                g.advance(stop - n)?;
-                g.finish()?;
-            }
-        }
+        runner.advance(stop - n)?;
+        runner.finish()?;
         compute_seconds += start.elapsed().as_secs_f64();
         if let Some(t) = twin.as_mut() {
             // The twin checks each of its generations against the P-test as it goes.
             while t.generation() < stop && !check.failed() {
                 t.step();
-                check.against_p_test(t, t.generation() == steps);
+                check.against_p_test(t, t.generation() == steps)?;
             }
         }
         progress.set_position(stop);
@@ -202,10 +189,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     }
     progress.finish_and_clear();
 
-    let live = match &runner {
-        Runner::Cpu(a) => a.live_cells(),
-        Runner::Gpu(g) => g.live_cells()?,
-    };
+    let live = runner.live_cells()?;
     if args.verify && n == steps {
         check.live_cells(steps, live);
     }
@@ -239,10 +223,6 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let updates = cell_updates(0, steps) as u64;
-    let kernel_name = match &runner {
-        Runner::Gpu(g) => Some(g.kernel().name()),
-        Runner::Cpu(_) => None,
-    };
     let rate = if compute_seconds > 0.0 {
         updates as f64 / compute_seconds
     } else {

@@ -534,6 +534,26 @@ impl CaGpu {
         self.read_generation(self.prev, self.n - 1)
     }
 
+    /// Row `i` (0-based, at most n) of b_n alone, in the u32 layout.
+    pub fn row_u32(&self, i: u64) -> Result<Vec<u32>> {
+        if i > self.n {
+            return Err(Error::bad_argument(
+                "the row",
+                i,
+                format!("at most {}, the generation held", self.n),
+            ));
+        }
+        let wpr = (self.n + 1).div_ceil(32) as usize;
+        let row_bytes = self.stride * 4;
+        self.readback.read(
+            &self.ctx,
+            &self.grids[self.cur],
+            i * row_bytes,
+            row_bytes,
+            |bytes| bytemuck::cast_slice::<u8, u32>(bytes)[..wpr].to_vec(),
+        )
+    }
+
     fn read_generation(&self, slot: usize, n: u64) -> Result<Vec<u32>> {
         let side = n + 1;
         let wpr = side.div_ceil(32) as usize;
@@ -630,6 +650,10 @@ impl AutomatonBackend for CaGpu {
 
     fn previous_u32(&self) -> Result<Vec<u32>> {
         CaGpu::previous_u32(self)
+    }
+
+    fn row_u32(&self, i: u64) -> Result<Vec<u32>> {
+        CaGpu::row_u32(self, i)
     }
 
     fn live_cells(&self) -> Result<u64> {
