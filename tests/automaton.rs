@@ -83,7 +83,11 @@ fn assert_generation_is_the_p_grid(name: &str, a: &dyn AutomatonBackend) {
     let whole = a.current_u32().unwrap();
     for i in [0, n / 3, n / 2, n] {
         let row = a.row_u32(i).unwrap();
-        assert_eq!(row, whole[i as usize * wpr..][..wpr], "{name}: row {i} of b_{n}");
+        assert_eq!(
+            row,
+            whole[i as usize * wpr..][..wpr],
+            "{name}: row {i} of b_{n}"
+        );
     }
     assert!(a.row_u32(n + 1).is_err(), "{name}: row {} of b_{n}", n + 1);
     let previous = if n == 0 { Vec::new() } else { p_grid(n) };

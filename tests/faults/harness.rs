@@ -270,6 +270,24 @@ pub fn scratch(name: &str) -> PathBuf {
     super::common::scratch_dir(&format!("faults-{name}"))
 }
 
+/// A tile directory `dir/T` of C(64) in four 32-pixel tiles, for the commands that read one.
+pub fn small_tiles(dir: &Path) -> PathBuf {
+    let t = dir.join("T");
+    run(&[
+        "--backend",
+        "cpu",
+        "render",
+        "64",
+        "--tiles",
+        s(&t),
+        "--tile-size",
+        "32",
+    ])
+    .assert_success();
+    t
+}
+
+/// A path as the `&str` an argument list takes.
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }

@@ -118,18 +118,7 @@ fn check_every_command(lines: usize) {
         check(args, lines);
     }
     let dir = scratch(&format!("pipes-{lines}"));
-    let t = dir.join("T");
-    run(&[
-        "--backend",
-        "cpu",
-        "render",
-        "64",
-        "--tiles",
-        s(&t),
-        "--tile-size",
-        "32",
-    ])
-    .assert_success();
+    let t = small_tiles(&dir);
     check(&["assemble", s(&t), "-o", "/dev/null", "--json"], lines);
     check(&["assemble", s(&t), "-o", "-"], lines);
     std::fs::remove_dir_all(&dir).unwrap();

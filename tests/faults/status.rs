@@ -43,18 +43,7 @@ fn checks_that_hold_exit_0_and_errors_exit_2() {
         s(&dir.join("no/x.png")),
     ])
     .assert_error("does not exist");
-    let t = dir.join("T");
-    run(&[
-        "--backend",
-        "cpu",
-        "render",
-        "64",
-        "--tiles",
-        s(&t),
-        "--tile-size",
-        "32",
-    ])
-    .assert_success();
+    let t = small_tiles(&dir);
     std::fs::remove_file(t.join("tile-1-1.png")).unwrap();
     run(&["assemble", s(&t), "-o", s(&dir.join("a.png"))]).assert_error("tile-1-1.png");
     run(&[

@@ -60,18 +60,7 @@ fn a_directory_target_is_refused_before_anything_is_written() {
         std::fs::remove_dir(&target).unwrap();
     }
     // assemble's output too.
-    let t = dir.join("T");
-    run(&[
-        "--backend",
-        "cpu",
-        "render",
-        "64",
-        "--tiles",
-        s(&t),
-        "--tile-size",
-        "32",
-    ])
-    .assert_success();
+    let t = small_tiles(&dir);
     let target = dir.join("a.png");
     std::fs::create_dir(&target).unwrap();
     let before = all_paths(&dir);
