@@ -114,7 +114,7 @@ fn chomp_ordinals(c: &mut Criterion) {
     let ranker = Ranker::new(ChompBox { rows: 9, cols: 9 }).unwrap();
     group.throughput(Throughput::Elements(ranker.len()));
     group.bench_function("general 9x9", |b| {
-        b.iter(|| ordinals_in_rank_order(&ranker, &choice))
+        b.iter(|| ordinals_in_rank_order(&ranker, &choice).unwrap())
     });
     let cols = 300;
     group.throughput(Throughput::Elements(

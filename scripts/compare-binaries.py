@@ -7,7 +7,7 @@ Each command runs R rounds of (OLD, NEW) in turn, so that background load falls 
 alike; the table gives each binary's best wall time, its CPU time (user + system) in that
 run, and its largest peak resident set over the rounds, then NEW's best over OLD's. A
 command that one binary cannot run (it fails, or prints something else) is marked, not
-timed (nor asked again); a run past --timeout seconds is killed. `bench --csv` runs R rounds too, and its table gives each row's best rate.
+timed (nor asked again); a run past --timeout seconds is killed. `bench --json` runs R rounds too, and its table gives each row's best rate.
 
 Outputs go to a scratch directory on /dev/shm where there is one (so the disk is not
 measured); every run's stdout is compared between the binaries with run-dependent numbers
@@ -15,8 +15,7 @@ measured); every run's stdout is compared between the binaries with run-dependen
 """
 
 import argparse
-import csv
-import io
+import json
 import os
 import re
 import shutil
@@ -165,8 +164,8 @@ def compare_commands(old, new, rounds, only, scratch, log, timeout):
 
 
 def bench_rows(binary):
-    out = subprocess.run([binary, "--backend", "cpu", "bench", "--csv"], capture_output=True, text=True, check=True).stdout
-    return {(r["kernel"], r["size"]): float(r["per_second"]) for r in csv.DictReader(io.StringIO(out))}
+    out = subprocess.run([binary, "--backend", "cpu", "bench", "--json"], capture_output=True, text=True, check=True).stdout
+    return {(r["kernel"], r["size"]): float(r["per_second"]) for r in json.loads(out)["measurements"]}
 
 
 def compare_bench(old, new, rounds, log):
@@ -187,7 +186,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=float, default=180, help="seconds before a run is killed")
-    ap.add_argument("--no-bench", action="store_true", help="skip `bench --csv`")
+    ap.add_argument("--no-bench", action="store_true", help="skip `bench`")
+    ap.add_argument("--bench-only", action="store_true", help="only `bench`")
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
     scratch = scratch_root()
@@ -197,14 +197,15 @@ def main():
     md.append("")
     md.append("| command | old wall | old CPU | old RSS | new wall | new CPU | new RSS | new/old wall | note |")
     md.append("|---|---|---|---|---|---|---|---|---|")
-    for label, o, n, note in compare_commands(a.old, a.new, a.rounds, a.only, scratch, log, a.timeout):
+    rows = [] if a.bench_only else compare_commands(a.old, a.new, a.rounds, a.only, scratch, log, a.timeout)
+    for label, o, n, note in rows:
         def part(c):
             return [fmt_s(c[0]), fmt_s(c[1]), f"{c[2]:.1f} MB"] if c else ["—", "—", "—"]
         ratio = f"{n[0] / o[0]:.2f}×" if o and n and o[0] > 0 else ""
         md.append("| " + " | ".join([f"`{label}`"] + part(o) + part(n) + [ratio, note]) + " |")
     if not a.no_bench and not a.only:
         md.append("")
-        md.append(f"`chompute --backend cpu bench --csv`, best rate of {a.rounds} alternated rounds:")
+        md.append(f"`chompute --backend cpu bench`, best rate of {a.rounds} alternated rounds:")
         md.append("")
         md.append("| kernel | size | old /s | new /s | new/old |")
         md.append("|---|---|---|---|---|")

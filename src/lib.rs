@@ -197,6 +197,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cancel;
 pub mod chocolate;
 pub mod chomp;
 pub mod claim;

@@ -18,7 +18,7 @@ fn three_row_engine_matches_general_engine_on_every_box_up_to_60() {
         let choice = Choice::new(&rule);
         for cols in 1..=60u32 {
             let ranker = Ranker::new(ChompBox { rows: 3, cols }).unwrap();
-            let general = ordinals_in_rank_order(&ranker, &choice);
+            let general = ordinals_in_rank_order(&ranker, &choice).unwrap();
             let mut fast = Vec::with_capacity(general.len());
             ordinals_three_rows(cols, &choice, |_, s| fast.extend_from_slice(s));
             assert_eq!(fast.len(), general.len());
@@ -88,6 +88,7 @@ type Partition = BTreeSet<Vec<String>>;
 fn partition(shape: ChompBox, n: usize) -> Partition {
     let ranker = Ranker::new(shape).unwrap();
     rule_classes(&ranker, &all_normalised_rules(n))
+        .unwrap()
         .into_iter()
         .map(|c| c.members.iter().map(Rule::normalised).collect())
         .collect()
@@ -112,8 +113,8 @@ fn classes_for_three_and_four_players_are_stable_from_5x5_to_6x6() {
         .unwrap();
         let g = Rule::from_perm(f.perm.clone());
         assert_eq!(
-            ordinals_in_rank_order(&ranker, &Choice::new(&f)),
-            ordinals_in_rank_order(&ranker, &Choice::new(&g))
+            ordinals_in_rank_order(&ranker, &Choice::new(&f)).unwrap(),
+            ordinals_in_rank_order(&ranker, &Choice::new(&g)).unwrap()
         );
     }
 }
@@ -393,7 +394,8 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
             plane = ordinals_in_rank_order(
                 &Ranker::new(ChompBox { rows: 2, cols: 20 }).unwrap(),
                 &choice,
-            );
+            )
+            .unwrap();
         }
         // Cell (y, x) with x ≤ y is ordinal plane[tri(y) + x], drawn as palette index 2 + ord;
         // cells above the diagonal are background.

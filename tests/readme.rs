@@ -10,8 +10,9 @@
 //! - Numbers that change from run to run are masked on both sides before comparing, by one
 //!   rule: a timing is a number followed by ` s` (`0.031 s`), a number in JSON under a key
 //!   that names seconds (`"seconds":0.0004`), or a decimal in the `seconds` column of a table
-//!   (right-aligned: it ends where the header's `seconds` ends) or of a CSV header; a rate is a number in e-notation (`2.07e10`). Spaces before a
-//!   masked number are collapsed, so column widths do not matter there.
+//!   (right-aligned: it ends where the header's `seconds` ends) or of a CSV header, in either
+//!   notation (`1.5e-6` too); a rate is any other number in e-notation (`2.07e10`). Spaces
+//!   before a masked number are collapsed, so column widths do not matter there.
 //! - A block that cannot run in a test is marked on the line before it with
 //!   `<!-- readme-test: skip: REASON -->`; the reason is required and the skipped blocks are
 //!   listed on stderr. README has none at present: its examples are sized to run in seconds.

@@ -314,7 +314,8 @@ pub fn theorems<'py>(py: Python<'py>, max_m: &Bound<'py, PyAny>) -> PyResult<Bou
     }
     let results = in_background(py, move || {
         chompute::chocolate::theorems::check_all(max_m, |_| {})
-    })?;
+    })?
+    .or_raise()?;
     let list = PyList::empty(py);
     for r in &results {
         let d = PyDict::new(py);

@@ -252,11 +252,14 @@ pub fn chomp_classes<'py>(
     }
     let classes = in_background(py, move || {
         let rules = all_normalised_rules(n as usize);
-        rule_classes(&ranker, &rules)
-            .into_iter()
-            .map(|c| c.members.into_iter().map(|r| r.perm).collect::<Vec<_>>())
-            .collect::<Vec<_>>()
-    })?;
+        Ok::<_, chompute::Error>(
+            rule_classes(&ranker, &rules)?
+                .into_iter()
+                .map(|c| c.members.into_iter().map(|r| r.perm).collect::<Vec<_>>())
+                .collect::<Vec<_>>(),
+        )
+    })?
+    .or_raise()?;
     let list = PyList::empty(py);
     for class in classes {
         let members = PyList::empty(py);

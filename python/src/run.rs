@@ -4,8 +4,10 @@
 //! cut into pieces: each piece runs with the GIL released (other Python threads go on), and
 //! between pieces [`Python::check_signals`] raises `KeyboardInterrupt` if Ctrl-C was pressed.
 //! Work the library does in one call is run on a worker thread while the calling thread waits
-//! for it in short slices, checking signals between them.
+//! for it in short slices, checking signals between them; on Ctrl-C it cancels the worker's
+//! [`chompute::cancel::Cancel`] token, and the library's loop stops at its next chunk.
 
+use chompute::cancel::Cancel;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::sync::{Arc, Condvar, Mutex};
@@ -32,8 +34,9 @@ where
 const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 /// Run `work` (one library call that cannot be cut into pieces) on a worker thread, with the
-/// GIL released. Ctrl-C raises `KeyboardInterrupt` within [`SIGNAL_POLL`]; the worker then
-/// finishes on its own and its result is dropped.
+/// GIL released, inside the scope of a cancellation token. Ctrl-C raises `KeyboardInterrupt`
+/// within [`SIGNAL_POLL`] and cancels the token: the library call stops at its next chunk of
+/// work (a row, a layer, 2^16 positions, a claim) and its result is dropped.
 pub fn in_background<T, F>(py: Python<'_>, work: F) -> PyResult<T>
 where
     T: Send + 'static,
@@ -60,10 +63,12 @@ where
     }
     let shared = Arc::new((Mutex::new(Slot::Working), Condvar::new()));
     let done = Done(Arc::clone(&shared));
+    let stop = Cancel::new();
+    let worker_stop = stop.clone();
     std::thread::Builder::new()
         .name("chompute".into())
         .spawn(move || {
-            let value = work();
+            let value = worker_stop.scope(work);
             if let Ok(mut s) = done.0 .0.lock() {
                 *s = Slot::Finished(value);
             }
@@ -83,7 +88,7 @@ where
             }
         });
         match taken {
-            Some(None) => py.check_signals()?,
+            Some(None) => py.check_signals().inspect_err(|_| stop.cancel())?,
             Some(Some(Slot::Finished(value))) => return Ok(value),
             _ => return Err(gone()),
         }

@@ -333,7 +333,8 @@ pub fn correspondence_claim(n: u32, top: u64) -> Result<Claim> {
 }
 
 /// [`correspondence_claim`] checked in about 64 pieces of equal work (Σ m² cells), calling
-/// `progress(cells done, cells in all)` after each piece (for a progress bar).
+/// `progress(cells done, cells in all)` after each piece (for a progress bar). Stops between
+/// pieces with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
 pub fn correspondence_claim_with_progress(
     n: u32,
     top: u64,
@@ -353,6 +354,7 @@ pub fn correspondence_claim_with_progress(
         while end < top && cells(end + 1) <= goal {
             end += 1;
         }
+        crate::cancel::check()?;
         let piece = check_correspondence(n, m..=end)?;
         c.cells += piece.cells;
         c.mismatches += piece.mismatches;

@@ -145,9 +145,18 @@ fn claim(
 ) -> Claim {
     let start = Instant::now();
     let mut t = Tally::new();
-    body(&mut t);
+    // Once cancelled the remaining claims are not checked ([`check_all`] returns the error).
+    if !stopped() {
+        body(&mut t);
+    }
     t.claim(ClaimKind::Theorem, name, statement, range)
         .took(start)
+}
+
+/// Whether this thread's [`crate::cancel`] token is cancelled: a claim's loop then returns
+/// early, and [`check_all`] returns the error instead of the claims.
+fn stopped() -> bool {
+    crate::cancel::check().is_err()
 }
 
 /// 1-based cell for messages.
@@ -155,8 +164,10 @@ fn cell(i: u64, j: u64) -> String {
     format!("({},{})", i + 1, j + 1)
 }
 
-/// Check every claim for all m ≤ max_m. `on_claim` sees each result as it is made.
-pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
+/// Check every claim for all m ≤ max_m. `on_claim` sees each result as it is made. Stops
+/// between claims with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is
+/// cancelled.
+pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Claim>> {
     let big = max_m;
     let mut out = Vec::new();
     let mut push = |r: Claim| {
@@ -170,6 +181,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("m = 1..{big}"),
         |t| {
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let g = Grid::p_test(m);
                 if let Some(why) = symmetry_failure(&g) {
                     t.fail(format!("m = {m}: {why}"));
@@ -186,6 +200,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("m = 1..{big}"),
         |t| {
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let g = Grid::p_test(m);
                 if let Some(k) = (0..m).find(|&k| !g.get(k, k) || !g.get(k, m - 1 - k)) {
                     t.fail(format!("m = {m}: diagonal cell at k = {} is not P", k + 1));
@@ -202,6 +219,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("2m ≤ {big}, and {LARGE_SAMPLES} sampled cells with m < 2^62"),
         |t| {
             for m in 1..=big / 2 {
+                if stopped() {
+                    return;
+                }
                 // The P-test's P(m), blown up, against the P-test's P(2m), word by word.
                 let (small, large) = (Grid::p_test(m), Grid::p_test(2 * m));
                 if let Some((i, j)) = large.first_word_difference(&blow_up(&small.words, m)) {
@@ -237,6 +257,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("m = 1..{big} not powers of two, and {LARGE_SAMPLES} sampled cells with m < 2^63"),
         |t| {
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let Some((s, tt)) = corners_and_centre(m) else { continue };
                 // The P-test's P(s) and P(t) placed as the theorem says, against its P(m).
                 let (g, gs, gt) = (Grid::p_test(m), Grid::p_test(s), Grid::p_test(tt));
@@ -272,6 +295,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("m = 1..{big}, and {LARGE_SAMPLES} sampled cells with m < 2^64"),
         |t| {
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let (g, r) = (Grid::p_test(m), p_grid_recursive(m));
                 if let Some((i, j)) = g.first_word_difference(&r) {
                     t.fail(format!("m = {m}: cell {} differs", cell(i, j)));
@@ -292,12 +318,17 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         },
     ));
 
-    // Counts of the P-test grids, g(1..=big), the ground truth of the counting claims.
+    // Counts of the P-test grids, g(1..=big), the ground truth of the counting claims. The
+    // worker threads look at this thread's cancellation token (the counts are then unused).
+    let stop = crate::cancel::current();
     let counts: Vec<u128> = std::iter::once(0)
         .chain(
             (1..=big)
                 .into_par_iter()
-                .map(|m| Grid::p_test(m).count())
+                .map(|m| match &stop {
+                    Some(t) if t.is_cancelled() => 0,
+                    _ => Grid::p_test(m).count(),
+                })
                 .collect::<Vec<_>>(),
         )
         .collect();
@@ -315,6 +346,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("2m ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
             for m in 1..=big / 2 {
+                if stopped() {
+                    return;
+                }
                 if counts[2 * m as usize] != 4 * counts[m as usize] {
                     t.fail(format!(
                         "g({}) = {} but 4g({m}) = {}",
@@ -342,6 +376,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("2m+1 ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
             for m in 1..=big.saturating_sub(1) / 2 {
+                if stopped() {
+                    return;
+                }
                 let (a, b, c) = (
                     counts[2 * m as usize + 1],
                     counts[m as usize],
@@ -374,6 +411,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         format!("m = 1..{big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let Some((s, tt)) = corners_and_centre(m) else {
                     continue;
                 };
@@ -586,6 +626,9 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         |t| {
             const FIRST: [u128; 12] = [1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80];
             for m in 1..=big {
+                if stopped() {
+                    return;
+                }
                 let r = g_recurrence(m).expect("m ≥ 1");
                 let listed = FIRST.get(m as usize - 1).copied();
                 if r != counts[m as usize] || listed.is_some_and(|l| l != r) {
@@ -603,6 +646,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
         let run = |mut a: Automaton| -> Result<Claim> {
             let mut check = AutomatonCheck::new();
             loop {
+                crate::cancel::check()?;
                 check.against_p_test(&a, true)?;
                 if check.failed() || a.generation() + 1 == big {
                     break;
@@ -634,7 +678,8 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Vec<Claim> {
             |t| t.fail(e.to_string()),
         )
     }));
-    out
+    crate::cancel::check()?;
+    Ok(out)
 }
 
 #[cfg(test)]

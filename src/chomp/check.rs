@@ -164,8 +164,9 @@ fn tally(t: &mut Tally, ok: bool, what: impl FnOnce() -> String) {
 
 /// Theorem 3.3 on a set of classes: for every rule f of every class, a rule g with different
 /// numbers but the same order (α ↦ 7α³/4 − 5/2, strictly increasing) is computed from scratch
-/// with g's own numbers and must have f's class table.
-pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
+/// with g's own numbers and must have f's class table. Stops with
+/// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> crate::Result<Vec<Claim>> {
     let start = Instant::now();
     let mut t33 = Tally::new();
     for class in classes {
@@ -182,7 +183,7 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
                 })
                 .collect();
             let g = Rule::parse(&values.join(",")).expect("distinct decimals");
-            let table = ordinals_in_rank_order(ranker, &Choice::new(&g));
+            let table = ordinals_in_rank_order(ranker, &Choice::new(&g))?;
             t33.record(table == class.table, || {
                 format!("f = {f}, g = ({})", g.as_given())
             });
@@ -192,7 +193,7 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
         .first()
         .and_then(|c| c.members.first())
         .map_or(0, Rule::players);
-    vec![t33
+    Ok(vec![t33
         .claim(
             ClaimKind::Theorem,
             "Theorem 3.3",
@@ -202,7 +203,7 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> Vec<Claim> {
             ),
             format!("box {}, every normalised rule for {players} players", ranker.shape),
         )
-        .took(start)]
+        .took(start)])
 }
 
 /// A position's report: ordinal, Sol set and one solution chain.

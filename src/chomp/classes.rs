@@ -44,7 +44,8 @@ pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
 
 /// Group `rules` (all with the same number of players) into classes by their ordinal tables on
 /// the box of `ranker`. Classes are sorted by their first member; members keep `rules`' order.
-pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
+/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleClass>> {
     struct Group {
         members: Vec<usize>,
         table: Vec<u8>,
@@ -58,7 +59,11 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
     let mut rows = vec![0u32; ranker.shape.rows];
     let mut options: Vec<u64> = Vec::new();
     let mut picks: Vec<u8> = Vec::new();
+    crate::cancel::check()?;
     for r in 1..total {
+        if r & 0xffff == 0 {
+            crate::cancel::check()?;
+        }
         ranker.advance(&mut rows);
         options.clear();
         ranker.for_each_option(&rows, r as u64, |q| options.push(q));
@@ -111,7 +116,7 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> Vec<RuleClass> {
         })
         .collect();
     classes.sort_by(|a, b| a.members[0].perm.cmp(&b.members[0].perm));
-    classes
+    Ok(classes)
 }
 
 #[cfg(test)]
@@ -131,11 +136,11 @@ mod tests {
         let ranker = Ranker::new(ChompBox { rows: 4, cols: 4 }).unwrap();
         for n in [2, 3, 4] {
             let rules = all_normalised_rules(n);
-            let classes = rule_classes(&ranker, &rules);
+            let classes = rule_classes(&ranker, &rules).unwrap();
             let mut seen = 0;
             for (ci, class) in classes.iter().enumerate() {
                 for rule in &class.members {
-                    let t = ordinals_in_rank_order(&ranker, &Choice::new(rule));
+                    let t = ordinals_in_rank_order(&ranker, &Choice::new(rule)).unwrap();
                     assert_eq!(t, class.table, "{rule} in its class");
                     for (cj, other) in classes.iter().enumerate() {
                         assert_eq!(cj == ci, t == other.table, "classes have distinct tables");

@@ -32,21 +32,24 @@ pub fn ordinal_at(
 }
 
 /// Every ordinal of the box in one sweep in rank order.
-pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
+/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec<u8>> {
     let total = ranker.len() as usize;
     let mut ords = vec![0u8; total];
     let mut rows = vec![0u32; ranker.shape.rows];
     let pb = crate::progress::bar(total as u64, "positions");
+    crate::cancel::check()?;
     for r in 1..total {
         ranker.advance(&mut rows);
         let o = ordinal_at(ranker, &rows, r as u64, |q| ords[q as usize], choice);
         ords[r] = o;
         if r & 0xffff == 0 {
             pb.set_position(r as u64);
+            crate::cancel::check()?;
         }
     }
     pb.finish_and_clear();
-    ords
+    Ok(ords)
 }
 
 /// Append the ranks of the positions of volume `v` in the box, in rank order.
@@ -78,13 +81,15 @@ pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
 }
 
 /// Every ordinal of the box, one volume layer at a time, each layer in parallel.
-pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
+/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec<u8>> {
     let total = ranker.len() as usize;
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
     let max_volume = ranker.shape.rows as u64 * ranker.shape.cols as u64;
     let pb = crate::progress::bar(total as u64, "positions");
     let mut layer = Vec::new();
     for v in 1..=max_volume {
+        crate::cancel::check()?;
         layer.clear();
         positions_of_volume(ranker, v, &mut layer);
         // Layer v reads only layers < v, finished before this one started (rayon joins).
@@ -102,7 +107,7 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> Vec<u8> {
         pb.inc(layer.len() as u64);
     }
     pb.finish_and_clear();
-    table.into_iter().map(AtomicU8::into_inner).collect()
+    Ok(table.into_iter().map(AtomicU8::into_inner).collect())
 }
 
 /// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
@@ -133,9 +138,9 @@ impl OrdTable {
         let ranker = Ranker::new(shape)?;
         let choice = Choice::new(rule);
         let ords = if layers && ranker.len() >= 1 << 16 {
-            ordinals_by_volume(&ranker, &choice)
+            ordinals_by_volume(&ranker, &choice)?
         } else {
-            ordinals_in_rank_order(&ranker, &choice)
+            ordinals_in_rank_order(&ranker, &choice)?
         };
         Ok(OrdTable {
             ranker,
@@ -287,8 +292,8 @@ mod tests {
             for shape in [ChompBox { rows: 4, cols: 5 }, ChompBox { rows: 6, cols: 3 }] {
                 let ranker = Ranker::new(shape).unwrap();
                 let choice = Choice::new(&rule);
-                let a = ordinals_in_rank_order(&ranker, &choice);
-                let b = ordinals_by_volume(&ranker, &choice);
+                let a = ordinals_in_rank_order(&ranker, &choice).unwrap();
+                let b = ordinals_by_volume(&ranker, &choice).unwrap();
                 assert_eq!(a, b, "rank order vs volume layers, {rule} on {shape}");
                 let mut memo = HashMap::new();
                 for r in 0..ranker.len() {

@@ -150,7 +150,7 @@ mod tests {
             let choice = Choice::new(&rule);
             let cols = 17;
             let ranker = Ranker::new(ChompBox { rows: 3, cols }).unwrap();
-            let general = ordinals_in_rank_order(&ranker, &choice);
+            let general = ordinals_in_rank_order(&ranker, &choice).unwrap();
             let mut fast = Vec::new();
             ordinals_three_rows(cols, &choice, |_, s| fast.extend_from_slice(s));
             assert_eq!(fast, general, "{rule}");

@@ -380,9 +380,12 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let n = first;
     let start = Instant::now();
     let rules = all_normalised_rules(n);
-    let classes = rule_classes(&ranker, &rules);
+    let classes = rule_classes(&ranker, &rules)?;
     let seconds = start.elapsed().as_secs_f64();
-    let checks = args.check.then(|| class_claims(&ranker, &classes));
+    let checks = match args.check {
+        true => Some(class_claims(&ranker, &classes)?),
+        false => None,
+    };
     let report = ClassesReport {
         players: n,
         shape: args.shape.to_string(),
@@ -465,7 +468,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
         pb.set_message(format!(", {n} players"));
         let start = Instant::now();
         let rules = all_normalised_rules(n);
-        let classes = rule_classes(ranker, &rules);
+        let classes = rule_classes(ranker, &rules)?;
         counts.push(ClassCount {
             players: n,
             classes: classes.len(),

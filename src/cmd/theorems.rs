@@ -60,7 +60,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
         if let Err(e) = printed {
             failure.get_or_insert(e);
         }
-    });
+    })?;
     pb.finish_and_clear();
     if let Some(e) = failure {
         return Err(e.into());

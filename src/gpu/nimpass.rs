@@ -159,6 +159,7 @@ impl NimPassGpu {
             ctx.queue.submit([enc.finish()]);
         })?;
         for chunk in (0..levels).collect::<Vec<u32>>().chunks(LEVELS_PER_SUBMIT) {
+            crate::cancel::check()?;
             ctx.checked(|| {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 {

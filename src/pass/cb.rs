@@ -139,10 +139,10 @@ impl Bar {
             grundy: vec![0; total as usize],
             grundy_pass: None,
         };
-        let plain = bar.layer(None);
+        let plain = bar.layer(None)?;
         bar.grundy = plain;
         if pass {
-            let with_pass = bar.layer(Some(&bar.grundy));
+            let with_pass = bar.layer(Some(&bar.grundy))?;
             bar.grundy_pass = Some(with_pass);
         }
         Ok(bar)
@@ -154,12 +154,14 @@ impl Bar {
     }
 
     /// One layer: without a pass (`pass_to = None`) or with one, whose pass option leads to
-    /// the given no-pass layer.
-    fn layer(&self, pass_to: Option<&[u32]>) -> Vec<u32> {
+    /// the given no-pass layer. Stops with [`crate::Error::Interrupted`] when its
+    /// [`crate::cancel`] token is cancelled.
+    fn layer(&self, pass_to: Option<&[u32]>) -> crate::Result<Vec<u32>> {
         let f = &self.f;
         let mut g = vec![0u32; self.grundy.len()];
         let mut mex = Mex::new();
         for x in 0..=f.x_max {
+            crate::cancel::check()?;
             for z in 0..=f.z_max {
                 let fxz = f.get(x, z);
                 for y in 0..=fxz {
@@ -184,7 +186,7 @@ impl Bar {
                 }
             }
         }
-        g
+        Ok(g)
     }
 
     /// G(x,y,z) without a pass (p = 0).

@@ -105,11 +105,11 @@ impl GpTable {
         let n = n as usize;
         let largest = 2 * n as u64 - 1;
         let values = if largest <= u8::MAX as u64 {
-            GpValues::U8(fill(n, |v| v as u8))
+            GpValues::U8(fill(n, |v| v as u8)?)
         } else if largest <= u16::MAX as u64 {
-            GpValues::U16(fill(n, |v| v as u16))
+            GpValues::U16(fill(n, |v| v as u16)?)
         } else {
-            GpValues::U32(fill(n, |v| v))
+            GpValues::U32(fill(n, |v| v)?)
         };
         Ok(GpTable { n, values })
     }
@@ -203,12 +203,13 @@ impl ColumnBits {
 }
 
 /// Fill an n×n table row by row with per-row and per-column bitsets.
-fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> Vec<T> {
+fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> crate::Result<Vec<T>> {
     let bits = 2 * n;
     let mut out = vec![T::default(); n * n];
     let mut cols = ColumnBits::new(n, bits);
     let bar = crate::progress::bar(n as u64, "rows");
     for x in 0..n {
+        crate::cancel::check()?;
         let mut row = BitRows::new(1, bits);
         for y in 0..n {
             let v = if x == 0 && y == 0 {
@@ -226,7 +227,7 @@ fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> Vec<T> {
         bar.inc(1);
     }
     bar.finish_and_clear();
-    out
+    Ok(out)
 }
 
 /// The reference: Def 12 as a memoised recursion, every mex taken over the whole row and

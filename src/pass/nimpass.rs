@@ -35,7 +35,8 @@ fn pow(side: usize, e: usize) -> u128 {
 }
 
 impl NimPass {
-    /// Heaps per position and the number of values per heap.
+    /// Heaps per position and the number of values per heap. Stops with
+    /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
     pub fn compute(k: usize, side: usize) -> crate::Result<NimPass> {
         if !(2..=4).contains(&k) {
             return Err(Error::bad_argument("the number of heaps", k, "2, 3 or 4"));
@@ -108,6 +109,7 @@ impl NimPass {
             }
             if p % 65536 == 0 {
                 bar.set_position(p as u64);
+                crate::cancel::check()?;
             }
         }
         bar.finish_and_clear();
