@@ -25,6 +25,12 @@ use pyo3::prelude::*;
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // rayon's threads by a name of their own: unnamed, they would take the name of whichever
+    // thread first needed them (a worker, `chompute`), and look like workers that never end.
+    // An error means the host program built the global pool already; it is kept as it is.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("chompute-pool-{i}"))
+        .build_global();
     m.add("CheckFailed", m.py().get_type::<errors::CheckFailed>())?;
     m.add_function(wrap_pyfunction!(chocolate::count, m)?)?;
     m.add_function(wrap_pyfunction!(chocolate::p_grid, m)?)?;
