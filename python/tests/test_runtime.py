@@ -39,8 +39,8 @@ INTERRUPT = textwrap.dedent(
     except KeyboardInterrupt:
         interrupted = time.perf_counter() - start
         # The library call under the worker was cancelled too: its thread ends at the next
-        # chunk of work, long before the work itself would.
-        while workers() and time.perf_counter() - start < 60:
+        # chunk of work (milliseconds), long before the work itself would (30 s or more).
+        while workers() and time.perf_counter() - start < 15:
             time.sleep(0.05)
         left = workers()
         print(f"interrupted after {{interrupted:.2f}} s; {{left}} worker threads left after {{time.perf_counter() - start:.2f}} s")
@@ -57,11 +57,11 @@ INTERRUPT = textwrap.dedent(
         # pieces of rows generated on the CPU: hours of work if not stopped
         "chompute.count(2**20 - 1, method='cpu')",
         "chompute.automaton(30000)",
-        # one library call run on a worker thread, cancelled when Ctrl-C is raised: minutes of
-        # work each if not stopped
-        "chompute.nimpass_p_positions(4, 420)",
+        # one library call run on a worker thread, cancelled when Ctrl-C is raised: each is
+        # 30 s to minutes of work if not stopped (measured on two cores)
+        "chompute.nimpass_p_positions(4, 800)",
         "chompute.gp_table(30000)",
-        "chompute.chomp_ordinals('0,1,2', '15x15')",
+        "chompute.chomp_ordinals('0,1,2', '16x16')",
         "chompute.theorems(8192)",
     ],
 )
