@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare two chompute binaries on the commands BENCHMARKS.md quotes, alternating their runs.
 
-    scripts/compare-binaries.py OLD NEW [--rounds R] [--only SUBSTRING] [--timeout S] [--out FILE.md]
+    scripts/compare-binaries.py OLD NEW [--rounds R] [--only TEXT|TEXT...] [--timeout S] [--out FILE.md]
 
 Each command runs R rounds of (OLD, NEW) in turn, so that background load falls on both
 alike; the table gives each binary's best wall time, its CPU time (user + system) in that
@@ -130,7 +130,7 @@ def fmt_s(x):
 def compare_commands(old, new, rounds, only, scratch, log, timeout):
     rows = []
     for label, args, *limit in COMMANDS:
-        if only and only not in label:
+        if only and not any(part in label for part in only.split("|")):
             continue
         res = {"old": [], "new": []}
         for _ in range(rounds):
@@ -184,7 +184,7 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="commands whose label holds one of these |-separated strings")
     ap.add_argument("--timeout", type=float, default=180, help="seconds before a run is killed")
     ap.add_argument("--no-bench", action="store_true", help="skip `bench`")
     ap.add_argument("--bench-only", action="store_true", help="only `bench`")

@@ -18,9 +18,28 @@ fn interrupted<T>(r: chompute::Result<T>) -> bool {
     matches!(r, Err(Error::Interrupted))
 }
 
+type Run = Box<dyn Fn() -> chompute::Result<String>>;
+
+/// One of the two sweeps over every position of a Chomp box, as a named run.
+fn sweep(
+    name: &'static str,
+    f: fn(&Ranker, &Choice) -> chompute::Result<Vec<u8>>,
+    rule: &Rule,
+    shape: ChompBox,
+) -> (&'static str, Run) {
+    let rule = rule.clone();
+    let run: Run = Box::new(move || {
+        Ok(format!(
+            "{:?}",
+            f(&Ranker::new(shape)?, &Choice::new(&rule))?
+        ))
+    });
+    (name, run)
+}
+
 /// Every long computation, small enough to finish quickly when not stopped: a name and a run
 /// that reduces its result to something comparable.
-fn computations() -> Vec<(&'static str, Box<dyn Fn() -> chompute::Result<String>>)> {
+fn computations() -> Vec<(&'static str, Run)> {
     let rule = Rule::parse("0,1,2").unwrap();
     let shape = ChompBox { rows: 5, cols: 6 };
     vec![
@@ -40,32 +59,13 @@ fn computations() -> Vec<(&'static str, Box<dyn Fn() -> chompute::Result<String>
             "NimPass::compute",
             Box::new(|| Ok(NimPass::compute(4, 20)?.count().to_string())),
         ),
-        (
+        sweep(
             "ordinals_in_rank_order",
-            Box::new({
-                let rule = rule.clone();
-                move || {
-                    let ranker = Ranker::new(shape)?;
-                    Ok(format!(
-                        "{:?}",
-                        ordinals_in_rank_order(&ranker, &Choice::new(&rule))?
-                    ))
-                }
-            }),
+            ordinals_in_rank_order,
+            &rule,
+            shape,
         ),
-        (
-            "ordinals_by_volume",
-            Box::new({
-                let rule = rule.clone();
-                move || {
-                    let ranker = Ranker::new(shape)?;
-                    Ok(format!(
-                        "{:?}",
-                        ordinals_by_volume(&ranker, &Choice::new(&rule))?
-                    ))
-                }
-            }),
-        ),
+        sweep("ordinals_by_volume", ordinals_by_volume, &rule, shape),
         (
             "OrdTable::compute",
             Box::new(move || {

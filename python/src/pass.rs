@@ -18,7 +18,7 @@ use pyo3::types::PyDict;
 /// x ^ y (the pass) [Def 12]; `gp_table(13)` is the paper's Table 2.
 ///
 /// The library's table becomes the array without a copy. Computed with the GIL released;
-/// Ctrl-C raises KeyboardInterrupt at once (the table being filled is dropped when done).
+/// Ctrl-C raises KeyboardInterrupt at once and stops the computation at its next row.
 ///
 /// >>> chompute.gp_table(13)[2, :6].tolist()
 /// [1, 0, 2, 5, 7, 3]

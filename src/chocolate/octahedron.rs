@@ -242,10 +242,11 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
     // Scaled by 2^(n+1) (< 2^62, so i64 is exact): plane z, cell centres u = x+y = 4i-2-2m,
     // v = x-y = 4j-2-2m.
     let (mi, z) = (m as i64, (1i64 << (n + 1)) - 2 * m as i64);
-    // Indices k in 1..=m with 4k-2-2m in [lo, hi].
+    // Indices k in 1..=m with 4k-2-2m in [lo, hi]. `x >> 2` is x.div_euclid(4) (an
+    // arithmetic shift floors), one instruction.
     let range = |lo: i64, hi: i64| -> (i64, i64) {
-        let first = (lo + 2 + 2 * mi + 3).div_euclid(4).max(1);
-        let last = (hi + 2 + 2 * mi).div_euclid(4).min(mi);
+        let first = ((lo + 2 + 2 * mi + 3) >> 2).max(1);
+        let last = ((hi + 2 + 2 * mi) >> 2).min(mi);
         (first, last)
     };
     // Octahedra (centre, radius, levels left) that meet the plane.

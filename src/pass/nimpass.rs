@@ -64,53 +64,14 @@ impl NimPass {
         let (prefixes, rows) = (prefixes as usize, rows as usize);
         let mut lines: Vec<Vec<u64>> = (0..k - 1).map(|_| vec![0u64; rows * wpr]).collect();
         let mut last = vec![NONE; prefixes];
-        let mut prefix = [0usize; 3];
-        let mut row = [0usize; 3];
         let bar = crate::progress::bar(prefixes as u64, "lines");
-        for (p, slot) in last.iter_mut().enumerate() {
-            // prefix digits, most significant first
-            let mut rest = p;
-            for d in (0..k - 1).rev() {
-                prefix[d] = rest % side;
-                rest /= side;
-            }
-            // the row of family j: the prefix without heap j, as a base-`side` number
-            for (j, r) in row.iter_mut().enumerate().take(k - 1) {
-                *r = (0..k - 1)
-                    .filter(|&d| d != j)
-                    .fold(0, |acc, d| acc * side + prefix[d]);
-            }
-            let s = prefix[..k - 1].iter().fold(0, |acc, &a| acc ^ a);
-            let terminal_line = prefix[..k - 1].iter().all(|&a| a == 0);
-            let mut found = None;
-            for w in 0..wpr {
-                let mut blocked = 0u64;
-                for (j, family) in lines.iter().enumerate() {
-                    blocked |= family[row[j] * wpr + w];
-                }
-                // nim-sum zero (a_{K-1} = s) is N: the pass reaches a P-position. Except the
-                // terminal position, which is P.
-                if s / 64 == w && !terminal_line {
-                    blocked |= 1 << (s % 64);
-                }
-                if w == wpr - 1 && !side.is_multiple_of(64) {
-                    blocked |= !0u64 << (side % 64);
-                }
-                if blocked != u64::MAX {
-                    found = Some(w * 64 + blocked.trailing_ones() as usize);
-                    break;
-                }
-            }
-            if let Some(a) = found {
-                *slot = a as u16;
-                for (j, family) in lines.iter_mut().enumerate() {
-                    family[row[j] * wpr + a / 64] |= 1 << (a % 64);
-                }
-            }
-            if p % 65536 == 0 {
-                bar.set_position(p as u64);
-                crate::cancel::check()?;
-            }
+        // 2^16 lines at a time, between them a look at the cancellation token. The lines are
+        // their own function so that the check does not cost the loop registers.
+        for start in (0..prefixes).step_by(1 << 16) {
+            crate::cancel::check()?;
+            bar.set_position(start as u64);
+            let end = (start + (1 << 16)).min(prefixes);
+            last_positions(k, side, start..end, &mut lines, &mut last[start..end]);
         }
         bar.finish_and_clear();
         Ok(NimPass { k, side, last })
@@ -253,6 +214,62 @@ pub fn pass_cell_counts(t: &NimPass, m: u64) -> (u64, u64) {
         }
     }
     (pass_p, nim_p)
+}
+
+/// The last heap of the P-position on each line `p` of `lines_range` (`last[i]` for line
+/// `lines_range.start + i`), marking each in the `lines` bitsets of the families it blocks.
+#[inline(never)]
+fn last_positions(
+    k: usize,
+    side: usize,
+    lines_range: std::ops::Range<usize>,
+    lines: &mut [Vec<u64>],
+    last: &mut [u16],
+) {
+    let wpr = side.div_ceil(64);
+    let mut prefix = [0usize; 3];
+    let mut row = [0usize; 3];
+    for (p, slot) in lines_range.zip(last.iter_mut()) {
+        // prefix digits, most significant first
+        let mut rest = p;
+        for d in (0..k - 1).rev() {
+            prefix[d] = rest % side;
+            rest /= side;
+        }
+        // the row of family j: the prefix without heap j, as a base-`side` number
+        for (j, r) in row.iter_mut().enumerate().take(k - 1) {
+            *r = (0..k - 1)
+                .filter(|&d| d != j)
+                .fold(0, |acc, d| acc * side + prefix[d]);
+        }
+        let s = prefix[..k - 1].iter().fold(0, |acc, &a| acc ^ a);
+        let terminal_line = prefix[..k - 1].iter().all(|&a| a == 0);
+        let mut found = None;
+        for w in 0..wpr {
+            let mut blocked = 0u64;
+            for (j, family) in lines.iter().enumerate() {
+                blocked |= family[row[j] * wpr + w];
+            }
+            // nim-sum zero (a_{K-1} = s) is N: the pass reaches a P-position. Except the
+            // terminal position, which is P.
+            if s / 64 == w && !terminal_line {
+                blocked |= 1 << (s % 64);
+            }
+            if w == wpr - 1 && !side.is_multiple_of(64) {
+                blocked |= !0u64 << (side % 64);
+            }
+            if blocked != u64::MAX {
+                found = Some(w * 64 + blocked.trailing_ones() as usize);
+                break;
+            }
+        }
+        if let Some(a) = found {
+            *slot = a as u16;
+            for (j, family) in lines.iter_mut().enumerate() {
+                family[row[j] * wpr + a / 64] |= 1 << (a % 64);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

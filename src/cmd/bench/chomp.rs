@@ -20,7 +20,11 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
         "cpu",
         "positions",
         ranker.len() as u128,
-        || Ok(chompute::chomp::ordinal::ordinals_in_rank_order(&ranker, &choice)?),
+        || {
+            Ok(chompute::chomp::ordinal::ordinals_in_rank_order(
+                &ranker, &choice,
+            )?)
+        },
     )?;
     let cols: u32 = if env.quick { 200 } else { 1000 };
     let positions = ChompBox { rows: 3, cols }.positions().expect("small") as u128;
