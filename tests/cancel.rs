@@ -122,7 +122,8 @@ fn a_token_never_cancelled_changes_no_result() {
 fn cancelling_from_another_thread_stops_work_under_way() {
     // Each would run for many seconds (G_P on 20000²: about 25 s of one core; 15×15 Chomp:
     // 1.6·10⁸ positions; every claim to m = 8192: minutes); the token is cancelled 100 ms in.
-    let runs: Vec<(&str, Box<dyn Fn() -> bool>)> = vec![
+    type Stops = Box<dyn Fn() -> bool>;
+    let runs: Vec<(&str, Stops)> = vec![
         (
             "GpTable::compute(20000)",
             Box::new(|| interrupted(GpTable::compute(20000))),
