@@ -86,7 +86,7 @@ pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
     crate::memory::ensure_available(
         memory_bound(width, tile),
         &format!("a Deep Zoom pyramid {width} pixels wide"),
-        "each level keeps a band of a tile's height; use --window or a smaller --tile-size",
+        "each level keeps a band of a tile's height; draw a window of the bar or use smaller tiles",
     )
 }
 

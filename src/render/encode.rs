@@ -61,7 +61,7 @@ pub fn ensure_memory(spec: &PngSpec, what: &str) -> crate::Result<()> {
     crate::memory::ensure_available(
         memory_bound(spec),
         what,
-        "a row this long needs that much in flight; use --window, --fit, --tiles or --dzi",
+        "a row this long needs that much in flight; draw a window of the bar, a fitted picture, tiles or a Deep Zoom pyramid instead",
     )
 }
 

@@ -136,7 +136,7 @@ impl TileManifest {
         // `assemble` writes a PNG or a Deep Zoom image, both at most 2^31-1 pixels a side.
         if self.width > i32::MAX as u64 || self.height > i32::MAX as u64 {
             return Err(format!(
-                "the picture is {}×{} pixels, and tiles are assembled into pictures of at most 2^31-1 pixels a side; use --window or --fit",
+                "the picture is {}×{} pixels, and tiles are assembled into pictures of at most 2^31-1 pixels a side; draw a window of the bar or a fitted picture",
                 self.height, self.width
             ));
         }
