@@ -99,6 +99,19 @@ impl ChompOrdinals {
             ))
         })
     }
+
+    /// The positions `from` gives for a position of the box (its Sol set, its chain), as a
+    /// list of tuples; ValueError for a position outside the box.
+    fn positions_from<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+        from: fn(&OrdTable, &Diagram) -> Vec<Diagram>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        self.ordinal_of(&p)?;
+        diagram_list(py, &from(&self.table, &p))
+    }
 }
 
 #[pymethods]
@@ -141,9 +154,7 @@ impl ChompOrdinals {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let p = position_arg(position)?;
-        self.ordinal_of(&p)?;
-        diagram_list(py, &self.table.sol(&p))
+        self.positions_from(py, position, OrdTable::sol)
     }
 
     /// One solution chain from the position down to the empty one: each step the first
@@ -153,9 +164,7 @@ impl ChompOrdinals {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let p = position_arg(position)?;
-        self.ordinal_of(&p)?;
-        diagram_list(py, &self.table.chain(&p))
+        self.positions_from(py, position, OrdTable::chain)
     }
 
     /// Every position of the box with this ordinal, as tuples of row lengths in lexicographic

@@ -98,9 +98,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         None => (Box::new(Automaton::new(steps)?), None),
     };
     // On the GPU, --verify runs the CPU twin beside it; on the CPU the runner is checked itself.
-    let mut twin = match ctx.is_some() && args.verify {
-        true => Some(Automaton::new(steps)?),
-        false => None,
+    let mut twin = if ctx.is_some() && args.verify {
+        Some(Automaton::new(steps)?)
+    } else {
+        None
     };
     let digits = steps.to_string().len();
     let frame_path = |n: u64| -> PathBuf {
