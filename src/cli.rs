@@ -140,6 +140,107 @@ pub enum ChompCommand {
     Classes(ChompClassesArgs),
     /// Picture of the ordinals of two- or three-row positions, with a legend.
     Image(ChompImageArgs),
+    /// Two-player Chomp: P or N for every position of a box at one bit each; with -o, a saved
+    /// table that an interrupted run resumes.
+    Solve(ChompSolveArgs),
+    /// One position of a saved table: P or N, and every winning bite.
+    Query(ChompQueryArgs),
+    /// The winning bites of every rectangle of a box, each as the P-position it leaves.
+    Bites(ChompBitesArgs),
+    /// The Grundy value (nim-value) of every position of a box.
+    Grundy(ChompGrundyArgs),
+    /// For every n up to N: the Young diagrams of n cells and how many are P-positions.
+    Cells(ChompCellsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ChompSolveArgs {
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
+    /// Save the table here (finished layers go to FILE.partial; the same command resumes).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompQueryArgs {
+    /// A table saved by `chomp solve -o`.
+    #[arg(value_name = "FILE")]
+    pub table: std::path::PathBuf,
+    /// The position: row lengths a,b,c (top row first).
+    #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
+    pub position: chompute::chomp::Diagram,
+    /// Read the whole table first and check its CRC-32.
+    #[arg(long)]
+    pub verify: bool,
+    /// Print one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompBitesArgs {
+    /// The rectangles r×c with r ≤ ROWS and c ≤ COLUMNS (default: the --table's box).
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: Option<chompute::chomp::ChompBox>,
+    /// Read a table saved by `chomp solve -o` instead of solving the box.
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<std::path::PathBuf>,
+    /// A picture: one square per rectangle, coloured by its number of winning bites.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV on stdout: rows,cols,winning_bites,bites.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrundyBfile {
+    /// G of the n×n squares, n = 1, 2, …
+    Square,
+    /// G of the 2×n rectangles.
+    TwoRows,
+    /// G of the 3×n rectangles.
+    ThreeRows,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompGrundyArgs {
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with_all = ["csv", "bfile"])]
+    pub json: bool,
+    /// Print CSV on stdout: rows,cols,grundy for every rectangle.
+    #[arg(long, conflicts_with = "bfile")]
+    pub csv: bool,
+    /// Print one sequence as an OEIS b-file (`n value` per line).
+    #[arg(long, value_enum, value_name = "SEQUENCE")]
+    pub bfile: Option<GrundyBfile>,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompCellsArgs {
+    /// The largest number of cells N.
+    #[arg(long, value_name = "N")]
+    pub max: u32,
+    /// Print one JSON object on stdout.
+    #[arg(long, conflicts_with_all = ["csv", "bfile"])]
+    pub json: bool,
+    /// Print CSV on stdout: n,diagrams,p_positions.
+    #[arg(long, conflicts_with = "bfile")]
+    pub csv: bool,
+    /// Print the P-position counts as an OEIS b-file (`n count` per line).
+    #[arg(long)]
+    pub bfile: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -433,3 +433,372 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         "--rows",
     );
 }
+
+// ---- Two-player Chomp tables (SPEC §5b) ----------------------------------------------------
+
+mod two_player {
+    use super::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
+    use chompute::cancel::Cancel;
+    use chompute::chomp::cells::CellsTable;
+    use chompute::chomp::solve::{rectangle, solve, solve_by_rank_order, GrundyTable};
+    use chompute::chomp::store::{partial_path, solve_to_file, RunEvent, TableFile};
+    use chompute::chomp::{ChompBox, Diagram};
+    use std::collections::{HashMap, HashSet};
+
+    fn bx(rows: usize, cols: u32) -> ChompBox {
+        ChompBox { rows, cols }
+    }
+
+    /// Rows packed four bits each (columns ≤ 15, at most 16 rows): the independent solver's key.
+    fn key(rows: &[u32]) -> u64 {
+        rows.iter()
+            .enumerate()
+            .fold(0, |k, (i, &a)| k | (a as u64) << (4 * i))
+    }
+
+    /// Every option of `rows` except the poison, by the definition: bite (x, c) cuts rows x, x+1,
+    /// … to length ≤ c (0-based c).
+    fn options(rows: &[u32]) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        for x in 0..rows.len() {
+            for c in 0..rows[x] {
+                if x == 0 && c == 0 {
+                    continue;
+                }
+                let q: Vec<u32> = rows
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &a)| if i >= x { a.min(c) } else { a })
+                    .collect();
+                out.push(q);
+            }
+        }
+        out
+    }
+
+    /// An independent two-player solver that knows nothing of ranks: walk the box's diagrams in
+    /// lexicographic order (every option is lexicographically smaller), keep the P-positions in
+    /// a hash set. Returns that set.
+    fn independent_p_set(shape: ChompBox) -> HashSet<u64> {
+        assert!(shape.cols <= 15 && shape.rows <= 16);
+        let mut p_set = HashSet::new();
+        let mut rows = vec![0u32; shape.rows];
+        // Odometer over non-increasing rows, lexicographic order: grow the deepest row that can.
+        loop {
+            let mut j = shape.rows;
+            loop {
+                if j == 0 {
+                    return p_set;
+                }
+                j -= 1;
+                let cap = if j == 0 { shape.cols } else { rows[j - 1] };
+                if rows[j] < cap {
+                    rows[j] += 1;
+                    rows[j + 1..].iter_mut().for_each(|r| *r = 0);
+                    break;
+                }
+            }
+            // The options' keys straight from the bites (x, c), without building them.
+            let mut is_p = true;
+            'moves: for x in 0..shape.rows {
+                for c in 0..rows[x] {
+                    if x == 0 && c == 0 {
+                        continue;
+                    }
+                    let mut k = 0u64;
+                    for (i, &a) in rows.iter().enumerate() {
+                        k |= (if i >= x { a.min(c) } else { a } as u64) << (4 * i);
+                    }
+                    if p_set.contains(&k) {
+                        is_p = false;
+                        break 'moves;
+                    }
+                }
+            }
+            if is_p {
+                p_set.insert(key(&rows));
+            }
+        }
+    }
+
+    fn trimmed(rows: Vec<u32>) -> Vec<u32> {
+        Diagram::new(rows).unwrap().rows().to_vec()
+    }
+
+    #[test]
+    fn the_14x14_table_and_every_rectangles_bites_equal_an_independent_solver() {
+        let shape = bx(14, 14);
+        let p_set = independent_p_set(shape);
+        let table = solve(shape).unwrap();
+        assert_eq!(table.p_count(), p_set.len() as u64);
+        assert_eq!(table.p_count(), 256_366);
+        // The same set: every independent P-position is P in the table (and the counts agree).
+        let mut rows = vec![0u32; 14];
+        for r in 1..table.ranker.len() {
+            table.ranker.unrank_into(r, &mut rows);
+            assert_eq!(table.is_p_rank(r), p_set.contains(&key(&rows)), "{rows:?}");
+        }
+        let rects = table.rectangle_bites(shape);
+        assert_eq!(rects.len(), 196);
+        for rect in &rects {
+            let full = vec![rect.cols; rect.rows];
+            let mut want: Vec<Vec<u32>> = options(&full)
+                .into_iter()
+                .filter(|q| p_set.contains(&key(q)))
+                .map(trimmed)
+                .collect();
+            want.sort();
+            want.dedup();
+            assert_eq!(rect.bites, want, "{}x{}", rect.rows, rect.cols);
+        }
+    }
+
+    #[test]
+    fn classical_facts_hold() {
+        let table = solve(bx(13, 13)).unwrap();
+        for n in 2..=13u32 {
+            // The square's only winning bite leaves the L (n, 1^(n-1)).
+            let l: Vec<u32> = std::iter::once(n)
+                .chain(std::iter::repeat_n(1, n as usize - 1))
+                .collect();
+            assert_eq!(
+                table
+                    .rectangle_bites(bx(n as usize, n))
+                    .last()
+                    .unwrap()
+                    .bites,
+                vec![l],
+                "{n}x{n}"
+            );
+        }
+        // Two rows (a, b) are P iff a = b + 1; no rectangle but (1) is P; transposes agree.
+        for a in 1..=13u32 {
+            for b in 0..=a {
+                let p = Diagram::new(vec![a, b]).unwrap();
+                assert_eq!(table.is_p(&p), Some(a == b + 1), "({a},{b})");
+            }
+        }
+        for r in 1..=13 {
+            for c in 1..=13u32 {
+                assert_eq!(table.is_p(&rectangle(r, c)), Some(r == 1 && c == 1));
+            }
+        }
+        let mut rows = vec![0u32; 13];
+        for r in 1..table.ranker.len() {
+            table.ranker.unrank_into(r, &mut rows);
+            let d = Diagram::new(rows.clone()).unwrap();
+            let t: Vec<u32> = (1..=d.width())
+                .map(|c| d.rows().iter().filter(|&&a| a >= c).count() as u32)
+                .collect();
+            assert_eq!(
+                table.is_p(&Diagram::new(t).unwrap()),
+                Some(table.is_p_rank(r))
+            );
+        }
+    }
+
+    #[test]
+    fn fast_and_slow_schedules_agree_on_boxes_that_are_not_square() {
+        for (r, c) in [(3, 11), (4, 9), (7, 5), (9, 6), (11, 3)] {
+            assert_eq!(
+                solve(bx(r, c)).unwrap().words(),
+                solve_by_rank_order(bx(r, c)).unwrap().words(),
+                "{r}x{c}"
+            );
+        }
+    }
+
+    /// An independent mex over explicit options, memoised on the rows.
+    fn grundy_slow(rows: &[u32], memo: &mut HashMap<Vec<u32>, u16>) -> u16 {
+        if let Some(&g) = memo.get(rows) {
+            return g;
+        }
+        let mut seen = HashSet::new();
+        for q in options(rows) {
+            seen.insert(grundy_slow(&trimmed(q), memo));
+        }
+        let g = (0..).find(|g| !seen.contains(g)).unwrap();
+        memo.insert(rows.to_vec(), g);
+        g
+    }
+
+    #[test]
+    fn grundy_values_equal_an_independent_mex_to_10x10() {
+        let mut memo = HashMap::new();
+        for (r, c) in [(10, 10), (4, 9), (7, 3)] {
+            let table = GrundyTable::compute(bx(r, c)).unwrap();
+            let p = solve(bx(r, c)).unwrap();
+            let mut rows = vec![0u32; r];
+            for rank in 1..table.ranker.len() {
+                table.ranker.unrank_into(rank, &mut rows);
+                let g = grundy_slow(&trimmed(rows.clone()), &mut memo);
+                assert_eq!(table.value_rank(rank), g, "{rows:?} in {r}x{c}");
+                assert_eq!(g == 0, p.is_p_rank(rank));
+            }
+        }
+    }
+
+    fn partitions(n: u32, cap: u32, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if n == 0 {
+            out.push(prefix.clone());
+            return;
+        }
+        for a in (1..=n.min(cap)).rev() {
+            prefix.push(a);
+            partitions(n - a, a, prefix, out);
+            prefix.pop();
+        }
+    }
+
+    #[test]
+    fn cells_equal_a_brute_force_to_20() {
+        let table = CellsTable::compute(20, |_| {}).unwrap();
+        let mut p_set: HashSet<Vec<u32>> = HashSet::new();
+        for n in 1..=20 {
+            let mut all = Vec::new();
+            partitions(n, n, &mut Vec::new(), &mut all);
+            let mut p = 0;
+            for d in &all {
+                let is_p = options(d).into_iter().all(|q| !p_set.contains(&trimmed(q)));
+                assert_eq!(table.is_p(d), Some(is_p), "{d:?}");
+                if is_p {
+                    p += 1;
+                }
+            }
+            for d in all.iter().filter(|d| table.is_p(d) == Some(true)) {
+                p_set.insert(d.clone());
+            }
+            assert_eq!(table.diagrams(n), all.len() as u64, "p({n})");
+            assert_eq!(table.p_positions(n), p, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
+        let dir = scratch_dir("chomp_resume_15");
+        let whole = dir.join("whole.tbl");
+        let parts = dir.join("parts.tbl");
+        solve_to_file(bx(15, 15), &whole, |_| {}).unwrap();
+        // Stop after layer 20, then once more after layer 50 with a torn record at the end.
+        for stop_after in [20u64, 50] {
+            let stop = Cancel::new();
+            let r = stop.scope(|| {
+                solve_to_file(bx(15, 15), &parts, |e| {
+                    if let RunEvent::Layer(p) = e {
+                        if p.layers_done == stop_after + 1 {
+                            stop.cancel();
+                        }
+                    }
+                })
+            });
+            assert!(matches!(r, Err(chompute::Error::Interrupted)));
+            assert!(!parts.exists() && partial_path(&parts).exists());
+        }
+        let partial = partial_path(&parts);
+        let len = std::fs::metadata(&partial).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&partial)
+            .unwrap()
+            .set_len(len - 5)
+            .unwrap();
+        let mut resumed = None;
+        solve_to_file(bx(15, 15), &parts, |e| {
+            if let RunEvent::Resumed { layers_done, .. } = e {
+                resumed = Some(layers_done);
+            }
+        })
+        .unwrap();
+        // Layers 0..=50 were written; the torn one (50) is read back as missing.
+        assert_eq!(resumed, Some(50));
+        assert!(!partial.exists());
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&parts).unwrap()
+        );
+        // The saved table reads back, checksum and all.
+        let f = TableFile::open(&parts).unwrap();
+        assert_eq!(
+            f.load().unwrap().words(),
+            solve(bx(15, 15)).unwrap().words()
+        );
+    }
+
+    #[test]
+    fn cli_solve_query_bites_grundy_cells() {
+        let dir = scratch_dir("chomp_two_player_cli");
+        let file = dir.join("t.tbl");
+        let f = file.to_str().unwrap();
+        let o = chompute(&["chomp", "solve", "--box", "12x12", "-o", f, "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j = json_of(&o);
+        assert_eq!(j["p_positions"], 26838);
+        assert_eq!(j["positions"], 2704155);
+        // A second run over a finished table resumes nothing: it solves again, same file.
+        let before = std::fs::read(&file).unwrap();
+        let o = chompute(&["chomp", "solve", "--box", "12x12", "-o", f]);
+        assert!(o.status.success());
+        assert_eq!(std::fs::read(&file).unwrap(), before);
+
+        let o = chompute(&["chomp", "query", f, "--position", "5,3,3", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j = json_of(&o);
+        assert_eq!(j["p"], false);
+        let table = solve(bx(12, 12)).unwrap();
+        let want = table
+            .winning_bites(&Diagram::parse("5,3,3").unwrap())
+            .unwrap();
+        let got: Vec<String> = j["bites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                b.as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            })
+            .collect();
+        assert_eq!(got, want.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+        let o = chompute(&["chomp", "query", f, "--position", "2,1"]);
+        assert_eq!(stdout(&o), "2,1: P (every bite loses)\n");
+        assert_usage_error(
+            &chompute(&["chomp", "query", f, "--position", "13"]),
+            "does not fit",
+        );
+
+        let o = chompute(&["chomp", "bites", "--table", f, "--box", "3x4", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j = json_of(&o);
+        assert_eq!(j["rectangles"].as_array().unwrap().len(), 12);
+        // Rectangles row by row: 3x3 is the eleventh.
+        assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
+        let png = dir.join("bites.png");
+        let o = chompute(&[
+            "chomp",
+            "bites",
+            "--box",
+            "6x7",
+            "-o",
+            png.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+
+        let o = chompute(&["chomp", "grundy", "--box", "3x5", "--bfile", "two-rows"]);
+        let g = GrundyTable::compute(bx(3, 5)).unwrap();
+        let want: String = (1..=5)
+            .map(|n| format!("{n} {}\n", g.value(&rectangle(2, n)).unwrap()))
+            .collect();
+        assert_eq!(stdout(&o), want);
+
+        let o = chompute(&["chomp", "cells", "--max", "12", "--json"]);
+        let j = json_of(&o);
+        assert_eq!(j["cells"][11]["diagrams"], "77");
+
+        assert_usage_error(&chompute(&["chomp", "solve", "--box", "40x40"]), "2^38");
+        assert_usage_error(&chompute(&["chomp", "cells", "--max", "0"]), "cells");
+    }
+}

@@ -235,13 +235,19 @@ pub const MAX_RANK_WEIGHTS: u64 = 1 << 28;
 impl Ranker {
     /// The ranker of a box, or [`crate::Error::TooLarge`] when it has too many positions.
     pub fn new(shape: ChompBox) -> crate::Result<Ranker> {
+        Ranker::with_limit(shape, MAX_RANKED_POSITIONS, "more than 2^34 positions")
+    }
+
+    /// The ranker of a box of at most `max_positions` positions (`limit` says that bound in
+    /// words for the error), for tables of less than a byte per position.
+    pub fn with_limit(shape: ChompBox, max_positions: u64, limit: &str) -> crate::Result<Ranker> {
         let total = shape
             .positions()
-            .filter(|&t| t <= MAX_RANKED_POSITIONS)
+            .filter(|&t| t <= max_positions)
             .ok_or_else(|| {
                 crate::Error::too_large(
                     format!("the {shape} box"),
-                    "more than 2^34 positions; choose a smaller box",
+                    format!("{limit}; choose a smaller box"),
                 )
             })?;
         let r = shape.rows;
@@ -276,6 +282,18 @@ impl Ranker {
     /// Never: a box holds at least the empty position.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// The weight table, row-major: `weights()[row * stride() + len]` is [`Ranker::weight`].
+    #[inline]
+    pub fn weights(&self) -> &[u64] {
+        &self.weight
+    }
+
+    /// The row stride of [`Ranker::weights`]: columns + 1.
+    #[inline]
+    pub fn stride(&self) -> usize {
+        self.stride
     }
 
     /// The rank weight of row `row` having length `len`.

@@ -9,12 +9,15 @@
 //! - [`check`]: the paper's claims verified over a box.
 //! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
 
+pub mod cells;
 pub mod check;
 pub mod classes;
 pub mod diagram;
 pub mod ordinal;
 pub mod plane;
 pub mod rule;
+pub mod solve;
+pub mod store;
 pub mod three_row;
 
 pub use classes::{all_normalised_rules, rule_classes, RuleClass};

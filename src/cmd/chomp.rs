@@ -23,6 +23,11 @@ pub fn run(args: &ChompArgs) -> anyhow::Result<()> {
         ChompCommand::Ord(a) => ord(a),
         ChompCommand::Classes(a) => classes(a),
         ChompCommand::Image(a) => image(a),
+        ChompCommand::Solve(a) => super::chomp_solve::solve(a),
+        ChompCommand::Query(a) => super::chomp_solve::query(a),
+        ChompCommand::Bites(a) => super::chomp_solve::bites(a),
+        ChompCommand::Grundy(a) => super::chomp_solve::grundy(a),
+        ChompCommand::Cells(a) => super::chomp_solve::cells(a),
     }
 }
 

@@ -4,6 +4,7 @@ mod bench;
 mod ca;
 mod cb;
 mod chomp;
+mod chomp_solve;
 mod count;
 mod gp;
 mod grid;

@@ -264,3 +264,86 @@ mod tests {
         }
     }
 }
+
+/// Largest number of rectangles a side of the winning-bites picture may have.
+pub const BITES_PICTURE_MAX_SIDE: usize = 1024;
+
+/// The winning-bites picture of two-player Chomp: one square per rectangle r×c (row r down,
+/// column c across, 1×1 at the top left), coloured by its number of winning bites, with axes and
+/// a legend of the counts. `counts` lists (r, c, number of winning bites) for every rectangle
+/// of the `rows`×`cols` box. Returns the picture's width and height.
+pub fn write_bites_png(
+    path: &Path,
+    rows: usize,
+    cols: u32,
+    counts: &[(usize, u32, usize)],
+) -> Result<(u32, u32)> {
+    if rows > BITES_PICTURE_MAX_SIDE || cols as usize > BITES_PICTURE_MAX_SIDE {
+        return Err(Error::too_large(
+            "the winning-bites picture",
+            format!("{rows}x{cols} rectangles; at most {BITES_PICTURE_MAX_SIDE} a side"),
+        ));
+    }
+    let most = counts.iter().map(|&(_, _, n)| n).max().unwrap_or(0);
+    let most = u8::try_from(most)
+        .ok()
+        .filter(|&m| m < 250)
+        .ok_or_else(|| {
+            Error::too_large("the winning-bites picture", "more than 249 winning bites")
+        })?;
+    let mut grid = vec![0u8; rows * cols as usize];
+    for &(r, c, n) in counts {
+        grid[(r - 1) * cols as usize + (c as usize - 1)] = n as u8;
+    }
+    // About 600 pixels across, at least 4 a rectangle.
+    let scale = (600 / cols.max(rows as u32)).max(4);
+    let (gw, gh) = (cols * scale, rows as u32 * scale);
+    let axes = Axes::new("columns", "rows", gw, gh);
+    let names: Vec<String> = (0..=most)
+        .map(|k| match k {
+            1 => "1 winning bite".to_string(),
+            k => format!("{k} winning bites"),
+        })
+        .collect();
+    let entries: Vec<(u8, &str)> = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| (2 + k as u8, name.as_str()))
+        .collect();
+    let width = (AXIS_BAND + gw).max(64);
+    let legend = Legend::new(&entries, 1, 0, width);
+    let width = width.max(legend.width());
+    let top = AXIS_BAND + gh;
+    let height = top + legend.height();
+    let spec = PngSpec {
+        width,
+        height,
+        format: PixelFormat::Indexed {
+            bits: 8,
+            palette: ordinal_palette(most),
+        },
+        compression: Compression::Balanced,
+    };
+    write_png(path, &spec, |y, row| {
+        for (x, px) in row.iter_mut().enumerate() {
+            let x = x as u32;
+            *px = if y >= top {
+                legend.pixel(x, y - top)
+            } else if y >= AXIS_BAND && (AXIS_BAND..AXIS_BAND + gw).contains(&x) {
+                let (r, c) = ((y - AXIS_BAND) / scale, (x - AXIS_BAND) / scale);
+                // A one-pixel gap between squares once they are large enough to show it.
+                let edge =
+                    scale >= 6 && ((y - AXIS_BAND) % scale == 0 || (x - AXIS_BAND) % scale == 0);
+                if edge {
+                    0
+                } else {
+                    2 + grid[r as usize * cols as usize + c as usize]
+                }
+            } else {
+                axes.ink(x, y) as u8
+            };
+        }
+        Ok(())
+    })?;
+    Ok((width, height))
+}

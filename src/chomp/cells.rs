@@ -1,0 +1,293 @@
+//! Two-player Chomp by number of cells (SPEC §5b): for every n ≤ N, the Young diagrams of n
+//! cells (the partitions of n) and how many of them are P-positions, with no box.
+//!
+//! The partitions of m are ranked in lexicographic order of their parts (largest first):
+//! with rem_j = m - (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, where P(n, k)
+//! counts the partitions of n into parts ≤ k. One bit per partition says P; the table of m
+//! is complete before any diagram of more cells reads it (a bite removes at least one cell),
+//! and the diagrams of m cells are decided in parallel, a block of equal first part each.
+
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Largest N `cells` accepts: p(N) must be a u64 index, and its tables far beyond memory.
+pub const MAX_CELLS: u32 = 400;
+
+/// P(n, k) for 0 ≤ n, k ≤ N: partitions of n into parts ≤ k.
+#[derive(Debug, Clone)]
+pub struct PartitionCounts {
+    max: usize,
+    table: Vec<u64>,
+}
+
+impl PartitionCounts {
+    /// The counts up to `max`, or [`Error::TooLarge`] past u64.
+    pub fn new(max: u32) -> Result<PartitionCounts> {
+        let n = max as usize + 1;
+        let mut table = vec![0u64; n * n];
+        // P(0, k) = 1; P(n, k) = P(n, k-1) + P(n-k, k).
+        for k in 0..n {
+            table[k] = 1;
+        }
+        for m in 1..n {
+            for k in 1..n {
+                let without = table[m * n + k - 1];
+                let with = if k <= m { table[(m - k) * n + k] } else { 0 };
+                table[m * n + k] = without.checked_add(with).ok_or_else(|| {
+                    Error::too_large(format!("diagrams of {m} cells"), "more than 2^64 of them")
+                })?;
+            }
+        }
+        Ok(PartitionCounts {
+            max: max as usize,
+            table,
+        })
+    }
+
+    /// P(n, k), k capped at n.
+    #[inline]
+    pub fn get(&self, n: u32, k: u32) -> u64 {
+        let k = k.min(n) as usize;
+        self.table[n as usize * (self.max + 1) + k]
+    }
+
+    /// p(n), the partitions of n.
+    pub fn partitions(&self, n: u32) -> u64 {
+        self.get(n, n)
+    }
+
+    /// The rank of the parts `parts` (non-increasing, zeros ignored) among the partitions of
+    /// their sum.
+    #[inline]
+    pub fn rank(&self, parts: impl Iterator<Item = u32>, sum: u32) -> u64 {
+        let mut rem = sum;
+        let mut rank = 0;
+        for a in parts {
+            if a == 0 || rem == 0 {
+                break;
+            }
+            rank += self.get(rem, a - 1);
+            rem -= a;
+        }
+        rank
+    }
+}
+
+/// For every n ≤ N, one bit per diagram of n cells: P or not.
+#[derive(Debug)]
+pub struct CellsTable {
+    counts: PartitionCounts,
+    bits: Vec<Vec<AtomicU64>>,
+    p: Vec<u64>,
+}
+
+impl CellsTable {
+    /// Bytes of the bit tables up to `max` cells.
+    pub fn bytes_for(counts: &PartitionCounts, max: u32) -> u64 {
+        (1..=max)
+            .map(|n| counts.partitions(n).div_ceil(64) * 8)
+            .sum()
+    }
+
+    /// Decide every diagram of up to `max` cells, calling `done(n)` after each n. Refuses
+    /// with [`Error::TooLarge`] before any work when the tables do not fit in memory.
+    pub fn compute(max: u32, mut done: impl FnMut(u32)) -> Result<CellsTable> {
+        if max == 0 || max > MAX_CELLS {
+            return Err(Error::bad_argument(
+                "the largest number of cells",
+                max,
+                format!("from 1 to {MAX_CELLS}"),
+            ));
+        }
+        let counts = PartitionCounts::new(max)?;
+        crate::memory::ensure_available(
+            CellsTable::bytes_for(&counts, max),
+            &format!("the tables of the diagrams of up to {max} cells"),
+            "choose a smaller number of cells",
+        )?;
+        let mut table = CellsTable {
+            bits: vec![Vec::new()],
+            p: vec![0],
+            counts,
+        };
+        for n in 1..=max {
+            crate::cancel::check()?;
+            table.add_layer(n)?;
+            done(n);
+        }
+        Ok(table)
+    }
+
+    /// Decide the diagrams of n cells from the tables of fewer cells.
+    fn add_layer(&mut self, n: u32) -> Result<()> {
+        let words: Vec<AtomicU64> = (0..self.counts.partitions(n).div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        let token = crate::cancel::current();
+        let this = &*self;
+        // Block a: the diagrams whose first row is a, ranks [P(n, a-1), P(n, a)).
+        let p_count: u64 = (1..=n)
+            .into_par_iter()
+            .map(|a| {
+                if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                    return Err(Error::Interrupted);
+                }
+                let mut parts = vec![0u32; n as usize + 1];
+                let mut found = 0u64;
+                let mut rank = this.counts.get(n, a - 1);
+                // The first diagram of the block: a, then greedily the largest parts ≤ a.
+                parts[0] = a;
+                let mut len = fill_greedy(&mut parts, 1, n - a, a);
+                loop {
+                    if this.decide(&parts[..len], n) {
+                        words[(rank >> 6) as usize].fetch_or(1 << (rank & 63), Relaxed);
+                        found += 1;
+                    }
+                    match next_in_block(&mut parts, len) {
+                        Some(l) => len = l,
+                        None => break,
+                    }
+                    rank += 1;
+                }
+                Ok(found)
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))?;
+        self.bits.push(words);
+        self.p.push(p_count);
+        Ok(())
+    }
+
+    /// Whether the diagram `parts` of `n` cells is P: no option of it is.
+    fn decide(&self, parts: &[u32], n: u32) -> bool {
+        // (1) is P: its only bite is the poison.
+        if n == 1 {
+            return true;
+        }
+        let first = parts[0];
+        let mut last = parts.len() - 1;
+        for t in 0..first {
+            while parts[last] <= t {
+                last -= 1;
+            }
+            // Cells the bite (x, t) removes: Σ_{r ≥ x} (λ_r - t) over the rows it cuts.
+            let mut removed: u32 = parts[..=last].iter().map(|&a| a - t).sum();
+            for x in 0..=last {
+                if x > 0 {
+                    removed -= parts[x - 1] - t;
+                }
+                if x == 0 && t == 0 {
+                    continue; // the poison
+                }
+                let m = n - removed;
+                let q = parts
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &a)| if r < x { a } else { a.min(t) });
+                let rank = self.counts.rank(q, m);
+                if self.is_p_rank(m, rank) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether the diagram of rank `rank` among those of `m` cells is P.
+    #[inline]
+    pub fn is_p_rank(&self, m: u32, rank: u64) -> bool {
+        (self.bits[m as usize][(rank >> 6) as usize].load(Relaxed) >> (rank & 63)) & 1 == 1
+    }
+
+    /// Whether the diagram with row lengths `parts` is P; `None` when it has more cells than
+    /// the table or none.
+    pub fn is_p(&self, parts: &[u32]) -> Option<bool> {
+        let m: u32 = parts.iter().sum();
+        if m == 0 || m as usize >= self.bits.len() || parts.windows(2).any(|w| w[0] < w[1]) {
+            return None;
+        }
+        Some(self.is_p_rank(m, self.counts.rank(parts.iter().copied(), m)))
+    }
+
+    /// p(n), the diagrams of n cells.
+    pub fn diagrams(&self, n: u32) -> u64 {
+        self.counts.partitions(n)
+    }
+
+    /// How many diagrams of n cells are P.
+    pub fn p_positions(&self, n: u32) -> u64 {
+        self.p[n as usize]
+    }
+
+    /// The largest n computed.
+    pub fn max(&self) -> u32 {
+        self.p.len() as u32 - 1
+    }
+}
+
+/// Lay out the first diagram of a block in rank order after `parts[..from]`: the rest `rem`
+/// of the cells as ones (ascending lexicographic order starts with the smallest next part).
+/// Returns the number of non-zero parts.
+fn fill_greedy(parts: &mut [u32], from: usize, rem: u32, _cap: u32) -> usize {
+    let end = from + rem as usize;
+    parts[from..end].iter_mut().for_each(|p| *p = 1);
+    parts[end..].iter_mut().for_each(|p| *p = 0);
+    end
+}
+
+/// Step to the next partition in ascending lexicographic order with the same first part, or
+/// `None` after the last one. `len` is the number of non-zero parts; returns the new length.
+/// The rightmost part that can grow by one (staying ≤ the part before it) takes a cell from
+/// the parts after it, which are then laid out as ones, the smallest way.
+fn next_in_block(parts: &mut [u32], len: usize) -> Option<usize> {
+    let mut tail: u32 = 0; // cells in parts[j+1..len]
+    for j in (1..len).rev() {
+        if parts[j] < parts[j - 1] && tail >= 1 {
+            parts[j] += 1;
+            return Some(fill_greedy(parts, j + 1, tail - 1, parts[j]));
+        }
+        tail += parts[j];
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_numbers() {
+        let c = PartitionCounts::new(100).unwrap();
+        // OEIS A000041.
+        let p: Vec<u64> = (0..=10).map(|n| c.partitions(n)).collect();
+        assert_eq!(p, [1, 1, 2, 3, 5, 7, 11, 15, 22, 30, 42]);
+        assert_eq!(c.partitions(100), 190_569_292);
+    }
+
+    #[test]
+    fn blocks_walk_every_partition_in_rank_order() {
+        let c = PartitionCounts::new(30).unwrap();
+        for n in 1..=30u32 {
+            let mut seen = 0u64;
+            for a in 1..=n {
+                let mut parts = vec![0u32; n as usize + 1];
+                parts[0] = a;
+                let mut len = fill_greedy(&mut parts, 1, n - a, a);
+                let mut rank = c.get(n, a - 1);
+                loop {
+                    assert_eq!(parts[..len].iter().sum::<u32>(), n);
+                    assert!(parts[..len].windows(2).all(|w| w[0] >= w[1]), "{parts:?}");
+                    assert_eq!(c.rank(parts[..len].iter().copied(), n), rank, "{parts:?}");
+                    seen += 1;
+                    match next_in_block(&mut parts, len) {
+                        Some(l) => len = l,
+                        None => break,
+                    }
+                    rank += 1;
+                }
+                assert_eq!(rank + 1, c.get(n, a), "block {a} of {n}");
+            }
+            assert_eq!(seen, c.partitions(n));
+        }
+    }
+}

@@ -1,0 +1,669 @@
+//! Two-player Chomp (SPEC §5b): P or N for every position of a box at one bit each, and the
+//! Grundy value of every position.
+//!
+//! Positions are the non-empty diagrams of the R×C box, indexed by the colex rank of
+//! [`Ranker`]. The poison is cell (1,1): the one-cell diagram (1) is a P-position (the player to
+//! move must eat the poison) and the empty diagram, rank 0, is not a position. Its bit is 0,
+//! which is what "biting the poison loses" needs: a position is P iff none of its options is
+//! P, and the bite to (0) then never counts as a winning one.
+//!
+//! # Schedule: prefix blocks in prefix-volume layers
+//! Rank order is lexicographic order of rows, so fixing the first `p` rows (a *prefix*) leaves
+//! a contiguous range of ranks: the *block* of every way to fill the last R-p rows under the
+//! prefix's last row. A bite in one of the last R-p rows stays in the block; a bite in a prefix
+//! row removes at least one prefix cell, so it lands in a block whose prefix has fewer cells.
+//! Hence all blocks whose prefixes have v cells are independent once the blocks of prefix
+//! volume < v are done. Each layer's blocks run in parallel (rayon), and inside a block the
+//! positions run sequentially in rank order, where a bite in the last rows reads bits just
+//! written nearby: the table is read where it is hot. With p = ⌊R/2⌋ a 20×20 box has 3·10^7
+//! blocks of about 4600 positions in 201 layers.
+//!
+//! The slow, obviously correct twin is [`solve_by_rank_order`]: one sweep in rank order with
+//! the same per-position rule; the tests compare both, and both with a solver that knows
+//! nothing of ranks.
+
+use super::diagram::{ChompBox, Diagram, Ranker};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+
+/// Most positions a one-bit table may have: 2^38 (32 GiB of bits), past a 22×22 box.
+pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
+
+/// Most positions a Grundy table may have (two bytes each): 2^32.
+pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 32;
+
+/// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
+/// `layers` layers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Positions decided so far (the empty diagram included).
+    pub done: u64,
+    /// Ranks in the box.
+    pub total: u64,
+    /// Layers finished.
+    pub layers_done: u64,
+    /// Layers in all.
+    pub layers: u64,
+}
+
+/// How many leading rows make a block's prefix in an R-row box: ⌊R/2⌋ (0 for one row, so the
+/// whole box is one block).
+pub fn prefix_rows(rows: usize) -> usize {
+    rows / 2
+}
+
+/// Number of prefix-volume layers of a box: p·C + 1.
+pub fn layer_count(shape: ChompBox) -> u64 {
+    prefix_rows(shape.rows) as u64 * shape.cols as u64 + 1
+}
+
+/// The blocks of one layer: their first ranks and their prefixes, `p` rows each.
+#[derive(Debug, Default, Clone)]
+pub struct Layer {
+    /// Prefix volume of every block in this layer.
+    pub volume: u64,
+    /// The first rank of each block.
+    pub bases: Vec<u64>,
+    /// The prefixes, `p` row lengths per block, flat.
+    pub prefixes: Vec<u32>,
+}
+
+impl Layer {
+    /// The blocks whose prefix (first `p` rows of the box) has `v` cells, in rank order.
+    pub fn of_volume(ranker: &Ranker, p: usize, v: u64) -> Layer {
+        let mut layer = Layer {
+            volume: v,
+            ..Layer::default()
+        };
+        let mut prefix = vec![0u32; p];
+        layer.fill(ranker, &mut prefix, 0, v, ranker.shape.cols, 0);
+        layer
+    }
+
+    fn fill(&mut self, rk: &Ranker, prefix: &mut [u32], j: usize, rem: u64, cap: u32, acc: u64) {
+        let p = prefix.len();
+        if j == p {
+            if rem == 0 {
+                self.bases.push(acc);
+                self.prefixes.extend_from_slice(prefix);
+            }
+            return;
+        }
+        let left = (p - j) as u64;
+        let hi = (cap as u64).min(rem);
+        let lo = rem.div_ceil(left);
+        for len in lo..=hi {
+            prefix[j] = len as u32;
+            self.fill(
+                rk,
+                prefix,
+                j + 1,
+                rem - len,
+                len as u32,
+                acc + rk.weight(j, len as u32),
+            );
+        }
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        self.bases.len()
+    }
+
+    /// Whether the layer has no block (a prefix volume the box cannot hold).
+    pub fn is_empty(&self) -> bool {
+        self.bases.is_empty()
+    }
+
+    /// Block `i`: its first rank and its prefix.
+    pub fn block(&self, i: usize, p: usize) -> (u64, &[u32]) {
+        (self.bases[i], &self.prefixes[i * p..(i + 1) * p])
+    }
+}
+
+/// Positions in the block of a prefix whose last row is `cap` (C when p = 0), with R-p free
+/// rows: C(cap + R - p, R - p).
+pub fn block_len(ranker: &Ranker, p: usize, cap: u32) -> u64 {
+    let free = (ranker.shape.rows - p) as u64;
+    super::diagram::binomial(cap as u64 + free, free).unwrap_or(u64::MAX)
+}
+
+/// Step the last R-p rows of `rows` to the next position of the block (colex successor inside
+/// the block); false after the block's last position.
+#[inline]
+pub fn advance_in_block(rows: &mut [u32], p: usize, cols: u32) -> bool {
+    for j in (p..rows.len()).rev() {
+        let cap = if j == 0 { cols } else { rows[j - 1] };
+        if rows[j] < cap {
+            rows[j] += 1;
+            rows[j + 1..].iter_mut().for_each(|r| *r = 0);
+            return true;
+        }
+    }
+    false
+}
+
+/// Visit the block of `prefix` (first rank `base`): `f(rows, rank)` for every position of the
+/// block in rank order, `rows` holding all R row lengths.
+#[inline]
+pub fn for_each_in_block(
+    ranker: &Ranker,
+    prefix: &[u32],
+    base: u64,
+    rows: &mut [u32],
+    mut f: impl FnMut(&[u32], u64),
+) {
+    let p = prefix.len();
+    rows[..p].copy_from_slice(prefix);
+    rows[p..].iter_mut().for_each(|r| *r = 0);
+    let mut rank = base;
+    loop {
+        f(rows, rank);
+        if !advance_in_block(rows, p, ranker.shape.cols) {
+            return;
+        }
+        rank += 1;
+    }
+}
+
+/// Whether the position `rows` (rank `rank`, not empty) has an option that `is_p` says is P:
+/// the moves in the order of [`super::diagram::for_each_move`], stopping at the first P option.
+/// Rank 0, the empty diagram, must read as not P.
+#[inline]
+pub fn has_p_option(ranker: &Ranker, rows: &[u32], rank: u64, is_p: impl Fn(u64) -> bool) -> bool {
+    first_p_option(ranker, rows, rank, 1, is_p).is_some()
+}
+
+/// The first move (0-based row x, new length t) of `rows` whose option `is_p` says is P. For
+/// each t the rows are tried top down: the options (x, t) for one t form a chain, each an
+/// option of the next, so at most one of them is P and the order only changes how soon it is
+/// found; the top rows come first because the winning bites of Chomp mostly leave few rows.
+/// The bites (x, 0) for x < `known_t0` are not tried (the caller knows they are not P; the bite
+/// (0, 0) to the empty diagram never is, so `known_t0` is at least 1).
+#[inline]
+pub fn first_p_option(
+    ranker: &Ranker,
+    rows: &[u32],
+    rank: u64,
+    known_t0: usize,
+    is_p: impl Fn(u64) -> bool,
+) -> Option<(usize, u32)> {
+    let w = ranker.weights();
+    let stride = ranker.stride();
+    let first = rows[0];
+    let mut last = rows.iter().rposition(|&a| a > 0).unwrap_or(0);
+    for t in 0..first {
+        while rows[last] <= t {
+            last -= 1;
+        }
+        // delta(x) = Σ_{r ≥ x} (w(r, a_r) - w(r, t)) over the rows the bite (x, t) cuts.
+        let mut delta = 0u64;
+        for (x, &a) in rows.iter().enumerate().take(last + 1) {
+            delta += w[x * stride + a as usize] - w[x * stride + t as usize];
+        }
+        for x in 0..=last {
+            if x > 0 {
+                let a = rows[x - 1] as usize;
+                delta -= w[(x - 1) * stride + a] - w[(x - 1) * stride + t as usize];
+            }
+            if t == 0 && x < known_t0 {
+                continue;
+            }
+            if is_p(rank - delta) {
+                return Some((x, t));
+            }
+        }
+    }
+    None
+}
+
+/// A table of one bit per rank of a box: bit r is set iff the position of rank r is P.
+#[derive(Debug)]
+pub struct PTable {
+    /// The box's ranking.
+    pub ranker: Ranker,
+    words: Vec<AtomicU64>,
+}
+
+impl PTable {
+    /// Bytes of the table of a box with `positions` ranks.
+    pub fn bytes_for(positions: u64) -> u64 {
+        positions.div_ceil(64) * 8
+    }
+
+    /// The ranker of a box a one-bit table can hold, or [`Error::TooLarge`].
+    pub fn ranker_for(shape: ChompBox) -> Result<Ranker> {
+        Ranker::with_limit(shape, MAX_SOLVE_POSITIONS, "more than 2^38 positions")
+    }
+
+    /// An all-N table (no bit set) for `ranker`'s box; refuses with [`Error::TooLarge`] when
+    /// the machine lacks the memory.
+    pub fn empty(ranker: Ranker) -> Result<PTable> {
+        let bytes = PTable::bytes_for(ranker.len());
+        crate::memory::ensure_available(
+            bytes,
+            &format!("the one-bit table of the {} box", ranker.shape),
+            "choose a smaller box",
+        )?;
+        let words = (0..ranker.len().div_ceil(64))
+            .map(|_| AtomicU64::new(0))
+            .collect();
+        Ok(PTable { ranker, words })
+    }
+
+    /// A table from its words (as saved), or [`Error::Invalid`] if their number is wrong.
+    pub fn from_words(ranker: Ranker, words: Vec<u64>) -> Result<PTable> {
+        if words.len() as u64 != ranker.len().div_ceil(64) {
+            return Err(Error::invalid(format!(
+                "a table of the {} box has {} words, not {}",
+                ranker.shape,
+                ranker.len().div_ceil(64),
+                words.len()
+            )));
+        }
+        Ok(PTable {
+            ranker,
+            words: words.into_iter().map(AtomicU64::new).collect(),
+        })
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// Whether rank `r` is a P-position.
+    #[inline]
+    pub fn is_p_rank(&self, r: u64) -> bool {
+        (self.words[(r >> 6) as usize].load(Relaxed) >> (r & 63)) & 1 == 1
+    }
+
+    /// Mark rank `r` as a P-position.
+    #[inline]
+    pub fn set_p_rank(&self, r: u64) {
+        self.words[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+    }
+
+    /// Whether `p` is a P-position; `None` when it is empty or outside the box.
+    pub fn is_p(&self, p: &Diagram) -> Option<bool> {
+        if p.is_empty() {
+            return None;
+        }
+        self.ranker.rank(p).map(|r| self.is_p_rank(r))
+    }
+
+    /// The winning bites of `p`: its options that are P, each given as the position it leaves,
+    /// sorted. Empty for a P-position. `None` when `p` is empty or outside the box.
+    pub fn winning_bites(&self, p: &Diagram) -> Option<Vec<Diagram>> {
+        self.is_p(p)?;
+        let mut out: Vec<Diagram> = p
+            .options()
+            .into_iter()
+            .filter(|q| !q.is_empty() && self.is_p(q) == Some(true))
+            .collect();
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+
+    /// The winning bites of every rectangle r×c with r ≤ `shape.rows`, c ≤ `shape.cols` (a box
+    /// inside this table's), rows first.
+    pub fn rectangle_bites(&self, shape: ChompBox) -> Vec<RectangleBites> {
+        let mut out = Vec::new();
+        for r in 1..=shape.rows.min(self.shape().rows) {
+            for c in 1..=shape.cols.min(self.shape().cols) {
+                let bites = self
+                    .winning_bites(&rectangle(r, c))
+                    .expect("a rectangle of the box is a position");
+                out.push(RectangleBites {
+                    rows: r,
+                    cols: c,
+                    bites: bites.iter().map(|d| d.rows().to_vec()).collect(),
+                });
+            }
+        }
+        out
+    }
+
+    /// Number of P-positions.
+    pub fn p_count(&self) -> u64 {
+        self.words
+            .iter()
+            .map(|w| w.load(Relaxed).count_ones() as u64)
+            .sum()
+    }
+
+    /// The words, bit r of word r/64 for rank r (a copy).
+    pub fn words(&self) -> Vec<u64> {
+        self.words.iter().map(|w| w.load(Relaxed)).collect()
+    }
+
+    /// Visit the words in order without copying the table.
+    pub fn for_each_word(&self, mut f: impl FnMut(u64)) {
+        self.words.iter().for_each(|w| f(w.load(Relaxed)));
+    }
+
+    /// Decide the position `rows` of rank `rank` from its options' bits; returns whether it is
+    /// P (and marks it so).
+    #[inline]
+    pub fn decide(&self, rows: &[u32], rank: u64, known_t0: usize) -> bool {
+        if rank == 0 {
+            return false;
+        }
+        let p = first_p_option(&self.ranker, rows, rank, known_t0, |q| self.is_p_rank(q)).is_none();
+        if p {
+            self.set_p_rank(rank);
+        }
+        p
+    }
+
+    /// The bites (x, 0) with 0 < x < p leave the first x rows of the prefix, the same option for
+    /// every position of the block. `None` when one of them is P: every position of the block
+    /// is then N. Otherwise the number of leading rows whose (x, 0) bite is known not to be P
+    /// (for [`first_p_option`]).
+    #[inline]
+    pub fn prefix_cut_is_n(&self, prefix: &[u32]) -> Option<usize> {
+        let mut q = 0u64;
+        for (x, &a) in prefix.iter().enumerate() {
+            if a == 0 {
+                // The prefix ends here: the bite (x, 0) would take nothing.
+                return Some(x.max(1));
+            }
+            if x > 0 && self.is_p_rank(q) {
+                return None;
+            }
+            q += self.ranker.weight(x, a);
+        }
+        Some(prefix.len().max(1))
+    }
+
+    /// Decide every position of one layer's blocks in parallel; returns the P ranks found,
+    /// sorted. Stops with [`Error::Interrupted`] when the caller's cancel token is cancelled.
+    pub fn solve_layer(&self, layer: &Layer) -> Result<Vec<u64>> {
+        let p = prefix_rows(self.ranker.shape.rows);
+        let rows_n = self.ranker.shape.rows;
+        let token = crate::cancel::current();
+        let mut found: Vec<u64> = (0..layer.len())
+            .into_par_iter()
+            .with_min_len(16)
+            .try_fold(
+                || (Vec::new(), vec![0u32; rows_n]),
+                |(mut acc, mut rows), i| {
+                    if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                        return Err(Error::Interrupted);
+                    }
+                    let (base, prefix) = layer.block(i, p);
+                    let Some(known_t0) = self.prefix_cut_is_n(prefix) else {
+                        return Ok((acc, rows));
+                    };
+                    for_each_in_block(&self.ranker, prefix, base, &mut rows, |rows, rank| {
+                        if self.decide(rows, rank, known_t0) {
+                            acc.push(rank);
+                        }
+                    });
+                    Ok((acc, rows))
+                },
+            )
+            .map(|r| r.map(|(acc, _)| acc))
+            .try_reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                Ok(a)
+            })?;
+        found.sort_unstable();
+        Ok(found)
+    }
+}
+
+/// Number of positions in the blocks of a layer.
+pub fn layer_positions(ranker: &Ranker, layer: &Layer) -> u64 {
+    let p = prefix_rows(ranker.shape.rows);
+    (0..layer.len())
+        .map(|i| {
+            let cap = if p == 0 {
+                ranker.shape.cols
+            } else {
+                layer.block(i, p).1[p - 1]
+            };
+            block_len(ranker, p, cap)
+        })
+        .sum()
+}
+
+/// Solve a whole box by prefix layers in parallel, reporting after every layer. Layers before
+/// `start_layer` must already be in `table` (a resumed run); `on_layer(v, p_ranks, progress)`
+/// is called after each layer with the P ranks it found, and may fail to stop the run (a
+/// checkpoint that cannot be written).
+pub fn solve_layers(
+    table: &PTable,
+    start_layer: u64,
+    mut on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    let ranker = &table.ranker;
+    let p = prefix_rows(ranker.shape.rows);
+    let layers = layer_count(ranker.shape);
+    let mut done: u64 = (0..start_layer)
+        .map(|v| layer_positions(ranker, &Layer::of_volume(ranker, p, v)))
+        .sum();
+    for v in start_layer..layers {
+        crate::cancel::check()?;
+        let layer = Layer::of_volume(ranker, p, v);
+        let found = table.solve_layer(&layer)?;
+        done += layer_positions(ranker, &layer);
+        on_layer(
+            v,
+            &found,
+            Progress {
+                done,
+                total: ranker.len(),
+                layers_done: v + 1,
+                layers,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Solve a box with the fast schedule ([`solve_layers`]), no checkpoints.
+pub fn solve(shape: ChompBox) -> Result<PTable> {
+    let table = PTable::empty(PTable::ranker_for(shape)?)?;
+    solve_layers(&table, 0, |_, _, _| Ok(()))?;
+    Ok(table)
+}
+
+/// The slow twin of [`solve`]: one sweep in rank order on one thread, every option of every
+/// position. Same table.
+pub fn solve_by_rank_order(shape: ChompBox) -> Result<PTable> {
+    let table = PTable::empty(PTable::ranker_for(shape)?)?;
+    let mut rows = vec![0u32; shape.rows];
+    for r in 1..table.ranker.len() {
+        table.ranker.advance(&mut rows);
+        if r & 0xffff == 0 {
+            crate::cancel::check()?;
+        }
+        let mut any_p = false;
+        table
+            .ranker
+            .for_each_option(&rows, r, |q| any_p |= table.is_p_rank(q));
+        if !any_p {
+            table.set_p_rank(r);
+        }
+    }
+    Ok(table)
+}
+
+/// The Grundy value of every position of a box, indexed by rank (two bytes each; rank 0, the
+/// empty diagram, holds 0 and is not a position).
+#[derive(Debug)]
+pub struct GrundyTable {
+    /// The box's ranking.
+    pub ranker: Ranker,
+    values: Vec<AtomicU16>,
+}
+
+impl GrundyTable {
+    /// Compute by the same prefix layers as [`solve`]: G(P) = mex of G over P's options (the
+    /// bite to (0) excluded), so G((1)) = 0.
+    pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
+        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^32 positions")?;
+        if shape.rows as u64 * shape.cols as u64 >= u16::MAX as u64 {
+            return Err(Error::too_large(
+                format!("the {shape} box"),
+                "Grundy values are kept in 16 bits: at most 65534 cells",
+            ));
+        }
+        crate::memory::ensure_available(
+            ranker.len() * 2,
+            &format!("the Grundy table of the {shape} box"),
+            "choose a smaller box",
+        )?;
+        let values: Vec<AtomicU16> = (0..ranker.len()).map(|_| AtomicU16::new(0)).collect();
+        let table = GrundyTable { ranker, values };
+        let p = prefix_rows(shape.rows);
+        let words = (shape.rows * shape.cols as usize) / 64 + 1;
+        for v in 0..layer_count(shape) {
+            crate::cancel::check()?;
+            let layer = Layer::of_volume(&table.ranker, p, v);
+            let token = crate::cancel::current();
+            (0..layer.len())
+                .into_par_iter()
+                .with_min_len(16)
+                .try_for_each_init(
+                    || (vec![0u32; shape.rows], vec![0u64; words]),
+                    |(rows, seen), i| {
+                        if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                            return Err(Error::Interrupted);
+                        }
+                        let (base, prefix) = layer.block(i, p);
+                        for_each_in_block(&table.ranker, prefix, base, rows, |rows, rank| {
+                            if rank > 0 {
+                                let g = table.mex_of_options(rows, rank, seen);
+                                table.values[rank as usize].store(g, Relaxed);
+                            }
+                        });
+                        Ok(())
+                    },
+                )?;
+        }
+        Ok(table)
+    }
+
+    /// mex of the values of the options of `rows` (rank `rank`), the bite to (0) excluded.
+    fn mex_of_options(&self, rows: &[u32], rank: u64, seen: &mut [u64]) -> u16 {
+        seen.iter_mut().for_each(|w| *w = 0);
+        self.ranker.for_each_option(rows, rank, |q| {
+            if q != 0 {
+                let g = self.values[q as usize].load(Relaxed) as usize;
+                seen[g >> 6] |= 1 << (g & 63);
+            }
+        });
+        let mut g = 0usize;
+        for (i, w) in seen.iter().enumerate() {
+            if *w != u64::MAX {
+                g = i * 64 + w.trailing_ones() as usize;
+                break;
+            }
+        }
+        g as u16
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// The Grundy value of rank `r`.
+    pub fn value_rank(&self, r: u64) -> u16 {
+        self.values[r as usize].load(Relaxed)
+    }
+
+    /// The Grundy value of `p`; `None` when it is empty or outside the box.
+    pub fn value(&self, p: &Diagram) -> Option<u16> {
+        if p.is_empty() {
+            return None;
+        }
+        self.ranker.rank(p).map(|r| self.value_rank(r))
+    }
+
+    /// How many positions have each Grundy value 0, 1, …, the largest.
+    pub fn histogram(&self) -> Vec<u64> {
+        let mut h: Vec<u64> = Vec::new();
+        for r in 1..self.ranker.len() {
+            let g = self.value_rank(r) as usize;
+            if g >= h.len() {
+                h.resize(g + 1, 0);
+            }
+            h[g] += 1;
+        }
+        h
+    }
+}
+
+/// The winning bites of one rectangle, each as the row lengths of the P-position it leaves.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RectangleBites {
+    /// Rows of the rectangle.
+    pub rows: usize,
+    /// Columns of the rectangle.
+    pub cols: u32,
+    /// The P-positions its winning bites leave, sorted.
+    pub bites: Vec<Vec<u32>>,
+}
+
+/// The rectangle of `rows` rows of `cols` cells.
+pub fn rectangle(rows: usize, cols: u32) -> Diagram {
+    Diagram::new(vec![cols; rows]).expect("a rectangle's rows do not increase")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bx(r: usize, c: u32) -> ChompBox {
+        ChompBox { rows: r, cols: c }
+    }
+
+    #[test]
+    fn layers_cover_every_rank_once() {
+        for (r, c) in [(1, 5), (2, 3), (3, 4), (4, 4), (5, 3), (6, 2)] {
+            let rk = Ranker::new(bx(r, c)).unwrap();
+            let p = prefix_rows(r);
+            let mut seen = vec![0u8; rk.len() as usize];
+            let mut rows = vec![0u32; r];
+            for v in 0..layer_count(bx(r, c)) {
+                let layer = Layer::of_volume(&rk, p, v);
+                let mut n = 0;
+                for i in 0..layer.len() {
+                    let (base, prefix) = layer.block(i, p);
+                    for_each_in_block(&rk, prefix, base, &mut rows, |rows, rank| {
+                        assert_eq!(rk.rank_rows(rows), rank);
+                        seen[rank as usize] += 1;
+                        n += 1;
+                    });
+                }
+                assert_eq!(n, layer_positions(&rk, &layer), "{r}x{c} layer {v}");
+            }
+            assert!(seen.iter().all(|&s| s == 1), "{r}x{c}");
+        }
+    }
+
+    #[test]
+    fn fast_schedule_equals_rank_order() {
+        for (r, c) in [(1, 1), (1, 6), (2, 5), (3, 7), (5, 5), (6, 4), (7, 7)] {
+            let a = solve(bx(r, c)).unwrap();
+            let b = solve_by_rank_order(bx(r, c)).unwrap();
+            assert_eq!(a.words(), b.words(), "{r}x{c}");
+        }
+    }
+
+    #[test]
+    fn grundy_zero_is_p() {
+        let g = GrundyTable::compute(bx(5, 6)).unwrap();
+        let t = solve(bx(5, 6)).unwrap();
+        for r in 1..t.ranker.len() {
+            assert_eq!(g.value_rank(r) == 0, t.is_p_rank(r), "rank {r}");
+        }
+        assert_eq!(g.value(&Diagram::parse("1").unwrap()), Some(0));
+        assert_eq!(g.value(&Diagram::parse("2").unwrap()), Some(1));
+    }
+}

@@ -1,0 +1,456 @@
+//! Two-player tables on disk: the finished table (`chomp solve -o FILE`) and the checkpoint of
+//! a run in progress (`FILE.partial`).
+//!
+//! # The table file
+//! An ASCII header of `key value` lines ending with an empty line, then the bits:
+//!
+//! ```text
+//! chompute chomp p-table 1
+//! box 12x12
+//! rank colex-lattice-path
+//! positions 2704156
+//! p-positions 26838
+//! crc32 8c2e5e0f
+//!
+//! <⌈positions/64⌉ little-endian u64 words: bit r of word r/64 is 1 iff rank r is P>
+//! ```
+//!
+//! `rank colex-lattice-path` is [`Ranker`]'s scheme: rows a_1 ≥ … ≥ a_R (0-based j) have rank
+//! Σ_j C(a_j + R-1-j, R-j), so rank order is lexicographic order of rows and rank 0 is the
+//! empty diagram. `crc32` is the CRC-32 (IEEE) of the words' bytes. The file is a function of
+//! the box alone: an interrupted and resumed run writes the same bytes.
+//!
+//! # The checkpoint
+//! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
+//! finished prefix layer (see [`super::solve`]), in order: `LAYR`, the layer (u64), the number
+//! of P ranks (u64), those ranks (u64 each, ascending), and the CRC-32 of everything in the
+//! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
+//! records before it and cuts the file there.
+
+use super::diagram::{ChompBox, Diagram};
+use super::solve::{layer_count, PTable};
+use crate::error::{Error, Result};
+use crate::render::atomic::AtomicFile;
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+const TABLE_MAGIC: &str = "chompute chomp p-table 1";
+const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
+const RANK_SCHEME: &str = "colex-lattice-path";
+const RECORD_TAG: &[u8; 4] = b"LAYR";
+
+/// The checkpoint path of a table file: `FILE.partial`.
+pub fn partial_path(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".partial");
+    PathBuf::from(s)
+}
+
+fn header_text(magic: &str, shape: ChompBox, extra: &[(&str, String)]) -> String {
+    let mut h = format!("{magic}\nbox {shape}\nrank {RANK_SCHEME}\n");
+    for (k, v) in extra {
+        h.push_str(&format!("{k} {v}\n"));
+    }
+    h.push('\n');
+    h
+}
+
+/// Read a header: lines up to the empty one. Returns the `key value` pairs after the magic line
+/// and the header's length in bytes.
+fn read_header(
+    path: &Path,
+    r: &mut impl Read,
+    magic: &str,
+) -> Result<(Vec<(String, String)>, u64)> {
+    let bad =
+        |why: &str| Error::invalid(format!("{}: not a chompute table ({why})", path.display()));
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        match r.read(&mut byte) {
+            Ok(0) => return Err(bad("no end of header")),
+            Ok(_) => bytes.push(byte[0]),
+            Err(e) => return Err(Error::io(path, e)),
+        }
+        if bytes.ends_with(b"\n\n") {
+            break;
+        }
+        if bytes.len() > 4096 {
+            return Err(bad("header too long"));
+        }
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| bad("header is not text"))?;
+    let mut lines = text.lines();
+    if lines.next() != Some(magic) {
+        return Err(bad(&format!("its first line is not '{magic}'")));
+    }
+    let pairs = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            l.split_once(' ')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| bad("a header line is not 'key value'"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((pairs, bytes.len() as u64))
+}
+
+fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .ok_or_else(|| Error::invalid(format!("{}: the header has no '{key}'", path.display())))
+}
+
+fn header_box(path: &Path, pairs: &[(String, String)]) -> Result<ChompBox> {
+    let b = field(path, pairs, "box")?;
+    let shape =
+        ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+    let scheme = field(path, pairs, "rank")?;
+    if scheme != RANK_SCHEME {
+        return Err(Error::invalid(format!(
+            "{}: rank scheme '{scheme}' is not '{RANK_SCHEME}'",
+            path.display()
+        )));
+    }
+    Ok(shape)
+}
+
+/// Write a finished table to `path` (a temporary file renamed when complete).
+pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
+    let mut crc = crc32fast::Hasher::new();
+    table.for_each_word(|w| crc.update(&w.to_le_bytes()));
+    let header = header_text(
+        TABLE_MAGIC,
+        table.shape(),
+        &[
+            ("positions", table.ranker.len().to_string()),
+            ("p-positions", table.p_count().to_string()),
+            ("crc32", format!("{:08x}", crc.finalize())),
+        ],
+    );
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut err = None;
+        table.for_each_word(|w| {
+            if err.is_none() {
+                err = out.write_all(&w.to_le_bytes()).err();
+            }
+        });
+        if let Some(e) = err {
+            return Err(io(e));
+        }
+        out.flush().map_err(io)?;
+    }
+    file.commit()
+}
+
+/// A saved table opened for reading single bits without loading it.
+#[derive(Debug)]
+pub struct TableFile {
+    path: PathBuf,
+    file: File,
+    data_start: u64,
+    /// The box's ranking.
+    pub ranker: super::diagram::Ranker,
+    /// P-positions, as the header says.
+    pub p_positions: u64,
+    crc: u32,
+}
+
+impl TableFile {
+    /// Open a table written by [`save_table`]: checks the header and the file's length.
+    pub fn open(path: &Path) -> Result<TableFile> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut reader = BufReader::new(&file);
+        let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
+        let shape = header_box(path, &pairs)?;
+        let ranker = PTable::ranker_for(shape)?;
+        let num = |key: &str| -> Result<u64> {
+            field(path, &pairs, key)?
+                .parse()
+                .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
+        };
+        if num("positions")? != ranker.len() {
+            return Err(Error::invalid(format!(
+                "{}: the {shape} box has {} positions, not {}",
+                path.display(),
+                ranker.len(),
+                num("positions")?
+            )));
+        }
+        let crc = u32::from_str_radix(field(path, &pairs, "crc32")?, 16).map_err(|_| {
+            Error::invalid(format!("{}: 'crc32' is not hexadecimal", path.display()))
+        })?;
+        let want = data_start + PTable::bytes_for(ranker.len());
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != want {
+            return Err(Error::invalid(format!(
+                "{}: {len} bytes, but a table of the {shape} box has {want}; the file is damaged",
+                path.display()
+            )));
+        }
+        Ok(TableFile {
+            path: path.to_path_buf(),
+            p_positions: num("p-positions")?,
+            file,
+            data_start,
+            ranker,
+            crc,
+        })
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// Whether rank `r` is P, read from the file.
+    pub fn is_p_rank(&self, r: u64) -> Result<bool> {
+        let mut word = [0u8; 8];
+        self.file
+            .read_exact_at(&mut word, self.data_start + (r >> 6) * 8)
+            .map_err(|e| Error::io(&self.path, e))?;
+        Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
+    }
+
+    /// Whether `p` is P; an error when it is empty or outside the box.
+    pub fn is_p(&self, p: &Diagram) -> Result<bool> {
+        if p.is_empty() {
+            return Err(Error::invalid("the empty diagram is not a position"));
+        }
+        let r = self.ranker.rank(p).ok_or_else(|| {
+            Error::invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.shape()
+            ))
+        })?;
+        self.is_p_rank(r)
+    }
+
+    /// The winning bites of `p`: its P options, sorted (empty when `p` is P).
+    pub fn winning_bites(&self, p: &Diagram) -> Result<Vec<Diagram>> {
+        self.is_p(p)?;
+        let mut out = Vec::new();
+        for q in p.options() {
+            if !q.is_empty() && self.is_p(&q)? {
+                out.push(q);
+            }
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Read the whole table, checking its CRC-32.
+    pub fn load(&self) -> Result<PTable> {
+        let n = self.ranker.len().div_ceil(64) as usize;
+        let mut words = Vec::with_capacity(n);
+        let mut reader = BufReader::with_capacity(1 << 20, &self.file);
+        reader
+            .seek(SeekFrom::Start(self.data_start))
+            .map_err(|e| Error::io(&self.path, e))?;
+        let mut crc = crc32fast::Hasher::new();
+        let mut buf = [0u8; 8];
+        for _ in 0..n {
+            reader
+                .read_exact(&mut buf)
+                .map_err(|e| Error::io(&self.path, e))?;
+            crc.update(&buf);
+            words.push(u64::from_le_bytes(buf));
+        }
+        if crc.finalize() != self.crc {
+            return Err(Error::CheckFailed(format!(
+                "{}: the bits do not match the header's crc32; the file is damaged",
+                self.path.display()
+            )));
+        }
+        PTable::from_words(self.ranker.clone(), words)
+    }
+}
+
+/// The checkpoint of a run in progress: finished layers appended as they end.
+#[derive(Debug)]
+pub struct Checkpoint {
+    path: PathBuf,
+    file: File,
+}
+
+impl Checkpoint {
+    /// Open `path` for the run of `table`'s box: a new checkpoint, or an existing one whose
+    /// layers are copied into `table` (which must be empty). Returns the checkpoint and the
+    /// first layer still to do. A torn last record (a run killed while writing it) is cut off.
+    pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
+        let io = |e| Error::io(path, e);
+        let shape = table.shape();
+        if !path.exists() {
+            let mut file = OpenOptions::new()
+                .create_new(true)
+                .write(true)
+                .open(path)
+                .map_err(io)?;
+            file.write_all(header_text(PARTIAL_MAGIC, shape, &[]).as_bytes())
+                .map_err(io)?;
+            file.sync_data().map_err(io)?;
+            return Ok((
+                Checkpoint {
+                    path: path.to_path_buf(),
+                    file,
+                },
+                0,
+            ));
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut reader = BufReader::with_capacity(1 << 20, &file);
+        let (pairs, mut good_end) = read_header(path, &mut reader, PARTIAL_MAGIC)?;
+        let got = header_box(path, &pairs)?;
+        if got != shape {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
+                path.display()
+            )));
+        }
+        let layers = layer_count(shape);
+        let mut next = 0u64;
+        while next < layers {
+            match read_record(&mut reader, table.ranker.len())? {
+                Some((v, ranks, bytes)) if v == next => {
+                    for r in ranks {
+                        table.set_p_rank(r);
+                    }
+                    good_end += bytes;
+                    next += 1;
+                }
+                _ => break,
+            }
+        }
+        drop(reader);
+        if good_end < len {
+            file.set_len(good_end).map_err(io)?;
+        }
+        file.seek(SeekFrom::Start(good_end)).map_err(io)?;
+        Ok((
+            Checkpoint {
+                path: path.to_path_buf(),
+                file,
+            },
+            next,
+        ))
+    }
+
+    /// Append the record of layer `v` with its P ranks, and make it durable.
+    pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
+        let mut body = Vec::with_capacity(16 + ranks.len() * 8);
+        body.extend_from_slice(&v.to_le_bytes());
+        body.extend_from_slice(&(ranks.len() as u64).to_le_bytes());
+        for r in ranks {
+            body.extend_from_slice(&r.to_le_bytes());
+        }
+        let crc = crc32fast::hash(&body);
+        let io = |e| Error::io(&self.path, e);
+        self.file.write_all(RECORD_TAG).map_err(io)?;
+        self.file.write_all(&body).map_err(io)?;
+        self.file.write_all(&crc.to_le_bytes()).map_err(io)?;
+        self.file.sync_data().map_err(io)
+    }
+
+    /// Remove the checkpoint once the table is saved.
+    pub fn remove(self) -> Result<()> {
+        drop(self.file);
+        std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// One record: `Some((layer, ranks, bytes))`, or `None` at the end or at a torn or damaged
+/// record.
+fn read_record(r: &mut impl Read, positions: u64) -> Result<Option<(u64, Vec<u64>, u64)>> {
+    let mut tag = [0u8; 4];
+    if r.read_exact(&mut tag).is_err() || &tag != RECORD_TAG {
+        return Ok(None);
+    }
+    let mut head = [0u8; 16];
+    if r.read_exact(&mut head).is_err() {
+        return Ok(None);
+    }
+    let v = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+    let n = u64::from_le_bytes(head[8..].try_into().expect("8 bytes"));
+    if n > positions {
+        return Ok(None);
+    }
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    let mut ranks = Vec::with_capacity(n.min(1 << 24) as usize);
+    let mut buf = [0u8; 8];
+    for _ in 0..n {
+        if r.read_exact(&mut buf).is_err() {
+            return Ok(None);
+        }
+        crc.update(&buf);
+        let rank = u64::from_le_bytes(buf);
+        if rank >= positions {
+            return Ok(None);
+        }
+        ranks.push(rank);
+    }
+    let mut tail = [0u8; 4];
+    if r.read_exact(&mut tail).is_err() || u32::from_le_bytes(tail) != crc.finalize() {
+        return Ok(None);
+    }
+    Ok(Some((v, ranks, 4 + 16 + n * 8 + 4)))
+}
+
+/// What a run that keeps a checkpoint reports: where it starts and how far it has come.
+pub enum RunEvent {
+    /// Resuming from the checkpoint at `path` with `layers_done` of `layers` finished.
+    Resumed {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Layers read back from it.
+        layers_done: u64,
+        /// Layers in all.
+        layers: u64,
+    },
+    /// A layer finished.
+    Layer(super::solve::Progress),
+}
+
+/// Solve `shape`, keep finished layers in `FILE.partial` (resuming from it when it exists),
+/// save the table to `out` and remove the checkpoint. The saved file is the same, byte for
+/// byte, however often the run was stopped and resumed.
+pub fn solve_to_file(
+    shape: ChompBox,
+    out: &Path,
+    mut report: impl FnMut(RunEvent),
+) -> Result<PTable> {
+    crate::render::atomic::check_target(out)?;
+    let table = PTable::empty(PTable::ranker_for(shape)?)?;
+    let partial = partial_path(out);
+    let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
+    let layers = layer_count(shape);
+    if start > 0 {
+        report(RunEvent::Resumed {
+            path: partial.clone(),
+            layers_done: start,
+            layers,
+        });
+    }
+    super::solve::solve_layers(&table, start, |v, ranks, progress| {
+        checkpoint.append(v, ranks)?;
+        report(RunEvent::Layer(progress));
+        Ok(())
+    })?;
+    save_table(&table, out)?;
+    checkpoint.remove()?;
+    Ok(table)
+}

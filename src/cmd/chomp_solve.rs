@@ -1,0 +1,395 @@
+//! `chompute chomp solve|query|bites|grundy|cells`: two-player Chomp tables (SPEC §5b).
+
+use super::{csv_field, print_json};
+use crate::cli::{
+    ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,
+};
+use anyhow::anyhow;
+use chompute::chomp::cells::CellsTable;
+use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites};
+use chompute::chomp::store::{self, RunEvent, TableFile};
+use chompute::chomp::{ChompBox, Diagram};
+use chompute::memory::gib;
+use serde::Serialize;
+use std::io::Write;
+use std::time::Instant;
+
+#[derive(Serialize)]
+struct SolveReport {
+    #[serde(rename = "box")]
+    shape: String,
+    positions: u64,
+    p_positions: u64,
+    bytes: u64,
+    seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    resumed_layers: u64,
+    layers: u64,
+}
+
+/// `chomp solve --box RxC [-o FILE]`.
+pub fn solve(args: &ChompSolveArgs) -> anyhow::Result<()> {
+    let shape = args.shape;
+    let ranker = PTable::ranker_for(shape)?;
+    let bytes = PTable::bytes_for(ranker.len());
+    chompute::progress::summary(&format!(
+        "the {shape} box: {} positions, {} at one bit each",
+        ranker.len(),
+        gib(bytes)
+    ));
+    let layers = chompute::chomp::solve::layer_count(shape);
+    let start = Instant::now();
+    let pb = chompute::progress::bar(ranker.len(), "positions");
+    let mut resumed = 0;
+    let table = match &args.output {
+        Some(path) => {
+            if path.as_os_str() == "-" {
+                return Err(anyhow!(
+                    "a table is resumable only in a file: name one with -o FILE"
+                ));
+            }
+            store::solve_to_file(shape, path, |event| match event {
+                RunEvent::Resumed {
+                    path,
+                    layers_done,
+                    layers,
+                } => {
+                    resumed = layers_done;
+                    pb.suspend(|| {
+                        eprintln!(
+                            "chompute: resuming from {}: {layers_done} of {layers} layers done",
+                            path.display()
+                        )
+                    });
+                }
+                RunEvent::Layer(p) => pb.set_position(p.done),
+            })?
+        }
+        None => {
+            let table = PTable::empty(ranker)?;
+            chompute::chomp::solve::solve_layers(&table, 0, |_, _, p| {
+                pb.set_position(p.done);
+                Ok(())
+            })?;
+            table
+        }
+    };
+    pb.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let report = SolveReport {
+        shape: shape.to_string(),
+        positions: table.ranker.len() - 1,
+        p_positions: table.p_count(),
+        bytes,
+        seconds,
+        file: args.output.as_ref().map(|p| p.display().to_string()),
+        resumed_layers: resumed,
+        layers,
+    };
+    if args.json {
+        return print_json(&report);
+    }
+    let mut out = super::out::stdout();
+    writeln!(
+        out,
+        "box {shape}: {} positions, {} P-positions",
+        report.positions, report.p_positions
+    )?;
+    writeln!(
+        out,
+        "{} at one bit per position, {seconds:.3} s",
+        gib(bytes)
+    )?;
+    if let Some(f) = &report.file {
+        writeln!(out, "table saved to {f}")?;
+    }
+    Ok(())
+}
+
+fn rows_of(d: &Diagram) -> Vec<u32> {
+    d.rows().to_vec()
+}
+
+#[derive(Serialize)]
+struct QueryReport {
+    position: String,
+    #[serde(rename = "box")]
+    shape: String,
+    p: bool,
+    bites: Vec<Vec<u32>>,
+}
+
+/// `chomp query FILE --position a,b,c`.
+pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
+    let file = TableFile::open(&args.table)?;
+    if args.verify {
+        file.load()?;
+    }
+    let p = &args.position;
+    let is_p = file.is_p(p)?;
+    let bites = file.winning_bites(p)?;
+    let report = QueryReport {
+        position: p.to_string(),
+        shape: file.shape().to_string(),
+        p: is_p,
+        bites: bites.iter().map(rows_of).collect(),
+    };
+    if args.json {
+        return print_json(&report);
+    }
+    let mut out = super::out::stdout();
+    if is_p {
+        writeln!(out, "{p}: P (every bite loses)")?;
+    } else {
+        let list: Vec<String> = bites.iter().map(|q| format!("({q})")).collect();
+        writeln!(
+            out,
+            "{p}: N, {} winning bite{}: {}",
+            bites.len(),
+            if bites.len() == 1 { "" } else { "s" },
+            list.join(" ")
+        )?;
+    }
+    Ok(())
+}
+
+/// The table `bites` and `grundy` read: a saved one, or one solved now.
+fn table_for(shape: Option<ChompBox>, saved: Option<&std::path::Path>) -> anyhow::Result<PTable> {
+    match (saved, shape) {
+        (Some(path), shape) => {
+            let file = TableFile::open(path)?;
+            if let Some(s) = shape {
+                if s.rows > file.shape().rows || s.cols > file.shape().cols {
+                    return Err(anyhow!(
+                        "{} holds the {} box, which does not contain {s}",
+                        path.display(),
+                        file.shape()
+                    ));
+                }
+            }
+            Ok(file.load()?)
+        }
+        (None, Some(s)) => Ok(chompute::chomp::solve::solve(s)?),
+        (None, None) => Err(anyhow!(
+            "give the box with --box ROWSxCOLUMNS or a --table FILE"
+        )),
+    }
+}
+
+#[derive(Serialize)]
+struct BitesReport {
+    #[serde(rename = "box")]
+    shape: String,
+    rectangles: Vec<RectangleBites>,
+}
+
+/// `chomp bites --box RxC`.
+pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
+    if let Some(o) = &args.output {
+        chompute::render::atomic::check_target(o)?;
+    }
+    let table = table_for(args.shape, args.table.as_deref())?;
+    let shape = args.shape.unwrap_or(table.shape());
+    let rects = table.rectangle_bites(shape);
+    if let Some(o) = &args.output {
+        let counts: Vec<(usize, u32, usize)> = rects
+            .iter()
+            .map(|r| (r.rows, r.cols, r.bites.len()))
+            .collect();
+        chompute::render::figures::write_bites_png(o, shape.rows, shape.cols, &counts)?;
+    }
+    let text_bite = |b: &[u32]| b.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    if args.json {
+        return print_json(&BitesReport {
+            shape: shape.to_string(),
+            rectangles: rects,
+        });
+    }
+    let mut out = super::out::stdout();
+    if args.csv {
+        writeln!(out, "rows,cols,winning_bites,bites")?;
+        for r in &rects {
+            let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
+            writeln!(
+                out,
+                "{},{},{},{}",
+                r.rows,
+                r.cols,
+                r.bites.len(),
+                csv_field(&list.join(" "))
+            )?;
+        }
+        return Ok(());
+    }
+    if args.output.is_some() {
+        return Ok(());
+    }
+    for r in &rects {
+        let list: Vec<String> = r
+            .bites
+            .iter()
+            .map(|b| format!("({})", text_bite(b)))
+            .collect();
+        let what = if list.is_empty() {
+            "P".to_string()
+        } else {
+            list.join(" ")
+        };
+        writeln!(out, "{}x{}: {what}", r.rows, r.cols)?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct RectangleGrundy {
+    rows: usize,
+    cols: u32,
+    grundy: u16,
+}
+
+#[derive(Serialize)]
+struct GrundyReport {
+    #[serde(rename = "box")]
+    shape: String,
+    positions: u64,
+    seconds: f64,
+    max_grundy: usize,
+    histogram: Vec<u64>,
+    rectangles: Vec<RectangleGrundy>,
+}
+
+/// `chomp grundy --box RxC`.
+pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
+    let shape = args.shape;
+    let start = Instant::now();
+    let spinner = chompute::progress::spinner("computing Grundy values");
+    let table = GrundyTable::compute(shape)?;
+    spinner.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let value = |r: usize, c: u32| {
+        table
+            .value(&rectangle(r, c))
+            .expect("a rectangle of the box is a position")
+    };
+    let mut out = super::out::stdout();
+    if let Some(kind) = args.bfile {
+        let (rows, n_max): (Box<dyn Fn(u32) -> usize>, u32) = match kind {
+            GrundyBfile::Square => (Box::new(|n| n as usize), shape.cols.min(shape.rows as u32)),
+            GrundyBfile::TwoRows => (Box::new(|_| 2), shape.cols),
+            GrundyBfile::ThreeRows => (Box::new(|_| 3), shape.cols),
+        };
+        if rows(1) > shape.rows {
+            return Err(anyhow!("the {shape} box has fewer than {} rows", rows(1)));
+        }
+        for n in 1..=n_max {
+            writeln!(out, "{n} {}", value(rows(n), n))?;
+        }
+        return Ok(());
+    }
+    let histogram = table.histogram();
+    let mut rectangles = Vec::new();
+    for r in 1..=shape.rows {
+        for c in 1..=shape.cols {
+            rectangles.push(RectangleGrundy {
+                rows: r,
+                cols: c,
+                grundy: value(r, c),
+            });
+        }
+    }
+    let report = GrundyReport {
+        shape: shape.to_string(),
+        positions: table.ranker.len() - 1,
+        seconds,
+        max_grundy: histogram.len().saturating_sub(1),
+        histogram,
+        rectangles,
+    };
+    if args.json {
+        return print_json(&report);
+    }
+    if args.csv {
+        writeln!(out, "rows,cols,grundy")?;
+        for r in &report.rectangles {
+            writeln!(out, "{},{},{}", r.rows, r.cols, r.grundy)?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "box {shape}: {} positions, largest Grundy value {}, {seconds:.3} s",
+        report.positions, report.max_grundy
+    )?;
+    write!(out, "{:>6}", "r\\c")?;
+    for c in 1..=shape.cols {
+        write!(out, " {c:>4}")?;
+    }
+    writeln!(out)?;
+    for r in 1..=shape.rows {
+        write!(out, "{r:>6}")?;
+        for c in 1..=shape.cols {
+            write!(out, " {:>4}", value(r, c))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct CellsRow {
+    n: u32,
+    #[serde(serialize_with = "super::u64_string")]
+    diagrams: u64,
+    #[serde(serialize_with = "super::u64_string")]
+    p_positions: u64,
+}
+
+#[derive(Serialize)]
+struct CellsReport {
+    max: u32,
+    seconds: f64,
+    cells: Vec<CellsRow>,
+}
+
+/// `chomp cells --max N`.
+pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let pb = chompute::progress::bar(args.max as u64, "cell counts");
+    let table = CellsTable::compute(args.max, |n| pb.set_position(n as u64))?;
+    pb.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let rows: Vec<CellsRow> = (1..=args.max)
+        .map(|n| CellsRow {
+            n,
+            diagrams: table.diagrams(n),
+            p_positions: table.p_positions(n),
+        })
+        .collect();
+    let mut out = super::out::stdout();
+    if args.json {
+        return print_json(&CellsReport {
+            max: args.max,
+            seconds,
+            cells: rows,
+        });
+    }
+    if args.bfile {
+        for r in &rows {
+            writeln!(out, "{} {}", r.n, r.p_positions)?;
+        }
+        return Ok(());
+    }
+    if args.csv {
+        writeln!(out, "n,diagrams,p_positions")?;
+        for r in &rows {
+            writeln!(out, "{},{},{}", r.n, r.diagrams, r.p_positions)?;
+        }
+        return Ok(());
+    }
+    writeln!(out, "{:>4} {:>14} {:>12}", "n", "diagrams", "P-positions")?;
+    for r in &rows {
+        writeln!(out, "{:>4} {:>14} {:>12}", r.n, r.diagrams, r.p_positions)?;
+    }
+    Ok(())
+}
