@@ -802,3 +802,31 @@ mod two_player {
         assert_usage_error(&chompute(&["chomp", "cells", "--max", "0"]), "cells");
     }
 }
+
+/// The GPU layer kernel against its CPU twin (the same volume layers) and the fast schedule,
+/// on every box up to 9×9 (lavapipe in CI, with CHOMPUTE_REQUIRE_GPU=1).
+#[test]
+fn gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9() {
+    use chompute::chomp::solve::{solve, solve_by_volume_layers};
+    use chompute::gpu::chomp::ChompGpu;
+    let Some(ctx) = common::gpu_or_skip("gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9")
+    else {
+        return;
+    };
+    let gpu = ChompGpu::new(ctx);
+    for r in 1..=9usize {
+        for c in 1..=9u32 {
+            let shape = ChompBox { rows: r, cols: c };
+            let g = gpu.solve(shape).unwrap();
+            let twin = solve_by_volume_layers(shape).unwrap();
+            assert_eq!(g.words(), twin.words(), "{shape}: GPU vs twin");
+            assert_eq!(g.words(), solve(shape).unwrap().words(), "{shape}");
+        }
+    }
+    // A box past 9x9 and not square, to cross a dispatch of many workgroups.
+    let shape = ChompBox { rows: 11, cols: 13 };
+    assert_eq!(
+        gpu.solve(shape).unwrap().words(),
+        solve(shape).unwrap().words()
+    );
+}

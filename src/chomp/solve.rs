@@ -218,6 +218,29 @@ pub fn first_p_option(
     None
 }
 
+/// `n` zero words for a table, backed by transparent huge pages where the kernel offers them
+/// on request (`madvise` mode): a table of gigabytes read at random through 4 KiB pages spends
+/// much of its time in page walks.
+fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+    let mut words: Vec<AtomicU64> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = words.as_ptr() as usize;
+        let end = start + n * 8;
+        let (lo, hi) = (start.next_multiple_of(HUGE), end & !(HUGE - 1));
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the allocation just made and not yet touched; the
+            // advice changes only how its pages are backed, never their contents.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    words.resize_with(n, || AtomicU64::new(0));
+    words
+}
+
 /// A table of one bit per rank of a box: bit r is set iff the position of rank r is P.
 #[derive(Debug)]
 pub struct PTable {
@@ -246,10 +269,10 @@ impl PTable {
             &format!("the one-bit table of the {} box", ranker.shape),
             "choose a smaller box",
         )?;
-        let words = (0..ranker.len().div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        Ok(PTable { ranker, words })
+        Ok(PTable {
+            words: zeroed_words(ranker.len().div_ceil(64) as usize),
+            ranker,
+        })
     }
 
     /// A table from its words (as saved), or [`Error::Invalid`] if their number is wrong.
@@ -413,6 +436,39 @@ impl PTable {
         found.sort_unstable();
         Ok(found)
     }
+}
+
+impl PTable {
+    /// Decide the positions of one volume layer, given by their ranks: the CPU twin of
+    /// `chomp_layer.wgsl` (one invocation per rank: unrank, scan the options as
+    /// [`first_p_option`] does, set the bit when none is P). Positions of one volume never move
+    /// to each other, so the ranks are decided in parallel.
+    pub fn solve_volume_layer(&self, ranks: &[u64]) {
+        let rows_n = self.ranker.shape.rows;
+        ranks.par_chunks(4096).for_each_init(
+            || vec![0u32; rows_n],
+            |rows, chunk| {
+                for &r in chunk {
+                    self.ranker.unrank_into(r, rows);
+                    self.decide(rows, r, 1);
+                }
+            },
+        );
+    }
+}
+
+/// Solve a box volume layer by volume layer with [`PTable::solve_volume_layer`], the schedule
+/// of the GPU kernel.
+pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
+    let table = PTable::empty(PTable::ranker_for(shape)?)?;
+    let mut layer = Vec::new();
+    for v in 1..=shape.rows as u64 * shape.cols as u64 {
+        crate::cancel::check()?;
+        layer.clear();
+        super::ordinal::positions_of_volume(&table.ranker, v, &mut layer);
+        table.solve_volume_layer(&layer);
+    }
+    Ok(table)
 }
 
 /// Number of positions in the blocks of a layer.
@@ -653,6 +709,7 @@ mod tests {
             let a = solve(bx(r, c)).unwrap();
             let b = solve_by_rank_order(bx(r, c)).unwrap();
             assert_eq!(a.words(), b.words(), "{r}x{c}");
+            assert_eq!(a.words(), solve_by_volume_layers(bx(r, c)).unwrap().words());
         }
     }
 

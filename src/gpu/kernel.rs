@@ -120,11 +120,13 @@ pub enum KernelId {
     CaBlock(BlockShape),
     /// `block_count.wgsl`: the digit method's P-counts of a picture's blocks.
     BlockCounts,
+    /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
+    ChompLayer,
 }
 
 impl KernelId {
     /// One id of every kernel (the block kernel at its default shape), for the tests.
-    pub const ALL: [KernelId; 6] = [
+    pub const ALL: [KernelId; 7] = [
         KernelId::PRows,
         KernelId::CountP,
         KernelId::NimpassLevel,
@@ -134,6 +136,7 @@ impl KernelId {
             tile_rows: 13,
         }),
         KernelId::BlockCounts,
+        KernelId::ChompLayer,
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -145,6 +148,7 @@ impl KernelId {
             KernelId::CaStep => &super::ca::CA_STEP,
             KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
+            KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
         }
     }
 
@@ -161,7 +165,7 @@ impl KernelId {
 }
 
 /// Every kernel chompute runs.
-pub fn all() -> [&'static Kernel; 6] {
+pub fn all() -> [&'static Kernel; 7] {
     KernelId::ALL.map(KernelId::kernel)
 }
 

@@ -3,6 +3,7 @@
 
 pub mod block_count;
 pub mod ca;
+pub mod chomp;
 pub mod context;
 pub mod kernel;
 pub mod nimpass;
