@@ -247,9 +247,11 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             writeln!(out, "{m},{n},{},{c},{secs:.6}", method_name(method))?;
         }
         out.flush()?;
-    } else if results.len() == 1 {
+    } else if results.len() == 1 && args.method != Some(CountMethod::All) {
         crate::outln!("{count}");
     } else {
+        // `--method all` always prints its table and verdict, even when only one method is
+        // feasible at this size.
         crate::outln!("{what}:");
         for &(method, c, s) in &results {
             crate::outln!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
