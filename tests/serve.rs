@@ -746,6 +746,8 @@ fn the_viewer_is_served_from_the_binary() {
         "BigInt coordinates"
     );
     assert!(js.contains("/dzi/") && js.contains("/api/cell") && js.contains("/api/count"));
+    // It opens on a bar whose structure shows (tests/browser.sh checks it in a browser).
+    assert!(js.contains("m: 30001n,") && js.contains("view.shade = \"sqrt\""));
     assert!(
         !js.contains("http://") && !js.contains("https://"),
         "no external URL"

@@ -128,7 +128,11 @@ fn all_methods(w: &Window, backend: BackendChoice) -> Vec<CountMethod> {
             } else {
                 CPU_COUNT_MAX_CELLS
             };
-            if cells <= limit {
+            // `auto` takes a GPU only when it is a real one, as everywhere: a software
+            // adapter (lavapipe, 60 times slower than the CPU row) joins `all` only when
+            // `--backend gpu` asks for it.
+            let wanted = backend == BackendChoice::Gpu || !ctx.is_software();
+            if wanted && cells <= limit {
                 v.push(CountMethod::Gpu);
             }
         }

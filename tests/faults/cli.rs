@@ -176,3 +176,26 @@ fn render_help_states_the_shades_the_code_draws() {
     }
     assert!(!help.contains("log₂(1+count)"), "the old curve");
 }
+
+#[test]
+fn method_all_leaves_a_software_adapter_out_unless_asked_for() {
+    let Some(ctx) = super::common::gpu_or_skip("method_all_leaves_a_software_adapter_out") else {
+        return;
+    };
+    let rows = |args: &[&str]| -> Vec<String> {
+        let r = run(args);
+        r.assert_success();
+        String::from_utf8_lossy(&r.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(String::from))
+            .collect()
+    };
+    let auto = rows(&["count", "301", "--method", "all"]);
+    assert_eq!(
+        auto.iter().any(|r| r == "gpu"),
+        !ctx.is_software(),
+        "auto takes a real GPU only: {auto:?}"
+    );
+    let gpu = rows(&["--backend", "gpu", "count", "301", "--method", "all"]);
+    assert!(gpu.iter().any(|r| r == "gpu"), "asked for: {gpu:?}");
+}
