@@ -258,9 +258,8 @@ fn open_slow_clients(addr: SocketAddr, count: usize) -> Vec<Option<TcpStream>> {
                 socket.connect(addr).await
             };
             let stream = match tokio::time::timeout(Duration::from_secs(10), connect).await {
-                Ok(Ok(s)) => s.into_std().ok().map(|s| {
+                Ok(Ok(s)) => s.into_std().ok().inspect(|s| {
                     let _ = s.set_nonblocking(false);
-                    s
                 }),
                 _ => None,
             };
