@@ -4,9 +4,9 @@
 //! generation, the digit method) for C(777,1235), C(30001,30001) and C(2^64-1,2^64-1);
 //! equality with `render --dzi`; the JSON API; caching headers and ETags that follow the
 //! bytes; every route's errors with their status, one line and CORS headers. End to end,
-//! through the built binary on a free loopback port: malformed HTTP, half-closed clients,
-//! slow clients (a header-read timeout, a cap per address, a slot kept for a new request), a
-//! bounded concurrent load, the signals and the command line's errors.
+//! through the built binary on a free loopback port: a bounded concurrent load, the signals
+//! and the command line's errors (malformed HTTP, half-closed and slow clients are the fault
+//! suite's: `tests/faults/serve.rs`).
 
 mod common;
 
@@ -628,6 +628,30 @@ fn an_http_1_1_request_without_one_host_is_400_and_http_1_0_needs_none() {
         .block_on(app.router.clone().oneshot(request))
         .unwrap();
     assert_eq!(response.status(), 200, "HTTP/1.0 has no Host rule");
+}
+
+#[test]
+fn other_methods_are_405_with_allow_and_one_line() {
+    let app = App::cpu();
+    for (method, path) in [
+        ("POST", "/api/cell?m=1&n=1&row=1&col=1"),
+        ("DELETE", "/"),
+        ("PUT", "/dzi/5x5.dzi"),
+    ] {
+        let request = axum::http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Host", "x")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = app
+            .runtime
+            .block_on(app.router.clone().oneshot(request))
+            .unwrap();
+        assert_eq!(response.status(), 405, "{method} {path}");
+        assert_eq!(response.headers()["allow"], "GET, HEAD");
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
+    }
 }
 
 #[test]

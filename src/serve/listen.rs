@@ -312,16 +312,22 @@ impl Guarded {
     }
 }
 
-/// hyper's answer to a request it could not parse is a 4xx head with `content-length: 0`
-/// (every answer of the router's own has a body); this is it with one line as its body.
+/// hyper's answer to a request it could not parse is a 400, 414 or 431 head with
+/// `content-length: 0` (every answer of the router's own has a body); this is it with one
+/// line as its body.
 fn with_reason(head: &[u8]) -> Option<Vec<u8>> {
     const EMPTY: &str = "\r\ncontent-length: 0\r\n";
     let text = std::str::from_utf8(head).ok()?;
-    let status_line = text.strip_prefix("HTTP/1.1 4")?.split("\r\n").next()?;
-    if !text.ends_with("\r\n\r\n") || !text.contains(EMPTY) {
+    let status_line = text.strip_prefix("HTTP/1.1 ")?.split("\r\n").next()?;
+    if !["400 ", "414 ", "431 "]
+        .iter()
+        .any(|s| status_line.starts_with(s))
+        || !text.ends_with("\r\n\r\n")
+        || !text.contains(EMPTY)
+    {
         return None;
     }
-    let line = format!("malformed request: 4{status_line}\n");
+    let line = format!("malformed request: {status_line}\n");
     let head = text.replacen(
         EMPTY,
         &format!(
@@ -414,6 +420,7 @@ mod tests {
         for other in [
             &b"HTTP/1.1 400 Bad Request\r\ncontent-length: 12\r\n\r\n"[..],
             b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n",
+            b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n",
             b"HTTP/1.1 304 Not Modified\r\netag: \"x\"\r\n\r\n",
             b"\x89PNG",
         ] {

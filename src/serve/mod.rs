@@ -160,6 +160,7 @@ pub fn router(server: Shared) -> Router {
         .route("/api/cell", get(api_cell))
         .route("/api/count", get(api_count))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(server)
         .layer(axum::middleware::from_fn(require_host))
         .layer(cors)
@@ -211,6 +212,21 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
 
 async fn not_found() -> Reject {
     Reject::NotFound
+}
+
+/// 405 for a method other than GET or HEAD on one of the server's paths, with its line and
+/// the `Allow` header.
+async fn method_not_allowed() -> Response {
+    let mut response = Reject::Library {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        line: "this server answers GET and HEAD only".into(),
+    }
+    .into_response();
+    response.headers_mut().insert(
+        header::ALLOW,
+        axum::http::HeaderValue::from_static("GET, HEAD"),
+    );
+    response
 }
 
 async fn viewer_page() -> Response {

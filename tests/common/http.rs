@@ -199,3 +199,27 @@ pub fn get_from(source: &str, addr: SocketAddr, path: &str) -> Option<Reply> {
     stream.read_to_end(&mut all).ok()?;
     parse_reply(&all).ok()
 }
+
+/// Raise this process's soft limit on open files to its hard limit (children inherit it), for
+/// tests that hold thousands of connections; the limit after.
+#[cfg(unix)]
+pub fn raise_open_files() -> libc::rlim_t {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit read and write the one struct passed by pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return 0;
+        }
+        let raised = libc::rlimit {
+            rlim_cur: lim.rlim_max,
+            rlim_max: lim.rlim_max,
+        };
+        if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+            lim = raised;
+        }
+    }
+    lim.rlim_cur
+}
