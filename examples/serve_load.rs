@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! chompute serve --port 8080 &
+//! cargo run --release --example serve_load -- trickle http://127.0.0.1:8080/ 30001x30001 15 --connections 4000 --seconds 60
 //! cargo run --release --example serve_load -- tiles http://127.0.0.1:8080/ 30001x30001 15 --threads 8 --requests 2000
 //! cargo run --release --example serve_load -- view  http://127.0.0.1:8080/ 18446744073709551615x18446744073709551615 40 --runs 5
 //! ```
@@ -12,6 +13,10 @@
 //! latency percentiles and the throughput. `view` asks for every tile of a 1920×1080 screen
 //! (`--screen WxH`) at a random place of one level, six at a time as a browser does, and
 //! prints how long the screen took; each run is a new place, so its tiles are not cached.
+//! `trickle` holds `--connections` slow clients (from 100 a loopback address, 127.0.1.1 on)
+//! that send a request's first line and then a header line every 5 s, never finishing, for
+//! `--seconds`; meanwhile a fresh client asks for a random tile of the level every second and
+//! the latencies are printed, with how many slow clients the server closed (header timeout).
 //! Only loopback addresses are accepted.
 
 use std::io::{Read, Write};
@@ -201,6 +206,76 @@ fn main() {
                 results[results.len() / 2].as_secs_f64()
             );
         }
+        "trickle" => {
+            let connections = flag("--connections", 4000) as usize;
+            let seconds = flag("--seconds", 60);
+            let mut slow = open_slow_clients(addr, connections);
+            let start = Instant::now();
+            let mut rng = Rng(seed);
+            let (mut times, mut unanswered, mut second) = (Vec::new(), 0, 0u64);
+            while start.elapsed() < Duration::from_secs(seconds) {
+                if second % 5 == 0 {
+                    for s in slow.iter_mut().flatten() {
+                        let _ = s.write_all(format!("X-Slow-{second}: a\r\n").as_bytes());
+                    }
+                }
+                let path = tile(rng.below(across), rng.below(down));
+                let t0 = Instant::now();
+                match get(addr, &path) {
+                    Ok(200) => times.push(t0.elapsed()),
+                    _ => unanswered += 1,
+                }
+                second += 1;
+                std::thread::sleep(Duration::from_secs(1).saturating_sub(t0.elapsed()));
+            }
+            let closed = slow.iter_mut().map(still_open).filter(|open| !open).count();
+            times.sort();
+            println!(
+                "trickle C({m},{n}) level {level}: {connections} slow clients for {seconds} s: {} fresh requests answered, {unanswered} not, p50 {:.2} ms, max {:.2} ms; {closed} slow clients closed by the server",
+                times.len(),
+                times.get(times.len() / 2).map_or(0.0, |d| d.as_secs_f64() * 1e3),
+                times.last().map_or(0.0, |d| d.as_secs_f64() * 1e3),
+            );
+        }
         _ => usage(),
     }
+}
+
+/// `count` connections from 100 a loopback address (127.0.1.1, 127.0.1.2, …), each sent a
+/// request's first line; `None` for one that could not connect within 10 s.
+fn open_slow_clients(addr: SocketAddr, count: usize) -> Vec<Option<TcpStream>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let mut held = Vec::with_capacity(count);
+        for i in 0..count {
+            let source = format!("127.1.{}.{}:0", i / 100 / 250, 1 + i / 100 % 250);
+            let connect = async {
+                let socket = tokio::net::TcpSocket::new_v4()?;
+                socket.bind(source.parse().expect("an address"))?;
+                socket.connect(addr).await
+            };
+            let stream = match tokio::time::timeout(Duration::from_secs(10), connect).await {
+                Ok(Ok(s)) => s.into_std().ok().inspect(|s| {
+                    let _ = s.set_nonblocking(false);
+                }),
+                _ => None,
+            };
+            held.push(stream.map(|mut s| {
+                let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n");
+                s
+            }));
+        }
+        held
+    })
+}
+
+/// Whether the server still holds a slow client's connection (no end, no reset, no answer).
+fn still_open(s: &mut Option<TcpStream>) -> bool {
+    let Some(s) = s else { return false };
+    let _ = s.set_nonblocking(true);
+    let mut byte = [0u8; 1];
+    matches!(s.read(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
 }

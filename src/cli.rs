@@ -381,7 +381,7 @@ pub struct CountArgs {
     #[arg(long, value_enum)]
     pub method: Option<CountMethod>,
     /// g(m) of the square bars C(m,m) for every m from A to B (inclusive), by the recurrence.
-    #[arg(long, value_name = "A..B", value_parser = parse_range, conflicts_with_all = ["m", "method"])]
+    #[arg(long, value_name = "A..B", value_parser = parse_range, conflicts_with_all = ["m", "method", "window"])]
     pub range: Option<(u64, u64)>,
     /// With --range: print an OEIS b-file, `m g(m)` per line.
     #[arg(long, requires = "range", conflicts_with_all = ["json", "csv"])]
@@ -568,10 +568,8 @@ pub struct RenderArgs {
     /// its exact fraction of P-cells (8-bit).
     #[arg(long, value_name = "PIXELS", value_parser = parse_size)]
     pub fit: Option<u64>,
-    /// How --fit shades a pixel from its block's exact P-count out of its cells: `linear`
-    /// (the default, round(255·count/cells)), `sqrt` (round(255·√(count/cells))) or `log`
-    /// (round(255·log₂(1+count)/log₂(1+cells))), for bars too sparse to show linearly.
-    #[arg(long, value_name = "linear|sqrt|log", value_parser = parse_shade)]
+    /// How --fit shades a pixel from its block's exact P-count (see `--help`).
+    #[arg(long, value_name = "linear|sqrt|log", value_parser = parse_shade, long_help = SHADE_HELP)]
     pub shade: Option<chompute::render::Shade>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
@@ -633,6 +631,14 @@ pub fn parse_shade(s: &str) -> Result<chompute::render::Shade, String> {
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.
+/// `render --shade`'s long help: the shades' definitions are [`chompute::render::Shade`]'s
+/// own formulas (`Shade::formula`), the text README.md gives (tested).
+pub const SHADE_HELP: &str = "How --fit shades a pixel from its block's exact P-count. With x = \
+count/cells, the P-level ℓ (0: no P-cell, 255: all; a grey pixel is 255-ℓ) is `linear` (the \
+default) ℓ = round(255x); `sqrt` ℓ = round(255√x); `log` ℓ = round(255(1 + log₂x/64)), 64 octaves \
+of density with log₂ interpolated linearly between powers of two, at least 1 for any block with a \
+P-cell: for bars too sparse to show linearly. All in exact integer arithmetic, halves up.";
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let digits: String = s.chars().filter(|&c| c != '_').collect();
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
@@ -756,4 +762,27 @@ fn compression_parser(
     let names = chompute::render::Compression::ALL.map(|(name, _)| name);
     clap::builder::PossibleValuesParser::new(names)
         .map(|s| s.parse().expect("one of the listed names"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SHADE_HELP;
+    use chompute::render::Shade;
+
+    #[test]
+    fn the_shade_help_and_the_readme_state_the_codes_formulas() {
+        let readme = include_str!("../README.md");
+        for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
+            let said = format!("`{}`", shade.name());
+            for text in [SHADE_HELP, readme] {
+                let at = text.find(&said).expect("the shade is named");
+                let formula = shade.formula();
+                assert!(text[at..].contains(formula), "{formula} follows {said}");
+            }
+        }
+        assert!(
+            !SHADE_HELP.contains("log₂(1+count)"),
+            "the old, wrong curve"
+        );
+    }
 }

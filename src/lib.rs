@@ -208,4 +208,5 @@ pub mod memory;
 pub mod pass;
 pub mod progress;
 pub mod render;
+#[cfg(feature = "serve")]
 pub mod serve;

@@ -18,7 +18,12 @@ fn main() -> ExitCode {
                     | ErrorKind::DisplayVersion
                     | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             ) {
-                let _ = e.print();
+                // Help and version are output like any other: a failed write (a full disk,
+                // `> /dev/full`) is an error, a closed pipe (`| head -1`) is not.
+                if let Err(why) = print_help(&e) {
+                    eprintln!("chompute: cannot write the help: {why}");
+                    return ExitCode::from(2);
+                }
                 return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                     ExitCode::from(2)
                 } else {
@@ -50,6 +55,33 @@ fn main() -> ExitCode {
             eprintln!("chompute: {}", cmd::one_line(&e));
             ExitCode::from(cmd::exit_code(&e))
         }
+    }
+}
+
+/// Write clap's help or version text (on stdout; for a missing subcommand on stderr) and
+/// flush it, so that a write error is seen; a closed pipe is not an error.
+fn print_help(e: &clap::Error) -> std::io::Result<()> {
+    use std::io::{IsTerminal, Write};
+    let terminal = if e.use_stderr() {
+        std::io::stderr().is_terminal()
+    } else {
+        std::io::stdout().is_terminal()
+    };
+    if terminal {
+        // clap's own printing, in colour.
+        return e.print();
+    }
+    let text = e.render().to_string();
+    let written = if e.use_stderr() {
+        let mut err = std::io::stderr().lock();
+        err.write_all(text.as_bytes()).and_then(|()| err.flush())
+    } else {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes()).and_then(|()| out.flush())
+    };
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

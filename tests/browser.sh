@@ -84,7 +84,8 @@ check() { # name, query, text the page must contain ("" for none), "errors" if a
 
 big=18446744073709551615
 half=9223372036854775808
-check "the whole largest bar" "" ""
+check "the opening view: C(30001,30001) whole on the sqrt shade" "" 'data-view="30001x30001 sqrt"'
+check "the whole largest bar" "?m=$big&n=$big" 'data-view="18446744073709551615x18446744073709551615 linear"'
 check "C(30001,30001) at level 8" "?m=30001&n=30001&z=8" ""
 check "C(777,1235), log shade, two colours" \
   "?m=777&n=1235&shade=log&colors=%235b2a86,%23f4efe6" ""

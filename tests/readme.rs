@@ -396,3 +396,132 @@ fn skip_markers_need_a_reason() {
         (vec!["err".to_string()], 2)
     );
 }
+
+/// A file of the repository, as text.
+fn repo_file(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path))
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The quoted value of `key = "…"` in a TOML file's text.
+fn toml_value(text: &str, key: &str) -> Option<String> {
+    text.lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(key)?
+                .trim()
+                .strip_prefix('=')
+                .map(str::trim)
+        })
+        .map(|v| v.trim_matches('"').to_string())
+}
+
+#[test]
+fn a_newcomer_can_follow_the_first_run_word_for_word() {
+    let readme = repo_file("README.md");
+    // Without sudo (containers, CI) the install line works as root; sudo is mentioned.
+    for (i, line) in readme.lines().enumerate() {
+        assert!(
+            !line.trim_start().starts_with("sudo "),
+            "README line {}: {line}",
+            i + 1
+        );
+    }
+    assert!(readme.contains("as root, or with sudo"));
+    // The lock file is used: `cargo install` takes --locked.
+    for (i, line) in readme.lines().enumerate() {
+        if line.trim_start().starts_with("cargo install") {
+            assert!(line.contains("--locked"), "README line {}: {line}", i + 1);
+        }
+    }
+    // The Python package states the root crate's MSRV, which it builds.
+    let msrv = toml_value(&repo_file("Cargo.toml"), "rust-version").expect("an MSRV");
+    let python = repo_file("python/Cargo.toml");
+    assert_eq!(toml_value(&python, "rust-version"), Some(msrv.clone()));
+    assert!(repo_file("python/README.md").contains(&format!("({msrv} or newer)")));
+    let python_section = &readme[readme.find("## Python").expect("a Python section")..];
+    assert!(python_section.contains(&format!("({msrv} or newer")));
+    // matplotlib, which the session imports, is an extra the README names.
+    assert!(python_section.contains("import chompute, matplotlib"));
+    assert!(python_section.contains("'./python[plot]'"));
+    let pyproject = repo_file("python/pyproject.toml");
+    assert!(
+        pyproject.contains("plot = [\"matplotlib\"]"),
+        "the plot extra"
+    );
+    // A wheel built once, and which build directory is the package's.
+    assert!(python_section.contains("maturin build --release -m python/Cargo.toml"));
+    assert!(python_section.contains("python/target"));
+    // Every README section .ci/run cites exists.
+    let ci = repo_file(".ci/run");
+    let headings: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| Some(l.strip_prefix('#')?.trim_start_matches('#').trim()))
+        .collect();
+    let mut cited = 0;
+    for part in ci.split("README.md, \"").skip(1) {
+        let name = part.split('"').next().unwrap();
+        assert!(
+            headings.contains(&name),
+            ".ci/run cites README section {name:?}"
+        );
+        cited += 1;
+    }
+    assert!(cited >= 1, ".ci/run cites README");
+}
+
+#[test]
+fn completions_and_man_are_in_the_readme_and_work_as_shown() {
+    let readme = repo_file("README.md");
+    for command in [&["completions", "bash"][..], &["man"], &["man", "render"]] {
+        let shown = format!("chompute {}", command.join(" "));
+        assert!(
+            readme.contains(&format!("{shown} >")),
+            "README shows {shown:?}"
+        );
+        let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
+            .args(command)
+            .output()
+            .unwrap();
+        assert!(o.status.success() && !o.stdout.is_empty(), "{shown}");
+    }
+}
+
+#[test]
+fn the_line_render_tiles_prints_in_a_pipe_is_the_one_readme_documents() {
+    let dir = scratch("tiles-line");
+    let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
+        .args([
+            "--backend",
+            "cpu",
+            "render",
+            "64",
+            "--tile-size",
+            "32",
+            "--tiles",
+        ])
+        .arg(dir.join("T"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let line = String::from_utf8_lossy(&o.stderr).trim_end().to_string();
+    // The numbers of this run in place of the README's letters.
+    let documented =
+        "chompute: shard I/N: wrote W tiles, skipped S already complete (T tiles in all)";
+    assert!(
+        repo_file("README.md").contains(documented),
+        "README documents the line"
+    );
+    let shape: String = line
+        .split(|c: char| c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("#");
+    let want: String = documented
+        .replace(['I', 'N', 'W', 'S'], "#")
+        .replace("(T ", "(# ")
+        .split('#')
+        .collect::<Vec<_>>()
+        .join("#");
+    assert_eq!(shape, want, "stderr in a pipe: {line:?}");
+}

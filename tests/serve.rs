@@ -1,8 +1,12 @@
-//! `chompute serve` through the built binary on a free loopback port: the Deep Zoom
-//! descriptor; top-level tiles pixel by pixel against the P-test and coarse tiles against
-//! slow block counts (cell by cell, row generation, the digit method) for C(777,1235),
-//! C(30001,30001) and C(2^64-1,2^64-1); equality with `render --dzi`; the JSON API; caching
-//! headers; 400/404 for bad input; a bounded concurrent load; a clean exit on SIGTERM.
+//! The tile server. In-process, through `chompute::serve::router` and
+//! `tower::ServiceExt::oneshot` (no port): the Deep Zoom descriptor; top-level tiles pixel by
+//! pixel against the P-test and coarse tiles against slow block counts (cell by cell, row
+//! generation, the digit method) for C(777,1235), C(30001,30001) and C(2^64-1,2^64-1);
+//! equality with `render --dzi`; the JSON API; caching headers and ETags that follow the
+//! bytes; every route's errors with their status, one line and CORS headers. End to end,
+//! through the built binary on a free loopback port: a bounded concurrent load, the signals
+//! and the command line's errors (malformed HTTP, half-closed and slow clients are the fault
+//! suite's: `tests/faults/serve.rs`).
 
 mod common;
 
@@ -11,160 +15,73 @@ use chompute::chocolate::p_cell;
 use chompute::chocolate::window::p_count;
 use chompute::render::picture::shade_level;
 use chompute::render::shade::{p_level, Shade};
-use common::{chompute, gpu_or_skip, quiet_mesa, scratch_dir, stderr};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use common::http::{get, Reply, Server};
+use common::{chompute, gpu_or_skip, scratch_dir, stderr};
+use std::net::TcpStream;
+use std::process::Command;
 use std::time::{Duration, Instant};
+use tower::ServiceExt;
 
 const BIG: u64 = u64::MAX;
 
-/// A running `chompute serve --port 0`, killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
+/// The server's router, called in-process.
+struct App {
+    router: axum::Router,
+    runtime: tokio::runtime::Runtime,
 }
 
-impl Server {
-    fn start(extra: &[&str]) -> Server {
-        quiet_mesa();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_chompute"))
-            .args(["serve", "--port", "0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start chompute serve");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut line = String::new();
-            let _ = BufReader::new(stdout).read_line(&mut line);
-            let _ = tx.send(line);
-        });
-        let line = match rx.recv_timeout(Duration::from_secs(60)) {
-            Ok(line) => line,
-            Err(_) => {
-                let _ = child.kill();
-                panic!("chompute serve printed no URL within 60 s");
-            }
-        };
-        let url = line.trim();
-        let addr = url
-            .strip_prefix("http://")
-            .and_then(|s| s.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("the first line is the URL, got {line:?}"));
-        Server {
-            child,
-            addr: addr.parse().expect("host:port"),
+impl App {
+    fn new(engine: chompute::gpu::Engine, cache_bytes: usize, max_waiting: usize) -> App {
+        let server = chompute::serve::Server::new(engine, cache_bytes, 2, max_waiting);
+        App {
+            router: chompute::serve::router(server),
+            runtime: tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .unwrap(),
         }
+    }
+
+    /// As `chompute serve --backend cpu` makes it.
+    fn cpu() -> App {
+        App::new(
+            chompute::gpu::Engine::Cpu,
+            256 << 20,
+            chompute::serve::MAX_WAITING,
+        )
     }
 
     fn get(&self, path: &str) -> Reply {
-        get(self.addr, path, &[])
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.request(path, &[("Host", "127.0.0.1")])
     }
 
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-
-    fn json(&self) -> serde_json::Value {
-        assert_eq!(self.status, 200, "{}", self.text());
-        assert_eq!(self.header("content-type"), Some("application/json"));
-        serde_json::from_slice(&self.body).expect("JSON")
-    }
-}
-
-/// Send raw bytes, read the whole answer (the connection is closed after one request).
-fn exchange(addr: SocketAddr, raw: &[u8]) -> std::io::Result<Reply> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(10))?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    stream.write_all(raw)?;
-    let mut all = Vec::new();
-    stream.read_to_end(&mut all)?;
-    let split = all
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::other("no end of headers"))?;
-    let head = String::from_utf8_lossy(&all[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("no status line"))?;
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    let mut body = all[split + 4..].to_vec();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    if chunked {
-        let mut out = Vec::new();
-        let mut rest = &body[..];
-        loop {
-            let eol = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-            let size = usize::from_str_radix(std::str::from_utf8(&rest[..eol]).unwrap().trim(), 16)
-                .unwrap();
-            if size == 0 {
-                break;
-            }
-            out.extend_from_slice(&rest[eol + 2..eol + 2 + size]);
-            rest = &rest[eol + 4 + size..];
+    /// GET `path` with exactly these headers.
+    fn request(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
+        let mut request = axum::http::Request::builder().uri(path);
+        for (n, v) in headers {
+            request = request.header(*n, *v);
         }
-        body = out;
+        let request = request.body(axum::body::Body::empty()).unwrap();
+        self.runtime.block_on(async {
+            let response = self.router.clone().oneshot(request).await.unwrap();
+            let status = response.status().as_u16();
+            let headers = response
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into()))
+                .collect();
+            let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+                .await
+                .unwrap()
+                .to_vec();
+            Reply {
+                status,
+                headers,
+                body,
+            }
+        })
     }
-    Ok(Reply {
-        status,
-        headers,
-        body,
-    })
-}
-
-/// Send bytes that are not a whole request, then end the connection's sending half; whatever
-/// comes back (an error status, a reset) is ignored.
-fn poke(addr: SocketAddr, raw: &[u8]) {
-    if let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(10)) {
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-        let _ = stream.write_all(raw);
-        let _ = stream.shutdown(std::net::Shutdown::Write);
-        let _ = stream.read_to_end(&mut Vec::new());
-    }
-}
-
-fn get(addr: SocketAddr, path: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut raw = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    for (n, v) in headers {
-        raw.push_str(&format!("{n}: {v}\r\n"));
-    }
-    raw.push_str("\r\n");
-    exchange(addr, raw.as_bytes()).unwrap_or_else(|e| panic!("GET {path}: {e}"))
 }
 
 /// A decoded tile: one value per pixel (grey level, 0/1 for 1-bit, or palette index).
@@ -215,7 +132,7 @@ fn top_level(m: u64, n: u64) -> u32 {
     }
 }
 
-fn tile(server: &Server, m: u64, n: u64, level: u32, col: u64, row: u64) -> Tile {
+fn tile(server: &App, m: u64, n: u64, level: u32, col: u64, row: u64) -> Tile {
     let r = server.get(&format!("/dzi/{m}x{n}_files/{level}/{col}_{row}.png"));
     assert_eq!(
         r.status,
@@ -258,7 +175,7 @@ fn slow_count(m: u64, n: u64, r0: u64, c0: u64, h: u64, w: u64, how: Slow) -> u1
 
 /// Check tile `col_row` of `level` pixel by pixel: the P-test at the top level, 255 minus the
 /// linear shade of a slow block count below.
-fn check_tile(server: &Server, m: u64, n: u64, level: u32, col: u64, row: u64, how: Slow) {
+fn check_tile(server: &App, m: u64, n: u64, level: u32, col: u64, row: u64, how: Slow) {
     let top = top_level(m, n);
     let t = tile(server, m, n, level, col, row);
     let k = top - level;
@@ -304,7 +221,7 @@ fn check_tile(server: &Server, m: u64, n: u64, level: u32, col: u64, row: u64, h
 
 #[test]
 fn the_descriptor_is_deep_zoom_xml() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     for (m, n) in [(777, 1235), (30001, 30001), (BIG, BIG), (1, 1)] {
         let r = server.get(&format!("/dzi/{m}x{n}.dzi"));
         assert_eq!(r.status, 200);
@@ -326,7 +243,7 @@ fn the_descriptor_is_deep_zoom_xml() {
 
 #[test]
 fn every_tile_of_a_rectangle_is_the_p_test_or_its_block_counts() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let (m, n) = (777, 1235);
     let top = top_level(m, n);
     assert_eq!(top, 11);
@@ -344,7 +261,7 @@ fn every_tile_of_a_rectangle_is_the_p_test_or_its_block_counts() {
 
 #[test]
 fn tiles_of_c30001_at_the_top_and_coarse_levels() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let (m, n) = (30001, 30001);
     assert_eq!(top_level(m, n), 15);
     // The top level: corners, the last (cut) column and row, the middle.
@@ -368,7 +285,7 @@ fn tiles_of_c30001_at_the_top_and_coarse_levels() {
 
 #[test]
 fn tiles_of_the_largest_bar_at_every_depth() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let last = (1u64 << 56) - 1; // the last tile column and row at the top level
                                  // Top level: the corners and the middle (the bar's last row is cut to 255 pixels).
     for (col, row) in [
@@ -401,7 +318,7 @@ fn tiles_of_the_largest_bar_at_every_depth() {
 
 #[test]
 fn served_tiles_equal_render_dzi_files_in_grey_and_in_colour() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let (m, n) = (777u64, 1235u64);
     let dir = scratch_dir("serve-dzi");
     for colours in [None, Some("#5b2a86,#f4efe6")] {
@@ -448,7 +365,7 @@ fn served_tiles_equal_render_dzi_files_in_grey_and_in_colour() {
 
 #[test]
 fn shades_and_colours_change_the_picture_as_documented() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let (m, n) = (30001u64, 30001u64);
     for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
         let r = server.get(&format!(
@@ -480,7 +397,7 @@ fn shades_and_colours_change_the_picture_as_documented() {
 
 #[test]
 fn the_json_api_gives_exact_piles_and_counts() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let v = server.get("/api/cell?m=777&n=1235&row=5&col=7").json();
     assert_eq!(v["piles"], serde_json::json!(["4", "6", "772", "1228"]));
     assert_eq!(v["nim_sum"], (4 ^ 6 ^ 772 ^ 1228u64).to_string());
@@ -527,7 +444,7 @@ fn the_json_api_gives_exact_piles_and_counts() {
 
 #[test]
 fn tiles_carry_etags_and_never_change() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let path = "/dzi/30001x30001_files/12/3_4.png?shade=log";
     let first = server.get(path);
     assert_eq!(first.status, 200);
@@ -544,20 +461,21 @@ fn tiles_carry_etags_and_never_change() {
         (again.body.as_slice(), again.header("etag")),
         (first.body.as_slice(), Some(etag.as_str()))
     );
-    let cached = get(server.addr, path, &[("If-None-Match", &etag)]);
+    let cached = server.request(path, &[("Host", "x"), ("If-None-Match", &etag)]);
     assert_eq!(cached.status, 304);
     assert!(cached.body.is_empty());
     assert_eq!(cached.header("etag"), Some(etag.as_str()));
-    let listed = get(
-        server.addr,
+    let listed = server.request(
         path,
-        &[("If-None-Match", &format!("\"x\", W/{etag}"))],
+        &[
+            ("Host", "x"),
+            ("If-None-Match", &format!("\"x\", W/{etag}")),
+        ],
     );
     assert_eq!(listed.status, 304);
-    let other = get(
-        server.addr,
+    let other = server.request(
         path,
-        &[("If-None-Match", "\"something-else\"")],
+        &[("Host", "x"), ("If-None-Match", "\"something-else\"")],
     );
     assert_eq!(other.status, 200);
     let linear = server.get("/dzi/30001x30001_files/12/3_4.png");
@@ -568,49 +486,104 @@ fn tiles_carry_etags_and_never_change() {
     );
 }
 
-#[test]
-fn bad_requests_get_one_line_and_the_server_goes_on() {
-    let server = Server::start(&["--backend", "cpu"]);
-    let long = "9".repeat(5000);
-    let bad = [
+/// The 400s of every route, each with the line it must contain.
+const BAD: &[(&str, &str)] = &[
+    (
         "/dzi/0x5.dzi",
-        "/dzi/5x0.dzi",
-        "/dzi/12ax5.dzi",
-        "/dzi/18446744073709551616x5.dzi",
-        "/dzi/5.dzi",
+        "m must be a whole number from 1 to 18446744073709551615",
+    ),
+    ("/dzi/5x0.dzi", "n must be"),
+    ("/dzi/12ax5.dzi", "m must be"),
+    ("/dzi/18446744073709551616x5.dzi", "m must be"),
+    ("/dzi/5.dzi", "MxN"),
+    (
         "/dzi/777x1235_files/12/0_0.png",
-        "/dzi/777x1235_files/4294967296/0_0.png",
+        "the level of C(777,1235) must be a whole number from 0 to 11 (got '12')",
+    ),
+    ("/dzi/777x1235_files/4294967296/0_0.png", "from 0 to 11"),
+    ("/dzi/777x1235_files/x/0_0.png", "from 0 to 11"),
+    (
         "/dzi/777x1235_files/11/5_0.png",
+        "the tile column at level 11 must be a whole number from 0 to 4 (got '5')",
+    ),
+    (
         "/dzi/777x1235_files/11/0_4.png",
-        "/dzi/777x1235_files/11/-1_0.png",
-        "/dzi/777x1235_files/11/0.png",
-        "/dzi/777x1235_files/11/0_0.png?shade=cubic",
-        "/dzi/777x1235_files/11/0_0.png?colors=%23ff0000",
+        "the tile row at level 11 must be a whole number from 0 to 3",
+    ),
+    (
+        "/dzi/777x1235_files/9/0_1.png",
+        "the tile row at level 9 must be a whole number from 0 to 0",
+    ),
+    ("/dzi/777x1235_files/11/-1_0.png", "from 0 to 4"),
+    ("/dzi/777x1235_files/11/0.png", "COL_ROW"),
+    ("/dzi/777x1235_files/11/0_0.png?shade=cubic", "shade"),
+    ("/dzi/777x1235_files/11/0_0.png?colors=%23ff0000", "colors"),
+    (
         "/dzi/777x1235_files/11/0_0.png?colors=%23ff0000,%23zz0000",
+        "colors",
+    ),
+    (
         "/dzi/777x1235_files/11/0_0.png?shade=log&shade=sqrt",
-        "/dzi/777x1235_files/11/0_0.png?zoom=2",
-        "/dzi/777x1235.dzi?x=1",
+        "twice",
+    ),
+    ("/dzi/777x1235_files/11/0_0.png?zoom=2", "zoom"),
+    ("/dzi/777x1235.dzi?x=1", "no query parameters"),
+    (
         "/api/cell?m=5&n=5&row=6&col=1",
-        "/api/cell?m=5&n=5&row=0&col=1",
-        "/api/cell?m=5&n=5&row=1",
-        "/api/cell?m=5&n=5&row=1&col=x",
-        "/api/count?m=5&n=5&window=1,1,6,5",
-        "/api/count?m=5&n=5&window=1,1,5",
-        "/api/count?m=5&n=5&window=1,1,0,5",
-        "/api/count?m=5&n=5",
-        &format!("/api/count?m={long}&n=5&window=1,1,1,1"),
-    ];
-    for path in bad {
-        let r = server.get(path);
-        assert_eq!(r.status, 400, "{path}: {}", r.text());
-        let text = r.text();
-        assert_eq!(
-            text.trim_end().lines().count(),
-            1,
-            "{path}: one line, got {text:?}"
+        "row must be a whole number from 1 to 5 (got '6')",
+    ),
+    ("/api/cell?m=5&n=5&row=0&col=1", "from 1 to 5"),
+    (
+        "/api/cell?m=5&n=7&row=1&col=8",
+        "col must be a whole number from 1 to 7",
+    ),
+    ("/api/cell?m=5&n=5&row=1", "missing query parameter 'col'"),
+    ("/api/cell?m=5&n=5&row=1&col=x", "col must be"),
+    // One rule for whitespace: a number is digits only, in every parameter.
+    ("/api/cell?m=%205&n=5&row=1&col=1", "m must be"),
+    ("/api/cell?m=5&n=5&row=1&col=1%20", "col must be"),
+    ("/api/count?m=5&n=5&window=%201,1,1,1", "window wants"),
+    ("/api/count?m=5&n=5&window=1,%201,1,1", "window wants"),
+    ("/api/count?m=5&n=5&window=1,1,6,5", "window"),
+    ("/api/count?m=5&n=5&window=1,1,5", "window wants"),
+    ("/api/count?m=5&n=5&window=1,1,0,5", "window wants"),
+    ("/api/count?m=5&n=5", "missing query parameter 'window'"),
+    ("/api/count?m=5&n=5&window=1,1,1,1&x=%ff", ""),
+];
+
+/// An error answer: its status, one short line of text, CORS so that a page on another
+/// origin can read it.
+fn assert_error(r: &Reply, path: &str, status: u16) {
+    assert_eq!(r.status, status, "{path}: {}", r.text());
+    let text = r.text();
+    assert_eq!(
+        text.trim_end().lines().count(),
+        1,
+        "{path}: one line, got {text:?}"
+    );
+    assert!(text.len() < 300, "{path}: a short line, got {text:?}");
+    assert!(!text.contains("panicked"), "{path}");
+    assert_eq!(
+        r.header("content-type"),
+        Some("text/plain; charset=utf-8"),
+        "{path}"
+    );
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{path}");
+}
+
+#[test]
+fn every_route_refuses_bad_values_with_one_line_naming_the_real_limit() {
+    let app = App::cpu();
+    let long = "9".repeat(5000);
+    let long = format!("/api/count?m={long}&n=5&window=1,1,1,1");
+    for &(path, says) in BAD.iter().chain([(long.as_str(), "m must be")].iter()) {
+        let r = app.get(path);
+        assert_error(&r, path, 400);
+        assert!(
+            r.text().contains(says),
+            "{path}: {:?} lacks {says:?}",
+            r.text()
         );
-        assert!(text.len() < 300, "{path}: a short line, got {text:?}");
-        assert!(!text.contains("panicked"), "{path}");
     }
     for path in [
         "/nope",
@@ -621,6 +594,7 @@ fn bad_requests_get_one_line_and_the_server_goes_on() {
         "/dzi/..%2f..%2fetc%2fpasswd",
         "/dzi/777x1235_files/../../../etc/passwd",
         "/dzi/777x1235_files/11/%2e%2e/0_0.png",
+        "/dzi/%205x5.dzi",
         "/dzi/777x1235_files/11//0_0.png",
         "/dzi/777x1235_files/11/0_0.jpg",
         "/dzi/777x1235_files/11/0_0.png/more",
@@ -628,39 +602,152 @@ fn bad_requests_get_one_line_and_the_server_goes_on() {
         "/viewer.js/../../etc/passwd",
         "/src/serve/mod.rs",
     ] {
-        let r = server.get(path);
-        assert_eq!(r.status, 404, "{path}: {}", r.text());
+        assert_error(&app.get(path), path, 404);
     }
-    // Malformed HTTP, a huge header, a bare connection: refused or dropped, nothing else.
-    let garbage: [&[u8]; 3] = [
-        b"GARBAGE\r\n\r\n",
-        b"GET /api/cell?m=1&n=1&row=1&col=1 HTTP/1.1\r\nHost: x\r\nX: \xff\xfe\r\n\r\n",
-        b"\x00\x01\x02\x03",
-    ];
-    for raw in garbage {
-        poke(server.addr, raw);
-    }
-    let huge = format!(
-        "GET / HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
-        "a".repeat(1 << 20)
+}
+
+#[test]
+fn an_http_1_1_request_without_one_host_is_400_and_http_1_0_needs_none() {
+    let app = App::cpu();
+    let path = "/api/cell?m=1&n=1&row=1&col=1";
+    assert_error(&app.request(path, &[]), "no Host", 400);
+    assert!(app.request(path, &[]).text().contains("Host"));
+    assert_error(
+        &app.request(path, &[("Host", "a"), ("Host", "b")]),
+        "two Hosts",
+        400,
     );
-    poke(server.addr, huge.as_bytes());
-    drop(TcpStream::connect(server.addr).unwrap());
-    // Connections that send nothing, and one that stalls mid-request, held open meanwhile.
-    let mut idle: Vec<TcpStream> = (0..300)
-        .map(|_| TcpStream::connect(server.addr).unwrap())
-        .collect();
-    idle[0]
-        .write_all(b"GET /api/cell?m=1&n=1&row=1&col=1 HTTP/1.1\r\nHo")
+    assert_eq!(app.get(path).json()["p"], true);
+    let request = axum::http::Request::builder()
+        .uri(path)
+        .version(axum::http::Version::HTTP_10)
+        .body(axum::body::Body::empty())
         .unwrap();
-    let r = server.get("/api/cell?m=1&n=1&row=1&col=1");
-    assert_eq!(r.json()["p"], true, "the server still answers");
-    drop(idle);
+    let response = app
+        .runtime
+        .block_on(app.router.clone().oneshot(request))
+        .unwrap();
+    assert_eq!(response.status(), 200, "HTTP/1.0 has no Host rule");
+}
+
+#[test]
+fn other_methods_are_405_with_allow_and_one_line() {
+    let app = App::cpu();
+    for (method, path) in [
+        ("POST", "/api/cell?m=1&n=1&row=1&col=1"),
+        ("DELETE", "/"),
+        ("PUT", "/dzi/5x5.dzi"),
+    ] {
+        let request = axum::http::Request::builder()
+            .method(method)
+            .uri(path)
+            .header("Host", "x")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let response = app
+            .runtime
+            .block_on(app.router.clone().oneshot(request))
+            .unwrap();
+        assert_eq!(response.status(), 405, "{method} {path}");
+        assert_eq!(response.headers()["allow"], "GET, HEAD");
+        assert_eq!(response.headers()["access-control-allow-origin"], "*");
+    }
+}
+
+#[test]
+fn a_full_tile_queue_is_503_with_retry_after_readable_from_any_origin() {
+    // No place to wait for the tile pool: every tile not yet cached is refused.
+    let app = App::new(chompute::gpu::Engine::Cpu, 1 << 20, 0);
+    let path = "/dzi/777x1235_files/11/0_0.png";
+    let r = app.request(
+        path,
+        &[("Host", "x"), ("Origin", "http://elsewhere.example")],
+    );
+    assert_error(&r, path, 503);
+    assert_eq!(r.header("retry-after"), Some("1"));
+    let exposed = r.header("access-control-expose-headers").unwrap_or("");
+    assert!(
+        exposed.to_ascii_lowercase().contains("retry-after"),
+        "a page on another origin can read Retry-After: {exposed:?}"
+    );
+    // What needs no tile pool is still answered.
+    assert_eq!(app.get("/dzi/777x1235.dzi").status, 200);
+    assert_eq!(app.get("/api/cell?m=5&n=5&row=1&col=1").status, 200);
+}
+
+#[test]
+fn tiles_describe_themselves_and_their_etag_follows_their_bytes() {
+    // The command line of the process (what `chompute serve …` sets for its own pictures)
+    // must not reach a tile.
+    chompute::render::png::set_description(Some("chompute serve --secret-flag".into()));
+    let small = App::new(chompute::gpu::Engine::Cpu, 10 << 20, 64);
+    let large = App::new(chompute::gpu::Engine::Cpu, 256 << 20, 64);
+    let mut tags = std::collections::HashMap::new();
+    for path in [
+        "/dzi/777x1234_files/11/0_0.png",
+        "/dzi/777x1234_files/11/4_3.png",
+        "/dzi/777x1234_files/3/0_0.png",
+        "/dzi/777x1234_files/11/0_0.png?shade=log",
+        "/dzi/777x1234_files/11/0_0.png?colors=%23102030,%23f0e0d0",
+        "/dzi/777x1235_files/11/0_0.png",
+    ] {
+        let (a, b) = (small.get(path), large.get(path));
+        assert_eq!((a.status, b.status), (200, 200), "{path}");
+        let etag = a.header("etag").unwrap().to_string();
+        assert_eq!(b.header("etag"), Some(etag.as_str()), "{path}: one tag");
+        assert_eq!(a.body, b.body, "{path}: one tag, one body");
+        assert!(
+            tags.insert(etag, a.body.clone()).is_none(),
+            "{path}: a tag of its own"
+        );
+        let texts = png_texts(&a.body);
+        let description = texts
+            .iter()
+            .find(|(k, _)| k == "Description")
+            .map(|(_, v)| v.as_str())
+            .unwrap_or_else(|| panic!("{path}: a Description, got {texts:?}"));
+        assert!(
+            !description.contains("--secret-flag"),
+            "{path}: {description}"
+        );
+        let (bar, rest) = path["/dzi/".len()..].split_once("_files/").unwrap();
+        let (m, n) = bar.split_once('x').unwrap();
+        let (level, tile) = rest.split_once('/').unwrap();
+        let tile = tile.split_once(".png").unwrap().0;
+        assert!(
+            description.starts_with(&format!(
+                "C({m},{n}), Deep Zoom level {level} of 11, tile {tile},"
+            )),
+            "{path}: {description}"
+        );
+        let shade = if path.contains("shade=log") {
+            "log"
+        } else {
+            "linear"
+        };
+        assert!(
+            description.contains(&format!("shade {shade}")),
+            "{path}: {description}"
+        );
+    }
+    chompute::render::png::set_description(None);
+}
+
+/// The `tEXt` chunks of a PNG.
+fn png_texts(bytes: &[u8]) -> Vec<(String, String)> {
+    let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    let reader = decoder.read_info().expect("a PNG");
+    reader
+        .info()
+        .uncompressed_latin1_text
+        .iter()
+        .map(|t| (t.keyword.clone(), t.text.clone()))
+        .collect()
 }
 
 #[test]
 fn the_viewer_is_served_from_the_binary() {
-    let server = Server::start(&["--backend", "cpu"]);
+    let server = App::cpu();
     let page = server.get("/");
     assert_eq!(page.status, 200);
     assert_eq!(
@@ -683,6 +770,8 @@ fn the_viewer_is_served_from_the_binary() {
         "BigInt coordinates"
     );
     assert!(js.contains("/dzi/") && js.contains("/api/cell") && js.contains("/api/count"));
+    // It opens on a bar whose structure shows (tests/browser.sh checks it in a browser).
+    assert!(js.contains("m: 30001n,") && js.contains("view.shade = \"sqrt\""));
     assert!(
         !js.contains("http://") && !js.contains("https://"),
         "no external URL"
@@ -823,11 +912,11 @@ fn a_port_in_use_and_bad_options_are_one_line_errors() {
 
 #[test]
 fn the_gpu_makes_the_same_top_level_tiles() {
-    let Some(_ctx) = gpu_or_skip("the_gpu_makes_the_same_top_level_tiles") else {
+    let Some(ctx) = gpu_or_skip("the_gpu_makes_the_same_top_level_tiles") else {
         return;
     };
-    let cpu = Server::start(&["--backend", "cpu"]);
-    let gpu = Server::start(&["--backend", "gpu"]);
+    let cpu = App::cpu();
+    let gpu = App::new(chompute::gpu::Engine::Gpu(ctx), 1 << 20, 64);
     for path in [
         "/dzi/30001x30001_files/15/117_3.png",
         "/dzi/777x1235_files/11/4_3.png?colors=%23102030,%23f0e0d0",
@@ -840,5 +929,8 @@ fn the_gpu_makes_the_same_top_level_tiles() {
         let (a, b) = (cpu.get(path), gpu.get(path));
         assert_eq!((a.status, b.status), (200, 200), "{path}");
         assert_eq!(decode(&a.body).pixels, decode(&b.body).pixels, "{path}");
+        // The bytes, and so the tag, do not depend on the device.
+        assert_eq!(a.body, b.body, "{path}");
+        assert_eq!(a.header("etag"), b.header("etag"), "{path}");
     }
 }

@@ -128,7 +128,11 @@ fn all_methods(w: &Window, backend: BackendChoice) -> Vec<CountMethod> {
             } else {
                 CPU_COUNT_MAX_CELLS
             };
-            if cells <= limit {
+            // `auto` takes a GPU only when it is a real one, as everywhere: a software
+            // adapter (lavapipe, 60 times slower than the CPU row) joins `all` only when
+            // `--backend gpu` asks for it.
+            let wanted = backend == BackendChoice::Gpu || !ctx.is_software();
+            if wanted && cells <= limit {
                 v.push(CountMethod::Gpu);
             }
         }
@@ -247,9 +251,11 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             writeln!(out, "{m},{n},{},{c},{secs:.6}", method_name(method))?;
         }
         out.flush()?;
-    } else if results.len() == 1 {
+    } else if results.len() == 1 && args.method != Some(CountMethod::All) {
         crate::outln!("{count}");
     } else {
+        // `--method all` always prints its table and verdict, even when only one method is
+        // feasible at this size.
         crate::outln!("{what}:");
         for &(method, c, s) in &results {
             crate::outln!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));

@@ -179,8 +179,14 @@ pub fn command_line() -> String {
             format!("'{}'", a.replace('\'', r"'\''"))
         }
     };
+    // `args_os`: a name that is not UTF-8 (`render 11 -o $'\xff.png'`) is shown with U+FFFD,
+    // never a panic.
     std::iter::once("chompute".to_string())
-        .chain(std::env::args().skip(1).map(|a| quote(&a)))
+        .chain(
+            std::env::args_os()
+                .skip(1)
+                .map(|a| quote(&a.to_string_lossy())),
+        )
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -230,7 +236,8 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// `--window ROW,COL,HEIGHT,WIDTH` → a window of C(m,n) (checked: inside the bar, no sum
 /// past 2^64-1), for `count` and `render`.
 pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<chompute::chocolate::Window> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    // One rule with the server's `window`: numbers only, no spaces around them.
+    let parts: Vec<&str> = s.split(',').collect();
     let nums: Option<Vec<u64>> = parts
         .iter()
         .map(|p| crate::cli::parse_size(p).ok())

@@ -3,7 +3,7 @@
 use crate::cli::ServeArgs;
 use anyhow::anyhow;
 use chompute::gpu::BackendChoice;
-use chompute::serve::{run as serve, Config};
+use chompute::serve::{run as serve, Config, Limits};
 use std::io::Write;
 use std::net::SocketAddr;
 
@@ -13,6 +13,13 @@ pub fn run(backend: BackendChoice, args: &ServeArgs) -> anyhow::Result<()> {
         .checked_mul(1 << 20)
         .and_then(|b| usize::try_from(b).ok())
         .ok_or_else(|| anyhow!("--cache-mb {} is more memory than there is", args.cache_mb))?;
+    // A full cache is memory in use: refused at start, as `render` refuses a job that cannot
+    // fit, not when it has filled.
+    chompute::memory::ensure_available(
+        cache_bytes as u64,
+        &format!("--cache-mb {}", args.cache_mb),
+        "give a smaller --cache-mb",
+    )?;
     // `auto` takes the GPU only when it is a real one; built once for the server's life.
     let engine = super::engine(backend)?;
     let config = Config {
@@ -20,6 +27,7 @@ pub fn run(backend: BackendChoice, args: &ServeArgs) -> anyhow::Result<()> {
         cache_bytes,
         engine,
         workers: 0,
+        limits: Limits::default(),
     };
     serve(config, |addr| {
         // The first line is the URL, flushed at once: scripts and tests read it to connect.

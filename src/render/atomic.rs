@@ -311,6 +311,25 @@ fn stdout_is_terminal() -> Error {
     )
 }
 
+/// Give the temporary file that replaces `dest` the owner (where allowed: as root, or the
+/// group for a member) and then the mode of the file it replaces, so that `render -o` over a
+/// 0600 file leaves a 0600 file. A new file keeps the default (the umask's).
+fn keep_mode_and_owner(temp: &File, dest: &Path) {
+    let Ok(old) = std::fs::metadata(dest) else {
+        return;
+    };
+    if !old.is_file() {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = std::os::unix::fs::fchown(temp, Some(old.uid()), Some(old.gid()));
+        let _ = std::os::unix::fs::fchown(temp, None, Some(old.gid()));
+    }
+    let _ = temp.set_permissions(old.permissions());
+}
+
 /// A file being written: under a temporary name beside its target and renamed into place on
 /// [`AtomicFile::commit`], or straight into a stream (see the module's table).
 pub struct AtomicFile {
@@ -352,7 +371,10 @@ impl AtomicFile {
                 let _gate = gate()?;
                 lock(&LIVE).push((temp.clone(), target.clone()));
                 match File::create_new(&temp) {
-                    Ok(file) => (file, Some((temp, dest))),
+                    Ok(file) => {
+                        keep_mode_and_owner(&file, &dest);
+                        (file, Some((temp, dest)))
+                    }
                     Err(e) => {
                         forget(&temp);
                         return Err(Error::io(&target, e));

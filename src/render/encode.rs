@@ -363,6 +363,15 @@ pub fn adler32_combine(a: u32, b: u32, len_b: u64) -> u32 {
 /// Encode a small picture held in memory (`raw` = every row's bytes) into PNG bytes on the
 /// calling thread, as one band; for tiles, which are encoded many at a time in parallel.
 pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> Result<Vec<u8>> {
+    png_bytes_described(spec, raw, super::png::description().as_deref())
+}
+
+/// [`png_bytes`] with `description` as the PNG's `Description` text.
+pub fn png_bytes_described(
+    spec: &PngSpec,
+    raw: &[u8],
+    description: Option<&str>,
+) -> Result<Vec<u8>> {
     let row_bytes = spec.format.row_bytes(spec.width);
     if raw.len() != row_bytes * spec.height as usize {
         return Err(Error::invalid("tile bytes do not match its size"));
@@ -370,7 +379,7 @@ pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> Result<Vec<u8>> {
     let in_memory = |e: png::EncodingError| Error::invalid(format!("PNG: {e}"));
     let mut out = Vec::with_capacity(raw.len() / 8 + 256);
     let mut writer = spec
-        .png_encoder(&mut out)?
+        .png_encoder_described(&mut out, description)?
         .write_header()
         .map_err(in_memory)?;
     let band = Band {

@@ -130,6 +130,16 @@ impl PngSpec {
 
     /// An encoder writing to `out`, configured and validated; its header is not yet written.
     pub fn png_encoder<W: Write>(&self, out: W) -> Result<png::Encoder<'static, W>> {
+        self.png_encoder_described(out, description().as_deref())
+    }
+
+    /// [`PngSpec::png_encoder`] with `description` as the `Description` text instead of the
+    /// one set for every PNG (a served tile describes itself, not the server's command line).
+    pub fn png_encoder_described<W: Write>(
+        &self,
+        out: W,
+        description: Option<&str>,
+    ) -> Result<png::Encoder<'static, W>> {
         self.validate()?;
         let mut enc = png::Encoder::new(out, self.width, self.height);
         match &self.format {
@@ -158,8 +168,8 @@ impl PngSpec {
         }
         enc.set_compression(self.compression.into());
         add_text(&mut enc, "Software", software())?;
-        if let Some(d) = description() {
-            add_text(&mut enc, "Description", d)?;
+        if let Some(d) = description {
+            add_text(&mut enc, "Description", d.to_string())?;
         }
         Ok(enc)
     }

@@ -41,6 +41,16 @@ impl Shade {
         *self == Shade::Linear
     }
 
+    /// The curve's definition, with x = count/cells and ℓ the P-level: the words `render
+    /// --help` and README.md use.
+    pub const fn formula(self) -> &'static str {
+        match self {
+            Shade::Linear => "ℓ = round(255x)",
+            Shade::Sqrt => "ℓ = round(255√x)",
+            Shade::Log => "ℓ = round(255(1 + log₂x/64))",
+        }
+    }
+
     /// The curve's name on command lines and in URLs.
     pub fn name(self) -> &'static str {
         match self {
@@ -291,6 +301,52 @@ mod tests {
         assert_eq!(Wide::product(u128::MAX, 510).shl(63).0[3], 509 >> 1);
         assert!(Wide::product(1 << 127, 4).shl(1) > Wide::product(u128::MAX, 3));
         assert!(Wide::product(u128::MAX, 3) > Wide::product(u128::MAX, 2));
+    }
+
+    #[test]
+    fn the_formulas_are_the_code() {
+        // Halves up: round(a/b) = (2a + b) / 2b.
+        let round = |a: u128, b: u128| ((2 * a + b) / (2 * b)) as u8;
+        for (count, cells) in [
+            (0u128, 7u128),
+            (1, 3),
+            (2, 3),
+            (7, 7),
+            (1, 9),
+            (5, 1000),
+            (999, 1000),
+        ] {
+            // linear: round(255 count/cells).
+            assert_eq!(
+                p_level(Shade::Linear, count, cells),
+                round(255 * count, cells)
+            );
+            // sqrt: ℓ = round(255√x) is the ℓ with (ℓ-½)² ≤ 255²x < (ℓ+½)².
+            let l = p_level(Shade::Sqrt, count, cells) as u128;
+            let x = 4 * 255 * 255 * count; // (2·255)²·count, against (2ℓ±1)²·cells
+            assert!(
+                l == 0 || (2 * l - 1) * (2 * l - 1) * cells <= x,
+                "sqrt {count}/{cells}"
+            );
+            assert!(
+                x < (2 * l + 1) * (2 * l + 1) * cells,
+                "sqrt {count}/{cells}"
+            );
+        }
+        // log: at x = 2^-k, log₂x = -k exactly, so ℓ = round(255(64-k)/64).
+        for k in [0u32, 1, 2, 5, 17, 40, 63] {
+            let cells = 1u128 << k;
+            assert_eq!(
+                p_level(Shade::Log, 1, cells),
+                round(255 * (64 - k as u128), 64),
+                "log at 2^-{k}"
+            );
+        }
+        assert_eq!(
+            p_level(Shade::Log, 1, 1 << 100),
+            1,
+            "at least 1 for a block with a P-cell"
+        );
     }
 
     #[test]

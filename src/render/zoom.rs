@@ -10,7 +10,7 @@
 //! exactly as `render --fit` and `render --dzi` shade. So every tile costs about the same,
 //! at every depth, in every bar.
 
-use super::encode::png_bytes;
+use super::encode::png_bytes_described;
 use super::picture::{Colours, Picture, Scale};
 use super::png::PngSpec;
 use super::shade::{p_level, Shade};
@@ -217,7 +217,9 @@ impl Pyramid {
         Ok((spec, raw))
     }
 
-    /// The tile as PNG bytes.
+    /// The tile as PNG bytes, its `Description` saying which tile it is
+    /// ([`Pyramid::tile_description`]): the bytes follow from the tile, the style, the
+    /// compression and chompute's version alone.
     pub fn tile_png(
         &self,
         t: &TileRect,
@@ -227,7 +229,35 @@ impl Pyramid {
     ) -> Result<Vec<u8>> {
         let (mut spec, raw) = self.tile_pixels(t, style, cells)?;
         spec.compression = compression;
-        png_bytes(&spec, &raw).map_err(|e| Error::invalid(format!("{e:#}")))
+        let description = self.tile_description(t, style);
+        png_bytes_described(&spec, &raw, Some(&description))
+            .map_err(|e| Error::invalid(format!("{e:#}")))
+    }
+
+    /// What a tile shows: `C(777,1235), Deep Zoom level 11 of 11, tile 4_3, 1 cell a pixel,
+    /// shade linear, P-cells black on white`.
+    pub fn tile_description(&self, t: &TileRect, style: &TileStyle) -> String {
+        let scale = match t.k {
+            0 => "1 cell a pixel".to_string(),
+            k => format!("a block of 2^{k}×2^{k} cells a pixel"),
+        };
+        let colours = match style.colours {
+            None => "P-cells black on white".to_string(),
+            Some([p, n]) => format!(
+                "P #{:02x}{:02x}{:02x}, N #{:02x}{:02x}{:02x}",
+                p[0], p[1], p[2], n[0], n[1], n[2]
+            ),
+        };
+        format!(
+            "C({},{}), Deep Zoom level {} of {}, tile {}_{}, {scale}, shade {}, {colours}",
+            self.m,
+            self.n,
+            t.level,
+            self.top,
+            t.col,
+            t.row,
+            style.shade.name()
+        )
     }
 }
 

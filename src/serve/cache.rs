@@ -37,8 +37,11 @@ impl TileKey {
         }
     }
 
-    /// A strong ETag: a tile never changes, so its name (and the version of chompute that
-    /// drew it) is its identity. FNV-1a over the canonical name, stable across runs.
+    /// A strong ETag (RFC 9110 §8.8.3), derived from everything that decides the tile's
+    /// bytes: the tile (bar, level, column, row), its style, the compression and the version
+    /// of chompute that drew it (its `Software` text; its `Description` names the tile). No
+    /// setting of the server (cache size, backend, command line) changes the bytes. FNV-1a
+    /// over the canonical name, stable across runs.
     pub fn etag(&self) -> String {
         let colours = match self.style.colours {
             None => String::from("default"),
@@ -48,14 +51,15 @@ impl TileKey {
             ),
         };
         let name = format!(
-            "chompute {} {}x{} {} {}_{} {} {colours}",
+            "chompute {} {}x{} {} {}_{} {} {colours} {}",
             env!("CARGO_PKG_VERSION"),
             self.m,
             self.n,
             self.level,
             self.col,
             self.row,
-            self.style.shade.name()
+            self.style.shade.name(),
+            super::TILE_COMPRESSION.name()
         );
         format!("\"{:016x}\"", fnv1a(name.as_bytes()))
     }

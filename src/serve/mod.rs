@@ -9,33 +9,41 @@
 //! - `GET /api/cell?m=&n=&row=&col=` and `GET /api/count?m=&n=&window=ROW,COL,HEIGHT,WIDTH`:
 //!   a cell's piles and the exact P-count of a window, integers as JSON strings.
 //!
+//! The server is in axum's idiom: [`router`] is public and tests call it in-process; the
+//! extractors of [`request`] turn a request into typed values or a [`Reject`]; one table
+//! ([`reject::status_of`]) maps the library's error kinds to statuses (400 bad input, 413 work
+//! too large, 503 busy or no device, 500 a failure of the server's own, GPU failures
+//! included). Every answer, errors too, carries `Access-Control-Allow-Origin: *` (tower-http's
+//! CORS layer), and an HTTP/1.1 request without `Host` gets 400.
+//!
 //! Tiles are made on the blocking pool, at most one per core at a time (a semaphore), never
 //! on the threads that answer connections, and at most [`MAX_WAITING`] requests wait for it
 //! (more get 503). Every request's work is bounded: a tile is at most 256 × 256 pixels and
 //! costs O(1) a pixel at every level, a count is four runs of the 64-bit digit programme.
-//! Encoded tiles stay in an LRU cache bounded in bytes; each carries a strong ETag and
-//! `Cache-Control: public, max-age=31536000, immutable` (and `Access-Control-Allow-Origin: *`,
-//! so viewers on other origins can read it), and `If-None-Match` gets 304 without any work. Requests are checked before any work ([`request`]): 400 with one line for a bad
-//! value, 404 for a path that is not the server's. At most 4096 connections are open at once
-//! and one idle for a minute is closed ([`listen`]).
+//! Encoded tiles stay in an LRU cache bounded in bytes; each carries a strong ETag derived
+//! from everything that decides its bytes and `Cache-Control: public, max-age=31536000,
+//! immutable`, and `If-None-Match` gets 304 without any work. Slow and hostile clients are
+//! bounded by [`listen`]: a header-read timeout, a cap per client address, and a slot always
+//! kept for a new connection.
 
 pub mod cache;
 pub mod listen;
+pub mod reject;
 pub mod request;
 
 use self::cache::{TileCache, TileKey};
-use self::request::{DziPath, Query, Reject};
+pub use self::listen::Limits;
+pub use self::reject::{status_of, Reject};
+use self::request::{CellRequest, CountRequest, DziRequest, TileRequest};
 use crate::chocolate::ptest::{p_cell, piles};
 use crate::chocolate::window::p_count;
 use crate::gpu::Engine;
 use crate::render::source::CellSource;
-use crate::render::zoom::{Pyramid, TileRect, TileStyle};
-use crate::render::Compression;
 use crate::{Error, Result};
 use axum::body::Bytes;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query as QueryPairs, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode, Uri};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode, Version};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -44,7 +52,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::Semaphore;
 
-/// How long requests in flight may take to finish after Ctrl-C or SIGTERM.
+/// How long requests in flight may take to finish after Ctrl-C, SIGTERM or SIGHUP.
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The most requests that may wait for the tile pool; more are answered 503 at once.
@@ -64,21 +72,44 @@ pub struct Config {
     pub engine: Engine,
     /// Tiles made at once (the blocking pool's permits); 0: one per core.
     pub workers: usize,
+    /// The bounds on connections.
+    pub limits: Limits,
 }
 
-/// Everything the handlers share.
-struct Server {
+/// Everything the handlers share: where cells come from, the tile cache and the tile pool.
+pub struct Server {
     cells: CellSource,
     cache: TileCache,
     pool: Arc<Semaphore>,
     waiting: AtomicUsize,
+    max_waiting: usize,
+}
+
+impl Server {
+    /// A server drawing cells with `engine`, keeping `cache_bytes` of encoded tiles, making
+    /// `workers` tiles at once (at least one) and letting `max_waiting` requests wait for a
+    /// worker (more get 503; `chompute serve` takes [`MAX_WAITING`]).
+    pub fn new(
+        engine: Engine,
+        cache_bytes: usize,
+        workers: usize,
+        max_waiting: usize,
+    ) -> Arc<Server> {
+        Arc::new(Server {
+            cells: CellSource::new(engine, false),
+            cache: TileCache::new(cache_bytes),
+            pool: Arc::new(Semaphore::new(workers.max(1))),
+            waiting: AtomicUsize::new(0),
+            max_waiting,
+        })
+    }
 }
 
 type Shared = Arc<Server>;
 
-/// Run the server until Ctrl-C or SIGTERM: bind, call `ready` with the address bound (so the
-/// caller can print the URL), answer requests, and on the signal stop accepting, let the
-/// requests in flight finish, and return.
+/// Run the server until Ctrl-C, SIGTERM or SIGHUP: bind, call `ready` with the address bound
+/// (so the caller can print the URL), answer requests, and on the signal stop accepting, let
+/// the requests in flight finish, and return.
 pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
     let workers = if config.workers == 0 {
@@ -93,12 +124,11 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<()> {
         .enable_all()
         .build()
         .map_err(|e| Error::invalid(format!("cannot start the server's threads: {e}")))?;
-    let server = Arc::new(Server {
-        cells: CellSource::new(config.engine, false),
-        cache: TileCache::new(config.cache_bytes),
-        pool: Arc::new(Semaphore::new(workers)),
-        waiting: AtomicUsize::new(0),
-    });
+    let server = Server::new(config.engine, config.cache_bytes, workers, MAX_WAITING);
+    let limits = Limits {
+        max_connections: listen::connection_room(config.limits.max_connections),
+        ..config.limits
+    };
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -106,35 +136,23 @@ pub fn run(config: Config, ready: impl FnOnce(SocketAddr)) -> Result<()> {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::invalid(format!("cannot read the address bound: {e}")))?;
+        // The signals are caught before the address is told, so none arriving after it
+        // ends the process without draining.
+        let stop = shutdown_signal()?;
         ready(addr);
-        let (stop, stopping) = tokio::sync::watch::channel(false);
-        tokio::spawn(async move {
-            shutdown_signal().await;
-            let _ = stop.send(true);
-        });
-        let mut signalled = stopping.clone();
-        let serving = axum::serve(listen::GuardedListener::new(listener), router(server))
-            .with_graceful_shutdown(async move {
-                let _ = signalled.wait_for(|&s| s).await;
-            });
-        // After the signal, requests in flight get SHUTDOWN_GRACE to finish (a tile takes
-        // milliseconds); a client stalled in the middle of a request does not hold the exit.
-        let mut signalled = stopping;
-        let grace = async move {
-            let _ = signalled.wait_for(|&s| s).await;
-            tokio::time::sleep(SHUTDOWN_GRACE).await;
-        };
-        tokio::select! {
-            done = std::future::IntoFuture::into_future(serving) => {
-                done.map_err(|e| Error::invalid(format!("the server stopped: {e}")))
-            }
-            _ = grace => Ok(()),
-        }
+        listen::serve(listener, router(server), limits, stop, SHUTDOWN_GRACE).await;
+        Ok(())
     })
 }
 
-/// The routes.
-fn router(server: Shared) -> Router {
+/// The routes, in-process: every request passes the `Host` check and gets CORS headers.
+pub fn router(server: Shared) -> Router {
+    // Public, read-only data: any page may read it, errors and their `Retry-After` included
+    // (OpenSeadragon on another origin fetches the descriptor with XMLHttpRequest).
+    let cors = tower_http::cors::CorsLayer::new()
+        .allow_origin(tower_http::cors::Any)
+        .allow_methods([axum::http::Method::GET, axum::http::Method::HEAD])
+        .expose_headers([header::ETAG, header::RETRY_AFTER]);
     Router::new()
         .route("/", get(viewer_page))
         .route("/viewer.js", get(viewer_script))
@@ -142,57 +160,53 @@ fn router(server: Shared) -> Router {
         .route("/api/cell", get(api_cell))
         .route("/api/count", get(api_count))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(server)
+        .layer(axum::middleware::from_fn(require_host))
+        .layer(cors)
 }
 
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-}
-
-impl IntoResponse for Reject {
-    fn into_response(self) -> Response {
-        let (status, line) = match self {
-            Reject::NotFound => (StatusCode::NOT_FOUND, "not found".to_string()),
-            Reject::Bad(line) => (StatusCode::BAD_REQUEST, line),
-            Reject::Busy => (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "busy: too many tiles waiting; try again".to_string(),
-            ),
-            Reject::Internal(line) => (StatusCode::INTERNAL_SERVER_ERROR, line),
+/// RFC 9112 §3.2: an HTTP/1.1 request without a `Host` header (or with more than one) is 400.
+async fn require_host(request: Request, next: Next) -> Response {
+    let hosts = request.headers().get_all(header::HOST).iter().count();
+    if request.version() == Version::HTTP_11 && hosts != 1 {
+        let why = if hosts == 0 {
+            "an HTTP/1.1 request must carry a Host header"
+        } else {
+            "an HTTP/1.1 request must carry one Host header"
         };
-        let line = line.replace(['\n', '\r'], " ");
-        let mut response = (status, format!("{line}\n")).into_response();
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; charset=utf-8"),
+        return Reject::Bad(why.into()).into_response();
+    }
+    next.run(request).await
+}
+
+/// Ctrl-C, SIGTERM or SIGHUP (a closed terminal): each drains the server the same way. The
+/// handlers are installed now, so a signal from here on is never the default (death).
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let catch = |kind: SignalKind| {
+            signal(kind).map_err(|e| Error::invalid(format!("cannot catch a signal: {e}")))
+        };
+        let (mut int, mut term, mut hup) = (
+            catch(SignalKind::interrupt())?,
+            catch(SignalKind::terminate())?,
+            catch(SignalKind::hangup())?,
         );
-        headers.insert(
-            header::X_CONTENT_TYPE_OPTIONS,
-            HeaderValue::from_static("nosniff"),
-        );
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-        }
-        response
+        Ok(async move {
+            tokio::select! {
+                _ = int.recv() => {},
+                _ = term.recv() => {},
+                _ = hup.recv() => {},
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
 
@@ -200,12 +214,19 @@ async fn not_found() -> Reject {
     Reject::NotFound
 }
 
-/// The query's pairs, or 400 for a malformed query string.
-fn pairs(
-    q: std::result::Result<QueryPairs<Vec<(String, String)>>, QueryRejection>,
-) -> std::result::Result<Vec<(String, String)>, Reject> {
-    q.map(|QueryPairs(p)| p)
-        .map_err(|e| Reject::Bad(format!("malformed query string: {}", e.body_text())))
+/// 405 for a method other than GET or HEAD on one of the server's paths, with its line and
+/// the `Allow` header.
+async fn method_not_allowed() -> Response {
+    let mut response = Reject::Library {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        line: "this server answers GET and HEAD only".into(),
+    }
+    .into_response();
+    response.headers_mut().insert(
+        header::ALLOW,
+        axum::http::HeaderValue::from_static("GET, HEAD"),
+    );
+    response
 }
 
 async fn viewer_page() -> Response {
@@ -243,12 +264,9 @@ fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
 
 /// A response that never changes, with its ETag, or 304 when the client has it.
 fn immutable(headers: &HeaderMap, etag: &str, content_type: &'static str, body: Bytes) -> Response {
-    // Public, read-only data: any page may read it (OpenSeadragon on another origin fetches
-    // the descriptor with XMLHttpRequest).
     let cache = [
         (header::ETAG, etag.to_string()),
         (header::CACHE_CONTROL, IMMUTABLE.to_string()),
-        (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*".to_string()),
     ];
     if not_modified(headers, etag) {
         return (StatusCode::NOT_MODIFIED, cache).into_response();
@@ -258,31 +276,24 @@ fn immutable(headers: &HeaderMap, etag: &str, content_type: &'static str, body: 
 
 async fn dzi(
     State(server): State<Shared>,
-    uri: Uri,
     headers: HeaderMap,
-    query: std::result::Result<QueryPairs<Vec<(String, String)>>, QueryRejection>,
+    request: DziRequest,
 ) -> std::result::Result<Response, Reject> {
-    // The raw path, not percent-decoded: an escaped name is never one of ours.
-    let rest = uri.path().strip_prefix("/dzi/").ok_or(Reject::NotFound)?;
-    let path = request::parse_dzi_path(rest)?;
-    let pairs = pairs(query)?;
-    match path {
-        DziPath::Descriptor(pyramid) => {
-            Query::new(&pairs, &[])?;
+    match request {
+        DziRequest::Descriptor(request::DescriptorRequest(pyramid)) => {
             let etag = format!("\"dzi-{}x{}\"", pyramid.m(), pyramid.n());
             let body = Bytes::from(pyramid.descriptor());
             Ok(immutable(&headers, &etag, "application/xml", body))
         }
-        DziPath::Tile(pyramid, rect) => {
-            let style = request::parse_style(&Query::new(&pairs, &["shade", "colors"])?)?;
-            let key = TileKey::new(&pyramid, &rect, &style);
+        DziRequest::Tile(tile) => {
+            let key = TileKey::new(&tile.pyramid, &tile.rect, &tile.style);
             let etag = key.etag();
             if not_modified(&headers, &etag) {
                 return Ok(immutable(&headers, &etag, "image/png", Bytes::new()));
             }
             let png = match server.cache.get(&key) {
                 Some(png) => png,
-                None => server.make_tile(key, pyramid, rect, style).await?,
+                None => server.make_tile(key, tile).await?,
             };
             Ok(immutable(&headers, &etag, "image/png", png))
         }
@@ -304,11 +315,9 @@ impl Server {
     async fn make_tile(
         self: &Arc<Self>,
         key: TileKey,
-        pyramid: Pyramid,
-        rect: TileRect,
-        style: TileStyle,
+        tile: TileRequest,
     ) -> std::result::Result<Bytes, Reject> {
-        if self.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING {
+        if self.waiting.fetch_add(1, Ordering::SeqCst) >= self.max_waiting {
             self.waiting.fetch_sub(1, Ordering::SeqCst);
             return Err(Reject::Busy);
         }
@@ -329,15 +338,26 @@ impl Server {
             if let Some(png) = server.cache.get(&key) {
                 return Ok(png);
             }
-            let png = pyramid
-                .tile_png(&rect, &style, &server.cells, Compression::Balanced)
-                .map(Bytes::from)
-                .map_err(|e| Reject::Internal(format!("tile failed: {e}")))?;
+            let png = tile
+                .pyramid
+                .tile_png(&tile.rect, &tile.style, &server.cells, TILE_COMPRESSION)
+                .map(Bytes::from)?;
             server.cache.put(key, png.clone());
             Ok(png)
         })
         .await
         .map_err(|e| Reject::Internal(format!("tile failed: {e}")))?
+    }
+}
+
+/// How hard tiles are compressed; part of every tile's ETag, as everything that decides its
+/// bytes is.
+pub const TILE_COMPRESSION: crate::render::Compression = crate::render::Compression::Balanced;
+
+impl Server {
+    /// The tiles held in the cache now.
+    pub fn cached_tiles(&self) -> usize {
+        self.cache.len()
     }
 }
 
@@ -373,11 +393,8 @@ fn json(
 /// `{"piles":[..4..],"nim_sum":"..","p":true}` for one cell (O(1), answered inline).
 async fn api_cell(
     headers: HeaderMap,
-    query: std::result::Result<QueryPairs<Vec<(String, String)>>, QueryRejection>,
+    CellRequest { m, n, row, col }: CellRequest,
 ) -> std::result::Result<Response, Reject> {
-    let pairs = pairs(query)?;
-    let q = Query::new(&pairs, &["m", "n", "row", "col"])?;
-    let (m, n, row, col) = request::parse_cell(&q)?;
     let piles = piles(m, n, row, col);
     let nim_sum = piles.iter().fold(0, |x, &p| x ^ p);
     json(
@@ -394,11 +411,8 @@ async fn api_cell(
 /// bits each, answered inline).
 async fn api_count(
     headers: HeaderMap,
-    query: std::result::Result<QueryPairs<Vec<(String, String)>>, QueryRejection>,
+    CountRequest(window): CountRequest,
 ) -> std::result::Result<Response, Reject> {
-    let pairs = pairs(query)?;
-    let q = Query::new(&pairs, &["m", "n", "window"])?;
-    let window = request::parse_count(&q)?;
     json(
         &headers,
         &CountAnswer {

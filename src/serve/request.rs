@@ -1,33 +1,21 @@
-//! What a client asked for, parsed and checked before any work is done: every malformed or
-//! out-of-range value becomes [`Reject::Bad`] with one line naming it, every path that is not
-//! one of the server's becomes [`Reject::NotFound`].
+//! What a client asked for, parsed and checked before any work is done, as axum extractors
+//! ([`FromRequestParts`]): [`TileRequest`], [`DescriptorRequest`], [`CellRequest`] and
+//! [`CountRequest`] each turn a request's path and query into typed values or a [`Reject`]:
+//! every malformed or out-of-range value is [`Reject::Bad`] with one line naming it and its
+//! real limits, every path that is not one of the server's is [`Reject::NotFound`].
+//!
+//! One rule for numbers everywhere: ASCII digits only, nothing else (no sign, no space).
 
+use super::reject::Reject;
 use crate::chocolate::grid::Window;
 use crate::render::parse_colour;
 use crate::render::picture::Colours;
 use crate::render::shade::Shade;
 use crate::render::zoom::{Pyramid, TileRect, TileStyle};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 
-/// Why a request gets no answer but an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Reject {
-    /// 404: no such path.
-    NotFound,
-    /// 400, with one line naming the problem.
-    Bad(String),
-    /// 503: too many requests are waiting for the tile pool.
-    Busy,
-    /// 500: a tile could not be made (a bug or a failed device), with the reason.
-    Internal(String),
-}
-
-impl From<crate::Error> for Reject {
-    fn from(e: crate::Error) -> Reject {
-        Reject::Bad(e.to_string())
-    }
-}
-
-/// A request for one tile.
+/// A request for one tile: `/dzi/{m}x{n}_files/{level}/{col}_{row}.png[?shade=&colors=]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TileRequest {
     /// The bar's pyramid.
@@ -36,6 +24,94 @@ pub struct TileRequest {
     pub rect: TileRect,
     /// Shade and colours asked for.
     pub style: TileStyle,
+}
+
+/// A request for a Deep Zoom descriptor: `/dzi/{m}x{n}.dzi`, no query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DescriptorRequest(pub Pyramid);
+
+/// `/api/cell?m=&n=&row=&col=`: a cell inside its bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellRequest {
+    /// Rows of the bar.
+    pub m: u64,
+    /// Columns of the bar.
+    pub n: u64,
+    /// The cell's row, 1 ..= m.
+    pub row: u64,
+    /// The cell's column, 1 ..= n.
+    pub col: u64,
+}
+
+/// `/api/count?m=&n=&window=ROW,COL,HEIGHT,WIDTH`: a window inside its bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountRequest(pub Window);
+
+/// The query's pairs, percent-decoded (axum's `Query`), or 400 for a malformed query string.
+fn query_pairs(parts: &Parts) -> Result<Vec<(String, String)>, Reject> {
+    axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+        .map(|axum::extract::Query(p)| p)
+        .map_err(|e| Reject::Bad(format!("malformed query string: {}", e.body_text())))
+}
+
+/// The path after `/dzi/`, not percent-decoded: an escaped name is never one of ours.
+fn dzi_rest(parts: &Parts) -> Result<&str, Reject> {
+    parts
+        .uri
+        .path()
+        .strip_prefix("/dzi/")
+        .ok_or(Reject::NotFound)
+}
+
+/// A path under `/dzi/` with its query: a descriptor or a tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DziRequest {
+    /// `/dzi/{m}x{n}.dzi`
+    Descriptor(DescriptorRequest),
+    /// `/dzi/{m}x{n}_files/{level}/{col}_{row}.png`
+    Tile(TileRequest),
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for DziRequest {
+    type Rejection = Reject;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Reject> {
+        let path = parse_dzi_path(dzi_rest(parts)?)?;
+        let pairs = query_pairs(parts)?;
+        Ok(match path {
+            DziPath::Descriptor(pyramid) => {
+                Query::new(&pairs, &[])?;
+                DziRequest::Descriptor(DescriptorRequest(pyramid))
+            }
+            DziPath::Tile(pyramid, rect) => DziRequest::Tile(TileRequest {
+                pyramid,
+                rect,
+                style: parse_style(&Query::new(&pairs, &["shade", "colors"])?)?,
+            }),
+        })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for CellRequest {
+    type Rejection = Reject;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Reject> {
+        let pairs = query_pairs(parts)?;
+        let (m, n, row, col) = parse_cell(&Query::new(&pairs, &["m", "n", "row", "col"])?)?;
+        Ok(CellRequest { m, n, row, col })
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for CountRequest {
+    type Rejection = Reject;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Reject> {
+        let pairs = query_pairs(parts)?;
+        Ok(CountRequest(parse_count(&Query::new(
+            &pairs,
+            &["m", "n", "window"],
+        )?)?))
+    }
 }
 
 /// What a path under `/dzi/` names.
@@ -53,11 +129,11 @@ fn suspicious(segment: &str) -> bool {
     segment.is_empty() || segment == "." || segment == ".." || segment.contains(['%', '\\', '\0'])
 }
 
-/// A whole number in `min ..= 2^64-1`, digits only.
-pub fn parse_number(what: &str, s: &str, min: u64) -> Result<u64, Reject> {
+/// A whole number in `min ..= max`, ASCII digits only.
+pub fn parse_number(what: &str, s: &str, min: u64, max: u64) -> Result<u64, Reject> {
     let bad = || {
         Reject::Bad(format!(
-            "{what} must be a whole number from {min} to 18446744073709551615 (got '{}')",
+            "{what} must be a whole number from {min} to {max} (got '{}')",
             shorten(s)
         ))
     };
@@ -65,7 +141,7 @@ pub fn parse_number(what: &str, s: &str, min: u64) -> Result<u64, Reject> {
         return Err(bad());
     }
     match s.parse::<u64>() {
-        Ok(v) if v >= min => Ok(v),
+        Ok(v) if (min..=max).contains(&v) => Ok(v),
         _ => Err(bad()),
     }
 }
@@ -89,8 +165,8 @@ fn parse_bar(s: &str) -> Result<Pyramid, Reject> {
             shorten(s)
         )));
     };
-    let m = parse_number("m", m, 1)?;
-    let n = parse_number("n", n, 1)?;
+    let m = parse_number("m", m, 1, u64::MAX)?;
+    let n = parse_number("n", n, 1, u64::MAX)?;
     Ok(Pyramid::new(m, n)?)
 }
 
@@ -109,26 +185,20 @@ pub fn parse_dzi_path(rest: &str) -> Result<DziPath, Reject> {
             let bar = files.strip_suffix("_files").ok_or(Reject::NotFound)?;
             let tile = tile.strip_suffix(".png").ok_or(Reject::NotFound)?;
             let pyramid = parse_bar(bar)?;
-            let level = parse_number("the level", level, 0)?;
-            let level = u32::try_from(level)
-                .ok()
-                .filter(|&l| l <= pyramid.top())
-                .ok_or_else(|| {
-                    Reject::Bad(format!(
-                        "the level must be at most {} for C({},{}) (got {level})",
-                        pyramid.top(),
-                        pyramid.m(),
-                        pyramid.n()
-                    ))
-                })?;
+            let top = pyramid.top();
+            let what = format!("the level of C({},{})", pyramid.m(), pyramid.n());
+            // At most 64, so it fits a u32.
+            let level = parse_number(&what, level, 0, top as u64)? as u32;
             let Some((col, row)) = tile.split_once('_') else {
                 return Err(Reject::Bad(format!(
                     "a tile is named COL_ROW.png (got '{}.png')",
                     shorten(tile)
                 )));
             };
-            let col = parse_number("the tile column", col, 0)?;
-            let row = parse_number("the tile row", row, 0)?;
+            let (across, down) = pyramid.tiles(level)?;
+            let at = format!("at level {level}");
+            let col = parse_number(&format!("the tile column {at}"), col, 0, across - 1)?;
+            let row = parse_number(&format!("the tile row {at}"), row, 0, down - 1)?;
             Ok(DziPath::Tile(pyramid, pyramid.tile(level, col, row)?))
         }
         _ => Err(Reject::NotFound),
@@ -209,27 +279,17 @@ pub fn parse_style(q: &Query) -> Result<TileStyle, Reject> {
 
 /// `/api/cell?m=&n=&row=&col=` → (m, n, row, col), the cell inside the bar.
 pub fn parse_cell(q: &Query) -> Result<(u64, u64, u64, u64), Reject> {
-    let m = parse_number("m", q.require("m")?, 1)?;
-    let n = parse_number("n", q.require("n")?, 1)?;
-    let row = parse_number("row", q.require("row")?, 1)?;
-    let col = parse_number("col", q.require("col")?, 1)?;
-    if row > m {
-        return Err(Reject::Bad(format!(
-            "row must be at most m = {m} (got {row})"
-        )));
-    }
-    if col > n {
-        return Err(Reject::Bad(format!(
-            "col must be at most n = {n} (got {col})"
-        )));
-    }
+    let m = parse_number("m", q.require("m")?, 1, u64::MAX)?;
+    let n = parse_number("n", q.require("n")?, 1, u64::MAX)?;
+    let row = parse_number("row", q.require("row")?, 1, m)?;
+    let col = parse_number("col", q.require("col")?, 1, n)?;
     Ok((m, n, row, col))
 }
 
 /// `/api/count?m=&n=&window=ROW,COL,HEIGHT,WIDTH` → the window.
 pub fn parse_count(q: &Query) -> Result<Window, Reject> {
-    let m = parse_number("m", q.require("m")?, 1)?;
-    let n = parse_number("n", q.require("n")?, 1)?;
+    let m = parse_number("m", q.require("m")?, 1, u64::MAX)?;
+    let n = parse_number("n", q.require("n")?, 1, u64::MAX)?;
     let text = q.require("window")?;
     let parts: Vec<&str> = text.split(',').collect();
     let bad = || {
@@ -241,7 +301,7 @@ pub fn parse_count(q: &Query) -> Result<Window, Reject> {
     let [r, c, h, w] = parts.as_slice() else {
         return Err(bad());
     };
-    let num = |s: &str| parse_number("window", s.trim(), 1).map_err(|_| bad());
+    let num = |s: &str| parse_number("window", s, 1, u64::MAX).map_err(|_| bad());
     let (r, c, h, w) = (num(r)?, num(c)?, num(h)?, num(w)?);
     Window::new(m, n, r, c, h, w).map_err(|e| Reject::Bad(e.to_string()))
 }

@@ -44,10 +44,13 @@
   window.addEventListener("unhandledrejection", (e) => report(String(e.reason)));
 
   // ---- the view -------------------------------------------------------------------------
+  // A page opened with no view in its URL shows C(30001,30001) whole on the sqrt shade:
+  // its structure (P(s) in the corners, P(t) in the centre) shows at once, where the whole of
+  // C(2^64-1) is a flat grey square at any shade. Any bar is one edit of the boxes away.
   const view = {
-    m: 18446744073709551615n,
-    n: 18446744073709551615n,
-    top: 64,
+    m: 30001n,
+    n: 30001n,
+    top: 15,
     cx: 0n,   // centre column, in 2^-16 cells from the left edge
     cy: 0n,   // centre row, likewise from the top edge
     z: 0,
@@ -139,6 +142,8 @@
       view.n = n;
     }
     view.top = topLevel(view.m, view.n);
+    // A URL names its shade only when it is not linear; the opening view is sqrt.
+    if (!location.search.replace("?", "")) view.shade = "sqrt";
     if (["linear", "sqrt", "log"].includes(q.get("shade"))) view.shade = q.get("shade");
     const colors = q.get("colors");
     if (colors && /^#?[0-9a-fA-F]{6},#?[0-9a-fA-F]{6}$/.test(colors)) {
@@ -153,6 +158,7 @@
     if (y !== null) view.cy = y;
     if (Number.isFinite(z)) view.z = z;
     clampView();
+    root.dataset.view = `${view.m}x${view.n} ${view.shade}`;
     const cell = /^([0-9]{1,20}),([0-9]{1,20})$/.exec(q.get("cell") || "");
     if (cell) {
       const row = BigInt(cell[1]), col = BigInt(cell[2]);

@@ -1,6 +1,8 @@
 //! Shared test helpers: the GPU (or a clear skip), and running the built binary.
 #![allow(dead_code)]
 
+pub mod http;
+
 use chompute::gpu::GpuContext;
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -6,7 +6,10 @@
 //! - `pipes`: a closed stdout on every command;
 //! - `backend`: `--backend` against CHOMPUTE_BACKEND, and no adapter at all;
 //! - `status`: the exit statuses;
-//! - `numbers`: a property test over every numeric argument.
+//! - `numbers`: a property test over every numeric argument;
+//! - `serve`: the tile server under malformed, half-closed, slow and flooding clients;
+//! - `cli`: names that are not UTF-8, modes kept on overwrite, help into a full disk,
+//!   refused combinations, and help text against the code.
 //!
 //! Set CHOMPUTE_BIN to run it against another build, CHOMPUTE_FAULTS_SEED to repeat the
 //! moments of a failed interrupt run.
@@ -16,9 +19,11 @@
 mod common;
 
 mod backend;
+mod cli;
 mod harness;
 mod interrupts;
 mod numbers;
 mod pipes;
+mod serve;
 mod status;
 mod targets;

@@ -1,0 +1,201 @@
+//! The command line's hardening (issue 20's CLI items): file names that are not UTF-8, the
+//! mode and owner of an overwritten file, help and version into a full disk, `--range` with
+//! `--window`, `--method all` with one feasible method, and `render --help`'s shades against
+//! the code.
+
+use super::harness::*;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::process::Command;
+use std::time::Duration;
+
+/// `args`, then the arguments that are not UTF-8.
+fn with_raw(args: &[&str], raw: &[&OsStr]) -> Run {
+    let mut c: Command = command(args);
+    c.args(raw);
+    run_for(c, Duration::from_secs(60))
+}
+
+#[test]
+fn names_that_are_not_utf8_are_written_and_read_without_a_panic() {
+    let dir = scratch("not-utf8");
+    let picture = dir.join(OsStr::from_bytes(b"\xff\xfe.png"));
+    let r = with_raw(
+        &["--backend", "cpu", "render", "11", "-o"],
+        &[picture.as_os_str()],
+    );
+    r.assert_success();
+    assert_complete(&picture, "render -o \\xff\\xfe.png");
+    let pyramid = dir.join(OsStr::from_bytes(b"\xff"));
+    let r = with_raw(
+        &["--backend", "cpu", "render", "11", "--dzi"],
+        &[pyramid.as_os_str()],
+    );
+    r.assert_success();
+    assert!(pyramid.is_dir(), "the pyramid's directory");
+    // Tiles in a directory whose name is not UTF-8, assembled into a picture that is not.
+    let tiles = dir.join(OsStr::from_bytes(b"t\xfe"));
+    let r = with_raw(
+        &[
+            "--backend",
+            "cpu",
+            "render",
+            "64",
+            "--tile-size",
+            "32",
+            "--tiles",
+        ],
+        &[tiles.as_os_str()],
+    );
+    r.assert_success();
+    let whole = dir.join(OsStr::from_bytes(b"w\xff.png"));
+    let r = with_raw(
+        &["assemble"],
+        &[tiles.as_os_str(), OsStr::new("-o"), whole.as_os_str()],
+    );
+    r.assert_success();
+    assert_complete(&whole, "assemble into w\\xff.png");
+    // A missing directory of such a name: one line, status 2.
+    let r = with_raw(
+        &["assemble"],
+        &[
+            OsStr::from_bytes(b"\xff-missing"),
+            OsStr::new("-o"),
+            whole.as_os_str(),
+        ],
+    );
+    r.assert_error("");
+    assert_no_temporaries(&dir, "not-UTF-8 names");
+}
+
+#[test]
+fn overwriting_a_file_keeps_its_mode_and_owner() {
+    let dir = scratch("mode");
+    let target = dir.join("private.png");
+    std::fs::write(&target, b"old").unwrap();
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+    // As root, the file belongs to someone else first; elsewhere it stays the user's own.
+    let other = std::os::unix::fs::chown(&target, Some(4321), Some(4321)).is_ok();
+    let before = std::fs::metadata(&target).unwrap();
+    run(&["--backend", "cpu", "render", "11", "-o", s(&target)]).assert_success();
+    let after = std::fs::metadata(&target).unwrap();
+    assert_complete(&target, "render -o over a 0600 file");
+    assert_eq!(after.mode() & 0o7777, 0o600, "the mode is kept");
+    assert_eq!(
+        (after.uid(), after.gid()),
+        (before.uid(), before.gid()),
+        "the owner is kept"
+    );
+    if other {
+        assert_eq!(after.uid(), 4321);
+    }
+    // A new file gets the umask's mode, as any new file.
+    let fresh = dir.join("fresh.png");
+    run(&["--backend", "cpu", "render", "11", "-o", s(&fresh)]).assert_success();
+    assert_ne!(std::fs::metadata(&fresh).unwrap().mode() & 0o777, 0);
+}
+
+#[test]
+fn help_and_version_into_a_full_disk_fail_with_one_line() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["help", "count"],
+        &["count", "--help"],
+    ] {
+        // The harness sends stdout to a file; this run's goes to the full disk.
+        let out = command(args)
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?} into /dev/full: {stderr}"
+        );
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("chompute: cannot write"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // Into a pipe closed early it is not an error (the pipes tests close every command).
+    let r = run(&["--help"]);
+    r.assert_success();
+}
+
+#[test]
+fn range_with_window_is_refused() {
+    run(&["count", "--range", "1..5", "--window", "1,1,1,1"]).assert_error("--window");
+    // One rule for spaces, as in the server: a window is four numbers, nothing around them.
+    run(&["count", "5", "7", "--window", " 1,1,1,1"]).assert_error("--window");
+    run(&["count", "5", "7", "--window", "1, 1,1,1"]).assert_error("--window");
+}
+
+#[test]
+fn method_all_prints_its_table_and_verdict_even_for_one_method() {
+    let big = u64::MAX.to_string();
+    let side = (1u64 << 40).to_string();
+    let window = format!("1,1,{side},{side}");
+    let r = run(&[
+        "--backend",
+        "cpu",
+        "count",
+        &big,
+        &big,
+        "--window",
+        &window,
+        "--method",
+        "all",
+    ]);
+    r.assert_success();
+    let out = String::from_utf8_lossy(&r.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "a heading, one method, the verdict: {out}");
+    assert!(lines[1].trim_start().starts_with("digits"), "{out}");
+    assert_eq!(lines[2], "all methods agree", "{out}");
+}
+
+#[test]
+fn render_help_states_the_shades_the_code_draws() {
+    use chompute::render::Shade;
+    let r = run(&["render", "--help"]);
+    r.assert_success();
+    let help = String::from_utf8_lossy(&r.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
+        assert!(
+            help.contains(shade.formula()),
+            "render --help lacks {}",
+            shade.formula()
+        );
+    }
+    assert!(!help.contains("log₂(1+count)"), "the old curve");
+}
+
+#[test]
+fn method_all_leaves_a_software_adapter_out_unless_asked_for() {
+    let Some(ctx) = super::common::gpu_or_skip("method_all_leaves_a_software_adapter_out") else {
+        return;
+    };
+    let rows = |args: &[&str]| -> Vec<String> {
+        let r = run(args);
+        r.assert_success();
+        String::from_utf8_lossy(&r.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(String::from))
+            .collect()
+    };
+    let auto = rows(&["count", "301", "--method", "all"]);
+    assert_eq!(
+        auto.iter().any(|r| r == "gpu"),
+        !ctx.is_software(),
+        "auto takes a real GPU only: {auto:?}"
+    );
+    let gpu = rows(&["--backend", "gpu", "count", "301", "--method", "all"]);
+    assert!(gpu.iter().any(|r| r == "gpu"), "asked for: {gpu:?}");
+}
