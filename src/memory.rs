@@ -59,6 +59,17 @@ fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> cra
     }
 }
 
+/// Bytes in the largest binary unit that keeps a whole part (B, KiB, MiB, GiB), one decimal
+/// (for messages only): `330.1 KiB`, `1.0 GiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    match bytes {
+        b if b < 1 << 10 => format!("{b} B"),
+        b if b < 1 << 20 => format!("{}.{} KiB", b >> 10, ((b & 1023) * 10) >> 10),
+        b if b < 1 << 30 => format!("{}.{} MiB", b >> 20, ((b & ((1 << 20) - 1)) * 10) >> 20),
+        b => gib(b),
+    }
+}
+
 /// Bytes as GiB with one decimal (for messages only).
 pub fn gib(bytes: u64) -> String {
     format!(

@@ -4,7 +4,8 @@ Exact counts of the P-positions of the chocolate bar C(m,n) as Python ints (``co
 P-grids and automaton generations as NumPy bool arrays (``p_grid``, ``automaton``),
 pictures (``render``) and the paper's claims (``theorems``); games with a pass
 (``gp_table``, ``cb_grundy``, ``nimpass_p_positions``); multiplayer Chomp
-(``chomp_ordinals``, ``chomp_classes``).
+(``chomp_ordinals``, ``chomp_classes``); two-player Chomp tables (``chomp_solve``,
+``chomp_grundy``, ``chomp_cells``).
 
 Bad input raises ValueError (OverflowError for integers beyond 2**64-1); a verification
 that finds a disagreement raises ``chompute.CheckFailed``. Long computations release the
@@ -32,12 +33,17 @@ if "XDG_RUNTIME_DIR" not in _os.environ and hasattr(_os, "getuid"):
 
 from ._native import (
     CheckFailed,
+    ChompGrundy,
     ChompOrdinals,
+    ChompTable,
     __version__,
     automaton,
     cb_grundy,
+    chomp_cells,
     chomp_classes,
+    chomp_grundy,
     chomp_ordinals,
+    chomp_solve,
     count,
     gp_table,
     nimpass_p_positions,
@@ -48,12 +54,17 @@ from ._native import (
 
 __all__ = [
     "CheckFailed",
+    "ChompGrundy",
     "ChompOrdinals",
+    "ChompTable",
     "__version__",
     "automaton",
     "cb_grundy",
+    "chomp_cells",
     "chomp_classes",
+    "chomp_grundy",
     "chomp_ordinals",
+    "chomp_solve",
     "count",
     "gp_table",
     "nimpass_p_positions",

@@ -82,6 +82,52 @@ class ChompOrdinals:
 def chomp_ordinals(rule: Union[str, Sequence[Union[int, float, str]]], box: _Box) -> ChompOrdinals:
     """Multiplayer Chomp under `rule`: the ordinal of every position inside `box`."""
 
+class ChompTable:
+    """P or N for every position of a box of two-player Chomp (see chomp_solve)."""
+
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    @property
+    def positions(self) -> int:
+        """Number of positions: the non-empty diagrams of the box."""
+    @property
+    def p_positions(self) -> int:
+        """Number of P-positions."""
+    @property
+    def table(self) -> npt.NDArray[np.uint8]:
+        """The packed table, read-only, no copy: bit r (little-endian in each byte) is 1 iff rank r is P."""
+    def is_p(self, position: _Position) -> bool:
+        """Whether a position of the box is P."""
+    def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
+        """The P options of a position, sorted; empty for a P-position."""
+
+def chomp_solve(rows: Union[int, str], cols: Optional[int] = None) -> ChompTable:
+    """Two-player Chomp: P or N for every position of the rows x cols box, at one bit each."""
+
+class ChompGrundy:
+    """The Grundy value of every position of a box of two-player Chomp (see chomp_grundy)."""
+
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    @property
+    def histogram(self) -> list[int]:
+        """How many positions have each Grundy value 0, 1, ..., the largest."""
+    @property
+    def max_grundy(self) -> int:
+        """The largest Grundy value in the box."""
+    def value(self, position: _Position) -> int:
+        """The Grundy value of a position of the box."""
+    def rectangles(self) -> list[dict[str, int]]:
+        """Every rectangle as {"rows", "cols", "grundy"}, rows first."""
+
+def chomp_grundy(rows: Union[int, str], cols: Optional[int] = None) -> ChompGrundy:
+    """The Grundy value (mex over all options) of every position of the rows x cols box."""
+
+def chomp_cells(max_n: int) -> list[dict[str, int]]:
+    """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""
+
 def chomp_classes(players: int, box: _Box) -> list[list[Tuple[int, ...]]]:
     """All normalised rules for `players` players grouped into isomorphism classes on `box`."""
 

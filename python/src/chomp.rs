@@ -33,7 +33,7 @@ fn rule_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rule> {
 }
 
 /// A box: "3x10" or (rows, columns).
-fn box_arg(obj: &Bound<'_, PyAny>) -> PyResult<ChompBox> {
+pub fn box_arg(obj: &Bound<'_, PyAny>) -> PyResult<ChompBox> {
     let text = if let Ok(s) = obj.cast::<PyString>() {
         s.to_string()
     } else {
@@ -50,7 +50,7 @@ fn box_arg(obj: &Bound<'_, PyAny>) -> PyResult<ChompBox> {
 }
 
 /// A position: "4,3,1" or a sequence of non-increasing row lengths (() or "0" is empty).
-fn position_arg(obj: &Bound<'_, PyAny>) -> PyResult<Diagram> {
+pub fn position_arg(obj: &Bound<'_, PyAny>) -> PyResult<Diagram> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Diagram::parse(&s.to_string()).map_err(invalid);
     }
@@ -75,7 +75,7 @@ fn diagram_tuple<'py>(py: Python<'py>, rows: &[u32]) -> PyResult<Bound<'py, PyTu
 }
 
 /// A list of positions, each a tuple of row lengths.
-fn diagram_list<'py>(py: Python<'py>, diagrams: &[Diagram]) -> PyResult<Bound<'py, PyList>> {
+pub fn diagram_list<'py>(py: Python<'py>, diagrams: &[Diagram]) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for q in diagrams {
         list.append(diagram_tuple(py, q.rows())?)?;

@@ -8,6 +8,7 @@
 mod args;
 mod chocolate;
 mod chomp;
+mod chomp_solve;
 mod errors;
 mod pass;
 mod run;
@@ -19,7 +20,8 @@ use pyo3::prelude::*;
 /// Exact counts of P-positions of C(m,n) as Python ints (count), P-grids and automaton
 /// generations as NumPy bool arrays (p_grid, automaton), pictures (render), the paper's
 /// claims (theorems); games with a pass (gp_table, cb_grundy, nimpass_p_positions);
-/// multiplayer Chomp (chomp_ordinals, chomp_classes). Bad input raises ValueError (or
+/// multiplayer Chomp (chomp_ordinals, chomp_classes); two-player Chomp tables (chomp_solve,
+/// chomp_grundy, chomp_cells). Bad input raises ValueError (or
 /// OverflowError for integers beyond 2**64-1); a failed check raises chompute.CheckFailed.
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -44,5 +46,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<chomp::ChompOrdinals>()?;
     m.add_function(wrap_pyfunction!(chomp::chomp_ordinals, m)?)?;
     m.add_function(wrap_pyfunction!(chomp::chomp_classes, m)?)?;
+    m.add_class::<chomp_solve::ChompTable>()?;
+    m.add_class::<chomp_solve::ChompGrundy>()?;
+    m.add_function(wrap_pyfunction!(chomp_solve::chomp_solve, m)?)?;
+    m.add_function(wrap_pyfunction!(chomp_solve::chomp_grundy, m)?)?;
+    m.add_function(wrap_pyfunction!(chomp_solve::chomp_cells, m)?)?;
     Ok(())
 }

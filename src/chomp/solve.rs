@@ -320,14 +320,7 @@ impl PTable {
     /// sorted. Empty for a P-position. `None` when `p` is empty or outside the box.
     pub fn winning_bites(&self, p: &Diagram) -> Option<Vec<Diagram>> {
         self.is_p(p)?;
-        let mut out: Vec<Diagram> = p
-            .options()
-            .into_iter()
-            .filter(|q| !q.is_empty() && self.is_p(q) == Some(true))
-            .collect();
-        out.sort();
-        out.dedup();
-        Some(out)
+        winning_bites_with(&self.ranker, p, |r| Ok(self.is_p_rank(r))).ok()
     }
 
     /// The winning bites of every rectangle r×c with r ≤ `shape.rows`, c ≤ `shape.cols` (a box
@@ -653,6 +646,31 @@ impl GrundyTable {
         }
         h
     }
+}
+
+/// The winning bites of `p` (a non-empty position of `ranker`'s box) read through `is_p_rank`:
+/// its options that are P, each as the position it leaves, sorted. Any table (in memory, in a
+/// file, in a NumPy array) answers through this one function.
+pub fn winning_bites_with(
+    ranker: &Ranker,
+    p: &Diagram,
+    mut is_p_rank: impl FnMut(u64) -> Result<bool>,
+) -> Result<Vec<Diagram>> {
+    let mut out = Vec::new();
+    for q in p.options() {
+        if q.is_empty() {
+            continue;
+        }
+        let r = ranker
+            .rank(&q)
+            .expect("an option fits where its position does");
+        if is_p_rank(r)? {
+            out.push(q);
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
 }
 
 /// The winning bites of one rectangle, each as the row lengths of the P-position it leaves.

@@ -237,15 +237,7 @@ impl TableFile {
     /// The winning bites of `p`: its P options, sorted (empty when `p` is P).
     pub fn winning_bites(&self, p: &Diagram) -> Result<Vec<Diagram>> {
         self.is_p(p)?;
-        let mut out = Vec::new();
-        for q in p.options() {
-            if !q.is_empty() && self.is_p(&q)? {
-                out.push(q);
-            }
-        }
-        out.sort();
-        out.dedup();
-        Ok(out)
+        super::solve::winning_bites_with(&self.ranker, p, |r| self.is_p_rank(r))
     }
 
     /// Read the whole table, checking its CRC-32.

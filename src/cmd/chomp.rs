@@ -18,12 +18,17 @@ use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
 
-pub fn run(args: &ChompArgs) -> anyhow::Result<()> {
+/// `chomp solve` has a GPU kernel; the other subcommands run on the CPU.
+pub fn run(backend: chompute::gpu::BackendChoice, args: &ChompArgs) -> anyhow::Result<()> {
+    match &args.command {
+        ChompCommand::Solve(a) => return super::chomp_solve::solve(backend, a),
+        _ => super::cpu_only(backend, "chomp"),
+    }
     match &args.command {
         ChompCommand::Ord(a) => ord(a),
         ChompCommand::Classes(a) => classes(a),
         ChompCommand::Image(a) => image(a),
-        ChompCommand::Solve(a) => super::chomp_solve::solve(a),
+        ChompCommand::Solve(_) => unreachable!("solved above"),
         ChompCommand::Query(a) => super::chomp_solve::query(a),
         ChompCommand::Bites(a) => super::chomp_solve::bites(a),
         ChompCommand::Grundy(a) => super::chomp_solve::grundy(a),

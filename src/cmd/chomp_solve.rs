@@ -9,13 +9,15 @@ use chompute::chomp::cells::CellsTable;
 use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites};
 use chompute::chomp::store::{self, RunEvent, TableFile};
 use chompute::chomp::{ChompBox, Diagram};
-use chompute::memory::gib;
+use chompute::gpu::BackendChoice;
+use chompute::memory::human_bytes;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
 
 #[derive(Serialize)]
 struct SolveReport {
+    backend: &'static str,
     #[serde(rename = "box")]
     shape: String,
     positions: u64,
@@ -28,17 +30,20 @@ struct SolveReport {
     layers: u64,
 }
 
-/// `chomp solve --box RxC [-o FILE]`.
-pub fn solve(args: &ChompSolveArgs) -> anyhow::Result<()> {
+/// `chomp solve --box RxC [-o FILE]`: the prefix layers on the CPU (resumable with -o), or the
+/// volume-layer kernel on the GPU with `--backend gpu`.
+pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
+    if backend == BackendChoice::Gpu {
+        return solve_gpu(args);
+    }
     let ranker = PTable::ranker_for(shape)?;
     let bytes = PTable::bytes_for(ranker.len());
     chompute::progress::summary(&format!(
         "the {shape} box: {} positions, {} at one bit each",
         ranker.len(),
-        gib(bytes)
+        human_bytes(bytes)
     ));
-    let layers = chompute::chomp::solve::layer_count(shape);
     let start = Instant::now();
     let pb = chompute::progress::bar(ranker.len(), "positions");
     let mut resumed = 0;
@@ -76,8 +81,39 @@ pub fn solve(args: &ChompSolveArgs) -> anyhow::Result<()> {
         }
     };
     pb.finish_and_clear();
-    let seconds = start.elapsed().as_secs_f64();
+    report_solved(args, &table, "cpu", start.elapsed().as_secs_f64(), resumed)
+}
+
+/// `chomp solve --backend gpu`: the whole table on the GPU, saved without a checkpoint.
+fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
+    let shape = args.shape;
+    if let Some(o) = &args.output {
+        chompute::render::atomic::check_target(o)?;
+    }
+    let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
+    let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
+    gpu.check(shape).map_err(super::on_gpu)?;
+    let start = Instant::now();
+    let spinner = chompute::progress::spinner("solving on the GPU");
+    let table = gpu.solve(shape).map_err(super::on_gpu)?;
+    spinner.finish_and_clear();
+    if let Some(o) = &args.output {
+        store::save_table(&table, o)?;
+    }
+    report_solved(args, &table, "gpu", start.elapsed().as_secs_f64(), 0)
+}
+
+fn report_solved(
+    args: &ChompSolveArgs,
+    table: &PTable,
+    backend: &'static str,
+    seconds: f64,
+    resumed: u64,
+) -> anyhow::Result<()> {
+    let shape = args.shape;
+    let bytes = PTable::bytes_for(table.ranker.len());
     let report = SolveReport {
+        backend,
         shape: shape.to_string(),
         positions: table.ranker.len() - 1,
         p_positions: table.p_count(),
@@ -85,7 +121,7 @@ pub fn solve(args: &ChompSolveArgs) -> anyhow::Result<()> {
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers,
+        layers: chompute::chomp::solve::layer_count(shape),
     };
     if args.json {
         return print_json(&report);
@@ -99,7 +135,7 @@ pub fn solve(args: &ChompSolveArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "{} at one bit per position, {seconds:.3} s",
-        gib(bytes)
+        human_bytes(bytes)
     )?;
     if let Some(f) = &report.file {
         writeln!(out, "table saved to {f}")?;

@@ -42,10 +42,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             cpu_only(backend, "assemble");
             render::assemble(&a)
         }
-        Command::Chomp(a) => {
-            cpu_only(backend, "chomp");
-            chomp::run(&a)
-        }
+        Command::Chomp(a) => chomp::run(backend, &a),
         Command::Gp(a) => {
             cpu_only(backend, "gp");
             gp::run(&a)

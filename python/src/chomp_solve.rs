@@ -1,0 +1,233 @@
+//! Two-player Chomp tables: P or N for every position of a box (`chomp_solve`), Grundy values
+//! (`chomp_grundy`), P-positions by number of cells (`chomp_cells`). The library computes;
+//! this file converts arguments and results.
+
+use crate::args::u64_arg;
+use crate::chomp::{box_arg, diagram_list, position_arg};
+use crate::errors::{invalid, OrRaise};
+use crate::run::in_background;
+use chompute::chomp::cells::CellsTable;
+use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable};
+use chompute::chomp::{ChompBox, Diagram, Ranker};
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// The box from `chomp_solve(rows, cols)` or `chomp_solve("RxC")`.
+fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResult<ChompBox> {
+    match cols {
+        None => box_arg(rows),
+        Some(c) => Ok(ChompBox::parse(&format!(
+            "{}x{}",
+            u64_arg(rows, "rows", "at least 1")?,
+            u64_arg(c, "cols", "at least 1")?
+        ))
+        .map_err(invalid)?),
+    }
+}
+
+/// The two-player table of a box (`chomp_solve`): one bit per position, held by a read-only
+/// NumPy array.
+#[pyclass(module = "chompute", name = "ChompTable", frozen)]
+pub struct ChompTable {
+    ranker: Ranker,
+    p_positions: u64,
+    bits: Py<PyArray1<u8>>,
+}
+
+impl ChompTable {
+    fn rank_of(&self, p: &Diagram) -> PyResult<u64> {
+        if p.is_empty() {
+            return Err(invalid("the empty diagram is not a position"));
+        }
+        self.ranker.rank(p).ok_or_else(|| {
+            invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.ranker.shape
+            ))
+        })
+    }
+
+    fn bit(bytes: &[u8], r: u64) -> bool {
+        (bytes[(r >> 3) as usize] >> (r & 7)) & 1 == 1
+    }
+}
+
+#[pymethods]
+impl ChompTable {
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        (self.ranker.shape.rows, self.ranker.shape.cols)
+    }
+
+    /// Number of positions: the non-empty diagrams of the box.
+    #[getter]
+    fn positions(&self) -> u64 {
+        self.ranker.len() - 1
+    }
+
+    /// Number of P-positions.
+    #[getter]
+    fn p_positions(&self) -> u64 {
+        self.p_positions
+    }
+
+    /// The packed table, read-only and without a copy: bit r (little-endian within each
+    /// byte, `numpy.unpackbits(t, bitorder="little")`) is 1 iff the position of rank r is P.
+    /// Rank r is the colex rank of the rows (rank order is lexicographic order of rows; rank
+    /// 0 is the empty diagram).
+    #[getter]
+    fn table<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
+        self.bits.bind(py).clone()
+    }
+
+    /// Whether a position ("4,3,1" or (4, 3, 1)) is P.
+    fn is_p(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let r = self.rank_of(&position_arg(position)?)?;
+        let bits = self.bits.bind(py).readonly();
+        Ok(ChompTable::bit(bits.as_slice()?, r))
+    }
+
+    /// The winning bites of a position: its P options, each as a tuple of row lengths, sorted.
+    /// Empty for a P-position.
+    fn winning_bites<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        self.rank_of(&p)?;
+        let bits = self.bits.bind(py).readonly();
+        let bytes = bits.as_slice()?;
+        let bites = winning_bites_with(&self.ranker, &p, |r| Ok(ChompTable::bit(bytes, r)))
+            .or_raise()?;
+        diagram_list(py, &bites)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<chompute.ChompTable box {}: {} positions, {} P-positions>",
+            self.ranker.shape,
+            self.ranker.len() - 1,
+            self.p_positions
+        )
+    }
+}
+
+/// P or N for every position of the rows × cols box of two-player Chomp (the poison is cell
+/// (1,1); the one-cell diagram (1) is P), at one bit per position. `chomp_solve(20, 20)` or
+/// `chomp_solve("20x20")`. Raises ValueError for a box too large for memory, before any work.
+#[pyfunction]
+#[pyo3(signature = (rows, cols = None))]
+pub fn chomp_solve(
+    py: Python<'_>,
+    rows: &Bound<'_, PyAny>,
+    cols: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ChompTable> {
+    let shape = shape_of(rows, cols)?;
+    let table = in_background(py, move || solve::solve(shape)).or_raise()?;
+    let p_positions = table.p_count();
+    let ranker = table.ranker.clone();
+    let mut bytes = Vec::with_capacity(solve::PTable::bytes_for(ranker.len()) as usize);
+    table.for_each_word(|w| bytes.extend_from_slice(&w.to_le_bytes()));
+    drop(table);
+    let array = PyArray1::from_vec(py, bytes);
+    array.call_method1("setflags", (false,))?;
+    Ok(ChompTable {
+        ranker,
+        p_positions,
+        bits: array.unbind(),
+    })
+}
+
+/// The Grundy values of a box (`chomp_grundy`).
+#[pyclass(module = "chompute", name = "ChompGrundy", frozen)]
+pub struct ChompGrundy {
+    table: GrundyTable,
+}
+
+#[pymethods]
+impl ChompGrundy {
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        let s = self.table.shape();
+        (s.rows, s.cols)
+    }
+
+    /// How many positions have each Grundy value 0, 1, …, the largest.
+    #[getter]
+    fn histogram(&self) -> Vec<u64> {
+        self.table.histogram()
+    }
+
+    /// The largest Grundy value in the box.
+    #[getter]
+    fn max_grundy(&self) -> usize {
+        self.table.histogram().len().saturating_sub(1)
+    }
+
+    /// The Grundy value of a position ("4,3,1" or (4, 3, 1)).
+    fn value(&self, position: &Bound<'_, PyAny>) -> PyResult<u16> {
+        let p = position_arg(position)?;
+        self.table.value(&p).ok_or_else(|| {
+            invalid(format!(
+                "position {p} is empty or does not fit in the {} box",
+                self.table.shape()
+            ))
+        })
+    }
+
+    /// Every rectangle of the box as a dict {"rows", "cols", "grundy"}, rows first.
+    fn rectangles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let s = self.table.shape();
+        let list = PyList::empty(py);
+        for r in 1..=s.rows {
+            for c in 1..=s.cols {
+                let d = PyDict::new(py);
+                d.set_item("rows", r)?;
+                d.set_item("cols", c)?;
+                d.set_item("grundy", self.table.value(&rectangle(r, c)))?;
+                list.append(d)?;
+            }
+        }
+        Ok(list)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<chompute.ChompGrundy box {}>", self.table.shape())
+    }
+}
+
+/// The Grundy value (nim-value, the mex over all options) of every position of the rows × cols
+/// box of two-player Chomp.
+#[pyfunction]
+#[pyo3(signature = (rows, cols = None))]
+pub fn chomp_grundy(
+    py: Python<'_>,
+    rows: &Bound<'_, PyAny>,
+    cols: Option<&Bound<'_, PyAny>>,
+) -> PyResult<ChompGrundy> {
+    let shape = shape_of(rows, cols)?;
+    let table = in_background(py, move || GrundyTable::compute(shape)).or_raise()?;
+    Ok(ChompGrundy { table })
+}
+
+/// For every n from 1 to max_n: a dict {"n", "diagrams", "p_positions"}, the Young diagrams of
+/// n cells (the partitions of n) and how many of them are P-positions of two-player Chomp.
+#[pyfunction]
+pub fn chomp_cells<'py>(py: Python<'py>, max_n: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
+    let max = u32::try_from(max).map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
+    let table = in_background(py, move || CellsTable::compute(max, |_| {})).or_raise()?;
+    let list = PyList::empty(py);
+    for n in 1..=max {
+        let d = PyDict::new(py);
+        d.set_item("n", n)?;
+        d.set_item("diagrams", table.diagrams(n))?;
+        d.set_item("p_positions", table.p_positions(n))?;
+        list.append(d)?;
+    }
+    Ok(list)
+}

@@ -1,0 +1,103 @@
+"""Two-player Chomp tables against slow references written here."""
+
+import functools
+
+import numpy as np
+import pytest
+
+import chompute
+
+
+def options(rows):
+    """Every option of a position except the poison, by the definition of a bite."""
+    out = []
+    for x in range(len(rows)):
+        for c in range(rows[x]):
+            if x == 0 and c == 0:
+                continue
+            q = tuple(a if i < x else min(a, c) for i, a in enumerate(rows))
+            out.append(tuple(a for a in q if a > 0))
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def slow_is_p(rows):
+    return all(not slow_is_p(q) for q in options(rows))
+
+
+@functools.lru_cache(maxsize=None)
+def slow_grundy(rows):
+    seen = {slow_grundy(q) for q in options(rows)}
+    return next(g for g in range(len(seen) + 1) if g not in seen)
+
+
+def diagrams(rows, cols):
+    """Every non-empty diagram of the box, lexicographic order."""
+    def go(j, cap):
+        if j == rows:
+            yield ()
+            return
+        for a in range(cap + 1):
+            for rest in go(j + 1, a):
+                yield (a,) + rest
+    for d in go(0, cols):
+        d = tuple(a for a in d if a > 0)
+        if d:
+            yield d
+
+
+def test_solve_matches_a_slow_reference_on_a_box_that_is_not_square():
+    t = chompute.chomp_solve(5, 7)
+    assert t.box == (5, 7)
+    p = [d for d in diagrams(5, 7) if slow_is_p(d)]
+    assert t.p_positions == len(p)
+    assert t.positions == sum(1 for _ in diagrams(5, 7))
+    for d in diagrams(5, 7):
+        assert t.is_p(d) == slow_is_p(d), d
+        want = sorted({q for q in options(d) if slow_is_p(q)})
+        assert t.winning_bites(d) == want, d
+
+
+def test_the_table_is_a_read_only_view_of_the_bits():
+    t = chompute.chomp_solve("12x12")
+    assert t.p_positions == 26838
+    bits = np.unpackbits(t.table, bitorder="little")
+    assert int(bits.sum()) == 26838
+    assert t.table.dtype == np.uint8 and not t.table.flags.writeable
+    # The same memory every time: no copy.
+    assert t.table.__array_interface__["data"][0] == t.table.__array_interface__["data"][0]
+    # Rank 1 is the position (1) in the colex rank: the last row has length 1.
+    assert bits[0] == 0 and bits[1] == 1
+    assert t.is_p("2,1") and not t.is_p((3, 3, 3))
+    assert t.winning_bites((3, 3, 3)) == [(3, 1, 1)]
+
+
+def test_grundy_matches_an_independent_mex():
+    g = chompute.chomp_grundy(4, 6)
+    for d in diagrams(4, 6):
+        assert g.value(d) == slow_grundy(d), d
+    assert g.histogram[0] == chompute.chomp_solve(4, 6).p_positions
+    assert g.max_grundy == len(g.histogram) - 1
+    rect = {(r["rows"], r["cols"]): r["grundy"] for r in g.rectangles()}
+    assert rect[(1, 1)] == 0 and rect[(2, 3)] == slow_grundy((3, 3))
+
+
+def test_cells_counts_partitions_and_p_positions():
+    rows = chompute.chomp_cells(12)
+    assert [r["diagrams"] for r in rows] == [1, 2, 3, 5, 7, 11, 15, 22, 30, 42, 56, 77]
+    for r in rows:
+        n = r["n"]
+        parts = [d for d in diagrams(n, n) if sum(d) == n]
+        assert r["p_positions"] == sum(1 for d in parts if slow_is_p(d)), n
+
+
+def test_bad_boxes_and_positions_raise_value_error():
+    with pytest.raises(ValueError, match="2\\^38"):
+        chompute.chomp_solve(40, 40)
+    t = chompute.chomp_solve(3, 3)
+    with pytest.raises(ValueError, match="does not fit"):
+        t.is_p((4,))
+    with pytest.raises(ValueError, match="empty"):
+        t.is_p(())
+    with pytest.raises(ValueError):
+        chompute.chomp_cells(0)
