@@ -728,6 +728,10 @@ pub struct TheoremsArgs {
     /// Check every claim for all m ≤ M (and sampled larger m through the recursions).
     #[arg(long, value_name = "M", value_parser = parse_size)]
     pub max_m: u64,
+    /// Check only the claim NAME (repeatable; the claims run in the table's order). An unknown
+    /// name is an error that lists them all.
+    #[arg(long = "claim", value_name = "NAME")]
+    pub claims: Vec<String>,
     /// Print one JSON object on stdout: a `claims` list with one object per claim.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,

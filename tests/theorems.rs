@@ -1,4 +1,5 @@
-//! `chompute theorems`: every claim passes to M = 1024; names are stable; bad input.
+//! `chompute theorems`: every claim passes to M = 1024; names are stable; `--claim` checks the
+//! claims named; bad input.
 
 mod common;
 
@@ -77,7 +78,74 @@ fn table_output() {
 }
 
 #[test]
+fn named_claims_run_on_their_own() {
+    let run = |args: &[&str]| -> serde_json::Value {
+        let o = chompute(args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let whole = run(&["theorems", "--max-m", "45", "--json"]);
+    // Named in any order and more than once: each once, in the table's order.
+    let some = run(&[
+        "theorems",
+        "--max-m",
+        "45",
+        "--json",
+        "--claim",
+        "sum-odd",
+        "--claim",
+        "g-odd",
+        "--claim",
+        "prop-3.2-diagonals",
+        "--claim",
+        "g-odd",
+    ]);
+    assert_eq!(some["all_pass"], true);
+    let claims = some["claims"].as_array().unwrap();
+    let names: Vec<&str> = claims.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["prop-3.2-diagonals", "g-odd", "sum-odd"]);
+    // Each is the row of the whole table, timing aside.
+    for c in claims {
+        let row = whole["claims"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["name"] == c["name"])
+            .unwrap();
+        for key in [
+            "statement",
+            "kind",
+            "range",
+            "checked",
+            "pass",
+            "counterexample",
+        ] {
+            assert_eq!(c[key], row[key], "{key} of {}", c["name"]);
+        }
+    }
+    let o = chompute(&["theorems", "--max-m", "45", "--claim", "octahedron"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().starts_with("octahedron "),
+        "{out}"
+    );
+    assert!(out.contains("1 of 1 claims hold for every m ≤ 45"), "{out}");
+}
+
+#[test]
 fn theorems_bad_input() {
+    let o = chompute(&[
+        "theorems", "--max-m", "20", "--claim", "g-odd", "--claim", "g-even",
+    ]);
+    assert_usage_error(&o, "--claim must be one of");
+    let err = stderr(&o);
+    assert!(err.contains("(got 'g-even')"), "{err}");
+    for n in NAMES {
+        assert!(err.contains(n), "the error lists {n}: {err}");
+    }
+    assert!(o.stdout.is_empty(), "nothing checked");
     assert_usage_error(&chompute(&["theorems", "--max-m", "0"]), "at least 1");
     assert_usage_error(&chompute(&["theorems", "--max-m", "100000"]), "at most");
     assert_usage_error(&chompute(&["theorems"]), "--max-m");

@@ -6,6 +6,7 @@ use crate::run::{in_background, in_pieces};
 use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
 use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
+use chompute::chocolate::theorems::{check_claims, select};
 use chompute::chocolate::window::p_count;
 use chompute::gpu::{Engine, GpuContext};
 use numpy::{PyArray2, PyArrayMethods};
@@ -304,17 +305,29 @@ pub fn automaton<'py>(
 /// `chompute theorems --json` prints them: name, statement, range, checked (an int), pass,
 /// failure (None or the first disagreement) and seconds.
 ///
+/// claims: the names of the claims to check, as `chompute theorems --claim NAME`
+/// (e.g. ["g-odd", "octahedron"]); they are checked in the table's order, each once. None or
+/// an empty list: every claim.
+///
+/// >>> [c["name"] for c in chompute.theorems(20, claims=["sum-odd", "g-odd"])]
+/// ['g-odd', 'sum-odd']
+///
 /// Raises chompute.CheckFailed if a claim fails (its `claims` attribute holds the list),
-/// ValueError for max_m outside 1..8192. Ctrl-C raises KeyboardInterrupt.
+/// ValueError for max_m outside 1..8192 or a name that is not a claim's (the message lists
+/// them all). Ctrl-C raises KeyboardInterrupt.
 #[pyfunction]
-pub fn theorems<'py>(py: Python<'py>, max_m: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+#[pyo3(signature = (max_m, *, claims=None))]
+pub fn theorems<'py>(
+    py: Python<'py>,
+    max_m: &Bound<'py, PyAny>,
+    claims: Option<Vec<String>>,
+) -> PyResult<Bound<'py, PyList>> {
     let max_m = u64_arg(max_m, "max_m", "between 1 and 8192")?;
     if max_m == 0 || max_m > THEOREMS_MAX_M {
         return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
     }
-    let results = in_background(py, move || {
-        chompute::chocolate::theorems::check_all(max_m, |_| {})
-    })?
+    let selected = select(&claims.unwrap_or_default()).or_raise()?;
+    let results = in_background(py, move || check_claims(max_m, &selected, |_| {}))?
     .or_raise()?;
     let list = PyList::empty(py);
     for r in &results {

@@ -25,3 +25,26 @@ def test_bad_input():
         chompute.theorems(8193)
     assert issubclass(chompute.CheckFailed, Exception)
     assert chompute.CheckFailed.__module__ == "chompute"
+
+
+def test_named_claims_are_checked_alone_in_the_tables_order():
+    every = {c["name"]: c for c in chompute.theorems(45)}
+    some = chompute.theorems(45, claims=["sum-odd", "prop-3.2-diagonals", "sum-odd"])
+    assert [c["name"] for c in some] == ["prop-3.2-diagonals", "sum-odd"]
+    for c in some:
+        whole = every[c["name"]]
+        for key in ["statement", "range", "checked", "pass", "failure"]:
+            assert c[key] == whole[key], (key, c["name"])
+    # A tuple works as well as a list; no names means every claim.
+    assert [c["name"] for c in chompute.theorems(20, claims=("octahedron",))] == ["octahedron"]
+    assert [c["name"] for c in chompute.theorems(20, claims=[])] == list(every)
+
+
+def test_unknown_claim_names_every_claim():
+    names = [c["name"] for c in chompute.theorems(10)]
+    with pytest.raises(ValueError, match=r"the claim must be one of .* \(got 'g-even'\)") as e:
+        chompute.theorems(10, claims=["g-odd", "g-even"])
+    for n in names:
+        assert n in str(e.value)
+    with pytest.raises(TypeError):
+        chompute.theorems(10, claims=[3])

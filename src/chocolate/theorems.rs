@@ -1,10 +1,11 @@
 //! Every claim of the chocolate paper (SPEC §1–§3), checked by computation for all m ≤ M and,
 //! where a claim reaches further, for sampled large m through the recursions.
 //!
-//! Each claim has a stable `name`. Grids come from the P-test generator (`p_rows_cpu`); the
-//! recursive constructor, the automaton and the octahedron are checked against it, and the
-//! counting identities use counts of those grids (and, beyond M, the key-histogram count and
-//! the recurrence).
+//! Each claim has a stable `name` and is one function of the registry [`CLAIMS`], so any of
+//! them can be checked on its own ([`select`], [`check_claims`]). Grids come from the P-test
+//! generator (`p_rows_cpu`); the recursive constructor, the automaton and the octahedron are
+//! checked against it, and the counting identities use counts of those grids (and, beyond M,
+//! the key-histogram count and the recurrence).
 
 use super::automaton::{Automaton, AutomatonCheck};
 use super::count::{g_histogram, g_prefix_sums, g_recurrence};
@@ -16,8 +17,9 @@ use super::recursive::{
 };
 use super::window::p_count;
 use crate::claim::{Claim, ClaimKind, Tally, Xorshift};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use rayon::prelude::*;
+use std::cell::OnceCell;
 use std::time::Instant;
 
 /// The octahedron claim runs up to this level (the level of the largest M `theorems` takes).
@@ -145,7 +147,7 @@ fn claim(
 ) -> Claim {
     let start = Instant::now();
     let mut t = Tally::new();
-    // Once cancelled the remaining claims are not checked ([`check_all`] returns the error).
+    // Once cancelled the remaining claims are not checked ([`check_claims`] returns the error).
     if !stopped() {
         body(&mut t);
     }
@@ -154,7 +156,7 @@ fn claim(
 }
 
 /// Whether this thread's [`crate::cancel`] token is cancelled: a claim's loop then returns
-/// early, and [`check_all`] returns the error instead of the claims.
+/// early, and [`check_claims`] returns the error instead of the claims.
 fn stopped() -> bool {
     crate::cancel::check().is_err()
 }
@@ -164,18 +166,236 @@ fn cell(i: u64, j: u64) -> String {
     format!("({},{})", i + 1, j + 1)
 }
 
-/// Check every claim for all m ≤ max_m. `on_claim` sees each result as it is made. Stops
-/// between claims with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is
-/// cancelled.
-pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Claim>> {
-    let big = max_m;
-    let mut out = Vec::new();
-    let mut push = |r: Claim| {
-        on_claim(&r);
-        out.push(r);
-    };
+/// One claim of the paper as a unit of the registry [`CLAIMS`]: its stable name and the
+/// function that checks it for every m ≤ M.
+#[derive(Debug)]
+pub struct TheoremClaim {
+    /// The stable name: the `name` of the [`Claim`] it makes.
+    pub name: &'static str,
+    check: fn(&Inputs) -> Claim,
+}
 
-    push(claim(
+/// Every claim `theorems` checks, in the order they are checked and printed. Each runs on its
+/// own too ([`select`], [`check_claims`]); the tables several of them read are made for the
+/// first claim that reads them.
+pub static CLAIMS: [TheoremClaim; 15] = [
+    TheoremClaim {
+        name: "prop-3.1-symmetry",
+        check: prop_3_1_symmetry,
+    },
+    TheoremClaim {
+        name: "prop-3.2-diagonals",
+        check: prop_3_2_diagonals,
+    },
+    TheoremClaim {
+        name: "thm-3.3-doubling",
+        check: thm_3_3_doubling,
+    },
+    TheoremClaim {
+        name: "thm-3.4-corners-and-centre",
+        check: thm_3_4_corners_and_centre,
+    },
+    TheoremClaim {
+        name: "recursive-constructor",
+        check: recursive_constructor,
+    },
+    TheoremClaim {
+        name: "g-doubling",
+        check: g_doubling,
+    },
+    TheoremClaim {
+        name: "g-odd",
+        check: g_odd,
+    },
+    TheoremClaim {
+        name: "g-corners-and-centre",
+        check: g_corners_and_centre,
+    },
+    TheoremClaim {
+        name: "sum-odd",
+        check: sum_odd,
+    },
+    TheoremClaim {
+        name: "sum-power",
+        check: sum_power,
+    },
+    TheoremClaim {
+        name: "sum-mersenne",
+        check: sum_mersenne,
+    },
+    TheoremClaim {
+        name: "window-counts",
+        check: window_counts,
+    },
+    TheoremClaim {
+        name: "g-recurrence-values",
+        check: g_recurrence_values,
+    },
+    TheoremClaim {
+        name: "automaton",
+        check: automaton,
+    },
+    TheoremClaim {
+        name: "octahedron",
+        check: octahedron,
+    },
+];
+
+/// The claims called `names`, in the order of [`CLAIMS`] and each once; every claim when
+/// `names` is empty. A name that is not a claim's is [`Error::BadArgument`] listing them all.
+pub fn select<S: AsRef<str>>(names: &[S]) -> Result<Vec<&'static TheoremClaim>> {
+    let known = |name: &str| CLAIMS.iter().any(|c| c.name == name);
+    if let Some(unknown) = names.iter().map(AsRef::as_ref).find(|n| !known(n)) {
+        let all: Vec<&str> = CLAIMS.iter().map(|c| c.name).collect();
+        return Err(Error::bad_argument(
+            "the claim",
+            format!("'{unknown}'"),
+            format!("one of {}", all.join(", ")),
+        ));
+    }
+    Ok(CLAIMS
+        .iter()
+        .filter(|c| names.is_empty() || names.iter().any(|n| n.as_ref() == c.name))
+        .collect())
+}
+
+/// Check every claim for all m ≤ max_m: [`check_claims`] of all of [`CLAIMS`].
+pub fn check_all(max_m: u64, on_claim: impl FnMut(&Claim)) -> Result<Vec<Claim>> {
+    let all: Vec<&TheoremClaim> = CLAIMS.iter().collect();
+    check_claims(max_m, &all, on_claim)
+}
+
+/// Check `claims` for all m ≤ max_m, in the order given. `on_claim` sees each result as it is
+/// made. Stops between claims with [`crate::Error::Interrupted`] when its [`crate::cancel`]
+/// token is cancelled.
+pub fn check_claims(
+    max_m: u64,
+    claims: &[&TheoremClaim],
+    mut on_claim: impl FnMut(&Claim),
+) -> Result<Vec<Claim>> {
+    let inputs = Inputs::new(max_m);
+    let mut out = Vec::with_capacity(claims.len());
+    for c in claims {
+        let made = (c.check)(&inputs);
+        debug_assert_eq!(
+            made.name, c.name,
+            "a claim makes the claim it is registered as"
+        );
+        on_claim(&made);
+        out.push(made);
+    }
+    crate::cancel::check()?;
+    Ok(out)
+}
+
+/// What the claims read: M, and the tables that several claims share. Each table is made the
+/// first time a claim asks for it, before that claim's clock starts, so a claim's seconds are
+/// its own work and a claim checked alone makes only the tables it reads.
+#[derive(Debug)]
+struct Inputs {
+    big: u64,
+    counts: OnceCell<Vec<u128>>,
+    sums: OnceCell<SumTable>,
+}
+
+impl Inputs {
+    fn new(max_m: u64) -> Inputs {
+        Inputs {
+            big: max_m,
+            counts: OnceCell::new(),
+            sums: OnceCell::new(),
+        }
+    }
+
+    /// Counts of the P-test grids, g(0..=M) with g(0) = 0: the ground truth of the counting
+    /// claims. The worker threads look at this thread's cancellation token (the counts are
+    /// then unused).
+    fn counts(&self) -> &[u128] {
+        self.counts.get_or_init(|| {
+            let stop = crate::cancel::current();
+            std::iter::once(0)
+                .chain(
+                    (1..=self.big)
+                        .into_par_iter()
+                        .map(|m| match &stop {
+                            Some(t) if t.is_cancelled() => 0,
+                            _ => Grid::p_test(m).count(),
+                        })
+                        .collect::<Vec<_>>(),
+                )
+                .collect()
+        })
+    }
+
+    /// The table of g and its running sums that the sum identities read.
+    fn sums(&self) -> &SumTable {
+        self.sums
+            .get_or_init(|| SumTable::new(self.counts(), self.big))
+    }
+}
+
+/// g(1..=len) for the sum identities, and its running sums S(N) = Σ_{m≤N} g(m).
+#[derive(Debug)]
+struct SumTable {
+    len: u64,
+    g: Vec<u128>,
+    prefix: Vec<u128>,
+    /// log2 of the largest power of two in the table.
+    top_bits: u32,
+}
+
+impl SumTable {
+    /// Grid counts up to M, the recurrence beyond (the counting claims check the recurrence
+    /// against the counts), to at least [`SUM_TABLE_MIN`].
+    fn new(counts: &[u128], big: u64) -> SumTable {
+        let len = big.max(SUM_TABLE_MIN);
+        let mut g = vec![0u128; len as usize + 1];
+        for m in 1..=len as usize {
+            g[m] = if m as u64 <= big {
+                counts[m]
+            } else if m % 2 == 0 {
+                4 * g[m / 2]
+            } else {
+                g[m / 2] + g[m / 2 + 1]
+            };
+        }
+        let prefix: Vec<u128> = g
+            .iter()
+            .scan(0u128, |acc, &x| {
+                *acc += x;
+                Some(*acc)
+            })
+            .collect();
+        SumTable {
+            len,
+            g,
+            prefix,
+            top_bits: 63 - len.leading_zeros(),
+        }
+    }
+
+    /// (S(n-1), S(n)): from the table, and beyond it by doubling (g_prefix_sums), which
+    /// `sum-power` checks against the table's running sums.
+    fn sum_to(&self, n: u64) -> Result<(u128, u128)> {
+        if n <= self.len {
+            Ok((self.prefix[n as usize - 1], self.prefix[n as usize]))
+        } else {
+            g_prefix_sums(n)
+        }
+    }
+
+    /// The range of the sum claims.
+    fn range(&self) -> String {
+        format!(
+            "2^n ≤ 2^{SUM_MAX_BITS} (direct sums to {}, then S(2M) = 5S(M)+S(M-1))",
+            self.len
+        )
+    }
+}
+
+fn prop_3_1_symmetry(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    claim(
         "prop-3.1-symmetry",
         "P(m) is invariant under (i,j)→(j,i), (i,m+1-j) and (m+1-i,j)",
         format!("m = 1..{big}"),
@@ -192,9 +412,12 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 3 * m as u128 * m as u128;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn prop_3_2_diagonals(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    claim(
         "prop-3.2-diagonals",
         "every cell of both diagonals of C(m,m) is P",
         format!("m = 1..{big}"),
@@ -211,9 +434,12 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 2 * m as u128;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn thm_3_3_doubling(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    claim(
         "thm-3.3-doubling",
         "v_{2m}(2i-δ, 2j-ε) = v_m(i,j): P(2m) is P(m) blown up to 2×2 blocks",
         format!("2m ≤ {big}, and {LARGE_SAMPLES} sampled cells with m < 2^62"),
@@ -249,9 +475,12 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn thm_3_4_corners_and_centre(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    claim(
         "thm-3.4-corners-and-centre",
         "m = s+t+s (2^k = top bit, s = m-2^k, t = 2^k-s): P(s) in the four corners, P(t) in the centre, no other P",
         format!("m = 1..{big} not powers of two, and {LARGE_SAMPLES} sampled cells with m < 2^63"),
@@ -287,9 +516,12 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn recursive_constructor(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    claim(
         "recursive-constructor",
         "P(m) built from Thm 3.3 and 3.4 alone (no XOR) equals the P-test",
         format!("m = 1..{big}, and {LARGE_SAMPLES} sampled cells with m < 2^64"),
@@ -316,31 +548,25 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    // Counts of the P-test grids, g(1..=big), the ground truth of the counting claims. The
-    // worker threads look at this thread's cancellation token (the counts are then unused).
-    let stop = crate::cancel::current();
-    let counts: Vec<u128> = std::iter::once(0)
-        .chain(
-            (1..=big)
-                .into_par_iter()
-                .map(|m| match &stop {
-                    Some(t) if t.is_cancelled() => 0,
-                    _ => Grid::p_test(m).count(),
-                })
-                .collect::<Vec<_>>(),
-        )
-        .collect();
-    let samples = |seed: u64| -> Vec<u64> {
-        let mut rng = Xorshift::new(seed);
-        (0..16)
-            .map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX))
-            .collect()
-    };
-    let hist = |m: u64| g_histogram(m, m).expect("feasible size");
+/// 16 m beyond M (up to M+2^20) from `seed`, whose counts the histogram method recomputes.
+fn sampled_beyond(big: u64, seed: u64) -> Vec<u64> {
+    let mut rng = Xorshift::new(seed);
+    (0..16)
+        .map(|_| big + rng.upto(HISTOGRAM_SAMPLE_MAX))
+        .collect()
+}
 
-    push(claim(
+/// g(m) by the key-histogram method.
+fn histogram_count(m: u64) -> u128 {
+    g_histogram(m, m).expect("feasible size")
+}
+
+fn g_doubling(inputs: &Inputs) -> Claim {
+    let (big, counts) = (inputs.big, inputs.counts());
+    claim(
         "g-doubling",
         "g(2m) = 4g(m)",
         format!("2m ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
@@ -360,17 +586,20 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 }
                 t.checked += 1;
             }
-            for m in samples(0x6D) {
-                if hist(2 * m) != 4 * hist(m) {
+            for m in sampled_beyond(big, 0x6D) {
+                if histogram_count(2 * m) != 4 * histogram_count(m) {
                     t.fail(format!("g({}) != 4g({m})", 2 * m));
                     return;
                 }
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn g_odd(inputs: &Inputs) -> Claim {
+    let (big, counts) = (inputs.big, inputs.counts());
+    claim(
         "g-odd",
         "g(2m+1) = g(m) + g(m+1)",
         format!("2m+1 ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
@@ -395,17 +624,20 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 }
                 t.checked += 1;
             }
-            for m in samples(0x0DD) {
-                if hist(2 * m + 1) != hist(m) + hist(m + 1) {
+            for m in sampled_beyond(big, 0x0DD) {
+                if histogram_count(2 * m + 1) != histogram_count(m) + histogram_count(m + 1) {
                     t.fail(format!("g({}) != g({m}) + g({})", 2 * m + 1, m + 1));
                     return;
                 }
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn g_corners_and_centre(inputs: &Inputs) -> Claim {
+    let (big, counts) = (inputs.big, inputs.counts());
+    claim(
         "g-corners-and-centre",
         "g(m) = 4g(s) + g(t) for m = s+t+s not a power of two (from Thm 3.4)",
         format!("m = 1..{big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
@@ -423,64 +655,34 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 }
                 t.checked += 1;
             }
-            for m in samples(0xC0C0) {
+            for m in sampled_beyond(big, 0xC0C0) {
                 let Some((s, tt)) = corners_and_centre(m) else {
                     continue;
                 };
-                if hist(m) != 4 * hist(s) + hist(tt) {
+                if histogram_count(m) != 4 * histogram_count(s) + histogram_count(tt) {
                     t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
                     return;
                 }
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    // g(1..=table) for the sums: grid counts up to big, the recurrence beyond (the claims above
-    // check the recurrence against counts).
-    let table_len = big.max(SUM_TABLE_MIN);
-    let mut g = vec![0u128; table_len as usize + 1];
-    for m in 1..=table_len as usize {
-        g[m] = if m as u64 <= big {
-            counts[m]
-        } else if m % 2 == 0 {
-            4 * g[m / 2]
-        } else {
-            g[m / 2] + g[m / 2 + 1]
-        };
-    }
-    let prefix: Vec<u128> = g
-        .iter()
-        .scan(0u128, |acc, &x| {
-            *acc += x;
-            Some(*acc)
-        })
-        .collect();
-    let top_bits = 63 - table_len.leading_zeros();
-    // Beyond the table, S(N) = Σ_{m≤N} g(m) by doubling (g_prefix_sums), which is itself
-    // checked against the table's running sums below.
-    let sum_to = |n: u64| -> crate::Result<(u128, u128)> {
-        if n <= table_len {
-            Ok((prefix[n as usize - 1], prefix[n as usize]))
-        } else {
-            g_prefix_sums(n)
-        }
-    };
-    let table_range =
-        format!("2^n ≤ 2^{SUM_MAX_BITS} (direct sums to {table_len}, then S(2M) = 5S(M)+S(M-1))");
-
-    push(claim(
+fn sum_odd(inputs: &Inputs) -> Claim {
+    let sums = inputs.sums();
+    claim(
         "sum-odd",
         "Σ_{m=1}^{2^(n-1)} g(2m-1) = 6^(n-1)",
-        table_range.clone(),
+        sums.range(),
         |t| {
             for n in 1..=SUM_MAX_BITS {
                 let half = 1u64 << (n - 1);
-                let sum: u128 = if n <= top_bits {
-                    (1..=half).map(|m| g[(2 * m - 1) as usize]).sum()
+                let sum: u128 = if n <= sums.top_bits {
+                    (1..=half).map(|m| sums.g[(2 * m - 1) as usize]).sum()
                 } else {
                     // g(2m-1) = g(m-1) + g(m): the odd terms add up to S(half-1) + S(half).
-                    match sum_to(half) {
+                    match sums.sum_to(half) {
                         Ok((before, at)) => before + at,
                         Err(e) => return t.fail(format!("n = {n}: {e}")),
                     }
@@ -496,18 +698,21 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn sum_power(inputs: &Inputs) -> Claim {
+    let sums = inputs.sums();
+    claim(
         "sum-power",
         "Σ_{m=1}^{2^n} g(m) = (4^n + 6^n)/2",
-        table_range.clone(),
+        sums.range(),
         |t| {
             // The doubling sums equal the direct running sums wherever both exist.
             let mut rng = Xorshift::new(0x5EED);
-            let direct = (1..=table_len.min(1 << 16)).chain((0..4096).map(|_| rng.upto(table_len)));
+            let direct = (1..=sums.len.min(1 << 16)).chain((0..4096).map(|_| rng.upto(sums.len)));
             for n in direct {
-                let want = (prefix[n as usize - 1], prefix[n as usize]);
+                let want = (sums.prefix[n as usize - 1], sums.prefix[n as usize]);
                 match g_prefix_sums(n) {
                     Ok(got) if got == want => t.checked += 1,
                     Ok(got) => {
@@ -517,7 +722,7 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 }
             }
             for n in 0..=SUM_MAX_BITS {
-                let sum = match sum_to(1 << n) {
+                let sum = match sums.sum_to(1 << n) {
                     Ok((_, at)) => at,
                     Err(e) => return t.fail(format!("n = {n}: {e}")),
                 };
@@ -529,15 +734,18 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn sum_mersenne(inputs: &Inputs) -> Claim {
+    let sums = inputs.sums();
+    claim(
         "sum-mersenne",
         "Σ_{m=1}^{2^k-1} g(m) = 2^(k-1)(3^k - 2^k)",
-        table_range,
+        sums.range(),
         |t| {
             for k in 1..=SUM_MAX_BITS {
-                let sum = match sum_to(1 << k) {
+                let sum = match sums.sum_to(1 << k) {
                     Ok((before, _)) => before,
                     Err(e) => return t.fail(format!("k = {k}: {e}")),
                 };
@@ -549,41 +757,21 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+fn window_counts(inputs: &Inputs) -> Claim {
+    let (big, counts) = (inputs.big, inputs.counts());
+    claim(
         "window-counts",
         "the digit method's P-count of a window of C(m,n) equals the count of its generated grid, and of a whole square C(m,m) the recurrence",
         format!("m = 1..{big}: C(m,m) and 7 windows each; {LARGE_SAMPLES} squares, 200 windows < 2^64"),
         |t| {
-            // Every m: the whole square against the grid counts, then sampled windows (six
-            // small ones of rectangles, one as large as the bar) against generated grids.
+            // Every m: the whole square against the grid counts, then sampled windows against
+            // generated grids.
             let failures: Vec<(u128, Option<String>)> = (1..=big)
                 .into_par_iter()
-                .map(|m| {
-                    let mut checked = 1u128;
-                    let whole = Window::full(m, m).expect("m ≥ 1");
-                    if p_count(&whole) != counts[m as usize] {
-                        return (checked, Some(format!("C({m},{m}): digits {} but the grid has {}", p_count(&whole), counts[m as usize])));
-                    }
-                    let mut rng = Xorshift::new(0x5EED_0B10 ^ m.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-                    for k in 0..7 {
-                        let n = if k == 0 { m } else { rng.upto(big) };
-                        let cap = |side: u64| if k == 6 { side } else { side.min(512) };
-                        let (h, w) = (rng.upto(cap(m)), rng.upto(cap(n)));
-                        let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
-                        let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
-                        let mut words = vec![0u32; win.total_words().expect("small")];
-                        p_rows_cpu(&win, &mut words);
-                        let grid: u128 = words.iter().map(|x| x.count_ones() as u128).sum();
-                        let digits = p_count(&win);
-                        checked += 1;
-                        if digits != grid {
-                            return (checked, Some(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {digits} but the grid has {grid}")));
-                        }
-                    }
-                    (checked, None)
-                })
+                .map(|m| windows_against_grids(m, big, counts[m as usize]))
                 .collect();
             for (checked, failure) in failures {
                 t.checked += checked;
@@ -592,34 +780,105 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 }
             }
             let mut rng = Xorshift::new(0x5EED_0B11);
-            let mut squares = vec![u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1, (1 << 63) + 1];
-            squares.extend((squares.len()..LARGE_SAMPLES).map(|_| rng.next().max(1)));
-            for m in squares {
-                let (digits, rec) = (p_count(&Window::full(m, m).expect("m ≥ 1")), g_recurrence(m).expect("m ≥ 1"));
-                if digits != rec {
-                    return t.fail(format!("C({m},{m}): digits {digits} but the recurrence {rec}"));
-                }
-                t.checked += 1;
+            if let Err(f) = squares_against_recurrence(&mut rng, t) {
+                return t.fail(f);
             }
-            // Windows deep inside huge bars, cell by cell.
-            for _ in 0..200 {
-                let m = u64::MAX - rng.next() % (1 << 40);
-                let n = rng.next().max(1);
-                let (h, w) = (rng.upto(32.min(m)), rng.upto(32.min(n)));
-                let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
-                let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
-                let cells: u128 = (r0..r0 + h)
-                    .map(|i| (c0..c0 + w).filter(|&j| p_cell(m, n, i, j)).count() as u128)
-                    .sum();
-                if p_count(&win) != cells {
-                    return t.fail(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {} but the cells {cells}", p_count(&win)));
-                }
-                t.checked += 1;
+            if let Err(f) = deep_windows_against_cells(&mut rng, t) {
+                t.fail(f);
             }
         },
-    ));
+    )
+}
 
-    push(claim(
+/// `window-counts` at one m: the digit method's count of C(m,m) against the grid count `g`,
+/// then of six small windows of rectangles C(m,n) and one as large as the bar against their
+/// generated grids. The cases checked, and the first failure.
+fn windows_against_grids(m: u64, big: u64, g: u128) -> (u128, Option<String>) {
+    let mut checked = 1u128;
+    let whole = Window::full(m, m).expect("m ≥ 1");
+    if p_count(&whole) != g {
+        return (
+            checked,
+            Some(format!(
+                "C({m},{m}): digits {} but the grid has {g}",
+                p_count(&whole)
+            )),
+        );
+    }
+    let mut rng = Xorshift::new(0x5EED_0B10 ^ m.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    for k in 0..7 {
+        let n = if k == 0 { m } else { rng.upto(big) };
+        let cap = |side: u64| if k == 6 { side } else { side.min(512) };
+        let (h, w) = (rng.upto(cap(m)), rng.upto(cap(n)));
+        let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
+        let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
+        let mut words = vec![0u32; win.total_words().expect("small")];
+        p_rows_cpu(&win, &mut words);
+        let grid: u128 = words.iter().map(|x| x.count_ones() as u128).sum();
+        let digits = p_count(&win);
+        checked += 1;
+        if digits != grid {
+            return (checked, Some(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {digits} but the grid has {grid}")));
+        }
+    }
+    (checked, None)
+}
+
+/// `window-counts` beyond M: the digit method's count of [`LARGE_SAMPLES`] squares up to
+/// 2^64-1 (the extremes first) against the recurrence.
+fn squares_against_recurrence(
+    rng: &mut Xorshift,
+    t: &mut Tally,
+) -> std::result::Result<(), String> {
+    let mut squares = vec![
+        u64::MAX,
+        u64::MAX - 1,
+        1 << 63,
+        (1 << 63) - 1,
+        (1 << 63) + 1,
+    ];
+    squares.extend((squares.len()..LARGE_SAMPLES).map(|_| rng.next().max(1)));
+    for m in squares {
+        let (digits, rec) = (
+            p_count(&Window::full(m, m).expect("m ≥ 1")),
+            g_recurrence(m).expect("m ≥ 1"),
+        );
+        if digits != rec {
+            return Err(format!(
+                "C({m},{m}): digits {digits} but the recurrence {rec}"
+            ));
+        }
+        t.checked += 1;
+    }
+    Ok(())
+}
+
+/// `window-counts` deep inside huge bars: the digit method's count of 200 windows against
+/// their cells, one by one.
+fn deep_windows_against_cells(
+    rng: &mut Xorshift,
+    t: &mut Tally,
+) -> std::result::Result<(), String> {
+    for _ in 0..200 {
+        let m = u64::MAX - rng.next() % (1 << 40);
+        let n = rng.next().max(1);
+        let (h, w) = (rng.upto(32.min(m)), rng.upto(32.min(n)));
+        let (r0, c0) = (rng.upto(m - h + 1), rng.upto(n - w + 1));
+        let win = Window::new(m, n, r0, c0, h, w).expect("inside the bar");
+        let cells: u128 = (r0..r0 + h)
+            .map(|i| (c0..c0 + w).filter(|&j| p_cell(m, n, i, j)).count() as u128)
+            .sum();
+        if p_count(&win) != cells {
+            return Err(format!("rows {r0}..+{h}, columns {c0}..+{w} of C({m},{n}): digits {} but the cells {cells}", p_count(&win)));
+        }
+        t.checked += 1;
+    }
+    Ok(())
+}
+
+fn g_recurrence_values(inputs: &Inputs) -> Claim {
+    let (big, counts) = (inputs.big, inputs.counts());
+    claim(
         "g-recurrence-values",
         "g(1..12) = 1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80, and the O(log m) recurrence equals the grid counts",
         format!("m = 1..{big}"),
@@ -638,48 +897,51 @@ pub fn check_all(max_m: u64, mut on_claim: impl FnMut(&Claim)) -> Result<Vec<Cla
                 t.checked += 1;
             }
         },
-    ));
+    )
+}
 
-    push({
-        // Every generation whole against the P-test's grid.
-        let start = Instant::now();
-        let run = |mut a: Automaton| -> Result<Claim> {
-            let mut check = AutomatonCheck::new();
-            loop {
-                crate::cancel::check()?;
-                check.against_p_test(&a, true)?;
-                if check.failed() || a.generation() + 1 == big {
-                    break;
-                }
-                a.step();
+/// Every generation whole against the P-test's grid.
+fn automaton(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
+    let start = Instant::now();
+    let run = |mut a: Automaton| -> Result<Claim> {
+        let mut check = AutomatonCheck::new();
+        loop {
+            crate::cancel::check()?;
+            check.against_p_test(&a, true)?;
+            if check.failed() || a.generation() + 1 == big {
+                break;
             }
-            let mut c = check.claims().remove(0);
-            c.range = format!("n = 0..{}", big - 1);
-            Ok(c.took(start))
-        };
-        match Automaton::new(big - 1).and_then(run) {
-            Ok(c) => c,
-            Err(e) => claim(
-                "automaton",
-                "generation n of the second-order automaton (SPEC §3) is P(n+1)",
-                format!("n = 0..{}", big - 1),
-                |t| t.fail(e.to_string()),
-            ),
+            a.step();
         }
-    });
+        let mut c = check.claims().remove(0);
+        c.range = format!("n = 0..{}", big - 1);
+        Ok(c.took(start))
+    };
+    match Automaton::new(big - 1).and_then(run) {
+        Ok(c) => c,
+        Err(e) => claim(
+            "automaton",
+            "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+            format!("n = 0..{}", big - 1),
+            |t| t.fail(e.to_string()),
+        ),
+    }
+}
 
+/// The octahedron correspondence up to the level of M (at most [`OCTAHEDRON_MAX_LEVEL`]).
+fn octahedron(inputs: &Inputs) -> Claim {
+    let big = inputs.big;
     let level = (64 - (big - 1).leading_zeros()).min(OCTAHEDRON_MAX_LEVEL);
     let oct_top = big.min(1 << level);
-    push(correspondence_claim(level, oct_top).unwrap_or_else(|e| {
+    correspondence_claim(level, oct_top).unwrap_or_else(|e| {
         claim(
             "octahedron",
             "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
             format!("m = 1..{oct_top} in S_{level}"),
             |t| t.fail(e.to_string()),
         )
-    }));
-    crate::cancel::check()?;
-    Ok(out)
+    })
 }
 
 #[cfg(test)]
@@ -709,6 +971,58 @@ mod tests {
                 assert_eq!(bit(&rev, j), bit(&row, m - 1 - j));
             }
         }
+    }
+
+    #[test]
+    fn each_claim_checked_alone_is_its_row_of_the_whole_table() {
+        let max_m = 37;
+        let all = check_all(max_m, |_| {}).unwrap();
+        assert_eq!(all.len(), CLAIMS.len());
+        for (entry, whole) in CLAIMS.iter().zip(&all) {
+            let alone = check_claims(max_m, &select(&[entry.name]).unwrap(), |_| {}).unwrap();
+            assert_eq!(alone.len(), 1, "{}", entry.name);
+            let c = &alone[0];
+            assert_eq!(c.name, entry.name, "the claim made is the one registered");
+            assert_eq!(
+                (&c.statement, &c.range, c.checked, c.pass, &c.counterexample),
+                (
+                    &whole.statement,
+                    &whole.range,
+                    whole.checked,
+                    whole.pass,
+                    &whole.counterexample
+                ),
+                "{}",
+                entry.name
+            );
+        }
+    }
+
+    #[test]
+    fn select_keeps_the_tables_order_and_refuses_unknown_names() {
+        let names = |v: Vec<&TheoremClaim>| v.iter().map(|c| c.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(select(&["sum-odd", "prop-3.2-diagonals", "sum-odd"]).unwrap()),
+            ["prop-3.2-diagonals", "sum-odd"]
+        );
+        assert_eq!(select::<&str>(&[]).unwrap().len(), CLAIMS.len());
+        let Err(Error::BadArgument {
+            what,
+            value,
+            allowed,
+        }) = select(&["g-odd", "g-even"])
+        else {
+            panic!("g-even is not a claim");
+        };
+        assert_eq!((what.as_str(), value.as_str()), ("the claim", "'g-even'"));
+        for c in &CLAIMS {
+            assert!(allowed.contains(c.name), "{allowed} names {}", c.name);
+        }
+        // Stable names are unique.
+        let mut all: Vec<&str> = CLAIMS.iter().map(|c| c.name).collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(all.len(), CLAIMS.len());
     }
 
     #[test]

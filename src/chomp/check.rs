@@ -5,161 +5,345 @@
 //! hands the turn over, so player 1 of P scores α_{ord(Q)+1}, wrapping to α_1 when ord(Q) = n
 //! (the seed's first theorem), and eating everything scores α_1. Sol P is the set of moves with
 //! the highest score, or {(0)} when (0) is among them (player's preference).
+//!
+//! Each claim of [`ordinal_claims`] is one entry of the registry [`ORDINAL_CLAIMS`]: a name, a
+//! check of one position and a statement. One pass over the box computes what every claim
+//! reads of a position (its options, Sol P, its longest solution chain) once, and hands it to
+//! each claim checked ([`check_ordinals`]).
 
 use super::classes::RuleClass;
 use super::diagram::{Diagram, Ranker};
 use super::ordinal::{ordinals_in_rank_order, OrdTable};
-use super::rule::{Choice, Rule};
+use super::rule::{Choice, Decimal, Rule};
 use crate::claim::{Claim, ClaimKind, Tally};
 use serde::Serialize;
 use std::time::Instant;
 
-/// Theorems 2.7 and 2.8, the four parts of Fact 2.9 and the Res form of Fact 2.10 on `table`.
+/// The box and the rule the claims judge.
+struct Game<'a> {
+    ranker: &'a Ranker,
+    ords: &'a [u8],
+    rule: &'a Rule,
+    /// Players: ordinals run 0..=n.
+    n: u8,
+}
+
+impl Game<'_> {
+    /// α_k.
+    fn alpha(&self, k: u8) -> &Decimal {
+        &self.rule.values[k as usize - 1]
+    }
+
+    /// Position `r` for messages.
+    fn at(&self, r: u64) -> String {
+        self.ranker.unrank(r).to_string()
+    }
+
+    /// The score index player 1 of P gets by moving to Q of ordinal `oq`: Q's player 1 is P's
+    /// player 2, so α_{ord Q + 1}, wrapping to α_1 when ord Q = n; eating everything (ord 0)
+    /// scores α_1.
+    fn score(&self, oq: u8) -> u8 {
+        if oq == self.n || oq == 0 {
+            1
+        } else {
+            oq + 1
+        }
+    }
+}
+
+/// One position P of the box as the claims see it, in rank order (every option of P has been
+/// seen before P).
+pub struct PositionSeen<'a> {
+    game: &'a Game<'a>,
+    /// P's rank.
+    r: u64,
+    /// ord P.
+    ord: u8,
+    /// P's options Q with ord Q.
+    options: &'a [(u64, u8)],
+    /// The best score index among the options.
+    best: u8,
+    /// Sol P from the scores: {(0)} when (0) scores best, else every move that does.
+    sol: &'a [u64],
+    /// The longest solution chain from P.
+    chain: u32,
+}
+
+impl PositionSeen<'_> {
+    fn at(&self) -> String {
+        self.game.at(self.r)
+    }
+}
+
+/// What the pass saw of the whole box, for the claims that judge the box and the statements.
+pub struct PassSeen<'a> {
+    game: &'a Game<'a>,
+    /// Whether each position is a solution of some position of the box.
+    is_solution: &'a [bool],
+    /// Moves looked at.
+    moves: u64,
+    /// The longest solution chain found.
+    longest: u8,
+}
+
+/// One claim of the paper on the ordinals of a box: its stable name, its check of one
+/// position, and what it checks once the pass is done, which returns its statement.
+pub struct OrdinalClaim {
+    /// The stable name.
+    pub name: &'static str,
+    position: fn(&PositionSeen, &mut Tally),
+    finish: fn(&PassSeen, &mut Tally) -> String,
+}
+
+impl std::fmt::Debug for OrdinalClaim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OrdinalClaim")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Theorems 2.7 and 2.8, the four parts of Fact 2.9 and the Res form of Fact 2.10, in the
+/// order `chomp ord --check` prints them.
+pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
+    OrdinalClaim {
+        name: "Fact 2.10 (value)",
+        position: value_is_the_best_score,
+        finish: |pass, _| {
+            format!(
+                "positions: α_{{ord P}} is the best score player 1 can get ({} moves)",
+                pass.moves
+            )
+        },
+    },
+    OrdinalClaim {
+        name: "Theorem 2.7",
+        position: solution_moves_lower_the_ordinal,
+        finish: |_, _| {
+            "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one".into()
+        },
+    },
+    OrdinalClaim {
+        name: "Theorem 2.8",
+        position: solution_chains_are_short,
+        finish: |pass, _| {
+            format!(
+                "positions: the longest solution chain has length ≤ n = {} (longest found: {})",
+                pass.game.n, pass.longest
+            )
+        },
+    },
+    OrdinalClaim {
+        name: "Fact 2.9 (i)",
+        position: |_, _| {},
+        finish: top_ordinal_is_nobodys_solution,
+    },
+    OrdinalClaim {
+        name: "Fact 2.9 (ii)",
+        position: solutions_come_from_one_ordinal_above,
+        finish: |_, _| "solution moves Q → P: ord Q = ord P + 1".into(),
+    },
+    OrdinalClaim {
+        name: "Fact 2.9 (iii)",
+        position: ordinal_one_is_eating_everything,
+        finish: |_, _| "positions: ord P = 1 ⇔ Sol P = {(0)}".into(),
+    },
+    OrdinalClaim {
+        name: "Fact 2.9 (iv)",
+        position: solutions_share_the_ordinal_below,
+        finish: |_, _| "positions: ord P = i > 1 ⇔ every Q in Sol P has ord i-1".into(),
+    },
+    OrdinalClaim {
+        name: "Fact 2.10 (Res form)",
+        position: res_form,
+        finish: |_, _| {
+            "positions: α_{ord P} = max{α_i : Res^i P ≠ ∅} and Res^{ord P} P = Sol P".into()
+        },
+    },
+];
+
+/// The ordinal is the game's value: player 1 scores α_{ord P}.
+fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
+    let g = p.game;
+    t.record(g.alpha(p.ord) == g.alpha(p.best), || p.at());
+}
+
+/// Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
+fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally) {
+    for &q in p.sol {
+        let oq = p.game.ords[q as usize];
+        t.record(oq < p.game.n && p.ord == oq + 1, || {
+            format!("{} → {}", p.at(), p.game.at(q))
+        });
+    }
+}
+
+/// Thm 2.8: solution chains have length ≤ n.
+fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
+    t.record(p.chain <= p.game.n as u32, || p.at());
+}
+
+/// Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box). The statement says how
+/// many of the other positions are somebody's.
+fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
+    let g = pass.game;
+    let (mut lower, mut lower_witnessed) = (0u64, 0u64);
+    for (r, &o) in g.ords.iter().enumerate() {
+        if o == g.n {
+            t.record(!pass.is_solution[r], || g.at(r as u64));
+        } else {
+            lower += 1;
+            lower_witnessed += pass.is_solution[r] as u64;
+        }
+    }
+    format!(
+        "positions of ordinal n: none is a solution of a position of the box ({lower_witnessed} of the {lower} others are)"
+    )
+}
+
+/// Fact 2.9 (ii), read from Q = P's side: every P with Q → P... here every solution move into
+/// q comes from a position of ordinal ord(q)+1.
+fn solutions_come_from_one_ordinal_above(p: &PositionSeen, t: &mut Tally) {
+    for &q in p.sol {
+        let oq = p.game.ords[q as usize];
+        t.record(p.ord == oq + 1, || format!("{} → {}", p.at(), p.game.at(q)));
+    }
+}
+
+/// Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.
+fn ordinal_one_is_eating_everything(p: &PositionSeen, t: &mut Tally) {
+    let only_empty = p.sol == [0];
+    t.record((p.ord == 1) == only_empty, || p.at());
+}
+
+/// Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
+fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
+    let ords = p.game.ords;
+    let first = ords[p.sol[0] as usize];
+    let common = p.sol.iter().all(|&q| ords[q as usize] == first) && first >= 1;
+    t.record(
+        (p.ord > 1) == common && (!common || p.ord == first + 1),
+        || p.at(),
+    );
+}
+
+/// Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } (the seed's text stops
+/// at i = n-1, which would make ordinal n impossible; Res^n P holds the options of ordinal
+/// n-1, which Fact 2.10 counts) and Res^{ord P} P = Sol P.
+fn res_form(p: &PositionSeen, t: &mut Tally) {
+    let g = p.game;
+    let mut nonempty = 0u64;
+    for &(_, oq) in p.options {
+        if oq < g.n {
+            nonempty |= 1 << (oq + 1);
+        }
+    }
+    let res_best = (1..=g.n)
+        .filter(|&i| nonempty >> i & 1 == 1)
+        .max_by(|&k, &l| g.alpha(k).cmp(g.alpha(l)));
+    let mut res_o: Vec<u64> = p
+        .options
+        .iter()
+        .filter(|&&(_, oq)| oq + 1 == p.ord)
+        .map(|&(q, _)| q)
+        .collect();
+    res_o.sort_unstable();
+    res_o.dedup();
+    let mut sol_sorted = p.sol.to_vec();
+    sol_sorted.sort_unstable();
+    t.record(res_best == Some(p.ord) && res_o == sol_sorted, || p.at());
+}
+
+/// Every claim of [`ORDINAL_CLAIMS`] on `table`.
 pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
+    let all: Vec<&OrdinalClaim> = ORDINAL_CLAIMS.iter().collect();
+    check_ordinals(table, rule, &all)
+}
+
+/// `claims` on `table`, in one pass over the box in rank order. The claims share the pass's
+/// time.
+pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -> Vec<Claim> {
     let start = Instant::now();
-    let ranker = &table.ranker;
-    let ords = &table.ords;
-    let n = rule.players() as u8;
-    let total = ranker.len() as usize;
-    let alpha = |k: u8| &rule.values[k as usize - 1];
-    let mut rows = vec![0u32; ranker.shape.rows];
+    let game = Game {
+        ranker: &table.ranker,
+        ords: &table.ords,
+        rule,
+        n: rule.players() as u8,
+    };
+    let total = game.ranker.len() as usize;
+    let mut tallies = vec![Tally::new(); claims.len()];
+    let mut rows = vec![0u32; game.ranker.shape.rows];
     // Longest solution chain from each position (Thm 2.8), and whether a position is a
     // solution of some position of the box (Fact 2.9 (i)).
     let mut longest = vec![0u8; total];
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
     let mut sol: Vec<u64> = Vec::new();
-    let (mut t27, mut t28, mut f9_1, mut f9_2, mut f9_3, mut f9_4, mut res, mut value): (
-        Tally,
-        Tally,
-        Tally,
-        Tally,
-        Tally,
-        Tally,
-        Tally,
-        Tally,
-    ) = Default::default();
-    let mut moves_checked = 0u64;
-    let at = |r: u64| ranker.unrank(r).to_string();
+    let mut moves = 0u64;
     for r in 1..total {
-        ranker.advance(&mut rows);
-        let o = ords[r];
+        game.ranker.advance(&mut rows);
         options.clear();
-        ranker.for_each_option(&rows, r as u64, |q| options.push((q, ords[q as usize])));
-        moves_checked += options.len() as u64;
-        let score = |oq: u8| if oq == n || oq == 0 { 1 } else { oq + 1 };
-        let best = options
-            .iter()
-            .map(|&(_, oq)| score(oq))
-            .max_by(|&k, &l| alpha(k).cmp(alpha(l)))
-            .expect("P ≠ (0)");
-        sol.clear();
-        if options
-            .iter()
-            .any(|&(q, oq)| q == 0 && alpha(score(oq)) == alpha(best))
-        {
-            sol.push(0);
-        } else {
-            sol.extend(
-                options
-                    .iter()
-                    .filter(|&&(_, oq)| alpha(score(oq)) == alpha(best))
-                    .map(|&(q, _)| q),
-            );
-        }
-        // The ordinal is the game's value: player 1 scores α_{ord P}.
-        tally(&mut value, alpha(o) == alpha(best), || at(r as u64));
+        game.ranker.for_each_option(&rows, r as u64, |q| {
+            options.push((q, game.ords[q as usize]))
+        });
+        moves += options.len() as u64;
+        let best = game_solution(&game, &options, &mut sol);
         for &q in &sol {
-            let oq = ords[q as usize];
             is_solution[q as usize] = true;
-            // Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
-            tally(&mut t27, oq < n && o == oq + 1, || {
-                format!("{} → {}", at(r as u64), at(q))
-            });
-            // Fact 2.9 (ii), read from Q = P's side: every P with Q → P... here every solution
-            // move into q comes from a position of ordinal ord(q)+1.
-            tally(&mut f9_2, o == oq + 1, || {
-                format!("{} → {}", at(r as u64), at(q))
-            });
         }
         let chain = 1 + sol.iter().map(|&q| longest[q as usize]).max().unwrap_or(0) as u32;
         longest[r] = chain.min(255) as u8;
-        // Thm 2.8: solution chains have length ≤ n.
-        tally(&mut t28, chain <= n as u32, || at(r as u64));
-        // Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.
-        let only_empty = sol.len() == 1 && sol[0] == 0;
-        tally(&mut f9_3, (o == 1) == only_empty, || at(r as u64));
-        // Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
-        let sol_ords: Vec<u8> = sol.iter().map(|&q| ords[q as usize]).collect();
-        let common = sol_ords.iter().all(|&x| x == sol_ords[0]) && sol_ords[0] >= 1;
-        tally(
-            &mut f9_4,
-            (o > 1) == common && (!common || o == sol_ords[0] + 1),
-            || at(r as u64),
-        );
-        // Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } (the seed's
-        // text stops at i = n-1, which would make ordinal n impossible; Res^n P holds the
-        // options of ordinal n-1, which Fact 2.10 counts) and
-        // Res^{ord P} P = Sol P.
-        let mut nonempty = 0u64;
-        for &(_, oq) in &options {
-            if oq < n {
-                nonempty |= 1 << (oq + 1);
-            }
-        }
-        let res_best = (1..=n)
-            .filter(|&i| nonempty >> i & 1 == 1)
-            .max_by(|&k, &l| alpha(k).cmp(alpha(l)));
-        let mut res_o: Vec<u64> = options
-            .iter()
-            .filter(|&&(_, oq)| oq + 1 == o)
-            .map(|&(q, _)| q)
-            .collect();
-        res_o.sort_unstable();
-        res_o.dedup();
-        let mut sol_sorted = sol.clone();
-        sol_sorted.sort_unstable();
-        tally(&mut res, res_best == Some(o) && res_o == sol_sorted, || {
-            at(r as u64)
-        });
-    }
-    // Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box).
-    let mut lower_witnessed = 0u64;
-    let mut lower = 0u64;
-    for r in 0..total {
-        if ords[r] == n {
-            tally(&mut f9_1, !is_solution[r], || at(r as u64));
-        } else {
-            lower += 1;
-            lower_witnessed += is_solution[r] as u64;
+        let seen = PositionSeen {
+            game: &game,
+            r: r as u64,
+            ord: game.ords[r],
+            options: &options,
+            best,
+            sol: &sol,
+            chain,
+        };
+        for (c, t) in claims.iter().zip(&mut tallies) {
+            (c.position)(&seen, t);
         }
     }
-    let longest_seen = longest.iter().copied().max().unwrap_or(0);
-    let range = format!("box {}, rule ({})", ranker.shape, rule.normalised());
-    let theorem = |t: Tally, name: &str, statement: &str| {
-        t.claim(ClaimKind::Theorem, name, statement, &range)
-            .took(start)
+    let pass = PassSeen {
+        game: &game,
+        is_solution: &is_solution,
+        moves,
+        longest: longest.iter().copied().max().unwrap_or(0),
     };
-    vec![
-        theorem(value, "Fact 2.10 (value)", &format!("positions: α_{{ord P}} is the best score player 1 can get ({moves_checked} moves)")),
-        theorem(t27, "Theorem 2.7", "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one"),
-        theorem(t28, "Theorem 2.8", &format!("positions: the longest solution chain has length ≤ n = {n} (longest found: {longest_seen})")),
-        theorem(
-            f9_1,
-            "Fact 2.9 (i)",
-            &format!(
-                "positions of ordinal n: none is a solution of a position of the box ({lower_witnessed} of the {lower} others are)"
-            ),
-        ),
-        theorem(f9_2, "Fact 2.9 (ii)", "solution moves Q → P: ord Q = ord P + 1"),
-        theorem(f9_3, "Fact 2.9 (iii)", "positions: ord P = 1 ⇔ Sol P = {(0)}"),
-        theorem(f9_4, "Fact 2.9 (iv)", "positions: ord P = i > 1 ⇔ every Q in Sol P has ord i-1"),
-        theorem(res, "Fact 2.10 (Res form)", "positions: α_{ord P} = max{α_i : Res^i P ≠ ∅} and Res^{ord P} P = Sol P"),
-    ]
+    let range = format!("box {}, rule ({})", game.ranker.shape, rule.normalised());
+    claims
+        .iter()
+        .zip(tallies)
+        .map(|(c, mut t)| {
+            let statement = (c.finish)(&pass, &mut t);
+            t.claim(ClaimKind::Theorem, c.name, statement, &range)
+                .took(start)
+        })
+        .collect()
 }
 
-fn tally(t: &mut Tally, ok: bool, what: impl FnOnce() -> String) {
-    t.record(ok, what)
+/// Sol P from the scores of P's `options` into `sol`, and the best score index.
+fn game_solution(game: &Game, options: &[(u64, u8)], sol: &mut Vec<u64>) -> u8 {
+    let best = options
+        .iter()
+        .map(|&(_, oq)| game.score(oq))
+        .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
+        .expect("P ≠ (0)");
+    let scores_best = |oq: u8| game.alpha(game.score(oq)) == game.alpha(best);
+    sol.clear();
+    if options.iter().any(|&(q, oq)| q == 0 && scores_best(oq)) {
+        sol.push(0);
+    } else {
+        sol.extend(
+            options
+                .iter()
+                .filter(|&&(_, oq)| scores_best(oq))
+                .map(|&(q, _)| q),
+        );
+    }
+    best
 }
 
 /// Theorem 3.3 on a set of classes: for every rule f of every class, a rule g with different
@@ -228,5 +412,61 @@ impl PositionReport {
             sol: table.sol(p).iter().map(|q| q.to_string()).collect(),
             chain: table.chain(p).iter().map(|q| q.to_string()).collect(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::ChompBox;
+
+    fn table(rule: &Rule, rows: usize, cols: u32) -> OrdTable {
+        OrdTable::compute(ChompBox { rows, cols }, rule).unwrap()
+    }
+
+    #[test]
+    fn each_ordinal_claim_checked_alone_is_its_row_of_the_whole_check() {
+        for (rule, rows, cols) in [("0,2,1", 5, 6), ("3,1,4,0,2", 3, 8)] {
+            let rule = Rule::parse(rule).unwrap();
+            let t = table(&rule, rows, cols);
+            let all = ordinal_claims(&t, &rule);
+            assert_eq!(all.len(), ORDINAL_CLAIMS.len());
+            for (entry, whole) in ORDINAL_CLAIMS.iter().zip(&all) {
+                let alone = check_ordinals(&t, &rule, &[entry]);
+                let c = &alone[0];
+                assert!(whole.pass, "{}: {:?}", whole.name, whole.counterexample);
+                assert_eq!(
+                    (&c.name, &c.statement, &c.range, c.checked, c.pass),
+                    (
+                        &whole.name,
+                        &whole.statement,
+                        &whole.range,
+                        whole.checked,
+                        whole.pass
+                    )
+                );
+                assert_eq!(c.name, entry.name);
+            }
+        }
+    }
+
+    #[test]
+    fn a_wrong_ordinal_fails_the_claims_that_read_it() {
+        let rule = Rule::parse("0,1,2").unwrap();
+        let mut t = table(&rule, 4, 4);
+        // A position of ordinal 2 given ordinal 3: the value claim sees player 1's score change.
+        let r = t.ords.iter().position(|&o| o == 2).unwrap();
+        t.ords[r] = 3;
+        let claims = ordinal_claims(&t, &rule);
+        let value = &claims[0];
+        assert_eq!(value.name, "Fact 2.10 (value)");
+        assert!(!value.pass);
+        let at = t.ranker.unrank(r as u64).to_string();
+        assert!(
+            value.counterexample.as_deref().unwrap().starts_with(&at),
+            "{:?} names {at}",
+            value.counterexample
+        );
+        assert!(crate::claim::verdict(&claims).is_err());
     }
 }

@@ -108,7 +108,71 @@ fn engine_name(e: ChompEngine) -> &'static str {
 
 fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     let rule = &args.rule;
-    let n = rule.players() as u8;
+    let (shape, engine) = ord_box_and_engine(args)?;
+    let total = shape
+        .positions()
+        .ok_or_else(|| anyhow!("the {shape} box has more than 2^64 positions"))?;
+    let mut list = list_sink(args, shape)?;
+    let start = Instant::now();
+    // The table the position report and the checks read: the whole box for --check, the
+    // position's own columns for --position (ranks do not depend on the box's width).
+    let (histogram, table) = match engine {
+        ChompEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
+        _ => ordinals_of_box(args, shape, engine, &mut list)?,
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let position = match (&args.position, &table) {
+        (Some(p), Some(t)) => {
+            Some(PositionReport::new(t, p).expect("the table covers the position"))
+        }
+        _ => None,
+    };
+    let checks = match (&table, args.check) {
+        (Some(t), true) => Some(ordinal_claims(t, rule)),
+        _ => None,
+    };
+
+    let list_collected = match list {
+        ListSink::Collect(v) => Some(v),
+        ListSink::Print { mut out, .. } => {
+            out.flush()?;
+            None
+        }
+        ListSink::None => None,
+    };
+    if args.json {
+        print_json(&OrdReport {
+            rule_given: rule.as_given(),
+            rule: rule.normalised(),
+            players: rule.players(),
+            shape: shape.to_string(),
+            positions: total,
+            engine: engine_name(engine),
+            seconds,
+            histogram: &histogram,
+            position,
+            list: list_collected,
+            checks: checks.clone(),
+        })?;
+    } else if args.list.is_none() && !(args.check && args.csv) {
+        let summary = OrdSummary {
+            shape,
+            total,
+            engine,
+            seconds,
+        };
+        print_ordinals(args, &summary, &histogram, position.as_ref())?;
+    }
+    if let Some(claims) = &checks {
+        report_claims(claims, args.json, args.csv)?;
+    }
+    Ok(())
+}
+
+/// The box of `chomp ord` (`--box`, else the position's own) and the engine that computes
+/// it, refused before any work when they do not fit the arguments.
+fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, ChompEngine)> {
+    let n = args.rule.players() as u8;
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
         (None, Some(p)) => ChompBox::of(p),
@@ -145,11 +209,12 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
         ));
     }
-    let total = shape
-        .positions()
-        .ok_or_else(|| anyhow!("the {shape} box has more than 2^64 positions"))?;
+    Ok((shape, engine))
+}
 
-    // With --check, --csv prints the claims only.
+/// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
+/// prints the claims only), with the CSV header written.
+fn list_sink(args: &ChompOrdArgs, shape: ChompBox) -> anyhow::Result<ListSink> {
     let claims_csv = args.check && args.csv;
     let mut list = match (args.list, args.json) {
         (None, _) => ListSink::None,
@@ -171,147 +236,139 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         let head: Vec<String> = (1..=*r).map(|j| format!("a{j}")).collect();
         writeln!(out, "{}", head.join(","))?;
     }
+    Ok(list)
+}
 
-    let start = Instant::now();
+/// The three-row engine: ordinals first row by first row, into the histogram and the list,
+/// kept as a table for `--check` (the whole box) or `--position` (its columns).
+fn ordinals_by_first_rows(
+    args: &ChompOrdArgs,
+    shape: ChompBox,
+    list: &mut ListSink,
+) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
+    let n = args.rule.players() as u8;
     let mut histogram = vec![0u64; n as usize + 1];
-    // The table the position report and the checks read: the whole box for --check, the
-    // position's own columns for --position (ranks do not depend on the box's width).
-    let table: Option<OrdTable>;
-    match engine {
-        ChompEngine::ThreeRow => {
-            let keep_cols = if args.check {
-                Some(shape.cols)
-            } else {
-                args.position.as_ref().map(|p| p.width().max(1))
-            };
-            let choice = Choice::new(rule);
-            let mut kept: Vec<u8> = Vec::new();
-            let mut rows = [0u32; 3];
-            let mut failure: Option<anyhow::Error> = None;
-            let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
-            ordinals_three_rows(shape.cols, &choice, |a, slice| {
-                add_to_histogram(&mut histogram, slice);
-                if keep_cols.is_some_and(|c| a <= c) {
-                    kept.extend_from_slice(slice);
-                }
-                if let (Some(k), None) = (args.list, &failure) {
-                    let mut i = 0;
-                    for b in 0..=a {
-                        for c in 0..=b {
-                            if slice[i] == k {
-                                rows = [a, b, c];
-                                if let Err(e) = list.push(&rows) {
-                                    failure = Some(e);
-                                }
-                            }
-                            i += 1;
+    let keep_cols = if args.check {
+        Some(shape.cols)
+    } else {
+        args.position.as_ref().map(|p| p.width().max(1))
+    };
+    let choice = Choice::new(&args.rule);
+    let mut kept: Vec<u8> = Vec::new();
+    let mut rows = [0u32; 3];
+    let mut failure: Option<anyhow::Error> = None;
+    let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
+    ordinals_three_rows(shape.cols, &choice, |a, slice| {
+        add_to_histogram(&mut histogram, slice);
+        if keep_cols.is_some_and(|c| a <= c) {
+            kept.extend_from_slice(slice);
+        }
+        if let (Some(k), None) = (args.list, &failure) {
+            let mut i = 0;
+            for b in 0..=a {
+                for c in 0..=b {
+                    if slice[i] == k {
+                        rows = [a, b, c];
+                        if let Err(e) = list.push(&rows) {
+                            failure = Some(e);
                         }
                     }
-                }
-                pb.inc(1);
-            });
-            pb.finish_and_clear();
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            table = match keep_cols {
-                Some(c) => Some(OrdTable {
-                    ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
-                    players: n,
-                    ords: kept,
-                }),
-                None => None,
-            };
-        }
-        _ => {
-            let t = match engine {
-                ChompEngine::Layers => OrdTable::compute_with(shape, rule, true)?,
-                _ => OrdTable::compute(shape, rule)?,
-            };
-            histogram = t.histogram();
-            if let Some(k) = args.list {
-                let mut failure = None;
-                t.positions_with(k, |rows| {
-                    if failure.is_none() {
-                        failure = list.push(rows).err();
-                    }
-                });
-                if let Some(e) = failure {
-                    return Err(e);
+                    i += 1;
                 }
             }
-            table = Some(t);
         }
+        pb.inc(1);
+    });
+    pb.finish_and_clear();
+    if let Some(e) = failure {
+        return Err(e);
     }
-    let seconds = start.elapsed().as_secs_f64();
-    let position = match (&args.position, &table) {
-        (Some(p), Some(t)) => {
-            Some(PositionReport::new(t, p).expect("the table covers the position"))
-        }
-        _ => None,
+    let table = match keep_cols {
+        Some(c) => Some(OrdTable {
+            ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
+            players: n,
+            ords: kept,
+        }),
+        None => None,
     };
-    let checks = match (&table, args.check) {
-        (Some(t), true) => Some(ordinal_claims(t, rule)),
-        _ => None,
-    };
+    Ok((histogram, table))
+}
 
-    let list_collected = match list {
-        ListSink::Collect(v) => Some(v),
-        ListSink::Print { mut out, .. } => {
-            out.flush()?;
-            None
-        }
-        ListSink::None => None,
+/// The general and layered engines: the whole box's table, its histogram, and the list.
+fn ordinals_of_box(
+    args: &ChompOrdArgs,
+    shape: ChompBox,
+    engine: ChompEngine,
+    list: &mut ListSink,
+) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
+    let t = match engine {
+        ChompEngine::Layers => OrdTable::compute_with(shape, &args.rule, true)?,
+        _ => OrdTable::compute(shape, &args.rule)?,
     };
-    if args.json {
-        print_json(&OrdReport {
-            rule_given: rule.as_given(),
-            rule: rule.normalised(),
-            players: rule.players(),
-            shape: shape.to_string(),
-            positions: total,
-            engine: engine_name(engine),
-            seconds,
-            histogram: &histogram,
-            position,
-            list: list_collected,
-            checks: checks.clone(),
-        })?;
-    } else if args.list.is_none() && !claims_csv {
-        let mut out = super::out::stdout();
-        if args.csv {
-            writeln!(out, "ordinal,positions")?;
-            for (k, c) in histogram.iter().enumerate() {
-                writeln!(out, "{k},{c}")?;
+    if let Some(k) = args.list {
+        let mut failure = None;
+        t.positions_with(k, |rows| {
+            if failure.is_none() {
+                failure = list.push(rows).err();
             }
-        } else {
-            writeln!(
-                out,
-                "rule {} (normalised from {}), {} players",
-                rule.normalised(),
-                rule.as_given(),
-                n
-            )?;
-            writeln!(
-                out,
-                "box {shape}: {total} positions, {} engine, {seconds:.3} s",
-                engine_name(engine)
-            )?;
-            writeln!(out, "{:>8} {:>16}", "ordinal", "positions")?;
-            for (k, c) in histogram.iter().enumerate() {
-                writeln!(out, "{k:>8} {c:>16}")?;
-            }
-            if let Some(p) = &position {
-                writeln!(out, "position ({}): ordinal {}", p.position, p.ordinal)?;
-                let sol: Vec<String> = p.sol.iter().map(|q| format!("({q})")).collect();
-                writeln!(out, "Sol = {{{}}}", sol.join(", "))?;
-                let chain: Vec<String> = p.chain.iter().map(|q| format!("({q})")).collect();
-                writeln!(out, "solution chain: {}", chain.join(" -> "))?;
-            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
         }
     }
-    if let Some(claims) = &checks {
-        report_claims(claims, args.json, args.csv)?;
+    Ok((t.histogram(), Some(t)))
+}
+
+/// What `chomp ord` computed, for its report.
+struct OrdSummary {
+    shape: ChompBox,
+    total: u64,
+    engine: ChompEngine,
+    seconds: f64,
+}
+
+/// The histogram as CSV, or the text report: the rule, the box, the histogram and the
+/// position's ordinal, Sol set and solution chain.
+fn print_ordinals(
+    args: &ChompOrdArgs,
+    s: &OrdSummary,
+    histogram: &[u64],
+    position: Option<&PositionReport>,
+) -> anyhow::Result<()> {
+    let rule = &args.rule;
+    let mut out = super::out::stdout();
+    if args.csv {
+        writeln!(out, "ordinal,positions")?;
+        for (k, c) in histogram.iter().enumerate() {
+            writeln!(out, "{k},{c}")?;
+        }
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "rule {} (normalised from {}), {} players",
+        rule.normalised(),
+        rule.as_given(),
+        rule.players()
+    )?;
+    writeln!(
+        out,
+        "box {}: {} positions, {} engine, {:.3} s",
+        s.shape,
+        s.total,
+        engine_name(s.engine),
+        s.seconds
+    )?;
+    writeln!(out, "{:>8} {:>16}", "ordinal", "positions")?;
+    for (k, c) in histogram.iter().enumerate() {
+        writeln!(out, "{k:>8} {c:>16}")?;
+    }
+    if let Some(p) = position {
+        writeln!(out, "position ({}): ordinal {}", p.position, p.ordinal)?;
+        let sol: Vec<String> = p.sol.iter().map(|q| format!("({q})")).collect();
+        writeln!(out, "Sol = {{{}}}", sol.join(", "))?;
+        let chain: Vec<String> = p.chain.iter().map(|q| format!("({q})")).collect();
+        writeln!(out, "solution chain: {}", chain.join(" -> "))?;
     }
     Ok(())
 }

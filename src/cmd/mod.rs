@@ -278,7 +278,7 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
 }
 
 /// The library's names for the arguments that are flags here.
-const FLAG_FOR: [(&str, &str); 8] = [
+const FLAG_FOR: [(&str, &str); 9] = [
     ("the cell size", "--scale"),
     ("the number of rows", "--rows"),
     ("the first row of a plane", "--first-row"),
@@ -287,6 +287,7 @@ const FLAG_FOR: [(&str, &str); 8] = [
     ("the tile size", "--tile-size"),
     ("the pixels per cell", "--scale"),
     ("the section height M", "--m"),
+    ("the claim", "--claim"),
 ];
 
 /// The error and its causes on one line, in the command line's words: a bad argument that is

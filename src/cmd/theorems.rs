@@ -1,9 +1,10 @@
-//! `chompute theorems --max-m M`: check every claim of the chocolate paper and print a table.
+//! `chompute theorems --max-m M [--claim NAME]…`: check every claim of the chocolate paper, or
+//! the ones named, and print a table.
 
 use super::{print_json, verdict};
 use crate::cli::TheoremsArgs;
 use anyhow::anyhow;
-use chompute::chocolate::theorems::check_all;
+use chompute::chocolate::theorems::{check_claims, select};
 use chompute::claim::{write_csv_row, Claim, ClaimTable, CSV_HEADER};
 use serde::Serialize;
 use std::io::Write;
@@ -26,6 +27,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     if max_m > MAX_M {
         return Err(anyhow!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
+    let claims = select(&args.claims)?;
     let (json, csv) = (args.json, args.csv);
     let table = ClaimTable::new(NAME_WIDTH);
     let mut out = super::out::stdout();
@@ -39,7 +41,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     let pb = chompute::progress::spinner("checking the first claim");
     let mut done = 0;
     let mut failure = None;
-    let results = check_all(max_m, |c| {
+    let results = check_claims(max_m, &claims, |c| {
         done += 1;
         pb.set_message(format!(
             "{done} claim{} checked (last: {}, {:.2} s); checking the next",

@@ -522,128 +522,249 @@ pub fn cor4b_condition(x: u64, y: u64, z: u64) -> bool {
     }
 }
 
+/// One position (x,y,z) of a bar computed with a pass, as the claims of [`PASS_CLAIMS`] see
+/// it: its Grundy numbers without and with the pass, and the values they are compared with.
+#[derive(Debug, Clone, Copy)]
+pub struct PassPosition {
+    x: u64,
+    y: u64,
+    z: u64,
+    /// G(x,y,z,0).
+    g0: u32,
+    /// G(x,y,z,1).
+    g1: u32,
+    /// x^y^z.
+    nim_sum: u64,
+    /// G_P(x, y^z).
+    gp: u32,
+    /// Whether (x,y,z) is in Corollary 4's C_1.
+    in_c1: bool,
+}
+
+impl PassPosition {
+    /// G(x,y,z,p) for p = 0 and 1.
+    fn both_p(&self) -> [(u8, u32); 2] {
+        [(0, self.g0), (1, self.g1)]
+    }
+}
+
+/// One claim of Theorems 3, 4 and Corollaries 2–4 on a bar with a pass: its stable name, its
+/// statement, the cases it checks at each position (two for the claims about both values of
+/// p), whether it holds at a position, and what disagrees where it does not (asked only for
+/// the first counterexample).
+#[derive(Clone, Copy)]
+pub struct PassClaim {
+    /// The stable name.
+    pub name: &'static str,
+    statement: &'static str,
+    cases_per_position: u128,
+    holds: fn(&PassPosition) -> bool,
+    disagreement: fn(&PassPosition) -> String,
+}
+
+impl std::fmt::Debug for PassClaim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PassClaim")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Theorem 3, Theorem 4 and Corollaries 2–4, in the order `cb --pass --check` prints them.
+pub static PASS_CLAIMS: [PassClaim; 8] = [
+    PassClaim {
+        name: "Theorem 3",
+        statement: "G(x,y,z,0) = x^y^z",
+        cases_per_position: 1,
+        holds: theorem3,
+        disagreement: |p| {
+            let PassPosition { x, y, z, g0, .. } = *p;
+            format!("G({x},{y},{z},0) = {g0} but {x}^{y}^{z} = {}", p.nim_sum)
+        },
+    },
+    PassClaim {
+        name: "Theorem 4",
+        statement: "G(x,y,z,1) = G_P(x, y^z)",
+        cases_per_position: 1,
+        holds: theorem4,
+        disagreement: |p| {
+            let PassPosition {
+                x, y, z, g1, gp, ..
+            } = *p;
+            format!("G({x},{y},{z},1) = {g1} but G_P({x},{}) = {gp}", y ^ z)
+        },
+    },
+    PassClaim {
+        name: "Corollary 2",
+        statement: "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}",
+        cases_per_position: 2,
+        holds: |p| corollary2(p).is_none(),
+        disagreement: |p| {
+            let PassPosition { x, y, z, .. } = *p;
+            let (pass, g) = corollary2(p).expect("a disagreement");
+            format!(
+                "G({x},{y},{z},{pass}) = {g} but ({x},{y},{z},{pass}) is {}in A",
+                if g == 0 { "not " } else { "" }
+            )
+        },
+    },
+    PassClaim {
+        name: "Corollary 3",
+        statement: "every position in B = B0 ∪ B1 ∪ B2 − B3 has Grundy number 1",
+        cases_per_position: 2,
+        holds: |p| corollary3(p).is_none(),
+        disagreement: |p| {
+            let PassPosition { x, y, z, .. } = *p;
+            let (pass, g) = corollary3(p).expect("a disagreement");
+            format!("({x},{y},{z},{pass}) is in B but G = {g}")
+        },
+    },
+    PassClaim {
+        name: "Corollary 3 (converse)",
+        statement: "every position with Grundy number 1 is in B (the proof's 'iff')",
+        cases_per_position: 2,
+        holds: |p| corollary3_converse(p).is_none(),
+        disagreement: |p| {
+            let PassPosition { x, y, z, .. } = *p;
+            let pass = corollary3_converse(p).expect("a disagreement");
+            format!("G({x},{y},{z},{pass}) = 1 but ({x},{y},{z},{pass}) is not in B")
+        },
+    },
+    PassClaim {
+        name: "Corollary 4(a)",
+        statement: "G(x,y,z,1) = 2 on C_1",
+        cases_per_position: 1,
+        holds: corollary4a,
+        disagreement: |p| {
+            let PassPosition { x, y, z, g1, .. } = *p;
+            format!("({x},{y},{z},1) is in C_1 but G = {g1}")
+        },
+    },
+    PassClaim {
+        name: "Corollary 4(b)",
+        statement: "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds",
+        cases_per_position: 1,
+        holds: corollary4b,
+        disagreement: |p| {
+            let PassPosition { x, y, z, g1, .. } = *p;
+            let verdict = if g1 == 2 { "fail" } else { "hold" };
+            format!("G({x},{y},{z},1) = {g1} but conditions (i)-(iv) {verdict}")
+        },
+    },
+    PassClaim {
+        name: "Corollary 4(c)",
+        statement: "G(x,y,z,0) = 2 iff x^y^z = 2",
+        cases_per_position: 1,
+        holds: corollary4c,
+        disagreement: |p| {
+            let PassPosition { x, y, z, g0, .. } = *p;
+            format!("G({x},{y},{z},0) = {g0} and {x}^{y}^{z} = {}", p.nim_sum)
+        },
+    },
+];
+
+/// Theorem 3: without the pass, CB(F) is Nim on three heaps.
+fn theorem3(p: &PassPosition) -> bool {
+    p.g0 as u64 == p.nim_sum
+}
+
+/// Theorem 4: with the pass, it is two-heap Nim with a pass on x and y^z.
+fn theorem4(p: &PassPosition) -> bool {
+    p.g1 == p.gp
+}
+
+/// Corollary 2 (G = 0 exactly on the set A): the first (p, G(x,y,z,p)) where it fails.
+fn corollary2(p: &PassPosition) -> Option<(u8, u32)> {
+    let PassPosition { x, y, z, .. } = *p;
+    p.both_p()
+        .into_iter()
+        .find(|&(pass, g)| (g == 0) != in_set_a(x, y, z, pass))
+}
+
+/// Corollary 3 (G = 1 on the set B): the first (p, G(x,y,z,p)) where it fails.
+fn corollary3(p: &PassPosition) -> Option<(u8, u32)> {
+    let PassPosition { x, y, z, .. } = *p;
+    p.both_p()
+        .into_iter()
+        .find(|&(pass, g)| in_set_b(x, y, z, pass) && g != 1)
+}
+
+/// Corollary 3's converse, the proof's "iff" (G = 1 only on B): the first p where it fails.
+fn corollary3_converse(p: &PassPosition) -> Option<u8> {
+    let PassPosition { x, y, z, .. } = *p;
+    p.both_p()
+        .into_iter()
+        .find(|&(pass, g)| g == 1 && !in_set_b(x, y, z, pass))
+        .map(|(pass, _)| pass)
+}
+
+/// Corollary 4(a): G(x,y,z,1) = 2 on C_1.
+fn corollary4a(p: &PassPosition) -> bool {
+    !p.in_c1 || p.g1 == 2
+}
+
+/// Corollary 4(b): off C_1 ∪ C_2, G(x,y,z,1) = 2 exactly where one of (i)–(iv) holds.
+fn corollary4b(p: &PassPosition) -> bool {
+    let PassPosition { x, y, z, .. } = *p;
+    p.in_c1 || C2.contains(&(x, y, z)) || (p.g1 == 2) == cor4b_condition(x, y, z)
+}
+
+/// Corollary 4(c): without the pass, G = 2 exactly where x^y^z = 2.
+fn corollary4c(p: &PassPosition) -> bool {
+    (p.g0 == 2) == (p.nim_sum == 2)
+}
+
 /// Theorem 3, Theorem 4 and Corollaries 2–4 over every position of a bar computed with a
-/// pass. `gp` must cover x ≤ X and every y^z on the box.
+/// pass: [`check_pass_claims`] of all of [`PASS_CLAIMS`].
 pub fn check_pass(bar: &Bar, gp: &GpTable) -> Vec<Claim> {
+    check_pass_claims(bar, gp, &PASS_CLAIMS)
+}
+
+/// `claims` over every position of a bar computed with a pass, in one pass over the bar; each
+/// keeps its first counterexample, and the claims share the pass's time. `gp` must cover
+/// x ≤ X and every y^z on the box.
+//
+// Inlined into `check_pass`, the loop over the claims runs over the registry itself, a
+// constant: the compiler unrolls it and calls each claim's check directly, as one function
+// holding every check would.
+#[inline(always)]
+pub fn check_pass_claims(bar: &Bar, gp: &GpTable, claims: &[PassClaim]) -> Vec<Claim> {
     let start = std::time::Instant::now();
     let range = format!("{}, p in {{0,1}}", bar.f.range());
-    // Positions (x,y,z); the claims about both values of p check twice as many.
-    let positions = bar.len() as u128;
-    let mut first: [Option<String>; 9] = Default::default();
-    let mut note = |k: usize, what: &dyn Fn() -> String| {
-        if first[k].is_none() {
-            first[k] = Some(what());
-        }
-    };
+    let mut first: Vec<Option<String>> = vec![None; claims.len()];
     for (x, y, z) in bar.positions() {
-        let g0 = bar.grundy(x, y, z);
-        let g1 = bar.grundy_pass(x, y, z).expect("bar computed with a pass");
-        let s = x ^ y ^ z;
-        if g0 as u64 != s {
-            note(0, &|| {
-                format!("G({x},{y},{z},0) = {g0} but {x}^{y}^{z} = {s}")
-            });
-        }
-        let gp_value = gp.get(x as usize, (y ^ z) as usize);
-        if g1 != gp_value {
-            note(1, &|| {
-                format!(
-                    "G({x},{y},{z},1) = {g1} but G_P({x},{}) = {gp_value}",
-                    y ^ z
-                )
-            });
-        }
-        for (p, g) in [(0u8, g0), (1u8, g1)] {
-            if (g == 0) != in_set_a(x, y, z, p) {
-                note(2, &|| {
-                    format!(
-                        "G({x},{y},{z},{p}) = {g} but ({x},{y},{z},{p}) is {}in A",
-                        if g == 0 { "not " } else { "" }
-                    )
-                });
+        let seen = PassPosition {
+            x,
+            y,
+            z,
+            g0: bar.grundy(x, y, z),
+            g1: bar.grundy_pass(x, y, z).expect("bar computed with a pass"),
+            nim_sum: x ^ y ^ z,
+            gp: gp.get(x as usize, (y ^ z) as usize),
+            in_c1: C1.contains(&(x, y, z)),
+        };
+        for (k, c) in claims.iter().enumerate() {
+            if !(c.holds)(&seen) && first[k].is_none() {
+                first[k] = Some((c.disagreement)(&seen));
             }
-            let in_b = in_set_b(x, y, z, p);
-            if in_b && g != 1 {
-                note(3, &|| format!("({x},{y},{z},{p}) is in B but G = {g}"));
-            }
-            if g == 1 && !in_b {
-                note(4, &|| {
-                    format!("G({x},{y},{z},{p}) = 1 but ({x},{y},{z},{p}) is not in B")
-                });
-            }
-        }
-        let in_c1 = C1.contains(&(x, y, z));
-        if in_c1 && g1 != 2 {
-            note(5, &|| format!("({x},{y},{z},1) is in C_1 but G = {g1}"));
-        }
-        if !in_c1 && !C2.contains(&(x, y, z)) && (g1 == 2) != cor4b_condition(x, y, z) {
-            note(6, &|| {
-                format!(
-                    "G({x},{y},{z},1) = {g1} but conditions (i)-(iv) {}",
-                    if g1 == 2 { "fail" } else { "hold" }
-                )
-            });
-        }
-        if (g0 == 2) != (s == 2) {
-            note(7, &|| {
-                format!("G({x},{y},{z},0) = {g0} and {x}^{y}^{z} = {s}")
-            });
         }
     }
-    let [t3, t4, c2, c3, c3_converse, c4a, c4b, c4c, _] = first;
-    let claims = vec![
-        Claim::theorem("Theorem 3", "G(x,y,z,0) = x^y^z", &range, positions, t3),
-        Claim::theorem(
-            "Theorem 4",
-            "G(x,y,z,1) = G_P(x, y^z)",
-            &range,
-            positions,
-            t4,
-        ),
-        Claim::theorem(
-            "Corollary 2",
-            "the P-positions are exactly A = A1 ∪ A2 ∪ A3 ∪ {(0,0,0,1)}",
-            &range,
-            2 * positions,
-            c2,
-        ),
-        Claim::theorem(
-            "Corollary 3",
-            "every position in B = B0 ∪ B1 ∪ B2 − B3 has Grundy number 1",
-            &range,
-            2 * positions,
-            c3,
-        ),
-        Claim::theorem(
-            "Corollary 3 (converse)",
-            "every position with Grundy number 1 is in B (the proof's 'iff')",
-            &range,
-            2 * positions,
-            c3_converse,
-        ),
-        Claim::theorem(
-            "Corollary 4(a)",
-            "G(x,y,z,1) = 2 on C_1",
-            &range,
-            positions,
-            c4a,
-        ),
-        Claim::theorem(
-            "Corollary 4(b)",
-            "off C_1 ∪ C_2, G(x,y,z,1) = 2 iff one of (i)-(iv) holds",
-            &range,
-            positions,
-            c4b,
-        ),
-        Claim::theorem(
-            "Corollary 4(c)",
-            "G(x,y,z,0) = 2 iff x^y^z = 2",
-            &range,
-            positions,
-            c4c,
-        ),
-    ];
-    claims.into_iter().map(|c| c.took(start)).collect()
+    // Positions (x,y,z); the claims about both values of p check twice as many.
+    let positions = bar.len() as u128;
+    claims
+        .iter()
+        .zip(first)
+        .map(|(c, counterexample)| {
+            Claim::theorem(
+                c.name,
+                c.statement,
+                &range,
+                c.cases_per_position * positions,
+                counterexample,
+            )
+            .took(start)
+        })
+        .collect()
 }
 
 /// Largest G_P table [`check_pass_game`] builds (512 MiB of u16).
@@ -857,6 +978,45 @@ mod tests {
         let gp = GpTable::compute(gp_side_for(&bar)).unwrap();
         let claims = check_pass(&bar, &gp);
         assert!(!claims[1].pass, "Theorem 4 sees the change");
+    }
+
+    #[test]
+    fn each_pass_claim_checked_alone_is_its_row_of_the_whole_check() {
+        let f = table("floor(z/4)", 13, 27);
+        let mut bar = Bar::compute(f, true).unwrap();
+        let gp = GpTable::compute(gp_side_for(&bar)).unwrap();
+        // One wrong value of G(x,y,z,0): Theorem 3 and Corollary 2 see it, at that position.
+        let i = bar.index(5, 2, 9);
+        bar.grundy[i] = 0;
+        let all = check_pass(&bar, &gp);
+        assert_eq!(all.len(), PASS_CLAIMS.len());
+        for (entry, whole) in PASS_CLAIMS.iter().zip(&all) {
+            let alone = check_pass_claims(&bar, &gp, std::slice::from_ref(entry));
+            let c = &alone[0];
+            assert_eq!(c.name, entry.name);
+            assert_eq!(
+                (&c.statement, &c.range, c.checked, c.pass, &c.counterexample),
+                (
+                    &whole.statement,
+                    &whole.range,
+                    whole.checked,
+                    whole.pass,
+                    &whole.counterexample
+                ),
+                "{}",
+                entry.name
+            );
+        }
+        let failed: Vec<&str> = all
+            .iter()
+            .filter(|c| !c.pass)
+            .map(|c| c.name.as_str())
+            .collect();
+        assert_eq!(failed, ["Theorem 3", "Corollary 2"]);
+        assert_eq!(
+            all[0].counterexample.as_deref(),
+            Some(format!("G(5,2,9,0) = 0 but 5^2^9 = {}", 5 ^ 2 ^ 9).as_str())
+        );
     }
 
     #[test]
