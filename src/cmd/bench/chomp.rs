@@ -26,6 +26,7 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
             )?)
         },
     )?;
+    bench_two_player(env, out)?;
     let cols: u32 = if env.quick { 200 } else { 1000 };
     let positions = ChompBox { rows: 3, cols }.positions().expect("small") as u128;
     env.measure(
@@ -43,5 +44,58 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
             Ok(ones)
         },
     )?;
+    Ok(())
+}
+
+/// The two-player table of a square box: the prefix-layer solver on the CPU, its volume-layer
+/// twin (the GPU kernel's schedule) on the CPU, and the layer kernel on the GPU; the three
+/// tables must agree.
+fn bench_two_player(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
+    use chompute::chomp::solve::{solve, solve_by_volume_layers};
+    let side = if env.quick { 10 } else { 14 };
+    let shape = ChompBox {
+        rows: side,
+        cols: side as u32,
+    };
+    let size = format!("{side}x{side}");
+    let positions = shape.positions().expect("small") as u128;
+    let fast = env.measure(
+        out,
+        "chomp solve",
+        &size,
+        "cpu",
+        "positions",
+        positions,
+        || Ok(solve(shape)?.words()),
+    )?;
+    let twin = env.measure(
+        out,
+        "chomp solve volume layers",
+        &size,
+        "cpu",
+        "positions",
+        positions,
+        || Ok(solve_by_volume_layers(shape)?.words()),
+    )?;
+    agree!(
+        twin == fast,
+        "chomp {size}: the volume-layer twin disagrees with the prefix layers"
+    );
+    if let Some(ctx) = &env.gpu {
+        let gpu = chompute::gpu::chomp::ChompGpu::new(ctx.clone());
+        let words = env.measure(
+            out,
+            "chomp solve volume layers",
+            &size,
+            "gpu",
+            "positions",
+            positions,
+            || Ok(gpu.solve(shape)?.words()),
+        )?;
+        agree!(
+            words == fast,
+            "chomp {size}: the GPU layer kernel disagrees with the CPU"
+        );
+    }
     Ok(())
 }
