@@ -126,7 +126,7 @@ pub fn chomp_solve(
     cols: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompTable> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background(py, move || solve::solve(shape)).or_raise()?;
+    let table = in_background(py, move || solve::solve(shape))?.or_raise()?;
     let p_positions = table.p_count();
     let ranker = table.ranker.clone();
     let mut bytes = Vec::with_capacity(solve::PTable::bytes_for(ranker.len()) as usize);
@@ -210,7 +210,7 @@ pub fn chomp_grundy(
     cols: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompGrundy> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background(py, move || GrundyTable::compute(shape)).or_raise()?;
+    let table = in_background(py, move || GrundyTable::compute(shape))?.or_raise()?;
     Ok(ChompGrundy { table })
 }
 
@@ -220,7 +220,7 @@ pub fn chomp_grundy(
 pub fn chomp_cells<'py>(py: Python<'py>, max_n: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
     let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
     let max = u32::try_from(max).map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
-    let table = in_background(py, move || CellsTable::compute(max, |_| {})).or_raise()?;
+    let table = in_background(py, move || CellsTable::compute(max, |_| {}))?.or_raise()?;
     let list = PyList::empty(py);
     for n in 1..=max {
         let d = PyDict::new(py);
