@@ -245,22 +245,8 @@ pub struct InfoArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CountMethod {
-    /// The digit method: a programme over the 64 bits of M, N and the window's corners,
-    /// O(log) for every window of every bar up to 2^64-1 (the default).
-    Digits,
-    /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), whole square bars only.
-    Recurrence,
-    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N), whole bars only.
-    Histogram,
-    /// Generate the grid on the CPU and count it.
-    Cpu,
-    /// Generate the grid on the GPU and count it there.
-    Gpu,
-    /// Every feasible method; exit status 1 if any two disagree.
-    All,
-}
+/// `count --method`: the library's methods, with their help from the library's docs.
+pub use chompute::chocolate::count::CountMethod;
 
 #[derive(Debug, Args)]
 #[command(

@@ -2,7 +2,7 @@
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
-use crate::run::in_background;
+use crate::run::{in_background, in_background_reporting};
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::pass::cb::{pass_game_refusal, Bar, FTable};
 use chompute::pass::gp::{GpTable, GpValues};
@@ -23,14 +23,17 @@ use pyo3::types::PyDict;
 /// >>> chompute.gp_table(13)[2, :6].tolist()
 /// [1, 0, 2, 5, 7, 3]
 ///
-/// Raises ValueError for n outside 1..32768.
+/// `progress`, a callable `progress(done, total, phase)` or a tqdm bar, hears of the rows
+/// done. Raises ValueError for n outside 1..32768.
 #[pyfunction]
+#[pyo3(signature = (n, *, progress=None))]
 pub fn gp_table<'py>(
     py: Python<'py>,
     n: &Bound<'py, PyAny>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
     let n = u64_arg(n, "n", "between 1 and 32768")?;
-    let table = in_background(py, move || GpTable::compute(n))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || GpTable::compute(n))?.or_raise()?;
     let side = table.side();
     fn array<'py, T: numpy::Element>(
         py: Python<'py>,
@@ -113,14 +116,17 @@ pub fn cb_grundy<'py>(
 /// >>> chompute.nimpass_p_positions(3, 6)[:3].tolist()
 /// [[0, 0, 0], [0, 1, 2], [0, 2, 1]]
 ///
-/// Raises ValueError for heaps outside 2..4, max beyond 65533 or a table larger than 1 GiB.
+/// `progress`, a callable `progress(done, total, phase)` or a tqdm bar, hears of the lines
+/// done (on the CPU). Raises ValueError for heaps outside 2..4, max beyond 65533 or a table
+/// larger than 1 GiB.
 #[pyfunction]
-#[pyo3(signature = (heaps, max, *, backend="auto"))]
+#[pyo3(signature = (heaps, max, *, backend="auto", progress=None))]
 pub fn nimpass_p_positions<'py>(
     py: Python<'py>,
     heaps: &Bound<'py, PyAny>,
     max: &Bound<'py, PyAny>,
     backend: &str,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<u16>>> {
     let k = u64_arg(heaps, "heaps", "2, 3 or 4")?;
     let max = u64_arg(max, "max", "at least 0")?;
@@ -139,7 +145,7 @@ pub fn nimpass_p_positions<'py>(
     } else {
         Engine::Cpu
     };
-    let table = in_background(py, move || match k {
+    let table = in_background_reporting(py, progress, move || match k {
         4 => engine.nim_pass().four_heaps(side),
         _ => NimPass::compute(k, side),
     })?

@@ -159,7 +159,7 @@ impl Automaton {
         let words = side * stride;
         // Three grids of 2^33 bytes near MAX_STEPS: refuse at once rather than be killed later.
         crate::memory::ensure_available(
-            3 * 8 * words as u64,
+            Automaton::memory_bytes(capacity),
             &format!("the automaton for {capacity} steps (three grids)"),
             "use fewer steps",
         )?;
@@ -173,6 +173,15 @@ impl Automaton {
         };
         a.grids[1][0] = 1 << 63;
         Ok(a)
+    }
+
+    /// The bytes [`Automaton::new`] allocates for `capacity` steps: three grids of
+    /// (capacity+1)² bits, in rows of u64 words.
+    pub fn memory_bytes(capacity: u64) -> u64 {
+        let side = capacity.saturating_add(1);
+        3u64.saturating_mul(8)
+            .saturating_mul(side)
+            .saturating_mul(side.div_ceil(64))
     }
 
     /// Back to b_0 without reallocating.

@@ -44,7 +44,8 @@ pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
 
 /// Group `rules` (all with the same number of players) into classes by their ordinal tables on
 /// the box of `ranker`. Classes are sorted by their first member; members keep `rules`' order.
-/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled,
+/// within about 2^20 option reads (a few milliseconds) however many groups there are.
 pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleClass>> {
     struct Group {
         members: Vec<usize>,
@@ -59,15 +60,22 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleCl
     let mut rows = vec![0u32; ranker.shape.rows];
     let mut options: Vec<u64> = Vec::new();
     let mut picks: Vec<u8> = Vec::new();
+    let phase = crate::progress::phase("positions", Some(total as u64));
     crate::cancel::check()?;
+    // Option reads since the last look at the token: a position costs one per option per
+    // group, and with thousands of groups a fixed number of positions would be seconds.
+    let mut work = 0usize;
     for r in 1..total {
-        if r & 0xffff == 0 {
+        if work >= 1 << 20 {
+            work = 0;
+            phase.set(r as u64);
             crate::cancel::check()?;
         }
         ranker.advance(&mut rows);
         options.clear();
         ranker.for_each_option(&rows, r as u64, |q| options.push(q));
         let existing = groups.len();
+        work += existing * (options.len() + 1);
         for g in 0..existing {
             let mask = options
                 .iter()

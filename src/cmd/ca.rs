@@ -70,12 +70,12 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.mesh {
         check_mesh_path(path, true)?;
     }
-    if args.frames.is_some() {
+    let description = args.frames.is_some().then(|| {
         describe_pictures(&format!(
             "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
             steps + 1
-        ));
-    }
+        ))
+    });
     let engine = super::engine(backend)?;
     let ctx = match &engine {
         Engine::Gpu(ctx) => Some(ctx.clone()),
@@ -120,13 +120,19 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     }
     let mut frames = 0u64;
     let mut compute_seconds = 0.0f64;
-    let progress = chompute::progress::bar(steps, "steps");
+    let progress = crate::cmd::bars::bar(steps, "steps");
 
     let mut n = 0u64;
     loop {
         // Generation n is ready: frames, stack, verification.
         if args.frames.is_some() && n.is_multiple_of(every) {
-            write_generation_png(&frame_path(n), steps + 1, n + 1, &runner.current_u32()?)?;
+            write_generation_png(
+                &frame_path(n),
+                steps + 1,
+                n + 1,
+                &runner.current_u32()?,
+                description.as_deref(),
+            )?;
             frames += 1;
         }
         if let Some(s) = surface.as_mut() {
@@ -185,7 +191,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             }
         }
         progress.set_position(stop);
-        chompute::progress::set_rate(&progress, cell_updates(0, stop) as f64, "cell updates");
+        crate::cmd::bars::set_rate(&progress, cell_updates(0, stop) as f64, "cell updates");
         n = stop;
     }
     progress.finish_and_clear();

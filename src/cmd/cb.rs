@@ -59,7 +59,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             return Err(anyhow!("--pass: {why}"));
         }
     }
-    let pb = chompute::progress::spinner("computing the Grundy numbers of CB(F)");
+    let pb = crate::cmd::bars::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
     pb.finish_and_clear();
     let mut out = super::out::stdout();
@@ -105,7 +105,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
 
     let pb = args
         .check
-        .then(|| chompute::progress::spinner("checking the claims on the box"));
+        .then(|| crate::cmd::bars::spinner("checking the claims on the box"));
     let claims = if !args.check {
         None
     } else if args.pass {

@@ -178,7 +178,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             let mut kept: Vec<u8> = Vec::new();
             let mut rows = [0u32; 3];
             let mut failure: Option<anyhow::Error> = None;
-            let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
+            let pb = crate::cmd::bars::bar(shape.cols as u64 + 1, "first rows");
             ordinals_three_rows(shape.cols, &choice, |a, slice| {
                 add_to_histogram(&mut histogram, slice);
                 if keep_cols.is_some_and(|c| a <= c) {
@@ -462,7 +462,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
             "--check runs for one number of players; give --players N"
         ));
     }
-    let pb = chompute::progress::bar((last - first + 1) as u64, "player counts");
+    let pb = crate::cmd::bars::bar((last - first + 1) as u64, "player counts");
     let mut counts = Vec::new();
     for n in first..=last {
         pb.set_message(format!(", {n} players"));
@@ -508,13 +508,13 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     chompute::render::atomic::check_target(&args.output)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
     let scale = args.scale.unwrap_or((600 / plane.side).max(1));
-    describe_pictures(&format!(
+    let description = describe_pictures(&format!(
         "ordinals of {} under rule {}, {scale} pixel{} per position, ordinal k in palette entry 2+k",
         plane.axes_text(),
         args.rule.normalised(),
         if scale == 1 { "" } else { "s" }
     ));
-    let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale)?;
+    let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale, Some(&description))?;
     crate::outln!(
         "wrote {} ({width}x{height}): {} under rule {}, ordinal counts {:?}",
         args.output.display(),

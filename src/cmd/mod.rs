@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+pub mod bars;
 mod bench;
 mod ca;
 mod cb;
@@ -23,7 +24,12 @@ use chompute::gpu::{BackendChoice, Engine, GpuContext};
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    chompute::render::png::set_description(Some(command_line()));
+    // The library's long loops report to the bars drawn on a terminal.
+    let bars = std::sync::Arc::new(bars::Bars::default());
+    chompute::progress::observe(bars, || run_command(cli))
+}
+
+fn run_command(cli: Cli) -> anyhow::Result<()> {
     let backend = backend_in_effect(cli.backend.map(BackendChoice::from))?;
     match cli.command {
         Command::Info(a) => info::run(&a),
@@ -184,11 +190,11 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
-/// Set the Description of every PNG this command writes: the command line, then `what` the
-/// picture shows (bar, window, scale, colours), e.g. `chompute render 11 -o r11.png:
-/// C(11,11), 1 pixel per cell, P-cells black on white`.
-pub fn describe_pictures(what: &str) {
-    chompute::render::png::set_description(Some(format!("{}: {what}", command_line())));
+/// The Description of the PNGs a command writes: the command line, then `what` the picture
+/// shows (bar, window, scale, colours), e.g. `chompute render 11 -o r11.png: C(11,11), 1
+/// pixel per cell, P-cells black on white`.
+pub fn describe_pictures(what: &str) -> String {
+    format!("{}: {what}", command_line())
 }
 
 /// One CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma,
@@ -272,31 +278,37 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
-/// The library's names for the arguments that are flags here.
-const FLAG_FOR: [(&str, &str); 8] = [
-    ("the cell size", "--scale"),
-    ("the number of rows", "--rows"),
-    ("the first row of a plane", "--first-row"),
-    ("the pixels per position", "--scale"),
-    ("the fit size", "--fit"),
-    ("the tile size", "--tile-size"),
-    ("the pixels per cell", "--scale"),
-    ("the section height M", "--m"),
-];
+/// The flag that gives an input of the library's on this command line.
+pub fn flag(input: chompute::Input) -> String {
+    use chompute::Input as I;
+    match input {
+        I::Window => "--window",
+        I::CellSize | I::PixelsPerPosition | I::SectionScale => "--scale",
+        I::Fit => "--fit",
+        I::Shade => "--shade",
+        I::Colours => "--colors",
+        I::TileSize => "--tile-size",
+        I::Output => "-o",
+        I::Dzi => "--dzi",
+        I::Tiles => "--tiles",
+        I::Shard => "--shard",
+        I::PlaneRows => "--rows",
+        I::FirstRow => "--first-row",
+        I::SectionHeight => "--m",
+        I::Method => "--method",
+        other => return other.library_name().to_string(),
+    }
+    .to_string()
+}
 
-/// The error and its causes on one line, in the command line's words: a bad argument that is
-/// a flag here is called by the flag's name, and each cause is said once (a message that
+/// The error and its causes on one line, in the command line's words: an input of the library
+/// is called by its flag's name ([`flag`]), and each cause is said once (a message that
 /// already ends with its cause's text, `'x.png': No space left on device`, does not repeat
 /// it).
 pub fn one_line(e: &anyhow::Error) -> String {
-    if let Some(chompute::Error::BadArgument {
-        what,
-        value,
-        allowed,
-    }) = e.downcast_ref::<chompute::Error>()
-    {
-        if let Some((_, flag)) = FLAG_FOR.iter().find(|(term, _)| term == what) {
-            return format!("{flag} must be {allowed} (got {value})");
+    if let Some(lib) = e.downcast_ref::<chompute::Error>() {
+        if lib.input().is_some() {
+            return lib.worded(&flag).replace('\n', " ");
         }
     }
     let mut line = String::new();

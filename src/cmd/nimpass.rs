@@ -142,12 +142,12 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
     };
     if let Some((path, layout)) = layout {
         let m = layout.m;
-        describe_pictures(&format!(
+        let description = describe_pictures(&format!(
             "C({m},{m}) as four-heap Nim with a pass, {} pixel{} per cell, Nim P-cells blue, pass P-cells red",
             layout.scale,
             if layout.scale == 1 { "" } else { "s" }
         ));
-        write_pass_grid_png(path, &t, &layout)?;
+        write_pass_grid_png(path, &t, &layout, Some(&description))?;
         let (pass_p, nim_p) = pass_cell_counts(&t, m);
         report.picture = Some(PictureReport {
             file: path.display().to_string(),

@@ -56,9 +56,9 @@ pub fn memory_bound(spec: &PngSpec) -> u64 {
 }
 
 /// A typed error ([`crate::Error::TooLarge`]) when streaming `spec` needs more memory than
-/// the machine has available; `what` names the picture.
-pub fn ensure_memory(spec: &PngSpec, what: &str) -> crate::Result<()> {
-    crate::memory::ensure_available(
+/// `room` has available; `what` names the picture.
+pub fn ensure_memory(spec: &PngSpec, what: &str, room: crate::memory::Room) -> crate::Result<()> {
+    room.ensure(
         memory_bound(spec),
         what,
         "a row this long needs that much in flight; draw a window of the bar, a fitted picture, tiles or a Deep Zoom pyramid instead",
@@ -459,6 +459,7 @@ mod tests {
                     height: 23,
                     format: format.clone(),
                     compression,
+                    description: None,
                 };
                 let row_bytes = spec.format.row_bytes(width);
                 let row = |y: usize, k: usize| ((k * 7 + y * 13) % 251 / (1 + y % 3)) as u8;
@@ -517,6 +518,7 @@ mod tests {
             height: 3000,
             format: PixelFormat::Gray8,
             compression: Compression::Fast,
+            description: None,
         };
         let err = stream_png("test.png", &mut Full { room: 100 }, &spec, |sink| {
             let mut k = 0u8;
@@ -548,6 +550,7 @@ mod tests {
             height: 5,
             format: PixelFormat::Gray8,
             compression: Compression::Fast,
+            description: None,
         };
         let raw: Vec<u8> = (0..37 * 5).map(|i| (i * 3) as u8).collect();
         let (_, pixels) = decode(&png_bytes(&spec, &raw).unwrap());

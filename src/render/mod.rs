@@ -12,6 +12,7 @@ pub mod mesh;
 pub mod output;
 pub mod palette;
 pub mod picture;
+pub mod plan;
 pub mod png;
 pub mod shade;
 pub mod source;

@@ -1,13 +1,13 @@
 //! Streaming PNG writer shared by every picture chompute makes.
 //!
 //! Rows are produced by a callback and streamed band by band ([`super::encode`]), so memory
-//! stays a few bands whatever the image size. Every PNG carries `Software` and `Description`
-//! text chunks ([`set_description`]), so a picture found later says what made it.
+//! stays a few bands whatever the image size. Every PNG carries a `Software` text chunk and,
+//! when its spec has one ([`PngSpec::description`]), a `Description`, so a picture found later
+//! says what made it.
 
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
-use std::sync::RwLock;
 
 /// How hard the encoder works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -109,6 +109,9 @@ pub struct PngSpec {
     pub format: PixelFormat,
     /// How hard the encoder works.
     pub compression: Compression,
+    /// The `Description` text chunk: what made the picture and what it shows (the binary
+    /// writes its command line and the picture's parameters), or none.
+    pub description: Option<String>,
 }
 
 impl PngSpec {
@@ -158,8 +161,8 @@ impl PngSpec {
         }
         enc.set_compression(self.compression.into());
         add_text(&mut enc, "Software", software())?;
-        if let Some(d) = description() {
-            add_text(&mut enc, "Description", d)?;
+        if let Some(d) = &self.description {
+            add_text(&mut enc, "Description", d.clone())?;
         }
         Ok(enc)
     }
@@ -175,26 +178,9 @@ pub fn write_png(
     super::output::write_image(path, spec, fill_row).map(|_| ())
 }
 
-/// What every PNG says about itself in `tEXt` chunks: `Software` is `chompute` and its
-/// version; `Description`, when set, is the command that made it and its parameters.
-static DESCRIPTION: RwLock<Option<String>> = RwLock::new(None);
-
-/// The `Software` text of every PNG: `chompute 0.1.0`.
+/// The `Software` text of every PNG: `chompute` and its version (`chompute 0.1.0`).
 pub fn software() -> String {
     format!("chompute {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Set the `Description` text of every PNG written from now on (the binary sets it to the
-/// command line and the picture's parameters), or clear it with `None`.
-pub fn set_description(text: Option<String>) {
-    if let Ok(mut d) = DESCRIPTION.write() {
-        *d = text;
-    }
-}
-
-/// The `Description` text PNGs get, if one is set.
-pub fn description() -> Option<String> {
-    DESCRIPTION.read().ok().and_then(|d| d.clone())
 }
 
 /// Add a text chunk: `tEXt` when the text is Latin-1 (as PNG asks of `tEXt`), else `iTXt`

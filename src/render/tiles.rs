@@ -83,9 +83,18 @@ pub struct TileFault(pub String);
 impl TileManifest {
     /// The manifest of `pic` cut into tiles of `tile_size` pixels (a positive multiple of 8).
     pub fn of(pic: &Picture, tile_size: u64) -> Result<TileManifest> {
+        TileManifest::within(pic, tile_size, crate::memory::Room::SYSTEM)
+    }
+
+    /// [`TileManifest::of`], with a tile's encoding checked against `room`.
+    pub fn within(
+        pic: &Picture,
+        tile_size: u64,
+        room: crate::memory::Room,
+    ) -> Result<TileManifest> {
         if tile_size == 0 || !tile_size.is_multiple_of(8) {
-            return Err(Error::bad_argument(
-                "the tile size",
+            return Err(Error::bad_input(
+                crate::Input::TileSize,
                 tile_size,
                 "a positive multiple of 8",
             ));
@@ -116,7 +125,7 @@ impl TileManifest {
             tile_size.min(pic.height),
             Compression::Fast,
         )?;
-        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"))?;
+        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"), room)?;
         Ok(m)
     }
 
@@ -426,7 +435,7 @@ pub fn render_shard(
         tiles_in_shard: total.saturating_sub(i).div_ceil(n),
         ..Default::default()
     };
-    let bar = crate::progress::bar(report.tiles_in_shard, "tiles");
+    let phase = crate::progress::phase("tiles", Some(report.tiles_in_shard));
     let step = usize::try_from(n).unwrap_or(usize::MAX);
     for t in (i..total).step_by(step) {
         if manifest.check_tile(dir, t).is_ok() {
@@ -435,9 +444,8 @@ pub fn render_shard(
             render_tile(pic, cells, &manifest, dir, t, compression)?;
             report.tiles_written += 1;
         }
-        bar.inc(1);
+        phase.inc(1);
     }
-    bar.finish_and_clear();
     Ok(report)
 }
 
