@@ -309,26 +309,19 @@ pub fn theorems<'py>(py: Python<'py>, max_m: &Bound<'py, PyAny>) -> PyResult<Bou
     Ok(list)
 }
 
-/// `colors`: "P,N" ("#5b2a86,#f4efe6") or a pair of colour strings.
+/// `colors`: "P,N" ("#5b2a86,#f4efe6", read by the library's parser, as `--colors` is) or a
+/// pair of colour strings.
 fn colours(obj: &Bound<'_, PyAny>) -> PyResult<chompute::render::picture::Colours> {
-    use chompute::render::parse_colour;
-    let pair: (String, String) = if let Ok(s) = obj.extract::<String>() {
-        match s.split_once(',') {
-            Some((p, n)) => (p.to_string(), n.to_string()),
-            None => {
-                return Err(invalid(format!(
-                    "colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
-                )))
-            }
-        }
-    } else {
-        obj.extract().map_err(|_| {
-            invalid("colors wants two colours: 'P,N' or a pair ('#5b2a86', '#f4efe6')")
-        })?
-    };
+    use chompute::render::{parse_colour, parse_colours};
+    if let Ok(s) = obj.extract::<String>() {
+        return Ok(Some(parse_colours(&s).or_raise()?));
+    }
+    let (p, n): (String, String) = obj.extract().map_err(|_| {
+        invalid("colors must be two colours: 'P,N' or a pair ('#5b2a86', '#f4efe6')")
+    })?;
     Ok(Some([
-        parse_colour(pair.0.trim()).or_raise()?,
-        parse_colour(pair.1.trim()).or_raise()?,
+        parse_colour(p.trim()).or_raise()?,
+        parse_colour(n.trim()).or_raise()?,
     ]))
 }
 

@@ -106,6 +106,7 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
         );
         phase.inc(layer.len() as u64);
     }
+    phase.set(total as u64);
     Ok(table.into_iter().map(AtomicU8::into_inner).collect())
 }
 

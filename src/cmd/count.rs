@@ -1,7 +1,7 @@
 //! `chompute count M [N] [--window ROW,COL,HEIGHT,WIDTH]`: the exact P-count of a bar or of a
 //! window of it, by one method or all of them.
 
-use super::{parse_window, print_json, u64_string};
+use super::{print_json, u64_string, window_of};
 use crate::cli::CountArgs;
 use chompute::chocolate::count::{
     describe, g_recurrence, is_whole, CountGpu, CountMethod, CountPlan,
@@ -113,10 +113,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         .m
         .ok_or_else(|| anyhow::anyhow!("count needs M (or --range A..B)"))?;
     let n = args.n.unwrap_or(m);
-    let window = match &args.window {
-        Some(s) => parse_window(s, m, n)?,
-        None => Window::full(m, n)?,
-    };
+    let window = window_of(args.window, m, n)?;
     let plan = CountPlan::new(window, args.method, count_gpu(backend))?;
     let results = plan.run(generate).map_err(|e| match e {
         chompute::Error::NoAdapter(_) | chompute::Error::Gpu(_) => super::on_gpu(e),

@@ -30,7 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn run_command(cli: Cli) -> anyhow::Result<()> {
-    let backend = backend_in_effect(cli.backend.map(BackendChoice::from))?;
+    let backend = backend_in_effect(cli.backend)?;
     match cli.command {
         Command::Info(a) => info::run(&a),
         Command::Count(a) => {
@@ -232,22 +232,17 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `--window ROW,COL,HEIGHT,WIDTH` → a window of C(m,n) (checked: inside the bar, no sum
-/// past 2^64-1), for `count` and `render`.
-pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<chompute::chocolate::Window> {
-    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-    let nums: Option<Vec<u64>> = parts
-        .iter()
-        .map(|p| crate::cli::parse_size(p).ok())
-        .collect();
-    match nums.as_deref() {
-        Some(&[r, c, h, w]) if parts.len() == 4 => {
-            Ok(chompute::chocolate::Window::new(m, n, r, c, h, w)?)
-        }
-        _ => Err(anyhow::anyhow!(
-            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
-        )),
-    }
+/// `--window` placed in C(m,n) (checked: inside the bar, no sum past 2^64-1), or the whole
+/// bar, for `count` and `render`.
+pub(crate) fn window_of(
+    rect: Option<chompute::chocolate::grid::WindowRect>,
+    m: u64,
+    n: u64,
+) -> anyhow::Result<chompute::chocolate::Window> {
+    Ok(match rect {
+        Some(r) => chompute::chocolate::Window::of_bar(m, n, r)?,
+        None => chompute::chocolate::Window::full(m, n)?,
+    })
 }
 
 /// Print claims on stdout as the text table, or as CSV.

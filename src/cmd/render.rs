@@ -1,19 +1,17 @@
 //! `chompute render` and `chompute assemble`: pictures of P-grids as streamed PNGs, Deep Zoom
 //! pyramids and sharded tile directories.
 
-use super::{describe_pictures, parse_window, print_json, u64_string, u64_strings};
+use super::{describe_pictures, print_json, u64_string, u64_strings, window_of};
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
-use chompute::chocolate::grid::Window;
 use chompute::gpu::BackendChoice;
 use chompute::memory::Room;
 use chompute::render::dzi::{write_dzi_from_tiles, DziReport};
 use chompute::render::output::{check_output, stream_image, summary};
-use chompute::render::parse_colour;
-use chompute::render::picture::{check_tile_size, Colours, Scale};
+use chompute::render::picture::{check_tile_size, Scale};
 use chompute::render::plan::{bar_text, describe, Plan, Request, DZI_TILE};
 use chompute::render::source::CellSource;
-use chompute::render::tiles::{parse_shard, ShardReport, TileManifest, TileRows};
+use chompute::render::tiles::{ShardReport, TileManifest, TileRows};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -42,16 +40,6 @@ struct RenderReport {
     seconds: f64,
 }
 
-/// `P,N` → the two colours.
-fn parse_colours(s: &str) -> anyhow::Result<Colours> {
-    match s.split_once(',') {
-        Some((p, n)) => Ok(Some([parse_colour(p)?, parse_colour(n)?])),
-        None => Err(anyhow!(
-            "--colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
-        )),
-    }
-}
-
 fn tile_size(given: Option<u64>, default: u64) -> anyhow::Result<u64> {
     Ok(check_tile_size(given.unwrap_or(default))?)
 }
@@ -77,18 +65,10 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let (m, n) = (args.m, args.n.unwrap_or(args.m));
     // Every option is checked before anything is created, so bad input leaves no file.
-    let window = match &args.window {
-        Some(s) => parse_window(s, m, n)?,
-        None => Window::full(m, n)?,
-    };
-    let colours = args
-        .colors
-        .as_deref()
-        .map(parse_colours)
-        .transpose()?
-        .flatten();
-    let shard = match (&args.shard, &args.tiles) {
-        (Some(s), Some(_)) => Some(parse_shard(s)?),
+    let window = window_of(args.window, m, n)?;
+    let colours = args.colors;
+    let shard = match (args.shard, &args.tiles) {
+        (Some(s), Some(_)) => Some(s.resolve(|v| std::env::var(v).ok())?),
         (Some(_), None) => Some((0, 1)),
         (None, _) => None,
     };

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Which backend to use: the library's choice, parsed from text with [`std::str::FromStr`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// The GPU when it is a real one (not a software rasteriser), else the CPU.
     #[default]

@@ -11,6 +11,7 @@ use std::path::Path;
 
 /// How hard the encoder works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Compression {
     /// Deflate level 1: the fastest, files about 3.5× larger.
     Fast,
@@ -192,6 +193,18 @@ fn add_text<W: Write>(enc: &mut png::Encoder<'_, W>, key: &str, text: String) ->
         enc.add_itxt_chunk(key.into(), text)
     };
     added.map_err(|e| Error::invalid(format!("PNG text chunk {key}: {e}")))
+}
+
+/// Parse `P,N` (`#5b2a86,#f4efe6`): the P-cells' colour, then the N-cells'.
+pub fn parse_colours(s: &str) -> Result<[[u8; 3]; 2]> {
+    match s.split_once(',') {
+        Some((p, n)) => Ok([parse_colour(p)?, parse_colour(n)?]),
+        None => Err(Error::bad_input(
+            crate::Input::Colours,
+            format!("'{s}'"),
+            "two colours P,N such as '#5b2a86,#f4efe6'",
+        )),
+    }
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.
