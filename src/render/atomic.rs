@@ -78,8 +78,7 @@ pub fn stop_outputs() -> String {
     for (temp, _) in &live {
         remove_temp(temp);
     }
-    let summary = lock(&DONE).summary();
-    summary
+    lock(&DONE).summary()
 }
 
 /// A lock that survives a panic in another holder (the data here stays consistent).
