@@ -53,6 +53,12 @@ pub trait Observer: Send + Sync {
     /// The current phase is over (finished, failed or stopped).
     fn end(&self) {}
 
+    /// Whether anyone sees the reports (a bar on a terminal): work that could run in one
+    /// piece is then cut into pieces of about 1% so that the reports move.
+    fn shown(&self) -> bool {
+        true
+    }
+
     /// Whether the work should stop: [`crate::cancel::check`] then returns
     /// [`crate::Error::Interrupted`] at the next chunk of work.
     fn cancelled(&self) -> bool {
@@ -82,6 +88,11 @@ pub fn observe<T>(observer: Arc<dyn Observer>, work: impl FnOnce() -> T) -> T {
 /// The observer of this thread's innermost [`observe`] scope, if any.
 pub fn current() -> Option<Arc<dyn Observer>> {
     CURRENT.with(|c| c.borrow().clone())
+}
+
+/// Whether this thread has an observer whose reports are seen ([`Observer::shown`]).
+pub fn shown() -> bool {
+    CURRENT.with(|c| c.borrow().as_ref().is_some_and(|o| o.shown()))
 }
 
 /// Whether this thread's observer asks the work to stop.

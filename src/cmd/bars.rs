@@ -14,7 +14,7 @@ pub fn on_terminal() -> bool {
 
 /// A progress bar over `total` units (rows, steps, claims) named `what`. Hidden unless stderr
 /// is a terminal. [`ProgressBar::set_message`] adds a note after the count (a rate, the work
-/// in hand); [`set_rate`] writes a rate there.
+/// in hand).
 pub fn bar(total: u64, what: &str) -> ProgressBar {
     let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
     if on_terminal() {
@@ -26,13 +26,6 @@ pub fn bar(total: u64, what: &str) -> ProgressBar {
         }
     }
     pb
-}
-
-/// Show `done` units of `unit` (cells, cell updates) per second of the bar's elapsed time as
-/// its message: `, 1.234e9 cells/s`.
-pub fn set_rate(pb: &ProgressBar, done: f64, unit: &str) {
-    let secs = pb.elapsed().as_secs_f64().max(1e-9);
-    pb.set_message(format!(", {:.3e} {unit}/s", done / secs));
 }
 
 /// A spinner for work whose size is not known in advance, with the elapsed time and a
@@ -93,6 +86,10 @@ impl chompute::progress::Observer for Bars {
                 pb.set_position(done);
             }
         });
+    }
+
+    fn shown(&self) -> bool {
+        on_terminal()
     }
 
     fn end(&self) {

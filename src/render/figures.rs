@@ -72,6 +72,74 @@ pub fn write_generation_png(
     })
 }
 
+/// The frames of an automaton run as a [`Watcher`](crate::chocolate::automaton::Watcher):
+/// every `every`-th generation as `DIR/gen-NNNN.png` ([`write_generation_png`]), on a canvas
+/// the size of the last generation.
+pub struct FrameWriter {
+    dir: std::path::PathBuf,
+    every: u64,
+    steps: u64,
+    description: Option<String>,
+    /// Frames written so far.
+    pub written: u64,
+}
+
+impl FrameWriter {
+    /// Frames of a run of `steps` steps into `dir` (which must exist), every `every`-th
+    /// generation (at least 1), each PNG described by `description`.
+    pub fn new(
+        dir: &Path,
+        every: u64,
+        steps: u64,
+        description: Option<String>,
+    ) -> Result<FrameWriter> {
+        if every == 0 {
+            return Err(Error::bad_argument(
+                "the frame interval",
+                every,
+                "at least 1",
+            ));
+        }
+        Ok(FrameWriter {
+            dir: dir.to_path_buf(),
+            every,
+            steps,
+            description,
+            written: 0,
+        })
+    }
+
+    /// The frame of generation `n`: `gen-NNNN.png`, as many digits as the last generation has.
+    pub fn path(&self, n: u64) -> std::path::PathBuf {
+        let digits = self.steps.to_string().len();
+        self.dir.join(format!("gen-{n:0digits$}.png"))
+    }
+}
+
+impl crate::chocolate::automaton::Watcher for FrameWriter {
+    fn next_after(&self, n: u64) -> Option<u64> {
+        Some((n / self.every + 1) * self.every)
+    }
+
+    fn see(
+        &mut self,
+        n: u64,
+        runner: &dyn crate::chocolate::backend::AutomatonBackend,
+    ) -> Result<()> {
+        if n.is_multiple_of(self.every) {
+            write_generation_png(
+                &self.path(n),
+                self.steps + 1,
+                n + 1,
+                &runner.current_u32()?,
+                self.description.as_deref(),
+            )?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Write the cross-section `s` of the Sierpiński octahedron as a 1-bit PNG, points inside S_N
 /// in chocolate on cream, `description` its Description text. Returns the pixels inside.
 pub fn write_section_png(path: &Path, s: &Section, description: Option<&str>) -> Result<u64> {
