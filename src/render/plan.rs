@@ -181,7 +181,7 @@ impl Plan {
         };
         let description = match &r.made_by {
             Some(by) => format!("{by}: {}", describe(&pic)),
-            None => format!("chompute render: {}", describe(&pic)),
+            None => describe(&pic),
         };
         pic = pic.with_description(description);
         let output = match &r.output {
