@@ -114,6 +114,8 @@ pub enum Input {
     SectionHeight,
     /// The method of a count.
     Method,
+    /// Where to compute: auto, gpu or cpu.
+    Backend,
 }
 
 impl Input {
@@ -136,6 +138,7 @@ impl Input {
             Input::SectionScale => "the pixels per cell",
             Input::SectionHeight => "the section height M",
             Input::Method => "the method",
+            Input::Backend => "the backend",
         }
     }
 }

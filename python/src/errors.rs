@@ -66,6 +66,7 @@ pub fn keyword(input: chompute::Input) -> String {
         I::TileSize => "tile_size",
         I::Output => "path",
         I::Method => "method",
+        I::Backend => "backend",
         other => return other.library_name().to_string(),
     }
     .to_string()

@@ -3,10 +3,9 @@
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::{in_background, in_background_reporting};
-use chompute::gpu::{BackendChoice, Engine};
+use chompute::gpu::Engine;
 use chompute::pass::cb::{pass_game_refusal, Bar, FTable};
 use chompute::pass::gp::{GpTable, GpValues};
-use chompute::pass::nimpass::NimPass;
 use numpy::ndarray::Array2;
 use numpy::{PyArray2, PyArrayMethods, PyUntypedArray};
 use pyo3::prelude::*;
@@ -136,18 +135,9 @@ pub fn nimpass_p_positions<'py>(
     let k = k as usize;
     let side = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
     let choice = crate::args::backend(backend)?;
-    let engine = if k == 4 {
-        Engine::select(choice).or_raise()?
-    } else if choice == BackendChoice::Gpu {
-        return Err(invalid(format!(
-            "the GPU computes four heaps only; use backend=\"cpu\" or \"auto\" for {k} heaps"
-        )));
-    } else {
-        Engine::Cpu
-    };
-    let table = in_background_reporting(py, progress, move || match k {
-        4 => engine.nim_pass().four_heaps(side),
-        _ => NimPass::compute(k, side),
+    // The library picks the engine: four heaps where `backend` says, others on the CPU.
+    let table = in_background_reporting(py, progress, move || {
+        Engine::nim_pass_table(choice, k, side)
     })?
     .or_raise()?;
     let rows = table.count() as usize;

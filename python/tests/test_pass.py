@@ -157,3 +157,9 @@ def test_nimpass_bad_input():
         chompute.nimpass_p_positions(4, 60000)
     with pytest.raises(ValueError, match="max must be at least 0"):
         chompute.nimpass_p_positions(2, -1)
+
+
+def test_the_gpu_refusal_is_the_command_lines_in_python_words():
+    # `chompute --backend gpu nimpass --heaps 3` says "use --backend cpu or auto for 3 heaps".
+    with pytest.raises(ValueError, match="^the GPU computes four heaps only; use backend cpu or auto for 3 heaps$"):
+        chompute.nimpass_p_positions(3, 5, backend="gpu")

@@ -291,6 +291,7 @@ pub fn flag(input: chompute::Input) -> String {
         I::FirstRow => "--first-row",
         I::SectionHeight => "--m",
         I::Method => "--method",
+        I::Backend => "--backend",
         other => return other.library_name().to_string(),
     }
     .to_string()

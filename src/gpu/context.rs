@@ -126,6 +126,26 @@ impl Engine {
         }
     }
 
+    /// Nim with a pass on `k` heaps of sizes 0..side where `choice` says: four heaps on the
+    /// engine it selects (the GPU's kernel, or the CPU), other heap counts on the CPU — the
+    /// GPU has a four-heap kernel only, so `gpu` is refused for them before any work.
+    pub fn nim_pass_table(
+        choice: BackendChoice,
+        k: usize,
+        side: usize,
+    ) -> Result<crate::pass::nimpass::NimPass> {
+        if k == 4 {
+            return Engine::select(choice)?.nim_pass().four_heaps(side);
+        }
+        if choice == BackendChoice::Gpu {
+            return Err(Error::conflict(
+                &[crate::Input::Backend],
+                format!("the GPU computes four heaps only; use {{0}} cpu or auto for {k} heaps"),
+            ));
+        }
+        crate::pass::nimpass::NimPass::compute(k, side)
+    }
+
     /// The automaton for generations 0..=capacity on this backend, at b_0; on the GPU with the
     /// device's fastest kernel ([`super::ca::CaKernel::best`]).
     pub fn automaton(&self, capacity: u64) -> Result<Box<dyn AutomatonBackend>> {
