@@ -116,6 +116,10 @@ pub enum Input {
     Method,
     /// Where to compute: auto, gpu or cpu.
     Backend,
+    /// The function F of CB(F), in the expression language.
+    Expression,
+    /// The game with a pass (of CB(F)).
+    Pass,
 }
 
 impl Input {
@@ -139,6 +143,8 @@ impl Input {
             Input::SectionHeight => "the section height M",
             Input::Method => "the method",
             Input::Backend => "the backend",
+            Input::Expression => "F",
+            Input::Pass => "the pass",
         }
     }
 }

@@ -67,6 +67,8 @@ pub fn keyword(input: chompute::Input) -> String {
         I::Output => "path",
         I::Method => "method",
         I::Backend => "backend",
+        I::Expression => "f",
+        I::Pass => "pass_",
         other => return other.library_name().to_string(),
     }
     .to_string()

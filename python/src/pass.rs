@@ -4,7 +4,7 @@ use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::{in_background, in_background_reporting};
 use chompute::gpu::Engine;
-use chompute::pass::cb::{pass_game_refusal, Bar, FTable};
+use chompute::pass::cb::{plan_bar, Bar};
 use chompute::pass::gp::{GpTable, GpValues};
 use numpy::ndarray::Array2;
 use numpy::{PyArray2, PyArrayMethods, PyUntypedArray};
@@ -78,13 +78,7 @@ pub fn cb_grundy<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x_max = u64_arg(x_max, "x_max", "at least 0")?;
     let z_max = u64_arg(z_max, "z_max", "at least 0")?;
-    let expr = chompute::pass::expr::parse(f).map_err(|e| invalid(format!("f: {e}")))?;
-    let table = FTable::from_expr(&expr, x_max, z_max).or_raise()?;
-    if pass_ {
-        if let Some(why) = pass_game_refusal(&table, expr.uses_x()) {
-            return Err(invalid(format!("pass_: {why}")));
-        }
-    }
+    let (_, table) = plan_bar(f, x_max, z_max, pass_).or_raise()?;
     let bar = in_background(py, move || Bar::compute(table, pass_))?.or_raise()?;
     let d = PyDict::new(py);
     for (k, (x, y, z)) in bar.positions().enumerate() {

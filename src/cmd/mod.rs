@@ -292,6 +292,8 @@ pub fn flag(input: chompute::Input) -> String {
         I::SectionHeight => "--m",
         I::Method => "--method",
         I::Backend => "--backend",
+        I::Expression => "--f",
+        I::Pass => "--pass",
         other => return other.library_name().to_string(),
     }
     .to_string()
