@@ -120,6 +120,8 @@ pub enum Input {
     Expression,
     /// The game with a pass (of CB(F)).
     Pass,
+    /// The number of players of multiplayer Chomp.
+    Players,
 }
 
 impl Input {
@@ -145,6 +147,7 @@ impl Input {
             Input::Backend => "the backend",
             Input::Expression => "F",
             Input::Pass => "the pass",
+            Input::Players => "the number of players",
         }
     }
 }

@@ -3,15 +3,10 @@
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background_reporting;
-use chompute::chomp::classes::MAX_CLASS_PLAYERS;
-use chompute::chomp::{
-    all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Ranker, Rule,
-};
+use chompute::chomp::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
+use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
-
-/// Most positions `chomp_classes` takes (as `chompute chomp classes`).
-const CLASSES_MAX_POSITIONS: u64 = 1 << 24;
 
 /// A rule: "10,20,30", or a sequence (a NumPy array too) of numbers: integers of any kind
 /// (Python, NumPy, anything `numbers.Integral`), floats (read as the shortest decimal that is
@@ -331,16 +326,8 @@ pub fn chomp_classes<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let allowed = format!("between 2 and {MAX_CLASS_PLAYERS}");
     let n = u64_arg(players, "players", &allowed)?;
-    if !(2..=MAX_CLASS_PLAYERS as u64).contains(&n) {
-        return Err(bad_argument("players", n, &allowed));
-    }
-    let shape = box_arg(r#box)?;
-    let ranker = Ranker::new(shape).or_raise()?;
-    if ranker.len() > CLASSES_MAX_POSITIONS {
-        return Err(invalid(format!(
-            "the {shape} box has more than 2^24 positions; choose a smaller box for classes"
-        )));
-    }
+    check_players(n).or_raise()?;
+    let ranker = classes_ranker(box_arg(r#box)?).or_raise()?;
     let classes = in_background_reporting(py, progress, move || {
         let rules = all_normalised_rules(n as usize);
         Ok::<_, chompute::Error>(

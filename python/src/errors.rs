@@ -69,6 +69,7 @@ pub fn keyword(input: chompute::Input) -> String {
         I::Backend => "backend",
         I::Expression => "f",
         I::Pass => "pass_",
+        I::Players => "players",
         other => return other.library_name().to_string(),
     }
     .to_string()

@@ -22,6 +22,35 @@ pub struct RuleClass {
 /// Most players `classes` handles (8! = 40320 rules).
 pub const MAX_CLASS_PLAYERS: usize = 8;
 
+/// Most positions a box for `classes` may have (its tables are a byte a position a class).
+pub const MAX_CLASS_POSITIONS: u64 = 1 << 24;
+
+/// [`crate::Error::BadInput`] ([`crate::Input::Players`]) unless 2 ≤ `players` ≤
+/// [`MAX_CLASS_PLAYERS`].
+pub fn check_players(players: u64) -> crate::Result<()> {
+    if !(2..=MAX_CLASS_PLAYERS as u64).contains(&players) {
+        return Err(crate::Error::bad_input(
+            crate::Input::Players,
+            players,
+            format!("between 2 and {MAX_CLASS_PLAYERS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The ranker of a box for `classes`, refused when the box has more than
+/// [`MAX_CLASS_POSITIONS`] positions.
+pub fn classes_ranker(shape: super::diagram::ChompBox) -> crate::Result<Ranker> {
+    let ranker = Ranker::new(shape)?;
+    if ranker.len() > MAX_CLASS_POSITIONS {
+        return Err(crate::Error::too_large(
+            format!("the {shape} box"),
+            "it has more than 2^24 positions; choose a smaller box for classes",
+        ));
+    }
+    Ok(ranker)
+}
+
 /// Every permutation of 0..n in lexicographic order.
 pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
     let mut perm: Vec<u8> = (0..n as u8).collect();

@@ -6,7 +6,7 @@ use crate::cli::{
 };
 use anyhow::anyhow;
 use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
-use chompute::chomp::classes::MAX_CLASS_PLAYERS;
+use chompute::chomp::classes::{check_players, classes_ranker};
 use chompute::chomp::ordinal::add_to_histogram;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
@@ -361,19 +361,9 @@ struct ClassCountsReport {
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let (first, last) = args.players;
     for n in [first, last] {
-        if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-            return Err(anyhow::anyhow!(
-                "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
-            ));
-        }
+        check_players(n as u64)?;
     }
-    let ranker = Ranker::new(args.shape)?;
-    if ranker.len() > 1 << 24 {
-        return Err(anyhow!(
-            "the {} box has more than 2^24 positions; choose a smaller box for classes",
-            args.shape
-        ));
-    }
+    let ranker = classes_ranker(args.shape)?;
     if first != last || args.bfile {
         return class_counts(args, &ranker);
     }

@@ -294,6 +294,7 @@ pub fn flag(input: chompute::Input) -> String {
         I::Backend => "--backend",
         I::Expression => "--f",
         I::Pass => "--pass",
+        I::Players => "--players",
         other => return other.library_name().to_string(),
     }
     .to_string()
