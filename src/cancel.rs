@@ -85,13 +85,18 @@ pub fn current() -> Option<Cancel> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
-/// [`Error::Interrupted`] when this thread runs inside the scope of a cancelled token; `Ok`
-/// otherwise. The library's long loops call it between chunks of work.
+/// [`Error::Interrupted`] when this thread runs inside the scope of a cancelled token, or of
+/// an observer that asks to stop; `Ok` otherwise. The library's long loops call it between chunks of work.
 pub fn check() -> Result<()> {
     CURRENT.with(|c| match &*c.borrow() {
         Some(t) => t.check(),
         None => Ok(()),
-    })
+    })?;
+    // The observer of this thread may ask to stop as well ([`crate::progress::Observer`]).
+    if crate::progress::cancelled() {
+        return Err(Error::Interrupted);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The command line: clap derive types only. Each subcommand's behaviour lives in
 //! `crate::cmd`, one file per command family.
 
+use chompute::chocolate::grid::WindowRect;
 use chompute::gpu::BackendChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -15,33 +16,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub struct Cli {
     /// Where to compute: auto (the default), gpu or cpu; CHOMPUTE_BACKEND sets the default.
     #[arg(long, global = true, value_enum, hide_possible_values = true)]
-    pub backend: Option<BackendArg>,
+    pub backend: Option<BackendChoice>,
 
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// The exit statuses, shown at the end of `chompute --help`.
-/// `--backend`: the library's [`BackendChoice`] as a command-line value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum BackendArg {
-    /// The GPU when it is a real one (not a software rasteriser), else the CPU.
-    Auto,
-    /// The GPU, software adapters included; an error if there is none.
-    Gpu,
-    /// The CPU, always.
-    Cpu,
-}
-
-impl From<BackendArg> for BackendChoice {
-    fn from(b: BackendArg) -> BackendChoice {
-        match b {
-            BackendArg::Auto => BackendChoice::Auto,
-            BackendArg::Gpu => BackendChoice::Gpu,
-            BackendArg::Cpu => BackendChoice::Cpu,
-        }
-    }
-}
 /// The `--backend` choices, told once in the top-level help (each subcommand's help has the
 /// one-line summary of the option).
 pub const AFTER_HELP: &str = "\
@@ -346,22 +326,8 @@ pub struct InfoArgs {
     pub json: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum CountMethod {
-    /// The digit method: a programme over the 64 bits of M, N and the window's corners,
-    /// O(log) for every window of every bar up to 2^64-1 (the default).
-    Digits,
-    /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), whole square bars only.
-    Recurrence,
-    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N), whole bars only.
-    Histogram,
-    /// Generate the grid on the CPU and count it.
-    Cpu,
-    /// Generate the grid on the GPU and count it there.
-    Gpu,
-    /// Every feasible method; exit status 1 if any two disagree.
-    All,
-}
+/// `count --method`: the library's methods, with their help from the library's docs.
+pub use chompute::chocolate::count::CountMethod;
 
 #[derive(Debug, Args)]
 #[command(
@@ -375,8 +341,8 @@ pub struct CountArgs {
     #[arg(value_parser = parse_size)]
     pub n: Option<u64>,
     /// Count only this part of the bar: first row and column (1-based), height and width.
-    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
-    pub window: Option<String>,
+    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH", value_parser = library::<WindowRect>)]
+    pub window: Option<WindowRect>,
     /// Method (default: the fastest exact one, `digits`).
     #[arg(long, value_enum)]
     pub method: Option<CountMethod>,
@@ -559,8 +525,8 @@ pub struct RenderArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Only this part of the bar: first row and column (1-based), height and width.
-    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH")]
-    pub window: Option<String>,
+    #[arg(long, value_name = "ROW,COL,HEIGHT,WIDTH", value_parser = library::<WindowRect>)]
+    pub window: Option<WindowRect>,
     /// Pixels per cell: draw each cell as K×K pixels.
     #[arg(long, value_name = "K", alias = "cell", value_parser = parse_size, conflicts_with = "fit")]
     pub scale: Option<u64>,
@@ -569,12 +535,12 @@ pub struct RenderArgs {
     #[arg(long, value_name = "PIXELS", value_parser = parse_size)]
     pub fit: Option<u64>,
     /// How --fit shades a pixel from its block's exact P-count (see `--help`).
-    #[arg(long, value_name = "linear|sqrt|log", value_parser = parse_shade, long_help = SHADE_HELP)]
+    #[arg(long, value_name = "linear|sqrt|log", value_parser = library::<chompute::render::Shade>, long_help = SHADE_HELP)]
     pub shade: Option<chompute::render::Shade>,
     /// Two colours, P-cells then N-cells (e.g. '#5b2a86,#f4efe6'): an indexed PNG.
     /// Default: black P-cells on white.
-    #[arg(long, value_name = "P,N")]
-    pub colors: Option<String>,
+    #[arg(long, value_name = "P,N", value_parser = colours)]
+    pub colors: Option<[[u8; 3]; 2]>,
     /// Deflate effort: `fast` (deflate level 1, about 3.5× larger files, for when the disk
     /// is faster than two cores), `balanced` (level 5, the default: a 32767² gigapixel in
     /// well under a second on two cores, bands deflated in parallel) or `best` (level 9).
@@ -596,8 +562,8 @@ pub struct RenderArgs {
     pub tiles: Option<std::path::PathBuf>,
     /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
     /// SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
-    #[arg(long, value_name = "I/N")]
-    pub shard: Option<String>,
+    #[arg(long, value_name = "I/N", value_parser = library::<chompute::render::tiles::Shard>)]
+    pub shard: Option<chompute::render::tiles::Shard>,
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
     pub json: bool,
@@ -625,9 +591,18 @@ pub struct AssembleArgs {
     pub json: bool,
 }
 
-/// `linear`, `sqrt` or `log`: a fitted picture's shading curve.
-pub fn parse_shade(s: &str) -> Result<chompute::render::Shade, String> {
-    s.parse().map_err(|e: chompute::Error| e.to_string())
+/// `--colors P,N`, read by the library's parser.
+pub fn colours(s: &str) -> Result<[[u8; 3]; 2], String> {
+    chompute::render::parse_colours(s).map_err(|e| e.worded(&crate::cmd::flag))
+}
+
+/// A value of one of the library's types, read by the library's own parser ([`FromStr`]):
+/// a window, a shade, a shard. Its message names the input by its flag.
+///
+/// [`FromStr`]: std::str::FromStr
+pub fn library<T: std::str::FromStr<Err = chompute::Error>>(s: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|e: chompute::Error| e.worded(&crate::cmd::flag))
 }
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.

@@ -202,7 +202,7 @@ pub mod chocolate;
 pub mod chomp;
 pub mod claim;
 pub mod error;
-pub use error::{Error, Result};
+pub use error::{Error, Input, Result};
 pub mod gpu;
 pub mod memory;
 pub mod pass;

@@ -40,13 +40,15 @@ fn main() -> ExitCode {
     // `serve` catches Ctrl-C and SIGTERM itself to finish the requests in flight and exit 0;
     // every other command removes its temporary files and exits 130 at once.
     if !matches!(cli.command, cli::Command::Serve(_)) {
-        chompute::render::atomic::install_interrupt_handler();
+        install_interrupt_handler();
     }
     let result = cmd::run(cli);
     // An interrupt being handled removes the temporary files, says what was kept and exits
     // with 130 itself; errors it caused in the work (a file removed under a writer) are not
     // reported.
-    chompute::render::atomic::wait_if_stopping();
+    while chompute::render::atomic::stopping() {
+        std::thread::park();
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`chompute count 30001 | head -0`) is not an error.
@@ -83,6 +85,17 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }
+}
+
+/// On Ctrl-C, SIGTERM or SIGHUP: remove every temporary output (the library's registry of
+/// files being written), say in one line what was kept, and exit with status 130.
+fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        let kept = chompute::render::atomic::stop_outputs();
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "chompute: interrupted; {kept}");
+        std::process::exit(130)
+    });
 }
 
 /// Mesa prints a warning on every run when XDG_RUNTIME_DIR is unset (root shells, cron, CI);

@@ -5,13 +5,6 @@
 /// to the room left under a cgroup v2 limit (`memory.max` − `memory.current`) when there is one,
 /// as under Kubernetes or Slurm. `None` where neither can be read.
 pub fn available_bytes() -> Option<u64> {
-    // Test hook: pretend this much is available, so that the check can be seen to work.
-    if let Some(v) = std::env::var("CHOMPUTE_TEST_MEMORY_AVAILABLE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return Some(v);
-    }
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let host = meminfo.as_deref().and_then(meminfo_available);
     let read = |f: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{f}")).ok();
@@ -42,7 +35,39 @@ fn cgroup_room(max: &str, current: &str) -> Option<u64> {
 /// [`Error::TooLarge`](crate::Error::TooLarge) when `bytes` is more than [`available_bytes`]:
 /// `what` names the job and `hint` says how to shrink it.
 pub fn ensure_available(bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
-    check_room(bytes, available_bytes(), what, hint)
+    Room::SYSTEM.ensure(bytes, what, hint)
+}
+
+/// The memory a job may count on: what the system says ([`available_bytes`]), or an amount
+/// the caller assumes instead (a test that shows the check at work, a host program that keeps
+/// memory for itself). Plans take one and check every buffer they will need against it before
+/// any work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Room {
+    assumed: Option<u64>,
+}
+
+impl Room {
+    /// What the system says is available.
+    pub const SYSTEM: Room = Room { assumed: None };
+
+    /// Assume `bytes` are available, whatever the system says.
+    pub fn assume(bytes: u64) -> Room {
+        Room {
+            assumed: Some(bytes),
+        }
+    }
+
+    /// Bytes available, if known.
+    pub fn available(self) -> Option<u64> {
+        self.assumed.or_else(available_bytes)
+    }
+
+    /// [`Error::TooLarge`](crate::Error::TooLarge) when `bytes` is more than is available:
+    /// `what` names the job and `hint` says how to shrink it.
+    pub fn ensure(self, bytes: u64, what: &str, hint: &str) -> crate::Result<()> {
+        check_room(bytes, self.available(), what, hint)
+    }
 }
 
 fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> crate::Result<()> {

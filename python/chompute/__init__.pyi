@@ -1,7 +1,9 @@
 """Type stubs of chompute, the Python module of the chompute engine."""
 
+import numbers
+from decimal import Decimal
 from os import PathLike
-from typing import Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Literal, Optional, Protocol, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -16,6 +18,13 @@ _Position = Union[str, Sequence[int]]
 """A Chomp position: non-increasing row lengths, "4,3,1" or (4, 3, 1); () or "0" is empty."""
 _Box = Union[str, Tuple[int, int]]
 """A box of Chomp positions: "3x4" or (rows, columns)."""
+
+class _Bar(Protocol):
+    total: Any
+    def update(self, n: int) -> Any: ...
+
+_Progress = Union[Callable[[int, Optional[int], str], Any], _Bar]
+"""progress(done, total, phase), or a bar with update(n) and total such as tqdm's."""
 
 class CheckFailed(Exception):
     """A verification ran and found a disagreement; the message names the first one."""
@@ -41,7 +50,7 @@ def p_grid(
 def automaton(steps: int, *, backend: _Backend = "auto") -> npt.NDArray[np.bool_]:
     """Generation `steps` of the second-order automaton, shape (steps+1, steps+1)."""
 
-def gp_table(n: int) -> npt.NDArray[np.unsignedinteger]:
+def gp_table(n: int, *, progress: Optional[_Progress] = None) -> npt.NDArray[np.unsignedinteger]:
     """G_P(x, y) of two-heap Nim with a pass for 0 <= x, y < n (uint8, uint16 or uint32)."""
 
 def cb_grundy(
@@ -50,7 +59,7 @@ def cb_grundy(
     """Grundy numbers of CB(F, x, y, z): {(x, y, z): g}, or {(x, y, z, p): g} with a pass."""
 
 def nimpass_p_positions(
-    heaps: int, max: int, *, backend: _Backend = "auto"
+    heaps: int, max: int, *, backend: _Backend = "auto", progress: Optional[_Progress] = None
 ) -> npt.NDArray[np.uint16]:
     """P-positions with the pass available of Nim on 2..4 heaps of sizes 0..=max, shape (k, heaps)."""
 
@@ -79,7 +88,12 @@ class ChompOrdinals:
         """Every position of the box with this ordinal, in lexicographic order."""
     def __len__(self) -> int: ...
 
-def chomp_ordinals(rule: Union[str, Sequence[Union[int, float, str]]], box: _Box) -> ChompOrdinals:
+def chomp_ordinals(
+    rule: Union[str, Sequence[Union[numbers.Real, Decimal, str]]],
+    box: _Box,
+    *,
+    progress: Optional[_Progress] = None,
+) -> ChompOrdinals:
     """Multiplayer Chomp under `rule`: the ordinal of every position inside `box`."""
 
 class ChompTable:
@@ -128,7 +142,9 @@ def chomp_grundy(rows: Union[int, str], cols: Optional[int] = None) -> ChompGrun
 def chomp_cells(max_n: int) -> list[dict[str, int]]:
     """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""
 
-def chomp_classes(players: int, box: _Box) -> list[list[Tuple[int, ...]]]:
+def chomp_classes(
+    players: int, box: _Box, *, progress: Optional[_Progress] = None
+) -> list[list[Tuple[int, ...]]]:
     """All normalised rules for `players` players grouped into isomorphism classes on `box`."""
 
 def theorems(
@@ -145,9 +161,11 @@ def render(
     window: Optional[_Window] = None,
     fit: Optional[int] = None,
     scale: Optional[int] = None,
+    shade: Optional[Literal["linear", "sqrt", "log"]] = None,
     colors: Optional[Union[str, Tuple[str, str]]] = None,
     compression: Literal["fast", "balanced", "best"] = "balanced",
     verify: bool = False,
     backend: _Backend = "auto",
+    progress: Optional[_Progress] = None,
 ) -> dict[str, object]:
     """Write the P-grid of C(m, n) (or of `window`) as a PNG, as `chompute render` does."""

@@ -91,18 +91,9 @@ fn window_parts(w: &Bound<'_, PyAny>) -> PyResult<[u64; 4]> {
     Ok(out)
 }
 
-/// `backend="auto" | "cpu" | "gpu"`, as `--backend`.
+/// `backend="auto" | "cpu" | "gpu"`, read by the library's parser, as `--backend` is.
 pub fn backend(name: &str) -> PyResult<BackendChoice> {
-    match name {
-        "auto" => Ok(BackendChoice::Auto),
-        "cpu" => Ok(BackendChoice::Cpu),
-        "gpu" => Ok(BackendChoice::Gpu),
-        other => Err(bad_argument(
-            "backend",
-            format!("'{other}'"),
-            "'auto', 'cpu' or 'gpu'",
-        )),
-    }
+    name.parse().or_raise()
 }
 
 /// The engine a `backend` name selects (`gpu` without a GPU is an error).

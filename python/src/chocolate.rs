@@ -1,9 +1,9 @@
 //! The chocolate game C(m,n): counts, P-grids, the automaton, the paper's claims, pictures.
 
 use crate::args::{bar_window, engine, u64_arg};
-use crate::errors::{bad_argument, invalid, CheckFailed, OrRaise};
-use crate::run::{in_background, in_pieces};
-use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use crate::errors::{bad_argument, invalid, to_py, CheckFailed, OrRaise};
+use crate::run::{in_background, in_background_reporting, in_pieces};
+use chompute::chocolate::count::{CountGpu, CountMethod, CountPlan};
 use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
 use chompute::chocolate::theorems::{check_claims, select};
@@ -13,11 +13,6 @@ use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-/// Most cells `method="cpu"` or `"gpu"` generates (as `chompute count --method cpu`).
-const GENERATE_MAX_CELLS: u128 = 1 << 40;
-/// Most cells `method="all"` generates on the CPU, and on a software GPU.
-const ALL_CPU_MAX_CELLS: u128 = 1 << 36;
-const ALL_SOFTWARE_GPU_MAX_CELLS: u128 = 1 << 32;
 /// Cells generated between two looks for Ctrl-C.
 const PIECE_CELLS: u64 = 1 << 24;
 /// Largest `max_m` of `theorems` (the per-cell claims cost about M³/3 checks each).
@@ -49,22 +44,13 @@ fn count_generated(py: Python<'_>, engine: &Engine, w: &Window) -> PyResult<u128
     Ok(total)
 }
 
-fn too_many_cells(w: &Window, method: &str, limit: &str) -> PyErr {
-    invalid(format!(
-        "C({},{}) window has {} cells, more than method=\"{method}\" generates ({limit}); use method=\"digits\"",
-        w.m,
-        w.n,
-        w.cells()
-    ))
-}
-
 /// The exact number of P-positions of the chocolate bar C(m, n) (n defaults to m), or of the
 /// part of it inside `window=(row, col, height, width)` (1-based, rows row..row+height-1).
 /// The count is an exact Python int at any size up to 2**64-1 a side.
 ///
 /// Methods:
 ///
-/// - "auto": the recurrence for a whole square bar, else the digit method.
+/// - "auto": the fastest exact one, the digit method (as `chompute count` without --method).
 /// - "recurrence": g(2m) = 4g(m), g(2m+1) = g(m) + g(m+1); whole square bars; O(log m).
 /// - "histogram": g(m,n) = sum over v of hr[v]*hc[v], r(i) = (i-1) xor (m-i); whole bars up
 ///   to 2**28 on the smaller side, 2**34 on the larger; O(m+n).
@@ -95,76 +81,34 @@ pub fn count(
     window: Option<&Bound<'_, PyAny>>,
     method: &str,
 ) -> PyResult<u128> {
-    let (w, whole) = bar_window(m, n, window)?;
-    let square = whole && w.m == w.n;
-    let run = |method: &str| -> PyResult<u128> {
-        match method {
-            "recurrence" if square => g_recurrence(w.m).or_raise(),
-            "recurrence" => Err(invalid(format!(
-                "the recurrence counts whole square bars only (got C({},{}){}); use method=\"digits\"",
-                w.m,
-                w.n,
-                if whole { "" } else { " with a window" }
-            ))),
-            "histogram" if whole => g_histogram(w.m, w.n).or_raise(),
-            "histogram" => Err(invalid(
-                "the histogram method counts whole bars only; use method=\"digits\" for a window",
-            )),
-            "digits" => Ok(p_count(&w)),
-            "cpu" | "gpu" if w.cells() <= GENERATE_MAX_CELLS => {
-                count_generated(py, &engine(method)?, &w)
-            }
-            "cpu" | "gpu" => Err(too_many_cells(&w, method, "2^40")),
-            other => Err(bad_argument(
-                "method",
-                format!("'{other}'"),
-                "'auto', 'recurrence', 'histogram', 'digits', 'cpu', 'gpu' or 'all'",
-            )),
-        }
+    let (w, _) = bar_window(m, n, window)?;
+    let method = match method {
+        "auto" => None,
+        name => Some(name.parse::<CountMethod>().or_raise()?),
     };
-    match method {
-        "auto" if square => run("recurrence"),
-        "auto" => run("digits"),
-        "all" => {
-            let mut methods = Vec::new();
-            if square {
-                methods.push("recurrence");
-            }
-            if whole && histogram_feasible(w.m, w.n) {
-                methods.push("histogram");
-            }
-            methods.push("digits");
-            if w.cells() <= ALL_CPU_MAX_CELLS {
-                methods.push("cpu");
-            }
-            if let Ok(ctx) = GpuContext::shared() {
-                let limit = if ctx.is_software() {
-                    ALL_SOFTWARE_GPU_MAX_CELLS
-                } else {
-                    GENERATE_MAX_CELLS
-                };
-                if w.cells() <= limit {
-                    methods.push("gpu");
-                }
-            }
-            let counts = methods
-                .iter()
-                .map(|&me| run(me).map(|c| (me, c)))
-                .collect::<PyResult<Vec<_>>>()?;
-            let first = counts[0].1;
-            if counts.iter().any(|&(_, c)| c != first) {
-                let list: Vec<String> = counts.iter().map(|(me, c)| format!("{me}={c}")).collect();
-                return Err(CheckFailed::new_err(format!(
-                    "count methods disagree for C({},{}): {}",
-                    w.m,
-                    w.n,
-                    list.join(", ")
-                )));
-            }
-            Ok(first)
-        }
-        one => run(one),
+    let gpu = chompute::gpu::count_gpu(chompute::gpu::BackendChoice::Auto);
+    let plan = CountPlan::new(w, method, gpu).or_raise()?;
+    // The generating methods run here, in pieces between which Ctrl-C is looked for; an
+    // error of the binding's own (KeyboardInterrupt) is kept aside while the library's passes.
+    let mut raised: Option<PyErr> = None;
+    let counts = plan.run(|method, w| {
+        let name = if method == CountMethod::Gpu {
+            "gpu"
+        } else {
+            "cpu"
+        };
+        let counted = engine(name).and_then(|e| count_generated(py, &e, w));
+        counted.map_err(|e| {
+            raised = Some(e);
+            chompute::Error::Interrupted
+        })
+    });
+    if let Some(e) = raised {
+        return Err(e);
     }
+    let counts = counts.or_raise()?;
+    plan.verdict(&counts).or_raise()?;
+    Ok(counts[0].count)
 }
 
 /// A new `height × width` bool array (zeroed by the allocator, so untouched pages cost
@@ -280,10 +224,31 @@ pub fn automaton<'py>(
     steps: &Bound<'py, PyAny>,
     backend: &str,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
+    use chompute::chocolate::automaton::{Automaton, MAX_STEPS};
     let steps = u64_arg(steps, "steps", "at least 0")?;
+    if steps > MAX_STEPS {
+        return Err(to_py(chompute::Error::bad_argument(
+            "the number of automaton steps",
+            steps,
+            format!("at most {MAX_STEPS}"),
+        )));
+    }
     let engine = engine(backend)?;
-    // Steps per batch: about 2^28 cell updates, at least one step.
     let side = steps + 1;
+    // Everything the call will hold, checked before the first step: the CPU's three grids,
+    // the last generation's packed words and the bool array they become.
+    let grids = match engine {
+        Engine::Cpu => Automaton::memory_bytes(steps),
+        Engine::Gpu(_) => 0,
+    };
+    let words = side * side.div_ceil(32) * 4;
+    chompute::memory::ensure_available(
+        grids + words + side * side,
+        &format!("generation {steps} ({side}×{side} bools and the grids that make it)"),
+        "use fewer steps",
+    )
+    .or_raise()?;
+    // Steps per batch: about 2^28 cell updates, at least one step.
     let batch = ((1u64 << 28) / (side * side).max(1)).max(1);
     let mut automaton = engine.automaton(steps).or_raise()?;
     in_pieces(py, steps, batch, |_, k| {
@@ -354,45 +319,42 @@ pub fn theorems<'py>(
     Ok(list)
 }
 
-/// `colors`: "P,N" ("#5b2a86,#f4efe6") or a pair of colour strings.
+/// `colors`: "P,N" ("#5b2a86,#f4efe6", read by the library's parser, as `--colors` is) or a
+/// pair of colour strings.
 fn colours(obj: &Bound<'_, PyAny>) -> PyResult<chompute::render::picture::Colours> {
-    use chompute::render::parse_colour;
-    let pair: (String, String) = if let Ok(s) = obj.extract::<String>() {
-        match s.split_once(',') {
-            Some((p, n)) => (p.to_string(), n.to_string()),
-            None => {
-                return Err(invalid(format!(
-                    "colors wants two colours P,N such as '#5b2a86,#f4efe6' (got '{s}')"
-                )))
-            }
-        }
-    } else {
-        obj.extract().map_err(|_| {
-            invalid("colors wants two colours: 'P,N' or a pair ('#5b2a86', '#f4efe6')")
-        })?
-    };
+    use chompute::render::{parse_colour, parse_colours};
+    if let Ok(s) = obj.extract::<String>() {
+        return Ok(Some(parse_colours(&s).or_raise()?));
+    }
+    let (p, n): (String, String) = obj.extract().map_err(|_| {
+        invalid("colors must be two colours: 'P,N' or a pair ('#5b2a86', '#f4efe6')")
+    })?;
     Ok(Some([
-        parse_colour(pair.0.trim()).or_raise()?,
-        parse_colour(pair.1.trim()).or_raise()?,
+        parse_colour(p.trim()).or_raise()?,
+        parse_colour(n.trim()).or_raise()?,
     ]))
 }
 
-/// Write the P-grid of C(m, n) (or of `window=(row, col, height, width)`) as a PNG at `path`,
-/// as `chompute render` does: 1 bit a pixel, black P-cells on white; `scale=K` draws each cell
-/// as K×K pixels; `fit=PIXELS` fits the bar into PIXELS on its longer side, each pixel shaded
-/// by its block's exact fraction of P-cells (8-bit); `colors="P,N"` (or a pair of colours)
-/// makes an indexed PNG. `compression` is "fast", "balanced" or "best"; `verify=True` compares
-/// every generated tile with a second method and raises chompute.CheckFailed on a
-/// disagreement.
+/// Write the P-grid of C(m, n) (or of `window=(row, col, height, width)`) as a picture at
+/// `path`, as `chompute render -o` does, with the same checks: 1 bit a pixel, black P-cells on
+/// white; `scale=K` draws each cell as K×K pixels; `fit=PIXELS` fits the bar into PIXELS on its
+/// longer side, each pixel shaded by its block's exact fraction of P-cells (8-bit), `shade`
+/// "linear", "sqrt" or "log"; `colors="P,N"` (or a pair of colours) makes an indexed PNG. The
+/// extension picks the format: .png streams at any size; .tif, .tiff, .webp, .bmp, .jpg,
+/// .jpeg and .gif are made in memory, for pictures up to 2**27 pixels; any other is refused.
+/// `compression` is "fast", "balanced" or "best"; `verify=True` compares every generated tile
+/// with a second method and raises chompute.CheckFailed on a disagreement.
 ///
-/// The file is written under a temporary name and renamed when complete: an error or Ctrl-C
-/// (KeyboardInterrupt, checked between bands) leaves neither. Returns a dict with the path,
-/// the picture's width and height, the window and the backend used.
+/// Everything is checked before anything is drawn or created: sizes, the format, and the
+/// memory the encoder will hold (ValueError). The file is written under a temporary name and
+/// renamed when complete: an error or Ctrl-C (KeyboardInterrupt) leaves neither. `progress`,
+/// a callable `progress(done, total, phase)` or a tqdm bar, hears of the rows done. Returns a
+/// dict with the path, the picture's width and height, the window and the backend used.
 ///
 /// >>> chompute.render("r11.png", 11, scale=16, colors="#5b2a86,#f4efe6")["width"]
 /// 176
 #[pyfunction]
-#[pyo3(signature = (path, m, n=None, *, window=None, fit=None, scale=None, colors=None, compression="balanced", verify=false, backend="auto"))]
+#[pyo3(signature = (path, m, n=None, *, window=None, fit=None, scale=None, shade=None, colors=None, compression="balanced", verify=false, backend="auto", progress=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn render<'py>(
     py: Python<'py>,
@@ -402,83 +364,58 @@ pub fn render<'py>(
     window: Option<&Bound<'py, PyAny>>,
     fit: Option<&Bound<'py, PyAny>>,
     scale: Option<&Bound<'py, PyAny>>,
+    shade: Option<&str>,
     colors: Option<&Bound<'py, PyAny>>,
     compression: &str,
     verify: bool,
     backend: &str,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::picture::Picture;
+    use chompute::render::plan::Request;
     use chompute::render::source::CellSource;
-    use chompute::render::Compression;
 
     let (w, _) = bar_window(m, n, window)?;
-    let fit = fit.map(|f| u64_arg(f, "fit", "at least 1")).transpose()?;
-    let scale = scale
+    let mut request = Request::new(w);
+    request.fit = fit
+        .filter(|f| !f.is_none())
+        .map(|f| u64_arg(f, "fit", "at least 1"))
+        .transpose()?;
+    request.scale = scale
+        .filter(|s| !s.is_none())
         .map(|s| u64_arg(s, "scale", "at least 1"))
         .transpose()?;
-    let colours = match colors {
+    request.shade = shade.map(|s| s.parse()).transpose().or_raise()?;
+    request.colours = match colors {
         Some(c) if !c.is_none() => colours(c)?,
         _ => None,
     };
-    let compression = match compression {
-        "fast" => Compression::Fast,
-        "balanced" => Compression::Balanced,
-        "best" => Compression::Best,
-        other => {
-            return Err(bad_argument(
-                "compression",
-                format!("'{other}'"),
-                "'fast', 'balanced' or 'best'",
-            ))
-        }
-    };
-    let pic = match (scale, fit) {
-        (Some(_), Some(_)) => return Err(invalid("scale and fit cannot be used together")),
-        (Some(k), None) => Picture::cells(w, k, colours),
-        (None, Some(pixels)) => Picture::fit(w, pixels, colours),
-        (None, None) => Picture::cells(w, 1, colours),
-    }
-    .or_raise()?;
-    let spec = pic.spec(compression).or_raise()?;
+    request.compression = compression.parse().or_raise()?;
+    request.output = Some(path.clone());
+    request.made_by = Some(format!("chompute {} (Python)", env!("CARGO_PKG_VERSION")));
     let cells = CellSource::new(engine(backend)?, verify);
-    write_picture(py, &path, &pic, &spec, &cells)
+    write_picture(py, request, cells, progress)
 }
 
-/// Stream `pic` from `cells` into a PNG at `path` (temporary name, renamed when complete),
-/// checking for Ctrl-C between bands; the dict `render` returns.
+/// Plan the render (every check, before anything is made), then draw it on a worker thread
+/// (Ctrl-C cancels it, and the temporary file goes); the dict `render` returns.
 fn write_picture<'py>(
     py: Python<'py>,
-    path: &std::path::Path,
-    pic: &chompute::render::picture::Picture,
-    spec: &chompute::render::png::PngSpec,
-    cells: &chompute::render::source::CellSource,
+    request: chompute::render::plan::Request,
+    cells: chompute::render::source::CellSource,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::encode::stream_png;
-    use chompute::render::AtomicFile;
+    use chompute::render::plan::Plan;
 
+    let path = request.output.clone();
+    let plan = Plan::new(request).or_raise()?;
+    let backend = cells.backend().to_string();
+    let (plan, done) = in_background_reporting(py, progress, move || {
+        let done = plan.run(&cells);
+        (plan, done)
+    })?;
+    done.or_raise()?;
+    let pic = &plan.picture;
     let w = pic.window;
-    let label = format!("'{}'", path.display());
-    let mut interrupt: Option<PyErr> = None;
-    let written = py.detach(|| -> chompute::Result<()> {
-        let mut file = AtomicFile::create(path)?;
-        stream_png(&label, &mut file, spec, |sink| {
-            while sink.rows_left() > 0 {
-                sink.fill_band(|y0, rows, bytes| {
-                    pic.fill_rows(cells, 0, pic.width, y0 as u64, rows as u64, bytes)
-                })?;
-                if let Err(e) = Python::attach(|py| py.check_signals()) {
-                    interrupt = Some(e);
-                    return Err(chompute::Error::Interrupted);
-                }
-            }
-            Ok(())
-        })?;
-        file.commit()
-    });
-    if let Some(e) = interrupt {
-        return Err(e);
-    }
-    written.or_raise()?;
     let d = PyDict::new(py);
     d.set_item("path", path)?;
     d.set_item("m", w.m)?;
@@ -486,7 +423,7 @@ fn write_picture<'py>(
     d.set_item("window", (w.row0, w.col0, w.height, w.width))?;
     d.set_item("width", pic.width)?;
     d.set_item("height", pic.height)?;
-    d.set_item("backend", cells.backend())?;
+    d.set_item("backend", backend)?;
     Ok(d)
 }
 
@@ -516,13 +453,13 @@ pub fn render_corrupted<'py>(
     path: std::path::PathBuf,
     m: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::picture::Picture;
+    use chompute::render::plan::Request;
     use chompute::render::source::{CellSource, EngineRows};
-    use chompute::render::Compression;
 
     let (w, _) = bar_window(m, None, None)?;
-    let pic = Picture::cells(w, 1, None).or_raise()?;
-    let spec = pic.spec(Compression::Fast).or_raise()?;
+    let mut request = Request::new(w);
+    request.compression = chompute::render::Compression::Fast;
+    request.output = Some(path);
     let cells = CellSource::with_source(Box::new(Corrupted(EngineRows::new(&Engine::Cpu))), true);
-    write_picture(py, &path, &pic, &spec, &cells)
+    write_picture(py, request, cells, None)
 }

@@ -2,18 +2,17 @@
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
-use crate::run::in_background;
-use chompute::chomp::classes::MAX_CLASS_PLAYERS;
-use chompute::chomp::{
-    all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Ranker, Rule,
-};
+use crate::run::in_background_reporting;
+use chompute::chomp::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
+use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
-/// Most positions `chomp_classes` takes (as `chompute chomp classes`).
-const CLASSES_MAX_POSITIONS: u64 = 1 << 24;
-
-/// A rule: "10,20,30" or a sequence of numbers (ints, floats, decimal strings).
+/// A rule: "10,20,30", or a sequence (a NumPy array too) of numbers: integers of any kind
+/// (Python, NumPy, anything `numbers.Integral`), floats (read as the shortest decimal that is
+/// the float), `Decimal`, `Fraction` with a finite decimal expansion, any other
+/// `numbers.Real`, or decimal strings. Each becomes its exact decimal text, and the library
+/// parses the rule from that (as `--rule` is parsed).
 fn rule_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rule> {
     let text = if let Ok(s) = obj.cast::<PyString>() {
         s.to_string()
@@ -21,15 +20,87 @@ fn rule_arg(obj: &Bound<'_, PyAny>) -> PyResult<Rule> {
         let parts: Vec<String> = obj
             .try_iter()
             .map_err(|_| invalid("a rule is a string such as '10,20,30' or a sequence of numbers"))?
-            .map(|item| -> PyResult<String> {
-                let item = item?;
-                // repr of a float is the shortest decimal that reads back as it.
-                Ok(item.repr()?.to_string())
-            })
+            .map(|item| rule_entry(&item?))
             .collect::<PyResult<_>>()?;
         parts.join(",")
     };
     Rule::parse(&text).map_err(invalid)
+}
+
+/// One entry of a rule as exact decimal text.
+fn rule_entry(item: &Bound<'_, PyAny>) -> PyResult<String> {
+    let py = item.py();
+    let not_a_number = || {
+        invalid(format!(
+            "rule entry {} is not a number (give integers, floats, Decimals or decimal strings)",
+            item.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    };
+    if let Ok(s) = item.cast::<PyString>() {
+        let text = s.to_string();
+        if text.contains(',') {
+            return Err(invalid(format!("rule entry '{text}' is not a number")));
+        }
+        return Ok(text);
+    }
+    if item.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(not_a_number());
+    }
+    // Integers of every kind (int, NumPy integers, numbers.Integral): exact as they are.
+    if let Ok(int) = item.call_method0("__index__") {
+        return Ok(int.str()?.to_string());
+    }
+    let numbers = py.import("numbers")?;
+    let decimal = py.import("decimal")?.getattr("Decimal")?;
+    let fraction = py.import("fractions")?.getattr("Fraction")?;
+    if item.is_instance(&decimal)? {
+        if !item.call_method0("is_finite")?.is_truthy()? {
+            return Err(not_a_number());
+        }
+        return Ok(item.str()?.to_string());
+    }
+    if item.is_instance(&fraction)? {
+        return fraction_text(item).ok_or_else(|| {
+            invalid(format!(
+                "rule entry {} has no finite decimal expansion; give it as a decimal (only the order of the entries matters)",
+                item.str().map(|r| r.to_string()).unwrap_or_default()
+            ))
+        });
+    }
+    if item.is_instance(&numbers.getattr("Real")?)? || item.hasattr("__float__")? {
+        let x: f64 = item.call_method0("__float__")?.extract()?;
+        if !x.is_finite() {
+            return Err(not_a_number());
+        }
+        // The shortest decimal that reads back as the float.
+        return Ok(format!("{x:?}"));
+    }
+    Err(not_a_number())
+}
+
+/// A `Fraction` as exact decimal text, when its denominator has no prime factor but 2 and 5.
+fn fraction_text(f: &Bound<'_, PyAny>) -> Option<String> {
+    let num: Bound<'_, PyAny> = f.getattr("numerator").ok()?;
+    let den: u128 = f.getattr("denominator").ok()?.extract().ok()?;
+    let (mut rest, mut twos, mut fives) = (den, 0u32, 0u32);
+    while rest % 2 == 0 {
+        rest /= 2;
+        twos += 1;
+    }
+    while rest % 5 == 0 {
+        rest /= 5;
+        fives += 1;
+    }
+    if rest != 1 {
+        return None;
+    }
+    // num/den = num·2^(k-twos)·5^(k-fives) / 10^k with k = max(twos, fives).
+    let k = twos.max(fives);
+    let scale = 2u128
+        .checked_pow(k - twos)?
+        .checked_mul(5u128.checked_pow(k - fives)?)?;
+    let scaled = num.mul(scale).ok()?.str().ok()?.to_string();
+    Some(format!("{scaled}e-{k}"))
 }
 
 /// A box: "3x10" or (rows, columns).
@@ -215,18 +286,22 @@ impl ChompOrdinals {
 /// ([1, 2, 5, 27], 3, [(4, 1, 1)])
 ///
 /// Raises ValueError for a malformed or tied rule, a bad box, or a box with too many
-/// positions. Computed with the GIL released; Ctrl-C raises KeyboardInterrupt.
+/// positions. Computed with the GIL released; Ctrl-C raises KeyboardInterrupt. `progress`, a
+/// callable `progress(done, total, phase)` or a tqdm bar, hears of the positions done.
 #[pyfunction]
-#[pyo3(signature = (rule, r#box))]
+#[pyo3(signature = (rule, r#box, *, progress=None))]
 pub fn chomp_ordinals(
     py: Python<'_>,
     rule: &Bound<'_, PyAny>,
     r#box: &Bound<'_, PyAny>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompOrdinals> {
     let rule = rule_arg(rule)?;
     let shape = box_arg(r#box)?;
     let for_table = rule.clone();
-    let table = in_background(py, move || OrdTable::compute(shape, &for_table))?.or_raise()?;
+    let table =
+        in_background_reporting(py, progress, move || OrdTable::compute(shape, &for_table))?
+            .or_raise()?;
     Ok(ChompOrdinals { table, rule })
 }
 
@@ -239,27 +314,21 @@ pub fn chomp_ordinals(
 /// [[(0, 1, 2)], [(0, 2, 1)], [(1, 0, 2), (2, 0, 1), (2, 1, 0)], [(1, 2, 0)]]
 ///
 /// Raises ValueError for players outside 2..8 or a box of more than 2**24 positions.
-/// Ctrl-C raises KeyboardInterrupt.
+/// Ctrl-C raises KeyboardInterrupt within milliseconds; `progress`, a callable
+/// `progress(done, total, phase)` or a tqdm bar, hears of the positions done.
 #[pyfunction]
-#[pyo3(signature = (players, r#box))]
+#[pyo3(signature = (players, r#box, *, progress=None))]
 pub fn chomp_classes<'py>(
     py: Python<'py>,
     players: &Bound<'py, PyAny>,
     r#box: &Bound<'py, PyAny>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let allowed = format!("between 2 and {MAX_CLASS_PLAYERS}");
     let n = u64_arg(players, "players", &allowed)?;
-    if !(2..=MAX_CLASS_PLAYERS as u64).contains(&n) {
-        return Err(bad_argument("players", n, &allowed));
-    }
-    let shape = box_arg(r#box)?;
-    let ranker = Ranker::new(shape).or_raise()?;
-    if ranker.len() > CLASSES_MAX_POSITIONS {
-        return Err(invalid(format!(
-            "the {shape} box has more than 2^24 positions; choose a smaller box for classes"
-        )));
-    }
-    let classes = in_background(py, move || {
+    check_players(n).or_raise()?;
+    let ranker = classes_ranker(box_arg(r#box)?).or_raise()?;
+    let classes = in_background_reporting(py, progress, move || {
         let rules = all_normalised_rules(n as usize);
         Ok::<_, chompute::Error>(
             rule_classes(&ranker, &rules)?

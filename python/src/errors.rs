@@ -3,6 +3,7 @@
 //! | library error                         | Python exception                    |
 //! |---------------------------------------|-------------------------------------|
 //! | `BadArgument`, `Invalid`, `TooLarge`  | `ValueError`                        |
+//! | `BadInput`, `Conflict`                | `ValueError`, inputs by keyword     |
 //! | `CheckFailed`                         | `chompute.CheckFailed`              |
 //! | `Io`                                  | `OSError` (with errno and filename) |
 //! | `Interrupted`                         | `KeyboardInterrupt`                 |
@@ -30,6 +31,7 @@ pub fn to_py(err: chompute::Error) -> PyErr {
         e @ (E::BadArgument { .. } | E::Invalid(_) | E::TooLarge { .. }) => {
             PyValueError::new_err(e.to_string())
         }
+        e @ (E::BadInput { .. } | E::Conflict { .. }) => PyValueError::new_err(e.worded(&keyword)),
         E::Io { path, source } => {
             let path = path.display().to_string();
             // OSError(errno, strerror, filename) picks the subclass (FileNotFoundError, …).
@@ -50,6 +52,28 @@ pub fn to_py(err: chompute::Error) -> PyErr {
         E::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
         e => PyRuntimeError::new_err(e.to_string()),
     }
+}
+
+/// The keyword argument that gives an input of the library's here (`scale`, `fit`).
+pub fn keyword(input: chompute::Input) -> String {
+    use chompute::Input as I;
+    match input {
+        I::Window => "window",
+        I::CellSize => "scale",
+        I::Fit => "fit",
+        I::Shade => "shade",
+        I::Colours => "colors",
+        I::TileSize => "tile_size",
+        I::Output => "path",
+        I::Method => "method",
+        I::Backend => "backend",
+        I::Expression => "f",
+        I::Pass => "pass_",
+        I::Players => "players",
+        I::Claim => "claims",
+        other => return other.library_name().to_string(),
+    }
+    .to_string()
 }
 
 /// The errno Python maps to the OSError subclass of an I/O error kind (the same numbers on

@@ -2,11 +2,10 @@
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
-use crate::run::in_background;
-use chompute::gpu::{BackendChoice, Engine};
-use chompute::pass::cb::{pass_game_refusal, Bar, FTable};
+use crate::run::{in_background, in_background_reporting};
+use chompute::gpu::Engine;
+use chompute::pass::cb::{plan_bar, Bar};
 use chompute::pass::gp::{GpTable, GpValues};
-use chompute::pass::nimpass::NimPass;
 use numpy::ndarray::Array2;
 use numpy::{PyArray2, PyArrayMethods, PyUntypedArray};
 use pyo3::prelude::*;
@@ -23,14 +22,17 @@ use pyo3::types::PyDict;
 /// >>> chompute.gp_table(13)[2, :6].tolist()
 /// [1, 0, 2, 5, 7, 3]
 ///
-/// Raises ValueError for n outside 1..32768.
+/// `progress`, a callable `progress(done, total, phase)` or a tqdm bar, hears of the rows
+/// done. Raises ValueError for n outside 1..32768.
 #[pyfunction]
+#[pyo3(signature = (n, *, progress=None))]
 pub fn gp_table<'py>(
     py: Python<'py>,
     n: &Bound<'py, PyAny>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyUntypedArray>> {
     let n = u64_arg(n, "n", "between 1 and 32768")?;
-    let table = in_background(py, move || GpTable::compute(n))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || GpTable::compute(n))?.or_raise()?;
     let side = table.side();
     fn array<'py, T: numpy::Element>(
         py: Python<'py>,
@@ -76,13 +78,7 @@ pub fn cb_grundy<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x_max = u64_arg(x_max, "x_max", "at least 0")?;
     let z_max = u64_arg(z_max, "z_max", "at least 0")?;
-    let expr = chompute::pass::expr::parse(f).map_err(|e| invalid(format!("f: {e}")))?;
-    let table = FTable::from_expr(&expr, x_max, z_max).or_raise()?;
-    if pass_ {
-        if let Some(why) = pass_game_refusal(&table, expr.uses_x()) {
-            return Err(invalid(format!("pass_: {why}")));
-        }
-    }
+    let (_, table) = plan_bar(f, x_max, z_max, pass_).or_raise()?;
     let bar = in_background(py, move || Bar::compute(table, pass_))?.or_raise()?;
     let d = PyDict::new(py);
     for (k, (x, y, z)) in bar.positions().enumerate() {
@@ -113,14 +109,17 @@ pub fn cb_grundy<'py>(
 /// >>> chompute.nimpass_p_positions(3, 6)[:3].tolist()
 /// [[0, 0, 0], [0, 1, 2], [0, 2, 1]]
 ///
-/// Raises ValueError for heaps outside 2..4, max beyond 65533 or a table larger than 1 GiB.
+/// `progress`, a callable `progress(done, total, phase)` or a tqdm bar, hears of the lines
+/// done (on the CPU). Raises ValueError for heaps outside 2..4, max beyond 65533 or a table
+/// larger than 1 GiB.
 #[pyfunction]
-#[pyo3(signature = (heaps, max, *, backend="auto"))]
+#[pyo3(signature = (heaps, max, *, backend="auto", progress=None))]
 pub fn nimpass_p_positions<'py>(
     py: Python<'py>,
     heaps: &Bound<'py, PyAny>,
     max: &Bound<'py, PyAny>,
     backend: &str,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyArray2<u16>>> {
     let k = u64_arg(heaps, "heaps", "2, 3 or 4")?;
     let max = u64_arg(max, "max", "at least 0")?;
@@ -130,18 +129,9 @@ pub fn nimpass_p_positions<'py>(
     let k = k as usize;
     let side = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
     let choice = crate::args::backend(backend)?;
-    let engine = if k == 4 {
-        Engine::select(choice).or_raise()?
-    } else if choice == BackendChoice::Gpu {
-        return Err(invalid(format!(
-            "the GPU computes four heaps only; use backend=\"cpu\" or \"auto\" for {k} heaps"
-        )));
-    } else {
-        Engine::Cpu
-    };
-    let table = in_background(py, move || match k {
-        4 => engine.nim_pass().four_heaps(side),
-        _ => NimPass::compute(k, side),
+    // The library picks the engine: four heaps where `backend` says, others on the CPU.
+    let table = in_background_reporting(py, progress, move || {
+        Engine::nim_pass_table(choice, k, side)
     })?
     .or_raise()?;
     let rows = table.count() as usize;

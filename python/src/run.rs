@@ -94,3 +94,120 @@ where
         }
     }
 }
+
+/// The library's progress reports for a `progress=` argument: a callable, called as
+/// `progress(done, total, phase)` (total None when not known), or an object with `update(n)`
+/// and a `total` attribute, such as a `tqdm` bar, whose total is set and which is advanced by
+/// the steps done since its last update. Calls are at most every [`REPORT_EVERY`] and once at
+/// the end of each phase. An exception raised by it stops the work and is raised in its place.
+struct Progress {
+    target: Py<PyAny>,
+    tqdm: bool,
+    state: Mutex<ProgressState>,
+}
+
+#[derive(Default)]
+struct ProgressState {
+    phase: String,
+    total: Option<u64>,
+    done: u64,
+    shown: u64,
+    last: Option<std::time::Instant>,
+    failed: Option<PyErr>,
+}
+
+/// Least time between two calls of a `progress=` callable.
+const REPORT_EVERY: Duration = Duration::from_millis(100);
+
+impl Progress {
+    fn report(&self, force: bool) {
+        let Ok(mut s) = self.state.lock() else { return };
+        if s.failed.is_some() {
+            return;
+        }
+        let due = s.last.is_none_or(|t| t.elapsed() >= REPORT_EVERY);
+        if !force && !due {
+            return;
+        }
+        s.last = Some(std::time::Instant::now());
+        let (done, total, shown) = (s.done, s.total, s.shown);
+        let phase = s.phase.clone();
+        let result = Python::attach(|py| -> PyResult<()> {
+            let target = self.target.bind(py);
+            if self.tqdm {
+                if total.is_some() && shown == 0 {
+                    target.setattr("total", total)?;
+                }
+                target.call_method1("update", (done.saturating_sub(shown),))?;
+            } else {
+                target.call1((done, total, phase))?;
+            }
+            Ok(())
+        });
+        match result {
+            Ok(()) => s.shown = done,
+            Err(e) => s.failed = Some(e),
+        }
+    }
+}
+
+impl chompute::progress::Observer for Progress {
+    fn begin(&self, phase: &str, total: Option<u64>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.phase = phase.to_string();
+            s.total = total;
+            s.done = 0;
+            s.shown = 0;
+            s.last = None;
+        }
+        self.report(true);
+    }
+
+    fn progress(&self, done: u64) {
+        if let Ok(mut s) = self.state.lock() {
+            s.done = done;
+        }
+        self.report(false);
+    }
+
+    fn end(&self) {
+        self.report(true);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.state.lock().map_or(true, |s| s.failed.is_some())
+    }
+}
+
+/// [`in_background`], with the library's progress reported to `progress` (see [`Progress`])
+/// when it is given and not None.
+pub fn in_background_reporting<T, F>(
+    py: Python<'_>,
+    progress: Option<&Bound<'_, PyAny>>,
+    work: F,
+) -> PyResult<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let Some(target) = progress.filter(|p| !p.is_none()) else {
+        return in_background(py, work);
+    };
+    let tqdm = !target.is_callable() && target.hasattr("update")?;
+    if !tqdm && !target.is_callable() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "progress must be a callable progress(done, total, phase) or a bar with update(n), such as tqdm's",
+        ));
+    }
+    let observer = Arc::new(Progress {
+        target: target.clone().unbind(),
+        tqdm,
+        state: Mutex::new(ProgressState::default()),
+    });
+    let shared: Arc<dyn chompute::progress::Observer> = observer.clone();
+    let value = in_background(py, move || chompute::progress::observe(shared, work))?;
+    if let Some(e) = observer.state.lock().ok().and_then(|mut s| s.failed.take()) {
+        return Err(e);
+    }
+    Ok(value)
+}

@@ -76,3 +76,15 @@ def gpu():
             pytest.fail(f"CHOMPUTE_REQUIRE_GPU=1 but there is no GPU: {why}")
         pytest.skip(f"no GPU adapter: {why}")
     return "gpu"
+
+
+def memory_available():
+    """Bytes the system says are available (Linux's MemAvailable), or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None

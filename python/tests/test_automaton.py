@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import chompute
-from conftest import p_test_grid
+from conftest import memory_available, p_test_grid
 
 
 def automaton_by_the_rule(steps):
@@ -44,3 +44,14 @@ def test_bad_input():
         chompute.automaton(-1)
     with pytest.raises(OverflowError):
         chompute.automaton(2**70)
+
+
+def test_too_large_for_memory_is_refused_before_the_first_step():
+    # 160001² bools, their packed words and three CPU grids: about 38 GB.
+    side = 160001
+    need = side * side + side * -(-side // 32) * 4 + 3 * 8 * side * -(-side // 64)
+    room = memory_available()
+    if room is None or room >= need:
+        pytest.skip(f"{room} bytes available: enough for generation 160000")
+    with pytest.raises(ValueError, match="generation 160000 .* of memory but only"):
+        chompute.automaton(160000, backend="cpu")

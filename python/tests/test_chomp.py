@@ -130,3 +130,40 @@ def test_bad_input():
         chompute.chomp_classes(9, "3x3")
     with pytest.raises(ValueError, match="2\\^24 positions"):
         chompute.chomp_classes(3, "13x14")
+
+
+def test_rules_of_every_kind_of_number():
+    from decimal import Decimal
+
+    import numpy as np
+
+    def perm(rule):
+        return chompute.chomp_ordinals(rule, "3x4").rule
+
+    assert perm(["10", "20", "30"]) == perm("10,20,30") == perm((10, 20, 30)) == (0, 1, 2)
+    assert chompute.chomp_ordinals(["10", "20", "30"], "3x4").histogram == [1, 2, 5, 27]
+    assert perm(np.array([0, 2, 1])) == perm([np.int64(0), np.int32(2), np.uint8(1)]) == (0, 2, 1)
+    assert perm(np.array([0.5, -1.5, 3.0])) == perm([np.float64(0.5), -1.5, 3]) == (1, 0, 2)
+    assert perm([Decimal("1.5"), Decimal("-2"), Decimal("3E+1")]) == perm("1.5,-2,30") == (1, 0, 2)
+    assert perm([Fraction(1, 4), Fraction(-3, 8), 1]) == perm("0.25,-0.375,1") == (1, 0, 2)
+    # Decimals are compared exactly, not as floats.
+    assert perm([Decimal("0.1000000000000000000001"), Decimal("0.1")]) == (1, 0)
+    with pytest.raises(ValueError, match="are equal"):
+        chompute.chomp_ordinals([Decimal("0.10"), "0.1"], "3x3")
+
+
+def test_numbers_that_are_not_rule_entries_are_named_cleanly():
+    from decimal import Decimal
+
+    with pytest.raises(ValueError, match=r"^rule entry 1/3 has no finite decimal expansion"):
+        chompute.chomp_ordinals([Fraction(1, 3), 1], "3x3")
+    with pytest.raises(ValueError, match=r"^rule entry Decimal\('NaN'\) is not a number"):
+        chompute.chomp_ordinals([Decimal("NaN"), 1], "3x3")
+    with pytest.raises(ValueError, match=r"^rule entry inf is not a number"):
+        chompute.chomp_ordinals([float("inf"), 1], "3x3")
+    with pytest.raises(ValueError, match=r"^rule entry None is not a number"):
+        chompute.chomp_ordinals([None, 1], "3x3")
+    with pytest.raises(ValueError, match=r"^rule entry True is not a number"):
+        chompute.chomp_ordinals([True, 0], "3x3")
+    with pytest.raises(ValueError, match=r"^rule entry 'x' is not a number"):
+        chompute.chomp_ordinals(["x", "1"], "3x3")

@@ -115,5 +115,5 @@ def test_bad_input():
         chompute.count(5, method="fast")
     with pytest.raises(ValueError, match="is too large: the histogram method takes"):
         chompute.count(2**40, 2**40 - 2, method="histogram")
-    with pytest.raises(ValueError, match="more than method=\"cpu\" generates"):
+    with pytest.raises(ValueError, match="more than method=cpu generates"):
         chompute.count(2**21, method="cpu")

@@ -157,3 +157,18 @@ def test_nimpass_bad_input():
         chompute.nimpass_p_positions(4, 60000)
     with pytest.raises(ValueError, match="max must be at least 0"):
         chompute.nimpass_p_positions(2, -1)
+
+
+def test_the_gpu_refusal_is_the_command_lines_in_python_words():
+    # `chompute --backend gpu nimpass --heaps 3` says "use --backend cpu or auto for 3 heaps".
+    with pytest.raises(ValueError, match="^the GPU computes four heaps only; use backend cpu or auto for 3 heaps$"):
+        chompute.nimpass_p_positions(3, 5, backend="gpu")
+
+
+def test_cb_refusals_are_the_command_lines_in_python_words():
+    # `chompute cb --f z --pass` says "--pass: h(1) = 1 is not below 1; ..." and a bad
+    # expression "--f: ...".
+    with pytest.raises(ValueError, match=r"^pass_: h\(1\) = 1 is not below 1; Def 9 needs h\(z\) < z"):
+        chompute.cb_grundy("z", 3, 3, pass_=True)
+    with pytest.raises(ValueError, match=r"^f: end of expression at column 10"):
+        chompute.cb_grundy("floor(z/2", 3, 3)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import chompute
-from conftest import p_test_grid
+from conftest import memory_available, p_test_grid
 
 
 def read_png(path):
@@ -108,7 +108,7 @@ def test_verify_catches_a_wrong_generator(tmp_path):
 def test_bad_input(tmp_path):
     with pytest.raises(ValueError, match="cannot be used together"):
         chompute.render(tmp_path / "x.png", 11, fit=4, scale=2)
-    with pytest.raises(ValueError, match="colors wants two colours"):
+    with pytest.raises(ValueError, match="colors must be two colours"):
         chompute.render(tmp_path / "x.png", 11, colors="#000000")
     with pytest.raises(ValueError):
         chompute.render(tmp_path / "x.png", 11, colors="#00000g,#ffffff")
@@ -119,3 +119,114 @@ def test_bad_input(tmp_path):
     with pytest.raises(FileNotFoundError):
         chompute.render(tmp_path / "missing" / "x.png", 11)
     assert os.listdir(tmp_path) == []
+
+
+def png_text(path):
+    """The tEXt chunks of a PNG as a dict."""
+    data, pos, text = open(path, "rb").read(), 8, {}
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
+        if kind == b"tEXt":
+            key, _, value = data[pos + 8 : pos + 8 + length].partition(b"\0")
+            text[key.decode("latin-1")] = value.decode("latin-1")
+        pos += 12 + length
+    return text
+
+
+def test_every_png_says_what_made_it(tmp_path):
+    chompute.render(tmp_path / "r.png", 101, window=(3, 5, 40, 50), scale=2, colors="#5b2a86,#f4efe6")
+    text = png_text(tmp_path / "r.png")
+    assert text["Software"] == f"chompute {chompute.__version__}"
+    for words in ["chompute", "C(101,101), window 3,5,40,50", "2 pixels per cell", "#5b2a86", "#f4efe6"]:
+        assert words in text["Description"], (words, text["Description"])
+
+
+def test_the_extension_picks_the_format(tmp_path):
+    chompute.render(tmp_path / "x.tiff", 11, scale=2)
+    assert open(tmp_path / "x.tiff", "rb").read(4) in (b"II*\0", b"MM\0*")
+    chompute.render(tmp_path / "x.bmp", 11)
+    assert open(tmp_path / "x.bmp", "rb").read(2) == b"BM"
+    with pytest.raises(ValueError, match=r"does not write \.xyz pictures"):
+        chompute.render(tmp_path / "x.xyz", 11)
+    with pytest.raises(ValueError, match="has no extension"):
+        chompute.render(tmp_path / "x", 11)
+    # Formats made in memory are refused beyond their limits before anything is drawn.
+    with pytest.raises(ValueError, match="write .png"):
+        chompute.render(tmp_path / "big.webp", 20000)
+    assert sorted(os.listdir(tmp_path)) == ["x.bmp", "x.tiff"]
+
+
+def test_a_render_too_large_for_memory_is_refused_before_any_file(tmp_path):
+    # A fitted row of 2^31-1 8-bit pixels: the encoder holds (8 a thread + 6) bands of one
+    # row each, at least 14 × 2 GiB.
+    need = 14 * 2**31
+    room = memory_available()
+    if room is None or room >= need:
+        pytest.skip(f"{room} bytes available: enough for the encoder, so the check cannot be seen")
+    with pytest.raises(ValueError, match="of memory but only .* is available"):
+        chompute.render(tmp_path / "x.png", 2**64 - 1, fit=2**31 - 1)
+    assert os.listdir(tmp_path) == [], "no temporary file, not even an empty one"
+
+
+def test_python_words_the_checks_of_the_command_line(tmp_path):
+    # The same checks as `chompute render`, naming keyword arguments instead of flags.
+    with pytest.raises(ValueError, match="^scale and fit cannot be used together$"):
+        chompute.render(tmp_path / "x.png", 11, fit=4, scale=2)
+    with pytest.raises(ValueError, match="^shade log shades fitted pictures; add fit$"):
+        chompute.render(tmp_path / "x.png", 11, shade="log")
+    with pytest.raises(ValueError, match=r"^scale must be at least 1 \(got 0\)$"):
+        chompute.render(tmp_path / "x.png", 11, scale=0)
+    with pytest.raises(ValueError, match=r"^fit must be at least 1 pixel \(got 0\)$"):
+        chompute.render(tmp_path / "x.png", 11, fit=0)
+    with pytest.raises(ValueError, match="shade must be"):
+        chompute.render(tmp_path / "x.png", 11, fit=4, shade="cubic")
+    assert os.listdir(tmp_path) == []
+    report = chompute.render(tmp_path / "s.png", 1001, fit=40, shade="sqrt")
+    assert read_png(tmp_path / "s.png")[0].shape == (report["height"], report["width"])
+
+
+def test_progress_hears_every_row(tmp_path):
+    seen = []
+    chompute.render(tmp_path / "p.png", 3001, progress=lambda done, total, phase: seen.append((phase, done, total)))
+    assert seen[0] == ("rows", 0, 3001) and seen[-1] == ("rows", 3001, 3001)
+    assert [d for _, d, _ in seen] == sorted(d for _, d, _ in seen)
+
+
+INTERRUPTED_RENDER = """
+import glob, os, signal, sys, threading, time
+import chompute
+out = sys.argv[1]
+
+def workers():
+    names = []
+    for comm in glob.glob(f"/proc/{os.getpid()}/task/*/comm"):
+        try:
+            names.append(open(comm).read().strip())
+        except OSError:
+            pass
+    return names.count("chompute")
+
+threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+start = time.perf_counter()
+try:
+    # 2^20 rows of 2^27 cells, 1 bit a cell (16 MB a row): hours of work if not stopped
+    chompute.render(os.path.join(out, "x.png"), 2**20, 2**27, compression="fast")
+except KeyboardInterrupt:
+    # The worker stops at its next band and removes its temporary file.
+    while workers() and time.perf_counter() - start < 15:
+        time.sleep(0.05)
+    print("interrupted", workers(), os.listdir(out))
+    sys.exit(0 if os.listdir(out) == [] and not workers() else 3)
+print("finished without an interrupt")
+sys.exit(1)
+"""
+
+
+def test_ctrl_c_stops_a_render_and_leaves_no_file(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_RENDER, str(tmp_path)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -63,6 +63,8 @@ INTERRUPT = textwrap.dedent(
         "chompute.gp_table(30000)",
         "chompute.chomp_ordinals('0,1,2', '16x16')",
         "chompute.theorems(8192)",
+        # thousands of rule groups a position: the cancel token is read by work done
+        "chompute.chomp_classes(8, '12x12')",
     ],
 )
 def test_ctrl_c_raises_keyboard_interrupt(call):
@@ -150,3 +152,35 @@ def test_readme_session(tmp_path, monkeypatch):
     runner.run(test)
     assert runner.failures == 0 and len(test.examples) >= 8
     assert (tmp_path / "python-session.png").exists()
+
+
+def test_progress_reports_to_a_callable_and_to_a_tqdm_bar():
+    seen = []
+    chompute.gp_table(300, progress=lambda done, total, phase: seen.append((phase, done, total)))
+    assert seen[0] == ("rows", 0, 300) and seen[-1] == ("rows", 300, 300)
+
+    class Bar:  # what chompute uses of a tqdm bar
+        def __init__(self):
+            self.total, self.n = None, 0
+
+        def update(self, k):
+            self.n += k
+
+    bar = Bar()
+    chompute.chomp_ordinals("0,1,2", "6x6", progress=bar)
+    assert bar.total == bar.n == len(chompute.chomp_ordinals("0,1,2", "6x6"))
+    with pytest.raises(TypeError, match="progress must be"):
+        chompute.gp_table(10, progress=3)
+
+
+def test_an_exception_in_progress_stops_the_work():
+    calls = []
+
+    def stop(done, total, phase):
+        calls.append(done)
+        if done > 0:
+            raise RuntimeError("enough")
+
+    with pytest.raises(RuntimeError, match="enough"):
+        chompute.nimpass_p_positions(3, 2000, progress=stop)
+    assert calls[-1] > 0

@@ -42,7 +42,7 @@ def test_named_claims_are_checked_alone_in_the_tables_order():
 
 def test_unknown_claim_names_every_claim():
     names = [c["name"] for c in chompute.theorems(10)]
-    with pytest.raises(ValueError, match=r"the claim must be one of .* \(got 'g-even'\)") as e:
+    with pytest.raises(ValueError, match=r"claims must be one of .* \(got 'g-even'\)") as e:
         chompute.theorems(10, claims=["g-odd", "g-even"])
     for n in names:
         assert n in str(e.value)

@@ -159,7 +159,7 @@ impl Automaton {
         let words = side * stride;
         // Three grids of 2^33 bytes near MAX_STEPS: refuse at once rather than be killed later.
         crate::memory::ensure_available(
-            3 * 8 * words as u64,
+            Automaton::memory_bytes(capacity),
             &format!("the automaton for {capacity} steps (three grids)"),
             "use fewer steps",
         )?;
@@ -173,6 +173,15 @@ impl Automaton {
         };
         a.grids[1][0] = 1 << 63;
         Ok(a)
+    }
+
+    /// The bytes [`Automaton::new`] allocates for `capacity` steps: three grids of
+    /// (capacity+1)² bits, in rows of u64 words.
+    pub fn memory_bytes(capacity: u64) -> u64 {
+        let side = capacity.saturating_add(1);
+        3u64.saturating_mul(8)
+            .saturating_mul(side)
+            .saturating_mul(side.div_ceil(64))
     }
 
     /// Back to b_0 without reallocating.
@@ -291,6 +300,169 @@ pub fn u64_row_to_u32(src: &[u64], dst: &mut [u32]) {
         } else {
             w as u32
         };
+    }
+}
+
+/// What watches an automaton run ([`Run::drive`]): which generation it needs to see next, and
+/// what it does with each one it is shown (write a frame, add a mesh layer, verify).
+pub trait Watcher {
+    /// The first generation after `n` this watcher must see; `None` when it needs no more.
+    fn next_after(&self, n: u64) -> Option<u64>;
+
+    /// Generation `n` is the runner's current one (it may be shown generations it did not ask
+    /// for).
+    fn see(&mut self, n: u64, runner: &dyn AutomatonBackend) -> Result<()>;
+
+    /// Whether the run should end now (a verification that found a disagreement).
+    fn stops(&self) -> bool {
+        false
+    }
+}
+
+/// A run of the automaton to generation `steps`, checked before it starts, that stops at every
+/// generation one of its watchers needs and nowhere else, reporting the steps done to the
+/// thread's [`crate::progress::Observer`].
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    /// The last generation.
+    pub steps: u64,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy)]
+pub struct RunReport {
+    /// The last generation reached (`steps`, unless a watcher stopped the run).
+    pub reached: u64,
+    /// Seconds spent advancing the automaton (not watching it).
+    pub compute_seconds: f64,
+}
+
+impl Run {
+    /// A run of `steps` steps (at most [`MAX_STEPS`]).
+    pub fn new(steps: u64) -> Result<Run> {
+        if steps > MAX_STEPS {
+            return Err(crate::Error::bad_argument(
+                "the number of automaton steps",
+                steps,
+                format!("at most {MAX_STEPS}"),
+            ));
+        }
+        Ok(Run { steps })
+    }
+
+    /// Advance `runner` (at generation 0) to `steps`, showing each watcher the generations it
+    /// asks for (and generation 0 and the last to all).
+    pub fn drive(
+        &self,
+        runner: &mut dyn AutomatonBackend,
+        watchers: &mut [&mut dyn Watcher],
+    ) -> Result<RunReport> {
+        let steps = self.steps;
+        let phase = crate::progress::phase("steps", Some(steps));
+        let in_pieces = crate::progress::shown();
+        let mut compute_seconds = 0.0f64;
+        let mut n = 0u64;
+        loop {
+            for w in watchers.iter_mut() {
+                w.see(n, &*runner)?;
+            }
+            if n == steps || watchers.iter().any(|w| w.stops()) {
+                break;
+            }
+            let mut stop = watchers
+                .iter()
+                .filter_map(|w| w.next_after(n))
+                .fold(steps, u64::min)
+                .max(n + 1);
+            if in_pieces {
+                // Someone watches the progress: pieces of about 1% of the steps.
+                stop = stop.min(n + (steps / 100).max(1));
+            }
+            let start = Instant::now();
+            runner.advance(stop - n)?;
+            runner.finish()?;
+            compute_seconds += start.elapsed().as_secs_f64();
+            crate::cancel::check()?;
+            phase.set(stop);
+            n = stop;
+        }
+        Ok(RunReport {
+            reached: n,
+            compute_seconds,
+        })
+    }
+}
+
+/// How often (in steps) [`Verification`] compares a GPU run with its CPU twin.
+pub const TWIN_COMPARE_EVERY: u64 = 64;
+
+/// The verification of a run as a [`Watcher`]: every generation of a CPU run against the
+/// P-test; or, for another implementation (the GPU), a CPU twin run beside it, each of whose
+/// generations is checked against the P-test, compared with it every
+/// [`TWIN_COMPARE_EVERY`] steps and at the end.
+pub struct Verification {
+    check: AutomatonCheck,
+    twin: Option<Automaton>,
+    steps: u64,
+}
+
+impl Verification {
+    /// Verify a run of `steps` steps, with a CPU twin when `with_twin` (the runner is not the
+    /// CPU's).
+    pub fn new(steps: u64, with_twin: bool) -> Result<Verification> {
+        let mut check = AutomatonCheck::new();
+        let twin = if with_twin {
+            let t = Automaton::new(steps)?;
+            // The twin checks each generation against the P-test, its seed b_0 included.
+            check.against_p_test(&t, steps == 0)?;
+            Some(t)
+        } else {
+            None
+        };
+        Ok(Verification { check, twin, steps })
+    }
+
+    /// The check, with the live cells of the last generation compared with g(steps+1) when
+    /// the run reached it.
+    pub fn finish(mut self, reached: u64, live: u64) -> AutomatonCheck {
+        if reached == self.steps {
+            self.check.live_cells(self.steps, live);
+        }
+        self.check
+    }
+}
+
+impl Watcher for Verification {
+    fn next_after(&self, n: u64) -> Option<u64> {
+        Some(match self.twin {
+            None => n + 1,
+            Some(_) => ((n / TWIN_COMPARE_EVERY + 1) * TWIN_COMPARE_EVERY).min(self.steps),
+        })
+    }
+
+    fn see(&mut self, n: u64, runner: &dyn AutomatonBackend) -> Result<()> {
+        let steps = self.steps;
+        let Some(t) = self.twin.as_mut() else {
+            return self.check.against_p_test(runner, n == steps);
+        };
+        // The twin checks each of its generations against the P-test as it goes.
+        while t.generation() < n && !self.check.failed() {
+            t.step();
+            self.check.against_p_test(t, t.generation() == steps)?;
+        }
+        if t.generation() == n && (n.is_multiple_of(TWIN_COMPARE_EVERY) || n == steps) {
+            self.check
+                .against_twin(n, &runner.current_u32()?, &t.current_u32());
+            if n > 0 {
+                self.check
+                    .against_twin(n - 1, &runner.previous_u32()?, &t.previous_u32());
+            }
+        }
+        Ok(())
+    }
+
+    fn stops(&self) -> bool {
+        self.check.failed()
     }
 }
 

@@ -1,5 +1,6 @@
 //! Exact counts g(m,n) = #P-cells of C(m,n).
 
+use super::grid::Window;
 use super::ptest::row_key;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -109,6 +110,229 @@ pub fn g_histogram(m: u64, n: u64) -> Result<u128> {
         .fold(|| 0u128, |acc, x| acc + x as u128)
         .sum();
     Ok(total)
+}
+
+/// A way of counting the P-cells of a window ([`CountPlan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum CountMethod {
+    /// The digit method: a programme over the 64 bits of M, N and the window's corners,
+    /// O(log) for every window of every bar up to 2^64-1 (the default).
+    Digits,
+    /// g(2m) = 4g(m), g(2m+1) = g(m)+g(m+1): O(log m), whole square bars only.
+    Recurrence,
+    /// `Σ_v hr[v]·hc[v]` over row and column key histograms: O(M+N), whole bars only.
+    Histogram,
+    /// Generate the grid on the CPU and count it.
+    Cpu,
+    /// Generate the grid on the GPU and count it there.
+    Gpu,
+    /// Every feasible method; a disagreement is a failed check.
+    All,
+}
+
+impl CountMethod {
+    /// Every method with its name.
+    pub const ALL: [(&'static str, CountMethod); 6] = [
+        ("digits", CountMethod::Digits),
+        ("recurrence", CountMethod::Recurrence),
+        ("histogram", CountMethod::Histogram),
+        ("cpu", CountMethod::Cpu),
+        ("gpu", CountMethod::Gpu),
+        ("all", CountMethod::All),
+    ];
+
+    /// The method's name: "digits", "recurrence", …
+    pub fn name(self) -> &'static str {
+        CountMethod::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("digits", |(name, _)| name)
+    }
+}
+
+impl std::str::FromStr for CountMethod {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<CountMethod> {
+        CountMethod::ALL
+            .iter()
+            .find(|(name, _)| *name == s)
+            .map(|&(_, m)| m)
+            .ok_or_else(|| {
+                Error::bad_input(
+                    crate::Input::Method,
+                    format!("'{s}'"),
+                    "digits, recurrence, histogram, cpu, gpu or all",
+                )
+            })
+    }
+}
+
+/// Most cells `cpu` or `gpu` generates (about a minute on two cores).
+pub const GENERATE_MAX_CELLS: u128 = 1 << 40;
+/// Most cells `all` generates on the CPU.
+pub const ALL_CPU_MAX_CELLS: u128 = 1 << 36;
+/// Most cells `all` generates on a software GPU (real GPUs get [`GENERATE_MAX_CELLS`]).
+pub const ALL_SOFTWARE_GPU_MAX_CELLS: u128 = 1 << 32;
+
+/// The GPU a count may use, as far as the policy cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountGpu {
+    /// None (or not to be used).
+    None,
+    /// A software adapter (lavapipe): `all` generates on it only up to
+    /// [`ALL_SOFTWARE_GPU_MAX_CELLS`].
+    Software,
+    /// A real GPU.
+    Real,
+}
+
+/// The methods of a count, checked before any runs: each one can count this window, and
+/// `all` expanded to every method feasible at its size. Generating methods (`cpu`, `gpu`) are
+/// run by the face ([`CountPlan::run`]'s `generate`), which knows how to pace them.
+#[derive(Debug, Clone)]
+pub struct CountPlan {
+    /// The window counted.
+    pub window: Window,
+    /// The methods, in the order they run; the first one's count is the answer.
+    pub methods: Vec<CountMethod>,
+}
+
+/// One method's count and how long it took.
+#[derive(Debug, Clone, Copy)]
+pub struct MethodCount {
+    /// The method.
+    pub method: CountMethod,
+    /// Its count.
+    pub count: u128,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+/// Whether `w` is the whole bar (the recurrence and the histogram count only whole bars).
+pub fn is_whole(w: &Window) -> bool {
+    w.row0 == 1 && w.col0 == 1 && w.height == w.m && w.width == w.n
+}
+
+/// "C(m,n)" or "rows r..+h, columns c..+w of C(m,n)", for messages.
+pub fn describe(w: &Window) -> String {
+    if is_whole(w) {
+        format!("C({},{})", w.m, w.n)
+    } else {
+        format!(
+            "rows {}..+{}, columns {}..+{} of C({},{})",
+            w.row0, w.height, w.col0, w.width, w.m, w.n
+        )
+    }
+}
+
+impl CountPlan {
+    /// The plan for counting `window` by `method` (`None`: the fastest exact one, the digit
+    /// method: one prefix for a whole bar, about 0.3 µs at 2^64-1 against 5 µs for the
+    /// recurrence, four for a window), `gpu` being the GPU `all` may use. An error, naming
+    /// [`Input::Method`](crate::Input::Method), when the method cannot count this window.
+    pub fn new(window: Window, method: Option<CountMethod>, gpu: CountGpu) -> Result<CountPlan> {
+        let methods = match method {
+            Some(CountMethod::All) => all_methods(&window, gpu),
+            Some(one) => {
+                check_method(one, &window)?;
+                vec![one]
+            }
+            None => vec![CountMethod::Digits],
+        };
+        Ok(CountPlan { window, methods })
+    }
+
+    /// Run every method; `generate` counts by a generating method (`cpu`, `gpu`). The counts
+    /// in order; [`CountPlan::verdict`] says whether they agree.
+    pub fn run(
+        &self,
+        mut generate: impl FnMut(CountMethod, &Window) -> Result<u128>,
+    ) -> Result<Vec<MethodCount>> {
+        let w = &self.window;
+        self.methods
+            .iter()
+            .map(|&method| {
+                let start = std::time::Instant::now();
+                let count = match method {
+                    CountMethod::Digits => super::window::p_count(w),
+                    CountMethod::Recurrence => g_recurrence(w.m)?,
+                    CountMethod::Histogram => g_histogram(w.m, w.n)?,
+                    CountMethod::Cpu | CountMethod::Gpu => generate(method, w)?,
+                    CountMethod::All => unreachable!("expanded by CountPlan::new"),
+                };
+                Ok(MethodCount {
+                    method,
+                    count,
+                    seconds: start.elapsed().as_secs_f64(),
+                })
+            })
+            .collect()
+    }
+
+    /// [`Error::CheckFailed`] naming every method's count when two disagree.
+    pub fn verdict(&self, counts: &[MethodCount]) -> Result<()> {
+        let first = counts.first().map(|c| c.count);
+        if counts.iter().all(|c| Some(c.count) == first) {
+            return Ok(());
+        }
+        let list: Vec<String> = counts
+            .iter()
+            .map(|c| format!("{}={}", c.method.name(), c.count))
+            .collect();
+        Err(Error::CheckFailed(format!(
+            "count methods disagree for {}: {}",
+            describe(&self.window),
+            list.join(", ")
+        )))
+    }
+}
+
+/// Whether `method` can count `w`.
+fn check_method(method: CountMethod, w: &Window) -> Result<()> {
+    let refuse = |why: String| Err(Error::conflict(&[crate::Input::Method], why));
+    match method {
+        CountMethod::Recurrence if w.m != w.n || !is_whole(w) => refuse(format!(
+            "the recurrence counts whole square bars only (got {}); use {{0}}=digits",
+            describe(w)
+        )),
+        CountMethod::Histogram if !is_whole(w) => refuse(format!(
+            "the histogram counts whole bars only (got {}); use {{0}}=digits",
+            describe(w)
+        )),
+        CountMethod::Cpu | CountMethod::Gpu if w.cells() > GENERATE_MAX_CELLS => refuse(format!(
+            "{} has {} cells, more than {{0}}={} generates (2^40); use {{0}}=digits",
+            describe(w),
+            w.cells(),
+            method.name()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The methods `all` runs for `w`: every one feasible at this size.
+fn all_methods(w: &Window, gpu: CountGpu) -> Vec<CountMethod> {
+    let cells = w.cells();
+    let mut v = vec![CountMethod::Digits];
+    if w.m == w.n && is_whole(w) {
+        v.push(CountMethod::Recurrence);
+    }
+    if is_whole(w) && histogram_feasible(w.m, w.n) {
+        v.push(CountMethod::Histogram);
+    }
+    if cells <= ALL_CPU_MAX_CELLS {
+        v.push(CountMethod::Cpu);
+    }
+    let gpu_limit = match gpu {
+        CountGpu::None => 0,
+        CountGpu::Software => ALL_SOFTWARE_GPU_MAX_CELLS,
+        CountGpu::Real => GENERATE_MAX_CELLS,
+    };
+    if cells <= gpu_limit {
+        v.push(CountMethod::Gpu);
+    }
+    v
 }
 
 #[cfg(test)]

@@ -28,10 +28,59 @@ pub struct Window {
     pub width: u64,
 }
 
+/// The part of a bar a window asks for, before the bar is known: first row and column
+/// (1-based), height and width, as `--window ROW,COL,HEIGHT,WIDTH` gives them. Parsed from
+/// that text by [`std::str::FromStr`]; [`Window::of_bar`] places it in a bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowRect {
+    /// First row, 1-based.
+    pub row0: u64,
+    /// First column, 1-based.
+    pub col0: u64,
+    /// Rows.
+    pub height: u64,
+    /// Columns.
+    pub width: u64,
+}
+
+impl std::str::FromStr for WindowRect {
+    type Err = crate::Error;
+
+    /// `ROW,COL,HEIGHT,WIDTH`: four positive integers (underscores allowed as separators).
+    fn from_str(s: &str) -> Result<WindowRect> {
+        let positive = |p: &str| -> Option<u64> {
+            let digits: String = p.trim().chars().filter(|&c| c != '_').collect();
+            if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            digits.parse().ok().filter(|&v| v > 0)
+        };
+        let parts: Option<Vec<u64>> = s.split(',').map(positive).collect();
+        match parts.as_deref() {
+            Some(&[row0, col0, height, width]) => Ok(WindowRect {
+                row0,
+                col0,
+                height,
+                width,
+            }),
+            _ => Err(crate::Error::bad_input(
+                crate::Input::Window,
+                format!("'{s}'"),
+                "ROW,COL,HEIGHT,WIDTH, four positive integers",
+            )),
+        }
+    }
+}
+
 impl Window {
     /// The whole bar C(m,n).
     pub fn full(m: u64, n: u64) -> Result<Window> {
         Window::new(m, n, 1, 1, m, n)
+    }
+
+    /// The window `rect` asks for of C(m,n), validated: non-empty and inside the bar.
+    pub fn of_bar(m: u64, n: u64, rect: WindowRect) -> Result<Window> {
+        Window::new(m, n, rect.row0, rect.col0, rect.height, rect.width)
     }
 
     /// A window, validated: non-empty and inside the bar.

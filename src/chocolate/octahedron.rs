@@ -171,11 +171,15 @@ impl Section {
             ));
         }
         if px == 0 {
-            return Err(Error::bad_argument("the pixels per cell", px, "at least 1"));
+            return Err(Error::bad_input(
+                crate::Input::SectionScale,
+                px,
+                "at least 1",
+            ));
         }
         if (m.num as u128) > (m.den as u128) << n {
-            return Err(Error::bad_argument(
-                "the section height M",
+            return Err(Error::bad_input(
+                crate::Input::SectionHeight,
                 m,
                 format!(
                     "at most 2^{n} = {} (below that lies nothing of S_{n})",
@@ -185,8 +189,8 @@ impl Section {
         }
         let pixels = m.num as u128 * px as u128;
         if !pixels.is_multiple_of(m.den as u128) {
-            return Err(Error::bad_argument(
-                "the pixels per cell",
+            return Err(Error::bad_input(
+                crate::Input::SectionScale,
                 px,
                 format!(
                     "a multiple of {} so that M = {m} is a whole number of pixels",

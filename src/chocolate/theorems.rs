@@ -242,13 +242,13 @@ pub static CLAIMS: [TheoremClaim; 15] = [
 ];
 
 /// The claims called `names`, in the order of [`CLAIMS`] and each once; every claim when
-/// `names` is empty. A name that is not a claim's is [`Error::BadArgument`] listing them all.
+/// `names` is empty. A name that is not a claim's is [`Error::BadInput`] listing them all.
 pub fn select<S: AsRef<str>>(names: &[S]) -> Result<Vec<&'static TheoremClaim>> {
     let known = |name: &str| CLAIMS.iter().any(|c| c.name == name);
     if let Some(unknown) = names.iter().map(AsRef::as_ref).find(|n| !known(n)) {
         let all: Vec<&str> = CLAIMS.iter().map(|c| c.name).collect();
-        return Err(Error::bad_argument(
-            "the claim",
+        return Err(Error::bad_input(
+            crate::error::Input::Claim,
             format!("'{unknown}'"),
             format!("one of {}", all.join(", ")),
         ));

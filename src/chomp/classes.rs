@@ -22,6 +22,35 @@ pub struct RuleClass {
 /// Most players `classes` handles (8! = 40320 rules).
 pub const MAX_CLASS_PLAYERS: usize = 8;
 
+/// Most positions a box for `classes` may have (its tables are a byte a position a class).
+pub const MAX_CLASS_POSITIONS: u64 = 1 << 24;
+
+/// [`crate::Error::BadInput`] ([`crate::Input::Players`]) unless 2 ≤ `players` ≤
+/// [`MAX_CLASS_PLAYERS`].
+pub fn check_players(players: u64) -> crate::Result<()> {
+    if !(2..=MAX_CLASS_PLAYERS as u64).contains(&players) {
+        return Err(crate::Error::bad_input(
+            crate::Input::Players,
+            players,
+            format!("between 2 and {MAX_CLASS_PLAYERS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The ranker of a box for `classes`, refused when the box has more than
+/// [`MAX_CLASS_POSITIONS`] positions.
+pub fn classes_ranker(shape: super::diagram::ChompBox) -> crate::Result<Ranker> {
+    let ranker = Ranker::new(shape)?;
+    if ranker.len() > MAX_CLASS_POSITIONS {
+        return Err(crate::Error::too_large(
+            format!("the {shape} box"),
+            "it has more than 2^24 positions; choose a smaller box for classes",
+        ));
+    }
+    Ok(ranker)
+}
+
 /// Every permutation of 0..n in lexicographic order.
 pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
     let mut perm: Vec<u8> = (0..n as u8).collect();
@@ -44,7 +73,8 @@ pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
 
 /// Group `rules` (all with the same number of players) into classes by their ordinal tables on
 /// the box of `ranker`. Classes are sorted by their first member; members keep `rules`' order.
-/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+/// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled,
+/// within about 2^20 option reads (a few milliseconds) however many groups there are.
 pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleClass>> {
     struct Group {
         members: Vec<usize>,
@@ -59,15 +89,22 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleCl
     let mut rows = vec![0u32; ranker.shape.rows];
     let mut options: Vec<u64> = Vec::new();
     let mut picks: Vec<u8> = Vec::new();
+    let phase = crate::progress::phase("positions", Some(total as u64));
     crate::cancel::check()?;
+    // Option reads since the last look at the token: a position costs one per option per
+    // group, and with thousands of groups a fixed number of positions would be seconds.
+    let mut work = 0usize;
     for r in 1..total {
-        if r & 0xffff == 0 {
+        if work >= 1 << 20 {
+            work = 0;
+            phase.set(r as u64);
             crate::cancel::check()?;
         }
         ranker.advance(&mut rows);
         options.clear();
         ranker.for_each_option(&rows, r as u64, |q| options.push(q));
         let existing = groups.len();
+        work += existing * (options.len() + 1);
         for g in 0..existing {
             let mask = options
                 .iter()

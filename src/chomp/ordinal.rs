@@ -37,18 +37,18 @@ pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> crate::Result
     let total = ranker.len() as usize;
     let mut ords = vec![0u8; total];
     let mut rows = vec![0u32; ranker.shape.rows];
-    let pb = crate::progress::bar(total as u64, "positions");
+    let phase = crate::progress::phase("positions", Some(total as u64));
     crate::cancel::check()?;
     for r in 1..total {
         ranker.advance(&mut rows);
         let o = ordinal_at(ranker, &rows, r as u64, |q| ords[q as usize], choice);
         ords[r] = o;
         if r & 0xffff == 0 {
-            pb.set_position(r as u64);
+            phase.set(r as u64);
             crate::cancel::check()?;
         }
     }
-    pb.finish_and_clear();
+    phase.set(total as u64);
     Ok(ords)
 }
 
@@ -86,7 +86,7 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
     let total = ranker.len() as usize;
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
     let max_volume = ranker.shape.rows as u64 * ranker.shape.cols as u64;
-    let pb = crate::progress::bar(total as u64, "positions");
+    let phase = crate::progress::phase("positions", Some(total as u64));
     let mut layer = Vec::new();
     for v in 1..=max_volume {
         crate::cancel::check()?;
@@ -104,9 +104,9 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
                 }
             },
         );
-        pb.inc(layer.len() as u64);
+        phase.inc(layer.len() as u64);
     }
-    pb.finish_and_clear();
+    phase.set(total as u64);
     Ok(table.into_iter().map(AtomicU8::into_inner).collect())
 }
 

@@ -34,11 +34,11 @@ impl OrdinalPlane {
     /// [`MAX_PLANE_FIRST_ROW`]) under `rule`.
     pub fn compute(rule: &Rule, rows: u32, a: u32) -> Result<OrdinalPlane> {
         if rows != 2 && rows != 3 {
-            return Err(Error::bad_argument("the number of rows", rows, "2 or 3"));
+            return Err(Error::bad_input(crate::Input::PlaneRows, rows, "2 or 3"));
         }
         if a > MAX_PLANE_FIRST_ROW {
-            return Err(Error::bad_argument(
-                "the first row of a plane",
+            return Err(Error::bad_input(
+                crate::Input::FirstRow,
                 a,
                 format!("at most {MAX_PLANE_FIRST_ROW}"),
             ));

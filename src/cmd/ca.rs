@@ -4,20 +4,16 @@
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
-use chompute::chocolate::automaton::{cell_updates, Automaton, AutomatonCheck, MAX_STEPS};
+use chompute::chocolate::automaton::{
+    cell_updates, Automaton, Run, Verification, Watcher, MAX_STEPS,
+};
 use chompute::chocolate::backend::AutomatonBackend;
-use chompute::chocolate::octahedron::stack_point;
 use chompute::claim::Claim;
 use chompute::gpu::ca::{CaGpu, CaKernel};
 use chompute::gpu::{BackendChoice, Engine};
-use chompute::render::figures::write_generation_png;
-use chompute::render::mesh::{check_mesh_path, write_mesh, BitLayer, VoxelSurface};
+use chompute::render::figures::FrameWriter;
+use chompute::render::mesh::{check_mesh_path, write_mesh, StackWriter};
 use serde::Serialize;
-use std::path::PathBuf;
-use std::time::Instant;
-
-/// On the GPU with --verify, compare with the CPU twin at least this often (in steps).
-pub const GPU_COMPARE_EVERY: u64 = 64;
 
 #[derive(Serialize)]
 struct Report {
@@ -70,12 +66,12 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.mesh {
         check_mesh_path(path, true)?;
     }
-    if args.frames.is_some() {
+    let description = args.frames.is_some().then(|| {
         describe_pictures(&format!(
             "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
             steps + 1
-        ));
-    }
+        ))
+    });
     let engine = super::engine(backend)?;
     let ctx = match &engine {
         Engine::Gpu(ctx) => Some(ctx.clone()),
@@ -97,105 +93,37 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         }
         None => (Box::new(Automaton::new(steps)?), None),
     };
-    // On the GPU, --verify runs the CPU twin beside it; on the CPU the runner is checked itself.
-    let mut twin = if ctx.is_some() && args.verify {
-        Some(Automaton::new(steps)?)
+    // The watchers of the run, in the order they see each generation: frames, the stack,
+    // the verification (on the GPU with a CPU twin beside it; on the CPU the runner itself).
+    let mut frame_writer = match &args.frames {
+        Some(dir) => Some(FrameWriter::new(dir, every, steps, description)?),
+        None => None,
+    };
+    let mut stack = args.mesh.as_ref().map(|_| StackWriter::new());
+    let mut verification = if args.verify {
+        Some(Verification::new(steps, ctx.is_some())?)
     } else {
         None
     };
-    let digits = steps.to_string().len();
-    let frame_path = |n: u64| -> PathBuf {
-        args.frames
-            .as_ref()
-            .expect("frames dir")
-            .join(format!("gen-{n:0digits$}.png"))
-    };
-    let mut surface = args.mesh.as_ref().map(|_| VoxelSurface::new());
-    // The stack meshes layer z once layer z+1 is known: keep (z-1, z).
-    let mut layers: (Option<BitLayer>, Option<BitLayer>) = (None, None);
-    let mut check = AutomatonCheck::new();
-    if let Some(t) = twin.as_ref() {
-        // The twin checks each generation against the P-test, its seed b_0 included.
-        check.against_p_test(t, steps == 0)?;
+    let mut watchers: Vec<&mut dyn Watcher> = Vec::new();
+    if let Some(f) = frame_writer.as_mut() {
+        watchers.push(f);
     }
-    let mut frames = 0u64;
-    let mut compute_seconds = 0.0f64;
-    let progress = chompute::progress::bar(steps, "steps");
-
-    let mut n = 0u64;
-    loop {
-        // Generation n is ready: frames, stack, verification.
-        if args.frames.is_some() && n.is_multiple_of(every) {
-            write_generation_png(&frame_path(n), steps + 1, n + 1, &runner.current_u32()?)?;
-            frames += 1;
-        }
-        if let Some(s) = surface.as_mut() {
-            let layer = BitLayer {
-                side: n + 1,
-                words: runner.current_u32()?,
-            };
-            if let Some(z) = layers.1.take() {
-                s.add_layer(n - 1, layers.0.as_ref(), &z, Some(&layer));
-                layers.0 = Some(z);
-            }
-            layers.1 = Some(layer);
-        }
-        if args.verify {
-            match twin.as_ref() {
-                None => check.against_p_test(&*runner, n == steps)?,
-                Some(t) => {
-                    debug_assert_eq!(t.generation(), n);
-                    if n.is_multiple_of(GPU_COMPARE_EVERY) || n == steps {
-                        check.against_twin(n, &runner.current_u32()?, &t.current_u32());
-                        if n > 0 {
-                            check.against_twin(n - 1, &runner.previous_u32()?, &t.previous_u32());
-                        }
-                    }
-                }
-            }
-        }
-        // A disagreement ends the run: the report names the first.
-        if n == steps || check.failed() {
-            break;
-        }
-        // Run to the next generation anything needs.
-        let mut stop = steps;
-        if args.frames.is_some() {
-            stop = stop.min((n / every + 1) * every);
-        }
-        if surface.is_some() || (args.verify && twin.is_none()) {
-            stop = n + 1;
-        }
-        if twin.is_some() {
-            stop = stop.min((n / GPU_COMPARE_EVERY + 1) * GPU_COMPARE_EVERY);
-        }
-        if !progress.is_hidden() {
-            // On a terminal, run in pieces of about 1% of the steps so the bar moves.
-            stop = stop.min(n + (steps / 100).max(1));
-        }
-        let start = Instant::now();
-        runner.advance(stop - n)?;
-        runner.finish()?;
-        compute_seconds += start.elapsed().as_secs_f64();
-        if let Some(t) = twin.as_mut() {
-            // The twin checks each of its generations against the P-test as it goes.
-            while t.generation() < stop && !check.failed() {
-                t.step();
-                check.against_p_test(t, t.generation() == steps)?;
-            }
-        }
-        progress.set_position(stop);
-        chompute::progress::set_rate(&progress, cell_updates(0, stop) as f64, "cell updates");
-        n = stop;
+    if let Some(s) = stack.as_mut() {
+        watchers.push(s);
     }
-    progress.finish_and_clear();
+    if let Some(v) = verification.as_mut() {
+        watchers.push(v);
+    }
+    let done = Run::new(steps)?.drive(runner.as_mut(), &mut watchers)?;
+    drop(watchers);
+    let compute_seconds = done.compute_seconds;
+    let frames = frame_writer.map_or(0, |f| f.written);
 
     let live = runner.live_cells()?;
-    if args.verify && n == steps {
-        check.live_cells(steps, live);
-    }
-    let cells_verified = check.cells_compared() as u64;
-    let checks = args.verify.then(|| check.claims());
+    let check = verification.map(|v| v.finish(done.reached, live));
+    let cells_verified = check.as_ref().map_or(0, |c| c.cells_compared() as u64);
+    let checks = check.map(|c| c.claims());
     if let Some(c) = checks.as_ref().filter(|c| c.iter().any(|c| !c.pass)) {
         // The run stopped early: report the claims, nothing else.
         if args.json {
@@ -205,14 +133,9 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
         }
         return verdict(c);
     }
-    let stack = match (surface, &args.mesh) {
-        (Some(mut s), Some(path)) => {
-            if let Some(z) = layers.1.take() {
-                s.add_layer(steps, layers.0.as_ref(), &z, None);
-            }
-            let voxels = s.voxels();
-            // The half octahedron of SPEC §2; mirroring z reverses the orientation.
-            let mesh = s.into_mesh(|p| stack_point(p, steps), true);
+    let stack = match (stack, &args.mesh) {
+        (Some(s), Some(path)) => {
+            let (mesh, voxels) = s.into_mesh();
             write_mesh(path, &mesh)?;
             Some(StackReport {
                 file: path.display().to_string(),

@@ -7,9 +7,8 @@ use crate::cli::CbArgs;
 use anyhow::anyhow;
 use chompute::claim::Claim;
 use chompute::pass::cb::{
-    check_corollary1, check_pass_game, check_theorem2, pass_game_refusal, table1, Bar, FTable,
+    check_corollary1, check_pass_game, check_theorem2, plan_bar, table1, Bar,
 };
-use chompute::pass::expr::parse;
 use serde::Serialize;
 use std::io::Write;
 
@@ -39,7 +38,6 @@ struct Table1Report<'a> {
 }
 
 pub fn run(args: &CbArgs) -> anyhow::Result<()> {
-    let expr = parse(&args.f).map_err(|e| anyhow!("--f: {e}"))?;
     let (x_max, z_max) = match (args.bound, args.table1) {
         (Some((_, z)), true) => (0, z),
         (None, true) => (0, 15),
@@ -50,16 +48,11 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             ))
         }
     };
+    let (expr, f) = plan_bar(&args.f, x_max, z_max, args.pass)?;
     if args.table1 && expr.uses_x() {
         return Err(anyhow!("--table1 needs F = h(z), but '{}' reads x", args.f));
     }
-    let f = FTable::from_expr(&expr, x_max, z_max)?;
-    if args.pass {
-        if let Some(why) = pass_game_refusal(&f, expr.uses_x()) {
-            return Err(anyhow!("--pass: {why}"));
-        }
-    }
-    let pb = chompute::progress::spinner("computing the Grundy numbers of CB(F)");
+    let pb = crate::cmd::bars::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
     pb.finish_and_clear();
     let mut out = super::out::stdout();
@@ -105,7 +98,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
 
     let pb = args
         .check
-        .then(|| chompute::progress::spinner("checking the claims on the box"));
+        .then(|| crate::cmd::bars::spinner("checking the claims on the box"));
     let claims = if !args.check {
         None
     } else if args.pass {

@@ -6,7 +6,7 @@ use crate::cli::{
 };
 use anyhow::anyhow;
 use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
-use chompute::chomp::classes::MAX_CLASS_PLAYERS;
+use chompute::chomp::classes::{check_players, classes_ranker};
 use chompute::chomp::ordinal::add_to_histogram;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
@@ -257,7 +257,7 @@ fn ordinals_by_first_rows(
     let mut kept: Vec<u8> = Vec::new();
     let mut rows = [0u32; 3];
     let mut failure: Option<anyhow::Error> = None;
-    let pb = chompute::progress::bar(shape.cols as u64 + 1, "first rows");
+    let pb = crate::cmd::bars::bar(shape.cols as u64 + 1, "first rows");
     ordinals_three_rows(shape.cols, &choice, |a, slice| {
         add_to_histogram(&mut histogram, slice);
         if keep_cols.is_some_and(|c| a <= c) {
@@ -428,19 +428,9 @@ struct ClassCountsReport {
 fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
     let (first, last) = args.players;
     for n in [first, last] {
-        if !(2..=MAX_CLASS_PLAYERS).contains(&n) {
-            return Err(anyhow::anyhow!(
-                "--players must be 2 to {MAX_CLASS_PLAYERS} (got {n})"
-            ));
-        }
+        check_players(n as u64)?;
     }
-    let ranker = Ranker::new(args.shape)?;
-    if ranker.len() > 1 << 24 {
-        return Err(anyhow!(
-            "the {} box has more than 2^24 positions; choose a smaller box for classes",
-            args.shape
-        ));
-    }
+    let ranker = classes_ranker(args.shape)?;
     if first != last || args.bfile {
         return class_counts(args, &ranker);
     }
@@ -529,7 +519,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
             "--check runs for one number of players; give --players N"
         ));
     }
-    let pb = chompute::progress::bar((last - first + 1) as u64, "player counts");
+    let pb = crate::cmd::bars::bar((last - first + 1) as u64, "player counts");
     let mut counts = Vec::new();
     for n in first..=last {
         pb.set_message(format!(", {n} players"));
@@ -575,13 +565,13 @@ fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     chompute::render::atomic::check_target(&args.output)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
     let scale = args.scale.unwrap_or((600 / plane.side).max(1));
-    describe_pictures(&format!(
+    let description = describe_pictures(&format!(
         "ordinals of {} under rule {}, {scale} pixel{} per position, ordinal k in palette entry 2+k",
         plane.axes_text(),
         args.rule.normalised(),
         if scale == 1 { "" } else { "s" }
     ));
-    let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale)?;
+    let (width, height) = write_ordinal_plane_png(&args.output, &plane, scale, Some(&description))?;
     crate::outln!(
         "wrote {} ({width}x{height}): {} under rule {}, ordinal counts {:?}",
         args.output.display(),

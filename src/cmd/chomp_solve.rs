@@ -39,13 +39,13 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     }
     let ranker = PTable::ranker_for(shape)?;
     let bytes = PTable::bytes_for(ranker.len());
-    chompute::progress::summary(&format!(
+    crate::cmd::bars::summary(&format!(
         "the {shape} box: {} positions, {} at one bit each",
         ranker.len(),
         human_bytes(bytes)
     ));
     let start = Instant::now();
-    let pb = chompute::progress::bar(ranker.len(), "positions");
+    let pb = crate::cmd::bars::bar(ranker.len(), "positions");
     let mut resumed = 0;
     let table = match &args.output {
         Some(path) => {
@@ -94,7 +94,7 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
     gpu.check(shape).map_err(super::on_gpu)?;
     let start = Instant::now();
-    let spinner = chompute::progress::spinner("solving on the GPU");
+    let spinner = crate::cmd::bars::spinner("solving on the GPU");
     let table = gpu.solve(shape).map_err(super::on_gpu)?;
     spinner.finish_and_clear();
     if let Some(o) = &args.output {
@@ -233,7 +233,17 @@ pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
             .iter()
             .map(|r| (r.rows, r.cols, r.bites.len()))
             .collect();
-        chompute::render::figures::write_bites_png(o, shape.rows, shape.cols, &counts)?;
+        let description = super::describe_pictures(&format!(
+            "the winning bites of every rectangle up to {shape}: one square per rectangle, \
+             rows down and columns across, coloured by its number of winning bites (palette entry 2+k)"
+        ));
+        chompute::render::figures::write_bites_png(
+            o,
+            shape.rows,
+            shape.cols,
+            &counts,
+            Some(&description),
+        )?;
     }
     let text_bite = |b: &[u32]| b.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
     if args.json {
@@ -299,7 +309,7 @@ struct GrundyReport {
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     let start = Instant::now();
-    let spinner = chompute::progress::spinner("computing Grundy values");
+    let spinner = crate::cmd::bars::spinner("computing Grundy values");
     let table = GrundyTable::compute(shape)?;
     spinner.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
@@ -391,7 +401,7 @@ struct CellsReport {
 /// `chomp cells --max N`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let pb = chompute::progress::bar(args.max as u64, "cell counts");
+    let pb = crate::cmd::bars::bar(args.max as u64, "cell counts");
     let table = CellsTable::compute(args.max, |n| pb.set_position(n as u64))?;
     pb.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();

@@ -1,23 +1,13 @@
 //! `chompute count M [N] [--window ROW,COL,HEIGHT,WIDTH]`: the exact P-count of a bar or of a
 //! window of it, by one method or all of them.
 
-use super::{parse_window, print_json, u64_string};
-use crate::cli::{CountArgs, CountMethod};
-use anyhow::anyhow;
-use chompute::chocolate::count::{g_histogram, g_recurrence, histogram_feasible};
+use super::{print_json, u64_string, window_of};
+use crate::cli::CountArgs;
+use chompute::chocolate::count::{describe, g_recurrence, is_whole, CountMethod, CountPlan};
 use chompute::chocolate::grid::{count_cpu, Window};
-use chompute::chocolate::window::p_count;
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
 use std::io::Write;
-use std::time::Instant;
-
-/// Most cells `--method cpu` will generate (about a minute on two cores).
-pub const CPU_COUNT_MAX_CELLS: u128 = 1 << 40;
-/// Most cells `--method all` generates on the CPU.
-pub const CPU_ALL_MAX_CELLS: u128 = 1 << 36;
-/// Most cells `--method all` generates on a software GPU (real GPUs get CPU_COUNT_MAX_CELLS).
-pub const SOFTWARE_GPU_ALL_MAX_CELLS: u128 = 1 << 32;
 
 #[derive(Debug, Serialize)]
 struct MethodResult {
@@ -40,104 +30,14 @@ struct CountReport {
     agree: bool,
 }
 
-fn method_name(m: CountMethod) -> &'static str {
-    match m {
-        CountMethod::Digits => "digits",
-        CountMethod::Recurrence => "recurrence",
-        CountMethod::Histogram => "histogram",
-        CountMethod::Cpu => "cpu",
-        CountMethod::Gpu => "gpu",
-        CountMethod::All => "all",
-    }
-}
+use chompute::gpu::count_gpu;
 
-/// Whether `w` is the whole bar (the recurrence and the histogram count only whole bars).
-fn is_whole(w: &Window) -> bool {
-    w.row0 == 1 && w.col0 == 1 && w.height == w.m && w.width == w.n
-}
-
-/// "C(m,n)" or "rows r..+h, columns c..+w of C(m,n)", for messages.
-fn describe(w: &Window) -> String {
-    if is_whole(w) {
-        format!("C({},{})", w.m, w.n)
-    } else {
-        format!(
-            "rows {}..+{}, columns {}..+{} of C({},{})",
-            w.row0, w.height, w.col0, w.width, w.m, w.n
-        )
-    }
-}
-
-fn run_method(method: CountMethod, w: &Window) -> anyhow::Result<u128> {
-    let (m, n) = (w.m, w.n);
-    let cells = w.cells();
+/// Count by a generating method: the CPU's submask generator, or the WGSL kernels.
+fn generate(method: CountMethod, w: &Window) -> chompute::Result<u128> {
     match method {
-        CountMethod::Digits => Ok(p_count(w)),
-        CountMethod::Recurrence => {
-            if m != n || !is_whole(w) {
-                return Err(anyhow!(
-                    "the recurrence counts whole square bars only (got {}); use --method digits",
-                    describe(w)
-                ));
-            }
-            Ok(g_recurrence(m)?)
-        }
-        CountMethod::Histogram => {
-            if !is_whole(w) {
-                return Err(anyhow!(
-                    "the histogram counts whole bars only (got {}); use --method digits",
-                    describe(w)
-                ));
-            }
-            Ok(g_histogram(m, n)?)
-        }
-        CountMethod::Cpu => {
-            if cells > CPU_COUNT_MAX_CELLS {
-                return Err(anyhow!("{} has {cells} cells, more than --method cpu generates (2^40); use --method digits", describe(w)));
-            }
-            Ok(count_cpu(w))
-        }
-        CountMethod::Gpu => {
-            if cells > CPU_COUNT_MAX_CELLS {
-                return Err(anyhow!("{} has {cells} cells, more than --method gpu generates (2^40); use --method digits", describe(w)));
-            }
-            let ctx = GpuContext::shared().map_err(super::on_gpu)?;
-            PGridGpu::new(ctx).count(w).map_err(super::on_gpu)
-        }
-        CountMethod::All => unreachable!("expanded by the caller"),
+        CountMethod::Gpu => GpuContext::shared().and_then(|ctx| PGridGpu::new(ctx).count(w)),
+        _ => Ok(count_cpu(w)),
     }
-}
-
-/// The methods `--method all` runs for `w`: every one feasible at this size.
-fn all_methods(w: &Window, backend: BackendChoice) -> Vec<CountMethod> {
-    let cells = w.cells();
-    let mut v = vec![CountMethod::Digits];
-    if w.m == w.n && is_whole(w) {
-        v.push(CountMethod::Recurrence);
-    }
-    if is_whole(w) && histogram_feasible(w.m, w.n) {
-        v.push(CountMethod::Histogram);
-    }
-    if cells <= CPU_ALL_MAX_CELLS {
-        v.push(CountMethod::Cpu);
-    }
-    if backend != BackendChoice::Cpu {
-        if let Ok(ctx) = GpuContext::shared() {
-            let limit = if ctx.is_software() {
-                SOFTWARE_GPU_ALL_MAX_CELLS
-            } else {
-                CPU_COUNT_MAX_CELLS
-            };
-            // `auto` takes a GPU only when it is a real one, as everywhere: a software
-            // adapter (lavapipe, 60 times slower than the CPU row) joins `all` only when
-            // `--backend gpu` asks for it.
-            let wanted = backend == BackendChoice::Gpu || !ctx.is_software();
-            if wanted && cells <= limit {
-                v.push(CountMethod::Gpu);
-            }
-        }
-    }
-    v
 }
 
 #[derive(Debug, Serialize)]
@@ -201,26 +101,14 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         .m
         .ok_or_else(|| anyhow::anyhow!("count needs M (or --range A..B)"))?;
     let n = args.n.unwrap_or(m);
-    let window = match &args.window {
-        Some(s) => parse_window(s, m, n)?,
-        None => Window::full(m, n)?,
-    };
-    let methods = match args.method {
-        Some(CountMethod::All) => all_methods(&window, backend),
-        Some(one) => vec![one],
-        // The digit method is the fastest exact one for every bar and window: one prefix
-        // for a whole bar (about 0.3 µs at 2^64-1, against 5 µs for the recurrence), four
-        // for a window (BENCHMARKS.md).
-        None => vec![CountMethod::Digits],
-    };
-    let mut results = Vec::new();
-    for method in methods {
-        let start = Instant::now();
-        let count = run_method(method, &window)?;
-        results.push((method, count, start.elapsed().as_secs_f64()));
-    }
-    let count = results[0].1;
-    let agree = results.iter().all(|r| r.1 == count);
+    let window = window_of(args.window, m, n)?;
+    let plan = CountPlan::new(window, args.method, count_gpu(backend))?;
+    let results = plan.run(generate).map_err(|e| match e {
+        chompute::Error::NoAdapter(_) | chompute::Error::Gpu(_) => super::on_gpu(e),
+        e => e.into(),
+    })?;
+    let count = results[0].count;
+    let agree = plan.verdict(&results).is_ok();
     let what = if is_whole(&window) {
         format!("g({m},{n})")
     } else {
@@ -236,10 +124,10 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             count: count.to_string(),
             methods: results
                 .iter()
-                .map(|&(method, c, s)| MethodResult {
-                    method: method_name(method),
-                    count: c.to_string(),
-                    seconds: s,
+                .map(|r| MethodResult {
+                    method: r.method.name(),
+                    count: r.count.to_string(),
+                    seconds: r.seconds,
                 })
                 .collect(),
             agree,
@@ -247,8 +135,14 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
     } else if args.csv {
         let mut out = std::io::stdout().lock();
         writeln!(out, "m,n,method,count,seconds")?;
-        for &(method, c, secs) in &results {
-            writeln!(out, "{m},{n},{},{c},{secs:.6}", method_name(method))?;
+        for r in &results {
+            writeln!(
+                out,
+                "{m},{n},{},{},{:.6}",
+                r.method.name(),
+                r.count,
+                r.seconds
+            )?;
         }
         out.flush()?;
     } else if results.len() == 1 && args.method != Some(CountMethod::All) {
@@ -257,8 +151,13 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
         // `--method all` always prints its table and verdict, even when only one method is
         // feasible at this size.
         crate::outln!("{what}:");
-        for &(method, c, s) in &results {
-            crate::outln!("  {:<10} {c:>40}  {s:>10.6} s", method_name(method));
+        for r in &results {
+            crate::outln!(
+                "  {:<10} {:>40}  {:>10.6} s",
+                r.method.name(),
+                r.count,
+                r.seconds
+            );
         }
         crate::outln!(
             "{}",
@@ -269,17 +168,6 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             }
         );
     }
-    if !agree {
-        let list: Vec<String> = results
-            .iter()
-            .map(|&(me, c, _)| format!("{}={c}", method_name(me)))
-            .collect();
-        return Err(chompute::Error::CheckFailed(format!(
-            "count methods disagree for {}: {}",
-            describe(&window),
-            list.join(", ")
-        ))
-        .into());
-    }
+    plan.verdict(&results)?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
 
+pub mod bars;
 mod bench;
 mod ca;
 mod cb;
@@ -24,8 +25,13 @@ use chompute::gpu::{BackendChoice, Engine, GpuContext};
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    chompute::render::png::set_description(Some(command_line()));
-    let backend = backend_in_effect(cli.backend.map(BackendChoice::from))?;
+    // The library's long loops report to the bars drawn on a terminal.
+    let bars = std::sync::Arc::new(bars::Bars::default());
+    chompute::progress::observe(bars, || run_command(cli))
+}
+
+fn run_command(cli: Cli) -> anyhow::Result<()> {
+    let backend = backend_in_effect(cli.backend)?;
     match cli.command {
         Command::Info(a) => info::run(&a),
         Command::Count(a) => {
@@ -188,11 +194,11 @@ pub fn command_line() -> String {
         .join(" ")
 }
 
-/// Set the Description of every PNG this command writes: the command line, then `what` the
-/// picture shows (bar, window, scale, colours), e.g. `chompute render 11 -o r11.png:
-/// C(11,11), 1 pixel per cell, P-cells black on white`.
-pub fn describe_pictures(what: &str) {
-    chompute::render::png::set_description(Some(format!("{}: {what}", command_line())));
+/// The Description of the PNGs a command writes: the command line, then `what` the picture
+/// shows (bar, window, scale, colours), e.g. `chompute render 11 -o r11.png: C(11,11), 1
+/// pixel per cell, P-cells black on white`.
+pub fn describe_pictures(what: &str) -> String {
+    format!("{}: {what}", command_line())
 }
 
 /// One CSV field: as it is, or in double quotes (inner quotes doubled) when it holds a comma,
@@ -230,23 +236,17 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `--window ROW,COL,HEIGHT,WIDTH` → a window of C(m,n) (checked: inside the bar, no sum
-/// past 2^64-1), for `count` and `render`.
-pub(crate) fn parse_window(s: &str, m: u64, n: u64) -> anyhow::Result<chompute::chocolate::Window> {
-    // One rule with the server's `window`: numbers only, no spaces around them.
-    let parts: Vec<&str> = s.split(',').collect();
-    let nums: Option<Vec<u64>> = parts
-        .iter()
-        .map(|p| crate::cli::parse_size(p).ok())
-        .collect();
-    match nums.as_deref() {
-        Some(&[r, c, h, w]) if parts.len() == 4 => {
-            Ok(chompute::chocolate::Window::new(m, n, r, c, h, w)?)
-        }
-        _ => Err(anyhow::anyhow!(
-            "--window wants ROW,COL,HEIGHT,WIDTH, four positive integers (got '{s}')"
-        )),
-    }
+/// `--window` placed in C(m,n) (checked: inside the bar, no sum past 2^64-1), or the whole
+/// bar, for `count` and `render`.
+pub(crate) fn window_of(
+    rect: Option<chompute::chocolate::grid::WindowRect>,
+    m: u64,
+    n: u64,
+) -> anyhow::Result<chompute::chocolate::Window> {
+    Ok(match rect {
+        Some(r) => chompute::chocolate::Window::of_bar(m, n, r)?,
+        None => chompute::chocolate::Window::full(m, n)?,
+    })
 }
 
 /// Print claims on stdout as the text table, or as CSV.
@@ -277,32 +277,42 @@ pub fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
-/// The library's names for the arguments that are flags here.
-const FLAG_FOR: [(&str, &str); 9] = [
-    ("the cell size", "--scale"),
-    ("the number of rows", "--rows"),
-    ("the first row of a plane", "--first-row"),
-    ("the pixels per position", "--scale"),
-    ("the fit size", "--fit"),
-    ("the tile size", "--tile-size"),
-    ("the pixels per cell", "--scale"),
-    ("the section height M", "--m"),
-    ("the claim", "--claim"),
-];
+/// The flag that gives an input of the library's on this command line.
+pub fn flag(input: chompute::Input) -> String {
+    use chompute::Input as I;
+    match input {
+        I::Window => "--window",
+        I::CellSize | I::PixelsPerPosition | I::SectionScale => "--scale",
+        I::Fit => "--fit",
+        I::Shade => "--shade",
+        I::Colours => "--colors",
+        I::TileSize => "--tile-size",
+        I::Output => "-o",
+        I::Dzi => "--dzi",
+        I::Tiles => "--tiles",
+        I::Shard => "--shard",
+        I::PlaneRows => "--rows",
+        I::FirstRow => "--first-row",
+        I::SectionHeight => "--m",
+        I::Method => "--method",
+        I::Backend => "--backend",
+        I::Expression => "--f",
+        I::Pass => "--pass",
+        I::Players => "--players",
+        I::Claim => "--claim",
+        other => return other.library_name().to_string(),
+    }
+    .to_string()
+}
 
-/// The error and its causes on one line, in the command line's words: a bad argument that is
-/// a flag here is called by the flag's name, and each cause is said once (a message that
+/// The error and its causes on one line, in the command line's words: an input of the library
+/// is called by its flag's name ([`flag`]), and each cause is said once (a message that
 /// already ends with its cause's text, `'x.png': No space left on device`, does not repeat
 /// it).
 pub fn one_line(e: &anyhow::Error) -> String {
-    if let Some(chompute::Error::BadArgument {
-        what,
-        value,
-        allowed,
-    }) = e.downcast_ref::<chompute::Error>()
-    {
-        if let Some((_, flag)) = FLAG_FOR.iter().find(|(term, _)| term == what) {
-            return format!("{flag} must be {allowed} (got {value})");
+    if let Some(lib) = e.downcast_ref::<chompute::Error>() {
+        if lib.input().is_some() {
+            return lib.worded(&flag).replace('\n', " ");
         }
     }
     let mut line = String::new();

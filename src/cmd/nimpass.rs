@@ -4,7 +4,7 @@
 use super::{describe_pictures, print_json};
 use crate::cli::{NimpassArgs, NimpassGridArgs};
 use anyhow::anyhow;
-use chompute::gpu::BackendChoice;
+use chompute::gpu::{BackendChoice, Engine};
 use chompute::pass::nimpass::{pass_cell_counts, NimPass};
 use chompute::render::check_output;
 use chompute::render::figures::{write_pass_grid_png, PassGridLayout};
@@ -37,18 +37,11 @@ impl Serialize for Listing<'_> {
 fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass> {
     let side = usize::try_from(side)
         .map_err(|_| anyhow!("heap sizes up to {} are too large", side - 1))?;
-    if k != 4 {
-        if backend == BackendChoice::Gpu {
-            return Err(anyhow!(
-                "the GPU computes four heaps only; use --backend cpu or auto for {k} heaps"
-            ));
-        }
-        return Ok(NimPass::compute(k, side)?);
-    }
-    super::engine(backend)?
-        .nim_pass()
-        .four_heaps(side)
-        .map_err(super::on_gpu)
+    // Only the four-heap kernel runs on the GPU: its errors are said in the GPU's words.
+    Engine::nim_pass_table(backend, k, side).map_err(|e| match k {
+        4 => super::on_gpu(e),
+        _ => e.into(),
+    })
 }
 
 pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
@@ -142,12 +135,12 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
     };
     if let Some((path, layout)) = layout {
         let m = layout.m;
-        describe_pictures(&format!(
+        let description = describe_pictures(&format!(
             "C({m},{m}) as four-heap Nim with a pass, {} pixel{} per cell, Nim P-cells blue, pass P-cells red",
             layout.scale,
             if layout.scale == 1 { "" } else { "s" }
         ));
-        write_pass_grid_png(path, &t, &layout)?;
+        write_pass_grid_png(path, &t, &layout, Some(&description))?;
         let (pass_p, nim_p) = pass_cell_counts(&t, m);
         report.picture = Some(PictureReport {
             file: path.display().to_string(),

@@ -91,11 +91,11 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         mesh: None,
     };
     if let (Some(s), Some(path)) = (section, &args.output) {
-        describe_pictures(&format!(
+        let description = describe_pictures(&format!(
             "the cross-section H_{{{n},{}}} of the Sierpiński octahedron S_{n}, {} pixels per cell",
             s.m, s.px
         ));
-        let inside = write_section_png(path, &s)?;
+        let inside = write_section_png(path, &s, Some(&description))?;
         report.section = Some(SectionReport {
             m: s.m.to_string(),
             file: path.display().to_string(),
@@ -106,7 +106,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     }
     if args.check {
         // On a terminal, a bar over the cells compared (Σ M² for M = 1..2^N).
-        let pb = chompute::progress::bar(0, "cells");
+        let pb = crate::cmd::bars::bar(0, "cells");
         let claim = correspondence_claim_with_progress(n, 1u64 << n, |done, total| {
             pb.set_length(total as u64);
             pb.set_position(done as u64);

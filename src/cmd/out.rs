@@ -40,13 +40,20 @@ fn sink() -> Box<dyn Write> {
 /// The end of a command whose output cannot be written.
 fn failed(e: io::Error) -> ! {
     if e.kind() == io::ErrorKind::BrokenPipe {
-        atomic::exit_now(0);
+        exit_now(0);
     }
     let _ = writeln!(
         io::stderr(),
         "chompute: cannot write to standard output: {e}"
     );
-    atomic::exit_now(2)
+    exit_now(2)
+}
+
+/// End the process now with `code`, removing every temporary output first (a closed standard
+/// output ends a command this way). Waits for file-system changes in flight.
+pub fn exit_now(code: i32) -> ! {
+    atomic::stop_outputs();
+    std::process::exit(code)
 }
 
 /// The body of [`outln!`].

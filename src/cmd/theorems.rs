@@ -38,7 +38,7 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     }
     // Each claim is printed as it is made; on a terminal, a spinner says how many claims are
     // done while the next one runs.
-    let pb = chompute::progress::spinner("checking the first claim");
+    let pb = crate::cmd::bars::spinner("checking the first claim");
     let mut done = 0;
     let mut failure = None;
     let results = check_claims(max_m, &claims, |c| {

@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Which backend to use: the library's choice, parsed from text with [`std::str::FromStr`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// The GPU when it is a real one (not a software rasteriser), else the CPU.
     #[default]
@@ -123,6 +124,26 @@ impl Engine {
             Engine::Cpu => Arc::new(NimPassCpu),
             Engine::Gpu(ctx) => Arc::new(NimPassGpu::new(ctx.clone())),
         }
+    }
+
+    /// Nim with a pass on `k` heaps of sizes 0..side where `choice` says: four heaps on the
+    /// engine it selects (the GPU's kernel, or the CPU), other heap counts on the CPU — the
+    /// GPU has a four-heap kernel only, so `gpu` is refused for them before any work.
+    pub fn nim_pass_table(
+        choice: BackendChoice,
+        k: usize,
+        side: usize,
+    ) -> Result<crate::pass::nimpass::NimPass> {
+        if k == 4 {
+            return Engine::select(choice)?.nim_pass().four_heaps(side);
+        }
+        if choice == BackendChoice::Gpu {
+            return Err(Error::conflict(
+                &[crate::Input::Backend],
+                format!("the GPU computes four heaps only; use {{0}} cpu or auto for {k} heaps"),
+            ));
+        }
+        crate::pass::nimpass::NimPass::compute(k, side)
     }
 
     /// The automaton for generations 0..=capacity on this backend, at b_0; on the GPU with the

@@ -428,6 +428,25 @@ pub fn pass_game_refusal(f: &FTable, e_uses_x: bool) -> Option<String> {
     None
 }
 
+/// CB(F) on the box x ≤ `x_max`, z ≤ `z_max`, checked before any work: F parsed from `f`,
+/// tabulated on the box and, for the game with a pass, refused unless it is a pass game's
+/// h(z) [Def 9]. The faces call this, then [`Bar::compute`]; the errors name their input
+/// ([`crate::Input::Expression`], [`crate::Input::Pass`]).
+pub fn plan_bar(f: &str, x_max: u64, z_max: u64, pass: bool) -> crate::Result<(Expr, FTable)> {
+    let expr = super::expr::parse(f)
+        .map_err(|e| Error::conflict(&[crate::Input::Expression], format!("{{0}}: {e}")))?;
+    let table = FTable::from_expr(&expr, x_max, z_max)?;
+    if pass {
+        if let Some(why) = pass_game_refusal(&table, expr.uses_x()) {
+            return Err(Error::conflict(
+                &[crate::Input::Pass],
+                format!("{{0}}: {why}"),
+            ));
+        }
+    }
+    Ok((expr, table))
+}
+
 /// Corollary 2's set A (P-positions of the pass game), membership of (x,y,z,p) with y ≤ h(z).
 pub fn in_set_a(x: u64, y: u64, z: u64, p: u8) -> bool {
     let a1 = p == 1 && x % 2 == 1 && (x + 1) ^ y ^ z == 0;

@@ -207,7 +207,7 @@ fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> crate::Result
     let bits = 2 * n;
     let mut out = vec![T::default(); n * n];
     let mut cols = ColumnBits::new(n, bits);
-    let bar = crate::progress::bar(n as u64, "rows");
+    let phase = crate::progress::phase("rows", Some(n as u64));
     for x in 0..n {
         crate::cancel::check()?;
         let mut row = BitRows::new(1, bits);
@@ -224,9 +224,8 @@ fn fill<T: Copy + Default>(n: usize, narrow: impl Fn(u32) -> T) -> crate::Result
             row.insert(0, v);
             cols.insert(y, v);
         }
-        bar.inc(1);
+        phase.inc(1);
     }
-    bar.finish_and_clear();
     Ok(out)
 }
 

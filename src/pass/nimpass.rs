@@ -64,16 +64,16 @@ impl NimPass {
         let (prefixes, rows) = (prefixes as usize, rows as usize);
         let mut lines: Vec<Vec<u64>> = (0..k - 1).map(|_| vec![0u64; rows * wpr]).collect();
         let mut last = vec![NONE; prefixes];
-        let bar = crate::progress::bar(prefixes as u64, "lines");
+        let phase = crate::progress::phase("lines", Some(prefixes as u64));
         // 2^16 lines at a time, between them a look at the cancellation token. The lines are
         // their own function so that the check does not cost the loop registers.
         for start in (0..prefixes).step_by(1 << 16) {
             crate::cancel::check()?;
-            bar.set_position(start as u64);
+            phase.set(start as u64);
             let end = (start + (1 << 16)).min(prefixes);
             last_positions(k, side, start..end, &mut lines, &mut last[start..end]);
         }
-        bar.finish_and_clear();
+        phase.set(prefixes as u64);
         Ok(NimPass { k, side, last })
     }
 

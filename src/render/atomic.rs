@@ -16,18 +16,20 @@
 //!
 //! ## Interrupts
 //!
-//! [`install_interrupt_handler`] makes Ctrl-C, SIGTERM and SIGHUP remove every temporary file
-//! and directory still being written, print one line saying what was kept (finished tiles and
-//! frames stay: a rerun resumes from them), and exit with status 130. It must not race the
-//! threads that are still writing. Every file-system change that makes or finishes an output
-//! (creating a temporary file or directory, writing a file inside a temporary directory,
-//! renaming into place) holds a shared *gate* for its duration; the handler sets a flag that
-//! refuses new changes, takes the gate exclusively — so it waits for the changes in flight —
-//! removes the temporary files, and exits without ever releasing the gate, so no thread can
-//! create anything after the removal. Writes through a temporary file already open need no
+//! [`stop_outputs`] is what a program calls when it is interrupted (the binary calls it from
+//! its Ctrl-C, SIGTERM and SIGHUP handler, then prints the line it returns and exits with
+//! status 130): it removes every temporary file and directory still being written and says
+//! what was kept (finished tiles and frames stay: a rerun resumes from them). It must not race
+//! the threads that are still writing. Every file-system change that makes or finishes an
+//! output (creating a temporary file or directory, writing a file inside a temporary
+//! directory, renaming into place) holds a shared *gate* for its duration; [`stop_outputs`]
+//! sets a flag that refuses new changes, takes the gate exclusively — so it waits for the
+//! changes in flight — removes the temporary files, and never releases the gate, so no thread
+//! can create anything after the removal. Writes through a temporary file already open need no
 //! gate: once the file is removed its later writes go nowhere. Threads that find the flag set
-//! get [`Error::Interrupted`]; `main` does not report errors while the process is stopping
-//! ([`wait_if_stopping`]) so the handler's line is the only one.
+//! get [`Error::Interrupted`]; a program that is stopping reports nothing more ([`stopping`])
+//! so the interrupt's line is the only one. Nothing here ends the process: that is the
+//! program's business.
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -37,11 +39,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
 
 /// Held shared by every file-system change that makes or finishes an output; taken
-/// exclusively (and never released) by the process's last act, [`stop`].
+/// exclusively (and never released) by [`stop_outputs`].
 static GATE: RwLock<()> = RwLock::new(());
 /// Set once the process is stopping: no new output may be started or finished.
 static STOPPING: AtomicBool = AtomicBool::new(false);
-/// Temporary files and directories being written, removed by [`stop`], each with the target
+/// Temporary files and directories being written, removed by [`stop_outputs`], each with the target
 /// it becomes (for messages).
 static LIVE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
 /// What has been finished, and what is being streamed, for the interrupt's message.
@@ -50,30 +52,10 @@ static DONE: Mutex<Done> = Mutex::new(Done::new());
 static STDOUT_IS_OUTPUT: AtomicBool = AtomicBool::new(false);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Install once, early in `main`: on Ctrl-C, SIGTERM or SIGHUP remove every temporary output,
-/// say in one line what was kept, and exit with status 130.
-pub fn install_interrupt_handler() {
-    let _ = ctrlc::set_handler(|| stop(130, true));
-}
-
-/// End the process now with `code`, removing every temporary output first (a closed standard
-/// output ends a command this way). Waits for file-system changes in flight; never returns.
-pub fn exit_now(code: i32) -> ! {
-    stop(code, false)
-}
-
-/// Whether the process is stopping (an interrupt or [`exit_now`] is removing the temporary
-/// files and will exit).
+/// Whether the process is stopping: [`stop_outputs`] has been called, so no output may be
+/// started or finished any more.
 pub fn stopping() -> bool {
     STOPPING.load(Ordering::SeqCst)
-}
-
-/// Block for good if the process is stopping: the thread that stops it exits the process
-/// with its own status and message, so the caller must print nothing and return nothing.
-pub fn wait_if_stopping() {
-    while stopping() {
-        std::thread::park();
-    }
 }
 
 /// Whether an output file is being written to standard output (`-o -`), so that reports a
@@ -82,7 +64,12 @@ pub fn stdout_is_output() -> bool {
     STDOUT_IS_OUTPUT.load(Ordering::SeqCst)
 }
 
-fn stop(code: i32, interrupted: bool) -> ! {
+/// Stop every output for good, as a program does on an interrupt or before it exits early:
+/// refuse new file-system changes, wait for those in flight, remove every temporary file and
+/// directory still being written, and say what was kept ("kept 3 finished files in 'FR'; no
+/// partial file was left", or "no output file was written"). The gate is never released, so
+/// the caller should end the process (or at least write no more outputs) once this returns.
+pub fn stop_outputs() -> String {
     STOPPING.store(true, Ordering::SeqCst);
     // Wait for the changes in flight, then keep the gate until the process is gone.
     let gate = GATE.write().unwrap_or_else(|p| p.into_inner());
@@ -91,14 +78,7 @@ fn stop(code: i32, interrupted: bool) -> ! {
     for (temp, _) in &live {
         remove_temp(temp);
     }
-    if interrupted {
-        let _ = writeln!(
-            io::stderr(),
-            "chompute: interrupted; {}",
-            lock(&DONE).summary()
-        );
-    }
-    std::process::exit(code)
+    lock(&DONE).summary()
 }
 
 /// A lock that survives a panic in another holder (the data here stays consistent).

@@ -48,6 +48,8 @@ pub struct DziBuilder {
     levels: Vec<Level>,
     /// Tiles written so far.
     pub tiles_written: u64,
+    /// The Description of every tile's PNG.
+    description: Option<String>,
 }
 
 /// The XML descriptor of a Deep Zoom image of `width × height` pixels in PNG tiles of side
@@ -81,9 +83,9 @@ pub fn memory_bound(width: u64, tile: u64) -> u64 {
 }
 
 /// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width` pixels wide needs more
-/// memory than is available ([`memory_bound`]).
-pub fn ensure_memory(width: u64, tile: u64) -> crate::Result<()> {
-    crate::memory::ensure_available(
+/// memory than `room` has ([`memory_bound`]).
+pub fn ensure_memory(width: u64, tile: u64, room: crate::memory::Room) -> crate::Result<()> {
+    room.ensure(
         memory_bound(width, tile),
         &format!("a Deep Zoom pyramid {width} pixels wide"),
         "each level keeps a band of a tile's height; draw a window of the bar or use smaller tiles",
@@ -107,7 +109,7 @@ impl DziBuilder {
                 "at most 2^31-1 pixels a side; draw a window of the bar",
             ));
         }
-        ensure_memory(width, tile)?;
+        ensure_memory(width, tile, crate::memory::Room::SYSTEM)?;
         let top = top_level(width, height);
         let levels = (1..=top)
             .map(|k| {
@@ -137,6 +139,7 @@ impl DziBuilder {
             cell_rows: 0,
             levels,
             tiles_written: 0,
+            description: None,
         })
     }
 
@@ -162,6 +165,7 @@ impl DziBuilder {
             width: 1,
             height: 1,
             shade: super::shade::Shade::Linear,
+            description: None,
         };
         pic.format()
     }
@@ -281,6 +285,7 @@ impl DziBuilder {
                 height: rows as u32,
                 format: format.clone(),
                 compression,
+                description: self.description.clone(),
             };
             let tile_bytes = spec.format.row_bytes(tw as u32);
             let off = format.row_bytes(x0 as u32);
@@ -352,6 +357,7 @@ pub fn write_dzi_from_tiles(
         tile,
         pic.colours,
         compression,
+        pic.description.as_deref(),
         |_, _, words| {
             for row in words.chunks_exact_mut(wpr) {
                 rows.next_row(&mut bytes)?;
@@ -414,13 +420,16 @@ pub struct DziReport {
 /// `DIR/NAME_files/`, NAME = DIR's last part). `fill(y0, rows, words)` produces the packed
 /// cell rows `y0 .. y0+rows`, in order. Nothing appears at the target until the pyramid is
 /// complete: a new DIR is built under a temporary name, or, when DIR exists, NAME_files is
-/// built under a temporary name and NAME.dzi written atomically after it.
+/// built under a temporary name and NAME.dzi written atomically after it. Every tile's PNG
+/// carries `description` as its Description.
+#[allow(clippy::too_many_arguments)]
 pub fn write_dzi(
     dir: &Path,
     window: &Window,
     tile: u64,
     colours: Colours,
     compression: Compression,
+    description: Option<&str>,
     mut fill: impl FnMut(u64, u64, &mut [u32]) -> Result<()>,
 ) -> Result<DziReport> {
     use super::atomic::{AtomicDir, AtomicFile};
@@ -447,10 +456,11 @@ pub fn write_dzi(
         holder.path().to_path_buf()
     };
     let mut builder = DziBuilder::new(&files_dir, window, tile, colours, compression)?;
+    builder.description = description.map(str::to_string);
     let wpr = window.words_per_row();
     let band = builder.band_rows();
     let mut words = vec![0u32; wpr * band.min(window.height) as usize];
-    let bar = crate::progress::bar(window.height, "rows");
+    let phase = crate::progress::phase("rows", Some(window.height));
     let mut y = 0;
     while y < window.height {
         let rows = band.min(window.height - y);
@@ -458,9 +468,9 @@ pub fn write_dzi(
         fill(y, rows, buf)?;
         builder.push(buf, rows)?;
         y += rows;
-        bar.inc(rows);
+        phase.inc(rows);
     }
-    bar.finish_and_clear();
+    drop(phase);
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {

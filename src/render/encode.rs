@@ -56,9 +56,9 @@ pub fn memory_bound(spec: &PngSpec) -> u64 {
 }
 
 /// A typed error ([`crate::Error::TooLarge`]) when streaming `spec` needs more memory than
-/// the machine has available; `what` names the picture.
-pub fn ensure_memory(spec: &PngSpec, what: &str) -> crate::Result<()> {
-    crate::memory::ensure_available(
+/// `room` has available; `what` names the picture.
+pub fn ensure_memory(spec: &PngSpec, what: &str, room: crate::memory::Room) -> crate::Result<()> {
+    room.ensure(
         memory_bound(spec),
         what,
         "a row this long needs that much in flight; draw a window of the bar, a fitted picture, tiles or a Deep Zoom pyramid instead",
@@ -363,7 +363,7 @@ pub fn adler32_combine(a: u32, b: u32, len_b: u64) -> u32 {
 /// Encode a small picture held in memory (`raw` = every row's bytes) into PNG bytes on the
 /// calling thread, as one band; for tiles, which are encoded many at a time in parallel.
 pub fn png_bytes(spec: &PngSpec, raw: &[u8]) -> Result<Vec<u8>> {
-    png_bytes_described(spec, raw, super::png::description().as_deref())
+    png_bytes_described(spec, raw, spec.description.as_deref())
 }
 
 /// [`png_bytes`] with `description` as the PNG's `Description` text.
@@ -468,6 +468,7 @@ mod tests {
                     height: 23,
                     format: format.clone(),
                     compression,
+                    description: None,
                 };
                 let row_bytes = spec.format.row_bytes(width);
                 let row = |y: usize, k: usize| ((k * 7 + y * 13) % 251 / (1 + y % 3)) as u8;
@@ -526,6 +527,7 @@ mod tests {
             height: 3000,
             format: PixelFormat::Gray8,
             compression: Compression::Fast,
+            description: None,
         };
         let err = stream_png("test.png", &mut Full { room: 100 }, &spec, |sink| {
             let mut k = 0u8;
@@ -557,6 +559,7 @@ mod tests {
             height: 5,
             format: PixelFormat::Gray8,
             compression: Compression::Fast,
+            description: None,
         };
         let raw: Vec<u8> = (0..37 * 5).map(|i| (i * 3) as u8).collect();
         let (_, pixels) = decode(&png_bytes(&spec, &raw).unwrap());

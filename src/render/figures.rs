@@ -28,7 +28,7 @@ fn png_side(pixels: u64, what: &str) -> Result<u32> {
 }
 
 /// A square 1-bit PNG `px` pixels a side in the chocolate palette (0 cream, 1 chocolate).
-fn chocolate_spec(px: u32, compression: Compression) -> PngSpec {
+fn chocolate_spec(px: u32, compression: Compression, description: Option<&str>) -> PngSpec {
     PngSpec {
         width: px,
         height: px,
@@ -37,13 +37,25 @@ fn chocolate_spec(px: u32, compression: Compression) -> PngSpec {
             palette: CHOCOLATE.to_vec(),
         },
         compression,
+        description: description.map(str::to_string),
     }
 }
 
 /// Write an automaton generation (`side`×`side` packed rows, the u32 layout) into a
 /// `canvas`×`canvas` 1-bit PNG: P-cells in chocolate on cream, the rest of the canvas empty.
-pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) -> Result<()> {
-    let spec = chocolate_spec(png_side(canvas, "an automaton frame")?, Compression::Fast);
+/// `description` is the PNG's Description text.
+pub fn write_generation_png(
+    path: &Path,
+    canvas: u64,
+    side: u64,
+    words: &[u32],
+    description: Option<&str>,
+) -> Result<()> {
+    let spec = chocolate_spec(
+        png_side(canvas, "an automaton frame")?,
+        Compression::Fast,
+        description,
+    );
     let wpr = words_per_row(side);
     write_png(path, &spec, |y, row| {
         row.fill(0);
@@ -60,11 +72,83 @@ pub fn write_generation_png(path: &Path, canvas: u64, side: u64, words: &[u32]) 
     })
 }
 
+/// The frames of an automaton run as a [`Watcher`](crate::chocolate::automaton::Watcher):
+/// every `every`-th generation as `DIR/gen-NNNN.png` ([`write_generation_png`]), on a canvas
+/// the size of the last generation.
+pub struct FrameWriter {
+    dir: std::path::PathBuf,
+    every: u64,
+    steps: u64,
+    description: Option<String>,
+    /// Frames written so far.
+    pub written: u64,
+}
+
+impl FrameWriter {
+    /// Frames of a run of `steps` steps into `dir` (which must exist), every `every`-th
+    /// generation (at least 1), each PNG described by `description`.
+    pub fn new(
+        dir: &Path,
+        every: u64,
+        steps: u64,
+        description: Option<String>,
+    ) -> Result<FrameWriter> {
+        if every == 0 {
+            return Err(Error::bad_argument(
+                "the frame interval",
+                every,
+                "at least 1",
+            ));
+        }
+        Ok(FrameWriter {
+            dir: dir.to_path_buf(),
+            every,
+            steps,
+            description,
+            written: 0,
+        })
+    }
+
+    /// The frame of generation `n`: `gen-NNNN.png`, as many digits as the last generation has.
+    pub fn path(&self, n: u64) -> std::path::PathBuf {
+        let digits = self.steps.to_string().len();
+        self.dir.join(format!("gen-{n:0digits$}.png"))
+    }
+}
+
+impl crate::chocolate::automaton::Watcher for FrameWriter {
+    fn next_after(&self, n: u64) -> Option<u64> {
+        Some((n / self.every + 1) * self.every)
+    }
+
+    fn see(
+        &mut self,
+        n: u64,
+        runner: &dyn crate::chocolate::backend::AutomatonBackend,
+    ) -> Result<()> {
+        if n.is_multiple_of(self.every) {
+            write_generation_png(
+                &self.path(n),
+                self.steps + 1,
+                n + 1,
+                &runner.current_u32()?,
+                self.description.as_deref(),
+            )?;
+            self.written += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Write the cross-section `s` of the Sierpiński octahedron as a 1-bit PNG, points inside S_N
-/// in chocolate on cream. Returns the pixels inside.
-pub fn write_section_png(path: &Path, s: &Section) -> Result<u64> {
+/// in chocolate on cream, `description` its Description text. Returns the pixels inside.
+pub fn write_section_png(path: &Path, s: &Section, description: Option<&str>) -> Result<u64> {
     let side = s.side();
-    let spec = chocolate_spec(png_side(side, "a cross-section")?, Compression::Balanced);
+    let spec = chocolate_spec(
+        png_side(side, "a cross-section")?,
+        Compression::Balanced,
+        description,
+    );
     let mut inside = 0u64;
     write_png(path, &spec, |y, row| {
         let bits: Vec<bool> = (0..side)
@@ -133,8 +217,13 @@ impl PassGridLayout {
 
 /// Write C(m,m) as Nim with a pass (SPEC §4) laid out by `layout`: plain Nim P-cells blue,
 /// pass P-cells red, both purple, the rest white, and the legend below. `t` is the four-heap
-/// table (side ≥ m).
-pub fn write_pass_grid_png(path: &Path, t: &NimPass, layout: &PassGridLayout) -> Result<()> {
+/// table (side ≥ m); `description` is the PNG's Description text.
+pub fn write_pass_grid_png(
+    path: &Path,
+    t: &NimPass,
+    layout: &PassGridLayout,
+    description: Option<&str>,
+) -> Result<()> {
     let (m, scale, side) = (layout.m, layout.scale as usize, layout.side);
     let mut palette = PASS_GRID.to_vec();
     palette.extend_from_slice(&[0, 0, 0]);
@@ -143,6 +232,7 @@ pub fn write_pass_grid_png(path: &Path, t: &NimPass, layout: &PassGridLayout) ->
         height: layout.height,
         format: PixelFormat::Indexed { bits: 4, palette },
         compression: Compression::Balanced,
+        description: description.map(str::to_string),
     };
     let mut colours = vec![0u8; m as usize];
     let put = |row: &mut [u8], px: usize, c: u8| row[px / 2] |= c << (4 - 4 * (px % 2));
@@ -170,16 +260,17 @@ pub const ORDINAL_PICTURE_MAX_SIDE: u64 = 32_768;
 
 /// Write an ordinal plane, `scale` pixels a position, one colour per ordinal (palette entry
 /// 2 + k for ordinal k), with axis labels above and left of it and a legend of the ordinals
-/// below it. Returns the picture's (width, height).
+/// below it, `description` its Description text. Returns the picture's (width, height).
 pub fn write_ordinal_plane_png(
     path: &Path,
     plane: &OrdinalPlane,
     scale: u32,
+    description: Option<&str>,
 ) -> Result<(u32, u32)> {
     let side = plane.side;
     if scale == 0 || side as u64 * scale as u64 > ORDINAL_PICTURE_MAX_SIDE {
-        return Err(Error::bad_argument(
-            "the pixels per position",
+        return Err(Error::bad_input(
+            crate::Input::PixelsPerPosition,
             scale,
             format!(
                 "at least 1 and at most {} for a plane of side {side}",
@@ -209,6 +300,7 @@ pub fn write_ordinal_plane_png(
             palette: ordinal_palette(plane.players),
         },
         compression: Compression::Balanced,
+        description: description.map(str::to_string),
     };
     write_png(path, &spec, |y, row| {
         if y < top {
@@ -277,6 +369,7 @@ pub fn write_bites_png(
     rows: usize,
     cols: u32,
     counts: &[(usize, u32, usize)],
+    description: Option<&str>,
 ) -> Result<(u32, u32)> {
     if rows > BITES_PICTURE_MAX_SIDE || cols as usize > BITES_PICTURE_MAX_SIDE {
         return Err(Error::too_large(
@@ -323,6 +416,7 @@ pub fn write_bites_png(
             palette: ordinal_palette(most),
         },
         compression: Compression::Balanced,
+        description: description.map(str::to_string),
     };
     write_png(path, &spec, |y, row| {
         for (x, px) in row.iter_mut().enumerate() {

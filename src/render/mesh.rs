@@ -174,6 +174,65 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
     super::atomic::check_target(path)
 }
 
+/// The generations of an automaton run stacked into a voxel surface, as a
+/// [`Watcher`](crate::chocolate::automaton::Watcher): layer z is generation z, added once
+/// generation z+1 is known; [`StackWriter::into_mesh`] closes it with the last.
+#[derive(Default)]
+pub struct StackWriter {
+    surface: VoxelSurface,
+    /// Layers z-1 and z, kept until z+1 arrives.
+    layers: (Option<BitLayer>, Option<BitLayer>),
+    last: u64,
+}
+
+impl StackWriter {
+    /// An empty stack.
+    pub fn new() -> StackWriter {
+        StackWriter::default()
+    }
+
+    /// The closed mesh of the stack: the half octahedron of SPEC §2 (z mirrored, which
+    /// reverses the orientation), and its voxels.
+    pub fn into_mesh(mut self) -> (Mesh, u128) {
+        let steps = self.last;
+        if let Some(z) = self.layers.1.take() {
+            self.surface
+                .add_layer(steps, self.layers.0.as_ref(), &z, None);
+        }
+        let voxels = self.surface.voxels();
+        let mesh = self.surface.into_mesh(
+            |p| crate::chocolate::octahedron::stack_point(p, steps),
+            true,
+        );
+        (mesh, voxels)
+    }
+}
+
+impl crate::chocolate::automaton::Watcher for StackWriter {
+    fn next_after(&self, n: u64) -> Option<u64> {
+        Some(n + 1)
+    }
+
+    fn see(
+        &mut self,
+        n: u64,
+        runner: &dyn crate::chocolate::backend::AutomatonBackend,
+    ) -> Result<()> {
+        let layer = BitLayer {
+            side: n + 1,
+            words: runner.current_u32()?,
+        };
+        if let Some(z) = self.layers.1.take() {
+            self.surface
+                .add_layer(n - 1, self.layers.0.as_ref(), &z, Some(&layer));
+            self.layers.0 = Some(z);
+        }
+        self.layers.1 = Some(layer);
+        self.last = n;
+        Ok(())
+    }
+}
+
 /// One layer of voxels: a packed square grid in the P-grid layout (rows of u32 words, bit 31
 /// the leftmost cell).
 #[derive(Debug, Clone)]

@@ -12,6 +12,7 @@ pub mod mesh;
 pub mod output;
 pub mod palette;
 pub mod picture;
+pub mod plan;
 pub mod png;
 pub mod shade;
 pub mod source;
@@ -20,5 +21,5 @@ pub mod zoom;
 
 pub use self::atomic::AtomicFile;
 pub use self::output::{check_output, stream_image, write_image, PictureFormat};
-pub use self::png::{parse_colour, write_png, Compression, PixelFormat, PngSpec};
+pub use self::png::{parse_colour, parse_colours, write_png, Compression, PixelFormat, PngSpec};
 pub use self::shade::Shade;

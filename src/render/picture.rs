@@ -65,14 +65,16 @@ pub struct Picture {
     pub height: u64,
     /// How fitted pixels are shaded (ignored for cells).
     pub shade: Shade,
+    /// The Description text of its PNGs ([`PngSpec::description`]), if any.
+    pub description: Option<String>,
 }
 
 /// A tile side for tiled output (Deep Zoom pyramids, tile shards): a positive multiple of 8, so
 /// that every tile of 1-bit rows starts on a byte boundary. Returns the side.
 pub fn check_tile_size(tile: u64) -> Result<u64> {
     if tile == 0 || !tile.is_multiple_of(8) {
-        return Err(Error::bad_argument(
-            "the tile size",
+        return Err(Error::bad_input(
+            crate::Input::TileSize,
             tile,
             "a positive multiple of 8",
         ));
@@ -98,7 +100,7 @@ impl Picture {
     /// A picture of `window` with each cell `k`×`k` pixels (`k` ≥ 1).
     pub fn cells(window: Window, k: u64, colours: Colours) -> Result<Picture> {
         if k == 0 {
-            return Err(Error::bad_argument("the cell size", k, "at least 1"));
+            return Err(Error::bad_input(crate::Input::CellSize, k, "at least 1"));
         }
         Picture::with_scale(window, Scale::Cells(k), colours)
     }
@@ -107,8 +109,8 @@ impl Picture {
     /// each pixel a block of cells shaded by its exact fraction of P-cells.
     pub fn fit(window: Window, pixels: u64, colours: Colours) -> Result<Picture> {
         if pixels == 0 {
-            return Err(Error::bad_argument(
-                "the fit size",
+            return Err(Error::bad_input(
+                crate::Input::Fit,
                 pixels,
                 "at least 1 pixel",
             ));
@@ -141,7 +143,16 @@ impl Picture {
             width,
             height,
             shade: Shade::Linear,
+            description: None,
         })
+    }
+
+    /// The picture with `text` as the Description of every PNG made of it (whole or in tiles).
+    pub fn with_description(self, text: impl Into<String>) -> Picture {
+        Picture {
+            description: Some(text.into()),
+            ..self
+        }
     }
 
     /// The same picture shaded by `shade`.
@@ -211,6 +222,7 @@ impl Picture {
                     height: h,
                     format: self.format(),
                     compression,
+                    description: self.description.clone(),
                 };
                 spec.validate()?;
                 Ok(spec)

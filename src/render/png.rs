@@ -1,16 +1,17 @@
 //! Streaming PNG writer shared by every picture chompute makes.
 //!
 //! Rows are produced by a callback and streamed band by band ([`super::encode`]), so memory
-//! stays a few bands whatever the image size. Every PNG carries `Software` and `Description`
-//! text chunks ([`set_description`]), so a picture found later says what made it.
+//! stays a few bands whatever the image size. Every PNG carries a `Software` text chunk and,
+//! when its spec has one ([`PngSpec::description`]), a `Description`, so a picture found later
+//! says what made it.
 
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;
-use std::sync::RwLock;
 
 /// How hard the encoder works.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Compression {
     /// Deflate level 1: the fastest, files about 3.5× larger.
     Fast,
@@ -109,6 +110,9 @@ pub struct PngSpec {
     pub format: PixelFormat,
     /// How hard the encoder works.
     pub compression: Compression,
+    /// The `Description` text chunk: what made the picture and what it shows (the binary
+    /// writes its command line and the picture's parameters), or none.
+    pub description: Option<String>,
 }
 
 impl PngSpec {
@@ -130,11 +134,11 @@ impl PngSpec {
 
     /// An encoder writing to `out`, configured and validated; its header is not yet written.
     pub fn png_encoder<W: Write>(&self, out: W) -> Result<png::Encoder<'static, W>> {
-        self.png_encoder_described(out, description().as_deref())
+        self.png_encoder_described(out, self.description.as_deref())
     }
 
     /// [`PngSpec::png_encoder`] with `description` as the `Description` text instead of the
-    /// one set for every PNG (a served tile describes itself, not the server's command line).
+    /// spec's own (a served tile describes itself, whatever spec it was drawn with).
     pub fn png_encoder_described<W: Write>(
         &self,
         out: W,
@@ -185,26 +189,9 @@ pub fn write_png(
     super::output::write_image(path, spec, fill_row).map(|_| ())
 }
 
-/// What every PNG says about itself in `tEXt` chunks: `Software` is `chompute` and its
-/// version; `Description`, when set, is the command that made it and its parameters.
-static DESCRIPTION: RwLock<Option<String>> = RwLock::new(None);
-
-/// The `Software` text of every PNG: `chompute 0.1.0`.
+/// The `Software` text of every PNG: `chompute` and its version (`chompute 0.1.0`).
 pub fn software() -> String {
     format!("chompute {}", env!("CARGO_PKG_VERSION"))
-}
-
-/// Set the `Description` text of every PNG written from now on (the binary sets it to the
-/// command line and the picture's parameters), or clear it with `None`.
-pub fn set_description(text: Option<String>) {
-    if let Ok(mut d) = DESCRIPTION.write() {
-        *d = text;
-    }
-}
-
-/// The `Description` text PNGs get, if one is set.
-pub fn description() -> Option<String> {
-    DESCRIPTION.read().ok().and_then(|d| d.clone())
 }
 
 /// Add a text chunk: `tEXt` when the text is Latin-1 (as PNG asks of `tEXt`), else `iTXt`
@@ -216,6 +203,18 @@ fn add_text<W: Write>(enc: &mut png::Encoder<'_, W>, key: &str, text: String) ->
         enc.add_itxt_chunk(key.into(), text)
     };
     added.map_err(|e| Error::invalid(format!("PNG text chunk {key}: {e}")))
+}
+
+/// Parse `P,N` (`#5b2a86,#f4efe6`): the P-cells' colour, then the N-cells'.
+pub fn parse_colours(s: &str) -> Result<[[u8; 3]; 2]> {
+    match s.split_once(',') {
+        Some((p, n)) => Ok([parse_colour(p)?, parse_colour(n)?]),
+        None => Err(Error::bad_input(
+            crate::Input::Colours,
+            format!("'{s}'"),
+            "two colours P,N such as '#5b2a86,#f4efe6'",
+        )),
+    }
 }
 
 /// Parse `#rrggbb` (or `rrggbb`) into RGB.

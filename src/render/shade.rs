@@ -25,6 +25,7 @@ use crate::{Error, Result};
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Shade {
     /// ℓ = round(255·x), as `render --fit`.
     #[default]
@@ -89,7 +90,11 @@ impl std::str::FromStr for Shade {
             "linear" => Ok(Shade::Linear),
             "sqrt" => Ok(Shade::Sqrt),
             "log" => Ok(Shade::Log),
-            _ => Err(Error::bad_argument("the shade", s, "linear, sqrt or log")),
+            _ => Err(Error::bad_input(
+                crate::Input::Shade,
+                s,
+                "linear, sqrt or log",
+            )),
         }
     }
 }

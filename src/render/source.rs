@@ -140,7 +140,10 @@ impl CellSource {
         ];
         sample.sort_unstable();
         sample.dedup();
-        let gpu = self.blocks.backend() == "gpu";
+        let gpu = matches!(
+            self.blocks.backend().parse(),
+            Ok(crate::gpu::BackendChoice::Gpu)
+        );
         for i in sample {
             let (by, bx) = (by0 + i / cols, bx0 + i % cols);
             let (what, reference, expect) = if gpu {

@@ -25,7 +25,7 @@ use super::shade::Shade;
 use super::source::CellSource;
 use super::Compression;
 use crate::chocolate::grid::Window;
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -83,9 +83,18 @@ pub struct TileFault(pub String);
 impl TileManifest {
     /// The manifest of `pic` cut into tiles of `tile_size` pixels (a positive multiple of 8).
     pub fn of(pic: &Picture, tile_size: u64) -> Result<TileManifest> {
+        TileManifest::within(pic, tile_size, crate::memory::Room::SYSTEM)
+    }
+
+    /// [`TileManifest::of`], with a tile's encoding checked against `room`.
+    pub fn within(
+        pic: &Picture,
+        tile_size: u64,
+        room: crate::memory::Room,
+    ) -> Result<TileManifest> {
         if tile_size == 0 || !tile_size.is_multiple_of(8) {
-            return Err(Error::bad_argument(
-                "the tile size",
+            return Err(Error::bad_input(
+                crate::Input::TileSize,
                 tile_size,
                 "a positive multiple of 8",
             ));
@@ -116,7 +125,7 @@ impl TileManifest {
             tile_size.min(pic.height),
             Compression::Fast,
         )?;
-        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"))?;
+        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"), room)?;
         Ok(m)
     }
 
@@ -359,39 +368,70 @@ impl<W: Write> Write for Checksummed<W> {
     }
 }
 
-/// Parse `I/N` or `auto/N` (I from SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX).
-pub fn parse_shard(s: &str) -> Result<(u64, u64)> {
-    let bad = || {
-        Error::bad_argument(
-            "the shard",
-            format!("'{s}'"),
-            "I/N with 0 ≤ I < N, or auto/N",
-        )
-    };
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let n: u64 = n.trim().parse().map_err(|_| bad())?;
-    let i: u64 = if i.trim() == "auto" {
-        let from_env = ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"]
+/// Which shard of the tiles a render writes, as `--shard` gives it: `I/N`, or `auto/N` to be
+/// told I by the batch system ([`Shard::resolve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shard {
+    /// Shard `i` of `n` (0 ≤ i < n).
+    Index(u64, u64),
+    /// Shard I of `n`, I from the environment.
+    Auto(u64),
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Shard> {
+        let bad = || {
+            Error::bad_input(
+                Input::Shard,
+                format!("'{s}'"),
+                "I/N with 0 ≤ I < N, or auto/N",
+            )
+        };
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if i.trim() == "auto" {
+            return Ok(Shard::Auto(n));
+        }
+        let i: u64 = i.trim().parse().map_err(|_| bad())?;
+        check_shard(i, n)?;
+        Ok(Shard::Index(i, n))
+    }
+}
+
+impl Shard {
+    /// `(i, n)`: for `auto/N`, I read by `var` from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX (a program passes its environment; a test its own values).
+    pub fn resolve(self, var: impl Fn(&str) -> Option<String>) -> Result<(u64, u64)> {
+        let n = match self {
+            Shard::Index(i, n) => return Ok((i, n)),
+            Shard::Auto(n) => n,
+        };
+        let (name, value) = ["SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"]
             .iter()
-            .find_map(|v| std::env::var(v).ok().map(|x| (*v, x)));
-        let (var, value) = from_env.ok_or_else(|| {
-            Error::invalid(format!(
-                "shard auto/{n} needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment"
-            ))
-        })?;
-        value
+            .find_map(|v| var(v).map(|x| (*v, x)))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "shard auto/{n} needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment"
+                ))
+            })?;
+        let i = value
             .trim()
             .parse()
-            .map_err(|_| Error::invalid(format!("{var}='{value}' is not a shard number")))?
-    } else {
-        i.trim().parse().map_err(|_| bad())?
-    };
+            .map_err(|_| Error::invalid(format!("{name}='{value}' is not a shard number")))?;
+        check_shard(i, n)?;
+        Ok((i, n))
+    }
+}
+
+fn check_shard(i: u64, n: u64) -> Result<()> {
     if n == 0 || i >= n {
         return Err(Error::invalid(format!(
             "shard {i}/{n}: the shard number must be below the number of shards (0 ≤ I < N)"
         )));
     }
-    Ok((i, n))
+    Ok(())
 }
 
 /// What one shard did.
@@ -426,7 +466,7 @@ pub fn render_shard(
         tiles_in_shard: total.saturating_sub(i).div_ceil(n),
         ..Default::default()
     };
-    let bar = crate::progress::bar(report.tiles_in_shard, "tiles");
+    let phase = crate::progress::phase("tiles", Some(report.tiles_in_shard));
     let step = usize::try_from(n).unwrap_or(usize::MAX);
     for t in (i..total).step_by(step) {
         if manifest.check_tile(dir, t).is_ok() {
@@ -435,9 +475,8 @@ pub fn render_shard(
             render_tile(pic, cells, &manifest, dir, t, compression)?;
             report.tiles_written += 1;
         }
-        bar.inc(1);
+        phase.inc(1);
     }
-    bar.finish_and_clear();
     Ok(report)
 }
 

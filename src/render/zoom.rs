@@ -172,12 +172,14 @@ impl Pyramid {
             width: 1,
             height: 1,
             shade: style.shade,
+            description: None,
         };
         let spec = PngSpec {
             width: t.width,
             height: t.height,
             format: picture.format(),
             compression: Compression::Balanced,
+            description: None,
         };
         let row_bytes = spec.format.row_bytes(t.width);
         let mut raw = vec![0u8; row_bytes * t.height as usize];

@@ -33,7 +33,10 @@ pub enum Reject {
 /// GPU failures are the server's, never the client's.
 pub fn status_of(e: &Error) -> StatusCode {
     match e {
-        Error::BadArgument { .. } | Error::Invalid(_) => StatusCode::BAD_REQUEST,
+        Error::BadArgument { .. }
+        | Error::BadInput { .. }
+        | Error::Conflict { .. }
+        | Error::Invalid(_) => StatusCode::BAD_REQUEST,
         Error::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
         Error::NoAdapter(_) | Error::Interrupted => StatusCode::SERVICE_UNAVAILABLE,
         Error::Gpu(_) | Error::Io { .. } | Error::CheckFailed(_) => {

@@ -54,7 +54,7 @@ pub struct BenchEnv {
     pub reps: usize,
     /// `--ca-steps`: automaton steps (default scaled to the adapter).
     pub ca_steps: Option<u64>,
-    /// Says which kernel is being timed, on a terminal ([`chompute::progress::spinner`]).
+    /// Says which kernel is being timed, on a terminal ([`crate::cmd::bars::spinner`]).
     pub progress: indicatif::ProgressBar,
 }
 
@@ -183,7 +183,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         quick: args.quick,
         reps: if args.quick { 1 } else { 3 },
         ca_steps: args.ca_steps,
-        progress: chompute::progress::spinner("starting"),
+        progress: crate::cmd::bars::spinner("starting"),
     };
     let mut out = Vec::new();
     bench_p_grid(&env, &mut out)?;
