@@ -46,10 +46,11 @@ pub struct WindowRect {
 impl std::str::FromStr for WindowRect {
     type Err = crate::Error;
 
-    /// `ROW,COL,HEIGHT,WIDTH`: four positive integers (underscores allowed as separators).
+    /// `ROW,COL,HEIGHT,WIDTH`: four positive integers (underscores allowed as separators),
+    /// nothing around them: one rule with the server's `window`, so `' 1,1,1,1'` is refused.
     fn from_str(s: &str) -> Result<WindowRect> {
         let positive = |p: &str| -> Option<u64> {
-            let digits: String = p.trim().chars().filter(|&c| c != '_').collect();
+            let digits: String = p.chars().filter(|&c| c != '_').collect();
             if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
                 return None;
             }

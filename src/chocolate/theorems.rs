@@ -1006,15 +1006,15 @@ mod tests {
             ["prop-3.2-diagonals", "sum-odd"]
         );
         assert_eq!(select::<&str>(&[]).unwrap().len(), CLAIMS.len());
-        let Err(Error::BadArgument {
-            what,
+        let Err(Error::BadInput {
+            input,
             value,
             allowed,
         }) = select(&["g-odd", "g-even"])
         else {
             panic!("g-even is not a claim");
         };
-        assert_eq!((what.as_str(), value.as_str()), ("the claim", "'g-even'"));
+        assert_eq!((input, value.as_str()), (crate::error::Input::Claim, "'g-even'"));
         for c in &CLAIMS {
             assert!(allowed.contains(c.name), "{allowed} names {}", c.name);
         }
