@@ -26,8 +26,8 @@ fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResul
     }
 }
 
-/// The two-player table of a box (`chomp_solve`): one bit per position, held by a read-only
-/// NumPy array.
+/// The two-player table of a box of Chomp (`chomp_solve`): P or N for every position, one bit
+/// each, held by a read-only NumPy array.
 #[pyclass(module = "chompute", name = "ChompTable", frozen)]
 pub struct ChompTable {
     ranker: Ranker,
@@ -141,7 +141,8 @@ pub fn chomp_solve(
     })
 }
 
-/// The Grundy values of a box (`chomp_grundy`).
+/// The Grundy value of every position of a box of two-player Chomp (`chomp_grundy`): the mex
+/// over all options, so the P-positions are exactly those of value 0.
 #[pyclass(module = "chompute", name = "ChompGrundy", frozen)]
 pub struct ChompGrundy {
     table: GrundyTable,
