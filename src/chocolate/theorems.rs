@@ -1014,7 +1014,10 @@ mod tests {
         else {
             panic!("g-even is not a claim");
         };
-        assert_eq!((input, value.as_str()), (crate::error::Input::Claim, "'g-even'"));
+        assert_eq!(
+            (input, value.as_str()),
+            (crate::error::Input::Claim, "'g-even'")
+        );
         for c in &CLAIMS {
             assert!(allowed.contains(c.name), "{allowed} names {}", c.name);
         }

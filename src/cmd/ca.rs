@@ -45,7 +45,8 @@ struct StackReport {
     voxels: u128,
 }
 
-pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
+/// Every check of `ca`'s arguments before any work (the frames directory is made here).
+fn check_args(args: &CaArgs) -> anyhow::Result<()> {
     let steps = args.steps;
     if steps > MAX_STEPS {
         return Err(anyhow!(
@@ -55,7 +56,6 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if args.every.is_some() && args.frames.is_none() {
         return Err(anyhow!("--every K needs --frames DIR"));
     }
-    let every = args.every.unwrap_or(1);
     if let Some(dir) = &args.frames {
         if dir.exists() && !dir.is_dir() {
             return Err(anyhow!("--frames {}: not a directory", dir.display()));
@@ -66,21 +66,19 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.mesh {
         check_mesh_path(path, true)?;
     }
-    let description = args.frames.is_some().then(|| {
-        describe_pictures(&format!(
-            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
-            steps + 1
-        ))
-    });
-    let engine = super::engine(backend)?;
-    let ctx = match &engine {
-        Engine::Gpu(ctx) => Some(ctx.clone()),
-        Engine::Cpu => None,
-    };
-    // What runs the steps, and the GPU kernel's name (none on the CPU).
-    let (mut runner, kernel_name): (Box<dyn AutomatonBackend>, Option<String>) = match &ctx {
+    Ok(())
+}
+
+/// What runs the steps (the GPU kernel `--kernel` picks, or the CPU), and the kernel's name
+/// (none on the CPU).
+fn runner(
+    ctx: Option<&std::sync::Arc<chompute::gpu::GpuContext>>,
+    choice: CaKernelChoice,
+    steps: u64,
+) -> anyhow::Result<(Box<dyn AutomatonBackend>, Option<String>)> {
+    Ok(match ctx {
         Some(ctx) => {
-            let kernel = match args.kernel {
+            let kernel = match choice {
                 CaKernelChoice::Auto => CaKernel::best(ctx),
                 CaKernelChoice::Step => CaKernel::Step,
                 CaKernelChoice::Block => CaKernel::block(ctx).ok_or_else(|| {
@@ -92,7 +90,25 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             (Box::new(gpu), Some(kernel.name()))
         }
         None => (Box::new(Automaton::new(steps)?), None),
+    })
+}
+
+pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
+    let steps = args.steps;
+    check_args(args)?;
+    let every = args.every.unwrap_or(1);
+    let description = args.frames.is_some().then(|| {
+        describe_pictures(&format!(
+            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
+            steps + 1
+        ))
+    });
+    let engine = super::engine(backend)?;
+    let ctx = match &engine {
+        Engine::Gpu(ctx) => Some(ctx.clone()),
+        Engine::Cpu => None,
     };
+    let (mut runner, kernel_name) = runner(ctx.as_ref(), args.kernel, steps)?;
     // The watchers of the run, in the order they see each generation: frames, the stack,
     // the verification (on the GPU with a CPU twin beside it; on the CPU the runner itself).
     let mut frame_writer = match &args.frames {
