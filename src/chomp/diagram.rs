@@ -133,6 +133,23 @@ pub fn for_each_move(rows: &[u32], mut f: impl FnMut(usize, u32)) {
     }
 }
 
+/// Step the rows from `first` on to the colex successor that keeps `rows[..first]` (the
+/// positions of `cols` columns): lengthen the deepest of those rows that can grow and empty
+/// the rows below it. False after the last one. With `first` = 0 this walks a whole box in
+/// rank order; with `first` = p, the block of one prefix of p rows.
+#[inline]
+pub fn advance_rows(rows: &mut [u32], first: usize, cols: u32) -> bool {
+    for j in (first..rows.len()).rev() {
+        let cap = if j == 0 { cols } else { rows[j - 1] };
+        if rows[j] < cap {
+            rows[j] += 1;
+            rows[j + 1..].iter_mut().for_each(|r| *r = 0);
+            return true;
+        }
+    }
+    false
+}
+
 /// An R-row × C-column box of positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChompBox {
@@ -340,15 +357,7 @@ impl Ranker {
     /// that can grow and empty the rows below it. Returns false after the last position.
     #[inline]
     pub fn advance(&self, rows: &mut [u32]) -> bool {
-        for j in (0..rows.len()).rev() {
-            let cap = if j == 0 { self.shape.cols } else { rows[j - 1] };
-            if rows[j] < cap {
-                rows[j] += 1;
-                rows[j + 1..].iter_mut().for_each(|r| *r = 0);
-                return true;
-            }
-        }
-        false
+        advance_rows(rows, 0, self.shape.cols)
     }
 
     /// Visit the rank of every option of the position `rows` (of rank `rank`), in the order of

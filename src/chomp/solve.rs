@@ -129,21 +129,6 @@ pub fn block_len(ranker: &Ranker, p: usize, cap: u32) -> u64 {
     super::diagram::binomial(cap as u64 + free, free).unwrap_or(u64::MAX)
 }
 
-/// Step the last R-p rows of `rows` to the next position of the block (colex successor inside
-/// the block); false after the block's last position.
-#[inline]
-pub fn advance_in_block(rows: &mut [u32], p: usize, cols: u32) -> bool {
-    for j in (p..rows.len()).rev() {
-        let cap = if j == 0 { cols } else { rows[j - 1] };
-        if rows[j] < cap {
-            rows[j] += 1;
-            rows[j + 1..].iter_mut().for_each(|r| *r = 0);
-            return true;
-        }
-    }
-    false
-}
-
 /// Visit the block of `prefix` (first rank `base`): `f(rows, rank)` for every position of the
 /// block in rank order, `rows` holding all R row lengths.
 #[inline]
@@ -160,7 +145,7 @@ pub fn for_each_in_block(
     let mut rank = base;
     loop {
         f(rows, rank);
-        if !advance_in_block(rows, p, ranker.shape.cols) {
+        if !super::diagram::advance_rows(rows, p, ranker.shape.cols) {
             return;
         }
         rank += 1;
