@@ -799,6 +799,12 @@ mod two_player {
         assert_eq!(j["cells"][11]["diagrams"], "77");
 
         assert_usage_error(&chompute(&["chomp", "solve", "--box", "40x40"]), "2^38");
+        // The checkpoint lives beside the table: a device is refused, and nothing is made.
+        assert_usage_error(
+            &chompute(&["chomp", "solve", "--box", "4x4", "-o", "/dev/null"]),
+            "regular file",
+        );
+        assert!(!std::path::Path::new("/dev/null.partial").exists());
         assert_usage_error(&chompute(&["chomp", "cells", "--max", "0"]), "cells");
     }
 }

@@ -116,7 +116,9 @@ class ChompTable:
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
 
-def chomp_solve(rows: Union[int, str], cols: Optional[int] = None) -> ChompTable:
+def chomp_solve(
+    rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None
+) -> ChompTable:
     """Two-player Chomp: P or N for every position of the rows x cols box, at one bit each."""
 
 class ChompGrundy:
@@ -136,10 +138,12 @@ class ChompGrundy:
     def rectangles(self) -> list[dict[str, int]]:
         """Every rectangle as {"rows", "cols", "grundy"}, rows first."""
 
-def chomp_grundy(rows: Union[int, str], cols: Optional[int] = None) -> ChompGrundy:
+def chomp_grundy(
+    rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None
+) -> ChompGrundy:
     """The Grundy value (mex over all options) of every position of the rows x cols box."""
 
-def chomp_cells(max_n: int) -> list[dict[str, int]]:
+def chomp_cells(max_n: int, *, progress: Optional[_Progress] = None) -> list[dict[str, int]]:
     """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""
 
 def chomp_classes(

@@ -5,7 +5,7 @@
 use crate::args::u64_arg;
 use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{invalid, OrRaise};
-use crate::run::in_background;
+use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
 use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable};
 use chompute::chomp::{ChompBox, Diagram, Ranker};
@@ -118,15 +118,18 @@ impl ChompTable {
 /// P or N for every position of the rows × cols box of two-player Chomp (the poison is cell
 /// (1,1); the one-cell diagram (1) is P), at one bit per position. `chomp_solve(20, 20)` or
 /// `chomp_solve("20x20")`. Raises ValueError for a box too large for memory, before any work.
+/// `progress`, a callable `progress(done, total, phase)` or a tqdm bar, hears of the positions
+/// decided.
 #[pyfunction]
-#[pyo3(signature = (rows, cols = None))]
+#[pyo3(signature = (rows, cols = None, *, progress = None))]
 pub fn chomp_solve(
     py: Python<'_>,
     rows: &Bound<'_, PyAny>,
     cols: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompTable> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background(py, move || solve::solve(shape))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || solve::solve(shape))?.or_raise()?;
     let p_positions = table.p_count();
     let ranker = table.ranker.clone();
     let mut bytes = Vec::with_capacity(solve::PTable::bytes_for(ranker.len()) as usize);
@@ -204,24 +207,30 @@ impl ChompGrundy {
 /// The Grundy value (nim-value, the mex over all options) of every position of the rows × cols
 /// box of two-player Chomp.
 #[pyfunction]
-#[pyo3(signature = (rows, cols = None))]
+#[pyo3(signature = (rows, cols = None, *, progress = None))]
 pub fn chomp_grundy(
     py: Python<'_>,
     rows: &Bound<'_, PyAny>,
     cols: Option<&Bound<'_, PyAny>>,
+    progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompGrundy> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background(py, move || GrundyTable::compute(shape))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || GrundyTable::compute(shape))?.or_raise()?;
     Ok(ChompGrundy { table })
 }
 
 /// For every n from 1 to max_n: a dict {"n", "diagrams", "p_positions"}, the Young diagrams of
 /// n cells (the partitions of n) and how many of them are P-positions of two-player Chomp.
 #[pyfunction]
-pub fn chomp_cells<'py>(py: Python<'py>, max_n: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+#[pyo3(signature = (max_n, *, progress = None))]
+pub fn chomp_cells<'py>(
+    py: Python<'py>,
+    max_n: &Bound<'py, PyAny>,
+    progress: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
     let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
     let max = u32::try_from(max).map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
-    let table = in_background(py, move || CellsTable::compute(max, |_| {}))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || CellsTable::compute(max, |_| {}))?.or_raise()?;
     let list = PyList::empty(py);
     for n in 1..=max {
         let d = PyDict::new(py);

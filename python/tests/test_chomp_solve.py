@@ -101,3 +101,15 @@ def test_bad_boxes_and_positions_raise_value_error():
         t.is_p(())
     with pytest.raises(ValueError):
         chompute.chomp_cells(0)
+
+
+def test_progress_hears_the_positions_decided():
+    heard = []
+    t = chompute.chomp_solve(9, 9, progress=lambda done, total, phase: heard.append((done, total, phase)))
+    assert heard and all(phase == "positions" for _, _, phase in heard)
+    # Every rank of the box is decided by the end, the empty diagram included.
+    assert heard[-1][0] == heard[-1][1] == t.positions + 1
+    assert [d for d, _, _ in heard] == sorted(d for d, _, _ in heard)
+    cells = []
+    chompute.chomp_cells(10, progress=lambda done, total, phase: cells.append(done))
+    assert cells[-1] == 10

@@ -111,9 +111,11 @@ impl CellsTable {
             p: vec![0],
             counts,
         };
+        let phase = crate::progress::phase("cell counts", Some(max as u64));
         for n in 1..=max {
             crate::cancel::check()?;
             table.add_layer(n)?;
+            phase.set(n as u64);
             done(n);
         }
         Ok(table)

@@ -479,11 +479,14 @@ pub fn solve_layers(
     let mut done: u64 = (0..start_layer)
         .map(|v| layer_positions(ranker, &Layer::of_volume(ranker, p, v)))
         .sum();
+    let phase = crate::progress::phase("positions", Some(ranker.len()));
+    phase.set(done);
     for v in start_layer..layers {
         crate::cancel::check()?;
         let layer = Layer::of_volume(ranker, p, v);
         let found = table.solve_layer(&layer)?;
         done += layer_positions(ranker, &layer);
+        phase.set(done);
         on_layer(
             v,
             &found,
@@ -555,9 +558,12 @@ impl GrundyTable {
         let table = GrundyTable { ranker, values };
         let p = prefix_rows(shape.rows);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
+        let phase = crate::progress::phase("positions", Some(table.ranker.len()));
+        let mut done = 0;
         for v in 0..layer_count(shape) {
             crate::cancel::check()?;
             let layer = Layer::of_volume(&table.ranker, p, v);
+            done += layer_positions(&table.ranker, &layer);
             let token = crate::cancel::current();
             (0..layer.len())
                 .into_par_iter()
@@ -578,6 +584,7 @@ impl GrundyTable {
                         Ok(())
                     },
                 )?;
+            phase.set(done);
         }
         Ok(table)
     }

@@ -426,6 +426,14 @@ pub fn solve_to_file(
     mut report: impl FnMut(RunEvent),
 ) -> Result<PTable> {
     crate::render::atomic::check_target(out)?;
+    // The checkpoint lives beside the table, so the table must be a file (a device, a FIFO or
+    // standard output has no "beside").
+    if out.as_os_str() == "-" || out.exists() && !out.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: a table that can resume is saved to a regular file",
+            out.display()
+        )));
+    }
     let table = PTable::empty(PTable::ranker_for(shape)?)?;
     let partial = partial_path(out);
     let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;

@@ -45,7 +45,6 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         human_bytes(bytes)
     ));
     let start = Instant::now();
-    let pb = crate::cmd::bars::bar(ranker.len(), "positions");
     let mut resumed = 0;
     let table = match &args.output {
         Some(path) => {
@@ -60,27 +59,22 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
                     layers_done,
                     layers,
                 } => {
+                    // Said before the first layer's bar is drawn.
                     resumed = layers_done;
-                    pb.suspend(|| {
-                        eprintln!(
-                            "chompute: resuming from {}: {layers_done} of {layers} layers done",
-                            path.display()
-                        )
-                    });
+                    eprintln!(
+                        "chompute: resuming from {}: {layers_done} of {layers} layers done",
+                        path.display()
+                    );
                 }
-                RunEvent::Layer(p) => pb.set_position(p.done),
+                RunEvent::Layer(_) => {}
             })?
         }
         None => {
             let table = PTable::empty(ranker)?;
-            chompute::chomp::solve::solve_layers(&table, 0, |_, _, p| {
-                pb.set_position(p.done);
-                Ok(())
-            })?;
+            chompute::chomp::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
             table
         }
     };
-    pb.finish_and_clear();
     report_solved(args, &table, "cpu", start.elapsed().as_secs_f64(), resumed)
 }
 
@@ -94,9 +88,7 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
     gpu.check(shape).map_err(super::on_gpu)?;
     let start = Instant::now();
-    let spinner = crate::cmd::bars::spinner("solving on the GPU");
     let table = gpu.solve(shape).map_err(super::on_gpu)?;
-    spinner.finish_and_clear();
     if let Some(o) = &args.output {
         store::save_table(&table, o)?;
     }
@@ -309,9 +301,7 @@ struct GrundyReport {
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     let start = Instant::now();
-    let spinner = crate::cmd::bars::spinner("computing Grundy values");
     let table = GrundyTable::compute(shape)?;
-    spinner.finish_and_clear();
     let seconds = start.elapsed().as_secs_f64();
     let value = |r: usize, c: u32| {
         table
@@ -401,9 +391,7 @@ struct CellsReport {
 /// `chomp cells --max N`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let pb = crate::cmd::bars::bar(args.max as u64, "cell counts");
-    let table = CellsTable::compute(args.max, |n| pb.set_position(n as u64))?;
-    pb.finish_and_clear();
+    let table = CellsTable::compute(args.max, |_| {})?;
     let seconds = start.elapsed().as_secs_f64();
     let rows: Vec<CellsRow> = (1..=args.max)
         .map(|n| CellsRow {

@@ -106,8 +106,10 @@ impl ChompGpu {
         let mut layer = Vec::new();
         let mut arena = ParamsArena::new(ctx, CHOMP_LAYER.params_bytes, 1)?;
         let mut ranks_buf: Option<(wgpu::Buffer, u64)> = None;
+        let phase = crate::progress::phase("volume layers", Some(max_volume));
         for v in 1..=max_volume {
             crate::cancel::check()?;
+            phase.set(v - 1);
             layer.clear();
             positions_of_volume(ranker, v, &mut layer);
             for part in layer.chunks(chunk as usize) {
