@@ -27,9 +27,7 @@ impl PartitionCounts {
         let n = max as usize + 1;
         let mut table = vec![0u64; n * n];
         // P(0, k) = 1; P(n, k) = P(n, k-1) + P(n-k, k).
-        for k in 0..n {
-            table[k] = 1;
-        }
+        table[..n].fill(1);
         for m in 1..n {
             for k in 1..n {
                 let without = table[m * n + k - 1];

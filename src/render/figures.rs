@@ -336,27 +336,6 @@ pub fn text_row(row: &[u32], width: u64, line: &mut Vec<u8>) {
     }));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::chocolate::grid::{p_rows_cpu, Window};
-
-    #[test]
-    fn text_rows_are_the_p_test() {
-        let w = Window::full(37, 45).unwrap();
-        let mut words = vec![0u32; w.total_words().unwrap()];
-        p_rows_cpu(&w, &mut words);
-        for (i, row) in words.chunks_exact(w.words_per_row()).enumerate() {
-            let mut line = Vec::new();
-            text_row(row, 45, &mut line);
-            for (j, &c) in line.iter().enumerate() {
-                let p = crate::chocolate::p_cell(37, 45, i as u64 + 1, j as u64 + 1);
-                assert_eq!(c == b'#', p);
-            }
-        }
-    }
-}
-
 /// Largest number of rectangles a side of the winning-bites picture may have.
 pub const BITES_PICTURE_MAX_SIDE: usize = 1024;
 
@@ -426,8 +405,9 @@ pub fn write_bites_png(
             } else if y >= AXIS_BAND && (AXIS_BAND..AXIS_BAND + gw).contains(&x) {
                 let (r, c) = ((y - AXIS_BAND) / scale, (x - AXIS_BAND) / scale);
                 // A one-pixel gap between squares once they are large enough to show it.
-                let edge =
-                    scale >= 6 && ((y - AXIS_BAND) % scale == 0 || (x - AXIS_BAND) % scale == 0);
+                let edge = scale >= 6
+                    && ((y - AXIS_BAND).is_multiple_of(scale)
+                        || (x - AXIS_BAND).is_multiple_of(scale));
                 if edge {
                     0
                 } else {
@@ -440,4 +420,25 @@ pub fn write_bites_png(
         Ok(())
     })?;
     Ok((width, height))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chocolate::grid::{p_rows_cpu, Window};
+
+    #[test]
+    fn text_rows_are_the_p_test() {
+        let w = Window::full(37, 45).unwrap();
+        let mut words = vec![0u32; w.total_words().unwrap()];
+        p_rows_cpu(&w, &mut words);
+        for (i, row) in words.chunks_exact(w.words_per_row()).enumerate() {
+            let mut line = Vec::new();
+            text_row(row, 45, &mut line);
+            for (j, &c) in line.iter().enumerate() {
+                let p = crate::chocolate::p_cell(37, 45, i as u64 + 1, j as u64 + 1);
+                assert_eq!(c == b'#', p);
+            }
+        }
+    }
 }
