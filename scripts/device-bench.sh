@@ -69,6 +69,11 @@ run)
     T $B --backend gpu nimpass --heaps 4 --max 512
     T $B --backend cpu nimpass --heaps 4 --max 512
     T $B chomp ord --rule 0,1,2 --box 13x13
+    echo "== two-player Chomp: the layer kernel (u32 ranks, one binding) against the CPU"
+    for side in 14 16; do
+        T $B --backend gpu chomp solve --box ${side}x${side} --json
+        T $B --backend cpu chomp solve --box ${side}x${side} --json
+    done
     ;;
 *)
     echo "usage: scripts/device-bench.sh prepare|run" >&2
