@@ -3,12 +3,11 @@
 use crate::args::{bar_window, engine, u64_arg};
 use crate::errors::{bad_argument, invalid, to_py, CheckFailed, OrRaise};
 use crate::run::{in_background, in_background_reporting, in_pieces};
-use chompute::chocolate::count::{CountGpu, CountMethod, CountPlan};
+use chompute::chocolate::count::{CountMethod, CountPlan};
 use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
 use chompute::chocolate::theorems::{check_claims, select};
-use chompute::chocolate::window::p_count;
-use chompute::gpu::{Engine, GpuContext};
+use chompute::gpu::Engine;
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -235,19 +234,8 @@ pub fn automaton<'py>(
     }
     let engine = engine(backend)?;
     let side = steps + 1;
-    // Everything the call will hold, checked before the first step: the CPU's three grids,
-    // the last generation's packed words and the bool array they become.
-    let grids = match engine {
-        Engine::Cpu => Automaton::memory_bytes(steps),
-        Engine::Gpu(_) => 0,
-    };
-    let words = side * side.div_ceil(32) * 4;
-    chompute::memory::ensure_available(
-        grids + words + side * side,
-        &format!("generation {steps} ({side}×{side} bools and the grids that make it)"),
-        "use fewer steps",
-    )
-    .or_raise()?;
+    // Everything the call will hold, checked by the library before the first step.
+    Automaton::ensure_room_for_bytes(steps, matches!(engine, Engine::Cpu)).or_raise()?;
     // Steps per batch: about 2^28 cell updates, at least one step.
     let batch = ((1u64 << 28) / (side * side).max(1)).max(1);
     let mut automaton = engine.automaton(steps).or_raise()?;
@@ -292,8 +280,7 @@ pub fn theorems<'py>(
         return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
     }
     let selected = select(&claims.unwrap_or_default()).or_raise()?;
-    let results = in_background(py, move || check_claims(max_m, &selected, |_| {}))?
-    .or_raise()?;
+    let results = in_background(py, move || check_claims(max_m, &selected, |_| {}))?.or_raise()?;
     let list = PyList::empty(py);
     for r in &results {
         let d = PyDict::new(py);

@@ -100,8 +100,8 @@ impl ChompTable {
         self.rank_of(&p)?;
         let bits = self.bits.bind(py).readonly();
         let bytes = bits.as_slice()?;
-        let bites = winning_bites_with(&self.ranker, &p, |r| Ok(ChompTable::bit(bytes, r)))
-            .or_raise()?;
+        let bites =
+            winning_bites_with(&self.ranker, &p, |r| Ok(ChompTable::bit(bytes, r))).or_raise()?;
         diagram_list(py, &bites)
     }
 
@@ -215,7 +215,8 @@ pub fn chomp_grundy(
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompGrundy> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background_reporting(py, progress, move || GrundyTable::compute(shape))?.or_raise()?;
+    let table =
+        in_background_reporting(py, progress, move || GrundyTable::compute(shape))?.or_raise()?;
     Ok(ChompGrundy { table })
 }
 
@@ -229,8 +230,10 @@ pub fn chomp_cells<'py>(
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
-    let max = u32::try_from(max).map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
-    let table = in_background_reporting(py, progress, move || CellsTable::compute(max, |_| {}))?.or_raise()?;
+    let max = u32::try_from(max)
+        .map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
+    let table = in_background_reporting(py, progress, move || CellsTable::compute(max, |_| {}))?
+        .or_raise()?;
     let list = PyList::empty(py);
     for n in 1..=max {
         let d = PyDict::new(py);

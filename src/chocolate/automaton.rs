@@ -184,6 +184,27 @@ impl Automaton {
             .saturating_mul(side.div_ceil(64))
     }
 
+    /// Check, before the first step, that the machine can hold a run of `steps` steps whose
+    /// last generation is handed out as (steps+1)² bytes (a face's bool array): the three grids
+    /// of [`Automaton::new`] when the CPU runs it (`cpu_grids`), the generation's packed u32
+    /// rows, and the bytes. [`crate::Error::TooLarge`] names the job and says to use fewer steps.
+    pub fn ensure_room_for_bytes(steps: u64, cpu_grids: bool) -> crate::Result<()> {
+        let side = steps.saturating_add(1);
+        let grids = if cpu_grids {
+            Automaton::memory_bytes(steps)
+        } else {
+            0
+        };
+        let words = side.saturating_mul(side.div_ceil(32)).saturating_mul(4);
+        crate::memory::ensure_available(
+            grids
+                .saturating_add(words)
+                .saturating_add(side.saturating_mul(side)),
+            &format!("generation {steps} ({side}×{side} bools and the grids that make it)"),
+            "use fewer steps",
+        )
+    }
+
     /// Back to b_0 without reallocating.
     pub fn reset(&mut self) {
         for g in &mut self.grids {
