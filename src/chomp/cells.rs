@@ -138,7 +138,7 @@ impl CellsTable {
                 let mut rank = this.counts.get(n, a - 1);
                 // The first diagram of the block: a, then greedily the largest parts ≤ a.
                 parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a, a);
+                let mut len = fill_greedy(&mut parts, 1, n - a);
                 loop {
                     if this.decide(&parts[..len], n) {
                         words[(rank >> 6) as usize].fetch_or(1 << (rank & 63), Relaxed);
@@ -228,7 +228,7 @@ impl CellsTable {
 /// Lay out the first diagram of a block in rank order after `parts[..from]`: the rest `rem`
 /// of the cells as ones (ascending lexicographic order starts with the smallest next part).
 /// Returns the number of non-zero parts.
-fn fill_greedy(parts: &mut [u32], from: usize, rem: u32, _cap: u32) -> usize {
+fn fill_greedy(parts: &mut [u32], from: usize, rem: u32) -> usize {
     let end = from + rem as usize;
     parts[from..end].iter_mut().for_each(|p| *p = 1);
     parts[end..].iter_mut().for_each(|p| *p = 0);
@@ -244,7 +244,7 @@ fn next_in_block(parts: &mut [u32], len: usize) -> Option<usize> {
     for j in (1..len).rev() {
         if parts[j] < parts[j - 1] && tail >= 1 {
             parts[j] += 1;
-            return Some(fill_greedy(parts, j + 1, tail - 1, parts[j]));
+            return Some(fill_greedy(parts, j + 1, tail - 1));
         }
         tail += parts[j];
     }
@@ -272,7 +272,7 @@ mod tests {
             for a in 1..=n {
                 let mut parts = vec![0u32; n as usize + 1];
                 parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a, a);
+                let mut len = fill_greedy(&mut parts, 1, n - a);
                 let mut rank = c.get(n, a - 1);
                 loop {
                     assert_eq!(parts[..len].iter().sum::<u32>(), n);

@@ -152,14 +152,6 @@ pub fn for_each_in_block(
     }
 }
 
-/// Whether the position `rows` (rank `rank`, not empty) has an option that `is_p` says is P:
-/// the moves in the order of [`super::diagram::for_each_move`], stopping at the first P option.
-/// Rank 0, the empty diagram, must read as not P.
-#[inline]
-pub fn has_p_option(ranker: &Ranker, rows: &[u32], rank: u64, is_p: impl Fn(u64) -> bool) -> bool {
-    first_p_option(ranker, rows, rank, 1, is_p).is_some()
-}
-
 /// The first move (0-based row x, new length t) of `rows` whose option `is_p` says is P. For
 /// each t the rows are tried top down: the options (x, t) for one t form a chain, each an
 /// option of the next, so at most one of them is P and the order only changes how soon it is
