@@ -167,9 +167,13 @@ pub struct ChompBitesArgs {
     /// The rectangles r×c with r ≤ ROWS and c ≤ COLUMNS (default: the --table's box).
     #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
     pub shape: Option<chompute::chomp::ChompBox>,
-    /// Read a table saved by `chomp solve -o` instead of solving the box.
+    /// Read a table saved by `chomp solve -o` instead of solving the box (bit by bit: the table
+    /// is never loaded).
     #[arg(long, value_name = "FILE")]
     pub table: Option<std::path::PathBuf>,
+    /// With --table: first read the whole file and check its CRC-32.
+    #[arg(long, requires = "table")]
+    pub verify: bool,
     /// A picture: one square per rectangle, coloured by its number of winning bites.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,

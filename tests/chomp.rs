@@ -775,6 +775,37 @@ mod two_player {
         assert_eq!(j["rectangles"].as_array().unwrap().len(), 12);
         // Rectangles row by row: 3x3 is the eleventh.
         assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
+        // Read bit by bit from the file, the bites equal those of the box solved now.
+        let o = chompute(&["chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            stdout(&o),
+            stdout(&chompute(&["chomp", "bites", "--box", "7x5", "--csv"]))
+        );
+        // One flipped bit: reads bit by bit check no CRC and still answer; --verify reads every
+        // word, and the CRC-32 refuses the file in one line with status 1.
+        let damaged = dir.join("damaged.tbl");
+        let mut bytes = std::fs::read(&file).unwrap();
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x10;
+        std::fs::write(&damaged, &bytes).unwrap();
+        let d = damaged.to_str().unwrap();
+        let o = chompute(&["chomp", "bites", "--table", d, "--box", "4x4", "--json"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for args in [
+            vec!["chomp", "bites", "--table", d, "--box", "4x4", "--verify"],
+            vec!["chomp", "query", d, "--position", "2,1", "--verify"],
+        ] {
+            let o = chompute(&args);
+            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(err.contains("crc32") && err.lines().count() == 1, "{err}");
+        }
+        assert_usage_error(
+            &chompute(&["chomp", "bites", "--table", f, "--box", "13x2"]),
+            "does not contain 13x2",
+        );
+
         let png = dir.join("bites.png");
         let o = chompute(&[
             "chomp",

@@ -303,20 +303,12 @@ impl PTable {
     /// The winning bites of every rectangle r×c with r ≤ `shape.rows`, c ≤ `shape.cols` (a box
     /// inside this table's), rows first.
     pub fn rectangle_bites(&self, shape: ChompBox) -> Vec<RectangleBites> {
-        let mut out = Vec::new();
-        for r in 1..=shape.rows.min(self.shape().rows) {
-            for c in 1..=shape.cols.min(self.shape().cols) {
-                let bites = self
-                    .winning_bites(&rectangle(r, c))
-                    .expect("a rectangle of the box is a position");
-                out.push(RectangleBites {
-                    rows: r,
-                    cols: c,
-                    bites: bites.iter().map(|d| d.rows().to_vec()).collect(),
-                });
-            }
-        }
-        out
+        let shape = ChompBox {
+            rows: shape.rows.min(self.shape().rows),
+            cols: shape.cols.min(self.shape().cols),
+        };
+        rectangle_bites_with(&self.ranker, shape, |r| Ok(self.is_p_rank(r)))
+            .expect("reading bits from memory cannot fail")
     }
 
     /// Number of P-positions.
@@ -654,6 +646,28 @@ pub fn winning_bites_with(
     }
     out.sort();
     out.dedup();
+    Ok(out)
+}
+
+/// The winning bites of every rectangle r×c with r ≤ `shape.rows` and c ≤ `shape.cols`, rows
+/// first, from any source of the bits of `ranker`'s box (a table in memory or a saved file);
+/// `shape` must lie inside that box.
+pub fn rectangle_bites_with(
+    ranker: &Ranker,
+    shape: ChompBox,
+    mut is_p_rank: impl FnMut(u64) -> Result<bool>,
+) -> Result<Vec<RectangleBites>> {
+    let mut out = Vec::new();
+    for r in 1..=shape.rows {
+        for c in 1..=shape.cols {
+            let bites = winning_bites_with(ranker, &rectangle(r, c), &mut is_p_rank)?;
+            out.push(RectangleBites {
+                rows: r,
+                cols: c,
+                bites: bites.iter().map(|d| d.rows().to_vec()).collect(),
+            });
+        }
+    }
     Ok(out)
 }
 

@@ -240,22 +240,47 @@ impl TableFile {
         super::solve::winning_bites_with(&self.ranker, p, |r| self.is_p_rank(r))
     }
 
+    /// The winning bites of every rectangle up to `shape` (a box inside this file's), read bit
+    /// by bit from the file: a few reads per option, so the table is never loaded.
+    pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<super::solve::RectangleBites>> {
+        if shape.rows > self.shape().rows || shape.cols > self.shape().cols {
+            return Err(Error::invalid(format!(
+                "{} holds the {} box, which does not contain {shape}",
+                self.path.display(),
+                self.shape()
+            )));
+        }
+        super::solve::rectangle_bites_with(&self.ranker, shape, |r| self.is_p_rank(r))
+    }
+
+    /// Check the bits against the header's CRC-32, streaming them (nothing is kept).
+    pub fn verify(&self) -> Result<()> {
+        self.read_words(|_| {})
+    }
+
     /// Read the whole table, checking its CRC-32.
     pub fn load(&self) -> Result<PTable> {
-        let n = self.ranker.len().div_ceil(64) as usize;
-        let mut words = Vec::with_capacity(n);
-        let mut reader = BufReader::with_capacity(1 << 20, &self.file);
-        reader
-            .seek(SeekFrom::Start(self.data_start))
-            .map_err(|e| Error::io(&self.path, e))?;
+        let mut words = Vec::with_capacity(self.ranker.len().div_ceil(64) as usize);
+        self.read_words(|w| words.push(w))?;
+        PTable::from_words(self.ranker.clone(), words)
+    }
+
+    /// Every word of the table in order to `each`, then the CRC-32 check.
+    fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
+        let end = self.data_start + PTable::bytes_for(self.ranker.len());
+        let mut at = self.data_start;
         let mut crc = crc32fast::Hasher::new();
-        let mut buf = [0u8; 8];
-        for _ in 0..n {
-            reader
-                .read_exact(&mut buf)
+        let mut buf = vec![0u8; 1 << 20];
+        while at < end {
+            let n = (end - at).min(buf.len() as u64) as usize;
+            self.file
+                .read_exact_at(&mut buf[..n], at)
                 .map_err(|e| Error::io(&self.path, e))?;
-            crc.update(&buf);
-            words.push(u64::from_le_bytes(buf));
+            crc.update(&buf[..n]);
+            buf[..n]
+                .chunks_exact(8)
+                .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))));
+            at += n as u64;
         }
         if crc.finalize() != self.crc {
             return Err(Error::CheckFailed(format!(
@@ -263,7 +288,7 @@ impl TableFile {
                 self.path.display()
             )));
         }
-        PTable::from_words(self.ranker.clone(), words)
+        Ok(())
     }
 }
 

@@ -152,7 +152,7 @@ struct QueryReport {
 pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
     let file = TableFile::open(&args.table)?;
     if args.verify {
-        file.load()?;
+        file.verify()?;
     }
     let p = &args.position;
     let is_p = file.is_p(p)?;
@@ -182,23 +182,19 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The table `bites` and `grundy` read: a saved one, or one solved now.
-fn table_for(shape: Option<ChompBox>, saved: Option<&std::path::Path>) -> anyhow::Result<PTable> {
-    match (saved, shape) {
+/// The winning bites `bites` prints: read from a saved table bit by bit, or from a box solved
+/// now.
+fn rectangle_bites(args: &ChompBitesArgs) -> anyhow::Result<(ChompBox, Vec<RectangleBites>)> {
+    match (&args.table, args.shape) {
         (Some(path), shape) => {
             let file = TableFile::open(path)?;
-            if let Some(s) = shape {
-                if s.rows > file.shape().rows || s.cols > file.shape().cols {
-                    return Err(anyhow!(
-                        "{} holds the {} box, which does not contain {s}",
-                        path.display(),
-                        file.shape()
-                    ));
-                }
+            if args.verify {
+                file.verify()?;
             }
-            Ok(file.load()?)
+            let shape = shape.unwrap_or(file.shape());
+            Ok((shape, file.rectangle_bites(shape)?))
         }
-        (None, Some(s)) => Ok(chompute::chomp::solve::solve(s)?),
+        (None, Some(s)) => Ok((s, chompute::chomp::solve::solve(s)?.rectangle_bites(s))),
         (None, None) => Err(anyhow!(
             "give the box with --box ROWSxCOLUMNS or a --table FILE"
         )),
@@ -217,9 +213,7 @@ pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
     if let Some(o) = &args.output {
         chompute::render::atomic::check_target(o)?;
     }
-    let table = table_for(args.shape, args.table.as_deref())?;
-    let shape = args.shape.unwrap_or(table.shape());
-    let rects = table.rectangle_bites(shape);
+    let (shape, rects) = rectangle_bites(args)?;
     if let Some(o) = &args.output {
         let counts: Vec<(usize, u32, usize)> = rects
             .iter()
