@@ -15,7 +15,7 @@ case "${1:-}" in
 prepare)
     cargo build --release || exit 1
     cargo test --release --no-run --message-format=json 2>/dev/null \
-        | grep -o '"executable":"[^"]*/deps/\(foundation\|automaton\|pass\|window\)-[^"]*"' \
+        | grep -o '"executable":"[^"]*/deps/\(engine\|games\|pictures\)-[^"]*"' \
         | sed 's/"executable":"//; s/"$//' > /tmp/chompute-test-bins || exit 1
     rm -rf .devbin && mkdir -p .devbin
     cp target/release/chompute .devbin/chompute
@@ -38,10 +38,9 @@ run)
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     $B info | head -4
     echo "== GPU correctness on this adapter"
-    .devbin/t-foundation gpu 2>&1 | grep -E "^test |result"
-    .devbin/t-automaton gpu:: 2>&1 | grep -E "^test |result"
-    .devbin/t-pass gpu:: 2>&1 | grep -E "^test |result"
-    .devbin/t-window gpu_block_counts 2>&1 | grep -E "^test |result"
+    .devbin/t-engine gpu 2>&1 | grep -E "^test |result"
+    .devbin/t-games gpu 2>&1 | grep -E "^test |result"
+    .devbin/t-pictures gpu_block_counts 2>&1 | grep -E "^test |result"
     echo "== bench"
     T $B bench | tee "$OUT/bench.txt"
     echo "== automaton"

@@ -106,7 +106,7 @@ impl Kernel {
 /// The key of a pipeline: which kernel, specialised how. A new kernel is one variant here, one
 /// arm in [`KernelId::kernel`] (and [`KernelId::constants`] if it has overrides) and its
 /// module beside the others, which declares its [`Kernel`] and params struct; its arm in the
-/// conformance test against the CPU twin (`tests/foundation.rs`) is then required.
+/// conformance test against the CPU twin (`tests/engine/foundation.rs`) is then required.
 /// `docs/adding-a-kernel.md` is the recipe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KernelId {

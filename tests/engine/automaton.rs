@@ -1,8 +1,8 @@
 //! The automaton: GPU == CPU == P-test on sizes that are not powers of two, and `chompute ca`
 //! through the built binary.
 
-mod common;
-mod meshes;
+use crate::common;
+use crate::meshes;
 
 use chompute::chocolate::automaton::Automaton;
 use chompute::chocolate::automaton::BlockShape;

@@ -4,7 +4,7 @@
 //! CPU twin. Every digit count is compared with a slow method: cells one by one where that is
 //! feasible, else the 16-state reference programme.
 
-mod common;
+use crate::common;
 
 use chompute::chocolate::window::{p_count, p_count_reference, BlockGrid};
 use chompute::chocolate::{p_cell, Window};

@@ -2,7 +2,7 @@
 //! decoded and compared pixel by pixel with the P-test (cell by cell) or with block counts
 //! made cell by cell.
 
-mod common;
+use crate::common;
 
 use chompute::chocolate::p_cell;
 use chompute::render::source::RowSource;

@@ -1,6 +1,6 @@
 //! The foundation commands through the built binary: output, JSON and exit codes.
 
-mod common;
+use crate::common;
 
 use common::{assert_usage_error, chompute, stderr, stdout};
 

@@ -1,7 +1,7 @@
 //! `chompute theorems`: every claim passes to M = 1024; names are stable; `--claim` checks the
 //! claims named; bad input.
 
-mod common;
+use crate::common;
 
 use common::*;
 

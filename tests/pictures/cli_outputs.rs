@@ -2,7 +2,7 @@
 //! by extension, PNG metadata, b-files, completions and the manual page, progress only on a
 //! terminal.
 
-mod common;
+use crate::common;
 
 use common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
 use std::collections::HashMap;

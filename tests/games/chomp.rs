@@ -1,7 +1,7 @@
 //! Multiplayer Chomp end to end: the two engines against each other, two players against plain
 //! win/lose Chomp, rule classes across boxes, the paper's claims, and the CLI as a user runs it.
 
-mod common;
+use crate::common;
 
 use chompute::chomp::ordinal::ordinals_in_rank_order;
 use chompute::chomp::{
@@ -776,7 +776,9 @@ mod two_player {
         // Rectangles row by row: 3x3 is the eleventh.
         assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
         // Read bit by bit from the file, the bites equal those of the box solved now.
-        let o = chompute(&["chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv"]);
+        let o = chompute(&[
+            "chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv",
+        ]);
         assert!(o.status.success(), "{}", stderr(&o));
         assert_eq!(
             stdout(&o),

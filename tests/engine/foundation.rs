@@ -1,7 +1,7 @@
 //! The foundation: P-grid generators agree (GPU == CPU == naive), every kernel equals its CPU
 //! twin, exact counts agree, and the propositions of §3 hold on generated grids.
 
-mod common;
+use crate::common;
 
 use chompute::chocolate::backend::{PGridBackend, PGridCpu};
 use chompute::chocolate::count::{g_histogram, g_recurrence};

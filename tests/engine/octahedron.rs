@@ -1,7 +1,7 @@
 //! `chompute octahedron`: the correspondence check at N = 5, cross-sections, meshes, bad input.
 
-mod common;
-mod meshes;
+use crate::common;
+use crate::meshes;
 
 use chompute::chocolate::octahedron::{Ratio, Section};
 use chompute::chocolate::p_cell;

@@ -2,7 +2,7 @@
 //! careless user would: damaged, swapped and replaced tiles are rendered again and refused by
 //! `assemble`; an inconsistent manifest is refused; two renders into one directory cannot mix.
 
-mod common;
+use crate::common;
 
 use common::{assert_usage_error, scratch_dir, stderr};
 use std::path::Path;

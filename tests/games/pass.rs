@@ -2,7 +2,7 @@
 //! checked against the plain recursive mex of the library (and Table 2 / Table 1 against the
 //! paper).
 
-mod common;
+use crate::common;
 
 use chompute::pass::cb::{grundy_naive as cb_naive, FTable};
 use chompute::pass::expr::parse;

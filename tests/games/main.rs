@@ -1,0 +1,8 @@
+//! Chomp (multiplayer ordinals and two-player tables) and the chocolate games with a pass.
+
+#[macro_use]
+#[path = "../common/mod.rs"]
+mod common;
+
+mod chomp;
+mod pass;
