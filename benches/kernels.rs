@@ -48,7 +48,9 @@ fn counts(c: &mut Criterion) {
 fn pictures(c: &mut Criterion) {
     use chompute::chocolate::rows::p_rows_submask;
     use chompute::gpu::Engine;
-    use chompute::render::{encode::stream_png, picture::Picture, source::CellSource, Compression};
+    use chompute::render::{
+        encode::stream_png, picture::source::CellSource, picture::Picture, Compression,
+    };
     let mut group = c.benchmark_group("p-grid generate dense 4095x4095");
     let w = Window::full(4095, 4095).unwrap();
     group.throughput(Throughput::Elements(w.cells() as u64));

@@ -566,8 +566,8 @@ pub struct RenderArgs {
     pub tiles: Option<std::path::PathBuf>,
     /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
     /// SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
-    #[arg(long, value_name = "I/N", value_parser = library::<chompute::render::tiles::Shard>)]
-    pub shard: Option<chompute::render::tiles::Shard>,
+    #[arg(long, value_name = "I/N", value_parser = library::<chompute::render::pyramid::tiles::Shard>)]
+    pub shard: Option<chompute::render::pyramid::tiles::Shard>,
     /// Print one JSON object describing what was written on stdout.
     #[arg(long)]
     pub json: bool,

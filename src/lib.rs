@@ -177,7 +177,7 @@
 //! use chompute::chocolate::Window;
 //! use chompute::gpu::Engine;
 //! use chompute::render::encode::stream_png;
-//! use chompute::render::{picture::Picture, source::CellSource, Compression};
+//! use chompute::render::{picture::source::CellSource, picture::Picture, Compression};
 //! // C(11,11) at 4 pixels a cell, streamed into memory, every tile checked by the P-test.
 //! let pic = Picture::cells(Window::full(11, 11)?, 4, None)?;
 //! let cells = CellSource::new(Engine::Cpu, true);

@@ -359,7 +359,7 @@ pub fn render<'py>(
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use chompute::render::plan::Request;
-    use chompute::render::source::CellSource;
+    use chompute::render::picture::source::CellSource;
 
     let (w, _) = bar_window(m, n, window)?;
     let mut request = Request::new(w);
@@ -388,7 +388,7 @@ pub fn render<'py>(
 fn write_picture<'py>(
     py: Python<'py>,
     request: chompute::render::plan::Request,
-    cells: chompute::render::source::CellSource,
+    cells: chompute::render::picture::source::CellSource,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use chompute::render::plan::Plan;
@@ -416,9 +416,9 @@ fn write_picture<'py>(
 
 /// The CPU generator with one cell of every window flipped: what `render`'s verification
 /// must catch.
-struct Corrupted(chompute::render::source::EngineRows);
+struct Corrupted(chompute::render::picture::source::EngineRows);
 
-impl chompute::render::source::RowSource for Corrupted {
+impl chompute::render::picture::source::RowSource for Corrupted {
     fn p_rows(&self, w: &Window, out: &mut [u32]) -> chompute::Result<()> {
         self.0.p_rows(w, out)?;
         out[0] ^= 0x8000_0000;
@@ -441,7 +441,7 @@ pub fn render_corrupted<'py>(
     m: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use chompute::render::plan::Request;
-    use chompute::render::source::{CellSource, EngineRows};
+    use chompute::render::picture::source::{CellSource, EngineRows};
 
     let (w, _) = bar_window(m, None, None)?;
     let mut request = Request::new(w);

@@ -30,7 +30,7 @@
 use super::diagram::{ChompBox, Diagram};
 use super::solve::{layer_count, PTable};
 use crate::error::{Error, Result};
-use crate::render::atomic::AtomicFile;
+use crate::render::encode::atomic::AtomicFile;
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
@@ -450,7 +450,7 @@ pub fn solve_to_file(
     out: &Path,
     mut report: impl FnMut(RunEvent),
 ) -> Result<PTable> {
-    crate::render::atomic::check_target(out)?;
+    crate::render::encode::atomic::check_target(out)?;
     // The checkpoint lives beside the table, so the table must be a file (a device, a FIFO or
     // standard output has no "beside").
     if out.as_os_str() == "-" || out.exists() && !out.is_file() {

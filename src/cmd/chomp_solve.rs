@@ -82,7 +82,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
 fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     if let Some(o) = &args.output {
-        chompute::render::atomic::check_target(o)?;
+        chompute::render::encode::atomic::check_target(o)?;
     }
     let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
     let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
@@ -211,7 +211,7 @@ struct BitesReport {
 /// `chomp bites --box RxC`.
 pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
     if let Some(o) = &args.output {
-        chompute::render::atomic::check_target(o)?;
+        chompute::render::encode::atomic::check_target(o)?;
     }
     let (shape, rects) = rectangle_bites(args)?;
     if let Some(o) = &args.output {

@@ -12,7 +12,7 @@
 //! Commands without a GPU kernel are marked at dispatch ([`mark_cpu_only`]); their JSON
 //! object then opens with `"backend":"cpu"`.
 
-use chompute::render::atomic;
+use chompute::render::encode::atomic;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::sync::OnceLock;

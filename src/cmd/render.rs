@@ -6,12 +6,12 @@ use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
 use chompute::gpu::BackendChoice;
 use chompute::memory::Room;
-use chompute::render::dzi::{write_dzi_from_tiles, DziReport};
-use chompute::render::output::{check_output, stream_image, summary};
+use chompute::render::encode::output::{check_output, stream_image, summary};
+use chompute::render::picture::source::CellSource;
 use chompute::render::picture::{check_tile_size, Scale};
 use chompute::render::plan::{bar_text, describe, Plan, Request, DZI_TILE};
-use chompute::render::source::CellSource;
-use chompute::render::tiles::{ShardReport, TileManifest, TileRows};
+use chompute::render::pyramid::dzi::{write_dzi_from_tiles, DziReport};
+use chompute::render::pyramid::tiles::{ShardReport, TileManifest, TileRows};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -150,7 +150,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         return Err(anyhow!("nothing to write: give -o FILE.png or --dzi DIR"));
     }
     if let Some(path) = &args.output {
-        chompute::render::atomic::check_target(path)?;
+        chompute::render::encode::atomic::check_target(path)?;
     }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;

@@ -1,15 +1,15 @@
 //! The pictures of the automaton, the octahedron, Nim with a pass and Chomp: each streamed row
 //! by row through [`write_png`] (the output path's extension chooses the format), palettes
-//! from [`super::palette`], legends and axis labels from [`super::label`].
+//! from [`crate::render::picture::palette`], legends and axis labels from [`crate::render::picture::label`].
 
-use super::label::{Axes, Legend, AXIS_BAND};
-use super::palette::{ordinal_palette, CHOCOLATE, PASS_GRID};
-use super::picture::words_to_bytes;
-use super::png::{write_png, Compression, PixelFormat, PngSpec};
 use crate::chocolate::grid::words_per_row;
 use crate::chocolate::octahedron::Section;
 use crate::chomp::OrdinalPlane;
 use crate::pass::nimpass::{pass_cell, NimPass};
+use crate::render::encode::png::{write_png, Compression, PixelFormat, PngSpec};
+use crate::render::picture::label::{Axes, Legend, AXIS_BAND};
+use crate::render::picture::palette::{ordinal_palette, CHOCOLATE, PASS_GRID};
+use crate::render::picture::words_to_bytes;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::Path;

@@ -10,7 +10,7 @@
 //!   this) is split at its midpoint, one midpoint per voxel, so each voxel's two faces there
 //!   form their own edge pair.
 
-use super::atomic::AtomicFile;
+use crate::render::encode::atomic::AtomicFile;
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
@@ -171,7 +171,7 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
         }
     }
     // Refuse a directory (and other targets that cannot be written) before the work.
-    super::atomic::check_target(path)
+    crate::render::encode::atomic::check_target(path)
 }
 
 /// The generations of an automaton run stacked into a voxel surface, as a

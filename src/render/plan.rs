@@ -10,7 +10,7 @@
 //! use chompute::chocolate::Window;
 //! use chompute::gpu::Engine;
 //! use chompute::render::plan::{Plan, Request};
-//! use chompute::render::source::CellSource;
+//! use chompute::render::picture::source::CellSource;
 //!
 //! let dir = std::env::temp_dir().join(format!("chompute-plan-doc-{}", std::process::id()));
 //! std::fs::create_dir_all(&dir)?;
@@ -31,15 +31,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::dzi::{write_dzi, DziReport};
-use super::output::{check_output, stream_image};
-use super::picture::{check_tile_size, Colours, Picture, Scale};
-use super::png::{Compression, PngSpec};
-use super::shade::Shade;
-use super::source::CellSource;
-use super::tiles::{render_shard, ShardReport, TileManifest};
 use crate::chocolate::grid::Window;
 use crate::memory::Room;
+use crate::render::encode::output::{check_output, stream_image};
+use crate::render::encode::png::{Compression, PngSpec};
+use crate::render::picture::shade::Shade;
+use crate::render::picture::source::CellSource;
+use crate::render::picture::{check_tile_size, Colours, Picture, Scale};
+use crate::render::pyramid::dzi::{write_dzi, DziReport};
+use crate::render::pyramid::tiles::{render_shard, ShardReport, TileManifest};
 use crate::{Error, Input, Result};
 use std::path::PathBuf;
 
@@ -161,7 +161,7 @@ impl Plan {
             ));
         }
         if let Some(path) = &r.output {
-            super::atomic::check_target(path)?;
+            crate::render::encode::atomic::check_target(path)?;
         }
         if r.dzi.is_some() && pic.scale != Scale::Cells(1) {
             return Err(Error::conflict(
@@ -188,7 +188,11 @@ impl Plan {
             Some(path) => {
                 let spec = pic.spec(r.compression)?;
                 check_output(path, pic.width, pic.height)?;
-                super::encode::ensure_memory(&spec, &format!("'{}'", path.display()), r.room)?;
+                crate::render::encode::ensure_memory(
+                    &spec,
+                    &format!("'{}'", path.display()),
+                    r.room,
+                )?;
                 Some((path.clone(), spec))
             }
             None => None,
@@ -215,7 +219,7 @@ impl Plan {
                         "a Deep Zoom image is at most 2^31-1 pixels a side; use {0}",
                     ));
                 }
-                super::dzi::ensure_memory(pic.width, dzi_tile, r.room)?;
+                crate::render::pyramid::dzi::ensure_memory(pic.width, dzi_tile, r.room)?;
                 Some((dir.clone(), dzi_tile))
             }
             None => None,

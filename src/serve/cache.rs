@@ -2,7 +2,7 @@
 //! (`--cache-mb`), shared by every request behind one lock (a lookup is a hash probe; tiles
 //! are made outside the lock).
 
-use crate::render::zoom::{Pyramid, TileRect, TileStyle};
+use crate::render::pyramid::zoom::{Pyramid, TileRect, TileStyle};
 use axum::body::Bytes;
 use lru::LruCache;
 use std::sync::Mutex;
@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(key(1).etag(), key(1).etag());
         assert_ne!(key(1).etag(), key(2).etag());
         let mut styled = key(1);
-        styled.style.shade = crate::render::shade::Shade::Log;
+        styled.style.shade = crate::render::picture::shade::Shade::Log;
         assert_ne!(styled.etag(), key(1).etag());
         assert!(key(1).etag().starts_with('"') && key(1).etag().len() == 18);
     }

@@ -4,7 +4,7 @@
 //! - `GET /`: the viewer (`viewer.html`, `viewer.js`, written for chompute, no external
 //!   script).
 //! - `GET /dzi/{m}x{n}.dzi` and `GET /dzi/{m}x{n}_files/{level}/{col}_{row}.png[?shade=&colors=]`:
-//!   the Deep Zoom image of [`crate::render::zoom`], so OpenSeadragon and other viewers work
+//!   the Deep Zoom image of [`crate::render::pyramid::zoom`], so OpenSeadragon and other viewers work
 //!   unchanged.
 //! - `GET /api/cell?m=&n=&row=&col=` and `GET /api/count?m=&n=&window=ROW,COL,HEIGHT,WIDTH`:
 //!   a cell's piles and the exact P-count of a window, integers as JSON strings.
@@ -38,7 +38,7 @@ use self::request::{CellRequest, CountRequest, DziRequest, TileRequest};
 use crate::chocolate::ptest::{p_cell, piles};
 use crate::chocolate::window::p_count;
 use crate::gpu::Engine;
-use crate::render::source::CellSource;
+use crate::render::picture::source::CellSource;
 use crate::{Error, Result};
 use axum::body::Bytes;
 use axum::extract::{Request, State};

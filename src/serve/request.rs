@@ -9,9 +9,9 @@
 use super::reject::Reject;
 use crate::chocolate::grid::Window;
 use crate::render::parse_colour;
+use crate::render::picture::shade::Shade;
 use crate::render::picture::Colours;
-use crate::render::shade::Shade;
-use crate::render::zoom::{Pyramid, TileRect, TileStyle};
+use crate::render::pyramid::zoom::{Pyramid, TileRect, TileStyle};
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 

@@ -370,7 +370,7 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         assert_eq!(info.color_type, png::ColorType::Indexed);
         let width = info.width as usize;
         // The grid starts after the axis bands, the legend below it.
-        let band = chompute::render::label::AXIS_BAND as usize;
+        let band = chompute::render::picture::label::AXIS_BAND as usize;
         assert!(
             info.height as usize > band + 21 * 3,
             "a legend below the grid"

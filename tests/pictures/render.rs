@@ -5,7 +5,7 @@
 use crate::common;
 
 use chompute::chocolate::p_cell;
-use chompute::render::source::RowSource;
+use chompute::render::picture::source::RowSource;
 use common::{assert_usage_error, chompute, gpu_or_skip, scratch_dir, stderr, stdout};
 use std::path::Path;
 use std::process::{Command, Output};
@@ -585,7 +585,7 @@ fn failures_leave_no_file() {
 
 /// A generator that is wrong on purpose: the engine's rows with the first cell of every
 /// window flipped.
-struct Corrupted(chompute::render::source::EngineRows);
+struct Corrupted(chompute::render::picture::source::EngineRows);
 
 impl RowSource for Corrupted {
     fn p_rows(&self, w: &chompute::chocolate::Window, out: &mut [u32]) -> chompute::Result<()> {
@@ -605,8 +605,8 @@ impl RowSource for Corrupted {
 fn verify_catches_a_corrupted_tile() {
     use chompute::chocolate::Window;
     use chompute::gpu::Engine;
+    use chompute::render::picture::source::{CellSource, EngineRows};
     use chompute::render::picture::Picture;
-    use chompute::render::source::{CellSource, EngineRows};
     use chompute::render::{write_png, Compression};
     let dir = scratch_dir("render-verify");
     let mut engines = vec![Engine::Cpu];

@@ -8,7 +8,7 @@ use crate::common;
 
 use chompute::chocolate::window::{p_count, p_count_reference, BlockGrid};
 use chompute::chocolate::{p_cell, Window};
-use chompute::render::shade::p_level;
+use chompute::render::picture::shade::p_level;
 use chompute::render::Shade;
 use common::{assert_usage_error, chompute, png_values, scratch_dir, stderr, stdout};
 use std::path::Path;
@@ -427,8 +427,8 @@ fn digit_fits_equal_cell_by_cell_counts() {
 #[test]
 fn fits_by_rows_and_by_digits_are_identical() {
     use chompute::gpu::Engine;
+    use chompute::render::picture::source::CellSource;
     use chompute::render::picture::{Picture, Scale};
-    use chompute::render::source::CellSource;
     let cells = CellSource::new(Engine::Cpu, false);
     for (m, n, window, fit) in [
         (3001u64, 2500u64, None, 40u64),
@@ -660,8 +660,8 @@ impl chompute::chocolate::backend::BlockCountBackend for OffByOne {
 #[test]
 fn verify_catches_wrong_block_counts() {
     use chompute::gpu::Engine;
+    use chompute::render::picture::source::CellSource;
     use chompute::render::picture::Picture;
-    use chompute::render::source::CellSource;
     let mut engines = vec![Engine::Cpu];
     if let Some(ctx) = common::gpu_or_skip("verify_catches_wrong_block_counts") {
         engines.push(Engine::Gpu(ctx));

@@ -5,8 +5,8 @@ use super::{BenchEnv, Measurement};
 use chompute::chocolate::grid::Window;
 use chompute::gpu::Engine;
 use chompute::render::encode::stream_png;
+use chompute::render::picture::source::CellSource;
 use chompute::render::picture::Picture;
-use chompute::render::source::CellSource;
 use chompute::render::{Compression, PngSpec};
 
 /// Render C(s,s) to a 1-bit PNG (into a sink, so the disk is not measured) on each backend,

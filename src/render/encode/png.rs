@@ -1,6 +1,6 @@
 //! Streaming PNG writer shared by every picture chompute makes.
 //!
-//! Rows are produced by a callback and streamed band by band ([`super::encode`]), so memory
+//! Rows are produced by a callback and streamed band by band ([`crate::render::encode`]), so memory
 //! stays a few bands whatever the image size. Every PNG carries a `Software` text chunk and,
 //! when its spec has one ([`PngSpec::description`]), a `Description`, so a picture found later
 //! says what made it.
@@ -179,14 +179,14 @@ impl PngSpec {
     }
 }
 
-/// Write a picture at `path` atomically: [`super::output::write_image`], whose path's
+/// Write a picture at `path` atomically: [`crate::render::encode::output::write_image`], whose path's
 /// extension chooses the format (the name is kept for the callers that write PNGs).
 pub fn write_png(
     path: &Path,
     spec: &PngSpec,
     fill_row: impl FnMut(u32, &mut [u8]) -> Result<()>,
 ) -> Result<()> {
-    super::output::write_image(path, spec, fill_row).map(|_| ())
+    crate::render::encode::output::write_image(path, spec, fill_row).map(|_| ())
 }
 
 /// The `Software` text of every PNG: `chompute` and its version (`chompute 0.1.0`).

@@ -1,6 +1,6 @@
 //! Where a picture goes: the output path's extension chooses the format.
 //!
-//! `.png` is streamed band by band ([`super::encode`]), so it works at any size in a few bands
+//! `.png` is streamed band by band ([`crate::render::encode`]), so it works at any size in a few bands
 //! of memory. The other formats are written by the `image` crate from the whole picture held
 //! in memory: TIFF (`.tif`, `.tiff`), WebP (`.webp`, lossless), BMP (`.bmp`), JPEG (`.jpg`,
 //! `.jpeg`) and GIF (`.gif`). For them the picture is first encoded as a fast PNG in memory
@@ -11,9 +11,9 @@
 //!
 //! Every file is written to a temporary name and renamed when complete ([`AtomicFile`]).
 
-use super::atomic::AtomicFile;
-use super::encode::{stream_png, BandSink};
-use super::png::{Compression, PixelFormat, PngSpec};
+use crate::render::encode::atomic::AtomicFile;
+use crate::render::encode::png::{Compression, PixelFormat, PngSpec};
+use crate::render::encode::{stream_png, BandSink};
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::Path;

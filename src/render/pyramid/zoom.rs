@@ -3,21 +3,21 @@
 //!
 //! The image is n pixels wide and m high (a cell a pixel), in tiles of 256 without overlap,
 //! as Deep Zoom (and so OpenSeadragon) expects. The top level, ⌈log₂ max(m,n)⌉, is the 1-bit
-//! picture: P black, N white, rows from the P-row generator of [`crate::render::source`].
+//! picture: P black, N white, rows from the P-row generator of [`crate::render::picture::source`].
 //! Level L has one pixel per 2^k × 2^k block of cells, k = top - L, shaded from the block's
-//! exact P-count ([`crate::chocolate::dyadic`], O(1) a pixel) by [`super::shade::p_level`];
+//! exact P-count ([`crate::chocolate::dyadic`], O(1) a pixel) by [`crate::render::picture::shade::p_level`];
 //! blocks on the right and bottom edges are cut to the bar and shaded over their own cells,
 //! exactly as `render --fit` and `render --dzi` shade. So every tile costs about the same,
 //! at every depth, in every bar.
 
-use super::encode::png_bytes_described;
-use super::picture::{Colours, Picture, Scale};
-use super::png::PngSpec;
-use super::shade::{p_level, Shade};
-use super::source::CellSource;
-use super::Compression;
 use crate::chocolate::dyadic::DyadicBlocks;
 use crate::chocolate::grid::Window;
+use crate::render::encode::png::PngSpec;
+use crate::render::encode::png_bytes_described;
+use crate::render::picture::shade::{p_level, Shade};
+use crate::render::picture::source::CellSource;
+use crate::render::picture::{Colours, Picture, Scale};
+use crate::render::Compression;
 use crate::{Error, Result};
 
 /// The side of a tile, in pixels.
@@ -72,7 +72,7 @@ impl Pyramid {
         Ok(Pyramid {
             m,
             n,
-            top: super::dzi::top_level(n, m),
+            top: crate::render::pyramid::dzi::top_level(n, m),
         })
     }
 
@@ -93,7 +93,7 @@ impl Pyramid {
 
     /// The DZI descriptor: `Width` = n, `Height` = m.
     pub fn descriptor(&self) -> String {
-        super::dzi::descriptor(TILE, self.n, self.m)
+        crate::render::pyramid::dzi::descriptor(TILE, self.n, self.m)
     }
 
     /// Width and height of `level` in pixels: ⌈n / 2^k⌉ × ⌈m / 2^k⌉.

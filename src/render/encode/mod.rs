@@ -1,4 +1,8 @@
-//! Parallel streaming PNG encoding.
+//! Writing pictures: the PNG's description and palette ([`png`]), the formats chosen by a
+//! path's extension ([`output`]), files written under a temporary name and renamed when
+//! complete ([`atomic`]), and here the parallel streaming PNG encoder.
+//!
+//! # Parallel streaming PNG encoding
 //!
 //! A PNG's pixels are one zlib stream split over IDAT chunks. The stream is made here from
 //! independent bands of rows: each band is filtered and deflated on its own (a sync flush
@@ -8,7 +12,11 @@
 //! bands whatever the picture's size. The `png` crate writes the signature, header, palette,
 //! chunk framing and trailer; this module only makes the IDAT payload.
 
-use super::png::{Compression, PixelFormat, PngSpec};
+pub mod atomic;
+pub mod output;
+pub mod png;
+
+use crate::render::encode::png::{Compression, PixelFormat, PngSpec};
 use crate::{Error, Result};
 use miniz_oxide::deflate::core::{
     compress_to_output, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
@@ -206,12 +214,12 @@ pub fn stream_png<W: Write + Send>(
 
 /// Why the consumer stopped: the `png` crate's error, or the producer's channel closing.
 enum WriteError {
-    Png(png::EncodingError),
+    Png(::png::EncodingError),
     Other(Error),
 }
 
-impl From<png::EncodingError> for WriteError {
-    fn from(e: png::EncodingError) -> WriteError {
+impl From<::png::EncodingError> for WriteError {
+    fn from(e: ::png::EncodingError) -> WriteError {
         WriteError::Png(e)
     }
 }
@@ -225,7 +233,7 @@ impl From<Error> for WriteError {
 /// A consumer's error as the library's: I/O errors name `path`.
 fn png_error(path: &Path, e: WriteError) -> Error {
     match e {
-        WriteError::Png(png::EncodingError::IoError(io)) => Error::io(path, io),
+        WriteError::Png(::png::EncodingError::IoError(io)) => Error::io(path, io),
         WriteError::Png(other) => Error::invalid(format!("{}: PNG: {other}", path.display())),
         WriteError::Other(e) => e,
     }
@@ -286,7 +294,7 @@ fn write_pieces<W: Write>(
                     .extend_from_slice(&adler.unwrap_or(1).to_be_bytes());
             }
             for chunk in piece.bytes.chunks(1 << 30) {
-                writer.write_chunk(png::chunk::IDAT, chunk)?;
+                writer.write_chunk(::png::chunk::IDAT, chunk)?;
             }
         }
     }
@@ -376,7 +384,7 @@ pub fn png_bytes_described(
     if raw.len() != row_bytes * spec.height as usize {
         return Err(Error::invalid("tile bytes do not match its size"));
     }
-    let in_memory = |e: png::EncodingError| Error::invalid(format!("PNG: {e}"));
+    let in_memory = |e: ::png::EncodingError| Error::invalid(format!("PNG: {e}"));
     let mut out = Vec::with_capacity(raw.len() / 8 + 256);
     let mut writer = spec
         .png_encoder_described(&mut out, description)?
@@ -400,7 +408,7 @@ pub fn png_bytes_described(
     idat.extend_from_slice(&piece.bytes);
     idat.extend_from_slice(&piece.adler.to_be_bytes());
     writer
-        .write_chunk(png::chunk::IDAT, &idat)
+        .write_chunk(::png::chunk::IDAT, &idat)
         .map_err(in_memory)?;
     writer.finish().map_err(in_memory)?;
     Ok(out)
@@ -421,9 +429,9 @@ fn zlib_header(level: u8) -> [u8; 2] {
 mod tests {
     use super::*;
 
-    fn decode(bytes: &[u8]) -> (png::OutputInfo, Vec<u8>) {
-        let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
-        dec.set_transformations(png::Transformations::IDENTITY);
+    fn decode(bytes: &[u8]) -> (::png::OutputInfo, Vec<u8>) {
+        let mut dec = ::png::Decoder::new(std::io::Cursor::new(bytes));
+        dec.set_transformations(::png::Transformations::IDENTITY);
         let mut reader = dec.read_info().unwrap();
         let mut buf = vec![0; reader.output_buffer_size().unwrap()];
         let info = reader.next_frame(&mut buf).unwrap();

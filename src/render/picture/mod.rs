@@ -1,4 +1,6 @@
-//! What a picture of a window of C(m,n) shows, pixel by pixel.
+//! What a picture of a window of C(m,n) shows, pixel by pixel, and its parts: the rows of
+//! cells it reads ([`source`]), how a block's count becomes a level ([`shade`]), palettes
+//! ([`palette`]) and legends and labels in a small pixel font ([`label`]).
 //!
 //! - Cells ([`Picture::cells`], K = 1 by default): each cell is K×K pixels, black for a P-cell.
 //! - Fit ([`Picture::fit`]): each pixel covers a B×B block of cells and is shaded by the exact
@@ -10,12 +12,17 @@
 //!
 //! Two colours make indexed PNGs; the default is black on white.
 
-use super::png::{PixelFormat, PngSpec};
-use super::shade::{p_level, Shade};
-use super::source::CellSource;
-use super::Compression;
+pub mod label;
+pub mod palette;
+pub mod shade;
+pub mod source;
+
 use crate::chocolate::grid::Window;
 use crate::chocolate::window::BlockGrid;
+use crate::render::encode::png::{PixelFormat, PngSpec};
+use crate::render::picture::shade::{p_level, Shade};
+use crate::render::picture::source::CellSource;
+use crate::render::Compression;
 use crate::{Error, Result};
 use rayon::prelude::*;
 

@@ -8,11 +8,13 @@
 //! counts and one band of at most a tile's height of finished pixel rows, so memory is about
 //! `tile × width` bytes in all, whatever the height.
 
-use super::encode::png_bytes;
-use super::picture::{check_tile_size, shade_level, words_to_bytes, Colours, Picture, Scale};
-use super::png::{PixelFormat, PngSpec};
-use super::Compression;
 use crate::chocolate::grid::Window;
+use crate::render::encode::png::{PixelFormat, PngSpec};
+use crate::render::encode::png_bytes;
+use crate::render::picture::{
+    check_tile_size, shade_level, words_to_bytes, Colours, Picture, Scale,
+};
+use crate::render::Compression;
 use crate::{Error, Result};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -164,7 +166,7 @@ impl DziBuilder {
             colours: self.colours,
             width: 1,
             height: 1,
-            shade: super::shade::Shade::Linear,
+            shade: crate::render::picture::shade::Shade::Linear,
             description: None,
         };
         pic.format()
@@ -272,7 +274,7 @@ impl DziBuilder {
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            super::atomic::create_dir_inside(&dir)?;
+            crate::render::encode::atomic::create_dir_inside(&dir)?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
@@ -295,7 +297,7 @@ impl DziBuilder {
             }
             let bytes = png_bytes(&spec, &raw)?;
             let path = dir.join(format!("{c}_{tile_row}.png"));
-            super::atomic::write_inside(&path, &bytes)
+            crate::render::encode::atomic::write_inside(&path, &bytes)
         })?;
         self.tiles_written += cols;
         Ok(())
@@ -346,7 +348,7 @@ pub fn write_dzi_from_tiles(
     tile: u64,
     compression: Compression,
 ) -> Result<DziReport> {
-    let mut rows = super::tiles::TileRows::open(tiles)?;
+    let mut rows = crate::render::pyramid::tiles::TileRows::open(tiles)?;
     let mut bytes = vec![0u8; rows.row_bytes];
     // Gray: a 0 pixel is black, a P-cell; indexed: entry 1 is the P colour.
     let invert = if pic.colours.is_some() { 0 } else { 0xff };
@@ -432,7 +434,7 @@ pub fn write_dzi(
     description: Option<&str>,
     mut fill: impl FnMut(u64, u64, &mut [u32]) -> Result<()>,
 ) -> Result<DziReport> {
-    use super::atomic::{AtomicDir, AtomicFile};
+    use crate::render::encode::atomic::{AtomicDir, AtomicFile};
     use std::io::Write as _;
     let name = dir
         .file_name()
@@ -474,7 +476,7 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        super::atomic::write_inside(
+        crate::render::encode::atomic::write_inside(
             &holder.path().join(format!("{name}.dzi")),
             builder.descriptor().as_bytes(),
         )?;

@@ -18,14 +18,14 @@
 //! writes it; the other reads it and is refused unless it asks for the same picture, in which
 //! case it shares the work and skips the verified tiles.
 
-use super::atomic::AtomicFile;
-use super::encode::stream_png;
-use super::picture::{Colours, Picture, Scale};
-use super::shade::Shade;
-use super::source::CellSource;
-use super::Compression;
 use crate::chocolate::grid::Window;
 use crate::error::{Error, Input, Result};
+use crate::render::encode::atomic::AtomicFile;
+use crate::render::encode::stream_png;
+use crate::render::picture::shade::Shade;
+use crate::render::picture::source::CellSource;
+use crate::render::picture::{Colours, Picture, Scale};
+use crate::render::Compression;
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -125,7 +125,7 @@ impl TileManifest {
             tile_size.min(pic.height),
             Compression::Fast,
         )?;
-        super::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"), room)?;
+        crate::render::encode::ensure_memory(&tile, &format!("a {tile_size}-pixel tile"), room)?;
         Ok(m)
     }
 
@@ -550,7 +550,7 @@ pub struct TileRows {
     pub manifest: TileManifest,
     /// Bytes in one packed row of the whole picture.
     pub row_bytes: usize,
-    format: super::PixelFormat,
+    format: crate::render::PixelFormat,
     readers: Vec<png::Reader<BufReader<std::fs::File>>>,
     next_row: u64,
 }
@@ -599,9 +599,13 @@ impl TileRows {
             let (_, _, tw, th) = m.rect(t);
             let info = reader.info();
             let (ct, bd) = match spec_format {
-                super::PixelFormat::Gray1 => (png::ColorType::Grayscale, png::BitDepth::One),
-                super::PixelFormat::Gray8 => (png::ColorType::Grayscale, png::BitDepth::Eight),
-                super::PixelFormat::Indexed { bits: 1, .. } => {
+                crate::render::PixelFormat::Gray1 => {
+                    (png::ColorType::Grayscale, png::BitDepth::One)
+                }
+                crate::render::PixelFormat::Gray8 => {
+                    (png::ColorType::Grayscale, png::BitDepth::Eight)
+                }
+                crate::render::PixelFormat::Indexed { bits: 1, .. } => {
                     (png::ColorType::Indexed, png::BitDepth::One)
                 }
                 _ => (png::ColorType::Indexed, png::BitDepth::Eight),

@@ -198,7 +198,7 @@ impl CellSource {
                         dst.fill(invert);
                     } else {
                         p_row_of_key(w.n, w.col0, w.width, v, words);
-                        super::picture::words_to_bytes(words, dst, invert);
+                        crate::render::picture::words_to_bytes(words, dst, invert);
                     }
                 },
             );
@@ -210,7 +210,7 @@ impl CellSource {
         out.par_chunks_mut(row_bytes)
             .zip(words.par_chunks(wpr))
             .for_each(|(dst, src)| {
-                super::picture::words_to_bytes(src, dst, invert);
+                crate::render::picture::words_to_bytes(src, dst, invert);
             });
         Ok(())
     }
