@@ -73,7 +73,7 @@ fn pictures(c: &mut Criterion) {
     group.bench_function("cpu", |b| {
         b.iter(|| {
             big_pic
-                .fill_rows(&cpu, 0, big_pic.width, 0, big_pic.height, &mut rows)
+                .fill_rows(&cpu, big_pic.band(0, big_pic.height), &mut rows)
                 .unwrap()
         })
     });
@@ -94,7 +94,7 @@ fn pictures(c: &mut Criterion) {
                 stream_png("bench", &mut std::io::sink(), &spec, |sink| {
                     while sink.rows_left() > 0 {
                         sink.fill_band(|y0, rows, bytes| {
-                            pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                            pic.fill_rows(&cells, pic.band(y0 as u64, rows as u64), bytes)
                         })?;
                     }
                     Ok(())

@@ -185,7 +185,7 @@
 //! stream_png("r11.png", &mut png, &pic.spec(Compression::Best)?, |sink| {
 //!     while sink.rows_left() > 0 {
 //!         sink.fill_band(|y0, rows, bytes| {
-//!             pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+//!             pic.fill_rows(&cells, pic.band(y0 as u64, rows as u64), bytes)
 //!         })?;
 //!     }
 //!     Ok(())

@@ -17,7 +17,7 @@
 use super::automaton::{u64_row_to_u32, Automaton};
 use super::grid::{count_cpu, Window};
 use super::rows::p_rows_submask;
-use super::window::BlockGrid;
+use super::window::{BlockGrid, BlockRect};
 use crate::error::{Error, Result};
 
 /// Packed P-grids and exact P-counts of windows of C(m,n). Build one per backend and keep it:
@@ -171,15 +171,8 @@ pub trait BlockCountBackend: Send + Sync {
     /// "cpu" or "gpu".
     fn backend(&self) -> &'static str;
 
-    /// The counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major.
-    fn counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>>;
+    /// The counts of blocks `blocks` of `grid`, row-major.
+    fn counts(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>>;
 
     /// Blocks worth asking for at a time: enough to keep the backend busy, few enough that
     /// their counts and corners (16 bytes each) take a few MB.
@@ -195,15 +188,8 @@ impl BlockCountBackend for BlockCountCpu {
         "cpu"
     }
 
-    fn counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>> {
-        grid.counts(by0, rows, bx0, cols)
+    fn counts(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>> {
+        grid.counts(blocks)
     }
 
     fn chunk_blocks(&self) -> u64 {

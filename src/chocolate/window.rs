@@ -338,6 +338,11 @@ impl BlockGrid {
         (start - 1 + covered).checked_sub(1)
     }
 
+    /// Every block of the grid.
+    pub fn all(&self) -> BlockRect {
+        BlockRect::new(0, self.down, 0, self.across)
+    }
+
     /// The row corners: 0-based index of the last row of block row k-1, k = 0..=down.
     pub fn corner_row(&self, k: u64) -> Option<u64> {
         self.corner(self.window.row0, self.window.height, k)
@@ -360,8 +365,14 @@ impl BlockGrid {
         h as u128 * w as u128
     }
 
-    /// Check that blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` exist and are not empty.
-    pub fn check_range(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<()> {
+    /// Check that the blocks `blocks` exist and are not empty.
+    pub fn check_range(&self, blocks: BlockRect) -> Result<()> {
+        let BlockRect {
+            row0: by0,
+            rows,
+            col0: bx0,
+            cols,
+        } = blocks;
         let inside = |start: u64, len: u64, size: u64| {
             len >= 1 && start.checked_add(len).is_some_and(|end| end <= size)
         };
@@ -379,30 +390,28 @@ impl BlockGrid {
         }
     }
 
-    /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols`, row-major, by the digit
-    /// method. The (rows+1)·(cols+1) corner prefixes are computed once each, in parallel, and
+    /// Exact P-counts of the blocks of `blocks`, row-major, by the digit method. The (rows+1)·(cols+1) corner prefixes are computed once each, in parallel, and
     /// each block is the inclusion–exclusion of its four corners. Memory: 16 bytes a corner.
     /// Blocks of 2^k cells over the whole bar cost O(1) each ([`super::dyadic`]); elsewhere,
     /// when the corners all agree on their low bits (blocks of 2^k cells from an aligned
     /// corner), the programme runs those bits once for all of them.
-    pub fn counts(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<Vec<u128>> {
-        self.counts_with(by0, rows, bx0, cols, false)
+    pub fn counts(&self, blocks: BlockRect) -> Result<Vec<u128>> {
+        self.counts_with(blocks, false)
     }
 
     /// [`BlockGrid::counts`] by [`p_prefix_reference`], every corner on its own.
-    pub fn counts_reference(&self, by0: u64, rows: u64, bx0: u64, cols: u64) -> Result<Vec<u128>> {
-        self.counts_with(by0, rows, bx0, cols, true)
+    pub fn counts_reference(&self, blocks: BlockRect) -> Result<Vec<u128>> {
+        self.counts_with(blocks, true)
     }
 
-    fn counts_with(
-        &self,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-        reference: bool,
-    ) -> Result<Vec<u128>> {
-        self.check_range(by0, rows, bx0, cols)?;
+    fn counts_with(&self, blocks: BlockRect, reference: bool) -> Result<Vec<u128>> {
+        let BlockRect {
+            row0: by0,
+            rows,
+            col0: bx0,
+            cols,
+        } = blocks;
+        self.check_range(blocks)?;
         let (w, wide) = (&self.window, cols as usize + 1);
         // Aligned blocks of 2^k over the whole bar: O(1) each ([`super::dyadic`]).
         let whole = w.row0 == 1 && w.col0 == 1 && w.height == w.m && w.width == w.n;
@@ -467,12 +476,48 @@ impl BlockGrid {
     }
 }
 
+/// A rectangle of blocks of a [`BlockGrid`]: block rows `row0 .. row0+rows` and block columns
+/// `col0 .. col0+cols`, 0-based; [`BlockGrid::check_range`] says whether a grid has them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockRect {
+    /// First block row, 0-based.
+    pub row0: u64,
+    /// Block rows.
+    pub rows: u64,
+    /// First block column, 0-based.
+    pub col0: u64,
+    /// Block columns.
+    pub cols: u64,
+}
+
+impl BlockRect {
+    /// Block rows `row0 .. row0+rows` × block columns `col0 .. col0+cols`.
+    pub fn new(row0: u64, rows: u64, col0: u64, cols: u64) -> BlockRect {
+        BlockRect {
+            row0,
+            rows,
+            col0,
+            cols,
+        }
+    }
+
+    /// The blocks in the rectangle, exact.
+    pub fn len(&self) -> u128 {
+        self.rows as u128 * self.cols as u128
+    }
+
+    /// Whether it holds no block.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Exact P-counts of all the blocks of `w` cut into `block`×`block` cells (the last row and
 /// column of blocks cut to the window), row-major, `⌈height/block⌉ × ⌈width/block⌉` values.
 /// Neighbouring blocks share corners, so each corner prefix is computed once.
 pub fn block_counts(w: &Window, block: u64) -> Result<Vec<u128>> {
     let grid = BlockGrid::new(*w, block)?;
-    grid.counts(0, grid.down, 0, grid.across)
+    grid.counts(grid.all())
 }
 
 #[cfg(test)]
@@ -630,8 +675,12 @@ mod tests {
             let grid = BlockGrid::new(w, block).unwrap();
             let rows = grid.down.min(5);
             let cols = grid.across.min(7);
-            let counts = grid.counts(0, rows, 0, cols).unwrap();
-            assert_eq!(counts, grid.counts_reference(0, rows, 0, cols).unwrap());
+            let counts = grid.counts(BlockRect::new(0, rows, 0, cols)).unwrap();
+            assert_eq!(
+                counts,
+                grid.counts_reference(BlockRect::new(0, rows, 0, cols))
+                    .unwrap()
+            );
             if rows == grid.down && cols == grid.across {
                 assert_eq!(
                     counts.iter().fold(0u128, |a, &c| a.wrapping_add(c)),
@@ -639,14 +688,14 @@ mod tests {
                 );
             }
             let (by, bx) = (grid.down - 1, grid.across - 1);
-            let last = grid.counts(by, 1, bx, 1).unwrap()[0];
+            let last = grid.counts(BlockRect::new(by, 1, bx, 1)).unwrap()[0];
             let (h, wd) = grid.block_shape(by, bx);
             let b = Window::new(m, n, 1 + by * block, 1 + bx * block, h, wd).unwrap();
             assert_eq!(last, p_count_reference(&b), "C({m},{n}) block {block}");
         }
         let grid = BlockGrid::new(Window::new(999, 1001, 123, 456, 300, 401).unwrap(), 7).unwrap();
-        let all = grid.counts(0, grid.down, 0, grid.across).unwrap();
-        let part = grid.counts(10, 3, 20, 9).unwrap();
+        let all = grid.counts(grid.all()).unwrap();
+        let part = grid.counts(BlockRect::new(10, 3, 20, 9)).unwrap();
         for r in 0..3 {
             for c in 0..9 {
                 assert_eq!(
@@ -655,9 +704,9 @@ mod tests {
                 );
             }
         }
-        assert!(grid.counts(grid.down, 1, 0, 1).is_err());
-        assert!(grid.counts(0, 1, 0, 0).is_err());
-        assert!(grid.counts(0, 1, u64::MAX, 2).is_err());
+        assert!(grid.counts(BlockRect::new(grid.down, 1, 0, 1)).is_err());
+        assert!(grid.counts(BlockRect::new(0, 1, 0, 0)).is_err());
+        assert!(grid.counts(BlockRect::new(0, 1, u64::MAX, 2)).is_err());
         assert!(BlockGrid::new(grid.window, 0).is_err());
     }
     #[test]
@@ -714,9 +763,10 @@ mod tests {
                 (grid.down - 2, 2, grid.across - 9, 9),
                 (5, 1, 7, 1),
             ] {
+                let blocks = BlockRect::new(by0, rows, bx0, cols);
                 assert_eq!(
-                    grid.counts(by0, rows, bx0, cols).unwrap(),
-                    grid.counts_reference(by0, rows, bx0, cols).unwrap(),
+                    grid.counts(blocks).unwrap(),
+                    grid.counts_reference(blocks).unwrap(),
                     "{w:?} blocks of {block}"
                 );
             }

@@ -7,7 +7,7 @@
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use crate::chocolate::backend::BlockCountBackend;
-use crate::chocolate::window::BlockGrid;
+use crate::chocolate::window::{BlockGrid, BlockRect};
 use crate::error::{Error, Result};
 use std::sync::{Arc, Mutex};
 
@@ -107,18 +107,17 @@ impl BlockCountGpu {
         self.max_blocks
     }
 
-    /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major:
+    /// Exact P-counts of blocks `blocks` of `grid`, row-major:
     /// the same values as [`BlockGrid::counts`], in dispatches of at most
     /// [`BlockCountGpu::max_blocks`] blocks.
-    pub fn counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>> {
-        grid.check_range(by0, rows, bx0, cols)?;
+    pub fn counts(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>> {
+        let BlockRect {
+            row0: by0,
+            rows,
+            col0: bx0,
+            cols,
+        } = blocks;
+        grid.check_range(blocks)?;
         let max = self.max_blocks;
         let mut out = Vec::with_capacity((rows * cols) as usize);
         if cols > max {
@@ -127,7 +126,7 @@ impl BlockCountGpu {
                 let mut x = 0;
                 while x < cols {
                     let w = max.min(cols - x);
-                    out.extend(self.dispatch(grid, by0 + r, 1, bx0 + x, w)?);
+                    out.extend(self.dispatch(grid, BlockRect::new(by0 + r, 1, bx0 + x, w))?);
                     x += w;
                 }
             }
@@ -137,21 +136,20 @@ impl BlockCountGpu {
         let mut y = 0;
         while y < rows {
             let h = band.min(rows - y);
-            out.extend(self.dispatch(grid, by0 + y, h, bx0, cols)?);
+            out.extend(self.dispatch(grid, BlockRect::new(by0 + y, h, bx0, cols))?);
             y += h;
         }
         Ok(out)
     }
 
     /// One dispatch: `rows × cols` ≤ max_blocks blocks.
-    fn dispatch(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>> {
+    fn dispatch(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>> {
+        let BlockRect {
+            row0: by0,
+            rows,
+            col0: bx0,
+            cols,
+        } = blocks;
         let ctx = &*self.ctx;
         let pipeline = ctx.pipeline(KernelId::BlockCounts)?;
         let blocks = rows * cols;
@@ -249,15 +247,8 @@ impl BlockCountBackend for BlockCountGpu {
         "gpu"
     }
 
-    fn counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>> {
-        BlockCountGpu::counts(self, grid, by0, rows, bx0, cols)
+    fn counts(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>> {
+        BlockCountGpu::counts(self, grid, blocks)
     }
 
     fn chunk_blocks(&self) -> u64 {

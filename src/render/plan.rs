@@ -245,7 +245,7 @@ impl Plan {
                     let before = sink.rows_left();
                     sink.fill_band(|y0, rows, bytes| {
                         crate::cancel::check()?;
-                        pic.fill_rows(cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                        pic.fill_rows(cells, pic.band(y0 as u64, rows as u64), bytes)
                     })?;
                     phase.inc((before - sink.rows_left()) as u64);
                 }

@@ -344,15 +344,14 @@ fn every_kernel_equals_its_cpu_twin_on_random_inputs() {
                 for (k, w) in random_windows(8, rng.next()).into_iter().enumerate() {
                     let block = size(&mut rng, 2, w.height.max(w.width).max(3));
                     let grid = BlockGrid::new(w, block).unwrap();
-                    let (rows, cols) = (grid.down, grid.across);
                     let gpu = if k % 2 == 0 {
                         BlockCountGpu::new(ctx.clone())
                     } else {
                         BlockCountGpu::with_max_blocks(ctx.clone(), size(&mut rng, 3, 11))
                     };
                     assert_eq!(
-                        gpu.counts(&grid, 0, rows, 0, cols).unwrap(),
-                        grid.counts(0, rows, 0, cols).unwrap(),
+                        gpu.counts(&grid, grid.all()).unwrap(),
+                        grid.counts(grid.all()).unwrap(),
                         "block counts of {w:?} in blocks of {block}"
                     );
                 }

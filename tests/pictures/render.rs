@@ -619,7 +619,7 @@ fn verify_catches_a_corrupted_tile() {
     let spec = pic.spec(Compression::Fast).unwrap();
     let draw = |cells: &CellSource, path: &Path| {
         write_png(path, &spec, |y, row| {
-            pic.fill_rows(cells, 0, pic.width, y as u64, 1, row)
+            pic.fill_rows(cells, pic.band(y as u64, 1), row)
         })
     };
     for engine in engines {

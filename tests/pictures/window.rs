@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use chompute::chocolate::window::{p_count, p_count_reference, BlockGrid};
+use chompute::chocolate::window::{p_count, p_count_reference, BlockGrid, BlockRect};
 use chompute::chocolate::{p_cell, Window};
 use chompute::render::picture::shade::p_level;
 use chompute::render::Shade;
@@ -448,9 +448,9 @@ fn fits_by_rows_and_by_digits_are_identical() {
             let rows = pic.height.min(80);
             let mut by_rows = vec![0u8; (pic.width * rows) as usize];
             let mut by_digits = by_rows.clone();
-            pic.fill_fit_rows(&cells, b, 0, pic.width, 0, rows, &mut by_rows)
+            pic.fill_fit_rows(&cells, b, pic.band(0, rows), &mut by_rows)
                 .unwrap();
-            pic.fill_fit_digits(&cells, b, 0, pic.width, 0, rows, &mut by_digits)
+            pic.fill_fit_digits(&cells, b, pic.band(0, rows), &mut by_digits)
                 .unwrap();
             assert!(
                 by_rows == by_digits,
@@ -481,7 +481,7 @@ fn deep_zoom_levels_equal_digit_block_counts() {
     for k in 1..=9u32 {
         let level = 9 - k;
         let grid = BlockGrid::new(Window::full(m, n).unwrap(), 1 << k).unwrap();
-        let counts = grid.counts(0, grid.down, 0, grid.across).unwrap();
+        let counts = grid.counts(grid.all()).unwrap();
         for ty in 0..grid.down.div_ceil(tile) {
             for tx in 0..grid.across.div_ceil(tile) {
                 let px = png_values(&files.join(level.to_string()).join(format!("{tx}_{ty}.png")));
@@ -640,15 +640,8 @@ impl chompute::chocolate::backend::BlockCountBackend for OffByOne {
     fn backend(&self) -> &'static str {
         self.0.backend()
     }
-    fn counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> chompute::Result<Vec<u128>> {
-        let mut c = self.0.counts(grid, by0, rows, bx0, cols)?;
+    fn counts(&self, grid: &BlockGrid, blocks: BlockRect) -> chompute::Result<Vec<u128>> {
+        let mut c = self.0.counts(grid, blocks)?;
         c[0] = c[0].checked_sub(1).unwrap_or(1);
         Ok(c)
     }
@@ -676,11 +669,11 @@ fn verify_catches_wrong_block_counts() {
     for engine in engines {
         // Right counts pass verification; counts off by one on a sampled block do not.
         let right = CellSource::new(engine.clone(), true);
-        pic.fill_rows(&right, 0, pic.width, 0, pic.height, &mut out)
+        pic.fill_rows(&right, pic.band(0, pic.height), &mut out)
             .unwrap();
         let wrong = CellSource::new(engine.clone(), true)
             .with_blocks(std::sync::Arc::new(OffByOne(engine.block_counts())));
-        match pic.fill_rows(&wrong, 0, pic.width, 0, pic.height, &mut out) {
+        match pic.fill_rows(&wrong, pic.band(0, pic.height), &mut out) {
             Err(chompute::Error::CheckFailed(why)) => assert!(why.contains("disagree"), "{why}"),
             other => panic!(
                 "{}: a wrong block count was not caught: {other:?}",
@@ -753,14 +746,15 @@ fn gpu_block_counts_equal_the_cpu() {
         let grid = BlockGrid::new(win, block).unwrap();
         let (rows, cols) = (grid.down.min(24), grid.across.min(40));
         let (by0, bx0) = (grid.down - rows, grid.across - cols);
-        let cpu = grid.counts(by0, rows, bx0, cols).unwrap();
+        let blocks = BlockRect::new(by0, rows, bx0, cols);
+        let cpu = grid.counts(blocks).unwrap();
         // Every second case in dispatches of 7 blocks, to cover the multi-dispatch paths.
         let gpu = if k % 2 == 0 {
             BlockCountGpu::new(ctx.clone())
         } else {
             BlockCountGpu::with_max_blocks(ctx.clone(), 7)
         };
-        let got = gpu.counts(&grid, by0, rows, bx0, cols).unwrap();
+        let got = gpu.counts(&grid, blocks).unwrap();
         assert_eq!(got, cpu, "{win:?} blocks of {block}");
         if by0 == 0 && bx0 == 0 {
             assert_eq!(got.iter().sum::<u128>(), p_count(&win), "whole {win:?}");

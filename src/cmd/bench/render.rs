@@ -26,10 +26,7 @@ pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
     let mut raw = vec![0u8; row_bytes * pic.height as usize];
     pic.fill_rows(
         &CellSource::new(Engine::Cpu, false),
-        0,
-        pic.width,
-        0,
-        pic.height,
+        pic.band(0, pic.height),
         &mut raw,
     )?;
     for (compression, name) in [
@@ -42,7 +39,7 @@ pub fn bench_render(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
             let kernel = format!("render png {name}");
             env.measure(out, &kernel, &size, engine.name(), "pixels", pixels, || {
                 encode_to_sink(&spec, |y0, rows, bytes| {
-                    pic.fill_rows(&cells, 0, pic.width, y0 as u64, rows as u64, bytes)
+                    pic.fill_rows(&cells, pic.band(y0 as u64, rows as u64), bytes)
                 })
             })?;
         }

@@ -6,7 +6,7 @@
 
 use super::{BenchEnv, Measurement};
 use chompute::chocolate::grid::Window;
-use chompute::chocolate::window::BlockGrid;
+use chompute::chocolate::window::{BlockGrid, BlockRect};
 use chompute::gpu::block_count::BlockCountGpu;
 
 /// A band of rows of 2048 blocks from the middle of each picture.
@@ -28,7 +28,7 @@ pub fn bench_block_counts(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow:
             "cpu",
             "pixels",
             pixels(rows),
-            || Ok(grid.counts(by0, rows, 0, grid.across)?),
+            || Ok(grid.counts(BlockRect::new(by0, rows, 0, grid.across))?),
         )?;
         if let Some(ctx) = &env.gpu {
             // A software adapter takes about 0.2 ms a block: a smaller band there.
@@ -41,7 +41,7 @@ pub fn bench_block_counts(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow:
                 "gpu",
                 "pixels",
                 pixels(rows),
-                || Ok(kernel.counts(&grid, by0, rows, 0, grid.across)?),
+                || Ok(kernel.counts(&grid, BlockRect::new(by0, rows, 0, grid.across))?),
             )?;
             anyhow::ensure!(
                 gpu[..] == cpu[..gpu.len()],

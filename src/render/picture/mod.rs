@@ -18,7 +18,7 @@ pub mod shade;
 pub mod source;
 
 use crate::chocolate::grid::Window;
-use crate::chocolate::window::BlockGrid;
+use crate::chocolate::window::{BlockGrid, BlockRect};
 use crate::render::encode::png::{PixelFormat, PngSpec};
 use crate::render::picture::shade::{p_level, Shade};
 use crate::render::picture::source::CellSource;
@@ -248,17 +248,20 @@ impl Picture {
         self.colours.is_some()
     }
 
-    /// Fill `rows` raw PNG rows of the pixel rectangle starting at pixel row `py0`, columns
-    /// `px0 .. px0+pw`, into `out` (`rows × row_bytes(pw)` bytes).
-    pub fn fill_rows(
-        &self,
-        cells: &CellSource,
-        px0: u64,
-        pw: u64,
-        py0: u64,
-        rows: u64,
-        out: &mut [u8],
-    ) -> Result<()> {
+    /// The pixel rows `y0 .. y0+rows`, the picture's whole width.
+    pub fn band(&self, y0: u64, rows: u64) -> PixelRect {
+        PixelRect::new(0, y0, self.width, rows)
+    }
+
+    /// Fill the raw PNG rows of the pixel rectangle `pixels` into `out` (`pixels.height ×
+    /// row_bytes(pixels.width)` bytes).
+    pub fn fill_rows(&self, cells: &CellSource, pixels: PixelRect, out: &mut [u8]) -> Result<()> {
+        let PixelRect {
+            x0: px0,
+            y0: py0,
+            width: pw,
+            height: rows,
+        } = pixels;
         let row_bytes = self.format().row_bytes(pw as u32);
         debug_assert_eq!(out.len() as u64, rows * row_bytes as u64);
         match self.scale {
@@ -292,10 +295,8 @@ impl Picture {
                     });
             }
             Scale::Fit(b) => match self.fit_counts() {
-                Some(FitCounts::Digits) => {
-                    self.fill_fit_digits(cells, b, px0, pw, py0, rows, out)?
-                }
-                _ => self.fill_fit_rows(cells, b, px0, pw, py0, rows, out)?,
+                Some(FitCounts::Digits) => self.fill_fit_digits(cells, b, pixels, out)?,
+                _ => self.fill_fit_rows(cells, b, pixels, out)?,
             },
         }
         Ok(())
@@ -303,77 +304,61 @@ impl Picture {
 
     /// Fitted pixel rows from digit-method block counts, in chunks of at most the source's
     /// preferred number of pixels (so memory is a few MB however wide the picture).
-    #[allow(clippy::too_many_arguments)]
     pub fn fill_fit_digits(
         &self,
         cells: &CellSource,
         b: u64,
-        px0: u64,
-        pw: u64,
-        py0: u64,
-        rows: u64,
+        pixels: PixelRect,
         out: &mut [u8],
     ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
         let chunk = cells.block_chunk_pixels();
-        let cols = chunk.min(pw);
-        let band = (chunk / cols).clamp(1, rows);
-        self.fill_fit(
-            &grid,
-            px0,
-            pw,
-            py0,
-            rows,
-            band,
-            cols,
-            out,
-            |by, h, bx, w| cells.block_counts(&grid, by, h, bx, w),
-        )
+        let cols = chunk.min(pixels.width);
+        let band = (chunk / cols).clamp(1, pixels.height);
+        self.fill_fit(&grid, pixels, (band, cols), out, |blocks| {
+            cells.block_counts(&grid, blocks)
+        })
     }
 
     /// Fitted pixel rows from the generated cells of each block row, in column chunks of at
     /// most 2^25 cells.
-    #[allow(clippy::too_many_arguments)]
     pub fn fill_fit_rows(
         &self,
         cells: &CellSource,
         b: u64,
-        px0: u64,
-        pw: u64,
-        py0: u64,
-        rows: u64,
+        pixels: PixelRect,
         out: &mut [u8],
     ) -> Result<()> {
         let grid = BlockGrid::new(self.window, b)?;
-        let cols = ((COUNT_CHUNK_WORDS * 32) / b).clamp(1, pw);
-        self.fill_fit(&grid, px0, pw, py0, rows, 1, cols, out, |by, _, bx, w| {
-            let counts = self.block_counts(cells, b, by, bx, w)?;
+        let cols = ((COUNT_CHUNK_WORDS * 32) / b).clamp(1, pixels.width);
+        self.fill_fit(&grid, pixels, (1, cols), out, |blocks| {
+            let counts = self.block_counts(cells, b, blocks.row0, blocks.col0, blocks.cols)?;
             Ok(counts.into_iter().map(u128::from).collect())
         })
     }
 
-    /// Fitted pixel rows `py0 .. py0+rows` × `px0 .. px0+pw` from exact block counts, asked
-    /// of `count(by, h, bx, w)` (row-major counts of `h × w` blocks) in bands of `band` block
-    /// rows and runs of `cols` blocks.
-    #[allow(clippy::too_many_arguments)]
+    /// The fitted pixels `pixels` (one pixel a block) from exact block counts, asked of
+    /// `count(blocks)` (row-major) in bands of `band` block rows and runs of `cols` blocks.
     fn fill_fit(
         &self,
         grid: &BlockGrid,
-        px0: u64,
-        pw: u64,
-        py0: u64,
-        rows: u64,
-        band: u64,
-        cols: u64,
+        pixels: PixelRect,
+        (band, cols): (u64, u64),
         out: &mut [u8],
-        mut count: impl FnMut(u64, u64, u64, u64) -> Result<Vec<u128>>,
+        mut count: impl FnMut(BlockRect) -> Result<Vec<u128>>,
     ) -> Result<()> {
+        let PixelRect {
+            x0: px0,
+            y0: py0,
+            width: pw,
+            height: rows,
+        } = pixels;
         let row_bytes = pw as usize;
         for y in (0..rows).step_by(band as usize) {
             let h = band.min(rows - y);
             for x in (0..pw).step_by(cols as usize) {
                 let w = cols.min(pw - x);
-                let counts = count(py0 + y, h, px0 + x, w)?;
+                let counts = count(BlockRect::new(py0 + y, h, px0 + x, w))?;
                 if counts.len() as u64 != h * w {
                     return Err(Error::CheckFailed(format!(
                         "the block counter gave {} counts for {h}×{w} blocks",
@@ -473,6 +458,32 @@ pub fn add_block_counts(row: &[u32], b: u64, counts: &mut [u64]) {
                 counts[((base + bit) / b) as usize] += 1;
                 x &= !(0x8000_0000u32 >> bit);
             }
+        }
+    }
+}
+
+/// A rectangle of a picture's pixels: columns `x0 .. x0+width`, rows `y0 .. y0+height`,
+/// 0-based from the top left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PixelRect {
+    /// First pixel column.
+    pub x0: u64,
+    /// First pixel row.
+    pub y0: u64,
+    /// Pixel columns.
+    pub width: u64,
+    /// Pixel rows.
+    pub height: u64,
+}
+
+impl PixelRect {
+    /// Columns `x0 .. x0+width` of rows `y0 .. y0+height`.
+    pub fn new(x0: u64, y0: u64, width: u64, height: u64) -> PixelRect {
+        PixelRect {
+            x0,
+            y0,
+            width,
+            height,
         }
     }
 }

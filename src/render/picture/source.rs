@@ -6,7 +6,7 @@ use crate::chocolate::backend::{BlockCountBackend, BlockCountCpu, PGridBackend};
 use crate::chocolate::grid::{first_difference, p_rows_naive, Window};
 use crate::chocolate::ptest::row_key;
 use crate::chocolate::rows::{p_column_base, p_row_of_key};
-use crate::chocolate::window::BlockGrid;
+use crate::chocolate::window::{BlockGrid, BlockRect};
 use crate::gpu::Engine;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -110,19 +110,18 @@ impl CellSource {
         self.blocks.chunk_blocks().max(1)
     }
 
-    /// Exact P-counts of blocks `by0 .. by0+rows` × `bx0 .. bx0+cols` of `grid`, row-major,
+    /// Exact P-counts of blocks `blocks` of `grid`, row-major,
     /// by the digit method on this source's backend. With verification, sampled blocks (the
     /// first, the last and one that moves from call to call) are recounted by a second
     /// method: the CPU for GPU counts, the 16-state reference programme for any other.
-    pub fn block_counts(
-        &self,
-        grid: &BlockGrid,
-        by0: u64,
-        rows: u64,
-        bx0: u64,
-        cols: u64,
-    ) -> Result<Vec<u128>> {
-        let counts = self.blocks.counts(grid, by0, rows, bx0, cols)?;
+    pub fn block_counts(&self, grid: &BlockGrid, blocks: BlockRect) -> Result<Vec<u128>> {
+        let BlockRect {
+            row0: by0,
+            rows,
+            col0: bx0,
+            cols,
+        } = blocks;
+        let counts = self.blocks.counts(grid, blocks)?;
         if !self.verify {
             return Ok(counts);
         }
@@ -147,12 +146,12 @@ impl CellSource {
         for i in sample {
             let (by, bx) = (by0 + i / cols, bx0 + i % cols);
             let (what, reference, expect) = if gpu {
-                ("GPU", "CPU", grid.counts(by, 1, bx, 1)?[0])
+                ("GPU", "CPU", grid.counts(BlockRect::new(by, 1, bx, 1))?[0])
             } else {
                 (
                     "the digit method",
                     "its reference programme",
-                    grid.counts_reference(by, 1, bx, 1)?[0],
+                    grid.counts_reference(BlockRect::new(by, 1, bx, 1))?[0],
                 )
             };
             let got = counts[i as usize];

@@ -24,7 +24,7 @@ use crate::render::encode::atomic::AtomicFile;
 use crate::render::encode::stream_png;
 use crate::render::picture::shade::Shade;
 use crate::render::picture::source::CellSource;
-use crate::render::picture::{Colours, Picture, Scale};
+use crate::render::picture::{Colours, Picture, PixelRect, Scale};
 use crate::render::Compression;
 use serde::{Deserialize, Serialize};
 use std::io::{BufReader, Read, Write};
@@ -506,7 +506,11 @@ fn render_tile(
     stream_png(&path, &mut file, &spec, |sink| {
         while sink.rows_left() > 0 {
             sink.fill_band(|ty, rows, bytes| {
-                pic.fill_rows(cells, x0, tw, y0 + ty as u64, rows as u64, bytes)
+                pic.fill_rows(
+                    cells,
+                    PixelRect::new(x0, y0 + ty as u64, tw, rows as u64),
+                    bytes,
+                )
             })?;
         }
         Ok(())
