@@ -525,6 +525,96 @@ mod two_player {
         Diagram::new(rows).unwrap().rows().to_vec()
     }
 
+    /// `docs/data/chomp-bites-RxC.json`: every one committed, as (R, C, rectangles).
+    fn committed_bites() -> Vec<(usize, u32, Vec<serde_json::Value>)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            let Some(shape) = name
+                .strip_prefix("chomp-bites-")
+                .and_then(|n| n.strip_suffix(".json"))
+            else {
+                continue;
+            };
+            let b = ChompBox::parse(shape).unwrap();
+            let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+            let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(j["box"], shape, "{name}");
+            let rects = j["rectangles"].as_array().unwrap().clone();
+            assert_eq!(rects.len(), b.rows * b.cols as usize, "{name}");
+            out.push((b.rows, b.cols, rects));
+        }
+        out.sort_by_key(|f| (f.0, f.1));
+        out
+    }
+
+    #[test]
+    fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other() {
+        let files = committed_bites();
+        assert!(!files.is_empty(), "docs/data holds no chomp-bites-RxC.json");
+        let small = bx(12, 12);
+        let want = solve(small).unwrap().rectangle_bites(small);
+        for (rows, cols, rects) in &files {
+            let name = format!("chomp-bites-{rows}x{cols}.json");
+            for (k, rect) in rects.iter().enumerate() {
+                let (r, c) = (k / *cols as usize + 1, (k % *cols as usize) as u32 + 1);
+                assert_eq!(
+                    (rect["rows"].as_u64(), rect["cols"].as_u64()),
+                    (Some(r as u64), Some(c as u64)),
+                    "{name}: rectangle {k}"
+                );
+                let bites: Vec<Vec<u32>> = serde_json::from_value(rect["bites"].clone()).unwrap();
+                // Every bite leaves a diagram inside the rectangle, with fewer cells.
+                for b in &bites {
+                    let d = Diagram::new(b.clone()).unwrap();
+                    let cells: u64 = b.iter().map(|&x| x as u64).sum();
+                    assert!(
+                        d.rows().len() <= r && b[0] <= c && cells < r as u64 * c as u64,
+                        "{name}: {r}x{c} bite {b:?}"
+                    );
+                }
+                // The classical facts: a 1x1 is P, every other rectangle has a winning bite;
+                // a row's only one leaves (1); the n×n square's only one leaves the L
+                // (n,1,…,1); the 2×n's leaves (n, n-1).
+                assert_eq!(bites.is_empty(), r == 1 && c == 1, "{name}: {r}x{c}");
+                if r == c as usize && r > 1 {
+                    let mut l = vec![1; r];
+                    l[0] = c;
+                    assert_eq!(bites, vec![l], "{name}: the square {r}x{c}");
+                }
+                if r == 1 && c > 1 {
+                    assert_eq!(bites, vec![vec![1]], "{name}: 1x{c}");
+                }
+                if r == 2 && c > 1 {
+                    assert_eq!(bites, vec![vec![c, c - 1]], "{name}: 2x{c}");
+                }
+                if r <= small.rows && c <= small.cols {
+                    let w = &want[(r - 1) * small.cols as usize + c as usize - 1];
+                    assert_eq!((w.rows, w.cols), (r, c));
+                    assert_eq!(
+                        bites, w.bites,
+                        "{name}: {r}x{c} against a fresh 12x12 table"
+                    );
+                }
+            }
+        }
+        // Files from different runs agree wherever their boxes overlap.
+        for (i, (r1, c1, a)) in files.iter().enumerate() {
+            for (r2, c2, b) in &files[i + 1..] {
+                for r in 1..=*r1.min(r2) {
+                    for c in 1..=*c1.min(c2) as usize {
+                        assert_eq!(
+                            a[(r - 1) * *c1 as usize + c - 1],
+                            b[(r - 1) * *c2 as usize + c - 1],
+                            "{r}x{c}: {r1}x{c1} and {r2}x{c2} disagree"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_14x14_table_and_every_rectangles_bites_equal_an_independent_solver() {
         let shape = bx(14, 14);
