@@ -54,7 +54,12 @@ def gp_table(n: int, *, progress: Optional[_Progress] = None) -> npt.NDArray[np.
     """G_P(x, y) of two-heap Nim with a pass for 0 <= x, y < n (uint8, uint16 or uint32)."""
 
 def cb_grundy(
-    f: str, x_max: int, z_max: int, *, pass_: bool = False
+    f: str,
+    x_max: int,
+    z_max: int,
+    *,
+    pass_: bool = False,
+    progress: Optional[_Progress] = None,
 ) -> Union[dict[Tuple[int, int, int], int], dict[Tuple[int, int, int, int], int]]:
     """Grundy numbers of CB(F, x, y, z): {(x, y, z): g}, or {(x, y, z, p): g} with a pass."""
 
@@ -152,7 +157,10 @@ def chomp_classes(
     """All normalised rules for `players` players grouped into isomorphism classes on `box`."""
 
 def theorems(
-    max_m: int, *, claims: Optional[Sequence[str]] = None
+    max_m: int,
+    *,
+    claims: Optional[Sequence[str]] = None,
+    progress: Optional[_Progress] = None,
 ) -> list[dict[str, Union[str, int, bool, float, None]]]:
     """Every claim of the chocolate paper checked for m <= max_m, or the ones named in
     `claims` (in the table's order), one dict per claim."""

@@ -2,7 +2,7 @@
 
 use crate::args::{bar_window, engine, u64_arg};
 use crate::errors::{bad_argument, invalid, to_py, CheckFailed, OrRaise};
-use crate::run::{in_background, in_background_reporting, in_pieces};
+use crate::run::{in_background_reporting, in_pieces};
 use chompute::chocolate::count::{CountMethod, CountPlan};
 use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
@@ -267,20 +267,24 @@ pub fn automaton<'py>(
 ///
 /// Raises chompute.CheckFailed if a claim fails (its `claims` attribute holds the list),
 /// ValueError for max_m outside 1..8192 or a name that is not a claim's (the message lists
-/// them all). Ctrl-C raises KeyboardInterrupt.
+/// them all). Ctrl-C raises KeyboardInterrupt. `progress`, a callable
+/// `progress(done, total, phase)` or a tqdm bar, hears of the claims done.
 #[pyfunction]
-#[pyo3(signature = (max_m, *, claims=None))]
+#[pyo3(signature = (max_m, *, claims=None, progress=None))]
 pub fn theorems<'py>(
     py: Python<'py>,
     max_m: &Bound<'py, PyAny>,
     claims: Option<Vec<String>>,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let max_m = u64_arg(max_m, "max_m", "between 1 and 8192")?;
     if max_m == 0 || max_m > THEOREMS_MAX_M {
         return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
     }
     let selected = select(&claims.unwrap_or_default()).or_raise()?;
-    let results = in_background(py, move || check_claims(max_m, &selected, |_| {}))?.or_raise()?;
+    let results =
+        in_background_reporting(py, progress, move || check_claims(max_m, &selected, |_| {}))?
+            .or_raise()?;
     let list = PyList::empty(py);
     for r in &results {
         let d = PyDict::new(py);
@@ -358,8 +362,8 @@ pub fn render<'py>(
     backend: &str,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::plan::Request;
     use chompute::render::picture::source::CellSource;
+    use chompute::render::plan::Request;
 
     let (w, _) = bar_window(m, n, window)?;
     let mut request = Request::new(w);
@@ -440,8 +444,8 @@ pub fn render_corrupted<'py>(
     path: std::path::PathBuf,
     m: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    use chompute::render::plan::Request;
     use chompute::render::picture::source::{CellSource, EngineRows};
+    use chompute::render::plan::Request;
 
     let (w, _) = bar_window(m, None, None)?;
     let mut request = Request::new(w);

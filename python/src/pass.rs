@@ -2,7 +2,7 @@
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
-use crate::run::{in_background, in_background_reporting};
+use crate::run::in_background_reporting;
 use chompute::gpu::Engine;
 use chompute::pass::cb::{plan_bar, Bar};
 use chompute::pass::gp::{GpTable, GpValues};
@@ -66,20 +66,23 @@ pub fn gp_table<'py>(
 ///
 /// Raises ValueError for an expression that does not parse or cannot be evaluated on the box
 /// (the message names the column or the point), a box too large, or an F the pass game
-/// refuses. Ctrl-C raises KeyboardInterrupt.
+/// refuses. Ctrl-C raises KeyboardInterrupt. `progress`, a callable `progress(done, total,
+/// phase)` or a tqdm bar, hears of the planes x done ("planes", then "planes (with the pass)").
 #[pyfunction]
-#[pyo3(signature = (f, x_max, z_max, *, pass_=false))]
+#[pyo3(signature = (f, x_max, z_max, *, pass_=false, progress=None))]
 pub fn cb_grundy<'py>(
     py: Python<'py>,
     f: &str,
     x_max: &Bound<'py, PyAny>,
     z_max: &Bound<'py, PyAny>,
     pass_: bool,
+    progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x_max = u64_arg(x_max, "x_max", "at least 0")?;
     let z_max = u64_arg(z_max, "z_max", "at least 0")?;
     let (_, table) = plan_bar(f, x_max, z_max, pass_).or_raise()?;
-    let bar = in_background(py, move || Bar::compute(table, pass_))?.or_raise()?;
+    let bar =
+        in_background_reporting(py, progress, move || Bar::compute(table, pass_))?.or_raise()?;
     let d = PyDict::new(py);
     for (k, (x, y, z)) in bar.positions().enumerate() {
         // The dict is built with the GIL held; look for Ctrl-C now and then.

@@ -173,6 +173,17 @@ def test_progress_reports_to_a_callable_and_to_a_tqdm_bar():
         chompute.gp_table(10, progress=3)
 
 
+def test_theorems_and_cb_grundy_report_their_steps():
+    seen = []
+    chompute.theorems(16, claims=["g-odd", "sum-odd"], progress=lambda done, total, phase: seen.append((phase, done, total)))
+    assert seen[0] == ("claims", 0, 2) and seen[-1] == ("claims", 2, 2)
+    planes = []
+    chompute.cb_grundy("floor(z/2)", 5, 4, pass_=True, progress=lambda done, total, phase: planes.append((phase, done, total)))
+    phases = [p for p, _, _ in planes]
+    assert phases[0] == "planes" and phases[-1] == "planes (with the pass)"
+    assert ("planes", 6, 6) in planes and planes[-1] == ("planes (with the pass)", 6, 6)
+
+
 def test_an_exception_in_progress_stops_the_work():
     calls = []
 

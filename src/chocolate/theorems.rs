@@ -275,6 +275,7 @@ pub fn check_claims(
 ) -> Result<Vec<Claim>> {
     let inputs = Inputs::new(max_m);
     let mut out = Vec::with_capacity(claims.len());
+    let phase = crate::progress::phase("claims", Some(claims.len() as u64));
     for c in claims {
         let made = (c.check)(&inputs);
         debug_assert_eq!(
@@ -283,6 +284,7 @@ pub fn check_claims(
         );
         on_claim(&made);
         out.push(made);
+        phase.inc(1);
     }
     crate::cancel::check()?;
     Ok(out)

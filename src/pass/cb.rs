@@ -161,11 +161,18 @@ impl Bar {
     fn layer(&self, pass_to: Option<&[u32]>) -> Vec<u32> {
         let mut g = vec![0u32; self.grundy.len()];
         let mut mex = Mex::new();
+        let name = if pass_to.is_some() {
+            "planes (with the pass)"
+        } else {
+            "planes"
+        };
+        let phase = crate::progress::phase(name, Some(self.f.x_max + 1));
         for x in 0..=self.f.x_max {
             if crate::cancel::check().is_err() {
                 break;
             }
             self.layer_plane(x, &mut g, &mut mex, pass_to);
+            phase.inc(1);
         }
         g
     }
