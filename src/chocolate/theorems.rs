@@ -161,6 +161,29 @@ fn stopped() -> bool {
     crate::cancel::check().is_err()
 }
 
+/// Check `cases` in turn: `check` gives what a case checked (cells, values; 0 for a case that
+/// does not apply) or why it fails. The first failure is the claim's and ends the loop, as
+/// does a cancelled run; whether every case passed.
+fn each<I>(
+    t: &mut Tally,
+    cases: impl IntoIterator<Item = I>,
+    mut check: impl FnMut(I) -> Result<u128, String>,
+) -> bool {
+    for case in cases {
+        if stopped() {
+            return false;
+        }
+        match check(case) {
+            Ok(n) => t.checked += n,
+            Err(why) => {
+                t.fail(why);
+                return false;
+            }
+        }
+    }
+    true
+}
+
 /// 1-based cell for messages.
 fn cell(i: u64, j: u64) -> String {
     format!("({},{})", i + 1, j + 1)
@@ -402,17 +425,10 @@ fn prop_3_1_symmetry(inputs: &Inputs) -> Claim {
         "P(m) is invariant under (i,j)→(j,i), (i,m+1-j) and (m+1-i,j)",
         format!("m = 1..{big}"),
         |t| {
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
-                let g = Grid::p_test(m);
-                if let Some(why) = symmetry_failure(&g) {
-                    t.fail(format!("m = {m}: {why}"));
-                    return;
-                }
-                t.checked += 3 * m as u128 * m as u128;
-            }
+            each(t, 1..=big, |m| match symmetry_failure(&Grid::p_test(m)) {
+                Some(why) => Err(format!("m = {m}: {why}")),
+                None => Ok(3 * m as u128 * m as u128),
+            });
         },
     )
 }
@@ -424,17 +440,13 @@ fn prop_3_2_diagonals(inputs: &Inputs) -> Claim {
         "every cell of both diagonals of C(m,m) is P",
         format!("m = 1..{big}"),
         |t| {
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
+            each(t, 1..=big, |m| {
                 let g = Grid::p_test(m);
-                if let Some(k) = (0..m).find(|&k| !g.get(k, k) || !g.get(k, m - 1 - k)) {
-                    t.fail(format!("m = {m}: diagonal cell at k = {} is not P", k + 1));
-                    return;
+                match (0..m).find(|&k| !g.get(k, k) || !g.get(k, m - 1 - k)) {
+                    Some(k) => Err(format!("m = {m}: diagonal cell at k = {} is not P", k + 1)),
+                    None => Ok(2 * m as u128),
                 }
-                t.checked += 2 * m as u128;
-            }
+            });
         },
     )
 }
@@ -446,35 +458,32 @@ fn thm_3_3_doubling(inputs: &Inputs) -> Claim {
         "v_{2m}(2i-δ, 2j-ε) = v_m(i,j): P(2m) is P(m) blown up to 2×2 blocks",
         format!("2m ≤ {big}, and {LARGE_SAMPLES} sampled cells with m < 2^62"),
         |t| {
-            for m in 1..=big / 2 {
-                if stopped() {
-                    return;
-                }
+            let grids = each(t, 1..=big / 2, |m| {
                 // The P-test's P(m), blown up, against the P-test's P(2m), word by word.
                 let (small, large) = (Grid::p_test(m), Grid::p_test(2 * m));
-                if let Some((i, j)) = large.first_word_difference(&blow_up(&small.words, m)) {
-                    t.fail(format!(
+                match large.first_word_difference(&blow_up(&small.words, m)) {
+                    Some((i, j)) => Err(format!(
                         "m = {m}: cell {} of C({},{}) differs from its parent",
                         cell(i, j),
                         2 * m,
                         2 * m
-                    ));
-                    return;
+                    )),
+                    None => Ok(4 * m as u128 * m as u128),
                 }
-                t.checked += 4 * m as u128 * m as u128;
-            }
+            });
             let mut rng = Xorshift::new(0x5EED_3303);
-            for _ in 0..LARGE_SAMPLES {
-                let m = rng.upto(1 << 62);
-                let (i, j) = (rng.upto(m), rng.upto(m));
-                let (d, e) = (rng.next() & 1, rng.next() >> 1 & 1);
-                if p_cell(2 * m, 2 * m, 2 * i - d, 2 * j - e) != p_cell(m, m, i, j) {
-                    t.fail(format!(
-                        "m = {m}: cell ({i},{j}) differs from its block in C(2m,2m)"
-                    ));
-                    return;
-                }
-                t.checked += 1;
+            if grids {
+                each(t, 0..LARGE_SAMPLES, |_| {
+                    let m = rng.upto(1 << 62);
+                    let (i, j) = (rng.upto(m), rng.upto(m));
+                    let (d, e) = (rng.next() & 1, rng.next() >> 1 & 1);
+                    if p_cell(2 * m, 2 * m, 2 * i - d, 2 * j - e) != p_cell(m, m, i, j) {
+                        return Err(format!(
+                            "m = {m}: cell ({i},{j}) differs from its block in C(2m,2m)"
+                        ));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -487,35 +496,32 @@ fn thm_3_4_corners_and_centre(inputs: &Inputs) -> Claim {
         "m = s+t+s (2^k = top bit, s = m-2^k, t = 2^k-s): P(s) in the four corners, P(t) in the centre, no other P",
         format!("m = 1..{big} not powers of two, and {LARGE_SAMPLES} sampled cells with m < 2^63"),
         |t| {
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
-                let Some((s, tt)) = corners_and_centre(m) else { continue };
+            let grids = each(t, 1..=big, |m| {
+                let Some((s, tt)) = corners_and_centre(m) else { return Ok(0) };
                 // The P-test's P(s) and P(t) placed as the theorem says, against its P(m).
                 let (g, gs, gt) = (Grid::p_test(m), Grid::p_test(s), Grid::p_test(tt));
-                if let Some((i, j)) = g.first_word_difference(&corners_and_centre_grid(&gs.words, s, &gt.words, tt)) {
-                    t.fail(format!("m = {m} (s = {s}, t = {tt}): cell {} disagrees", cell(i, j)));
-                    return;
+                match g.first_word_difference(&corners_and_centre_grid(&gs.words, s, &gt.words, tt)) {
+                    Some((i, j)) => Err(format!("m = {m} (s = {s}, t = {tt}): cell {} disagrees", cell(i, j))),
+                    None => Ok(m as u128 * m as u128),
                 }
-                t.checked += m as u128 * m as u128;
-            }
+            });
             let mut rng = Xorshift::new(0x5EED_3404);
-            for _ in 0..LARGE_SAMPLES {
-                let m = rng.upto(1 << 63);
-                let Some((s, tt)) = corners_and_centre(m) else { continue };
-                let (i, j) = (rng.upto(m), rng.upto(m));
-                let band = |x: u64| if x <= s { Some(x) } else if x > s + tt { Some(x - s - tt) } else { None };
-                let predicted = match (band(i), band(j)) {
-                    (Some(a), Some(b)) => p_cell(s, s, a, b),
-                    (None, None) => p_cell(tt, tt, i - s, j - s),
-                    _ => false,
-                };
-                if p_cell(m, m, i, j) != predicted {
-                    t.fail(format!("m = {m}: cell ({i},{j}) disagrees"));
-                    return;
-                }
-                t.checked += 1;
+            if grids {
+                each(t, 0..LARGE_SAMPLES, |_| {
+                    let m = rng.upto(1 << 63);
+                    let Some((s, tt)) = corners_and_centre(m) else { return Ok(0) };
+                    let (i, j) = (rng.upto(m), rng.upto(m));
+                    let band = |x: u64| if x <= s { Some(x) } else if x > s + tt { Some(x - s - tt) } else { None };
+                    let predicted = match (band(i), band(j)) {
+                        (Some(a), Some(b)) => p_cell(s, s, a, b),
+                        (None, None) => p_cell(tt, tt, i - s, j - s),
+                        _ => false,
+                    };
+                    if p_cell(m, m, i, j) != predicted {
+                        return Err(format!("m = {m}: cell ({i},{j}) disagrees"));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -528,26 +534,23 @@ fn recursive_constructor(inputs: &Inputs) -> Claim {
         "P(m) built from Thm 3.3 and 3.4 alone (no XOR) equals the P-test",
         format!("m = 1..{big}, and {LARGE_SAMPLES} sampled cells with m < 2^64"),
         |t| {
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
+            let grids = each(t, 1..=big, |m| {
                 let (g, r) = (Grid::p_test(m), p_grid_recursive(m));
-                if let Some((i, j)) = g.first_word_difference(&r) {
-                    t.fail(format!("m = {m}: cell {} differs", cell(i, j)));
-                    return;
+                match g.first_word_difference(&r) {
+                    Some((i, j)) => Err(format!("m = {m}: cell {} differs", cell(i, j))),
+                    None => Ok(m as u128 * m as u128),
                 }
-                t.checked += m as u128 * m as u128;
-            }
+            });
             let mut rng = Xorshift::new(0x5EED_0505);
-            for _ in 0..LARGE_SAMPLES {
-                let m = rng.next().max(1);
-                let (i, j) = (rng.upto(m), rng.upto(m));
-                if p_cell_recursive(m, i, j) != p_cell(m, m, i, j) {
-                    t.fail(format!("m = {m}: cell ({i},{j}) differs"));
-                    return;
-                }
-                t.checked += 1;
+            if grids {
+                each(t, 0..LARGE_SAMPLES, |_| {
+                    let m = rng.next().max(1);
+                    let (i, j) = (rng.upto(m), rng.upto(m));
+                    if p_cell_recursive(m, i, j) != p_cell(m, m, i, j) {
+                        return Err(format!("m = {m}: cell ({i},{j}) differs"));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -573,27 +576,24 @@ fn g_doubling(inputs: &Inputs) -> Claim {
         "g(2m) = 4g(m)",
         format!("2m ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
-            for m in 1..=big / 2 {
-                if stopped() {
-                    return;
-                }
+            let grids = each(t, 1..=big / 2, |m| {
                 if counts[2 * m as usize] != 4 * counts[m as usize] {
-                    t.fail(format!(
+                    return Err(format!(
                         "g({}) = {} but 4g({m}) = {}",
                         2 * m,
                         counts[2 * m as usize],
                         4 * counts[m as usize]
                     ));
-                    return;
                 }
-                t.checked += 1;
-            }
-            for m in sampled_beyond(big, 0x6D) {
-                if histogram_count(2 * m) != 4 * histogram_count(m) {
-                    t.fail(format!("g({}) != 4g({m})", 2 * m));
-                    return;
-                }
-                t.checked += 1;
+                Ok(1)
+            });
+            if grids {
+                each(t, sampled_beyond(big, 0x6D), |m| {
+                    if histogram_count(2 * m) != 4 * histogram_count(m) {
+                        return Err(format!("g({}) != 4g({m})", 2 * m));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -606,32 +606,29 @@ fn g_odd(inputs: &Inputs) -> Claim {
         "g(2m+1) = g(m) + g(m+1)",
         format!("2m+1 ≤ {big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
-            for m in 1..=big.saturating_sub(1) / 2 {
-                if stopped() {
-                    return;
-                }
+            let grids = each(t, 1..=big.saturating_sub(1) / 2, |m| {
                 let (a, b, c) = (
                     counts[2 * m as usize + 1],
                     counts[m as usize],
                     counts[m as usize + 1],
                 );
                 if a != b + c {
-                    t.fail(format!(
+                    return Err(format!(
                         "g({}) = {a} but g({m}) + g({}) = {}",
                         2 * m + 1,
                         m + 1,
                         b + c
                     ));
-                    return;
                 }
-                t.checked += 1;
-            }
-            for m in sampled_beyond(big, 0x0DD) {
-                if histogram_count(2 * m + 1) != histogram_count(m) + histogram_count(m + 1) {
-                    t.fail(format!("g({}) != g({m}) + g({})", 2 * m + 1, m + 1));
-                    return;
-                }
-                t.checked += 1;
+                Ok(1)
+            });
+            if grids {
+                each(t, sampled_beyond(big, 0x0DD), |m| {
+                    if histogram_count(2 * m + 1) != histogram_count(m) + histogram_count(m + 1) {
+                        return Err(format!("g({}) != g({m}) + g({})", 2 * m + 1, m + 1));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -644,28 +641,25 @@ fn g_corners_and_centre(inputs: &Inputs) -> Claim {
         "g(m) = 4g(s) + g(t) for m = s+t+s not a power of two (from Thm 3.4)",
         format!("m = 1..{big} (grid counts), and 16 sampled m ≤ {big}+2^20 (histogram counts)"),
         |t| {
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
+            let grids = each(t, 1..=big, |m| {
                 let Some((s, tt)) = corners_and_centre(m) else {
-                    continue;
+                    return Ok(0);
                 };
                 if counts[m as usize] != 4 * counts[s as usize] + counts[tt as usize] {
-                    t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
-                    return;
+                    return Err(format!("g({m}) != 4g({s}) + g({tt})"));
                 }
-                t.checked += 1;
-            }
-            for m in sampled_beyond(big, 0xC0C0) {
-                let Some((s, tt)) = corners_and_centre(m) else {
-                    continue;
-                };
-                if histogram_count(m) != 4 * histogram_count(s) + histogram_count(tt) {
-                    t.fail(format!("g({m}) != 4g({s}) + g({tt})"));
-                    return;
-                }
-                t.checked += 1;
+                Ok(1)
+            });
+            if grids {
+                each(t, sampled_beyond(big, 0xC0C0), |m| {
+                    let Some((s, tt)) = corners_and_centre(m) else {
+                        return Ok(0);
+                    };
+                    if histogram_count(m) != 4 * histogram_count(s) + histogram_count(tt) {
+                        return Err(format!("g({m}) != 4g({s}) + g({tt})"));
+                    }
+                    Ok(1)
+                });
             }
         },
     )
@@ -886,18 +880,14 @@ fn g_recurrence_values(inputs: &Inputs) -> Claim {
         format!("m = 1..{big}"),
         |t| {
             const FIRST: [u128; 12] = [1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80];
-            for m in 1..=big {
-                if stopped() {
-                    return;
-                }
+            each(t, 1..=big, |m| {
                 let r = g_recurrence(m).expect("m ≥ 1");
                 let listed = FIRST.get(m as usize - 1).copied();
                 if r != counts[m as usize] || listed.is_some_and(|l| l != r) {
-                    t.fail(format!("g({m}): grid count {}, recurrence {r}", counts[m as usize]));
-                    return;
+                    return Err(format!("g({m}): grid count {}, recurrence {r}", counts[m as usize]));
                 }
-                t.checked += 1;
-            }
+                Ok(1)
+            });
         },
     )
 }
