@@ -282,11 +282,7 @@ pub fn write_ordinal_plane_png(
     let (across, down) = plane.axis_names();
     let axes = Axes::new(across, down, grid, grid);
     let names: Vec<String> = (0..=plane.players).map(|k| k.to_string()).collect();
-    let entries: Vec<(u8, &str)> = names
-        .iter()
-        .enumerate()
-        .map(|(k, name)| (2 + k as u8, name.as_str()))
-        .collect();
+    let entries = legend_entries(&names);
     let one_line = Legend::new(&entries, 1, 0, u32::MAX).width();
     let width = (AXIS_BAND + grid).max(one_line).max(64);
     let legend = Legend::new(&entries, 1, 0, width);
@@ -377,11 +373,7 @@ pub fn write_bites_png(
             k => format!("{k} winning bites"),
         })
         .collect();
-    let entries: Vec<(u8, &str)> = names
-        .iter()
-        .enumerate()
-        .map(|(k, name)| (2 + k as u8, name.as_str()))
-        .collect();
+    let entries = legend_entries(&names);
     let width = (AXIS_BAND + gw).max(64);
     let legend = Legend::new(&entries, 1, 0, width);
     let width = width.max(legend.width());
@@ -420,6 +412,16 @@ pub fn write_bites_png(
         Ok(())
     })?;
     Ok((width, height))
+}
+
+/// A legend's entries for `names`: palette entry 2+k for the k-th, as [`ordinal_palette`]
+/// colours them (entries 0 and 1 are the background and the ink).
+fn legend_entries(names: &[String]) -> Vec<(u8, &str)> {
+    names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| (2 + k as u8, name.as_str()))
+        .collect()
 }
 
 #[cfg(test)]
