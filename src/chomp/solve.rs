@@ -152,6 +152,62 @@ pub fn for_each_in_block(
     }
 }
 
+/// Most rows [`first_p_option`] keeps on the stack; boxes with more rows take
+/// [`first_p_option_reference`].
+const FAST_ROWS: usize = 32;
+
+/// The first move (0-based row x, new length t) of `rows` whose option `is_p` says is P, in the
+/// order of [`first_p_option_reference`] (t ascending, the rows top down; the bites (x, 0) for
+/// x < `known_t0` are not tried). The option's rank comes without resumming the bitten rows:
+/// with `wa[r]` the weight of row r at its length and `last` the deepest row longer than t,
+/// the bite (x, t) leaves rank Σ_{r<x} wa[r] + Σ_{x≤r≤last} w(r, t) + Σ_{r>last} wa[r]; one
+/// sum per t gives x = 0, and each next x adds wa[x] - w(x, t).
+#[inline]
+pub fn first_p_option(
+    ranker: &Ranker,
+    rows: &[u32],
+    rank: u64,
+    known_t0: usize,
+    is_p: impl Fn(u64) -> bool,
+) -> Option<(usize, u32)> {
+    if rows.len() > FAST_ROWS {
+        return first_p_option_reference(ranker, rows, rank, known_t0, is_p);
+    }
+    let w = ranker.weights();
+    let stride = ranker.stride();
+    let mut last = rows.iter().rposition(|&a| a > 0)?;
+    let mut wa = [0u64; FAST_ROWS];
+    for (r, &a) in rows.iter().enumerate().take(last + 1) {
+        wa[r] = w[r * stride + a as usize];
+    }
+    debug_assert_eq!(wa[..=last].iter().sum::<u64>(), rank);
+    // Σ_{r > last} wa[r], kept as `last` rises.
+    let mut below = 0u64;
+    for t in 0..rows[0] {
+        while rows[last] <= t {
+            below += wa[last];
+            last -= 1;
+        }
+        let column = &w[t as usize..];
+        let mut q = below + column.iter().step_by(stride).take(last + 1).sum::<u64>();
+        for x in 0..=last {
+            if x > 0 {
+                q += wa[x - 1] - column[(x - 1) * stride];
+            }
+            if t == 0 && x < known_t0 {
+                continue;
+            }
+            if is_p(q) {
+                return Some((x, t));
+            }
+        }
+    }
+    None
+}
+
+/// The slow twin of [`first_p_option`], the same moves in the same order: each option's rank
+/// is the position's rank less the weights its bite removes, summed afresh for every t.
+///
 /// The first move (0-based row x, new length t) of `rows` whose option `is_p` says is P. For
 /// each t the rows are tried top down: the options (x, t) for one t form a chain, each an
 /// option of the next, so at most one of them is P and the order only changes how soon it is
@@ -159,7 +215,7 @@ pub fn for_each_in_block(
 /// The bites (x, 0) for x < `known_t0` are not tried (the caller knows they are not P; the bite
 /// (0, 0) to the empty diagram never is, so `known_t0` is at least 1).
 #[inline]
-pub fn first_p_option(
+pub fn first_p_option_reference(
     ranker: &Ranker,
     rows: &[u32],
     rank: u64,
@@ -726,6 +782,34 @@ mod tests {
             let b = solve_by_rank_order(bx(r, c)).unwrap();
             assert_eq!(a.words(), b.words(), "{r}x{c}");
             assert_eq!(a.words(), solve_by_volume_layers(bx(r, c)).unwrap().words());
+        }
+    }
+
+    #[test]
+    fn the_fast_option_scan_finds_the_moves_of_its_twin() {
+        // Against a solved table (the real predicate) and an arbitrary one that says P for
+        // about a third of the ranks, every position of several boxes, three known_t0.
+        for (r, c) in [(1, 5), (2, 6), (4, 4), (5, 7), (8, 3), (9, 9), (32, 3), (40, 2)] {
+            let t = solve(bx(r, c)).unwrap();
+            let rk = &t.ranker;
+            let mut rows = vec![0u32; r];
+            for rank in 1..rk.len() {
+                rk.advance(&mut rows);
+                for k0 in 1..=3 {
+                    let solved = |q: u64| t.is_p_rank(q);
+                    assert_eq!(
+                        first_p_option(rk, &rows, rank, k0, solved),
+                        first_p_option_reference(rk, &rows, rank, k0, solved),
+                        "{r}x{c} {rows:?}"
+                    );
+                    let some = |q: u64| q.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 0;
+                    assert_eq!(
+                        first_p_option(rk, &rows, rank, k0, some),
+                        first_p_option_reference(rk, &rows, rank, k0, some),
+                        "{r}x{c} {rows:?}"
+                    );
+                }
+            }
         }
     }
 
