@@ -789,7 +789,16 @@ mod tests {
     fn the_fast_option_scan_finds_the_moves_of_its_twin() {
         // Against a solved table (the real predicate) and an arbitrary one that says P for
         // about a third of the ranks, every position of several boxes, three known_t0.
-        for (r, c) in [(1, 5), (2, 6), (4, 4), (5, 7), (8, 3), (9, 9), (32, 3), (40, 2)] {
+        for (r, c) in [
+            (1, 5),
+            (2, 6),
+            (4, 4),
+            (5, 7),
+            (8, 3),
+            (9, 9),
+            (32, 3),
+            (40, 2),
+        ] {
             let t = solve(bx(r, c)).unwrap();
             let rk = &t.ranker;
             let mut rows = vec![0u32; r];
