@@ -17,17 +17,6 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The `name = "…"` of every `[[package]]` of a Cargo.lock.
 fn locked_packages(lock: &str) -> Vec<&str> {
     lock.split("[[package]]")
@@ -42,8 +31,7 @@ fn locked_packages(lock: &str) -> Vec<&str> {
 fn no_library_folder_exits_handles_signals_or_draws() {
     let mut offences = Vec::new();
     for folder in LIBRARY {
-        let mut files = Vec::new();
-        rust_files(&root().join("src").join(folder), &mut files);
+        let files = crate::function_length::rust_files(&root().join("src").join(folder));
         assert!(!files.is_empty(), "src/{folder} has no Rust files");
         for f in files {
             let text = std::fs::read_to_string(&f).unwrap();
