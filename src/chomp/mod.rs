@@ -15,6 +15,7 @@ pub mod classes;
 pub mod diagram;
 pub mod ordinal;
 pub mod plane;
+pub mod push;
 pub mod rule;
 pub mod solve;
 pub mod store;

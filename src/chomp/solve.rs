@@ -329,6 +329,12 @@ impl PTable {
         self.ranker.shape
     }
 
+    /// The words themselves, for the forward solver, which keeps N-marks in them while it
+    /// runs.
+    pub(super) fn raw_words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
     /// Whether rank `r` is a P-position.
     #[inline]
     pub fn is_p_rank(&self, r: u64) -> bool {
@@ -504,11 +510,27 @@ pub fn layer_positions(ranker: &Ranker, layer: &Layer) -> u64 {
         .sum()
 }
 
-/// Solve a whole box by prefix layers in parallel, reporting after every layer. Layers before
+/// Solve a whole box by prefix layers in parallel, reporting after every layer: the forward
+/// schedule of [`super::push`] (each P-position marks its parents), which does its work at
+/// the P-positions. Layers before `start_layer` must already be in `table` and the rest of it
+/// clear; `on_layer(v, p_ranks, progress)` is called after each layer with the P ranks it
+/// found, and may fail to stop the run (a checkpoint that cannot be written). After an error
+/// the table's bits are unspecified.
+pub fn solve_layers(
+    table: &PTable,
+    start_layer: u64,
+    on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    super::push::solve_layers_forward(table, start_layer, on_layer)
+}
+
+/// [`solve_layers`] by the option scan: every position reads its options' bits
+/// ([`PTable::solve_layer`]) until one is P. The same table and the same records, several
+/// times slower; kept as the twin the forward schedule is tested against. Layers before
 /// `start_layer` must already be in `table` (a resumed run); `on_layer(v, p_ranks, progress)`
 /// is called after each layer with the P ranks it found, and may fail to stop the run (a
 /// checkpoint that cannot be written).
-pub fn solve_layers(
+pub fn solve_layers_by_scan(
     table: &PTable,
     start_layer: u64,
     mut on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,

@@ -1,0 +1,417 @@
+//! The forward solver of two-player Chomp: each P-position marks its parents N.
+//!
+//! The scan of [`super::solve::PTable::decide`] asks of every position whether one of its
+//! options is P, reading about 17 option bits per position on the 14×14 box. This schedule
+//! turns the question round. The table holds *N-marks* while it runs: when a position is
+//! reached and no mark is on it, every one of its options has been decided and none of them is
+//! P (a P option would have marked it), so it is P; it then marks every position that can move
+//! to it. P-positions are rare (0.6 % of the 14×14 box, 0.33 % of 20×20) and an N-position has
+//! 1.8 P options on average, so the work follows the P-positions, and most parents come in
+//! runs of consecutive ranks, marked a word at a time.
+//!
+//! # The parents of a position
+//! A bite (x, t) cuts every row from x down to at most t. If it leaves q, the rows of q from
+//! x down are at most t, and the rows it actually cut now have length exactly t. So the
+//! parents of q come from the runs of equal rows of q: for a run of value t on rows s..=e
+//! (the rows above longer, the rows below shorter, the empty rows below the diagram a run of
+//! value 0), the parents by bites in column t are q with rows s..=e replaced by any
+//! non-increasing lengths in [t, U] other than all t, U being the row above (C for the top
+//! row). The bite is (s, t) and nothing else: a bite lower in the run would leave row s
+//! unchanged at t, and with it the rows below. When the run reaches the last row its last
+//! length runs over consecutive ranks (the last row's weight is its length), and for the run
+//! of empty rows the parents are the whole rank range of q's first s rows.
+//!
+//! # Schedule and resuming
+//! The blocks and layers are those of [`super::solve::solve_layers`]: a parent lies in the
+//! same block at a higher rank, or in a block of larger prefix volume, so a block is complete
+//! once the layers before it are done and its own lower ranks are. Inside a block the solver
+//! walks the words of its rank range and stops only at unmarked bits. At the end the marks
+//! are inverted into the P-bits [`PTable`] keeps. A resumed run starts from P-bits of finished
+//! layers: those blocks are inverted into marks and their P-positions mark their parents
+//! again (a pass as long as the pushes of the finished layers), then the run goes on.
+
+use super::diagram::Ranker;
+use super::solve::{layer_count, layer_positions, prefix_rows, Layer, PTable, Progress};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// What the forward solver needs besides the table: for every row s and bound U, how many
+/// ways the rows s.. can be filled with lengths at most U (the size of the rank range that a
+/// fixed first s rows leave).
+struct Pusher<'a> {
+    table: &'a PTable,
+    rows: usize,
+    /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
+    spans: Vec<u64>,
+}
+
+impl<'a> Pusher<'a> {
+    fn new(table: &'a PTable) -> Pusher<'a> {
+        let shape = table.ranker.shape;
+        let (r, c) = (shape.rows, shape.cols as usize);
+        let mut spans = vec![0u64; (r + 1) * (c + 1)];
+        for s in 0..=r {
+            for u in 0..=c {
+                spans[s * (c + 1) + u] =
+                    super::diagram::binomial((u + r - s) as u64, (r - s) as u64)
+                        .expect("a span is at most the box's position count");
+            }
+        }
+        Pusher {
+            table,
+            rows: r,
+            spans,
+        }
+    }
+
+    fn ranker(&self) -> &Ranker {
+        &self.table.ranker
+    }
+
+    /// Mark ranks `lo..hi` N, a word at a time where whole words are covered (every bit of
+    /// such a word is in the range, so storing all ones loses no other thread's mark).
+    fn mark_range(&self, lo: u64, hi: u64) {
+        if lo >= hi {
+            return;
+        }
+        let words = self.table.raw_words();
+        let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
+        let low_mask = u64::MAX << (lo & 63);
+        let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
+        if wl == wh {
+            words[wl].fetch_or(low_mask & high_mask, Relaxed);
+            return;
+        }
+        words[wl].fetch_or(low_mask, Relaxed);
+        for w in &words[wl + 1..wh] {
+            w.store(u64::MAX, Relaxed);
+        }
+        words[wh].fetch_or(high_mask, Relaxed);
+    }
+
+    /// Mark one rank N.
+    #[inline]
+    fn mark(&self, r: u64) {
+        self.table.raw_words()[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+    }
+
+    /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
+    fn push_parents(&self, q: &[u32], rank: u64) {
+        let r_n = self.rows;
+        let cols = self.ranker().shape.cols;
+        let mut s = 0;
+        while s < r_n {
+            let t = q[s];
+            let mut e = s;
+            while e + 1 < r_n && q[e + 1] == t {
+                e += 1;
+            }
+            let u = if s == 0 { cols } else { q[s - 1] };
+            if u > t {
+                if t == 0 {
+                    // Rows s.. are empty: every filling of them under q[s-1] (s ≥ 1, as q is
+                    // not empty) is a parent, the ranks just after q's own.
+                    let span = self.spans[s * (cols as usize + 1) + u as usize];
+                    self.mark_range(rank + 1, rank + span);
+                } else {
+                    self.fill(s, e, t, u, rank, true);
+                }
+            }
+            s = e + 1;
+        }
+    }
+
+    /// Mark `base` moved by every non-increasing filling of rows `r..=e` with lengths in
+    /// [t, cap] (each row's weight counted from t), except the filling that is all t when
+    /// `all_t` says the rows above in the run are all t.
+    fn fill(&self, r: usize, e: usize, t: u32, cap: u32, base: u64, all_t: bool) {
+        let rk = self.ranker();
+        if r == self.rows - 1 {
+            // The last row: its weight is its length, so the fillings are consecutive ranks.
+            let first = base + all_t as u64;
+            self.mark_range(first, base + (cap - t) as u64 + 1);
+            return;
+        }
+        let w0 = rk.weight(r, t);
+        for a in t..=cap {
+            let moved = base + rk.weight(r, a) - w0;
+            if r == e {
+                if !(all_t && a == t) {
+                    self.mark(moved);
+                }
+            } else {
+                self.fill(r + 1, e, t, a, moved, all_t && a == t);
+            }
+        }
+    }
+
+    /// Walk the block of ranks `base..base + len`: every unmarked rank is P (rank 0, the empty
+    /// diagram, is not a position and is marked); its rank goes to `found` (when given) and
+    /// it marks its parents.
+    fn run_block(&self, base: u64, len: u64, rows: &mut [u32], mut found: Option<&mut Vec<u64>>) {
+        let words = self.table.raw_words();
+        let end = base + len;
+        let mut r = base;
+        while r < end {
+            let wi = (r >> 6) as usize;
+            let lo = r & 63;
+            let hi = (end - ((wi as u64) << 6)).min(64);
+            let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
+            let free = !words[wi].load(Relaxed) & mask;
+            if free == 0 {
+                r = (wi as u64 + 1) << 6;
+                continue;
+            }
+            let q = ((wi as u64) << 6) + free.trailing_zeros() as u64;
+            if q == 0 {
+                self.mark(0);
+            } else {
+                self.ranker().unrank_into(q, rows);
+                if let Some(f) = found.as_deref_mut() {
+                    f.push(q);
+                }
+                self.push_parents(rows, q);
+            }
+            r = q + 1;
+        }
+    }
+
+    /// The first rank and size of block `i` of `layer`.
+    fn block_range(&self, layer: &Layer, i: usize) -> (u64, u64) {
+        let p = prefix_rows(self.rows);
+        let (base, prefix) = layer.block(i, p);
+        let cap = if p == 0 {
+            self.ranker().shape.cols
+        } else {
+            prefix[p - 1]
+        };
+        (base, super::solve::block_len(self.ranker(), p, cap))
+    }
+
+    /// Decide every block of `layer` in parallel; returns its P ranks, sorted.
+    fn run_layer(&self, layer: &Layer, record: bool) -> Result<Vec<u64>> {
+        let token = crate::cancel::current();
+        let mut found = (0..layer.len())
+            .into_par_iter()
+            .with_min_len(16)
+            .try_fold(
+                || (Vec::new(), vec![0u32; self.rows]),
+                |(mut acc, mut rows), i| {
+                    if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                        return Err(Error::Interrupted);
+                    }
+                    let (base, len) = self.block_range(layer, i);
+                    self.run_block(base, len, &mut rows, record.then_some(&mut acc));
+                    Ok((acc, rows))
+                },
+            )
+            .map(|r| r.map(|(acc, _)| acc))
+            .try_reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                Ok(a)
+            })?;
+        found.sort_unstable();
+        Ok(found)
+    }
+
+    /// Invert the bits of ranks `lo..hi` (P-bits into marks of a finished block).
+    fn invert_range(&self, lo: u64, hi: u64) {
+        let words = self.table.raw_words();
+        let mut r = lo;
+        while r < hi {
+            let wi = (r >> 6) as usize;
+            let top = (hi - ((wi as u64) << 6)).min(64);
+            let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
+            words[wi].fetch_xor(mask, Relaxed);
+            r = (wi as u64 + 1) << 6;
+        }
+    }
+
+    /// Turn the P-bits of layers `0..start` into marks and let their P-positions mark their
+    /// parents again, so that the run can go on from layer `start`.
+    fn restore(&self, start: u64) -> Result<()> {
+        let p = prefix_rows(self.rows);
+        let layers: Vec<Layer> = (0..start)
+            .map(|v| Layer::of_volume(self.ranker(), p, v))
+            .collect();
+        // All blocks first: a parent's mark must not be inverted by its block's turn.
+        for layer in &layers {
+            (0..layer.len()).into_par_iter().for_each(|i| {
+                let (base, len) = self.block_range(layer, i);
+                self.invert_range(base, base + len);
+            });
+        }
+        for layer in &layers {
+            crate::cancel::check()?;
+            self.run_layer(layer, false)?;
+        }
+        Ok(())
+    }
+
+    /// Marks into P-bits: every rank below the box's count inverted, the bits past it clear.
+    fn finish(&self) {
+        let len = self.ranker().len();
+        let words = self.table.raw_words();
+        words.par_iter().enumerate().for_each(|(i, w)| {
+            let first = (i as u64) << 6;
+            let keep = if first + 64 <= len {
+                u64::MAX
+            } else {
+                u64::MAX >> (64 - (len - first))
+            };
+            w.store(!w.load(Relaxed) & keep, Relaxed);
+        });
+    }
+}
+
+/// Solve a whole box by prefix layers with the forward schedule, reporting after every layer.
+/// Layers before `start_layer` must already be in `table` as P-bits (a resumed run), and the
+/// rest of the table clear; `on_layer(v, p_ranks, progress)` is called after each layer with
+/// the P ranks it found, and may fail to stop the run. On success `table` holds the P-bits of
+/// the whole box; after an error its bits are unspecified.
+pub fn solve_layers_forward(
+    table: &PTable,
+    start_layer: u64,
+    mut on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    let pusher = Pusher::new(table);
+    let ranker = &table.ranker;
+    let p = prefix_rows(ranker.shape.rows);
+    let layers = layer_count(ranker.shape);
+    let mut done: u64 = (0..start_layer)
+        .map(|v| layer_positions(ranker, &Layer::of_volume(ranker, p, v)))
+        .sum();
+    let phase = crate::progress::phase("positions", Some(ranker.len()));
+    if start_layer > 0 {
+        pusher.restore(start_layer)?;
+    }
+    phase.set(done);
+    for v in start_layer..layers {
+        crate::cancel::check()?;
+        let layer = Layer::of_volume(ranker, p, v);
+        let found = pusher.run_layer(&layer, true)?;
+        done += layer_positions(ranker, &layer);
+        phase.set(done);
+        on_layer(
+            v,
+            &found,
+            Progress {
+                done,
+                total: ranker.len(),
+                layers_done: v + 1,
+                layers,
+            },
+        )?;
+    }
+    pusher.finish();
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::solve::{solve_by_rank_order, solve_layers_by_scan};
+    use crate::chomp::ChompBox;
+
+    fn bx(r: usize, c: u32) -> ChompBox {
+        ChompBox { rows: r, cols: c }
+    }
+
+    #[test]
+    fn the_parents_pushed_are_exactly_the_positions_with_that_option() {
+        // For every position q of several boxes, the ranks push_parents marks on an empty
+        // table are the positions that have q among their options.
+        for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7)] {
+            let table = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
+            let rk = table.ranker.clone();
+            let n = rk.len();
+            let mut parents = vec![Vec::new(); n as usize];
+            let mut rows = vec![0u32; r];
+            for rank in 1..n {
+                rk.advance(&mut rows);
+                rk.for_each_option(&rows, rank, |q| parents[q as usize].push(rank));
+            }
+            let pusher = Pusher::new(&table);
+            for q in 1..n {
+                let mut want = parents[q as usize].clone();
+                want.sort_unstable();
+                want.dedup();
+                rk.unrank_into(q, &mut rows);
+                pusher.raw_clear();
+                pusher.push_parents(&rows, q);
+                let got: Vec<u64> = (0..n).filter(|&x| table.is_p_rank(x)).collect();
+                assert_eq!(got, want, "{r}x{c} parents of {rows:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn forward_equals_the_scan_and_rank_order() {
+        for (r, c) in [
+            (1, 1),
+            (1, 6),
+            (2, 5),
+            (3, 7),
+            (5, 5),
+            (6, 4),
+            (7, 7),
+            (4, 11),
+            (9, 3),
+        ] {
+            let a = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
+            let mut layers = Vec::new();
+            solve_layers_forward(&a, 0, |v, ranks, _| {
+                layers.push((v, ranks.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            let b = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
+            let mut scan_layers = Vec::new();
+            solve_layers_by_scan(&b, 0, |v, ranks, _| {
+                scan_layers.push((v, ranks.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(a.words(), b.words(), "{r}x{c}");
+            assert_eq!(layers, scan_layers, "{r}x{c}: the P ranks of every layer");
+            assert_eq!(a.words(), solve_by_rank_order(bx(r, c)).unwrap().words());
+        }
+    }
+
+    #[test]
+    fn a_resumed_forward_run_ends_with_the_same_table() {
+        for (r, c) in [(4, 5), (6, 6), (7, 3)] {
+            let full = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
+            let mut records = Vec::new();
+            solve_layers_forward(&full, 0, |v, ranks, _| {
+                records.push((v, ranks.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            for stop in [1, 3, records.len() as u64 / 2, records.len() as u64 - 1] {
+                let t = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
+                for (_, ranks) in &records[..stop as usize] {
+                    ranks.iter().for_each(|&q| t.set_p_rank(q));
+                }
+                let mut rest = Vec::new();
+                solve_layers_forward(&t, stop, |v, ranks, _| {
+                    rest.push((v, ranks.to_vec()));
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(t.words(), full.words(), "{r}x{c} resumed at layer {stop}");
+                assert_eq!(rest[..], records[stop as usize..], "{r}x{c} from {stop}");
+            }
+        }
+    }
+
+    impl Pusher<'_> {
+        fn raw_clear(&self) {
+            self.table
+                .raw_words()
+                .iter()
+                .for_each(|w| w.store(0, Relaxed));
+        }
+    }
+}
