@@ -246,42 +246,93 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
     // Scaled by 2^(n+1) (< 2^62, so i64 is exact): plane z, cell centres u = x+y = 4i-2-2m,
     // v = x-y = 4j-2-2m.
     let (mi, z) = (m as i64, (1i64 << (n + 1)) - 2 * m as i64);
-    // Indices k in 1..=m with 4k-2-2m in [lo, hi]. `x >> 2` is x.div_euclid(4) (an
-    // arithmetic shift floors), one instruction.
-    let range = |lo: i64, hi: i64| -> (i64, i64) {
-        let first = ((lo + 2 + 2 * mi + 3) >> 2).max(1);
-        let last = ((hi + 2 + 2 * mi) >> 2).min(mi);
-        (first, last)
+    let mut walk = SectionWalk {
+        z,
+        mi,
+        wpr,
+        out: &mut out,
     };
-    // Octahedra (centre, radius, levels left) that meet the plane.
-    let mut stack = vec![([0i64; 3], 1i64 << (n + 1), n)];
-    while let Some((c, r, levels)) = stack.pop() {
-        if levels > 0 {
-            let h = r / 2;
-            for axis in 0..3 {
-                for sign in [1i64, -1] {
-                    let mut child = c;
-                    child[axis] += sign * h;
-                    if (z - child[2]).abs() <= h {
-                        stack.push((child, h, levels - 1));
-                    }
-                }
-            }
-            continue;
+    walk.descend([0, 0], 0, 1i64 << (n + 1), n);
+    out
+}
+
+/// The walk of [`section_cells`]: the plane z (scaled by 2^(n+1)), m, and the packed grid it
+/// marks. Recursion replaces an explicit stack (the depth is n ≤ [`MAX_LEVEL`]), and the four
+/// children beside an octahedron share its centre's z, so one test decides all four.
+struct SectionWalk<'a> {
+    z: i64,
+    mi: i64,
+    wpr: usize,
+    out: &'a mut [u32],
+}
+
+impl SectionWalk<'_> {
+    /// Walk the octahedron of centre (x, y, cz) and radius r, `levels` levels above the
+    /// smallest, which meets the plane.
+    fn descend(&mut self, xy: [i64; 2], cz: i64, r: i64, levels: u32) {
+        if levels == 0 {
+            self.mark(xy, cz, r);
+            return;
         }
-        // Its section is |x-cx| + |y-cy| ≤ rho, the square |u-cu| ≤ rho, |v-cv| ≤ rho.
-        let rho = r - (z - c[2]).abs();
-        let (cu, cv) = (c[0] + c[1], c[0] - c[1]);
-        let (i0, i1) = range(cu - rho, cu + rho);
-        let (j0, j1) = range(cv - rho, cv + rho);
+        let h = r / 2;
+        let dz = self.z - cz;
+        if levels == 1 {
+            // The children are the smallest octahedra: marked here, without a call each.
+            let [x, y] = xy;
+            if dz.abs() <= h {
+                self.mark([x + h, y], cz, h);
+                self.mark([x - h, y], cz, h);
+                self.mark([x, y + h], cz, h);
+                self.mark([x, y - h], cz, h);
+            }
+            if (dz - h).abs() <= h {
+                self.mark(xy, cz + h, h);
+            }
+            if (dz + h).abs() <= h {
+                self.mark(xy, cz - h, h);
+            }
+            return;
+        }
+        if dz.abs() <= h {
+            let [x, y] = xy;
+            self.descend([x + h, y], cz, h, levels - 1);
+            self.descend([x - h, y], cz, h, levels - 1);
+            self.descend([x, y + h], cz, h, levels - 1);
+            self.descend([x, y - h], cz, h, levels - 1);
+        }
+        if (dz - h).abs() <= h {
+            self.descend(xy, cz + h, h, levels - 1);
+        }
+        if (dz + h).abs() <= h {
+            self.descend(xy, cz - h, h, levels - 1);
+        }
+    }
+
+    /// Mark the cell centres inside the section of a smallest octahedron: |x-cx| + |y-cy| ≤
+    /// rho, the square |u-cu| ≤ rho, |v-cv| ≤ rho in u = x+y, v = x-y.
+    #[inline(always)]
+    fn mark(&mut self, [x, y]: [i64; 2], cz: i64, r: i64) {
+        let rho = r - (self.z - cz).abs();
+        let (cu, cv) = (x + y, x - y);
+        let (i0, i1) = self.range(cu - rho, cu + rho);
+        let (j0, j1) = self.range(cv - rho, cv + rho);
         for i in i0..=i1 {
             for j in j0..=j1 {
                 let (r0, c0) = ((i - 1) as usize, (j - 1) as usize);
-                out[r0 * wpr + c0 / 32] |= 1 << (31 - c0 % 32);
+                self.out[r0 * self.wpr + c0 / 32] |= 1 << (31 - c0 % 32);
             }
         }
     }
-    out
+
+    /// Indices k in 1..=m with 4k-2-2m in [lo, hi]. `x >> 2` is x.div_euclid(4) (an
+    /// arithmetic shift floors), one instruction.
+    #[inline(always)]
+    fn range(&self, lo: i64, hi: i64) -> (i64, i64) {
+        let mi = self.mi;
+        let first = ((lo + 2 + 2 * mi + 3) >> 2).max(1);
+        let last = ((hi + 2 + 2 * mi) >> 2).min(mi);
+        (first, last)
+    }
 }
 
 /// For every m in `ms`, compare the P-cells of C(m,m) (from the P-test generator) with the cells
