@@ -36,6 +36,15 @@ use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// Parents past which one run's fillings are shared out among the threads.
+const PARALLEL_FILLINGS: u64 = 1 << 22;
+
+/// The non-increasing fillings of `len` rows with lengths in a range of `span + 1` values:
+/// C(len + span, len), saturating.
+fn fillings(len: usize, span: u32) -> u64 {
+    super::diagram::binomial((len as u64) + span as u64, len as u64).unwrap_or(u64::MAX)
+}
+
 /// What the forward solver needs besides the table: for every row s and bound U, how many
 /// ways the rows s.. can be filled with lengths at most U (the size of the rank range that a
 /// fixed first s rows leave).
@@ -44,6 +53,8 @@ struct Pusher<'a> {
     rows: usize,
     /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
     spans: Vec<u64>,
+    /// Runs with more fillings than this share them out ([`PARALLEL_FILLINGS`]).
+    parallel_above: u64,
 }
 
 impl<'a> Pusher<'a> {
@@ -62,6 +73,7 @@ impl<'a> Pusher<'a> {
             table,
             rows: r,
             spans,
+            parallel_above: PARALLEL_FILLINGS,
         }
     }
 
@@ -114,11 +126,32 @@ impl<'a> Pusher<'a> {
                     // not empty) is a parent, the ranks just after q's own.
                     let span = self.spans[s * (cols as usize + 1) + u as usize];
                     self.mark_range(rank + 1, rank + span);
+                } else if s < r_n - 1 && fillings(e - s + 1, u - t) > self.parallel_above {
+                    // One P-position with billions of parents (the L (C, 1, …, 1) has
+                    // C(38, 19) in 20×20) would hold up its layer on one thread: its first
+                    // row's lengths go to the pool.
+                    (t..=u).into_par_iter().for_each(|a| {
+                        let moved = rank + self.ranker().weight(s, a) - self.ranker().weight(s, t);
+                        self.fill_from(s, e, t, a, moved);
+                    });
                 } else {
                     self.fill(s, e, t, u, rank, true);
                 }
             }
             s = e + 1;
+        }
+    }
+
+    /// The fillings of [`Pusher::fill`] whose row `s` has length `a` (`moved` is `base`
+    /// moved by that row): the rest of the run below it, or the single mark when row `s` is
+    /// the whole run.
+    fn fill_from(&self, s: usize, e: usize, t: u32, a: u32, moved: u64) {
+        if s == e {
+            if a != t {
+                self.mark(moved);
+            }
+        } else {
+            self.fill(s + 1, e, t, a, moved, a == t);
         }
     }
 
@@ -332,16 +365,21 @@ mod tests {
                 rk.advance(&mut rows);
                 rk.for_each_option(&rows, rank, |q| parents[q as usize].push(rank));
             }
-            let pusher = Pusher::new(&table);
             for q in 1..n {
                 let mut want = parents[q as usize].clone();
                 want.sort_unstable();
                 want.dedup();
                 rk.unrank_into(q, &mut rows);
-                pusher.raw_clear();
-                pusher.push_parents(&rows, q);
-                let got: Vec<u64> = (0..n).filter(|&x| table.is_p_rank(x)).collect();
-                assert_eq!(got, want, "{r}x{c} parents of {rows:?}");
+                for parallel_above in [PARALLEL_FILLINGS, 0] {
+                    let pusher = Pusher {
+                        parallel_above,
+                        ..Pusher::new(&table)
+                    };
+                    pusher.raw_clear();
+                    pusher.push_parents(&rows, q);
+                    let got: Vec<u64> = (0..n).filter(|&x| table.is_p_rank(x)).collect();
+                    assert_eq!(got, want, "{r}x{c} parents of {rows:?}, {parallel_above}");
+                }
             }
         }
     }

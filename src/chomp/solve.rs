@@ -18,6 +18,12 @@
 //! written nearby: the table is read where it is hot. With p = ⌊R/2⌋ a 20×20 box has 3·10^7
 //! blocks of about 4600 positions in 201 layers.
 //!
+//! Inside that schedule [`solve_layers`] works forward ([`super::push`]): a P-position marks
+//! its parents N, and a position found unmarked is P. [`solve_layers_by_scan`] decides each
+//! position by scanning its options' bits ([`PTable::decide`]); it is several times slower
+//! and stays as the twin the forward solver is tested against, and its scan is the one the
+//! GPU layer kernel and [`PTable::winning_bites`] follow.
+//!
 //! The slow, obviously correct twin is [`solve_by_rank_order`]: one sweep in rank order with
 //! the same per-position rule; the tests compare both, and both with a solver that knows
 //! nothing of ranks.
