@@ -344,12 +344,9 @@ pub fn solve_layers_forward(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::solve::tests::bx;
     use crate::chomp::solve::{solve_by_rank_order, solve_layers_by_scan};
     use crate::chomp::ChompBox;
-
-    fn bx(r: usize, c: u32) -> ChompBox {
-        ChompBox { rows: r, cols: c }
-    }
 
     #[test]
     fn the_parents_pushed_are_exactly_the_positions_with_that_option() {
@@ -384,6 +381,22 @@ mod tests {
         }
     }
 
+    /// The table and the per-layer P ranks of one solver of `solve_layers`' signature.
+    type Records = Vec<(u64, Vec<u64>)>;
+    fn records(
+        shape: ChompBox,
+        solver: fn(&PTable, u64, &mut dyn FnMut(u64, &[u64], Progress) -> Result<()>) -> Result<()>,
+    ) -> (Vec<u64>, Records) {
+        let t = PTable::empty(PTable::ranker_for(shape).unwrap()).unwrap();
+        let mut layers = Vec::new();
+        solver(&t, 0, &mut |v, ranks, _| {
+            layers.push((v, ranks.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        (t.words(), layers)
+    }
+
     #[test]
     fn forward_equals_the_scan_and_rank_order() {
         for (r, c) in [
@@ -397,23 +410,11 @@ mod tests {
             (4, 11),
             (9, 3),
         ] {
-            let a = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
-            let mut layers = Vec::new();
-            solve_layers_forward(&a, 0, |v, ranks, _| {
-                layers.push((v, ranks.to_vec()));
-                Ok(())
-            })
-            .unwrap();
-            let b = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
-            let mut scan_layers = Vec::new();
-            solve_layers_by_scan(&b, 0, |v, ranks, _| {
-                scan_layers.push((v, ranks.to_vec()));
-                Ok(())
-            })
-            .unwrap();
-            assert_eq!(a.words(), b.words(), "{r}x{c}");
-            assert_eq!(layers, scan_layers, "{r}x{c}: the P ranks of every layer");
-            assert_eq!(a.words(), solve_by_rank_order(bx(r, c)).unwrap().words());
+            let forward = records(bx(r, c), |t, s, f| solve_layers_forward(t, s, f));
+            let scan = records(bx(r, c), |t, s, f| solve_layers_by_scan(t, s, f));
+            assert_eq!(forward.0, scan.0, "{r}x{c}");
+            assert_eq!(forward.1, scan.1, "{r}x{c}: the P ranks of every layer");
+            assert_eq!(forward.0, solve_by_rank_order(bx(r, c)).unwrap().words());
         }
     }
 

@@ -772,10 +772,11 @@ pub fn rectangle(rows: usize, cols: u32) -> Diagram {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn bx(r: usize, c: u32) -> ChompBox {
+    /// The R×C box.
+    pub(crate) fn bx(r: usize, c: u32) -> ChompBox {
         ChompBox { rows: r, cols: c }
     }
 
