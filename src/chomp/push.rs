@@ -167,6 +167,9 @@ impl<'a> Pusher<'a> {
             return;
         }
         let w0 = rk.weight(r, t);
+        if r + 2 == self.rows && e == r + 1 && self.mark_last_two(r, t, cap, base, all_t) {
+            return;
+        }
         for a in t..=cap {
             let moved = base + rk.weight(r, a) - w0;
             if r == e {
@@ -177,6 +180,40 @@ impl<'a> Pusher<'a> {
                 self.fill(r + 1, e, t, a, moved, all_t && a == t);
             }
         }
+    }
+
+    /// [`Pusher::fill`] of the last two rows (`r` = R-2, lengths b ≥ l in [t, cap]) through a
+    /// buffer on the stack: filling (b, l) is `base` + w(r, b) - w(r, t) + l - t, so every b is
+    /// a run of consecutive ranks and the runs lie close together (b(b+1)/2 apart). They are
+    /// gathered into words here and each word is marked once, instead of one atomic update a
+    /// run. False, having marked nothing, when the span is too wide for the buffer.
+    fn mark_last_two(&self, r: usize, t: u32, cap: u32, base: u64, all_t: bool) -> bool {
+        const WORDS: usize = 32;
+        let rk = self.ranker();
+        let w0 = rk.weight(r, t);
+        let shift = base & 63;
+        let span = rk.weight(r, cap) - w0 + (cap - t) as u64 + 1;
+        if shift + span > (WORDS * 64) as u64 {
+            return false;
+        }
+        let mut buf = [0u64; WORDS];
+        for b in t..=cap {
+            let off = shift + rk.weight(r, b) - w0;
+            let first = off + (all_t && b == t) as u64;
+            let last = off + (b - t) as u64;
+            if first <= last {
+                set_bits(&mut buf, first, last);
+            }
+        }
+        let words = self.table.raw_words();
+        let w = (base >> 6) as usize;
+        let used = (shift + span).div_ceil(64) as usize;
+        for (i, &bits) in buf[..used].iter().enumerate() {
+            if bits != 0 {
+                words[w + i].fetch_or(bits, Relaxed);
+            }
+        }
+        true
     }
 
     /// Walk the block of ranks `base..base + len`: every unmarked rank is P (rank 0, the empty
@@ -341,6 +378,20 @@ pub fn solve_layers_forward(
     Ok(())
 }
 
+/// Set bits `lo..=hi` of a little-endian bit buffer.
+fn set_bits(buf: &mut [u64], lo: u64, hi: u64) {
+    let (wl, wh) = ((lo >> 6) as usize, (hi >> 6) as usize);
+    let low = u64::MAX << (lo & 63);
+    let high = u64::MAX >> (63 - (hi & 63));
+    if wl == wh {
+        buf[wl] |= low & high;
+        return;
+    }
+    buf[wl] |= low;
+    buf[wl + 1..wh].iter_mut().for_each(|w| *w = u64::MAX);
+    buf[wh] |= high;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,7 +403,8 @@ mod tests {
     fn the_parents_pushed_are_exactly_the_positions_with_that_option() {
         // For every position q of several boxes, the ranks push_parents marks on an empty
         // table are the positions that have q among their options.
-        for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7)] {
+        // 2×70 has last-two-row spans wider than mark_last_two's buffer.
+        for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7), (2, 70)] {
             let table = PTable::empty(PTable::ranker_for(bx(r, c)).unwrap()).unwrap();
             let rk = table.ranker.clone();
             let n = rk.len();
