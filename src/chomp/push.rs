@@ -433,11 +433,15 @@ mod tests {
         }
     }
 
-    /// The table and the per-layer P ranks of one solver of `solve_layers`' signature.
+    /// The per-layer P ranks a solver reports.
     type Records = Vec<(u64, Vec<u64>)>;
+    /// What a solver calls after each layer.
+    type OnLayer<'a> = &'a mut dyn FnMut(u64, &[u64], Progress) -> Result<()>;
+
+    /// The table and the per-layer P ranks of one solver of `solve_layers`' signature.
     fn records(
         shape: ChompBox,
-        solver: fn(&PTable, u64, &mut dyn FnMut(u64, &[u64], Progress) -> Result<()>) -> Result<()>,
+        solver: fn(&PTable, u64, OnLayer) -> Result<()>,
     ) -> (Vec<u64>, Records) {
         let t = PTable::empty(PTable::ranker_for(shape).unwrap()).unwrap();
         let mut layers = Vec::new();
