@@ -73,6 +73,8 @@ run)
         T $B --backend gpu chomp solve --box ${side}x${side} --json
         T $B --backend cpu chomp solve --box ${side}x${side} --json
     done
+    echo "== two-player Chomp: the forward solver on the machine's 16 cores (1.1 GB table)"
+    T $B --backend cpu chomp solve --box 18x18 --json
     ;;
 *)
     echo "usage: scripts/device-bench.sh prepare|run" >&2
