@@ -31,8 +31,8 @@
 //! again (a pass as long as the pushes of the finished layers), then the run goes on.
 
 use super::diagram::Ranker;
-use super::solve::{layer_count, layer_positions, prefix_rows, Layer, PTable, Progress};
-use crate::error::{Error, Result};
+use super::solve::{drive_layers, par_blocks, prefix_rows, Layer, PTable, Progress};
+use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -261,28 +261,10 @@ impl<'a> Pusher<'a> {
 
     /// Decide every block of `layer` in parallel; returns its P ranks, sorted.
     fn run_layer(&self, layer: &Layer, record: bool) -> Result<Vec<u64>> {
-        let token = crate::cancel::current();
-        let mut found = (0..layer.len())
-            .into_par_iter()
-            .with_min_len(16)
-            .try_fold(
-                || (Vec::new(), vec![0u32; self.rows]),
-                |(mut acc, mut rows), i| {
-                    if token.as_ref().is_some_and(|t| t.is_cancelled()) {
-                        return Err(Error::Interrupted);
-                    }
-                    let (base, len) = self.block_range(layer, i);
-                    self.run_block(base, len, &mut rows, record.then_some(&mut acc));
-                    Ok((acc, rows))
-                },
-            )
-            .map(|r| r.map(|(acc, _)| acc))
-            .try_reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                Ok(a)
-            })?;
-        found.sort_unstable();
-        Ok(found)
+        par_blocks(layer, self.rows, |i, rows, acc| {
+            let (base, len) = self.block_range(layer, i);
+            self.run_block(base, len, rows, record.then_some(acc));
+        })
     }
 
     /// Invert the bits of ranks `lo..hi` (P-bits into marks of a finished block).
@@ -343,37 +325,19 @@ impl<'a> Pusher<'a> {
 pub fn solve_layers_forward(
     table: &PTable,
     start_layer: u64,
-    mut on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+    on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
     let pusher = Pusher::new(table);
-    let ranker = &table.ranker;
-    let p = prefix_rows(ranker.shape.rows);
-    let layers = layer_count(ranker.shape);
-    let mut done: u64 = (0..start_layer)
-        .map(|v| layer_positions(ranker, &Layer::of_volume(ranker, p, v)))
-        .sum();
-    let phase = crate::progress::phase("positions", Some(ranker.len()));
     if start_layer > 0 {
+        // The finished layers mark their parents again first (as long as they took).
         pusher.restore(start_layer)?;
     }
-    phase.set(done);
-    for v in start_layer..layers {
-        crate::cancel::check()?;
-        let layer = Layer::of_volume(ranker, p, v);
-        let found = pusher.run_layer(&layer, true)?;
-        done += layer_positions(ranker, &layer);
-        phase.set(done);
-        on_layer(
-            v,
-            &found,
-            Progress {
-                done,
-                total: ranker.len(),
-                layers_done: v + 1,
-                layers,
-            },
-        )?;
-    }
+    drive_layers(
+        &table.ranker,
+        start_layer,
+        |layer| pusher.run_layer(layer, true),
+        on_layer,
+    )?;
     pusher.finish();
     Ok(())
 }

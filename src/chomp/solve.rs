@@ -435,36 +435,17 @@ impl PTable {
     /// sorted. Stops with [`Error::Interrupted`] when the caller's cancel token is cancelled.
     pub fn solve_layer(&self, layer: &Layer) -> Result<Vec<u64>> {
         let p = prefix_rows(self.ranker.shape.rows);
-        let rows_n = self.ranker.shape.rows;
-        let token = crate::cancel::current();
-        let mut found: Vec<u64> = (0..layer.len())
-            .into_par_iter()
-            .with_min_len(16)
-            .try_fold(
-                || (Vec::new(), vec![0u32; rows_n]),
-                |(mut acc, mut rows), i| {
-                    if token.as_ref().is_some_and(|t| t.is_cancelled()) {
-                        return Err(Error::Interrupted);
-                    }
-                    let (base, prefix) = layer.block(i, p);
-                    let Some(known_t0) = self.prefix_cut_is_n(prefix) else {
-                        return Ok((acc, rows));
-                    };
-                    for_each_in_block(&self.ranker, prefix, base, &mut rows, |rows, rank| {
-                        if self.decide(rows, rank, known_t0) {
-                            acc.push(rank);
-                        }
-                    });
-                    Ok((acc, rows))
-                },
-            )
-            .map(|r| r.map(|(acc, _)| acc))
-            .try_reduce(Vec::new, |mut a, mut b| {
-                a.append(&mut b);
-                Ok(a)
-            })?;
-        found.sort_unstable();
-        Ok(found)
+        par_blocks(layer, self.ranker.shape.rows, |i, rows, acc| {
+            let (base, prefix) = layer.block(i, p);
+            let Some(known_t0) = self.prefix_cut_is_n(prefix) else {
+                return;
+            };
+            for_each_in_block(&self.ranker, prefix, base, rows, |rows, rank| {
+                if self.decide(rows, rank, known_t0) {
+                    acc.push(rank);
+                }
+            });
+        })
     }
 }
 
@@ -485,6 +466,37 @@ impl PTable {
             },
         );
     }
+}
+
+/// Run `block(i, rows, found)` for every block i of `layer` in parallel, each thread with a
+/// buffer of `rows_n` row lengths and a list of the P ranks it found; stops with
+/// [`Error::Interrupted`] once the caller's cancel token is cancelled. The ranks, sorted.
+pub(super) fn par_blocks(
+    layer: &Layer,
+    rows_n: usize,
+    block: impl Fn(usize, &mut [u32], &mut Vec<u64>) + Sync,
+) -> Result<Vec<u64>> {
+    let token = crate::cancel::current();
+    let mut found: Vec<u64> = (0..layer.len())
+        .into_par_iter()
+        .with_min_len(16)
+        .try_fold(
+            || (Vec::new(), vec![0u32; rows_n]),
+            |(mut acc, mut rows), i| {
+                if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                    return Err(Error::Interrupted);
+                }
+                block(i, &mut rows, &mut acc);
+                Ok((acc, rows))
+            },
+        )
+        .map(|r| r.map(|(acc, _)| acc))
+        .try_reduce(Vec::new, |mut a, mut b| {
+            a.append(&mut b);
+            Ok(a)
+        })?;
+    found.sort_unstable();
+    Ok(found)
 }
 
 /// Solve a box volume layer by volume layer with [`PTable::solve_volume_layer`], the schedule
@@ -539,9 +551,25 @@ pub fn solve_layers(
 pub fn solve_layers_by_scan(
     table: &PTable,
     start_layer: u64,
+    on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    drive_layers(
+        &table.ranker,
+        start_layer,
+        |layer| table.solve_layer(layer),
+        on_layer,
+    )
+}
+
+/// The loop both solvers share: the layers from `start_layer` on in order, each decided by
+/// `decide` (which returns its P ranks), the progress phase kept, and `on_layer` told after
+/// each.
+pub(super) fn drive_layers(
+    ranker: &Ranker,
+    start_layer: u64,
+    mut decide: impl FnMut(&Layer) -> Result<Vec<u64>>,
     mut on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
-    let ranker = &table.ranker;
     let p = prefix_rows(ranker.shape.rows);
     let layers = layer_count(ranker.shape);
     let mut done: u64 = (0..start_layer)
@@ -552,7 +580,7 @@ pub fn solve_layers_by_scan(
     for v in start_layer..layers {
         crate::cancel::check()?;
         let layer = Layer::of_volume(ranker, p, v);
-        let found = table.solve_layer(&layer)?;
+        let found = decide(&layer)?;
         done += layer_positions(ranker, &layer);
         phase.set(done);
         on_layer(
