@@ -114,8 +114,13 @@ class ChompTable:
     def p_positions(self) -> int:
         """Number of P-positions."""
     @property
+    def layout(self) -> str:
+        """"colex-lattice-path", or "transpose-hook N" for a square (one bit per transposed pair)."""
+    @property
     def table(self) -> npt.NDArray[np.uint8]:
-        """The packed table, read-only, no copy: bit r (little-endian in each byte) is 1 iff rank r is P."""
+        """The packed table, read-only, no copy: bit i (little-endian in each byte) is 1 iff the position of index i is P."""
+    def index(self, position: _Position) -> int:
+        """The bit of a position in `table` (a square's transposed pair shares one)."""
     def is_p(self, position: _Position) -> bool:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
@@ -124,7 +129,7 @@ class ChompTable:
 def chomp_solve(
     rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None
 ) -> ChompTable:
-    """Two-player Chomp: P or N for every position of the rows x cols box, at one bit each."""
+    """Two-player Chomp: P or N for every position of the rows x cols box, at one bit each (one per transposed pair for a square)."""
 
 class ChompGrundy:
     """The Grundy value of every position of a box of two-player Chomp (see chomp_grundy)."""

@@ -7,8 +7,8 @@ use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{invalid, OrRaise};
 use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
-use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable};
-use chompute::chomp::{ChompBox, Diagram, Ranker};
+use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable, TableIndex};
+use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -30,7 +30,7 @@ fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResul
 /// each, held by a read-only NumPy array.
 #[pyclass(module = "chompute", name = "ChompTable", frozen)]
 pub struct ChompTable {
-    ranker: Ranker,
+    index: TableIndex,
     p_positions: u64,
     bits: Py<PyArray1<u8>>,
 }
@@ -40,10 +40,10 @@ impl ChompTable {
         if p.is_empty() {
             return Err(invalid("the empty diagram is not a position"));
         }
-        self.ranker.rank(p).ok_or_else(|| {
+        self.index.rank(p).ok_or_else(|| {
             invalid(format!(
                 "position {p} does not fit in the {} box",
-                self.ranker.shape
+                self.index.shape()
             ))
         })
     }
@@ -58,13 +58,26 @@ impl ChompTable {
     /// The box as (rows, columns).
     #[getter]
     fn r#box(&self) -> (usize, u32) {
-        (self.ranker.shape.rows, self.ranker.shape.cols)
+        (self.index.shape().rows, self.index.shape().cols)
     }
 
     /// Number of positions: the non-empty diagrams of the box.
     #[getter]
     fn positions(&self) -> u64 {
-        self.ranker.len() - 1
+        self.index.positions() - 1
+    }
+
+    /// How the bits are numbered: "colex-lattice-path" (every position by its colex rank), or
+    /// "transpose-hook N" for a square box (one bit for each pair of transposed positions).
+    #[getter]
+    fn layout(&self) -> String {
+        self.index.scheme()
+    }
+
+    /// The bit of a position in `table` (for a square box, the bit it shares with its
+    /// transpose).
+    fn index(&self, position: &Bound<'_, PyAny>) -> PyResult<u64> {
+        self.rank_of(&position_arg(position)?)
     }
 
     /// Number of P-positions.
@@ -73,10 +86,11 @@ impl ChompTable {
         self.p_positions
     }
 
-    /// The packed table, read-only and without a copy: bit r (little-endian within each
-    /// byte, `numpy.unpackbits(t, bitorder="little")`) is 1 iff the position of rank r is P.
-    /// Rank r is the colex rank of the rows (rank order is lexicographic order of rows; rank
-    /// 0 is the empty diagram).
+    /// The packed table, read-only and without a copy: bit i (little-endian within each
+    /// byte, `numpy.unpackbits(t, bitorder="little")`) is 1 iff the position of index i is P;
+    /// `index(position)` gives it. A box that is not square numbers every position by its
+    /// colex rank (rank order is lexicographic order of rows; rank 0 is the empty diagram); a
+    /// square keeps one bit for each pair of transposed positions (`layout`).
     #[getter]
     fn table<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u8>> {
         self.bits.bind(py).clone()
@@ -101,15 +115,16 @@ impl ChompTable {
         let bits = self.bits.bind(py).readonly();
         let bytes = bits.as_slice()?;
         let bites =
-            winning_bites_with(&self.ranker, &p, |r| Ok(ChompTable::bit(bytes, r))).or_raise()?;
+            winning_bites_with(|q| self.index.rank(q), &p, |r| Ok(ChompTable::bit(bytes, r)))
+                .or_raise()?;
         diagram_list(py, &bites)
     }
 
     fn __repr__(&self) -> String {
         format!(
             "<chompute.ChompTable box {}: {} positions, {} P-positions>",
-            self.ranker.shape,
-            self.ranker.len() - 1,
+            self.index.shape(),
+            self.index.positions() - 1,
             self.p_positions
         )
     }
@@ -129,16 +144,17 @@ pub fn chomp_solve(
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompTable> {
     let shape = shape_of(rows, cols)?;
-    let table = in_background_reporting(py, progress, move || solve::solve(shape))?.or_raise()?;
+    let table =
+        in_background_reporting(py, progress, move || solve::solve_box(shape))?.or_raise()?;
     let p_positions = table.p_count();
-    let ranker = table.ranker.clone();
-    let mut bytes = Vec::with_capacity(solve::PTable::bytes_for(ranker.len()) as usize);
+    let index = table.index();
+    let mut bytes = Vec::with_capacity(index.bytes() as usize);
     table.for_each_word(|w| bytes.extend_from_slice(&w.to_le_bytes()));
     drop(table);
     let array = PyArray1::from_vec(py, bytes);
     array.call_method1("setflags", (false,))?;
     Ok(ChompTable {
-        ranker,
+        index,
         p_positions,
         bits: array.unbind(),
     })

@@ -59,16 +59,34 @@ def test_solve_matches_a_slow_reference_on_a_box_that_is_not_square():
 
 
 def test_the_table_is_a_read_only_view_of_the_bits():
-    t = chompute.chomp_solve("12x12")
-    assert t.p_positions == 26838
+    t = chompute.chomp_solve("12x11")
+    assert t.layout == "colex-lattice-path"
     bits = np.unpackbits(t.table, bitorder="little")
-    assert int(bits.sum()) == 26838
+    assert int(bits.sum()) == t.p_positions
     assert t.table.dtype == np.uint8 and not t.table.flags.writeable
     # The same memory every time: no copy.
     assert t.table.__array_interface__["data"][0] == t.table.__array_interface__["data"][0]
     # Rank 1 is the position (1) in the colex rank: the last row has length 1.
-    assert bits[0] == 0 and bits[1] == 1
+    assert bits[0] == 0 and bits[1] == 1 and t.index((1,)) == 1
     assert t.is_p("2,1") and not t.is_p((3, 3, 3))
+    assert t.winning_bites((3, 3, 3)) == [(3, 1, 1)]
+
+
+def transpose(d):
+    return tuple(sum(1 for a in d if a > i) for i in range(d[0] if d else 0))
+
+
+def test_a_square_keeps_one_bit_for_each_transposed_pair():
+    t = chompute.chomp_solve("12x12")
+    assert t.p_positions == 26838 and t.layout.startswith("transpose-hook ")
+    assert t.table.size * 8 < (t.positions + 1) // 2 + 8 * 2**12
+    bits = np.unpackbits(t.table, bitorder="little")
+    square = chompute.chomp_solve(7, 7)
+    s_bits = np.unpackbits(square.table, bitorder="little")
+    for d in diagrams(7, 7):
+        assert square.index(d) == square.index(transpose(d)), d
+        assert bool(s_bits[square.index(d)]) == slow_is_p(d), d
+    assert t.is_p("2,1") and not t.is_p((3, 3, 3)) and bits[t.index((2, 1))] == 1
     assert t.winning_bites((3, 3, 3)) == [(3, 1, 1)]
 
 
@@ -107,8 +125,10 @@ def test_progress_hears_the_positions_decided():
     heard = []
     t = chompute.chomp_solve(9, 9, progress=lambda done, total, phase: heard.append((done, total, phase)))
     assert heard and all(phase == "positions" for _, _, phase in heard)
-    # Every rank of the box is decided by the end, the empty diagram included.
-    assert heard[-1][0] == heard[-1][1] == t.positions + 1
+    # Every bit of the table is decided by the end, the empty diagram's included; a square
+    # keeps one for each pair of transposed positions.
+    assert heard[-1][0] == heard[-1][1]
+    assert (t.positions + 1) // 2 <= heard[-1][1] <= t.positions + 1
     assert [d for d, _, _ in heard] == sorted(d for d, _, _ in heard)
     cells = []
     chompute.chomp_cells(10, progress=lambda done, total, phase: cells.append(done))

@@ -19,6 +19,7 @@ pub mod push;
 pub mod rule;
 pub mod solve;
 pub mod store;
+pub mod sym;
 pub mod three_row;
 
 pub use classes::{all_normalised_rules, rule_classes, RuleClass};

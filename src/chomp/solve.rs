@@ -24,14 +24,20 @@
 //! and stays as the twin the forward solver is tested against, and its scan is the one the
 //! GPU layer kernel and [`PTable::winning_bites`] follow.
 //!
+//! A square box keeps one bit for each pair of transposed positions ([`TableIndex::for_box`],
+//! the hook index of [`super::sym`], which has its own steps in place of the layers here);
+//! [`solve_box`] and the table files choose it, [`solve`] keeps the colex table.
+//!
 //! The slow, obviously correct twin is [`solve_by_rank_order`]: one sweep in rank order with
 //! the same per-position rule; the tests compare both, and both with a solver that knows
 //! nothing of ranks.
 
 use super::diagram::{ChompBox, Diagram, Ranker};
+use super::sym::SymIndex;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Most positions a one-bit table may have: 2^38 (32 GiB of bits), past a 22×22 box.
 pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
@@ -280,11 +286,132 @@ fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     words
 }
 
-/// A table of one bit per rank of a box: bit r is set iff the position of rank r is P.
+/// How a one-bit table numbers its bits: every position by its colex rank ([`Ranker`]), or,
+/// for a square box, one of each pair of transposed positions by the hook index of
+/// [`super::sym`] (half the bits).
+#[derive(Debug, Clone)]
+pub struct TableIndex {
+    /// The box's colex ranking (the box, and the bits of a colex table).
+    pub ranker: Ranker,
+    /// The hook index, for a table that keeps one of each transposed pair.
+    pub sym: Option<Arc<SymIndex>>,
+}
+
+/// The scheme name of the colex rank in saved tables.
+pub const COLEX_SCHEME: &str = "colex-lattice-path";
+/// The scheme name of the hook index in saved tables, followed by its smallest child side.
+pub const HOOK_SCHEME: &str = "transpose-hook";
+
+impl TableIndex {
+    /// Every position by its colex rank.
+    pub fn colex(ranker: Ranker) -> TableIndex {
+        TableIndex { ranker, sym: None }
+    }
+
+    /// One of each transposed pair of a square box, child squares from side `min_child`.
+    pub fn symmetric(ranker: Ranker, min_child: usize) -> Result<TableIndex> {
+        let shape = ranker.shape;
+        if shape.rows != shape.cols as usize {
+            return Err(Error::invalid(format!(
+                "the {shape} box is not square: only a square keeps one of each transposed pair"
+            )));
+        }
+        let sym = SymIndex::with_min_child(shape.rows, min_child)?;
+        Ok(TableIndex {
+            ranker,
+            sym: Some(Arc::new(sym)),
+        })
+    }
+
+    /// The table a run of `shape` keeps: a square box (up to side
+    /// [`super::sym::MAX_SIDE`]) one of each transposed pair, any other box every position.
+    pub fn for_box(shape: ChompBox) -> Result<TableIndex> {
+        let ranker = PTable::ranker_for(shape)?;
+        if shape.rows == shape.cols as usize && shape.rows <= super::sym::MAX_SIDE {
+            TableIndex::symmetric(ranker, super::sym::min_child_for(shape.rows))
+        } else {
+            Ok(TableIndex::colex(ranker))
+        }
+    }
+
+    /// The index a saved table names: its scheme line.
+    pub fn from_scheme(ranker: Ranker, scheme: &str) -> Result<TableIndex> {
+        if scheme == COLEX_SCHEME {
+            return Ok(TableIndex::colex(ranker));
+        }
+        let min_child = scheme
+            .strip_prefix(HOOK_SCHEME)
+            .and_then(|m| m.strip_prefix(' '))
+            .and_then(|m| m.parse::<usize>().ok())
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "rank scheme '{scheme}' is neither '{COLEX_SCHEME}' nor '{HOOK_SCHEME} N'"
+                ))
+            })?;
+        TableIndex::symmetric(ranker, min_child)
+    }
+
+    /// The scheme line of saved tables.
+    pub fn scheme(&self) -> String {
+        match &self.sym {
+            None => COLEX_SCHEME.to_string(),
+            Some(s) => format!("{HOOK_SCHEME} {}", s.min_child()),
+        }
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// Number of bits (the empty diagram's included).
+    pub fn len(&self) -> u64 {
+        match &self.sym {
+            None => self.ranker.len(),
+            Some(s) => s.len(),
+        }
+    }
+
+    /// Never: the empty diagram has a bit.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Bytes of the bits.
+    pub fn bytes(&self) -> u64 {
+        PTable::bytes_for(self.len())
+    }
+
+    /// Positions of the box (the empty diagram included), C(R+C, R).
+    pub fn positions(&self) -> u64 {
+        self.ranker.len()
+    }
+
+    /// The bit of `p`, or `None` when it does not fit in the box.
+    pub fn rank(&self, p: &Diagram) -> Option<u64> {
+        match &self.sym {
+            None => self.ranker.rank(p),
+            Some(s) => s.index(p.rows()),
+        }
+    }
+
+    /// Layers (checkpoint records) of a run.
+    pub fn layers(&self) -> u64 {
+        match &self.sym {
+            None => layer_count(self.shape()),
+            Some(s) => s.steps(),
+        }
+    }
+}
+
+/// A table of one bit per position of a box (per [`TableIndex`]): the bit is set iff the
+/// position is P.
 #[derive(Debug)]
 pub struct PTable {
     /// The box's ranking.
     pub ranker: Ranker,
+    /// The hook index when the table keeps one of each transposed pair.
+    pub sym: Option<Arc<SymIndex>>,
     words: Vec<AtomicU64>,
 }
 
@@ -302,32 +429,73 @@ impl PTable {
     /// An all-N table (no bit set) for `ranker`'s box; refuses with [`Error::TooLarge`] when
     /// the machine lacks the memory.
     pub fn empty(ranker: Ranker) -> Result<PTable> {
-        let bytes = PTable::bytes_for(ranker.len());
+        PTable::empty_indexed(TableIndex::colex(ranker))
+    }
+
+    /// An all-N table numbered by `index`; refuses with [`Error::TooLarge`] when the machine
+    /// lacks the memory.
+    pub fn empty_indexed(index: TableIndex) -> Result<PTable> {
         crate::memory::ensure_available(
-            bytes,
-            &format!("the one-bit table of the {} box", ranker.shape),
+            index.bytes(),
+            &format!("the one-bit table of the {} box", index.shape()),
             "choose a smaller box",
         )?;
         Ok(PTable {
-            words: zeroed_words(ranker.len().div_ceil(64) as usize),
-            ranker,
+            words: zeroed_words(index.len().div_ceil(64) as usize),
+            ranker: index.ranker,
+            sym: index.sym,
         })
     }
 
     /// A table from its words (as saved), or [`Error::Invalid`] if their number is wrong.
     pub fn from_words(ranker: Ranker, words: Vec<u64>) -> Result<PTable> {
-        if words.len() as u64 != ranker.len().div_ceil(64) {
+        PTable::from_indexed_words(TableIndex::colex(ranker), words)
+    }
+
+    /// [`PTable::from_words`] numbered by `index`.
+    pub fn from_indexed_words(index: TableIndex, words: Vec<u64>) -> Result<PTable> {
+        if words.len() as u64 != index.len().div_ceil(64) {
             return Err(Error::invalid(format!(
                 "a table of the {} box has {} words, not {}",
-                ranker.shape,
-                ranker.len().div_ceil(64),
+                index.shape(),
+                index.len().div_ceil(64),
                 words.len()
             )));
         }
         Ok(PTable {
-            ranker,
+            ranker: index.ranker,
+            sym: index.sym,
             words: words.into_iter().map(AtomicU64::new).collect(),
         })
+    }
+
+    /// How the bits are numbered.
+    pub fn index(&self) -> TableIndex {
+        TableIndex {
+            ranker: self.ranker.clone(),
+            sym: self.sym.clone(),
+        }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> u64 {
+        match &self.sym {
+            None => self.ranker.len(),
+            Some(s) => s.len(),
+        }
+    }
+
+    /// Never: the empty diagram has a bit.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The bit of `p`, or `None` when it does not fit in the box.
+    pub fn rank_of(&self, p: &Diagram) -> Option<u64> {
+        match &self.sym {
+            None => self.ranker.rank(p),
+            Some(s) => s.index(p.rows()),
+        }
     }
 
     /// The box.
@@ -358,14 +526,14 @@ impl PTable {
         if p.is_empty() {
             return None;
         }
-        self.ranker.rank(p).map(|r| self.is_p_rank(r))
+        self.rank_of(p).map(|r| self.is_p_rank(r))
     }
 
     /// The winning bites of `p`: its options that are P, each given as the position it leaves,
     /// sorted. Empty for a P-position. `None` when `p` is empty or outside the box.
     pub fn winning_bites(&self, p: &Diagram) -> Option<Vec<Diagram>> {
         self.is_p(p)?;
-        winning_bites_with(&self.ranker, p, |r| Ok(self.is_p_rank(r))).ok()
+        winning_bites_with(|q| self.rank_of(q), p, |r| Ok(self.is_p_rank(r))).ok()
     }
 
     /// The winning bites of every rectangle r×c with r ≤ `shape.rows`, c ≤ `shape.cols` (a box
@@ -375,12 +543,15 @@ impl PTable {
             rows: shape.rows.min(self.shape().rows),
             cols: shape.cols.min(self.shape().cols),
         };
-        rectangle_bites_with(&self.ranker, shape, |r| Ok(self.is_p_rank(r)))
+        rectangle_bites_with(|q| self.rank_of(q), shape, |r| Ok(self.is_p_rank(r)))
             .expect("reading bits from memory cannot fail")
     }
 
-    /// Number of P-positions.
+    /// Number of P-positions of the box (a pair stored once counts twice).
     pub fn p_count(&self) -> u64 {
+        if let Some(s) = &self.sym {
+            return super::sym::box_p_count(s, &self.words);
+        }
         self.words
             .iter()
             .map(|w| w.load(Relaxed).count_ones() as u64)
@@ -539,7 +710,18 @@ pub fn solve_layers(
     start_layer: u64,
     on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
-    super::push::solve_layers_forward(table, start_layer, on_layer)
+    match &table.sym {
+        Some(s) => super::sym::solve_forward(s, &table.words, start_layer, on_layer),
+        None => super::push::solve_layers_forward(table, start_layer, on_layer),
+    }
+}
+
+/// Solve a box in the table [`TableIndex::for_box`] chooses (one of each transposed pair for
+/// a square), no checkpoints.
+pub fn solve_box(shape: ChompBox) -> Result<PTable> {
+    let table = PTable::empty_indexed(TableIndex::for_box(shape)?)?;
+    solve_layers(&table, 0, |_, _, _| Ok(()))?;
+    Ok(table)
 }
 
 /// [`solve_layers`] by the option scan: every position reads its options' bits
@@ -740,7 +922,7 @@ impl GrundyTable {
 /// its options that are P, each as the position it leaves, sorted. Any table (in memory, in a
 /// file, in a NumPy array) answers through this one function.
 pub fn winning_bites_with(
-    ranker: &Ranker,
+    rank: impl Fn(&Diagram) -> Option<u64>,
     p: &Diagram,
     mut is_p_rank: impl FnMut(u64) -> Result<bool>,
 ) -> Result<Vec<Diagram>> {
@@ -749,9 +931,7 @@ pub fn winning_bites_with(
         if q.is_empty() {
             continue;
         }
-        let r = ranker
-            .rank(&q)
-            .expect("an option fits where its position does");
+        let r = rank(&q).expect("an option fits where its position does");
         if is_p_rank(r)? {
             out.push(q);
         }
@@ -765,14 +945,14 @@ pub fn winning_bites_with(
 /// first, from any source of the bits of `ranker`'s box (a table in memory or a saved file);
 /// `shape` must lie inside that box.
 pub fn rectangle_bites_with(
-    ranker: &Ranker,
+    rank: impl Fn(&Diagram) -> Option<u64>,
     shape: ChompBox,
     mut is_p_rank: impl FnMut(u64) -> Result<bool>,
 ) -> Result<Vec<RectangleBites>> {
     let mut out = Vec::new();
     for r in 1..=shape.rows {
         for c in 1..=shape.cols {
-            let bites = winning_bites_with(ranker, &rectangle(r, c), &mut is_p_rank)?;
+            let bites = winning_bites_with(&rank, &rectangle(r, c), &mut is_p_rank)?;
             out.push(RectangleBites {
                 rows: r,
                 cols: c,

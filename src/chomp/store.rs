@@ -17,7 +17,9 @@
 //!
 //! `rank colex-lattice-path` is [`Ranker`]'s scheme: rows a_1 ≥ … ≥ a_R (0-based j) have rank
 //! Σ_j C(a_j + R-1-j, R-j), so rank order is lexicographic order of rows and rank 0 is the
-//! empty diagram. `crc32` is the CRC-32 (IEEE) of the words' bytes. The file is a function of
+//! empty diagram. `rank transpose-hook N` (square boxes) is the hook index of [`super::sym`]
+//! with child squares from side N: one bit for each pair of transposed positions, `positions`
+//! still counting the whole box. `crc32` is the CRC-32 (IEEE) of the words' bytes. The file is a function of
 //! the box alone: an interrupted and resumed run writes the same bytes.
 //!
 //! # The checkpoint
@@ -28,7 +30,7 @@
 //! records before it and cuts the file there.
 
 use super::diagram::{ChompBox, Diagram};
-use super::solve::{layer_count, PTable};
+use super::solve::{PTable, TableIndex};
 use crate::error::{Error, Result};
 use crate::render::encode::atomic::AtomicFile;
 use std::fs::{File, OpenOptions};
@@ -38,7 +40,6 @@ use std::path::{Path, PathBuf};
 
 const TABLE_MAGIC: &str = "chompute chomp p-table 1";
 const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
-const RANK_SCHEME: &str = "colex-lattice-path";
 const RECORD_TAG: &[u8; 4] = b"LAYR";
 
 /// The checkpoint path of a table file: `FILE.partial`.
@@ -48,8 +49,8 @@ pub fn partial_path(table: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn header_text(magic: &str, shape: ChompBox, extra: &[(&str, String)]) -> String {
-    let mut h = format!("{magic}\nbox {shape}\nrank {RANK_SCHEME}\n");
+fn header_text(magic: &str, index: &TableIndex, extra: &[(&str, String)]) -> String {
+    let mut h = format!("{magic}\nbox {}\nrank {}\n", index.shape(), index.scheme());
     for (k, v) in extra {
         h.push_str(&format!("{k} {v}\n"));
     }
@@ -105,18 +106,13 @@ fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'
         .ok_or_else(|| Error::invalid(format!("{}: the header has no '{key}'", path.display())))
 }
 
-fn header_box(path: &Path, pairs: &[(String, String)]) -> Result<ChompBox> {
+fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
     let b = field(path, pairs, "box")?;
     let shape =
         ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
     let scheme = field(path, pairs, "rank")?;
-    if scheme != RANK_SCHEME {
-        return Err(Error::invalid(format!(
-            "{}: rank scheme '{scheme}' is not '{RANK_SCHEME}'",
-            path.display()
-        )));
-    }
-    Ok(shape)
+    TableIndex::from_scheme(PTable::ranker_for(shape)?, scheme)
+        .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
 }
 
 /// Write a finished table to `path` (a temporary file renamed when complete).
@@ -125,7 +121,7 @@ pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
     table.for_each_word(|w| crc.update(&w.to_le_bytes()));
     let header = header_text(
         TABLE_MAGIC,
-        table.shape(),
+        &table.index(),
         &[
             ("positions", table.ranker.len().to_string()),
             ("p-positions", table.p_count().to_string()),
@@ -157,8 +153,8 @@ pub struct TableFile {
     path: PathBuf,
     file: File,
     data_start: u64,
-    /// The box's ranking.
-    pub ranker: super::diagram::Ranker,
+    /// How the bits are numbered.
+    pub index: TableIndex,
     /// P-positions, as the header says.
     pub p_positions: u64,
     crc: u32,
@@ -170,8 +166,8 @@ impl TableFile {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let mut reader = BufReader::new(&file);
         let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
-        let shape = header_box(path, &pairs)?;
-        let ranker = PTable::ranker_for(shape)?;
+        let index = header_index(path, &pairs)?;
+        let (shape, ranker) = (index.shape(), &index.ranker);
         let num = |key: &str| -> Result<u64> {
             field(path, &pairs, key)?
                 .parse()
@@ -188,7 +184,7 @@ impl TableFile {
         let crc = u32::from_str_radix(field(path, &pairs, "crc32")?, 16).map_err(|_| {
             Error::invalid(format!("{}: 'crc32' is not hexadecimal", path.display()))
         })?;
-        let want = data_start + PTable::bytes_for(ranker.len());
+        let want = data_start + index.bytes();
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len != want {
             return Err(Error::invalid(format!(
@@ -201,14 +197,14 @@ impl TableFile {
             p_positions: num("p-positions")?,
             file,
             data_start,
-            ranker,
+            index,
             crc,
         })
     }
 
     /// The box.
     pub fn shape(&self) -> ChompBox {
-        self.ranker.shape
+        self.index.shape()
     }
 
     /// Whether rank `r` is P, read from the file.
@@ -225,7 +221,7 @@ impl TableFile {
         if p.is_empty() {
             return Err(Error::invalid("the empty diagram is not a position"));
         }
-        let r = self.ranker.rank(p).ok_or_else(|| {
+        let r = self.index.rank(p).ok_or_else(|| {
             Error::invalid(format!(
                 "position {p} does not fit in the {} box",
                 self.shape()
@@ -237,7 +233,7 @@ impl TableFile {
     /// The winning bites of `p`: its P options, sorted (empty when `p` is P).
     pub fn winning_bites(&self, p: &Diagram) -> Result<Vec<Diagram>> {
         self.is_p(p)?;
-        super::solve::winning_bites_with(&self.ranker, p, |r| self.is_p_rank(r))
+        super::solve::winning_bites_with(|q| self.index.rank(q), p, |r| self.is_p_rank(r))
     }
 
     /// The winning bites of every rectangle up to `shape` (a box inside this file's), read bit
@@ -250,7 +246,7 @@ impl TableFile {
                 self.shape()
             )));
         }
-        super::solve::rectangle_bites_with(&self.ranker, shape, |r| self.is_p_rank(r))
+        super::solve::rectangle_bites_with(|q| self.index.rank(q), shape, |r| self.is_p_rank(r))
     }
 
     /// Check the bits against the header's CRC-32, streaming them (nothing is kept).
@@ -260,14 +256,14 @@ impl TableFile {
 
     /// Read the whole table, checking its CRC-32.
     pub fn load(&self) -> Result<PTable> {
-        let mut words = Vec::with_capacity(self.ranker.len().div_ceil(64) as usize);
+        let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
         self.read_words(|w| words.push(w))?;
-        PTable::from_words(self.ranker.clone(), words)
+        PTable::from_indexed_words(self.index.clone(), words)
     }
 
     /// Every word of the table in order to `each`, then the CRC-32 check.
     fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
-        let end = self.data_start + PTable::bytes_for(self.ranker.len());
+        let end = self.data_start + self.index.bytes();
         let mut at = self.data_start;
         let mut crc = crc32fast::Hasher::new();
         let mut buf = vec![0u8; 1 << 20];
@@ -297,6 +293,8 @@ impl TableFile {
 pub struct Checkpoint {
     path: PathBuf,
     file: File,
+    /// When the records were last made durable.
+    synced: std::time::Instant,
 }
 
 impl Checkpoint {
@@ -306,19 +304,21 @@ impl Checkpoint {
     pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
         let shape = table.shape();
+        let index = table.index();
         if !path.exists() {
             let mut file = OpenOptions::new()
                 .create_new(true)
                 .write(true)
                 .open(path)
                 .map_err(io)?;
-            file.write_all(header_text(PARTIAL_MAGIC, shape, &[]).as_bytes())
+            file.write_all(header_text(PARTIAL_MAGIC, &index, &[]).as_bytes())
                 .map_err(io)?;
             file.sync_data().map_err(io)?;
             return Ok((
                 Checkpoint {
                     path: path.to_path_buf(),
                     file,
+                    synced: std::time::Instant::now(),
                 },
                 0,
             ));
@@ -331,17 +331,26 @@ impl Checkpoint {
         let len = file.metadata().map_err(io)?.len();
         let mut reader = BufReader::with_capacity(1 << 20, &file);
         let (pairs, mut good_end) = read_header(path, &mut reader, PARTIAL_MAGIC)?;
-        let got = header_box(path, &pairs)?;
+        let got_index = header_index(path, &pairs)?;
+        let got = got_index.shape();
         if got != shape {
             return Err(Error::invalid(format!(
                 "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
                 path.display()
             )));
         }
-        let layers = layer_count(shape);
+        if got_index.scheme() != index.scheme() {
+            return Err(Error::invalid(format!(
+                "{} numbers the {got} box by '{}', this run by '{}'; remove it to start afresh",
+                path.display(),
+                got_index.scheme(),
+                index.scheme()
+            )));
+        }
+        let layers = index.layers();
         let mut next = 0u64;
         while next < layers {
-            match read_record(&mut reader, table.ranker.len())? {
+            match read_record(&mut reader, index.len())? {
                 Some((v, ranks, bytes)) if v == next => {
                     for r in ranks {
                         table.set_p_rank(r);
@@ -361,6 +370,7 @@ impl Checkpoint {
             Checkpoint {
                 path: path.to_path_buf(),
                 file,
+                synced: std::time::Instant::now(),
             },
             next,
         ))
@@ -379,7 +389,14 @@ impl Checkpoint {
         self.file.write_all(RECORD_TAG).map_err(io)?;
         self.file.write_all(&body).map_err(io)?;
         self.file.write_all(&crc.to_le_bytes()).map_err(io)?;
-        self.file.sync_data().map_err(io)
+        // A record is in the file (and survives the process) once written; making it durable
+        // against a crash of the machine is paced, so that the tens of thousands of short
+        // steps of a symmetric run do not wait on the disk each.
+        if self.synced.elapsed() >= std::time::Duration::from_secs(2) {
+            self.file.sync_data().map_err(io)?;
+            self.synced = std::time::Instant::now();
+        }
+        Ok(())
     }
 
     /// Remove the checkpoint once the table is saved.
@@ -459,10 +476,10 @@ pub fn solve_to_file(
             out.display()
         )));
     }
-    let table = PTable::empty(PTable::ranker_for(shape)?)?;
+    let table = PTable::empty_indexed(TableIndex::for_box(shape)?)?;
     let partial = partial_path(out);
     let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
-    let layers = layer_count(shape);
+    let layers = table.index().layers();
     if start > 0 {
         report(RunEvent::Resumed {
             path: partial.clone(),

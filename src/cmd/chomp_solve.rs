@@ -6,7 +6,7 @@ use crate::cli::{
 };
 use anyhow::anyhow;
 use chompute::chomp::cells::CellsTable;
-use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites};
+use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites, TableIndex};
 use chompute::chomp::store::{self, RunEvent, TableFile};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
@@ -37,12 +37,16 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     if backend == BackendChoice::Gpu {
         return solve_gpu(args);
     }
-    let ranker = PTable::ranker_for(shape)?;
-    let bytes = PTable::bytes_for(ranker.len());
+    let index = TableIndex::for_box(shape)?;
     crate::cmd::bars::summary(&format!(
-        "the {shape} box: {} positions, {} at one bit each",
-        ranker.len(),
-        human_bytes(bytes)
+        "the {shape} box: {} positions, {} at one bit {}",
+        index.positions(),
+        human_bytes(index.bytes()),
+        if index.sym.is_some() {
+            "per pair of transposed positions"
+        } else {
+            "each"
+        }
     ));
     let start = Instant::now();
     let mut resumed = 0;
@@ -70,7 +74,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             })?
         }
         None => {
-            let table = PTable::empty(ranker)?;
+            let table = PTable::empty_indexed(index)?;
             chompute::chomp::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
             table
         }
@@ -103,7 +107,7 @@ fn report_solved(
     resumed: u64,
 ) -> anyhow::Result<()> {
     let shape = args.shape;
-    let bytes = PTable::bytes_for(table.ranker.len());
+    let bytes = PTable::bytes_for(table.len());
     let report = SolveReport {
         backend,
         shape: shape.to_string(),
@@ -113,7 +117,7 @@ fn report_solved(
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers: chompute::chomp::solve::layer_count(shape),
+        layers: table.index().layers(),
     };
     if args.json {
         return print_json(&report);
@@ -126,8 +130,13 @@ fn report_solved(
     )?;
     writeln!(
         out,
-        "{} at one bit per position, {seconds:.3} s",
-        human_bytes(bytes)
+        "{} at one bit per {}, {seconds:.3} s",
+        human_bytes(bytes),
+        if table.sym.is_some() {
+            "pair of transposed positions"
+        } else {
+            "position"
+        }
     )?;
     if let Some(f) = &report.file {
         writeln!(out, "table saved to {f}")?;
@@ -194,7 +203,7 @@ fn rectangle_bites(args: &ChompBitesArgs) -> anyhow::Result<(ChompBox, Vec<Recta
             let shape = shape.unwrap_or(file.shape());
             Ok((shape, file.rectangle_bites(shape)?))
         }
-        (None, Some(s)) => Ok((s, chompute::chomp::solve::solve(s)?.rectangle_bites(s))),
+        (None, Some(s)) => Ok((s, chompute::chomp::solve::solve_box(s)?.rectangle_bites(s))),
         (None, None) => Err(anyhow!(
             "give the box with --box ROWSxCOLUMNS or a --table FILE"
         )),

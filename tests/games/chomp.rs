@@ -440,7 +440,7 @@ mod two_player {
     use super::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
     use chompute::cancel::Cancel;
     use chompute::chomp::cells::CellsTable;
-    use chompute::chomp::solve::{rectangle, solve, solve_by_rank_order, GrundyTable};
+    use chompute::chomp::solve::{rectangle, solve, solve_box, solve_by_rank_order, GrundyTable};
     use chompute::chomp::store::{partial_path, solve_to_file, RunEvent, TableFile};
     use chompute::chomp::{ChompBox, Diagram};
     use std::collections::{HashMap, HashSet};
@@ -806,12 +806,43 @@ mod two_player {
             std::fs::read(&whole).unwrap(),
             std::fs::read(&parts).unwrap()
         );
-        // The saved table reads back, checksum and all.
+        // The saved table reads back, checksum and all; a square keeps one of each transposed
+        // pair, and the P-count is the whole box's.
         let f = TableFile::open(&parts).unwrap();
         assert_eq!(
             f.load().unwrap().words(),
-            solve(bx(15, 15)).unwrap().words()
+            solve_box(bx(15, 15)).unwrap().words()
         );
+        assert!(f.index.sym.is_some());
+        assert_eq!(f.p_positions, solve(bx(15, 15)).unwrap().p_count());
+    }
+
+    #[test]
+    fn a_square_table_keeps_one_of_each_transposed_pair_and_agrees_with_the_colex_table() {
+        // 11x11 and 13x13 reach child squares (side ≥ n - 6) and whole small ones.
+        for n in [11usize, 13] {
+            let shape = bx(n, n as u32);
+            let sym = solve_box(shape).unwrap();
+            let colex = solve(shape).unwrap();
+            assert!(sym.sym.is_some() && colex.sym.is_none());
+            assert!(
+                sym.len() * 2 < colex.len() + colex.len() / 50,
+                "{n}: about half"
+            );
+            assert_eq!(sym.p_count(), colex.p_count(), "{n}");
+            let rk = &colex.ranker;
+            let mut rows = vec![0u32; n];
+            for r in 1..rk.len() {
+                rk.advance(&mut rows);
+                let d = Diagram::new(rows.clone()).unwrap();
+                assert_eq!(sym.is_p(&d), Some(colex.is_p_rank(r)), "{n}: {d}");
+            }
+            assert_eq!(
+                sym.rectangle_bites(shape),
+                colex.rectangle_bites(shape),
+                "{n}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,909 @@
+//! Transpose symmetry for square boxes: one bit for each pair of transposed positions.
+//!
+//! A position and its transpose have the same outcome, so the table of an n×n box needs only
+//! one of every pair. The index here, the *hook index*, keeps the forward solver's runs of
+//! consecutive ranks.
+//!
+//! # The hook index
+//! A non-empty position λ has a first row of a cells and b rows (its *hook* (a, b)); under the
+//! hook lies its *interior* μ = (λ_2 - 1, …, λ_b - 1), a diagram of at most b-1 rows of at
+//! most a-1 cells. Transposing swaps a and b and transposes μ. So λ is *stored* when
+//! - a > b: every interior, ranked by the colex rank of the (b-1)×(a-1) box;
+//! - a = b = k: the interior is a position of the (k-1)×(k-1) square, stored by this same
+//!   index (a *child* square), or, for squares smaller than the index's `min_child`, all of
+//!   them in colex order (the pairs there cost a few megabytes and keep the tree small);
+//! - a < b: never (its transpose is stored).
+//!
+//! The square's index runs: the empty diagram (index 0), then the hooks by a + b ascending,
+//! within one sum a descending, the diagonal hook (k, k) last. Each hook's positions are one
+//! contiguous *block*.
+//!
+//! # Solving in this index
+//! [`solve_forward`] is the forward solver of [`super::push`] on this index: a stored
+//! position reached without a mark is P and marks every stored parent of itself and of its
+//! transpose (a parent of λᵀ is the transpose of a parent of λ, so between them they mark the
+//! stored one of every pair). The parents of one run of equal rows are a *fill* (those rows
+//! refilled non-increasingly from a range), and a fill splits by the hooks it reaches: in a
+//! colex block it is the colex fill of [`super::push`] (consecutive ranks in the last row, a
+//! whole rank range when the rows to the end start from 0), in a child square it is again a
+//! fill, one level down.
+//!
+//! A parent has a larger hook sum or the same hook, so the blocks of one hook sum are
+//! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
+//! colex blocks (as in [`super::solve`]) side by side with the steps of its child square.
+
+use super::diagram::binomial;
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Largest square side the index handles (row buffers live on the stack).
+pub const MAX_SIDE: usize = 31;
+
+/// Row lengths of a square position, zeros after its last row.
+pub type Rows = [u32; MAX_SIDE + 1];
+
+/// The smallest child square kept by index in a run of the n-square: n - 6. Smaller children
+/// store both of each pair; each level below halves the position count and doubles the number
+/// of steps, so six levels keep the 20×20 table within 1 % of half (8.67 GB) in 57,000 steps.
+pub fn min_child_for(n: usize) -> usize {
+    n.saturating_sub(6)
+}
+
+/// Fillings past which one fill's first row is shared out among the threads.
+const PARALLEL_FILLINGS: u64 = 1 << 22;
+
+/// What one block of a square holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The empty diagram of the square (index 0 of it).
+    Empty,
+    /// Interiors in the colex order of an r×c box.
+    Colex { r: usize, c: u32 },
+    /// The interiors of a diagonal hook (k, k), by the index of the (k-1)-square.
+    Child { m: usize },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    off: u64,
+    kind: Kind,
+}
+
+/// One piece of a step: the empty diagram, a prefix-volume layer of a colex block, or a step
+/// of a child square; offsets relative to the square.
+#[derive(Debug, Clone, Copy)]
+enum Seg {
+    Empty { off: u64 },
+    Colex { off: u64, r: usize, c: u32, v: u64 },
+    Child { off: u64, m: usize, step: usize },
+}
+
+/// The index of one square side m.
+#[derive(Debug, Clone, Default)]
+struct Square {
+    len: u64,
+    /// `at[a * (m+1) + b]`: the block of hook (a, b), a ≥ b.
+    at: Vec<usize>,
+    /// Blocks in index order.
+    blocks: Vec<Block>,
+    steps: Vec<Vec<Seg>>,
+}
+
+/// The hook index of an n×n box (see the module text).
+#[derive(Debug, Clone)]
+pub struct SymIndex {
+    n: usize,
+    min_child: usize,
+    /// `w[(r * (n+1) + j) * (n+1) + len]` = C(len + r-1-j, r-j): the colex weights of r rows.
+    w: Vec<u64>,
+    squares: Vec<Square>,
+}
+
+impl SymIndex {
+    /// The index of the n×n box with child squares of side ≥ [`min_child_for`].
+    pub fn new(n: usize) -> Result<SymIndex> {
+        SymIndex::with_min_child(n, min_child_for(n))
+    }
+
+    /// The index of the n×n box whose diagonal hooks keep child squares of side ≥ `min_child`
+    /// (smaller ones store all their interiors).
+    pub fn with_min_child(n: usize, min_child: usize) -> Result<SymIndex> {
+        if n == 0 || n > MAX_SIDE {
+            return Err(Error::invalid(format!(
+                "the symmetric index takes squares of side 1 to {MAX_SIDE}, not {n}"
+            )));
+        }
+        let s = n + 1;
+        let mut w = vec![0u64; s * s * s];
+        for r in 0..=n {
+            for j in 0..r {
+                for len in 0..=n {
+                    w[(r * s + j) * s + len] =
+                        binomial((len + r - 1 - j) as u64, (r - j) as u64).expect("small");
+                }
+            }
+        }
+        let mut index = SymIndex {
+            n,
+            min_child,
+            w,
+            squares: Vec::new(),
+        };
+        for m in 0..=n {
+            let sq = index.build_square(m);
+            index.squares.push(sq);
+        }
+        Ok(index)
+    }
+
+    fn build_square(&self, m: usize) -> Square {
+        let mut sq = Square {
+            at: vec![usize::MAX; (m + 1) * (m + 1)],
+            ..Square::default()
+        };
+        sq.blocks.push(Block {
+            off: 0,
+            kind: Kind::Empty,
+        });
+        sq.steps.push(vec![Seg::Empty { off: 0 }]);
+        let mut off = 1u64;
+        for sum in 2..=2 * m {
+            let mut group: Vec<Vec<Seg>> = Vec::new();
+            let add = |steps: Vec<Seg>, group: &mut Vec<Vec<Seg>>| {
+                for (i, seg) in steps.into_iter().enumerate() {
+                    if group.len() <= i {
+                        group.push(Vec::new());
+                    }
+                    group[i].push(seg);
+                }
+            };
+            for a in (sum.div_ceil(2)..=m.min(sum - 1)).rev() {
+                let b = sum - a;
+                let kind = if a > b {
+                    Kind::Colex {
+                        r: b - 1,
+                        c: a as u32 - 1,
+                    }
+                } else if a > self.min_child {
+                    Kind::Child { m: a - 1 }
+                } else {
+                    Kind::Colex {
+                        r: a - 1,
+                        c: a as u32 - 1,
+                    }
+                };
+                let (len, steps) = match kind {
+                    Kind::Colex { r, c } => {
+                        let len = binomial((r as u64) + c as u64, r as u64).expect("small");
+                        let layers = (r / 2) as u64 * c as u64 + 1;
+                        (
+                            len,
+                            (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect(),
+                        )
+                    }
+                    Kind::Child { m: mc } => (
+                        self.squares[mc].len,
+                        (0..self.squares[mc].steps.len())
+                            .map(|step| Seg::Child { off, m: mc, step })
+                            .collect(),
+                    ),
+                    Kind::Empty => unreachable!("hooks are not empty"),
+                };
+                sq.at[a * (m + 1) + b] = sq.blocks.len();
+                sq.blocks.push(Block { off, kind });
+                add(steps, &mut group);
+                off += len;
+            }
+            sq.steps.extend(group);
+        }
+        sq.len = off;
+        sq
+    }
+
+    /// The side n.
+    pub fn side(&self) -> usize {
+        self.n
+    }
+
+    /// The smallest side of a child square (see [`SymIndex::with_min_child`]).
+    pub fn min_child(&self) -> usize {
+        self.min_child
+    }
+
+    /// Number of indexes (stored positions, the empty diagram included).
+    pub fn len(&self) -> u64 {
+        self.squares[self.n].len
+    }
+
+    /// Never: the empty diagram is always there.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Number of steps of the schedule.
+    pub fn steps(&self) -> u64 {
+        self.squares[self.n].steps.len() as u64
+    }
+
+    #[inline]
+    fn weight(&self, r: usize, j: usize, len: u32) -> u64 {
+        let s = self.n + 1;
+        self.w[(r * s + j) * s + len as usize]
+    }
+
+    fn colex_rank(&self, r: usize, rows: &[u32]) -> u64 {
+        (0..r).map(|j| self.weight(r, j, rows[j])).sum()
+    }
+
+    fn colex_unrank(&self, r: usize, c: u32, mut x: u64, out: &mut [u32]) {
+        let mut hi = c;
+        for (j, row) in out.iter_mut().enumerate().take(r) {
+            let mut len = hi;
+            while self.weight(r, j, len) > x {
+                len -= 1;
+            }
+            x -= self.weight(r, j, len);
+            *row = len;
+            hi = len;
+        }
+    }
+
+    /// The index of `rows` (a position of the m-square, at least its non-empty rows) in that
+    /// square, or `None` when it is not stored (its transpose is).
+    fn index_in(&self, m: usize, rows: &[u32]) -> Option<u64> {
+        let a = rows.first().copied().unwrap_or(0) as usize;
+        if a == 0 {
+            return Some(0);
+        }
+        let b = rows.iter().take_while(|&&x| x > 0).count();
+        if a < b {
+            return None;
+        }
+        let sq = &self.squares[m];
+        let blk = sq.blocks[sq.at[a * (m + 1) + b]];
+        let mut mu = [0u32; MAX_SIDE + 1];
+        let inner = if a > b { b - 1 } else { a - 1 };
+        for i in 0..inner {
+            mu[i] = rows[i + 1] - 1;
+        }
+        match blk.kind {
+            Kind::Colex { r, .. } => Some(blk.off + self.colex_rank(r, &mu)),
+            Kind::Child { m: mc } => self.index_in(mc, &mu[..mc]).map(|x| blk.off + x),
+            Kind::Empty => unreachable!("a ≥ 1"),
+        }
+    }
+
+    /// The index of a position of the box (row lengths, non-increasing, at most n of them, each
+    /// at most n): its own when stored, else its transpose's. `None` when it does not fit.
+    pub fn index(&self, rows: &[u32]) -> Option<u64> {
+        let n = self.n;
+        let nz = rows.iter().take_while(|&&x| x > 0).count();
+        if nz > n || rows.first().is_some_and(|&a| a as usize > n) {
+            return None;
+        }
+        if rows[nz..].iter().any(|&x| x > 0) || rows.windows(2).any(|w| w[0] < w[1]) {
+            return None;
+        }
+        let mut full = [0u32; MAX_SIDE + 1];
+        full[..nz].copy_from_slice(&rows[..nz]);
+        self.index_in(n, &full[..n])
+            .or_else(|| self.index_in(n, &transpose(&full, n)[..n]))
+    }
+
+    /// The stored position of index `x` (all n rows, zeros after the last).
+    pub fn unrank(&self, x: u64) -> Rows {
+        let mut out = [0u32; MAX_SIDE + 1];
+        self.unrank_in(self.n, x, &mut out);
+        out
+    }
+
+    fn unrank_in(&self, m: usize, x: u64, out: &mut [u32]) {
+        out[..m].iter_mut().for_each(|r| *r = 0);
+        let sq = &self.squares[m];
+        let i = sq.blocks.partition_point(|b| b.off <= x) - 1;
+        let blk = sq.blocks[i];
+        let mut mu = [0u32; MAX_SIDE + 1];
+        let (a, b, inner) = match blk.kind {
+            Kind::Empty => return,
+            Kind::Colex { r, c } => {
+                self.colex_unrank(r, c, x - blk.off, &mut mu);
+                let a = c + 1;
+                let b = if (c as usize) > r { r + 1 } else { a as usize };
+                (a, b, r)
+            }
+            Kind::Child { m: mc } => {
+                self.unrank_in(mc, x - blk.off, &mut mu);
+                ((mc + 1) as u32, mc + 1, mc)
+            }
+        };
+        out[0] = a;
+        for i in 1..b {
+            out[i] = if i - 1 < inner { mu[i - 1] + 1 } else { 1 };
+        }
+    }
+
+    /// The ranges (first index, length) of step `step`, each walked in index order, the
+    /// ranges of one step independent of each other.
+    pub fn step_ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        out.clear();
+        for seg in &self.squares[self.n].steps[step as usize] {
+            self.seg_ranges(*seg, 0, out);
+        }
+    }
+
+    fn seg_ranges(&self, seg: Seg, base: u64, out: &mut Vec<(u64, u64)>) {
+        match seg {
+            Seg::Empty { off } => out.push((base + off, 1)),
+            Seg::Child { off, m, step } => {
+                for s in &self.squares[m].steps[step] {
+                    self.seg_ranges(*s, base + off, out);
+                }
+            }
+            Seg::Colex { off, r, c, v } => {
+                let p = r / 2;
+                let mut prefix = [0u32; MAX_SIDE + 1];
+                self.prefixes(r, c, p, 0, v, c, base + off, &mut prefix, out);
+            }
+        }
+    }
+
+    /// The prefix blocks of p rows and volume `rem` of the colex r×c box: each a range of
+    /// every filling of the last r-p rows under the prefix's last row.
+    #[allow(clippy::too_many_arguments)]
+    fn prefixes(
+        &self,
+        r: usize,
+        c: u32,
+        p: usize,
+        j: usize,
+        rem: u64,
+        cap: u32,
+        acc: u64,
+        prefix: &mut [u32],
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        if j == p {
+            if rem == 0 {
+                let free = (r - p) as u64;
+                let last = if p == 0 { c } else { prefix[p - 1] };
+                out.push((acc, binomial(last as u64 + free, free).expect("small")));
+            }
+            return;
+        }
+        let left = (p - j) as u64;
+        let hi = (cap as u64).min(rem);
+        for len in rem.div_ceil(left)..=hi {
+            prefix[j] = len as u32;
+            let w = self.weight(r, j, len as u32);
+            self.prefixes(r, c, p, j + 1, rem - len, len as u32, acc + w, prefix, out);
+        }
+    }
+
+    /// Whether both a position and its transpose are stored (a diagonal hook whose interiors
+    /// are all kept): a P found there counts once, not for its pair.
+    pub fn both_stored(&self, rows: &[u32]) -> bool {
+        self.index_in(self.n, &rows[..self.n]).is_some()
+            && self
+                .index_in(self.n, &transpose(rows, self.n)[..self.n])
+                .is_some()
+    }
+}
+
+/// The transpose of a position of the n-square (rows given to at least n entries).
+pub fn transpose(rows: &[u32], n: usize) -> Rows {
+    let mut t = [0u32; MAX_SIDE + 1];
+    for (i, ti) in t.iter_mut().enumerate().take(n) {
+        *ti = rows[..n].iter().take_while(|&&x| x as usize > i).count() as u32;
+    }
+    t
+}
+
+/// The forward solver's marks in the hook index.
+struct SymPusher<'a> {
+    index: &'a SymIndex,
+    words: &'a [AtomicU64],
+    parallel_above: u64,
+}
+
+impl SymPusher<'_> {
+    fn mark(&self, r: u64) {
+        self.words[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+    }
+
+    fn mark_range(&self, lo: u64, hi: u64) {
+        if lo >= hi {
+            return;
+        }
+        let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
+        let low_mask = u64::MAX << (lo & 63);
+        let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
+        if wl == wh {
+            self.words[wl].fetch_or(low_mask & high_mask, Relaxed);
+            return;
+        }
+        self.words[wl].fetch_or(low_mask, Relaxed);
+        for w in &self.words[wl + 1..wh] {
+            w.store(u64::MAX, Relaxed);
+        }
+        self.words[wh].fetch_or(high_mask, Relaxed);
+    }
+
+    /// Mark the position `y` of the m-square at `off` when it is stored.
+    fn mark_one(&self, m: usize, off: u64, y: &Rows) {
+        if let Some(i) = self.index.index_in(m, &y[..m]) {
+            self.mark(off + i);
+        }
+    }
+
+    /// Mark every stored parent of the position `x` of the whole square.
+    fn push_parents(&self, x: &Rows) {
+        let n = self.index.n;
+        let mut s = 0;
+        while s < n {
+            let t = x[s];
+            let mut e = s;
+            while e + 1 < n && x[e + 1] == t {
+                e += 1;
+            }
+            let u = if s == 0 { n as u32 } else { x[s - 1] };
+            if u > t {
+                self.fill(n, 0, *x, s, e, t, u, true);
+            }
+            s = e + 1;
+        }
+    }
+
+    /// Mark the stored positions among `x` (of the m-square at `off`) with rows s..=e refilled
+    /// non-increasingly from [lo, hi], leaving out the filling all lo when `skip`. The rows
+    /// above s are at least hi (hi ≤ m when s = 0), the rows below e at most lo.
+    #[allow(clippy::too_many_arguments)]
+    fn fill(&self, m: usize, off: u64, x: Rows, s: usize, e: usize, lo: u32, hi: u32, skip: bool) {
+        if s == 0 {
+            // The first row sets the hook's a.
+            for a in lo..=hi {
+                let mut y = x;
+                y[0] = a;
+                let sk = skip && a == lo;
+                if e == 0 {
+                    if !sk {
+                        self.mark_one(m, off, &y);
+                    }
+                } else {
+                    self.fill(m, off, y, 1, e, lo, a, sk);
+                }
+            }
+            return;
+        }
+        if lo == 0 {
+            // The rows below are empty: the number of rows filled sets the hook's b.
+            let mut y = x;
+            y[s..=e].iter_mut().for_each(|r| *r = 0);
+            if !skip {
+                self.mark_one(m, off, &y);
+            }
+            if hi == 0 {
+                return;
+            }
+            for last in s..=e {
+                self.fill_rows(m, off, y, s, last, 1, hi, false);
+            }
+            return;
+        }
+        self.fill_rows(m, off, x, s, e, lo, hi, skip);
+    }
+
+    /// [`SymPusher::fill`] with s ≥ 1 and lo ≥ 1: the hook is fixed, so the fill lies in one
+    /// block.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_rows(
+        &self,
+        m: usize,
+        off: u64,
+        mut x: Rows,
+        s: usize,
+        e: usize,
+        lo: u32,
+        hi: u32,
+        skip: bool,
+    ) {
+        x[s..=e].iter_mut().for_each(|r| *r = lo);
+        let a = x[0] as usize;
+        let b = x[..m].iter().take_while(|&&v| v > 0).count();
+        if a < b {
+            return;
+        }
+        let sq = &self.index.squares[m];
+        let blk = sq.blocks[sq.at[a * (m + 1) + b]];
+        let inner = if a > b { b - 1 } else { a - 1 };
+        let mut mu = [0u32; MAX_SIDE + 1];
+        for i in 0..inner {
+            mu[i] = x[i + 1] - 1;
+        }
+        match blk.kind {
+            Kind::Colex { r, c: _ } => {
+                let base = off + blk.off + self.index.colex_rank(r, &mu);
+                self.colex_fill(r, s - 1, e - 1, lo - 1, hi - 1, base, skip);
+            }
+            Kind::Child { m: mc } => {
+                self.fill(mc, off + blk.off, mu, s - 1, e - 1, lo - 1, hi - 1, skip);
+            }
+            Kind::Empty => unreachable!("a ≥ 1"),
+        }
+    }
+
+    /// Mark `base` moved by every non-increasing filling of rows f..=e of a colex box of r rows
+    /// with values in [lo, cap] (`base` has those rows at lo), leaving out the filling all lo
+    /// when `skip`.
+    #[allow(clippy::too_many_arguments)]
+    fn colex_fill(&self, r: usize, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
+        if e + 1 == r {
+            if lo == 0 {
+                // Every filling of the rows to the end under cap: a contiguous range.
+                let free = (r - f) as u64;
+                let span = binomial(cap as u64 + free, free).unwrap_or(u64::MAX);
+                self.mark_range(base + skip as u64, base + span);
+                return;
+            }
+            if f == e {
+                // The last row's weight is its length.
+                self.mark_range(base + skip as u64, base + (cap - lo) as u64 + 1);
+                return;
+            }
+        }
+        let w0 = self.index.weight(r, f, lo);
+        let body = |v: u32| {
+            let moved = base + self.index.weight(r, f, v) - w0;
+            let sk = skip && v == lo;
+            if f == e {
+                if !sk {
+                    self.mark(moved);
+                }
+            } else {
+                self.colex_fill(r, f + 1, e, lo, v, moved, sk);
+            }
+        };
+        let len = (e - f + 1) as u64;
+        if f < e && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > self.parallel_above
+        {
+            (lo..=cap).into_par_iter().for_each(body);
+        } else {
+            (lo..=cap).for_each(body);
+        }
+    }
+
+    /// Walk indexes `base..base + len`: every unmarked one is P (index 0, the empty diagram,
+    /// is not a position and is marked); it goes to `found` and marks the parents of its
+    /// position and of that position's transpose.
+    fn run_range(&self, base: u64, len: u64, found: &mut Vec<u64>) {
+        let end = base + len;
+        let mut r = base;
+        while r < end {
+            let wi = (r >> 6) as usize;
+            let lo = r & 63;
+            let hi = (end - ((wi as u64) << 6)).min(64);
+            let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
+            let free = !self.words[wi].load(Relaxed) & mask;
+            if free == 0 {
+                r = (wi as u64 + 1) << 6;
+                continue;
+            }
+            let q = ((wi as u64) << 6) + free.trailing_zeros() as u64;
+            if q == 0 {
+                self.mark(0);
+            } else {
+                found.push(q);
+                self.push_both(q);
+            }
+            r = q + 1;
+        }
+    }
+
+    /// The parents of the position of index `q` and of its transpose.
+    fn push_both(&self, q: u64) {
+        let x = self.index.unrank(q);
+        self.push_parents(&x);
+        let t = transpose(&x, self.index.n);
+        if t != x {
+            self.push_parents(&t);
+        }
+    }
+}
+
+/// Progress of a symmetric run: `done` of `total` indexes after `steps_done` of `steps`.
+pub use super::solve::Progress;
+
+/// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
+/// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
+/// progress)` follows every step. On success `words` hold the P-bits.
+pub fn solve_forward(
+    index: &SymIndex,
+    words: &[AtomicU64],
+    start: u64,
+    mut on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    let pusher = SymPusher {
+        index,
+        words,
+        parallel_above: PARALLEL_FILLINGS,
+    };
+    let steps = index.steps();
+    let mut ranges = Vec::new();
+    let mut done = 0u64;
+    if start > 0 {
+        // Finished steps: P-bits into marks, then their P-positions mark their parents again.
+        let mut ps = Vec::new();
+        for step in 0..start {
+            index.step_ranges(step, &mut ranges);
+            for &(b, l) in &ranges {
+                done += l;
+                for q in b..b + l {
+                    let bit = (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1;
+                    if bit == 1 {
+                        ps.push(q);
+                    }
+                }
+                invert(words, b, b + l);
+            }
+        }
+        crate::cancel::check()?;
+        ps.par_iter().for_each(|&q| pusher.push_both(q));
+    }
+    let phase = crate::progress::phase("positions", Some(index.len()));
+    phase.set(done);
+    let token = crate::cancel::current();
+    for step in start..steps {
+        crate::cancel::check()?;
+        index.step_ranges(step, &mut ranges);
+        let mut found: Vec<u64> = ranges
+            .par_iter()
+            .with_min_len(4)
+            .try_fold(Vec::new, |mut acc, &(b, l)| {
+                if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                    return Err(Error::Interrupted);
+                }
+                pusher.run_range(b, l, &mut acc);
+                Ok(acc)
+            })
+            .try_reduce(Vec::new, |mut a, mut b| {
+                a.append(&mut b);
+                Ok(a)
+            })?;
+        found.sort_unstable();
+        done += ranges.iter().map(|&(_, l)| l).sum::<u64>();
+        phase.set(done);
+        on_step(
+            step,
+            &found,
+            Progress {
+                done,
+                total: index.len(),
+                layers_done: step + 1,
+                layers: steps,
+            },
+        )?;
+    }
+    // Marks into P-bits.
+    let len = index.len();
+    words.par_iter().enumerate().for_each(|(i, w)| {
+        let first = (i as u64) << 6;
+        let keep = if first + 64 <= len {
+            u64::MAX
+        } else if first >= len {
+            0
+        } else {
+            u64::MAX >> (64 - (len - first))
+        };
+        w.store(!w.load(Relaxed) & keep, Relaxed);
+    });
+    Ok(())
+}
+
+fn invert(words: &[AtomicU64], lo: u64, hi: u64) {
+    let mut r = lo;
+    while r < hi {
+        let wi = (r >> 6) as usize;
+        let top = (hi - ((wi as u64) << 6)).min(64);
+        let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
+        words[wi].fetch_xor(mask, Relaxed);
+        r = (wi as u64 + 1) << 6;
+    }
+}
+
+/// The P-positions of the box from its P indexes: two for a pair stored once, one for a
+/// position equal to its transpose or stored beside it.
+pub fn box_p_count(index: &SymIndex, words: &[AtomicU64]) -> u64 {
+    words
+        .par_iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let mut bits = w.load(Relaxed);
+            let mut n = 0u64;
+            while bits != 0 {
+                let q = ((i as u64) << 6) + bits.trailing_zeros() as u64;
+                bits &= bits - 1;
+                let x = index.unrank(q);
+                let t = transpose(&x, index.n);
+                n += if t == x || index.both_stored(&x) {
+                    1
+                } else {
+                    2
+                };
+            }
+            n
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::{ChompBox, Diagram};
+
+    fn all_positions(n: usize) -> Vec<Rows> {
+        let rk = crate::chomp::Ranker::new(ChompBox {
+            rows: n,
+            cols: n as u32,
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        let mut rows = vec![0u32; n];
+        for r in 0..rk.len() {
+            rk.unrank_into(r, &mut rows);
+            let mut x = [0u32; MAX_SIDE + 1];
+            x[..n].copy_from_slice(&rows);
+            out.push(x);
+        }
+        out
+    }
+
+    #[test]
+    fn the_index_stores_one_of_every_pair_densely() {
+        for n in 1..=8 {
+            for min_child in [0, 1, 3, 100] {
+                let ix = SymIndex::with_min_child(n, min_child).unwrap();
+                let mut seen = vec![0u32; ix.len() as usize];
+                for x in all_positions(n) {
+                    let t = transpose(&x, n);
+                    let i = ix.index(&x[..n]).unwrap();
+                    if !ix.both_stored(&x) {
+                        assert_eq!(Some(i), ix.index(&t[..n]), "{n}: {x:?} and its transpose");
+                    }
+                    assert!(ix
+                        .index_in(n, &x[..n])
+                        .or(ix.index_in(n, &t[..n]))
+                        .is_some());
+                    if let Some(own) = ix.index_in(n, &x[..n]) {
+                        seen[own as usize] += 1;
+                        assert_eq!(ix.unrank(own), x, "{n}/{min_child}: unrank");
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{n}/{min_child}: a bijection");
+                if min_child == 0 {
+                    // Fully nested: exactly the pairs and the self-transposed positions.
+                    let total = binomial(2 * n as u64, n as u64).unwrap();
+                    assert_eq!(ix.len(), (total + (1 << n)) / 2, "{n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_steps_cover_every_index_once() {
+        for n in 1..=7 {
+            for min_child in [0, 2, 100] {
+                let ix = SymIndex::with_min_child(n, min_child).unwrap();
+                let mut seen = vec![0u32; ix.len() as usize];
+                let mut ranges = Vec::new();
+                for step in 0..ix.steps() {
+                    ix.step_ranges(step, &mut ranges);
+                    for &(b, l) in &ranges {
+                        (b..b + l).for_each(|q| seen[q as usize] += 1);
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{n}/{min_child}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_stored_parents_pushed_are_those_of_the_position_and_its_transpose() {
+        for n in 1..=7 {
+            let all = all_positions(n);
+            let mut parents: std::collections::HashMap<Vec<u32>, Vec<Rows>> = Default::default();
+            for x in &all {
+                let d = Diagram::new(x[..n].to_vec()).unwrap();
+                for o in d.options() {
+                    parents.entry(o.rows().to_vec()).or_default().push(*x);
+                }
+            }
+            for min_child in [0, 1, 2, 100] {
+                let ix = SymIndex::with_min_child(n, min_child).unwrap();
+                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect();
+                for q in &all[1..] {
+                    let dq = Diagram::new(q[..n].to_vec()).unwrap();
+                    let mut want = vec![false; ix.len() as usize];
+                    for x in parents.get(dq.rows()).into_iter().flatten() {
+                        if let Some(i) = ix.index_in(n, &x[..n]) {
+                            want[i as usize] = true;
+                        }
+                    }
+                    for parallel_above in [PARALLEL_FILLINGS, 0] {
+                        let p = SymPusher {
+                            index: &ix,
+                            words: &words,
+                            parallel_above,
+                        };
+                        words.iter().for_each(|w| w.store(0, Relaxed));
+                        p.push_parents(q);
+                        for (i, &w) in want.iter().enumerate() {
+                            let got = (words[i >> 6].load(Relaxed) >> (i & 63)) & 1 == 1;
+                            assert_eq!(got, w, "{n}/{min_child}: parents of {dq}, index {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_symmetric_solver_agrees_with_the_colex_table() {
+        for n in 1..=9 {
+            for min_child in [0, 2, 100] {
+                let ix = SymIndex::with_min_child(n, min_child).unwrap();
+                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect();
+                solve_forward(&ix, &words, 0, |_, _, _| Ok(())).unwrap();
+                let shape = ChompBox {
+                    rows: n,
+                    cols: n as u32,
+                };
+                let full = crate::chomp::solve::solve_by_rank_order(shape).unwrap();
+                for x in all_positions(n) {
+                    let i = ix.index(&x[..n]).unwrap();
+                    let got = (words[(i >> 6) as usize].load(Relaxed) >> (i & 63)) & 1 == 1;
+                    let r = full.ranker.rank_rows(&x[..n]);
+                    assert_eq!(got, full.is_p_rank(r), "{n}/{min_child}: {x:?}");
+                }
+                assert_eq!(box_p_count(&ix, &words), full.p_count(), "{n}/{min_child}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_resumed_symmetric_run_ends_with_the_same_bits() {
+        let ix = SymIndex::with_min_child(7, 2).unwrap();
+        let fresh = || -> Vec<AtomicU64> {
+            (0..ix.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        };
+        let full = fresh();
+        let mut records = Vec::new();
+        solve_forward(&ix, &full, 0, |s, ps, _| {
+            records.push((s, ps.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let bits = |w: &[AtomicU64]| w.iter().map(|x| x.load(Relaxed)).collect::<Vec<_>>();
+        for stop in [1, 5, ix.steps() / 2, ix.steps() - 1] {
+            let t = fresh();
+            for (_, ps) in &records[..stop as usize] {
+                for &q in ps {
+                    t[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
+                }
+            }
+            let mut rest = Vec::new();
+            solve_forward(&ix, &t, stop, |s, ps, _| {
+                rest.push((s, ps.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(bits(&t), bits(&full), "resumed at {stop}");
+            assert_eq!(rest[..], records[stop as usize..], "from {stop}");
+        }
+    }
+}
