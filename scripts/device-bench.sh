@@ -73,8 +73,10 @@ run)
         T $B --backend gpu chomp solve --box ${side}x${side} --json
         T $B --backend cpu chomp solve --box ${side}x${side} --json
     done
-    echo "== two-player Chomp: the forward solver on the machine's 16 cores (1.1 GB table)"
+    echo "== two-player Chomp: the forward solver on the machine's 16 cores (hook index, 0.57 GB)"
     T $B --backend cpu chomp solve --box 18x18 --json
+    echo "== the 20x20 box (8.7 GB), last: whatever time is left"
+    T $B --backend cpu chomp solve --box 20x20 --json
     ;;
 *)
     echo "usage: scripts/device-bench.sh prepare|run" >&2
