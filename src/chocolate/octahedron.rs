@@ -206,21 +206,102 @@ impl Section {
         (self.m.num as u128 * self.px as u128 / self.m.den as u128) as u64
     }
 
-    /// Whether pixel (a,b) lies in H_{n,M}. Scale K = 2^(n+1)·q·px: then
-    /// x = (2a+1)q + (2b+1)q - 2p·px, y = 2q(a-b), z = K - 2p·px, radius K.
+    /// The frame both pixel methods use, scaled so that every coordinate is an integer: with
+    /// t = px/q (whole, since M·px is) pixel (a,b) sits at x = a+b+1 - p·t, y = a-b on the plane
+    /// z = 2^n·px - p·t, and S_0 has radius 2^n·px (< 2^124, so i128 is exact). Returns
+    /// (radius, z, p·t).
+    fn frame(&self) -> (i128, i128, i128) {
+        let t = (self.px / self.m.den) as i128;
+        let pt = self.m.num as i128 * t;
+        let r = (self.px as i128) << self.n;
+        (r, r - pt, pt)
+    }
+
+    /// Whether pixel (a,b) lies in H_{n,M}, tested alone (the slow twin of
+    /// [`Section::pixels`]).
     pub fn pixel(&self, a: u64, b: u64) -> bool {
-        let (p, q, px) = (self.m.num as i128, self.m.den as i128, self.px as i128);
+        let (r, z, pt) = self.frame();
         let (a, b) = (a as i128, b as i128);
-        let k = (q * px) << (self.n + 1);
-        in_sierpinski(
-            self.n,
-            k,
-            [
-                (2 * a + 1) * q + (2 * b + 1) * q - 2 * p * px,
-                2 * q * (a - b),
-                k - 2 * p * px,
-            ],
-        )
+        in_sierpinski(self.n, r, [a + b + 1 - pt, a - b, z])
+    }
+
+    /// Every pixel of the section: `side()` rows of ⌈side/8⌉ bytes, pixel b of a row in bit
+    /// 7 - b%8 of byte b/8 (a 1-bit PNG row). Walks down only the octahedra that meet the
+    /// plane, as [`section_cells`] does, and marks the pixels inside each smallest one, so the
+    /// work follows the section, not 60 levels for every pixel.
+    pub fn pixels(&self) -> Vec<u8> {
+        let side = self.side();
+        let stride = side.div_ceil(8) as usize;
+        let mut out = vec![0u8; stride * side as usize];
+        let (r, z, pt) = self.frame();
+        let mut walk = PixelWalk {
+            z,
+            pt,
+            side: side as i128,
+            stride,
+            out: &mut out,
+        };
+        walk.descend([0, 0], 0, r, self.n);
+        out
+    }
+}
+
+/// The walk of [`Section::pixels`] in the frame of [`Section::frame`].
+struct PixelWalk<'a> {
+    z: i128,
+    pt: i128,
+    side: i128,
+    stride: usize,
+    out: &'a mut [u8],
+}
+
+impl PixelWalk<'_> {
+    /// Walk the octahedron of centre (x, y, cz) and radius r, which meets the plane, `levels`
+    /// levels above the smallest.
+    fn descend(&mut self, xy: [i128; 2], cz: i128, r: i128, levels: u32) {
+        if levels == 0 {
+            self.mark(xy, cz, r);
+            return;
+        }
+        let h = r / 2;
+        let dz = self.z - cz;
+        let [x, y] = xy;
+        if dz.abs() <= h {
+            self.descend([x + h, y], cz, h, levels - 1);
+            self.descend([x - h, y], cz, h, levels - 1);
+            self.descend([x, y + h], cz, h, levels - 1);
+            self.descend([x, y - h], cz, h, levels - 1);
+        }
+        if (dz - h).abs() <= h {
+            self.descend(xy, cz + h, h, levels - 1);
+        }
+        if (dz + h).abs() <= h {
+            self.descend(xy, cz - h, h, levels - 1);
+        }
+    }
+
+    /// Mark the pixels inside the section of a smallest octahedron: |x-cx| + |y-cy| ≤ rho is
+    /// the square |u-cu| ≤ rho, |v-cv| ≤ rho in u = x+y = 2a+1-pt, v = x-y = 2b+1-pt.
+    fn mark(&mut self, [x, y]: [i128; 2], cz: i128, r: i128) {
+        let rho = r - (self.z - cz).abs();
+        let (a0, a1) = self.range(x + y - rho, x + y + rho);
+        let (b0, b1) = self.range(x - y - rho, x - y + rho);
+        if a0 > a1 || b0 > b1 {
+            return;
+        }
+        for a in a0..=a1 {
+            let row = &mut self.out[a as usize * self.stride..][..self.stride];
+            for b in b0..=b1 {
+                row[b as usize / 8] |= 0x80 >> (b % 8);
+            }
+        }
+    }
+
+    /// The pixels k in 0..side with 2k+1-pt in [lo, hi].
+    fn range(&self, lo: i128, hi: i128) -> (i128, i128) {
+        let first = (lo + self.pt).div_euclid(2).max(0);
+        let last = (hi + self.pt - 1).div_euclid(2).min(self.side - 1);
+        (first, last)
     }
 }
 
@@ -538,6 +619,55 @@ mod tests {
         ] {
             assert!(parse_ratio(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn the_section_walk_marks_the_pixels_tested_one_by_one() {
+        // Integer and rational heights, several scales, the full height 2^n, and level 60.
+        let mut seen = [0u32; 2];
+        for (n, num, den, px) in [
+            (0, 1, 1, 3),
+            (1, 1, 1, 1),
+            (1, 2, 1, 4),
+            (2, 3, 1, 2),
+            (3, 5, 1, 1),
+            (3, 11, 2, 4),
+            (3, 7, 3, 6),
+            (4, 13, 1, 3),
+            (5, 32, 1, 1),
+            (5, 29, 4, 8),
+            (6, 45, 7, 7),
+            (60, 53, 1, 1),
+            (60, 5, 3, 3),
+        ] {
+            let s = Section::new(n, Ratio::new(num, den), px).unwrap();
+            let side = s.side();
+            let bits = s.pixels();
+            let stride = side.div_ceil(8) as usize;
+            let mut inside = 0;
+            for a in 0..side {
+                for b in 0..side {
+                    let got = bits[a as usize * stride + b as usize / 8] & (0x80 >> (b % 8)) != 0;
+                    assert_eq!(got, s.pixel(a, b), "H_{n},{num}/{den} px {px}: ({a},{b})");
+                    inside += got as u32;
+                }
+            }
+            seen[0] += (side * side) as u32 - inside;
+            seen[1] += inside;
+        }
+        assert!(
+            seen[0] > 1000 && seen[1] > 1000,
+            "both kinds of pixel: {seen:?}"
+        );
+    }
+
+    #[test]
+    fn a_huge_scale_stays_exact() {
+        // px·q·2^(n+1) passes i128 in the unreduced frame; the reduced one holds 2^n·px.
+        let s = Section::new(60, Ratio::new(1, 1 << 40), 1 << 40).unwrap();
+        assert_eq!(s.side(), 1);
+        assert_eq!(s.pixels(), vec![0x80]);
+        assert!(s.pixel(0, 0));
     }
 
     #[test]

@@ -11,7 +11,6 @@ use crate::render::picture::label::{Axes, Legend, AXIS_BAND};
 use crate::render::picture::palette::{ordinal_palette, CHOCOLATE, PASS_GRID};
 use crate::render::picture::words_to_bytes;
 use crate::{Error, Result};
-use rayon::prelude::*;
 use std::path::Path;
 
 /// A PNG side from a pixel count, or [`Error::TooLarge`] naming `what`.
@@ -149,19 +148,14 @@ pub fn write_section_png(path: &Path, s: &Section, description: Option<&str>) ->
         Compression::Balanced,
         description,
     );
-    let mut inside = 0u64;
+    // At most 2^14 a side (the command's limit): 32 MiB of rows, computed at once.
+    let bits = s.pixels();
+    let stride = side.div_ceil(8) as usize;
+    let inside = bits.iter().map(|b| b.count_ones() as u64).sum();
     write_png(path, &spec, |y, row| {
-        let bits: Vec<bool> = (0..side)
-            .into_par_iter()
-            .map(|b| s.pixel(y as u64, b))
-            .collect();
+        let n = stride.min(row.len());
         row.fill(0);
-        for (b, &on) in bits.iter().enumerate() {
-            if on {
-                row[b / 8] |= 0x80 >> (b % 8);
-                inside += 1;
-            }
-        }
+        row[..n].copy_from_slice(&bits[y as usize * stride..][..n]);
         Ok(())
     })?;
     Ok(inside)
