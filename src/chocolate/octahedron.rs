@@ -241,12 +241,14 @@ impl Section {
             stride,
             out: &mut out,
         };
-        walk.descend([0, 0], 0, r, self.n);
+        walk_plane(z, [0, 0], 0, r, self.n, &mut |xy, cz, r| {
+            walk.mark(xy, cz, r)
+        });
         out
     }
 }
 
-/// The walk of [`Section::pixels`] in the frame of [`Section::frame`].
+/// The rows [`Section::pixels`] marks, in the frame of [`Section::frame`].
 struct PixelWalk<'a> {
     z: i128,
     pt: i128,
@@ -256,30 +258,6 @@ struct PixelWalk<'a> {
 }
 
 impl PixelWalk<'_> {
-    /// Walk the octahedron of centre (x, y, cz) and radius r, which meets the plane, `levels`
-    /// levels above the smallest.
-    fn descend(&mut self, xy: [i128; 2], cz: i128, r: i128, levels: u32) {
-        if levels == 0 {
-            self.mark(xy, cz, r);
-            return;
-        }
-        let h = r / 2;
-        let dz = self.z - cz;
-        let [x, y] = xy;
-        if dz.abs() <= h {
-            self.descend([x + h, y], cz, h, levels - 1);
-            self.descend([x - h, y], cz, h, levels - 1);
-            self.descend([x, y + h], cz, h, levels - 1);
-            self.descend([x, y - h], cz, h, levels - 1);
-        }
-        if (dz - h).abs() <= h {
-            self.descend(xy, cz + h, h, levels - 1);
-        }
-        if (dz + h).abs() <= h {
-            self.descend(xy, cz - h, h, levels - 1);
-        }
-    }
-
     /// Mark the pixels inside the section of a smallest octahedron: |x-cx| + |y-cy| ≤ rho is
     /// the square |u-cu| ≤ rho, |v-cv| ≤ rho in u = x+y = 2a+1-pt, v = x-y = 2b+1-pt.
     fn mark(&mut self, [x, y]: [i128; 2], cz: i128, r: i128) {
@@ -333,13 +311,87 @@ pub fn section_cells(n: u32, m: u64) -> Vec<u32> {
         wpr,
         out: &mut out,
     };
-    walk.descend([0, 0], 0, 1i64 << (n + 1), n);
+    walk_plane(z, [0, 0], 0, 1i64 << (n + 1), n, &mut |xy, cz, r| {
+        walk.mark(xy, cz, r)
+    });
     out
 }
 
-/// The walk of [`section_cells`]: the plane z (scaled by 2^(n+1)), m, and the packed grid it
-/// marks. Recursion replaces an explicit stack (the depth is n ≤ [`MAX_LEVEL`]), and the four
-/// children beside an octahedron share its centre's z, so one test decides all four.
+/// Coordinates of a walk down S_N: i64 for the cells of C(m,m), i128 for scaled pixels.
+trait Coord: Copy + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    fn half(self) -> Self;
+    fn abs(self) -> Self;
+}
+
+impl Coord for i64 {
+    fn half(self) -> i64 {
+        self / 2
+    }
+    fn abs(self) -> i64 {
+        i64::abs(self)
+    }
+}
+
+impl Coord for i128 {
+    fn half(self) -> i128 {
+        self / 2
+    }
+    fn abs(self) -> i128 {
+        i128::abs(self)
+    }
+}
+
+/// Walk down from the octahedron of centre (x, y, cz) and radius r, which meets the plane z,
+/// `levels` levels, calling `leaf(xy, cz, r)` for every smallest octahedron that meets the
+/// plane. Recursion replaces an explicit stack (the depth is N ≤ [`MAX_LEVEL`]); the four
+/// children beside an octahedron share its centre's z, so one test decides all four, and the
+/// last level calls `leaf` without a call of its own.
+fn walk_plane<C: Coord>(
+    z: C,
+    xy: [C; 2],
+    cz: C,
+    r: C,
+    levels: u32,
+    leaf: &mut impl FnMut([C; 2], C, C),
+) {
+    if levels == 0 {
+        leaf(xy, cz, r);
+        return;
+    }
+    let h = r.half();
+    let dz = z - cz;
+    let [x, y] = xy;
+    let (side, up, down) = (dz.abs() <= h, (dz - h).abs() <= h, (dz + h).abs() <= h);
+    if levels == 1 {
+        if side {
+            leaf([x + h, y], cz, h);
+            leaf([x - h, y], cz, h);
+            leaf([x, y + h], cz, h);
+            leaf([x, y - h], cz, h);
+        }
+        if up {
+            leaf(xy, cz + h, h);
+        }
+        if down {
+            leaf(xy, cz - h, h);
+        }
+        return;
+    }
+    if side {
+        walk_plane(z, [x + h, y], cz, h, levels - 1, leaf);
+        walk_plane(z, [x - h, y], cz, h, levels - 1, leaf);
+        walk_plane(z, [x, y + h], cz, h, levels - 1, leaf);
+        walk_plane(z, [x, y - h], cz, h, levels - 1, leaf);
+    }
+    if up {
+        walk_plane(z, xy, cz + h, h, levels - 1, leaf);
+    }
+    if down {
+        walk_plane(z, xy, cz - h, h, levels - 1, leaf);
+    }
+}
+
+/// The packed grid [`section_cells`] marks: the plane z (scaled by 2^(n+1)), m, the grid.
 struct SectionWalk<'a> {
     z: i64,
     mi: i64,
@@ -348,47 +400,6 @@ struct SectionWalk<'a> {
 }
 
 impl SectionWalk<'_> {
-    /// Walk the octahedron of centre (x, y, cz) and radius r, `levels` levels above the
-    /// smallest, which meets the plane.
-    fn descend(&mut self, xy: [i64; 2], cz: i64, r: i64, levels: u32) {
-        if levels == 0 {
-            self.mark(xy, cz, r);
-            return;
-        }
-        let h = r / 2;
-        let dz = self.z - cz;
-        if levels == 1 {
-            // The children are the smallest octahedra: marked here, without a call each.
-            let [x, y] = xy;
-            if dz.abs() <= h {
-                self.mark([x + h, y], cz, h);
-                self.mark([x - h, y], cz, h);
-                self.mark([x, y + h], cz, h);
-                self.mark([x, y - h], cz, h);
-            }
-            if (dz - h).abs() <= h {
-                self.mark(xy, cz + h, h);
-            }
-            if (dz + h).abs() <= h {
-                self.mark(xy, cz - h, h);
-            }
-            return;
-        }
-        if dz.abs() <= h {
-            let [x, y] = xy;
-            self.descend([x + h, y], cz, h, levels - 1);
-            self.descend([x - h, y], cz, h, levels - 1);
-            self.descend([x, y + h], cz, h, levels - 1);
-            self.descend([x, y - h], cz, h, levels - 1);
-        }
-        if (dz - h).abs() <= h {
-            self.descend(xy, cz + h, h, levels - 1);
-        }
-        if (dz + h).abs() <= h {
-            self.descend(xy, cz - h, h, levels - 1);
-        }
-    }
-
     /// Mark the cell centres inside the section of a smallest octahedron: |x-cx| + |y-cy| ≤
     /// rho, the square |u-cu| ≤ rho, |v-cv| ≤ rho in u = x+y, v = x-y.
     #[inline(always)]

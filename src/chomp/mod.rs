@@ -13,6 +13,7 @@ pub mod cells;
 pub mod check;
 pub mod classes;
 pub mod diagram;
+mod marks;
 pub mod ordinal;
 pub mod plane;
 pub mod push;

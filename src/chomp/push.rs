@@ -81,31 +81,15 @@ impl<'a> Pusher<'a> {
         &self.table.ranker
     }
 
-    /// Mark ranks `lo..hi` N, a word at a time where whole words are covered (every bit of
-    /// such a word is in the range, so storing all ones loses no other thread's mark).
+    /// Mark ranks `lo..hi` N.
     fn mark_range(&self, lo: u64, hi: u64) {
-        if lo >= hi {
-            return;
-        }
-        let words = self.table.raw_words();
-        let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
-        let low_mask = u64::MAX << (lo & 63);
-        let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
-        if wl == wh {
-            words[wl].fetch_or(low_mask & high_mask, Relaxed);
-            return;
-        }
-        words[wl].fetch_or(low_mask, Relaxed);
-        for w in &words[wl + 1..wh] {
-            w.store(u64::MAX, Relaxed);
-        }
-        words[wh].fetch_or(high_mask, Relaxed);
+        super::marks::mark_range(self.table.raw_words(), lo, hi);
     }
 
     /// Mark one rank N.
     #[inline]
     fn mark(&self, r: u64) {
-        self.table.raw_words()[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+        super::marks::mark(self.table.raw_words(), r);
     }
 
     /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
@@ -223,17 +207,7 @@ impl<'a> Pusher<'a> {
         let words = self.table.raw_words();
         let end = base + len;
         let mut r = base;
-        while r < end {
-            let wi = (r >> 6) as usize;
-            let lo = r & 63;
-            let hi = (end - ((wi as u64) << 6)).min(64);
-            let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
-            let free = !words[wi].load(Relaxed) & mask;
-            if free == 0 {
-                r = (wi as u64 + 1) << 6;
-                continue;
-            }
-            let q = ((wi as u64) << 6) + free.trailing_zeros() as u64;
+        while let Some(q) = super::marks::next_unmarked(words, r, end) {
             if q == 0 {
                 self.mark(0);
             } else {
@@ -267,19 +241,6 @@ impl<'a> Pusher<'a> {
         })
     }
 
-    /// Invert the bits of ranks `lo..hi` (P-bits into marks of a finished block).
-    fn invert_range(&self, lo: u64, hi: u64) {
-        let words = self.table.raw_words();
-        let mut r = lo;
-        while r < hi {
-            let wi = (r >> 6) as usize;
-            let top = (hi - ((wi as u64) << 6)).min(64);
-            let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
-            words[wi].fetch_xor(mask, Relaxed);
-            r = (wi as u64 + 1) << 6;
-        }
-    }
-
     /// Turn the P-bits of layers `0..start` into marks and let their P-positions mark their
     /// parents again, so that the run can go on from layer `start`.
     fn restore(&self, start: u64) -> Result<()> {
@@ -291,7 +252,7 @@ impl<'a> Pusher<'a> {
         for layer in &layers {
             (0..layer.len()).into_par_iter().for_each(|i| {
                 let (base, len) = self.block_range(layer, i);
-                self.invert_range(base, base + len);
+                super::marks::invert_range(self.table.raw_words(), base, base + len);
             });
         }
         for layer in &layers {
@@ -299,21 +260,6 @@ impl<'a> Pusher<'a> {
             self.run_layer(layer, false)?;
         }
         Ok(())
-    }
-
-    /// Marks into P-bits: every rank below the box's count inverted, the bits past it clear.
-    fn finish(&self) {
-        let len = self.ranker().len();
-        let words = self.table.raw_words();
-        words.par_iter().enumerate().for_each(|(i, w)| {
-            let first = (i as u64) << 6;
-            let keep = if first + 64 <= len {
-                u64::MAX
-            } else {
-                u64::MAX >> (64 - (len - first))
-            };
-            w.store(!w.load(Relaxed) & keep, Relaxed);
-        });
     }
 }
 
@@ -338,7 +284,7 @@ pub fn solve_layers_forward(
         |layer| pusher.run_layer(layer, true),
         on_layer,
     )?;
-    pusher.finish();
+    super::marks::into_p_bits(table.raw_words(), table.ranker.len());
     Ok(())
 }
 

@@ -366,10 +366,7 @@ impl TableIndex {
 
     /// Number of bits (the empty diagram's included).
     pub fn len(&self) -> u64 {
-        match &self.sym {
-            None => self.ranker.len(),
-            Some(s) => s.len(),
-        }
+        bits_of(&self.ranker, self.sym.as_deref())
     }
 
     /// Never: the empty diagram has a bit.
@@ -389,10 +386,7 @@ impl TableIndex {
 
     /// The bit of `p`, or `None` when it does not fit in the box.
     pub fn rank(&self, p: &Diagram) -> Option<u64> {
-        match &self.sym {
-            None => self.ranker.rank(p),
-            Some(s) => s.index(p.rows()),
-        }
+        bit_of(&self.ranker, self.sym.as_deref(), p)
     }
 
     /// Layers (checkpoint records) of a run.
@@ -401,6 +395,19 @@ impl TableIndex {
             None => layer_count(self.shape()),
             Some(s) => s.steps(),
         }
+    }
+}
+
+/// Bits in a table of the box of `ranker`, by the hook index `sym` when there is one.
+fn bits_of(ranker: &Ranker, sym: Option<&SymIndex>) -> u64 {
+    sym.map_or(ranker.len(), |s| s.len())
+}
+
+/// The bit of `p` in such a table, or `None` when it does not fit in the box.
+fn bit_of(ranker: &Ranker, sym: Option<&SymIndex>, p: &Diagram) -> Option<u64> {
+    match sym {
+        None => ranker.rank(p),
+        Some(s) => s.index(p.rows()),
     }
 }
 
@@ -479,10 +486,7 @@ impl PTable {
 
     /// Number of bits.
     pub fn len(&self) -> u64 {
-        match &self.sym {
-            None => self.ranker.len(),
-            Some(s) => s.len(),
-        }
+        bits_of(&self.ranker, self.sym.as_deref())
     }
 
     /// Never: the empty diagram has a bit.
@@ -492,10 +496,7 @@ impl PTable {
 
     /// The bit of `p`, or `None` when it does not fit in the box.
     pub fn rank_of(&self, p: &Diagram) -> Option<u64> {
-        match &self.sym {
-            None => self.ranker.rank(p),
-            Some(s) => s.index(p.rows()),
-        }
+        bit_of(&self.ranker, self.sym.as_deref(), p)
     }
 
     /// The box.

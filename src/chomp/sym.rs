@@ -408,25 +408,11 @@ struct SymPusher<'a> {
 
 impl SymPusher<'_> {
     fn mark(&self, r: u64) {
-        self.words[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+        super::marks::mark(self.words, r);
     }
 
     fn mark_range(&self, lo: u64, hi: u64) {
-        if lo >= hi {
-            return;
-        }
-        let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
-        let low_mask = u64::MAX << (lo & 63);
-        let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
-        if wl == wh {
-            self.words[wl].fetch_or(low_mask & high_mask, Relaxed);
-            return;
-        }
-        self.words[wl].fetch_or(low_mask, Relaxed);
-        for w in &self.words[wl + 1..wh] {
-            w.store(u64::MAX, Relaxed);
-        }
-        self.words[wh].fetch_or(high_mask, Relaxed);
+        super::marks::mark_range(self.words, lo, hi);
     }
 
     /// Mark the position `y` of the m-square at `off` when it is stored.
@@ -578,17 +564,7 @@ impl SymPusher<'_> {
     fn run_range(&self, base: u64, len: u64, found: &mut Vec<u64>) {
         let end = base + len;
         let mut r = base;
-        while r < end {
-            let wi = (r >> 6) as usize;
-            let lo = r & 63;
-            let hi = (end - ((wi as u64) << 6)).min(64);
-            let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
-            let free = !self.words[wi].load(Relaxed) & mask;
-            if free == 0 {
-                r = (wi as u64 + 1) << 6;
-                continue;
-            }
-            let q = ((wi as u64) << 6) + free.trailing_zeros() as u64;
+        while let Some(q) = super::marks::next_unmarked(self.words, r, end) {
             if q == 0 {
                 self.mark(0);
             } else {
@@ -643,7 +619,7 @@ pub fn solve_forward(
                         ps.push(q);
                     }
                 }
-                invert(words, b, b + l);
+                super::marks::invert_range(words, b, b + l);
             }
         }
         crate::cancel::check()?;
@@ -683,31 +659,8 @@ pub fn solve_forward(
             },
         )?;
     }
-    // Marks into P-bits.
-    let len = index.len();
-    words.par_iter().enumerate().for_each(|(i, w)| {
-        let first = (i as u64) << 6;
-        let keep = if first + 64 <= len {
-            u64::MAX
-        } else if first >= len {
-            0
-        } else {
-            u64::MAX >> (64 - (len - first))
-        };
-        w.store(!w.load(Relaxed) & keep, Relaxed);
-    });
+    super::marks::into_p_bits(words, index.len());
     Ok(())
-}
-
-fn invert(words: &[AtomicU64], lo: u64, hi: u64) {
-    let mut r = lo;
-    while r < hi {
-        let wi = (r >> 6) as usize;
-        let top = (hi - ((wi as u64) << 6)).min(64);
-        let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
-        words[wi].fetch_xor(mask, Relaxed);
-        r = (wi as u64 + 1) << 6;
-    }
 }
 
 /// The P-positions of the box from its P indexes: two for a pair stored once, one for a
