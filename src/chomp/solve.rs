@@ -39,7 +39,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// Most positions a one-bit table may have: 2^38 (32 GiB of bits), past a 22×22 box.
+/// Most positions a box of one-bit tables may have: 2^38 (32 GiB of bits at one per position),
+/// enough for 20×20 (1.4·10¹¹) but not 21×21 (5.4·10¹¹, 34 GB even with transpose symmetry).
 pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
 
 /// Most positions a Grundy table may have (two bytes each): 2^32.
