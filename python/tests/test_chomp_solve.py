@@ -112,6 +112,8 @@ def test_cells_counts_partitions_and_p_positions():
 def test_bad_boxes_and_positions_raise_value_error():
     with pytest.raises(ValueError, match="2\\^38"):
         chompute.chomp_solve(40, 40)
+    with pytest.raises(ValueError, match="2\\^42"):
+        chompute.chomp_solve(23, 23)
     t = chompute.chomp_solve(3, 3)
     with pytest.raises(ValueError, match="does not fit"):
         t.is_p((4,))

@@ -43,6 +43,10 @@ use std::sync::Arc;
 /// enough for 20×20 (1.4·10¹¹) but not 21×21 (5.4·10¹¹, 34 GB even with transpose symmetry).
 pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
 
+/// Most positions a square box may have, its table keeping one bit per transposed pair: 2^42
+/// (at most 256 GiB of bits), so 22×22 (2.1·10¹²) but not 23×23 (8.2·10¹²).
+pub const MAX_SYMMETRIC_POSITIONS: u64 = 1 << 42;
+
 /// Most positions a Grundy table may have (two bytes each): 2^32.
 pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 32;
 
@@ -327,18 +331,24 @@ impl TableIndex {
     /// The table a run of `shape` keeps: a square box (up to side
     /// [`super::sym::MAX_SIDE`]) one of each transposed pair, any other box every position.
     pub fn for_box(shape: ChompBox) -> Result<TableIndex> {
-        let ranker = PTable::ranker_for(shape)?;
         if shape.rows == shape.cols as usize && shape.rows <= super::sym::MAX_SIDE {
+            let ranker = TableIndex::symmetric_ranker(shape)?;
             TableIndex::symmetric(ranker, super::sym::min_child_for(shape.rows))
         } else {
-            Ok(TableIndex::colex(ranker))
+            Ok(TableIndex::colex(PTable::ranker_for(shape)?))
         }
     }
 
-    /// The index a saved table names: its scheme line.
-    pub fn from_scheme(ranker: Ranker, scheme: &str) -> Result<TableIndex> {
+    /// The ranker of a square box whose table keeps one bit per transposed pair, or
+    /// [`Error::TooLarge`] past [`MAX_SYMMETRIC_POSITIONS`].
+    pub fn symmetric_ranker(shape: ChompBox) -> Result<Ranker> {
+        Ranker::with_limit(shape, MAX_SYMMETRIC_POSITIONS, "more than 2^42 positions")
+    }
+
+    /// The index a saved table of `shape` names: its scheme line.
+    pub fn from_scheme(shape: ChompBox, scheme: &str) -> Result<TableIndex> {
         if scheme == COLEX_SCHEME {
-            return Ok(TableIndex::colex(ranker));
+            return Ok(TableIndex::colex(PTable::ranker_for(shape)?));
         }
         let min_child = scheme
             .strip_prefix(HOOK_SCHEME)
@@ -349,7 +359,7 @@ impl TableIndex {
                     "rank scheme '{scheme}' is neither '{COLEX_SCHEME}' nor '{HOOK_SCHEME} N'"
                 ))
             })?;
-        TableIndex::symmetric(ranker, min_child)
+        TableIndex::symmetric(TableIndex::symmetric_ranker(shape)?, min_child)
     }
 
     /// The scheme line of saved tables.

@@ -111,8 +111,10 @@ fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
     let shape =
         ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
     let scheme = field(path, pairs, "rank")?;
-    TableIndex::from_scheme(PTable::ranker_for(shape)?, scheme)
-        .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))
+    TableIndex::from_scheme(shape, scheme).map_err(|e| match e {
+        Error::Invalid(m) => Error::invalid(format!("{}: {m}", path.display())),
+        other => other,
+    })
 }
 
 /// Write a finished table to `path` (a temporary file renamed when complete).

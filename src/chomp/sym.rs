@@ -742,6 +742,25 @@ mod tests {
     }
 
     #[test]
+    fn squares_past_the_colex_limit_get_a_hook_index() {
+        use crate::chomp::solve::TableIndex;
+        // 21×21 and 22×22 have more than 2^38 positions; their hook tables are sized, not
+        // allocated, here.
+        for (n, bytes) in [(21usize, 33.6e9), (22, 132.0e9)] {
+            let ix = TableIndex::for_box(ChompBox {
+                rows: n,
+                cols: n as u32,
+            })
+            .unwrap();
+            assert!(ix.sym.is_some(), "{n}");
+            let b = ix.bytes() as f64;
+            assert!(b > bytes * 0.99 && b < bytes * 1.03, "{n}: {b}");
+        }
+        let too_big = TableIndex::for_box(ChompBox { rows: 23, cols: 23 }).unwrap_err();
+        assert!(too_big.to_string().contains("2^42"), "{too_big}");
+    }
+
+    #[test]
     fn the_steps_cover_every_index_once() {
         for n in 1..=7 {
             for min_child in [0, 2, 100] {
