@@ -39,8 +39,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// Most positions a box of one-bit tables may have: 2^38 (32 GiB of bits at one per position),
-/// enough for 20×20 (1.4·10¹¹) but not 21×21 (5.4·10¹¹, 34 GB even with transpose symmetry).
+/// Most positions of a box whose table keeps a bit for every position (a box that is not
+/// square): 2^38 (32 GiB of bits). Squares have [`MAX_SYMMETRIC_POSITIONS`].
 pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
 
 /// Most positions a square box may have, its table keeping one bit per transposed pair: 2^42
