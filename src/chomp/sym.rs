@@ -586,8 +586,7 @@ impl SymPusher<'_> {
     }
 }
 
-/// Progress of a symmetric run: `done` of `total` indexes after `steps_done` of `steps`.
-pub use super::solve::Progress;
+use super::solve::Progress;
 
 /// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
 /// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
@@ -613,13 +612,13 @@ pub fn solve_forward(
             index.step_ranges(step, &mut ranges);
             for &(b, l) in &ranges {
                 done += l;
-                for q in b..b + l {
-                    let bit = (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1;
-                    if bit == 1 {
-                        ps.push(q);
-                    }
-                }
+                // Inverted, the P-bits are the unmarked indexes: found a word at a time.
                 super::marks::invert_range(words, b, b + l);
+                let mut r = b;
+                while let Some(q) = super::marks::next_unmarked(words, r, b + l) {
+                    ps.push(q);
+                    r = q + 1;
+                }
             }
         }
         crate::cancel::check()?;
