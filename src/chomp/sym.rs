@@ -67,6 +67,7 @@ enum Kind {
 #[derive(Debug, Clone, Copy)]
 struct Block {
     off: u64,
+    len: u64,
     kind: Kind,
 }
 
@@ -144,6 +145,7 @@ impl SymIndex {
         };
         sq.blocks.push(Block {
             off: 0,
+            len: 1,
             kind: Kind::Empty,
         });
         sq.steps.push(vec![Seg::Empty { off: 0 }]);
@@ -191,7 +193,7 @@ impl SymIndex {
                     Kind::Empty => unreachable!("hooks are not empty"),
                 };
                 sq.at[a * (m + 1) + b] = sq.blocks.len();
-                sq.blocks.push(Block { off, kind });
+                sq.blocks.push(Block { off, len, kind });
                 add(steps, &mut group);
                 off += len;
             }
@@ -399,23 +401,85 @@ pub fn transpose(rows: &[u32], n: usize) -> Rows {
     t
 }
 
-/// The forward solver's marks in the hook index.
+/// The part of a table a run holds in memory: indexes `lo..hi` of the hook index, `lo` a
+/// multiple of 64, bit `r - lo` of `words` standing for index `r`. A whole table is the window
+/// `0..len`; a box larger than memory is solved one window after another (see
+/// [`super::blocks`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    /// First index held.
+    pub lo: u64,
+    /// One past the last index held.
+    pub hi: u64,
+    /// The window's bits.
+    pub words: &'a [AtomicU64],
+}
+
+impl<'a> Window<'a> {
+    /// The whole table of `index` in `words`.
+    pub fn whole(index: &SymIndex, words: &'a [AtomicU64]) -> Window<'a> {
+        Window {
+            lo: 0,
+            hi: index.len(),
+            words,
+        }
+    }
+
+    /// Indexes held.
+    pub fn len(&self) -> u64 {
+        self.hi - self.lo
+    }
+
+    /// Whether the window holds no index.
+    pub fn is_empty(&self) -> bool {
+        self.hi <= self.lo
+    }
+
+    /// `lo..hi` clipped to the window, if anything is left.
+    fn clip(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        let (a, b) = (lo.max(self.lo), hi.min(self.hi));
+        (a < b).then_some((a, b))
+    }
+}
+
+/// The forward solver's marks in the hook index, kept within one window: a parent outside it
+/// is left for the window that holds it (which replays this window's P-positions).
 struct SymPusher<'a> {
     index: &'a SymIndex,
-    words: &'a [AtomicU64],
+    win: Window<'a>,
+    /// Whether the window is the whole table (no pruning needed).
+    whole: bool,
     parallel_above: u64,
 }
 
-impl SymPusher<'_> {
+impl<'a> SymPusher<'a> {
+    fn new(index: &'a SymIndex, win: Window<'a>) -> SymPusher<'a> {
+        SymPusher {
+            index,
+            win,
+            whole: win.lo == 0 && win.hi >= index.len(),
+            parallel_above: PARALLEL_FILLINGS,
+        }
+    }
+
     fn mark(&self, r: u64) {
-        super::marks::mark(self.words, r);
+        if r >= self.win.lo && r < self.win.hi {
+            super::marks::mark(self.win.words, r - self.win.lo);
+        }
     }
 
     fn mark_range(&self, lo: u64, hi: u64) {
-        super::marks::mark_range(self.words, lo, hi);
+        if let Some((a, b)) = self.win.clip(lo, hi) {
+            super::marks::mark_range(self.win.words, a - self.win.lo, b - self.win.lo);
+        }
     }
 
-    /// Mark the position `y` of the m-square at `off` when it is stored.
+    /// Whether indexes `lo..hi` miss the window (a fill there marks nothing here).
+    fn outside(&self, lo: u64, hi: u64) -> bool {
+        !self.whole && self.win.clip(lo, hi).is_none()
+    }
+
+/// Mark the position `y` of the m-square at `off` when it is stored.
     fn mark_one(&self, m: usize, off: u64, y: &Rows) {
         if let Some(i) = self.index.index_in(m, &y[..m]) {
             self.mark(off + i);
@@ -501,6 +565,9 @@ impl SymPusher<'_> {
         }
         let sq = &self.index.squares[m];
         let blk = sq.blocks[sq.at[a * (m + 1) + b]];
+        if self.outside(off + blk.off, off + blk.off + blk.len) {
+            return;
+        }
         let inner = if a > b { b - 1 } else { a - 1 };
         let mut mu = [0u32; MAX_SIDE + 1];
         for i in 0..inner {
@@ -523,6 +590,15 @@ impl SymPusher<'_> {
     /// when `skip`.
     #[allow(clippy::too_many_arguments)]
     fn colex_fill(&self, r: usize, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
+        if !self.whole {
+            // The fillings lie between `base` (all lo) and all rows at cap.
+            let top: u64 = (f..=e)
+                .map(|j| self.index.weight(r, j, cap) - self.index.weight(r, j, lo))
+                .sum();
+            if self.outside(base, base + top + 1) {
+                return;
+            }
+        }
         if e + 1 == r {
             if lo == 0 {
                 // Every filling of the rows to the end under cap: a contiguous range.
@@ -562,16 +638,18 @@ impl SymPusher<'_> {
     /// is not a position and is marked); it goes to `found` and marks the parents of its
     /// position and of that position's transpose.
     fn run_range(&self, base: u64, len: u64, found: &mut Vec<u64>) {
-        let end = base + len;
-        let mut r = base;
-        while let Some(q) = super::marks::next_unmarked(self.words, r, end) {
+        let lo = self.win.lo;
+        let end = base + len - lo;
+        let mut r = base - lo;
+        while let Some(q) = super::marks::next_unmarked(self.win.words, r, end) {
+            let (r0, q) = (q, q + lo);
             if q == 0 {
                 self.mark(0);
             } else {
                 found.push(q);
                 self.push_both(q);
             }
-            r = q + 1;
+            r = r0 + 1;
         }
     }
 
@@ -595,41 +673,86 @@ pub fn solve_forward(
     index: &SymIndex,
     words: &[AtomicU64],
     start: u64,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    solve_window(
+        index,
+        Window::whole(index, words),
+        start,
+        |_| Ok(()),
+        on_step,
+    )
+}
+
+/// A source of the P indexes below a window (the finished windows before it): it hands them
+/// to the sink in slices, each slice's indexes pushed in parallel.
+pub type Replay<'r> = &'r mut dyn FnMut(&[u64]) -> Result<()>;
+
+/// Solve the indexes of `win` by the forward schedule restricted to it. Every index below
+/// `win.lo` must be final: `replay` hands their P indexes to its sink (each marks its parents
+/// inside the window). The window's bits are clear except the P-bits of its steps before
+/// `start` (a resumed window). `on_step(step, p_indexes, progress)` follows every step of the
+/// schedule, those with nothing in the window included, so the records of a window are the
+/// steps in order. On success the window's words hold its P-bits.
+///
+/// Why a window may start anywhere: every option of a stored position has a smaller index (a
+/// smaller hook sum, or the same hook and an interior that is an option, smaller in colex rank
+/// or, in a child square, by the same argument one level down), so the index order is a
+/// topological order, and the schedule restricted to the window, after the P-positions below
+/// it have marked their parents, decides each position after all its options.
+pub fn solve_window(
+    index: &SymIndex,
+    win: Window,
+    start: u64,
+    replay: impl FnOnce(Replay) -> Result<()>,
     mut on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
-    let pusher = SymPusher {
-        index,
-        words,
-        parallel_above: PARALLEL_FILLINGS,
-    };
+    let pusher = SymPusher::new(index, win);
     let steps = index.steps();
     let mut ranges = Vec::new();
+    let clip = |ranges: &mut Vec<(u64, u64)>| {
+        ranges.retain_mut(|(b, l)| match win.clip(*b, *b + *l) {
+            Some((x, y)) => {
+                (*b, *l) = (x, y - x);
+                true
+            }
+            None => false,
+        })
+    };
     let mut done = 0u64;
-    if start > 0 {
-        // Finished steps: P-bits into marks, then their P-positions mark their parents again.
-        let mut ps = Vec::new();
-        for step in 0..start {
-            index.step_ranges(step, &mut ranges);
-            for &(b, l) in &ranges {
-                done += l;
-                // Inverted, the P-bits are the unmarked indexes: found a word at a time.
-                super::marks::invert_range(words, b, b + l);
-                let mut r = b;
-                while let Some(q) = super::marks::next_unmarked(words, r, b + l) {
-                    ps.push(q);
-                    r = q + 1;
-                }
+    // Finished steps of this window: P-bits into marks, found a word at a time (inverted,
+    // they are the unmarked indexes); they mark their parents again after the replay.
+    let mut ps = Vec::new();
+    for step in 0..start {
+        index.step_ranges(step, &mut ranges);
+        clip(&mut ranges);
+        for &(b, l) in &ranges {
+            done += l;
+            let (lo, hi) = (b - win.lo, b + l - win.lo);
+            super::marks::invert_range(win.words, lo, hi);
+            let mut r = lo;
+            while let Some(q) = super::marks::next_unmarked(win.words, r, hi) {
+                ps.push(q + win.lo);
+                r = q + 1;
             }
         }
-        crate::cancel::check()?;
-        ps.par_iter().for_each(|&q| pusher.push_both(q));
     }
-    let phase = crate::progress::phase("positions", Some(index.len()));
+    crate::cancel::check()?;
+    replay(&mut |qs: &[u64]| {
+        crate::cancel::check()?;
+        qs.par_iter().for_each(|&q| pusher.push_both(q));
+        Ok(())
+    })?;
+    crate::cancel::check()?;
+    ps.par_iter().for_each(|&q| pusher.push_both(q));
+    drop(ps);
+    let phase = crate::progress::phase("positions", Some(win.len()));
     phase.set(done);
     let token = crate::cancel::current();
     for step in start..steps {
         crate::cancel::check()?;
         index.step_ranges(step, &mut ranges);
+        clip(&mut ranges);
         let mut found: Vec<u64> = ranges
             .par_iter()
             .with_min_len(4)
@@ -652,27 +775,33 @@ pub fn solve_forward(
             &found,
             Progress {
                 done,
-                total: index.len(),
+                total: win.len(),
                 layers_done: step + 1,
                 layers: steps,
             },
         )?;
     }
-    super::marks::into_p_bits(words, index.len());
+    super::marks::into_p_bits(win.words, win.len());
     Ok(())
 }
 
 /// The P-positions of the box from its P indexes: two for a pair stored once, one for a
 /// position equal to its transpose or stored beside it.
 pub fn box_p_count(index: &SymIndex, words: &[AtomicU64]) -> u64 {
-    words
+    window_p_count(index, Window::whole(index, words))
+}
+
+/// [`box_p_count`] of the P indexes in one window.
+pub fn window_p_count(index: &SymIndex, win: Window) -> u64 {
+    let base = win.lo;
+    win.words
         .par_iter()
         .enumerate()
         .map(|(i, w)| {
             let mut bits = w.load(Relaxed);
             let mut n = 0u64;
             while bits != 0 {
-                let q = ((i as u64) << 6) + bits.trailing_zeros() as u64;
+                let q = base + ((i as u64) << 6) + bits.trailing_zeros() as u64;
                 bits &= bits - 1;
                 let x = index.unrank(q);
                 let t = transpose(&x, index.n);
@@ -802,11 +931,8 @@ mod tests {
                         }
                     }
                     for parallel_above in [PARALLEL_FILLINGS, 0] {
-                        let p = SymPusher {
-                            index: &ix,
-                            words: &words,
-                            parallel_above,
-                        };
+                        let mut p = SymPusher::new(&ix, Window::whole(&ix, &words));
+                        p.parallel_above = parallel_above;
                         words.iter().for_each(|w| w.store(0, Relaxed));
                         p.push_parents(q);
                         for (i, &w) in want.iter().enumerate() {
@@ -875,6 +1001,74 @@ mod tests {
             .unwrap();
             assert_eq!(bits(&t), bits(&full), "resumed at {stop}");
             assert_eq!(rest[..], records[stop as usize..], "from {stop}");
+        }
+    }
+
+    /// Solve the box window by window (each replaying the P indexes below it) and return the
+    /// words and every step's records.
+    fn solve_by_windows(ix: &SymIndex, window_words: u64) -> (Vec<u64>, Vec<(u64, Vec<u64>)>) {
+        let len = ix.len();
+        let mut all = vec![0u64; len.div_ceil(64) as usize];
+        let mut records: Vec<(u64, Vec<u64>)> =
+            (0..ix.steps()).map(|s| (s, Vec::new())).collect();
+        let mut lo = 0;
+        while lo < len {
+            let hi = (lo + window_words * 64).min(len);
+            let words: Vec<AtomicU64> = (0..(hi - lo).div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect();
+            let win = Window {
+                lo,
+                hi,
+                words: &words,
+            };
+            let below: Vec<u64> = (0..lo)
+                .filter(|&q| (all[(q >> 6) as usize] >> (q & 63)) & 1 == 1)
+                .collect();
+            solve_window(
+                ix,
+                win,
+                0,
+                |sink| {
+                    // Two slices, to see that a replay may come in pieces.
+                    let (a, b) = below.split_at(below.len() / 2);
+                    sink(a)?;
+                    sink(b)
+                },
+                |s, ps, _| {
+                    records[s as usize].1.extend_from_slice(ps);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            for (i, w) in words.iter().enumerate() {
+                all[(lo / 64) as usize + i] |= w.load(Relaxed);
+            }
+            lo = hi;
+        }
+        (all, records)
+    }
+
+    #[test]
+    fn a_box_solved_window_by_window_has_the_same_bits_and_records() {
+        for (n, min_child) in [(5, 0), (7, 2), (8, 100), (9, 3)] {
+            let ix = SymIndex::with_min_child(n, min_child).unwrap();
+            let whole: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect();
+            let mut records = Vec::new();
+            solve_forward(&ix, &whole, 0, |s, ps, _| {
+                records.push((s, ps.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            let whole: Vec<u64> = whole.iter().map(|w| w.load(Relaxed)).collect();
+            // One word, a few words (windows cut blocks anywhere), and about a third.
+            for ww in [1, 3, 7, (whole.len() as u64).div_ceil(3)] {
+                let (bits, recs) = solve_by_windows(&ix, ww);
+                assert_eq!(bits, whole, "{n}/{min_child} in windows of {ww} words");
+                assert_eq!(recs, records, "{n}/{min_child}: records, {ww} words");
+            }
         }
     }
 }
