@@ -9,6 +9,7 @@
 //! - [`check`]: the paper's claims verified over a box.
 //! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
 
+pub mod blocks;
 pub mod cells;
 pub mod check;
 pub mod classes;

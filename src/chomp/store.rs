@@ -49,7 +49,7 @@ pub fn partial_path(table: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn header_text(magic: &str, index: &TableIndex, extra: &[(&str, String)]) -> String {
+pub(super) fn header_text(magic: &str, index: &TableIndex, extra: &[(&str, String)]) -> String {
     let mut h = format!("{magic}\nbox {}\nrank {}\n", index.shape(), index.scheme());
     for (k, v) in extra {
         h.push_str(&format!("{k} {v}\n"));
@@ -60,7 +60,7 @@ fn header_text(magic: &str, index: &TableIndex, extra: &[(&str, String)]) -> Str
 
 /// Read a header: lines up to the empty one. Returns the `key value` pairs after the magic line
 /// and the header's length in bytes.
-fn read_header(
+pub(super) fn read_header(
     path: &Path,
     r: &mut impl Read,
     magic: &str,
@@ -98,7 +98,7 @@ fn read_header(
     Ok((pairs, bytes.len() as u64))
 }
 
-fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
+pub(super) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
     pairs
         .iter()
         .find(|(k, _)| k == key)
@@ -106,7 +106,7 @@ fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'
         .ok_or_else(|| Error::invalid(format!("{}: the header has no '{key}'", path.display())))
 }
 
-fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
+pub(super) fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
     let b = field(path, pairs, "box")?;
     let shape =
         ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
@@ -119,33 +119,72 @@ fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
 
 /// Write a finished table to `path` (a temporary file renamed when complete).
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
-    let mut crc = crc32fast::Hasher::new();
-    table.for_each_word(|w| crc.update(&w.to_le_bytes()));
-    let header = header_text(
-        TABLE_MAGIC,
-        &table.index(),
-        &[
-            ("positions", table.ranker.len().to_string()),
-            ("p-positions", table.p_count().to_string()),
-            ("crc32", format!("{:08x}", crc.finalize())),
-        ],
-    );
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
+    save_words(path, &table.index(), table.p_count(), |sink| {
+        let mut buf = Vec::with_capacity(1 << 16);
         let mut err = None;
         table.for_each_word(|w| {
-            if err.is_none() {
-                err = out.write_all(&w.to_le_bytes()).err();
+            if err.is_some() {
+                return;
+            }
+            buf.push(w);
+            if buf.len() == buf.capacity() {
+                err = sink(&buf).err();
+                buf.clear();
             }
         });
-        if let Some(e) = err {
-            return Err(io(e));
+        match err {
+            Some(e) => Err(e),
+            None => sink(&buf),
         }
+    })
+}
+
+/// Write the table of `index` with `p_positions` P-positions to `path` (a temporary file
+/// renamed when complete): `source` hands the sink the table's words, in order, in slices,
+/// once through. The bytes depend on the box and the words alone, however they were sliced.
+pub fn save_words(
+    path: &Path,
+    index: &TableIndex,
+    p_positions: u64,
+    source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    // The CRC is written last, over a placeholder of the same width.
+    let header = |crc: u32| {
+        header_text(
+            TABLE_MAGIC,
+            index,
+            &[
+                ("positions", index.positions().to_string()),
+                ("p-positions", p_positions.to_string()),
+                ("crc32", format!("{crc:08x}")),
+            ],
+        )
+    };
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    let mut crc = crc32fast::Hasher::new();
+    let mut count = 0u64;
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header(0).as_bytes()).map_err(io)?;
+        let mut bytes = Vec::new();
+        source(&mut |words: &[u64]| {
+            bytes.clear();
+            words.iter().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
+            crc.update(&bytes);
+            count += words.len() as u64;
+            out.write_all(&bytes).map_err(io)
+        })?;
         out.flush().map_err(io)?;
     }
+    if count != index.len().div_ceil(64) {
+        return Err(Error::invalid(format!(
+            "{}: {count} words were given for a table of {} words",
+            path.display(),
+            index.len().div_ceil(64)
+        )));
+    }
+    file.rewrite_start(header(crc.finalize()).as_bytes())?;
     file.commit()
 }
 
@@ -304,9 +343,19 @@ impl Checkpoint {
     /// layers are copied into `table` (which must be empty). Returns the checkpoint and the
     /// first layer still to do. A torn last record (a run killed while writing it) is cut off.
     pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
+        Checkpoint::open_for(path, &table.index(), |r| table.set_p_rank(r))
+    }
+
+    /// [`Checkpoint::open`] for a run of `index`'s box whose P-bits are kept elsewhere (a
+    /// window of a box solved in blocks): each P index read back goes to `set_p`.
+    pub fn open_for(
+        path: &Path,
+        index: &TableIndex,
+        mut set_p: impl FnMut(u64),
+    ) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
-        let shape = table.shape();
-        let index = table.index();
+        let shape = index.shape();
+        let index = index.clone();
         if !path.exists() {
             let mut file = OpenOptions::new()
                 .create_new(true)
@@ -355,7 +404,7 @@ impl Checkpoint {
             match read_record(&mut reader, index.len())? {
                 Some((v, ranks, bytes)) if v == next => {
                     for r in ranks {
-                        table.set_p_rank(r);
+                        set_p(r);
                     }
                     good_end += bytes;
                     next += 1;

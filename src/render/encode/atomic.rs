@@ -377,6 +377,22 @@ impl AtomicFile {
         &self.target
     }
 
+    /// Overwrite the first bytes written with `bytes` (a header whose checksum is known only
+    /// at the end). Only a file written under a temporary name can be rewritten: a stream is
+    /// refused.
+    pub fn rewrite_start(&mut self, bytes: &[u8]) -> Result<()> {
+        let io = |e| Error::io(&self.target, e);
+        if self.replace.is_none() {
+            return Err(Error::invalid(format!(
+                "{}: this output is written as a stream, so it must be a regular file",
+                self.target.display()
+            )));
+        }
+        let writer = self.writer.as_mut().expect("writer present until commit");
+        writer.flush().map_err(io)?;
+        std::os::unix::fs::FileExt::write_all_at(writer.get_ref(), bytes, 0).map_err(io)
+    }
+
     /// Flush, sync and rename into place (or, written straight, flush). On any failure the
     /// temporary file is removed and the target is left as it was.
     pub fn commit(mut self) -> Result<()> {
