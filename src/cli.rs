@@ -138,9 +138,14 @@ pub struct ChompSolveArgs {
     /// The box ROWSxCOLUMNS.
     #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
     pub shape: chompute::chomp::ChompBox,
-    /// Save the table here (finished layers go to FILE.partial; the same command resumes).
+    /// Save the table here (finished layers go to FILE.partial, or, for a table solved in
+    /// blocks, FILE.blocks/; the same command resumes).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Memory the table may take, such as 512M or 6G (default: what the machine has). With
+    /// -o, a square box whose table is larger is solved in blocks that fit, with the same file.
+    #[arg(long, value_name = "SIZE", value_parser = chompute::memory::parse_bytes)]
+    pub memory: Option<u64>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,

@@ -129,3 +129,46 @@ mod tests {
         );
     }
 }
+
+/// A size such as `512M`, `6G`, `1T` or `65536` (bytes): an integer and an optional binary
+/// suffix K, M, G or T (as sort(1)'s `-S` reads them; `KiB`, `MB` and the like are read the
+/// same), at least 1.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, suffix) = t.split_at(split);
+    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => return Err(format!("'{s}' is not a size such as 512M or 6G")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("'{s}' is not a size such as 512M or 6G"))?;
+    if n == 0 {
+        return Err("must be at least 1".into());
+    }
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("'{s}' is larger than 2^64-1 bytes"))
+}
+
+#[cfg(test)]
+mod size_tests {
+    use super::parse_bytes;
+
+    #[test]
+    fn sizes_read_as_sort_reads_them() {
+        assert_eq!(parse_bytes("512M"), Ok(512 << 20));
+        assert_eq!(parse_bytes("6G"), Ok(6 << 30));
+        assert_eq!(parse_bytes("2m"), Ok(2 << 20));
+        assert_eq!(parse_bytes("20MiB"), Ok(20 << 20));
+        assert_eq!(parse_bytes("65536"), Ok(65536));
+        assert_eq!(parse_bytes("1T"), Ok(1 << 40));
+        for bad in ["", "M", "1.5G", "-1G", "3X", "0", "99999999999999T"] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -170,7 +170,9 @@ pub fn save_words(
         let mut bytes = Vec::new();
         source(&mut |words: &[u64]| {
             bytes.clear();
-            words.iter().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
+            words
+                .iter()
+                .for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
             crc.update(&bytes);
             count += words.len() as u64;
             out.write_all(&bytes).map_err(io)
@@ -343,15 +345,15 @@ impl Checkpoint {
     /// layers are copied into `table` (which must be empty). Returns the checkpoint and the
     /// first layer still to do. A torn last record (a run killed while writing it) is cut off.
     pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
-        Checkpoint::open_for(path, &table.index(), |r| table.set_p_rank(r))
+        Checkpoint::open_for(path, &table.index(), |_, r| table.set_p_rank(r))
     }
 
     /// [`Checkpoint::open`] for a run of `index`'s box whose P-bits are kept elsewhere (a
-    /// window of a box solved in blocks): each P index read back goes to `set_p`.
+    /// window of a box solved in blocks): each P index read back goes to `set_p(layer, index)`.
     pub fn open_for(
         path: &Path,
         index: &TableIndex,
-        mut set_p: impl FnMut(u64),
+        mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
         let shape = index.shape();
@@ -404,7 +406,7 @@ impl Checkpoint {
             match read_record(&mut reader, index.len())? {
                 Some((v, ranks, bytes)) if v == next => {
                     for r in ranks {
-                        set_p(r);
+                        set_p(v, r);
                     }
                     good_end += bytes;
                     next += 1;

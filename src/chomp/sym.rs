@@ -479,7 +479,7 @@ impl<'a> SymPusher<'a> {
         !self.whole && self.win.clip(lo, hi).is_none()
     }
 
-/// Mark the position `y` of the m-square at `off` when it is stored.
+    /// Mark the position `y` of the m-square at `off` when it is stored.
     fn mark_one(&self, m: usize, off: u64, y: &Rows) {
         if let Some(i) = self.index.index_in(m, &y[..m]) {
             self.mark(off + i);
@@ -678,7 +678,7 @@ pub fn solve_forward(
     solve_window(
         index,
         Window::whole(index, words),
-        start,
+        Resume::Bits { start },
         |_| Ok(()),
         on_step,
     )
@@ -688,10 +688,29 @@ pub fn solve_forward(
 /// to the sink in slices, each slice's indexes pushed in parallel.
 pub type Replay<'r> = &'r mut dyn FnMut(&[u64]) -> Result<()>;
 
+/// Where a window's run starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resume {
+    /// The window's bits are clear except the P-bits of its steps before `start` (0: a fresh
+    /// run); those steps' P-positions mark their parents again after the replay.
+    Bits {
+        /// The first step to do.
+        start: u64,
+    },
+    /// The window's bits are the marks of a snapshot taken before some step (the replay and
+    /// every push before it done); `after` are the P indexes the steps from that one to
+    /// `start` found, which mark their parents again. No replay.
+    Marks {
+        /// The first step to do.
+        start: u64,
+        /// The P indexes found since the snapshot.
+        after: Vec<u64>,
+    },
+}
+
 /// Solve the indexes of `win` by the forward schedule restricted to it. Every index below
 /// `win.lo` must be final: `replay` hands their P indexes to its sink (each marks its parents
-/// inside the window). The window's bits are clear except the P-bits of its steps before
-/// `start` (a resumed window). `on_step(step, p_indexes, progress)` follows every step of the
+/// inside the window); `resume` says what the window's bits hold. `on_step(step, p_indexes, progress)` follows every step of the
 /// schedule, those with nothing in the window included, so the records of a window are the
 /// steps in order. On success the window's words hold its P-bits.
 ///
@@ -703,10 +722,14 @@ pub type Replay<'r> = &'r mut dyn FnMut(&[u64]) -> Result<()>;
 pub fn solve_window(
     index: &SymIndex,
     win: Window,
-    start: u64,
+    resume: Resume,
     replay: impl FnOnce(Replay) -> Result<()>,
     mut on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
+    let (start, after) = match resume {
+        Resume::Bits { start } => (start, None),
+        Resume::Marks { start, after } => (start, Some(after)),
+    };
     let pusher = SymPusher::new(index, win);
     let steps = index.steps();
     let mut ranges = Vec::new();
@@ -721,13 +744,17 @@ pub fn solve_window(
     };
     let mut done = 0u64;
     // Finished steps of this window: P-bits into marks, found a word at a time (inverted,
-    // they are the unmarked indexes); they mark their parents again after the replay.
+    // they are the unmarked indexes); they mark their parents again after the replay. From
+    // a snapshot the marks are there already, and only the P-positions found since mark theirs.
     let mut ps = Vec::new();
     for step in 0..start {
         index.step_ranges(step, &mut ranges);
         clip(&mut ranges);
         for &(b, l) in &ranges {
             done += l;
+            if after.is_some() {
+                continue;
+            }
             let (lo, hi) = (b - win.lo, b + l - win.lo);
             super::marks::invert_range(win.words, lo, hi);
             let mut r = lo;
@@ -738,11 +765,14 @@ pub fn solve_window(
         }
     }
     crate::cancel::check()?;
-    replay(&mut |qs: &[u64]| {
-        crate::cancel::check()?;
-        qs.par_iter().for_each(|&q| pusher.push_both(q));
-        Ok(())
-    })?;
+    match after {
+        Some(after) => ps = after,
+        None => replay(&mut |qs: &[u64]| {
+            crate::cancel::check()?;
+            qs.par_iter().for_each(|&q| pusher.push_both(q));
+            Ok(())
+        })?,
+    }
     crate::cancel::check()?;
     ps.par_iter().for_each(|&q| pusher.push_both(q));
     drop(ps);
@@ -1009,8 +1039,7 @@ mod tests {
     fn solve_by_windows(ix: &SymIndex, window_words: u64) -> (Vec<u64>, Vec<(u64, Vec<u64>)>) {
         let len = ix.len();
         let mut all = vec![0u64; len.div_ceil(64) as usize];
-        let mut records: Vec<(u64, Vec<u64>)> =
-            (0..ix.steps()).map(|s| (s, Vec::new())).collect();
+        let mut records: Vec<(u64, Vec<u64>)> = (0..ix.steps()).map(|s| (s, Vec::new())).collect();
         let mut lo = 0;
         while lo < len {
             let hi = (lo + window_words * 64).min(len);
@@ -1028,7 +1057,7 @@ mod tests {
             solve_window(
                 ix,
                 win,
-                0,
+                Resume::Bits { start: 0 },
                 |sink| {
                     // Two slices, to see that a replay may come in pieces.
                     let (a, b) = below.split_at(below.len() / 2);

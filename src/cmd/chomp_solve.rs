@@ -5,6 +5,7 @@ use crate::cli::{
     ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,
 };
 use anyhow::anyhow;
+use chompute::chomp::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::cells::CellsTable;
 use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites, TableIndex};
 use chompute::chomp::store::{self, RunEvent, TableFile};
@@ -28,6 +29,9 @@ struct SolveReport {
     file: Option<String>,
     resumed_layers: u64,
     layers: u64,
+    /// Windows of a table solved in blocks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocks: Option<u64>,
 }
 
 /// `chomp solve --box RxC [-o FILE]`: the prefix layers on the CPU (resumable with -o), or the
@@ -49,37 +53,68 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     ));
     let start = Instant::now();
-    let mut resumed = 0;
-    let table = match &args.output {
-        Some(path) => {
-            if path.as_os_str() == "-" {
-                return Err(anyhow!(
-                    "a table is resumable only in a file: name one with -o FILE"
-                ));
-            }
-            store::solve_to_file(shape, path, |event| match event {
-                RunEvent::Resumed {
-                    path,
-                    layers_done,
-                    layers,
-                } => {
-                    // Said before the first layer's bar is drawn.
-                    resumed = layers_done;
-                    eprintln!(
-                        "chompute: resuming from {}: {layers_done} of {layers} layers done",
-                        path.display()
-                    );
-                }
-                RunEvent::Layer(_) => {}
-            })?
-        }
-        None => {
-            let table = PTable::empty_indexed(index)?;
-            chompute::chomp::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
-            table
-        }
+    let Some(path) = &args.output else {
+        let room = args.memory.map_or(
+            chompute::memory::Room::SYSTEM,
+            chompute::memory::Room::assume,
+        );
+        room.ensure(
+            index.bytes(),
+            &format!("the one-bit table of the {shape} box"),
+            if index.sym.is_some() {
+                "give -o FILE to solve it in blocks that fit"
+            } else {
+                "choose a smaller box"
+            },
+        )?;
+        let table = PTable::empty_indexed(index)?;
+        chompute::chomp::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
+        let solved = Solved {
+            p_positions: table.p_count(),
+            index: table.index(),
+            blocks: None,
+        };
+        return report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), 0);
     };
-    report_solved(args, &table, "cpu", start.elapsed().as_secs_f64(), resumed)
+    if path.as_os_str() == "-" {
+        return Err(anyhow!(
+            "a table is resumable only in a file: name one with -o FILE"
+        ));
+    }
+    let mut resumed = 0;
+    let solved = blocks::solve_file(shape, path, args.memory, |event| match event {
+        SolveEvent::Whole(RunEvent::Resumed {
+            path,
+            layers_done,
+            layers,
+        }) => {
+            // Said before the first layer's bar is drawn.
+            resumed = layers_done;
+            eprintln!(
+                "chompute: resuming from {}: {layers_done} of {layers} layers done",
+                path.display()
+            );
+        }
+        SolveEvent::Block(BlockEvent::Window {
+            window,
+            windows,
+            lo,
+            hi,
+            resumed_steps,
+        }) => {
+            crate::cmd::bars::summary(&format!(
+                "block {} of {windows}: indexes {lo}..{hi}{}",
+                window + 1,
+                if resumed_steps > 0 {
+                    format!(", resuming after {resumed_steps} steps")
+                } else {
+                    String::new()
+                }
+            ));
+        }
+        _ => {}
+    })?;
+    report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed)
 }
 
 /// `chomp solve --backend gpu`: the whole table on the GPU, saved without a checkpoint.
@@ -96,28 +131,34 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     if let Some(o) = &args.output {
         store::save_table(&table, o)?;
     }
-    report_solved(args, &table, "gpu", start.elapsed().as_secs_f64(), 0)
+    let solved = Solved {
+        p_positions: table.p_count(),
+        index: table.index(),
+        blocks: None,
+    };
+    report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0)
 }
 
 fn report_solved(
     args: &ChompSolveArgs,
-    table: &PTable,
+    table: &Solved,
     backend: &'static str,
     seconds: f64,
     resumed: u64,
 ) -> anyhow::Result<()> {
     let shape = args.shape;
-    let bytes = PTable::bytes_for(table.len());
+    let bytes = table.index.bytes();
     let report = SolveReport {
         backend,
         shape: shape.to_string(),
-        positions: table.ranker.len() - 1,
-        p_positions: table.p_count(),
+        positions: table.index.positions() - 1,
+        p_positions: table.p_positions,
         bytes,
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers: table.index().layers(),
+        layers: table.index.layers(),
+        blocks: table.blocks.map(|b| b.windows),
     };
     if args.json {
         return print_json(&report);
@@ -132,7 +173,7 @@ fn report_solved(
         out,
         "{} at one bit per {}, {seconds:.3} s",
         human_bytes(bytes),
-        if table.sym.is_some() {
+        if table.index.sym.is_some() {
             "pair of transposed positions"
         } else {
             "position"

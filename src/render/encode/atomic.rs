@@ -318,6 +318,9 @@ pub struct AtomicFile {
     /// The temporary file and where it is renamed to; `None` when written straight.
     replace: Option<(PathBuf, PathBuf)>,
     writer: Option<BufWriter<File>>,
+    /// Whether the file is a piece of a checkpoint, not an output: not listed among the
+    /// finished files an interrupt line names.
+    piece: bool,
 }
 
 impl AtomicFile {
@@ -369,7 +372,16 @@ impl AtomicFile {
             target,
             replace,
             writer: Some(BufWriter::with_capacity(1 << 20, file)),
+            piece: false,
         })
+    }
+
+    /// [`AtomicFile::create`] for a piece of a checkpoint (a finished block of a table solved
+    /// in blocks): written and renamed the same way, but not an output of the command.
+    pub fn create_piece(target: impl AsRef<Path>) -> Result<AtomicFile> {
+        let mut f = AtomicFile::create(target)?;
+        f.piece = true;
+        Ok(f)
     }
 
     /// The path as given.
@@ -424,7 +436,9 @@ impl AtomicFile {
         let _gate = gate()?;
         std::fs::rename(temp, dest).map_err(|e| Error::io(&self.target, e))?;
         forget(temp);
-        lock(&DONE).finished(&self.target);
+        if !self.piece {
+            lock(&DONE).finished(&self.target);
+        }
         Ok(())
     }
 
