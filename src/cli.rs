@@ -146,6 +146,11 @@ pub struct ChompSolveArgs {
     /// -o, a square box whose table is larger is solved in blocks that fit, with the same file.
     #[arg(long, value_name = "SIZE", value_parser = chompute::memory::parse_bytes)]
     pub memory: Option<u64>,
+    /// With -o: solve only share I of N of the next wave of blocks (a square box is planned
+    /// in 2·side waves, the blocks of one wave independent), record it in FILE.blocks/ and
+    /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
+    #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::blocks::Part::parse)]
+    pub part: Option<chompute::chomp::blocks::Part>,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,

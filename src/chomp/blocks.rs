@@ -57,22 +57,52 @@ pub fn blocks_dir(table: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// How a square box is cut into windows that fit in memory.
+/// How the pieces of a plan are cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Windows of equal size, each depending on all before it: for one process, the fewest
+    /// replays.
+    Windows,
+    /// The hook blocks (split where larger than memory), a wave per hook sum: the blocks of
+    /// one wave do not depend on each other, so the parts of a wave may run at once.
+    Waves,
+}
+
+/// One piece of a plan: indexes `lo..hi`, solved in one window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Piece {
+    /// First index.
+    pub lo: u64,
+    /// One past the last index.
+    pub hi: u64,
+    /// The wave: a piece depends only on pieces of earlier waves and on the earlier pieces of
+    /// its own block.
+    pub wave: u64,
+    /// The block it is a piece of (pieces of one block are solved in order).
+    pub block: u64,
+}
+
+/// How a square box is cut into pieces that fit in memory.
 #[derive(Debug, Clone)]
 pub struct BlockPlan {
     /// The table's index (the hook index of a square box).
     pub index: TableIndex,
-    /// Indexes per window, a multiple of 64.
-    pub window_bits: u64,
+    /// How the pieces are cut.
+    pub layout: Layout,
+    /// Indexes per piece at most.
+    pub piece_bits: u64,
+    /// The pieces, in index order.
+    pub pieces: Vec<Piece>,
     /// How often a window's marks are snapshot (so that a resume costs the work since).
     pub snapshot_every: std::time::Duration,
 }
 
 impl BlockPlan {
-    /// The windows for `memory` bytes: 7/8 of it for the window's bits, the rest for the
-    /// replay buffer and the step records; windows of equal size. Only square boxes (the hook
-    /// index) are solved in blocks.
-    pub fn new(index: TableIndex, memory: u64) -> Result<BlockPlan> {
+    /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
+    /// buffer and the step records. [`Layout::Windows`] cuts the table into equal windows,
+    /// [`Layout::Waves`] into its hook blocks, each split into equal pieces where larger.
+    /// Only square boxes (the hook index) are solved in blocks.
+    pub fn new(index: TableIndex, memory: u64, layout: Layout) -> Result<BlockPlan> {
         let shape = index.shape();
         if index.sym.is_none() {
             return Err(Error::too_large(
@@ -91,15 +121,65 @@ impl BlockPlan {
                 crate::memory::human_bytes(MIN_MEMORY)
             )));
         }
+        // Bits of a piece, less one word for a piece that does not start on a word.
+        let cap_bits = (memory / 8 * 7) * 8 - 64;
+        let piece_bits = match layout {
+            Layout::Windows => {
+                let len = index.len();
+                let windows = len.div_ceil(cap_bits).max(1);
+                len.div_ceil(windows).div_ceil(64) * 64
+            }
+            Layout::Waves => cap_bits,
+        };
+        Ok(BlockPlan::with(index, layout, piece_bits))
+    }
+
+    fn with(index: TableIndex, layout: Layout, piece_bits: u64) -> BlockPlan {
         let len = index.len();
-        let cap_bits = (memory / 8 * 7) * 8;
-        let windows = len.div_ceil(cap_bits).max(1);
-        let window_bits = len.div_ceil(windows).div_ceil(64) * 64;
-        Ok(BlockPlan {
+        let mut pieces = Vec::new();
+        match layout {
+            Layout::Windows => {
+                let mut lo = 0;
+                while lo < len {
+                    let k = pieces.len() as u64;
+                    let hi = (lo + piece_bits).min(len);
+                    pieces.push(Piece {
+                        lo,
+                        hi,
+                        wave: k,
+                        block: k,
+                    });
+                    lo = hi;
+                }
+            }
+            Layout::Waves => {
+                let sym = index.sym.as_deref().expect("a block plan has a hook index");
+                for (block, b) in sym.hook_blocks().into_iter().enumerate() {
+                    // Sum 0 (the empty diagram) is wave 0, sum s ≥ 2 wave s - 1.
+                    let wave = b.sum.saturating_sub(1) as u64;
+                    let parts = (b.hi - b.lo).div_ceil(piece_bits);
+                    let step = (b.hi - b.lo).div_ceil(parts);
+                    let mut lo = b.lo;
+                    while lo < b.hi {
+                        let hi = (lo + step).min(b.hi);
+                        pieces.push(Piece {
+                            lo,
+                            hi,
+                            wave,
+                            block: block as u64,
+                        });
+                        lo = hi;
+                    }
+                }
+            }
+        }
+        BlockPlan {
             index,
-            window_bits,
+            layout,
+            piece_bits,
+            pieces,
             snapshot_every: SNAPSHOT_EVERY,
-        })
+        }
     }
 
     /// The hook index.
@@ -110,20 +190,58 @@ impl BlockPlan {
             .expect("a block plan has a hook index")
     }
 
-    /// Number of windows.
+    /// Number of pieces.
     pub fn windows(&self) -> u64 {
-        self.index.len().div_ceil(self.window_bits)
+        self.pieces.len() as u64
     }
 
-    /// Window `k`: its indexes `lo..hi`.
+    /// Number of waves.
+    pub fn waves(&self) -> u64 {
+        self.pieces.last().map_or(0, |p| p.wave + 1)
+    }
+
+    /// Piece `k`: its indexes `lo..hi`.
     pub fn window(&self, k: u64) -> (u64, u64) {
-        let lo = k * self.window_bits;
-        (lo, (lo + self.window_bits).min(self.index.len()))
+        let p = self.pieces[k as usize];
+        (p.lo, p.hi)
     }
 
-    /// Bytes of memory a window takes (its bits and the replay buffer).
+    /// Whether piece `k` needs the P-positions of piece `j` (replayed into it).
+    pub fn depends(&self, k: u64, j: u64) -> bool {
+        let (a, b) = (self.pieces[k as usize], self.pieces[j as usize]);
+        b.wave < a.wave || (b.block == a.block && b.lo < a.lo)
+    }
+
+    /// Bytes of memory a piece takes at most (its bits and the replay buffer).
     pub fn window_bytes(&self) -> u64 {
-        self.window_bits / 8 + (REPLAY_WORDS as u64) * 16
+        self.piece_bits.div_ceil(64) * 8 + 8 + (REPLAY_WORDS as u64) * 16
+    }
+
+    /// The pieces of `wave` that part `part` of `parts` (from 1) solves: the wave's blocks,
+    /// largest first, each to the part with the fewest indexes so far (the lowest on a tie).
+    pub fn part_pieces(&self, wave: u64, part: u64, parts: u64) -> Vec<u64> {
+        let mut blocks: Vec<(u64, u64)> = Vec::new();
+        for p in self.pieces.iter().filter(|p| p.wave == wave) {
+            match blocks.iter_mut().find(|(b, _)| *b == p.block) {
+                Some((_, len)) => *len += p.hi - p.lo,
+                None => blocks.push((p.block, p.hi - p.lo)),
+            }
+        }
+        blocks.sort_by_key(|&(b, len)| (std::cmp::Reverse(len), b));
+        let mut load = vec![0u64; parts as usize];
+        let mut mine = Vec::new();
+        for (b, len) in blocks {
+            let i = (0..load.len())
+                .min_by_key(|&i| (load[i], i))
+                .expect("parts ≥ 1");
+            load[i] += len;
+            if i as u64 + 1 == part {
+                mine.push(b);
+            }
+        }
+        (0..self.windows())
+            .filter(|&k| mine.contains(&self.pieces[k as usize].block))
+            .collect()
     }
 
     fn plan_text(&self) -> String {
@@ -131,13 +249,22 @@ impl BlockPlan {
             PLAN_MAGIC,
             &self.index,
             &[
-                ("window-bits", self.window_bits.to_string()),
-                ("windows", self.windows().to_string()),
+                (
+                    "layout",
+                    match self.layout {
+                        Layout::Windows => "windows",
+                        Layout::Waves => "waves",
+                    }
+                    .to_string(),
+                ),
+                ("piece-bits", self.piece_bits.to_string()),
+                ("pieces", self.windows().to_string()),
             ],
         )
     }
 
-    /// The plan a checkpoint folder names, checked against `index`.
+    /// The plan a checkpoint folder names, checked against `index`. (A plan without a
+    /// `layout` line is of windows of `window-bits`, as the first runs in blocks wrote.)
     fn read(path: &Path, index: &TableIndex) -> Result<BlockPlan> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let (pairs, _) = store::read_header(path, &mut BufReader::new(file), PLAN_MAGIC)?;
@@ -153,21 +280,23 @@ impl BlockPlan {
                 index.scheme()
             )));
         }
-        let window_bits: u64 = store::field(path, &pairs, "window-bits")?
+        let bad = |what: &str| Error::invalid(format!("{}: {what}", path.display()));
+        let (layout, key) = match store::field(path, &pairs, "layout") {
+            Err(_) => (Layout::Windows, "window-bits"),
+            Ok("windows") => (Layout::Windows, "piece-bits"),
+            Ok("waves") => (Layout::Waves, "piece-bits"),
+            Ok(other) => {
+                return Err(bad(&format!(
+                    "layout '{other}' is neither windows nor waves"
+                )))
+            }
+        };
+        let piece_bits: u64 = store::field(path, &pairs, key)?
             .parse()
             .ok()
-            .filter(|&w: &u64| w > 0 && w % 64 == 0)
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "{}: 'window-bits' is not a multiple of 64",
-                    path.display()
-                ))
-            })?;
-        Ok(BlockPlan {
-            index: index.clone(),
-            window_bits,
-            snapshot_every: SNAPSHOT_EVERY,
-        })
+            .filter(|&w: &u64| w > 0 && (layout == Layout::Waves || w % 64 == 0))
+            .ok_or_else(|| bad(&format!("'{key}' is not a valid piece size")))?;
+        Ok(BlockPlan::with(index.clone(), layout, piece_bits))
     }
 }
 
@@ -205,14 +334,47 @@ pub enum BlockEvent {
 /// What a run in blocks did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockRun {
-    /// P-positions of the box.
+    /// P-positions of the box (0 for a part that left the table unfinished).
     pub p_positions: u64,
-    /// Windows in all.
+    /// Pieces in all.
     pub windows: u64,
-    /// Windows already finished when this run started.
+    /// Pieces already finished when this run started.
     pub windows_resumed: u64,
-    /// P indexes replayed into later windows, in all.
+    /// P indexes replayed into later pieces, in all.
     pub replayed: u64,
+    /// Waves in all.
+    pub waves: u64,
+    /// Waves whose every piece is finished, when this run ended.
+    pub waves_done: u64,
+    /// The wave a part worked on (from 0), if it was a part.
+    pub wave: Option<u64>,
+    /// Whether the table was written.
+    pub saved: bool,
+}
+
+/// One share of the work: part `part` (from 1) of `parts`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// This share, from 1.
+    pub part: u64,
+    /// Shares in all.
+    pub parts: u64,
+}
+
+impl Part {
+    /// `I/N` with 1 ≤ I ≤ N.
+    pub fn parse(s: &str) -> std::result::Result<Part, String> {
+        let bad = || format!("'{s}' is not a part I/N with 1 ≤ I ≤ N, such as 2/3");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (part, parts): (u64, u64) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if part == 0 || part > parts {
+            return Err(bad());
+        }
+        Ok(Part { part, parts })
+    }
 }
 
 /// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
@@ -223,64 +385,144 @@ pub fn solve_in_blocks(
     memory: u64,
     report: impl FnMut(BlockEvent),
 ) -> Result<BlockRun> {
-    solve_in_blocks_with(shape, out, memory, SNAPSHOT_EVERY, report)
+    solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_EVERY, report)
 }
 
-/// [`solve_in_blocks`] snapshotting a window's marks every `snapshot_every`.
+/// [`solve_in_blocks`], or with `part` only that share of the next unfinished wave (planned
+/// in waves when the folder is new), snapshotting a window's marks every `snapshot_every`.
+/// A run without a part finishes every piece left, in wave order, and writes the table.
 pub fn solve_in_blocks_with(
     shape: ChompBox,
     out: &Path,
     memory: u64,
+    part: Option<Part>,
     snapshot_every: std::time::Duration,
     mut report: impl FnMut(BlockEvent),
 ) -> Result<BlockRun> {
     let index = TableIndex::for_box(shape)?;
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
+    let layout = if part.is_some() {
+        Layout::Waves
+    } else {
+        Layout::Windows
+    };
     let mut plan = if plan_path.exists() {
         BlockPlan::read(&plan_path, &index)?
     } else {
-        let plan = BlockPlan::new(index, memory)?;
+        let plan = BlockPlan::new(index, memory, layout)?;
         write_plan(&plan, out)?;
         plan
     };
+    if part.is_some() && plan.layout != Layout::Waves {
+        return Err(Error::invalid(format!(
+            "{} was planned in windows, for one process: finish it without --part, or remove \
+             it to plan waves",
+            dir.display()
+        )));
+    }
     plan.snapshot_every = snapshot_every;
     crate::memory::ensure_available(
         plan.window_bytes(),
-        &format!("a window of the {shape} box"),
-        "the folder's plan keeps its windows; remove it to plan smaller ones",
+        &format!("a piece of the {shape} box"),
+        "the folder's plan keeps its pieces; remove it to plan smaller ones",
     )?;
     let windows = plan.windows();
+    let mut counts: Vec<Option<u64>> = (0..windows)
+        .map(|k| window_p_positions(&dir, &plan, k).ok())
+        .collect();
     let mut run = BlockRun {
         p_positions: 0,
         windows,
-        windows_resumed: 0,
+        windows_resumed: counts.iter().filter(|c| c.is_some()).count() as u64,
         replayed: 0,
+        waves: plan.waves(),
+        waves_done: 0,
+        wave: None,
+        saved: false,
     };
-    let mut counts = Vec::new();
-    for k in 0..windows {
-        let p = match window_p_positions(&dir, &plan, k) {
-            Ok(p) => {
-                run.windows_resumed += 1;
-                p
+    let todo: Vec<u64> = match part {
+        None => (0..windows)
+            .filter(|&k| counts[k as usize].is_none())
+            .collect(),
+        Some(Part { part, parts }) => {
+            // This part's next wave: the first it has not marked done. (Not "the first with
+            // pieces left": a part whose share of a wave is empty, or done, must not take a
+            // share of the next wave, which that wave's own run of this part will take.)
+            let next = (0..plan.waves()).find(|&w| !part_done_path(&dir, w, part, parts).exists());
+            run.wave = next;
+            match next {
+                Some(w) => plan
+                    .part_pieces(w, part, parts)
+                    .into_iter()
+                    .filter(|&k| counts[k as usize].is_none())
+                    .collect(),
+                None => Vec::new(),
             }
-            Err(_) => {
-                let (p, replayed) = solve_one(&plan, &dir, k, &mut report)?;
-                run.replayed += replayed;
-                p
-            }
-        };
-        counts.push(p);
+        }
+    };
+    for k in todo {
+        // Every piece this one depends on must be finished (another part's, in waves).
+        if let Some(j) = (0..windows).find(|&j| plan.depends(k, j) && counts[j as usize].is_none())
+        {
+            return Err(Error::invalid(format!(
+                "piece {k} of {} needs piece {j}, which is not finished: run the parts of wave \
+                 {} first",
+                dir.display(),
+                plan.pieces[j as usize].wave + 1
+            )));
+        }
+        let (p, replayed) = solve_one(&plan, &dir, k, &mut report)?;
+        run.replayed += replayed;
+        counts[k as usize] = Some(p);
     }
-    run.p_positions = counts.iter().sum();
+    if let (Some(Part { part, parts }), Some(w)) = (part, run.wave) {
+        let done = part_done_path(&dir, w, part, parts);
+        std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+    }
+    run.waves_done = (0..plan.waves())
+        .take_while(|&w| {
+            plan.pieces
+                .iter()
+                .zip(&counts)
+                .all(|(p, c)| p.wave != w || c.is_some())
+        })
+        .count() as u64;
+    if part.is_some() {
+        return Ok(run);
+    }
+    run.p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
     report(BlockEvent::Assembling);
     store::save_words(out, &plan.index, run.p_positions, |sink| {
+        // A piece that does not start on a word shares it with the piece before: OR-ed.
+        let mut buf: Vec<u64> = Vec::with_capacity(REPLAY_WORDS + 1);
+        let mut pending: Option<(u64, u64)> = None;
         for k in 0..windows {
-            for_each_window_slice(&dir, &plan, k, |ws| sink(ws))?;
+            let mut word = plan.window(k).0 >> 6;
+            for_each_window_slice(&dir, &plan, k, |ws| {
+                for &w in ws {
+                    pending = match pending {
+                        Some((at, v)) if at == word => Some((at, v | w)),
+                        Some((_, v)) => {
+                            buf.push(v);
+                            Some((word, w))
+                        }
+                        None => Some((word, w)),
+                    };
+                    word += 1;
+                }
+                if buf.len() >= REPLAY_WORDS {
+                    sink(&buf)?;
+                    buf.clear();
+                }
+                Ok(())
+            })?;
         }
-        Ok(())
+        buf.extend(pending.map(|(_, v)| v));
+        sink(&buf)
     })?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    run.saved = true;
     Ok(run)
 }
 
@@ -315,16 +557,19 @@ pub fn in_blocks(index: &TableIndex, out: &Path, memory: Option<u64>) -> bool {
 
 /// Solve `shape` and save its table to `out`, whole in memory when it fits in `memory`
 /// (default: what the machine has) and in blocks of at most `memory` otherwise (see
-/// [`in_blocks`]); either way resumable, and either way the same bytes. Refused before any
-/// work when the disk lacks room for the table and its checkpoint.
+/// [`in_blocks`]); either way resumable, and either way the same bytes. With `part`, only
+/// that share of the next wave ([`solve_in_blocks_with`]), and the table is written by the
+/// plain run that finishes the last wave. Refused before any work when the disk lacks room
+/// for the table and its checkpoint.
 pub fn solve_file(
     shape: ChompBox,
     out: &Path,
     memory: Option<u64>,
+    part: Option<Part>,
     mut report: impl FnMut(SolveEvent),
 ) -> Result<Solved> {
     let index = TableIndex::for_box(shape)?;
-    let blocks = in_blocks(&index, out, memory);
+    let blocks = part.is_some() || in_blocks(&index, out, memory);
     // Blocks keep every finished window beside the table until it is written.
     let needed = index.bytes() * if blocks { 2 } else { 1 };
     ensure_disk(out, needed)?;
@@ -339,7 +584,9 @@ pub fn solve_file(
     let memory = memory
         .or_else(crate::memory::available_bytes)
         .unwrap_or(u64::MAX);
-    let run = solve_in_blocks(shape, out, memory, |e| report(SolveEvent::Block(e)))?;
+    let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_EVERY, |e| {
+        report(SolveEvent::Block(e))
+    })?;
     Ok(Solved {
         index,
         p_positions: run.p_positions,
@@ -409,6 +656,11 @@ fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
     f.commit()
 }
 
+/// The mark that part `part` of `parts` has finished its share of wave `w`.
+fn part_done_path(dir: &Path, w: u64, part: u64, parts: u64) -> PathBuf {
+    dir.join(format!("wave-{w}.part-{part}-of-{parts}"))
+}
+
 fn window_path(dir: &Path, k: u64) -> PathBuf {
     dir.join(format!("window-{k}.bits"))
 }
@@ -423,7 +675,7 @@ fn solve_one(
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
     let sym = plan.sym();
-    let words: Vec<AtomicU64> = (0..(hi - lo).div_ceil(64))
+    let words: Vec<AtomicU64> = (0..Window::words_for(lo, hi))
         .map(|_| AtomicU64::new(0))
         .collect();
     let win = Window {
@@ -431,7 +683,9 @@ fn solve_one(
         hi,
         words: &words,
     };
+    let base = win.base();
     let partial = dir.join(format!("window-{k}.partial"));
+    let _lock = lock_piece(&dir.join(format!("window-{k}.lock")), k)?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
     let snapshot = match load_marks(&marks_path, plan, k, &words) {
@@ -447,7 +701,7 @@ fn solve_one(
             Some(s) if step >= s => after.push(r),
             Some(_) => {}
             None if r >= lo && r < hi => {
-                words[((r - lo) >> 6) as usize].fetch_or(1 << ((r - lo) & 63), Relaxed);
+                words[((r - base) >> 6) as usize].fetch_or(1 << ((r - base) & 63), Relaxed);
             }
             None => {}
         })?;
@@ -473,11 +727,11 @@ fn solve_one(
         resume,
         |sink| {
             let mut qs = Vec::with_capacity(REPLAY_WORDS);
-            for j in 0..k {
-                let (base, _) = plan.window(j);
-                let mut at = base;
+            for j in (0..k).filter(|&j| plan.depends(k, j)) {
+                let mut at = plan.window(j).0 & !63;
                 for_each_window_slice(dir, plan, j, |ws| {
                     for (i, &w) in ws.iter().enumerate() {
+                        // Bits outside piece j are clear in its file.
                         let mut bits = w;
                         while bits != 0 {
                             qs.push(at + ((i as u64) << 6) + bits.trailing_zeros() as u64);
@@ -521,6 +775,26 @@ fn solve_one(
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
     }
     Ok((p, replayed))
+}
+
+/// Hold piece `k`'s lock (an flock on `path`, released when the file is closed, so also when
+/// the process dies): a second process on the same piece is refused at once.
+fn lock_piece(path: &Path, k: u64) -> Result<File> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    // SAFETY: flock on a file descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(Error::invalid(format!(
+            "piece {k} of {} is being solved by another process",
+            path.parent().unwrap_or(path).display()
+        )));
+    }
+    Ok(file)
 }
 
 /// The header of a piece of a window.
@@ -632,7 +906,7 @@ fn read_piece_header(
             .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
     };
     let damaged = || Error::invalid(format!("{}: not window {k} of this plan", path.display()));
-    let end = data_start + (hi - lo).div_ceil(64) * 8;
+    let end = data_start + Window::words_for(lo, hi) * 8;
     if got.shape() != plan.index.shape()
         || got.scheme() != plan.index.scheme()
         || num("lo")? != lo
@@ -727,17 +1001,42 @@ mod tests {
     #[test]
     fn plans_cut_the_table_into_equal_windows_that_fit() {
         let index = TableIndex::for_box(shape(14)).unwrap();
-        let plan = BlockPlan::new(index.clone(), 1 << 20).unwrap();
-        assert!(plan.window_bits / 8 <= (1 << 20) / 8 * 7);
-        assert_eq!(plan.window_bits % 64, 0);
+        let plan = BlockPlan::new(index.clone(), 1 << 20, Layout::Windows).unwrap();
+        assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
+        assert_eq!(plan.piece_bits % 64, 0);
         assert_eq!(plan.window(plan.windows() - 1).1, index.len());
         assert!(plan.windows() >= 3, "{}", plan.windows());
-        let whole = BlockPlan::new(index.clone(), 1 << 30).unwrap();
+        assert_eq!(plan.waves(), plan.windows());
+        let whole = BlockPlan::new(index.clone(), 1 << 30, Layout::Windows).unwrap();
         assert_eq!(whole.windows(), 1);
-        let small = BlockPlan::new(index, MIN_MEMORY - 1).unwrap_err();
+        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Layout::Windows).unwrap_err();
         assert!(small.to_string().contains("64.0 KiB works"), "{small}");
         let colex = TableIndex::for_box(ChompBox { rows: 3, cols: 5 }).unwrap();
-        assert!(BlockPlan::new(colex, 1 << 20).is_err());
+        assert!(BlockPlan::new(colex, 1 << 20, Layout::Windows).is_err());
+        // Waves: 2n of them, the pieces cover the table in order, none larger than asked.
+        let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Layout::Waves).unwrap();
+        assert_eq!(waves.waves(), 28);
+        let mut at = 0;
+        for p in &waves.pieces {
+            assert_eq!(p.lo, at);
+            assert!(p.hi - p.lo <= waves.piece_bits);
+            at = p.hi;
+        }
+        assert_eq!(at, index.len());
+        assert!(waves.pieces.iter().any(|p| p.lo % 64 != 0));
+        // Every piece goes to exactly one part of its wave.
+        for parts in [1, 2, 3, 5] {
+            let mut seen = vec![0; waves.pieces.len()];
+            for w in 0..waves.waves() {
+                for part in 1..=parts {
+                    for k in waves.part_pieces(w, part, parts) {
+                        assert_eq!(waves.pieces[k as usize].wave, w);
+                        seen[k as usize] += 1;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{parts} parts");
+        }
     }
 
     #[test]
@@ -777,16 +1076,13 @@ mod tests {
         store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
         let index = TableIndex::for_box(shape(n)).unwrap();
-        let plan = BlockPlan {
-            window_bits: 64 * 64,
-            ..BlockPlan::new(index, 1 << 30).unwrap()
-        };
+        let plan = BlockPlan::with(index, Layout::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
         let mut steps_in_all = 0u64;
         {
             let out = dir.join("count.tbl");
             write_plan(&plan, &out).unwrap();
-            solve_in_blocks_with(shape(n), &out, 0, Duration::ZERO, |e| {
+            solve_in_blocks_with(shape(n), &out, 0, None, Duration::ZERO, |e| {
                 if let BlockEvent::Step { .. } = e {
                     steps_in_all += 1;
                 }
@@ -805,7 +1101,7 @@ mod tests {
                 let token = Cancel::new();
                 let mut seen = 0u64;
                 let got = token.scope(|| {
-                    solve_in_blocks_with(shape(n), &out, 0, every, |e| {
+                    solve_in_blocks_with(shape(n), &out, 0, None, every, |e| {
                         if let BlockEvent::Step { .. } = e {
                             seen += 1;
                             if seen == stop {
@@ -831,7 +1127,7 @@ mod tests {
                 }
                 let mut resumed = 0;
                 let mut rest = 0u64;
-                solve_in_blocks_with(shape(n), &out, 0, SNAPSHOT_EVERY, |e| match e {
+                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| match e {
                     BlockEvent::Window { resumed_steps, .. } => resumed += resumed_steps,
                     BlockEvent::Step { .. } => rest += 1,
                     _ => {}
@@ -845,5 +1141,65 @@ mod tests {
             }
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_parts_of_each_wave_then_a_plain_run_write_the_one_process_file() {
+        let dir = std::env::temp_dir().join(format!("chompute-blocks-w-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (n, piece_bits) in [(9usize, 700u64), (10, 3000)] {
+            let whole = dir.join(format!("{n}.tbl"));
+            store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+            let want = std::fs::read(&whole).unwrap();
+            let out = dir.join(format!("{n}-waves.tbl"));
+            let index = TableIndex::for_box(shape(n)).unwrap();
+            write_plan(&BlockPlan::with(index, Layout::Waves, piece_bits), &out).unwrap();
+            let waves = 2 * n as u64;
+            let run = |part: Option<Part>| {
+                solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_EVERY, |_| {}).unwrap()
+            };
+            // Parts of a wave in any order; stop three waves early.
+            for w in 0..waves - 3 {
+                for part in [3, 1, 2] {
+                    let r = run(Some(Part { part, parts: 3 }));
+                    assert_eq!(r.wave, Some(w), "{n}: wave {w}, part {part}");
+                    assert!(!r.saved);
+                    assert_eq!(r.waves, waves);
+                    // The wave is done once its parts with pieces are, at the latest after
+                    // its last part.
+                    let range = if part == 2 { w + 1..=w + 1 } else { w..=w + 1 };
+                    assert!(range.contains(&r.waves_done), "{n}: {w}/{part}");
+                }
+            }
+            // A plain run finishes the rest and writes the table.
+            let r = run(None);
+            assert!(r.saved);
+            assert_eq!(r.waves_done, waves);
+            assert_eq!(std::fs::read(&out).unwrap(), want, "{n}x{n} in waves");
+            assert!(!blocks_dir(&out).exists());
+        }
+        // A part on a folder planned in windows is refused.
+        let out = dir.join("windows.tbl");
+        let index = TableIndex::for_box(shape(9)).unwrap();
+        write_plan(&BlockPlan::with(index, Layout::Windows, 640), &out).unwrap();
+        let e = solve_in_blocks_with(
+            shape(9),
+            &out,
+            0,
+            Some(Part { part: 1, parts: 2 }),
+            SNAPSHOT_EVERY,
+            |_| {},
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("planned in windows"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn parts_are_read_as_i_of_n() {
+        assert_eq!(Part::parse("2/3"), Ok(Part { part: 2, parts: 3 }));
+        for bad in ["0/3", "4/3", "3", "a/b", "/", "1/0"] {
+            assert!(Part::parse(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -60,18 +60,25 @@ pub(super) fn next_unmarked(words: &[AtomicU64], from: u64, end: u64) -> Option<
     None
 }
 
-/// Marks into P-bits at the end of a run: every index below `len` inverted, the bits past it
-/// clear.
-pub(super) fn into_p_bits(words: &[AtomicU64], len: u64) {
+/// Marks into P-bits at the end of a run: every index in `from..to` inverted, the bits
+/// outside clear.
+pub(super) fn into_p_bits(words: &[AtomicU64], from: u64, to: u64) {
     words.par_iter().enumerate().for_each(|(i, w)| {
         let first = (i as u64) << 6;
-        let keep = if first + 64 <= len {
+        let keep_to = if first + 64 <= to {
             u64::MAX
-        } else if first >= len {
+        } else if first >= to {
             0
         } else {
-            u64::MAX >> (64 - (len - first))
+            u64::MAX >> (64 - (to - first))
         };
-        w.store(!w.load(Relaxed) & keep, Relaxed);
+        let keep_from = if from <= first {
+            u64::MAX
+        } else if from >= first + 64 {
+            0
+        } else {
+            u64::MAX << (from - first)
+        };
+        w.store(!w.load(Relaxed) & keep_to & keep_from, Relaxed);
     });
 }

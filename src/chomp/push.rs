@@ -284,7 +284,7 @@ pub fn solve_layers_forward(
         |layer| pusher.run_layer(layer, true),
         on_layer,
     )?;
-    super::marks::into_p_bits(table.raw_words(), table.ranker.len());
+    super::marks::into_p_bits(table.raw_words(), 0, table.ranker.len());
     Ok(())
 }
 

@@ -68,7 +68,21 @@ enum Kind {
 struct Block {
     off: u64,
     len: u64,
+    /// The hook sum a + b (0 for the empty diagram).
+    sum: usize,
     kind: Kind,
+}
+
+/// A block of the whole square's index: the positions of one hook (or the empty diagram).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookBlock {
+    /// Its first index.
+    pub lo: u64,
+    /// One past its last index.
+    pub hi: u64,
+    /// Its hook sum a + b, 0 for the empty diagram. Blocks of one sum do not depend on each
+    /// other: an option of a position has a smaller hook sum or the same hook.
+    pub sum: usize,
 }
 
 /// One piece of a step: the empty diagram, a prefix-volume layer of a colex block, or a step
@@ -146,6 +160,7 @@ impl SymIndex {
         sq.blocks.push(Block {
             off: 0,
             len: 1,
+            sum: 0,
             kind: Kind::Empty,
         });
         sq.steps.push(vec![Seg::Empty { off: 0 }]);
@@ -193,7 +208,12 @@ impl SymIndex {
                     Kind::Empty => unreachable!("hooks are not empty"),
                 };
                 sq.at[a * (m + 1) + b] = sq.blocks.len();
-                sq.blocks.push(Block { off, len, kind });
+                sq.blocks.push(Block {
+                    off,
+                    len,
+                    sum,
+                    kind,
+                });
                 add(steps, &mut group);
                 off += len;
             }
@@ -221,6 +241,19 @@ impl SymIndex {
     /// Never: the empty diagram is always there.
     pub fn is_empty(&self) -> bool {
         false
+    }
+
+    /// The blocks of the whole square, in index order.
+    pub fn hook_blocks(&self) -> Vec<HookBlock> {
+        self.squares[self.n]
+            .blocks
+            .iter()
+            .map(|b| HookBlock {
+                lo: b.off,
+                hi: b.off + b.len,
+                sum: b.sum,
+            })
+            .collect()
     }
 
     /// Number of steps of the schedule.
@@ -401,8 +434,9 @@ pub fn transpose(rows: &[u32], n: usize) -> Rows {
     t
 }
 
-/// The part of a table a run holds in memory: indexes `lo..hi` of the hook index, `lo` a
-/// multiple of 64, bit `r - lo` of `words` standing for index `r`. A whole table is the window
+/// The part of a table a run holds in memory: indexes `lo..hi` of the hook index, bit
+/// `r - base` of `words` standing for index `r`, where `base` is `lo` rounded down to a
+/// multiple of 64 (the bits of a first or last word outside the window stay clear). A whole table is the window
 /// `0..len`; a box larger than memory is solved one window after another (see
 /// [`super::blocks`]).
 #[derive(Debug, Clone, Copy)]
@@ -428,6 +462,16 @@ impl<'a> Window<'a> {
     /// Indexes held.
     pub fn len(&self) -> u64 {
         self.hi - self.lo
+    }
+
+    /// The index of bit 0 of the first word: `lo` rounded down to a multiple of 64.
+    pub fn base(&self) -> u64 {
+        self.lo & !63
+    }
+
+    /// Words a window `lo..hi` takes.
+    pub fn words_for(lo: u64, hi: u64) -> u64 {
+        (hi - (lo & !63)).div_ceil(64)
     }
 
     /// Whether the window holds no index.
@@ -464,13 +508,13 @@ impl<'a> SymPusher<'a> {
 
     fn mark(&self, r: u64) {
         if r >= self.win.lo && r < self.win.hi {
-            super::marks::mark(self.win.words, r - self.win.lo);
+            super::marks::mark(self.win.words, r - self.win.base());
         }
     }
 
     fn mark_range(&self, lo: u64, hi: u64) {
         if let Some((a, b)) = self.win.clip(lo, hi) {
-            super::marks::mark_range(self.win.words, a - self.win.lo, b - self.win.lo);
+            super::marks::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
         }
     }
 
@@ -638,7 +682,7 @@ impl<'a> SymPusher<'a> {
     /// is not a position and is marked); it goes to `found` and marks the parents of its
     /// position and of that position's transpose.
     fn run_range(&self, base: u64, len: u64, found: &mut Vec<u64>) {
-        let lo = self.win.lo;
+        let lo = self.win.base();
         let end = base + len - lo;
         let mut r = base - lo;
         while let Some(q) = super::marks::next_unmarked(self.win.words, r, end) {
@@ -755,11 +799,11 @@ pub fn solve_window(
             if after.is_some() {
                 continue;
             }
-            let (lo, hi) = (b - win.lo, b + l - win.lo);
+            let (lo, hi) = (b - win.base(), b + l - win.base());
             super::marks::invert_range(win.words, lo, hi);
             let mut r = lo;
             while let Some(q) = super::marks::next_unmarked(win.words, r, hi) {
-                ps.push(q + win.lo);
+                ps.push(q + win.base());
                 r = q + 1;
             }
         }
@@ -811,7 +855,7 @@ pub fn solve_window(
             },
         )?;
     }
-    super::marks::into_p_bits(win.words, win.len());
+    super::marks::into_p_bits(win.words, win.lo - win.base(), win.hi - win.base());
     Ok(())
 }
 
@@ -823,7 +867,7 @@ pub fn box_p_count(index: &SymIndex, words: &[AtomicU64]) -> u64 {
 
 /// [`box_p_count`] of the P indexes in one window.
 pub fn window_p_count(index: &SymIndex, win: Window) -> u64 {
-    let base = win.lo;
+    let base = win.base();
     win.words
         .par_iter()
         .enumerate()
@@ -1042,8 +1086,9 @@ mod tests {
         let mut records: Vec<(u64, Vec<u64>)> = (0..ix.steps()).map(|s| (s, Vec::new())).collect();
         let mut lo = 0;
         while lo < len {
-            let hi = (lo + window_words * 64).min(len);
-            let words: Vec<AtomicU64> = (0..(hi - lo).div_ceil(64))
+            // Windows of about `window_words` words, most not starting on a word.
+            let hi = (lo + window_words * 64 - 17).min(len);
+            let words: Vec<AtomicU64> = (0..Window::words_for(lo, hi))
                 .map(|_| AtomicU64::new(0))
                 .collect();
             let win = Window {
@@ -1073,6 +1118,10 @@ mod tests {
             for (i, w) in words.iter().enumerate() {
                 all[(lo / 64) as usize + i] |= w.load(Relaxed);
             }
+            assert!(
+                words.first().unwrap().load(Relaxed) & !(u64::MAX << (lo & 63)) == 0,
+                "bits below the window stay clear"
+            );
             lo = hi;
         }
         (all, records)

@@ -82,7 +82,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         ));
     }
     let mut resumed = 0;
-    let solved = blocks::solve_file(shape, path, args.memory, |event| match event {
+    let solved = blocks::solve_file(shape, path, args.memory, args.part, |event| match event {
         SolveEvent::Whole(RunEvent::Resumed {
             path,
             layers_done,
@@ -114,7 +114,65 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
         _ => {}
     })?;
+    if let (Some(part), Some(run)) = (args.part, solved.blocks) {
+        if !run.saved {
+            return report_part(args, part, &run, start.elapsed().as_secs_f64());
+        }
+    }
     report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed)
+}
+
+#[derive(Serialize)]
+struct PartReport {
+    #[serde(rename = "box")]
+    shape: String,
+    part: u64,
+    parts: u64,
+    /// The wave this part worked on, from 1 (absent when every wave was done).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    wave: Option<u64>,
+    waves: u64,
+    waves_done: u64,
+    pieces_done_before: u64,
+    pieces: u64,
+    seconds: f64,
+}
+
+/// What `chomp solve --part I/N` did.
+fn report_part(
+    args: &ChompSolveArgs,
+    part: blocks::Part,
+    run: &blocks::BlockRun,
+    seconds: f64,
+) -> anyhow::Result<()> {
+    let report = PartReport {
+        shape: args.shape.to_string(),
+        part: part.part,
+        parts: part.parts,
+        wave: run.wave.map(|w| w + 1),
+        waves: run.waves,
+        waves_done: run.waves_done,
+        pieces_done_before: run.windows_resumed,
+        pieces: run.windows,
+        seconds,
+    };
+    if args.json {
+        return print_json(&report);
+    }
+    let mut out = super::out::stdout();
+    match report.wave {
+        Some(w) => writeln!(
+            out,
+            "box {}: part {}/{} of wave {w} of {} done; {} of {} waves done, {seconds:.3} s",
+            report.shape, report.part, report.parts, report.waves, report.waves_done, report.waves
+        )?,
+        None => writeln!(
+            out,
+            "box {}: part {}/{} has no wave left; {} of {} waves done",
+            report.shape, report.part, report.parts, report.waves_done, report.waves
+        )?,
+    }
+    Ok(())
 }
 
 /// `chomp solve --backend gpu`: the whole table on the GPU, saved without a checkpoint.
