@@ -151,6 +151,11 @@ pub struct ChompSolveArgs {
     /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
     #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::blocks::Part::parse)]
     pub part: Option<chompute::chomp::blocks::Part>,
+    /// Print the plan of blocks this run would follow (or, with -o, the one its checkpoint
+    /// folder follows, with the pieces done) and exit: pieces, waves, bits per wave. With
+    /// --part (any), the plan in waves.
+    #[arg(long)]
+    pub plan: bool,
     /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,

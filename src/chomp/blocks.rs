@@ -300,6 +300,158 @@ impl BlockPlan {
     }
 }
 
+/// One wave of a plan, as [`BlockPlan::summary`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WaveSummary {
+    /// The wave, from 1.
+    pub wave: u64,
+    /// Its hook blocks (independent of each other).
+    pub blocks: u64,
+    /// Its pieces.
+    pub pieces: u64,
+    /// Its indexes (bits).
+    pub bits: u64,
+    /// Its largest block's indexes: a part's least work when the wave is shared out.
+    pub largest_block_bits: u64,
+    /// Pieces already finished in the checkpoint folder, when one was read.
+    pub pieces_done: u64,
+    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
+    /// progress has recorded.
+    pub bits_done: u64,
+}
+
+/// A plan in numbers (`chomp solve --plan`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlanSummary {
+    /// The box.
+    #[serde(rename = "box")]
+    pub shape: String,
+    /// `windows` or `waves`.
+    pub layout: &'static str,
+    /// Indexes of the table.
+    pub bits: u64,
+    /// Bytes of the table's bits.
+    pub bytes: u64,
+    /// Bytes a piece takes in memory at most.
+    pub piece_bytes: u64,
+    /// Steps of the schedule (each piece walks them).
+    pub steps: u64,
+    /// Pieces in all.
+    pub pieces: u64,
+    /// The waves.
+    pub waves: Vec<WaveSummary>,
+}
+
+impl BlockPlan {
+    /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
+    pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
+        let mut waves: Vec<WaveSummary> = Vec::new();
+        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
+        for (k, p) in self.pieces.iter().enumerate() {
+            if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
+                waves.push(WaveSummary {
+                    wave: p.wave + 1,
+                    blocks: 0,
+                    pieces: 0,
+                    bits: 0,
+                    largest_block_bits: 0,
+                    pieces_done: 0,
+                    bits_done: 0,
+                });
+            }
+            let w = waves.last_mut().expect("pushed");
+            w.pieces += 1;
+            w.bits += p.hi - p.lo;
+            let d = done(k as u64);
+            w.pieces_done += (d == p.hi - p.lo) as u64;
+            w.bits_done += d;
+            match block_bits.last_mut() {
+                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
+                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
+            }
+        }
+        for (wave, _, bits) in block_bits {
+            let i = waves.partition_point(|w| w.wave < wave + 1);
+            let w = &mut waves[i];
+            w.blocks += 1;
+            w.largest_block_bits = w.largest_block_bits.max(bits);
+        }
+        PlanSummary {
+            shape: self.index.shape().to_string(),
+            layout: match self.layout {
+                Layout::Windows => "windows",
+                Layout::Waves => "waves",
+            },
+            bits: self.index.len(),
+            bytes: self.index.bytes(),
+            piece_bytes: self.window_bytes(),
+            steps: self.sym().steps(),
+            pieces: self.windows(),
+            waves,
+        }
+    }
+}
+
+/// The plan a run of `shape` to `out` follows: the one in `out`'s checkpoint folder when there
+/// is one (with its finished pieces counted), else a new one for `memory` bytes, in waves when
+/// `waves`.
+pub fn plan_for(
+    shape: ChompBox,
+    out: Option<&Path>,
+    memory: u64,
+    waves: bool,
+) -> Result<PlanSummary> {
+    let index = TableIndex::for_box(shape)?;
+    if let Some(out) = out {
+        let dir = blocks_dir(out);
+        let plan_path = dir.join("plan");
+        if plan_path.exists() {
+            let plan = BlockPlan::read(&plan_path, &index)?;
+            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
+        }
+    }
+    let layout = if waves {
+        Layout::Waves
+    } else {
+        Layout::Windows
+    };
+    Ok(BlockPlan::new(index, memory, layout)?.summary(|_| 0))
+}
+
+/// Indexes of piece `k` decided: all when its file is there, else those of the steps its
+/// checkpoint records (read only: a run may be appending to it).
+fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
+    let (lo, hi) = plan.window(k);
+    if window_p_positions(dir, plan, k).is_ok() {
+        return hi - lo;
+    }
+    let path = dir.join(format!("window-{k}.partial"));
+    let Ok(file) = File::open(&path) else {
+        return 0;
+    };
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let Ok(_) = store::read_header(&path, &mut r, store::PARTIAL_MAGIC) else {
+        return 0;
+    };
+    let mut steps = 0;
+    while let Ok(Some((v, _, _))) = store::read_record(&mut r, plan.index.len()) {
+        if v != steps {
+            break;
+        }
+        steps += 1;
+    }
+    let mut ranges = Vec::new();
+    (0..steps)
+        .map(|s| {
+            plan.sym().step_ranges(s, &mut ranges);
+            ranges
+                .iter()
+                .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
+                .sum::<u64>()
+        })
+        .sum()
+}
+
 /// What a run in blocks reports.
 pub enum BlockEvent {
     /// Window `window` of `windows` starts (`done` windows were finished before this run).

@@ -39,7 +39,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 const TABLE_MAGIC: &str = "chompute chomp p-table 1";
-const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
+pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 const RECORD_TAG: &[u8; 4] = b"LAYR";
 
 /// The checkpoint path of a table file: `FILE.partial`.
@@ -461,7 +461,10 @@ impl Checkpoint {
 
 /// One record: `Some((layer, ranks, bytes))`, or `None` at the end or at a torn or damaged
 /// record.
-fn read_record(r: &mut impl Read, positions: u64) -> Result<Option<(u64, Vec<u64>, u64)>> {
+pub(super) fn read_record(
+    r: &mut impl Read,
+    positions: u64,
+) -> Result<Option<(u64, Vec<u64>, u64)>> {
     let mut tag = [0u8; 4];
     if r.read_exact(&mut tag).is_err() || &tag != RECORD_TAG {
         return Ok(None);

@@ -42,6 +42,9 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         return solve_gpu(args);
     }
     let index = TableIndex::for_box(shape)?;
+    if args.plan {
+        return print_plan(args);
+    }
     crate::cmd::bars::summary(&format!(
         "the {shape} box: {} positions, {} at one bit {}",
         index.positions(),
@@ -120,6 +123,49 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     }
     report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed)
+}
+
+/// `chomp solve --plan`: the blocks a run would follow.
+fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
+    let memory = args
+        .memory
+        .or_else(chompute::memory::available_bytes)
+        .unwrap_or(u64::MAX);
+    let plan = blocks::plan_for(
+        args.shape,
+        args.output.as_deref(),
+        memory,
+        args.part.is_some(),
+    )?;
+    if args.json {
+        return print_json(&plan);
+    }
+    let mut out = super::out::stdout();
+    writeln!(
+        out,
+        "box {}: {} indexes ({}) in {} pieces of at most {} in memory, {} layout, {} waves, {} steps",
+        plan.shape,
+        plan.bits,
+        human_bytes(plan.bytes),
+        plan.pieces,
+        human_bytes(plan.piece_bytes),
+        plan.layout,
+        plan.waves.len(),
+        plan.steps
+    )?;
+    writeln!(
+        out,
+        "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
+        "wave", "blocks", "pieces", "bits", "largest block", "pieces done", "bits done"
+    )?;
+    for w in &plan.waves {
+        writeln!(
+            out,
+            "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
+            w.wave, w.blocks, w.pieces, w.bits, w.largest_block_bits, w.pieces_done, w.bits_done
+        )?;
+    }
+    Ok(())
 }
 
 #[derive(Serialize)]
