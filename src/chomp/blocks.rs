@@ -39,15 +39,16 @@ const PLAN_MAGIC: &str = "chompute chomp blocks 1";
 const WINDOW_MAGIC: &str = "chompute chomp window 1";
 const MARKS_MAGIC: &str = "chompute chomp window marks 1";
 
-/// The smallest `--memory` a run in blocks takes: one window of 32 KiB of bits and its
-/// replay buffer.
-pub const MIN_MEMORY: u64 = 64 << 10;
+/// The smallest `--memory` a run in blocks takes: a piece of 84 KiB of bits and the smallest
+/// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
+pub const MIN_MEMORY: u64 = 96 << 10;
 
 /// How often a window's marks are snapshot by default: a snapshot writes the window's bits
 /// (16 GiB for half of 21×21, a minute or so), a resume then costs the steps since.
 pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(900);
 
-/// Words read from a finished window at a time when its P indexes are replayed.
+/// Words read from a finished piece at a time (when its P indexes are replayed or the table
+/// is written) at most.
 const REPLAY_WORDS: usize = 1 << 16;
 
 /// The checkpoint folder of a table file: `FILE.blocks`.
@@ -212,9 +213,17 @@ impl BlockPlan {
         b.wave < a.wave || (b.block == a.block && b.lo < a.lo)
     }
 
-    /// Bytes of memory a piece takes at most (its bits and the replay buffer).
+    /// Bytes of memory a piece takes at most: its bits and three buffers of
+    /// [`BlockPlan::chunk_words`] words (read, replayed, written), together at most 1/8 of the
+    /// `--memory` the plan was made for.
     pub fn window_bytes(&self) -> u64 {
-        self.piece_bits.div_ceil(64) * 8 + 8 + (REPLAY_WORDS as u64) * 16
+        self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
+    }
+
+    /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
+    /// 65536.
+    pub fn chunk_words(&self) -> usize {
+        (self.piece_bits / 1344).clamp(512, REPLAY_WORDS as u64) as usize
     }
 
     /// The pieces of `wave` that part `part` of `parts` (from 1) solves: the wave's blocks,
@@ -647,7 +656,8 @@ pub fn solve_in_blocks_with(
     report(BlockEvent::Assembling);
     store::save_words(out, &plan.index, run.p_positions, |sink| {
         // A piece that does not start on a word shares it with the piece before: OR-ed.
-        let mut buf: Vec<u64> = Vec::with_capacity(REPLAY_WORDS + 1);
+        let chunk = plan.chunk_words();
+        let mut buf: Vec<u64> = Vec::with_capacity(chunk + 1);
         let mut pending: Option<(u64, u64)> = None;
         for k in 0..windows {
             let mut word = plan.window(k).0 >> 6;
@@ -663,7 +673,7 @@ pub fn solve_in_blocks_with(
                     };
                     word += 1;
                 }
-                if buf.len() >= REPLAY_WORDS {
+                if buf.len() >= chunk {
                     sink(&buf)?;
                     buf.clear();
                 }
@@ -878,7 +888,8 @@ fn solve_one(
         win,
         resume,
         |sink| {
-            let mut qs = Vec::with_capacity(REPLAY_WORDS);
+            let chunk = plan.chunk_words();
+            let mut qs = Vec::with_capacity(chunk);
             for j in (0..k).filter(|&j| plan.depends(k, j)) {
                 let mut at = plan.window(j).0 & !63;
                 for_each_window_slice(dir, plan, j, |ws| {
@@ -891,7 +902,7 @@ fn solve_one(
                         }
                     }
                     at += (ws.len() as u64) << 6;
-                    if qs.len() >= REPLAY_WORDS {
+                    if qs.len() >= chunk {
                         sink(&qs)?;
                         replayed += qs.len() as u64;
                         qs.clear();
@@ -986,12 +997,16 @@ fn marks_header_text(plan: &BlockPlan, k: u64, step: u64, crc: u32) -> String {
 }
 
 fn save_window(path: &Path, plan: &BlockPlan, k: u64, p: u64, words: &[AtomicU64]) -> Result<()> {
-    save_words_piece(path, words, |crc| window_header_text(plan, k, p, crc))
+    save_words_piece(path, words, plan.chunk_words(), |crc| {
+        window_header_text(plan, k, p, crc)
+    })
 }
 
 /// Snapshot the marks of window `k` before step `step`.
 fn save_marks(path: &Path, plan: &BlockPlan, k: u64, step: u64, words: &[AtomicU64]) -> Result<()> {
-    save_words_piece(path, words, |crc| marks_header_text(plan, k, step, crc))
+    save_words_piece(path, words, plan.chunk_words(), |crc| {
+        marks_header_text(plan, k, step, crc)
+    })
 }
 
 /// Load a snapshot of window `k`'s marks into `words`: the step it was taken before. An
@@ -1000,7 +1015,7 @@ fn load_marks(path: &Path, plan: &BlockPlan, k: u64, words: &[AtomicU64]) -> Res
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let h = read_piece_header(path, &file, plan, k, MARKS_MAGIC)?;
     let mut i = 0;
-    read_piece_words(path, &file, &h, |ws| {
+    read_piece_words(path, &file, &h, plan.chunk_words(), |ws| {
         for &w in ws {
             words[i].store(w, Relaxed);
             i += 1;
@@ -1015,6 +1030,7 @@ fn load_marks(path: &Path, plan: &BlockPlan, k: u64, words: &[AtomicU64]) -> Res
 fn save_words_piece(
     path: &Path,
     words: &[AtomicU64],
+    chunk: usize,
     header: impl Fn(u32) -> String,
 ) -> Result<()> {
     let mut file = AtomicFile::create_piece(path)?;
@@ -1023,8 +1039,8 @@ fn save_words_piece(
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header(0).as_bytes()).map_err(io)?;
-        let mut bytes = Vec::with_capacity(REPLAY_WORDS * 8);
-        for chunk in words.chunks(REPLAY_WORDS) {
+        let mut bytes = Vec::with_capacity(chunk * 8);
+        for chunk in words.chunks(chunk) {
             bytes.clear();
             chunk
                 .iter()
@@ -1088,12 +1104,13 @@ fn read_piece_words(
     path: &Path,
     file: &File,
     h: &PieceHeader,
+    chunk: usize,
     mut each: impl FnMut(&[u64]) -> Result<()>,
 ) -> Result<()> {
     let mut at = h.data_start;
     let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; REPLAY_WORDS * 8];
-    let mut ws = Vec::with_capacity(REPLAY_WORDS);
+    let mut buf = vec![0u8; chunk * 8];
+    let mut ws = Vec::with_capacity(chunk);
     while at < h.end {
         let n = (h.end - at).min(buf.len() as u64) as usize;
         file.read_exact_at(&mut buf[..n], at)
@@ -1135,7 +1152,7 @@ fn for_each_window_slice(
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
     let h = read_piece_header(&path, &file, plan, k, WINDOW_MAGIC)?;
-    read_piece_words(&path, &file, &h, each)
+    read_piece_words(&path, &file, &h, plan.chunk_words(), each)
 }
 
 #[cfg(test)]
@@ -1162,9 +1179,19 @@ mod tests {
         let whole = BlockPlan::new(index.clone(), 1 << 30, Layout::Windows).unwrap();
         assert_eq!(whole.windows(), 1);
         let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Layout::Windows).unwrap_err();
-        assert!(small.to_string().contains("64.0 KiB works"), "{small}");
+        assert!(small.to_string().contains("96.0 KiB works"), "{small}");
         let colex = TableIndex::for_box(ChompBox { rows: 3, cols: 5 }).unwrap();
         assert!(BlockPlan::new(colex, 1 << 20, Layout::Windows).is_err());
+        // A piece and its buffers fit in the memory asked for.
+        for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
+            for n in [14, 21] {
+                let ix = TableIndex::for_box(shape(n)).unwrap();
+                for layout in [Layout::Windows, Layout::Waves] {
+                    let plan = BlockPlan::new(ix.clone(), memory, layout).unwrap();
+                    assert!(plan.window_bytes() <= memory, "{n}, {memory}, {layout:?}");
+                }
+            }
+        }
         // Waves: 2n of them, the pieces cover the table in order, none larger than asked.
         let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Layout::Waves).unwrap();
         assert_eq!(waves.waves(), 28);
