@@ -77,9 +77,10 @@ pub struct Piece {
     /// One past the last index.
     pub hi: u64,
     /// The wave: a piece depends only on pieces of earlier waves and on the earlier pieces of
-    /// its own block.
+    /// its own group.
     pub wave: u64,
-    /// The block it is a piece of (pieces of one block are solved in order).
+    /// The group of hook blocks of its wave it is a piece of (pieces of one group are solved
+    /// in order, by one part).
     pub block: u64,
 }
 
@@ -155,19 +156,36 @@ impl BlockPlan {
             }
             Layout::Waves => {
                 let sym = index.sym.as_deref().expect("a block plan has a hook index");
-                for (block, b) in sym.hook_blocks().into_iter().enumerate() {
+                // Groups: a hook block, or consecutive small blocks of one wave (so that the
+                // many small early blocks do not each replay the table before them); a group
+                // stays under an eighth of its wave (so a wave still shares out) unless that
+                // is under 2^20 indexes.
+                let blocks = sym.hook_blocks();
+                let mut wave_bits = std::collections::HashMap::new();
+                for b in &blocks {
+                    *wave_bits.entry(b.sum).or_insert(0u64) += b.hi - b.lo;
+                }
+                let mut groups: Vec<(u64, u64, usize)> = Vec::new();
+                for b in &blocks {
+                    let cap = piece_bits.min((wave_bits[&b.sum] / 8).max(1 << 20));
+                    match groups.last_mut() {
+                        Some((lo, hi, sum)) if *sum == b.sum && b.hi - *lo <= cap => *hi = b.hi,
+                        _ => groups.push((b.lo, b.hi, b.sum)),
+                    }
+                }
+                for (group, &(glo, ghi, sum)) in groups.iter().enumerate() {
                     // Sum 0 (the empty diagram) is wave 0, sum s ≥ 2 wave s - 1.
-                    let wave = b.sum.saturating_sub(1) as u64;
-                    let parts = (b.hi - b.lo).div_ceil(piece_bits);
-                    let step = (b.hi - b.lo).div_ceil(parts);
-                    let mut lo = b.lo;
-                    while lo < b.hi {
-                        let hi = (lo + step).min(b.hi);
+                    let wave = sum.saturating_sub(1) as u64;
+                    let parts = (ghi - glo).div_ceil(piece_bits);
+                    let step = (ghi - glo).div_ceil(parts);
+                    let mut lo = glo;
+                    while lo < ghi {
+                        let hi = (lo + step).min(ghi);
                         pieces.push(Piece {
                             lo,
                             hi,
                             wave,
-                            block: block as u64,
+                            block: group as u64,
                         });
                         lo = hi;
                     }
@@ -314,14 +332,14 @@ impl BlockPlan {
 pub struct WaveSummary {
     /// The wave, from 1.
     pub wave: u64,
-    /// Its hook blocks (independent of each other).
-    pub blocks: u64,
+    /// Its groups of hook blocks (independent of each other: a part takes whole groups).
+    pub groups: u64,
     /// Its pieces.
     pub pieces: u64,
     /// Its indexes (bits).
     pub bits: u64,
-    /// Its largest block's indexes: a part's least work when the wave is shared out.
-    pub largest_block_bits: u64,
+    /// Its largest group's indexes: the most one part of the wave may have to do.
+    pub largest_group_bits: u64,
     /// Pieces already finished in the checkpoint folder, when one was read.
     pub pieces_done: u64,
     /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
@@ -360,10 +378,10 @@ impl BlockPlan {
             if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
                 waves.push(WaveSummary {
                     wave: p.wave + 1,
-                    blocks: 0,
+                    groups: 0,
                     pieces: 0,
                     bits: 0,
-                    largest_block_bits: 0,
+                    largest_group_bits: 0,
                     pieces_done: 0,
                     bits_done: 0,
                 });
@@ -382,8 +400,8 @@ impl BlockPlan {
         for (wave, _, bits) in block_bits {
             let i = waves.partition_point(|w| w.wave < wave + 1);
             let w = &mut waves[i];
-            w.blocks += 1;
-            w.largest_block_bits = w.largest_block_bits.max(bits);
+            w.groups += 1;
+            w.largest_group_bits = w.largest_group_bits.max(bits);
         }
         PlanSummary {
             shape: self.index.shape().to_string(),

@@ -156,13 +156,13 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
     writeln!(
         out,
         "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
-        "wave", "blocks", "pieces", "bits", "largest block", "pieces done", "bits done"
+        "wave", "groups", "pieces", "bits", "largest group", "pieces done", "bits done"
     )?;
     for w in &plan.waves {
         writeln!(
             out,
             "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
-            w.wave, w.blocks, w.pieces, w.bits, w.largest_block_bits, w.pieces_done, w.bits_done
+            w.wave, w.groups, w.pieces, w.bits, w.largest_group_bits, w.pieces_done, w.bits_done
         )?;
     }
     Ok(())
