@@ -14,7 +14,9 @@
 #
 # Needs root and apt (Debian's slurm-wlm and munge are installed when missing). Where it cannot
 # run it prints "SKIPPED slurm: <why>" and exits 0, except under CI=true, where that is a
-# failure. The last line is "slurm: 1 passed, 0 failed" or "slurm: 0 passed, 1 failed".
+# failure. Then the guide's waves of a Chomp table (docs/guide/tables-past-memory.md): 16x16 in
+# 4 parts per wave, a task cancelled part-way and rerun, the table equal to one process's. The
+# last line is "slurm: 2 passed, 0 failed" or "slurm: 0 passed, 1 failed".
 set -Eeuo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -320,5 +322,60 @@ PY
 [ "$(png_body "$OUT")" = "$(png_body "$REF")" ] \
     || fail "the assembled $OUT differs from one render ($REF)"
 note "the assembled picture is the single render's header and pixel data, byte for byte"
+
+# --- The guide's waves of a Chomp table ------------------------------------------------------
+# docs/guide/tables-past-memory.md's chomp-wave.sbatch and chomp-submit.sh: 16x16 in 4 parts
+# per wave (32 job arrays, then the job that writes the table), task 1 of the last wave (its
+# one group, the (16,16) hook, in 6 pieces at 2M) cancelled after its first piece, resubmitted
+# alone, and the table compared byte for byte with one process.
+GUIDE=$REPO/docs/guide/tables-past-memory.md
+guide_script() {
+    awk -v start="cat > $1 <<'SH'" '$0 == start { on = 1; next } on && $0 == "SH" { exit }
+        on { print }' "$GUIDE"
+}
+for s in chomp-wave.sbatch chomp-submit.sh; do
+    guide_script "$s" >"$W/jobs/$s"
+    grep -q chompute "$W/jobs/$s" || fail "$GUIDE has no '$s' script"
+done
+LIMIT_S=$((SECONDS - START + 300))
+CBOX=16x16
+CMEM=2M
+CN=4
+TABLE=$W/out/chomp-16x16.tbl
+PIECES=$W/out/chomp-16x16.tbl.blocks
+# The last wave's pieces: the plan in waves, as the parts will make it.
+read -r ALL LAST < <("$BIN" chomp solve --box $CBOX -o "$TABLE" --memory $CMEM --part 1/$CN --plan --json \
+    | python3 -c 'import json, sys; d = json.load(sys.stdin); print(d["pieces"], d["waves"][-1]["pieces"])')
+[ "$LAST" -gt 1 ] || fail "the last wave of $CBOX at $CMEM is one piece: nothing to cancel part-way"
+sub=$(bash chomp-submit.sh $CBOX "$TABLE" $CMEM $CN)
+last_wave=$(echo "$sub" | awk '$1 == "wave" && $2 == "32:" { print $3 }')
+table_job=$(echo "$sub" | awk '$1 == "table:" { print $2 }')
+[ -n "$last_wave" ] && [ -n "$table_job" ] || fail "chomp-submit.sh printed no job ids: $sub"
+finished_pieces() { ls "$PIECES"/window-*.bits 2>/dev/null | wc -l; }
+first_of_last() { [ "$(finished_pieces)" -gt $((ALL - LAST)) ] || ended "${last_wave}_1"; }
+wait_for 240 "task ${last_wave}_1 (the last wave) to finish its first piece" first_of_last
+scancel "${last_wave}_1"
+wait_for 15 "${last_wave}_1 to end" stopped "${last_wave}_1"
+[ "$(state "${last_wave}_1")" = CANCELLED ] \
+    || fail "${last_wave}_1 is $(state "${last_wave}_1"), not CANCELLED: it finished before the cancel"
+kept=$(finished_pieces)
+[ "$kept" -lt "$ALL" ] || fail "the cancelled task left every piece finished"
+note "cancelled ${last_wave}_1 with $((kept - ALL + LAST)) of the last wave's $LAST pieces done"
+never_table() { [ "$(reason "$table_job")" = DependencyNeverSatisfied ]; }
+wait_for 30 "the table job to be DependencyNeverSatisfied" never_table
+scancel "$table_job"
+[ ! -e "$TABLE" ] || fail "the table was written before the last wave was done"
+rerun=$(submit --array=1 chomp-wave.sbatch $CN $CBOX "$TABLE" $CMEM)
+final=$(submit --dependency=afterok:"$rerun" --job-name=chomp-table \
+    --wrap "chompute chomp solve --box $CBOX -o $TABLE --memory $CMEM --json")
+wait_for 120 "the table job $final to end" ended "$final"
+[ "$(state "${rerun}_1")" = COMPLETED ] || fail "the rerun ${rerun}_1 is $(state "${rerun}_1")"
+[ "$(state "$final")" = COMPLETED ] || fail "the table job $final is $(state "$final")"
+grep -q '"wave":32' "$W"/log/chomp-wave-"$rerun"_1.out || fail "the rerun did not do wave 32"
+CREF=$W/out/chomp-16x16-one.tbl
+"$BIN" chomp solve --box $CBOX -o "$CREF" >/dev/null
+cmp "$TABLE" "$CREF" || fail "the table of the waves differs from one process's"
+[ ! -e "$PIECES" ] || fail "the table job left $PIECES"
+note "the table of 32 waves in $CN parts, one task cancelled and rerun, is one process's, byte for byte"
 echo "slurm: passed in ${SECONDS}s: ${INSTALL_S}s to check or install the packages, $((SECONDS - START))s on the cluster"
-echo "slurm: 1 passed, 0 failed"
+echo "slurm: 2 passed, 0 failed"
