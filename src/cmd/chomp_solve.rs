@@ -226,6 +226,22 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     if let Some(o) = &args.output {
         chompute::render::encode::atomic::check_target(o)?;
+        // The file is a function of the box: the CPU's layout, which the kernel does not
+        // write for a square, and never beside a CPU run's checkpoint.
+        if TableIndex::for_box(shape)?.sym.is_some() {
+            return Err(anyhow!(
+                "the GPU kernel keeps every position of the {shape} box, but its table file keeps \
+                 one bit per transposed pair: save it with --backend cpu"
+            ));
+        }
+        for c in [store::partial_path(o), blocks::blocks_dir(o)] {
+            if c.exists() {
+                return Err(anyhow!(
+                    "{} is the checkpoint of a CPU run: resume it with --backend cpu",
+                    c.display()
+                ));
+            }
+        }
     }
     let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
     let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
