@@ -43,9 +43,11 @@ const MARKS_MAGIC: &str = "chompute chomp window marks 1";
 /// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
 pub const MIN_MEMORY: u64 = 96 << 10;
 
-/// How often a window's marks are snapshot by default: a snapshot writes the window's bits
-/// (16 GiB for half of 21×21, a minute or so), a resume then costs the steps since.
-pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(900);
+/// The least time between two snapshots of a window's marks. A snapshot writes the window's
+/// bits (11 GB for a third of 21×21, about 35 s), so they are also at least 20 times the last
+/// one's writing time apart: at most a twentieth of a run goes to them, and a resume costs the
+/// steps since the last.
+pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Words read from a finished piece at a time (when its P indexes are replayed or the table
 /// is written) at most.
@@ -95,7 +97,8 @@ pub struct BlockPlan {
     pub piece_bits: u64,
     /// The pieces, in index order.
     pub pieces: Vec<Piece>,
-    /// How often a window's marks are snapshot (so that a resume costs the work since).
+    /// The least time between snapshots of a window's marks (so that a resume costs the work
+    /// since the last), see [`SNAPSHOT_EVERY`]; zero: at every step.
     pub snapshot_every: std::time::Duration,
 }
 
@@ -901,6 +904,8 @@ fn solve_one(
     let report = std::cell::RefCell::new(report);
     let mut last_snapshot = std::time::Instant::now();
     let mut snapshot_done = 0u64;
+    // Until one is written, a snapshot is taken to write at 300 MB/s.
+    let mut write_time = std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000);
     sym::solve_window(
         sym,
         win,
@@ -936,12 +941,20 @@ fn solve_one(
         |step, ps, progress| {
             checkpoint.append(step, ps)?;
             // Between steps no thread marks: the words are a consistent snapshot. One is
-            // taken only when the window moved on since the last.
-            let snapshot = last_snapshot.elapsed() >= plan.snapshot_every
+            // taken only when the window moved on since the last, and at most a twentieth of
+            // the time goes to them (a zero interval: at every step).
+            let due = if plan.snapshot_every.is_zero() {
+                std::time::Duration::ZERO
+            } else {
+                plan.snapshot_every.max(20 * write_time)
+            };
+            let snapshot = last_snapshot.elapsed() >= due
                 && progress.done > snapshot_done
                 && progress.done < progress.total;
             if snapshot {
+                let t = std::time::Instant::now();
                 save_marks(&marks_path, plan, k, step + 1, &words)?;
+                write_time = t.elapsed();
                 last_snapshot = std::time::Instant::now();
                 snapshot_done = progress.done;
             }
