@@ -3,7 +3,8 @@
 
 /// Bytes of memory available to this process, if the OS says: Linux's `MemAvailable`, lowered
 /// to the room left under a cgroup v2 limit (`memory.max` − `memory.current`) when there is one,
-/// as under Kubernetes or Slurm. `None` where neither can be read.
+/// as under Kubernetes or Slurm, and to the room left under `ulimit -v` (RLIMIT_AS). `None`
+/// where none can be read.
 pub fn available_bytes() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok();
     let host = meminfo.as_deref().and_then(meminfo_available);
@@ -12,10 +13,38 @@ pub fn available_bytes() -> Option<u64> {
         (Some(max), Some(current)) => cgroup_room(&max, &current),
         _ => None,
     };
-    match (host, cgroup) {
+    let limit = match (host, cgroup) {
         (Some(h), Some(c)) => Some(h.min(c)),
         (h, c) => h.or(c),
+    };
+    match (limit, address_space_room()) {
+        (Some(l), Some(a)) => Some(l.min(a)),
+        (l, a) => l.or(a),
     }
+}
+
+/// Room left under the address-space limit (`ulimit -v`, RLIMIT_AS): the soft limit less
+/// what the process has mapped (`VmSize`). `None` when there is no limit.
+fn address_space_room() -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } != 0 || r.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").ok();
+    let mapped = status.as_deref().and_then(vm_size).unwrap_or(0);
+    Some((r.rlim_cur as u64).saturating_sub(mapped))
+}
+
+/// `VmSize` of a /proc/self/status text, in bytes.
+fn vm_size(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
 }
 
 /// `MemAvailable` of a /proc/meminfo text, in bytes.

@@ -496,6 +496,8 @@ pub enum BlockEvent {
         hi: u64,
         /// Steps read back from its checkpoint.
         resumed_steps: u64,
+        /// Bytes of torn or damaged records cut off its checkpoint.
+        dropped_bytes: u64,
     },
     /// The P indexes below the window are being replayed into it.
     Replay {
@@ -604,6 +606,18 @@ pub fn solve_in_blocks_with(
         )));
     }
     plan.snapshot_every = snapshot_every;
+    // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
+    let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
+    lock_plan(&plan_file, part.is_some()).map_err(|_| {
+        Error::invalid(format!(
+            "{} is being solved by another process (its folder {} is locked)",
+            out.display(),
+            dir.display()
+        ))
+    })?;
+    crate::render::encode::atomic::remove_stale_temps(out);
+    crate::render::encode::atomic::remove_stale_temps(&dir);
+    crate::render::encode::atomic::keep_checkpoint(&dir);
     crate::memory::ensure_available(
         plan.window_bytes(),
         &format!("a piece of the {shape} box"),
@@ -705,6 +719,7 @@ pub fn solve_in_blocks_with(
         sink(&buf)
     })?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    crate::render::encode::atomic::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
 }
@@ -898,6 +913,7 @@ fn solve_one(
         lo,
         hi,
         resumed_steps: start,
+        dropped_bytes: checkpoint.dropped_bytes,
     });
     let mut replayed = 0u64;
     // The replay and the steps both report.
@@ -969,6 +985,17 @@ fn solve_one(
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
     }
     Ok((p, replayed))
+}
+
+/// Lock a folder's plan: shared for a part, exclusive for a plain run, without waiting.
+fn lock_plan(file: &File, shared: bool) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Hold piece `k`'s lock (an flock on `path`, released when the file is closed, so also when

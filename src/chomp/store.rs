@@ -206,6 +206,14 @@ pub struct TableFile {
 impl TableFile {
     /// Open a table written by [`save_table`]: checks the header and the file's length.
     pub fn open(path: &Path) -> Result<TableFile> {
+        // A FIFO or a device would block in open() or read as something else: refused first.
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if !meta.is_file() {
+            return Err(Error::invalid(format!(
+                "{}: not a regular file, so not a chompute table",
+                path.display()
+            )));
+        }
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let mut reader = BufReader::new(&file);
         let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
@@ -338,6 +346,20 @@ pub struct Checkpoint {
     file: File,
     /// When the records were last made durable.
     synced: std::time::Instant,
+    /// Bytes after the last whole record, cut off when it was opened (a torn or damaged
+    /// record and everything after it).
+    pub dropped_bytes: u64,
+}
+
+/// Take an exclusive flock on `file` without waiting (released when it is closed, so also
+/// when the process dies).
+pub(crate) fn lock_exclusive(file: &File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 impl Checkpoint {
@@ -358,13 +380,36 @@ impl Checkpoint {
         let io = |e| Error::io(path, e);
         let shape = index.shape();
         let index = index.clone();
-        if !path.exists() {
-            let mut file = OpenOptions::new()
-                .create_new(true)
-                .write(true)
-                .open(path)
-                .map_err(io)?;
-            file.write_all(header_text(PARTIAL_MAGIC, &index, &[]).as_bytes())
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(Error::invalid(format!(
+                "{}: the checkpoint is not a regular file",
+                path.display()
+            )));
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(io)?;
+        lock_exclusive(&file).map_err(|_| {
+            Error::invalid(format!(
+                "{} is being solved by another process (its checkpoint {} is locked)",
+                path.with_extension("").display(),
+                path.display()
+            ))
+        })?;
+        let header = header_text(PARTIAL_MAGIC, &index, &[]);
+        let len = file.metadata().map_err(io)?.len();
+        let mut start = vec![0u8; (len as usize).min(header.len())];
+        file.read_exact_at(&mut start, 0).map_err(io)?;
+        if len < header.len() as u64 && header.as_bytes().starts_with(&start) {
+            // New, or cut off while its header was written (a kill in the first moments):
+            // a fresh checkpoint.
+            file.set_len(0).map_err(io)?;
+            file.write_all_at(header.as_bytes(), 0).map_err(io)?;
+            file.seek(SeekFrom::Start(header.len() as u64))
                 .map_err(io)?;
             file.sync_data().map_err(io)?;
             return Ok((
@@ -372,15 +417,11 @@ impl Checkpoint {
                     path: path.to_path_buf(),
                     file,
                     synced: std::time::Instant::now(),
+                    dropped_bytes: 0,
                 },
                 0,
             ));
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         let mut reader = BufReader::with_capacity(1 << 20, &file);
         let (pairs, mut good_end) = read_header(path, &mut reader, PARTIAL_MAGIC)?;
@@ -424,6 +465,7 @@ impl Checkpoint {
                 path: path.to_path_buf(),
                 file,
                 synced: std::time::Instant::now(),
+                dropped_bytes: len - good_end,
             },
             next,
         ))
@@ -510,6 +552,8 @@ pub enum RunEvent {
         layers_done: u64,
         /// Layers in all.
         layers: u64,
+        /// Bytes of torn or damaged records after the last whole one, cut off.
+        dropped_bytes: u64,
     },
     /// A layer finished.
     Layer(super::solve::Progress),
@@ -535,12 +579,15 @@ pub fn solve_to_file(
     let table = PTable::empty_indexed(TableIndex::for_box(shape)?)?;
     let partial = partial_path(out);
     let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
+    crate::render::encode::atomic::remove_stale_temps(out);
+    crate::render::encode::atomic::keep_checkpoint(&partial);
     let layers = table.index().layers();
-    if start > 0 {
+    if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {
             path: partial.clone(),
             layers_done: start,
             layers,
+            dropped_bytes: checkpoint.dropped_bytes,
         });
     }
     super::solve::solve_layers(&table, start, |v, ranks, progress| {
@@ -550,5 +597,6 @@ pub fn solve_to_file(
     })?;
     save_table(&table, out)?;
     checkpoint.remove()?;
+    crate::render::encode::atomic::drop_checkpoint(&partial);
     Ok(table)
 }

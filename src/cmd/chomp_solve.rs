@@ -90,12 +90,14 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             path,
             layers_done,
             layers,
+            dropped_bytes,
         }) => {
             // Said before the first layer's bar is drawn.
             resumed = layers_done;
             eprintln!(
-                "chompute: resuming from {}: {layers_done} of {layers} layers done",
-                path.display()
+                "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
+                path.display(),
+                dropped(dropped_bytes)
             );
         }
         SolveEvent::Block(BlockEvent::Window {
@@ -104,7 +106,15 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             lo,
             hi,
             resumed_steps,
+            dropped_bytes,
         }) => {
+            if dropped_bytes > 0 {
+                eprintln!(
+                    "chompute: piece {}: resuming after {resumed_steps} steps{}",
+                    window + 1,
+                    dropped(dropped_bytes)
+                );
+            }
             crate::cmd::bars::summary(&format!(
                 "block {} of {windows}: indexes {lo}..{hi}{}",
                 window + 1,
@@ -219,6 +229,17 @@ fn report_part(
         )?,
     }
     Ok(())
+}
+
+/// ", the damaged rest (N bytes) dropped" when a checkpoint's tail was cut off.
+fn dropped(bytes: u64) -> String {
+    if bytes == 0 {
+        String::new()
+    } else {
+        format!(
+            "; a torn or damaged tail of {bytes} bytes was dropped (those layers are solved again)"
+        )
+    }
 }
 
 /// `chomp solve --backend gpu`: the whole table on the GPU, saved without a checkpoint.

@@ -7,3 +7,4 @@ mod common;
 mod blocks;
 mod chomp;
 mod pass;
+mod tables;

@@ -48,6 +48,63 @@ static STOPPING: AtomicBool = AtomicBool::new(false);
 static LIVE: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
 /// What has been finished, and what is being streamed, for the interrupt's message.
 static DONE: Mutex<Done> = Mutex::new(Done::new());
+/// Checkpoints of runs in progress (`FILE.partial`, `FILE.blocks/`), kept on an interrupt.
+static CHECKPOINTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Note that `path` is the checkpoint of the run in progress: an interrupt keeps it and says
+/// so ("kept the checkpoint …: the same command resumes").
+pub fn keep_checkpoint(path: &Path) {
+    lock(&CHECKPOINTS).push(path.to_path_buf());
+}
+
+/// The run of checkpoint `path` is over (its output saved, the checkpoint removed).
+pub fn drop_checkpoint(path: &Path) {
+    lock(&CHECKPOINTS).retain(|p| p != path);
+}
+
+/// Remove the temporary files that processes no longer running left beside `target`
+/// (`.NAME.PID.N.tmp`, a run killed while it wrote NAME), and in the directory `target` when
+/// it is one (a checkpoint folder's pieces). Returns how many were removed.
+pub fn remove_stale_temps(target: &Path) -> usize {
+    let mut removed = 0;
+    let mut sweep = |dir: &Path, name: Option<&str>| {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let file = e.file_name();
+            let file = file.to_string_lossy();
+            let Some(rest) = file.strip_prefix('.').and_then(|f| f.strip_suffix(".tmp")) else {
+                continue;
+            };
+            // NAME.PID.N
+            let mut parts = rest.rsplitn(3, '.');
+            let (Some(_n), Some(pid), Some(base)) = (parts.next(), parts.next(), parts.next())
+            else {
+                continue;
+            };
+            let Ok(pid) = pid.parse::<i32>() else {
+                continue;
+            };
+            if name.is_some_and(|n| n != base) || pid == std::process::id() as i32 {
+                continue;
+            }
+            // SAFETY: signal 0 only asks whether the process exists.
+            let alive = unsafe { libc::kill(pid, 0) } == 0
+                || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+            if !alive && std::fs::remove_file(e.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    };
+    if let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) {
+        sweep(&parent_dir(target), Some(&name));
+    }
+    if target.is_dir() {
+        sweep(target, None);
+    }
+    removed
+}
 /// Whether standard output carries an output file (`-o -`).
 static STDOUT_IS_OUTPUT: AtomicBool = AtomicBool::new(false);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -152,6 +209,12 @@ impl Done {
             parts.push(format!(
                 "the output written straight to '{}' is incomplete",
                 s.display()
+            ));
+        }
+        for c in lock(&CHECKPOINTS).iter() {
+            parts.push(format!(
+                "kept the checkpoint '{}': the same command resumes",
+                c.display()
             ));
         }
         if parts.is_empty() {
