@@ -135,7 +135,8 @@ pub fn stop_outputs() -> String {
     for (temp, _) in &live {
         remove_temp(temp);
     }
-    lock(&DONE).summary()
+    let checkpoints = lock(&CHECKPOINTS).clone();
+    lock(&DONE).summary_with(&checkpoints)
 }
 
 /// A lock that survives a panic in another holder (the data here stays consistent).
@@ -185,7 +186,13 @@ impl Done {
     }
 
     /// "no output file was written", or what was kept and what was cut short.
+    #[cfg(test)]
     fn summary(&self) -> String {
+        self.summary_with(&[])
+    }
+
+    /// [`Done::summary`], and the checkpoints of runs in progress, which are kept.
+    fn summary_with(&self, checkpoints: &[PathBuf]) -> String {
         let mut parts = Vec::new();
         match (self.files, &self.last_file) {
             (0, _) | (_, None) => {}
@@ -211,7 +218,7 @@ impl Done {
                 s.display()
             ));
         }
-        for c in lock(&CHECKPOINTS).iter() {
+        for c in checkpoints {
             parts.push(format!(
                 "kept the checkpoint '{}': the same command resumes",
                 c.display()
@@ -839,5 +846,10 @@ mod tests {
         assert!(d.summary().contains("kept 2 finished files in 'FR'"));
         d.streams.push(PathBuf::from("-"));
         assert!(d.summary().contains("straight to '-' is incomplete"));
+        let kept = d.summary_with(&[PathBuf::from("t.tbl.partial")]);
+        assert!(
+            kept.contains("kept the checkpoint 't.tbl.partial': the same command resumes"),
+            "{kept}"
+        );
     }
 }
