@@ -56,6 +56,8 @@ COMMANDS = [
     ("chomp ord 0,1,2 3x2000", ["chomp", "ord", "--rule", "0,1,2", "--box", "3x2000"]),
     ("chomp ord 1,2,0 3x2000", ["chomp", "ord", "--rule", "1,2,0", "--box", "3x2000"]),
     ("chomp classes 8 players 6x6", ["chomp", "classes", "--players", "8", "--box", "6x6"]),
+    ("chomp solve --box 18x18", ["chomp", "solve", "--box", "18x18", "--json"], 600),
+    ("chomp solve --box 16x16", ["chomp", "solve", "--box", "16x16", "--json"]),
     ("gp 16384 --check", ["gp", "16384", "--check"]),
     ("nimpass 4 heaps ≤ 256 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "256"]),
     ("nimpass 4 heaps ≤ 512 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "512"]),

@@ -487,40 +487,46 @@ impl<'a> Window<'a> {
 }
 
 /// The forward solver's marks in the hook index, kept within one window: a parent outside it
-/// is left for the window that holds it (which replays this window's P-positions).
-struct SymPusher<'a> {
+/// is left for the window that holds it (which replays this window's P-positions). `W` says
+/// whether the window is part of the table: the whole table's run compiles without the
+/// window's checks.
+struct SymPusher<'a, const W: bool> {
     index: &'a SymIndex,
     win: Window<'a>,
-    /// Whether the window is the whole table (no pruning needed).
-    whole: bool,
     parallel_above: u64,
 }
 
-impl<'a> SymPusher<'a> {
-    fn new(index: &'a SymIndex, win: Window<'a>) -> SymPusher<'a> {
+impl<'a, const W: bool> SymPusher<'a, W> {
+    fn new(index: &'a SymIndex, win: Window<'a>) -> SymPusher<'a, W> {
+        debug_assert_eq!(W, !(win.lo == 0 && win.hi >= index.len()));
         SymPusher {
             index,
             win,
-            whole: win.lo == 0 && win.hi >= index.len(),
             parallel_above: PARALLEL_FILLINGS,
         }
     }
 
+    #[inline]
     fn mark(&self, r: u64) {
-        if r >= self.win.lo && r < self.win.hi {
+        if !W {
+            super::marks::mark(self.win.words, r);
+        } else if r >= self.win.lo && r < self.win.hi {
             super::marks::mark(self.win.words, r - self.win.base());
         }
     }
 
+    #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
-        if let Some((a, b)) = self.win.clip(lo, hi) {
+        if !W {
+            super::marks::mark_range(self.win.words, lo, hi);
+        } else if let Some((a, b)) = self.win.clip(lo, hi) {
             super::marks::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
         }
     }
 
     /// Whether indexes `lo..hi` miss the window (a fill there marks nothing here).
     fn outside(&self, lo: u64, hi: u64) -> bool {
-        !self.whole && self.win.clip(lo, hi).is_none()
+        W && self.win.clip(lo, hi).is_none()
     }
 
     /// Mark the position `y` of the m-square at `off` when it is stored.
@@ -634,7 +640,7 @@ impl<'a> SymPusher<'a> {
     /// when `skip`.
     #[allow(clippy::too_many_arguments)]
     fn colex_fill(&self, r: usize, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
-        if !self.whole {
+        if W {
             // The fillings lie between `base` (all lo) and all rows at cap.
             let top: u64 = (f..=e)
                 .map(|j| self.index.weight(r, j, cap) - self.index.weight(r, j, lo))
@@ -768,13 +774,28 @@ pub fn solve_window(
     win: Window,
     resume: Resume,
     replay: impl FnOnce(Replay) -> Result<()>,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    if win.lo == 0 && win.hi >= index.len() {
+        solve_window_as::<false>(index, win, resume, replay, on_step)
+    } else {
+        solve_window_as::<true>(index, win, resume, replay, on_step)
+    }
+}
+
+/// [`solve_window`] for a part of the table (`W`) or the whole of it.
+fn solve_window_as<const W: bool>(
+    index: &SymIndex,
+    win: Window,
+    resume: Resume,
+    replay: impl FnOnce(Replay) -> Result<()>,
     mut on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
     let (start, after) = match resume {
         Resume::Bits { start } => (start, None),
         Resume::Marks { start, after } => (start, Some(after)),
     };
-    let pusher = SymPusher::new(index, win);
+    let pusher = SymPusher::<W>::new(index, win);
     let steps = index.steps();
     let mut ranges = Vec::new();
     let clip = |ranges: &mut Vec<(u64, u64)>| {
@@ -1005,7 +1026,7 @@ mod tests {
                         }
                     }
                     for parallel_above in [PARALLEL_FILLINGS, 0] {
-                        let mut p = SymPusher::new(&ix, Window::whole(&ix, &words));
+                        let mut p = SymPusher::<false>::new(&ix, Window::whole(&ix, &words));
                         p.parallel_above = parallel_above;
                         words.iter().for_each(|w| w.store(0, Relaxed));
                         p.push_parents(q);

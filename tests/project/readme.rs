@@ -323,6 +323,61 @@ fn every_console_example_prints_what_readme_shows() {
     );
 }
 
+/// The Markdown pages under docs/ (the guide), in name order.
+fn doc_pages() -> Vec<PathBuf> {
+    let mut pages = Vec::new();
+    let mut dirs = vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs"))];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).expect("docs/").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                pages.push(p);
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+#[test]
+fn every_console_example_of_the_docs_prints_what_they_show() {
+    let dir = scratch("doc-examples");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for page in doc_pages() {
+        let text = std::fs::read_to_string(&page).expect("a docs page");
+        let (examples, skipped) = examples(&text);
+        for (line, reason) in &skipped {
+            eprintln!("{} line {line}: console block skipped: {reason}", page.display());
+        }
+        for e in &examples {
+            count += 1;
+            let (actual, status) = run(e, &dir);
+            let (want, got) = (mask_all(&e.expected), mask_all(&actual));
+            if status != Some(e.status) || want != got {
+                failures.push(format!(
+                    "{} line {}: $ {} (exit status {status:?})\n--- it shows:\n{}\n--- chompute prints:\n{}\n",
+                    page.display(),
+                    e.line,
+                    e.command,
+                    e.expected.join("\n"),
+                    actual.join("\n")
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(count > 0, "no console example in docs/");
+    assert!(
+        failures.is_empty(),
+        "{} of {count} docs examples differ:\n\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn masking_hides_only_run_dependent_numbers() {
     assert_eq!(
