@@ -2,25 +2,38 @@
 //! a run in progress (`FILE.partial`).
 //!
 //! # The table file
-//! An ASCII header of `key value` lines ending with an empty line, then the bits:
+//! Version 2: an ASCII header of `key value` lines ending with an empty line, then the bits,
+//! then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp p-table 1
+//! chompute chomp p-table 2
 //! box 12x12
 //! rank colex-lattice-path
 //! positions 2704156
 //! p-positions 26838
-//! crc32 8c2e5e0f
+//! chunk-bytes 65536
+//! header-crc32 1c0ffee5
 //!
 //! <⌈positions/64⌉ little-endian u64 words: bit r of word r/64 is 1 iff rank r is P>
+//! <one little-endian u32 per chunk-bytes bytes of bits (the last chunk may be shorter)>
 //! ```
 //!
 //! `rank colex-lattice-path` is [`Ranker`]'s scheme: rows a_1 ≥ … ≥ a_R (0-based j) have rank
 //! Σ_j C(a_j + R-1-j, R-j), so rank order is lexicographic order of rows and rank 0 is the
 //! empty diagram. `rank transpose-hook N` (square boxes) is the hook index of [`super::sym`]
 //! with child squares from side N: one bit for each pair of transposed positions, `positions`
-//! still counting the whole box. `crc32` is the CRC-32 (IEEE) of the words' bytes. The file is a function of
-//! the box alone: an interrupted and resumed run writes the same bytes.
+//! still counting the whole box, and `p-positions` counting a stored pair twice.
+//! `header-crc32` is the CRC-32 (IEEE) of the header's bytes before that line; each trailer
+//! entry is the CRC-32 of one 64 KiB chunk of the bits. A reader checks the header on open
+//! and each chunk before it answers from it (once per chunk), and `--verify` checks every
+//! chunk and recounts the P-positions, so a damaged file is refused, never answered from.
+//! The trailer comes after the bits so that a table is written in one pass
+//! ([`save_words`]). The file is a function of the box alone: an interrupted and resumed run
+//! writes the same bytes.
+//!
+//! Version-1 files (`chompute chomp p-table 1`: one CRC over all the bits, none over the
+//! header) are refused with a line saying to solve the box again: a query of one would have
+//! to read the whole file before its first answer, and its header could not be trusted.
 //!
 //! # The checkpoint
 //! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
@@ -35,10 +48,11 @@ use crate::error::{Error, Result};
 use crate::render::encode::atomic::AtomicFile;
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-const TABLE_MAGIC: &str = "chompute chomp p-table 1";
+const TABLE_MAGIC: &str = "chompute chomp p-table 2";
+const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 const RECORD_TAG: &[u8; 4] = b"LAYR";
 
@@ -117,80 +131,128 @@ pub(super) fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<Ta
     })
 }
 
+/// Bytes of bits covered by one CRC-32 of the trailer (the last chunk may be shorter).
+pub const CHUNK_BYTES: u64 = 1 << 16;
+
 /// Write a finished table to `path` (a temporary file renamed when complete).
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
     save_words(path, &table.index(), table.p_count(), |sink| {
-        let mut buf = Vec::with_capacity(1 << 16);
-        let mut err = None;
+        let mut buf = Vec::with_capacity(1 << 14);
+        let mut err = Ok(());
         table.for_each_word(|w| {
-            if err.is_some() {
-                return;
-            }
-            buf.push(w);
-            if buf.len() == buf.capacity() {
-                err = sink(&buf).err();
-                buf.clear();
+            if err.is_ok() {
+                buf.push(w);
+                if buf.len() == buf.capacity() {
+                    err = sink(&buf);
+                    buf.clear();
+                }
             }
         });
-        match err {
-            Some(e) => Err(e),
-            None => sink(&buf),
+        err?;
+        if !buf.is_empty() {
+            sink(&buf)?;
         }
+        Ok(())
     })
 }
 
-/// Write the table of `index` with `p_positions` P-positions to `path` (a temporary file
-/// renamed when complete): `source` hands the sink the table's words, in order, in slices,
-/// once through. The bytes depend on the box and the words alone, however they were sliced.
+/// Write a table file from its words: `source` calls the sink with the table's
+/// ⌈positions/64⌉ words as consecutive slices, in order, once through. The header (with
+/// `p_positions`), the bits and the trailer of chunk CRCs are written under a temporary name
+/// that is renamed to `path` when complete. Too few or too many words is an error and leaves
+/// no file.
 pub fn save_words(
     path: &Path,
     index: &TableIndex,
     p_positions: u64,
     source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
-    // The CRC is written last, over a placeholder of the same width.
-    let header = |crc: u32| {
-        header_text(
-            TABLE_MAGIC,
-            index,
-            &[
-                ("positions", index.positions().to_string()),
-                ("p-positions", p_positions.to_string()),
-                ("crc32", format!("{crc:08x}")),
-            ],
-        )
-    };
+    let header = table_header(index, p_positions);
+    let total = index.bytes();
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
-    let mut crc = crc32fast::Hasher::new();
-    let mut count = 0u64;
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header(0).as_bytes()).map_err(io)?;
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut crcs: Vec<u32> = Vec::with_capacity(total.div_ceil(CHUNK_BYTES) as usize);
+        let mut crc = crc32fast::Hasher::new();
+        let mut in_chunk = 0u64;
+        let mut written = 0u64;
         let mut bytes = Vec::new();
         source(&mut |words: &[u64]| {
+            if written + words.len() as u64 * 8 > total {
+                return Err(Error::invalid(format!(
+                    "{}: more words than the {} box has",
+                    path.display(),
+                    index.shape()
+                )));
+            }
             bytes.clear();
-            words
-                .iter()
-                .for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
-            crc.update(&bytes);
-            count += words.len() as u64;
+            bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let n = ((CHUNK_BYTES - in_chunk) as usize).min(rest.len());
+                crc.update(&rest[..n]);
+                in_chunk += n as u64;
+                rest = &rest[n..];
+                if in_chunk == CHUNK_BYTES {
+                    crcs.push(std::mem::take(&mut crc).finalize());
+                    in_chunk = 0;
+                }
+            }
+            written += bytes.len() as u64;
             out.write_all(&bytes).map_err(io)
         })?;
+        if written != total {
+            return Err(Error::invalid(format!(
+                "{}: {written} bytes of bits, but the {} box has {total}",
+                path.display(),
+                index.shape()
+            )));
+        }
+        if in_chunk > 0 {
+            crcs.push(crc.finalize());
+        }
+        for c in crcs {
+            out.write_all(&c.to_le_bytes()).map_err(io)?;
+        }
         out.flush().map_err(io)?;
     }
-    if count != index.len().div_ceil(64) {
-        return Err(Error::invalid(format!(
-            "{}: {count} words were given for a table of {} words",
-            path.display(),
-            index.len().div_ceil(64)
-        )));
-    }
-    file.rewrite_start(header(crc.finalize()).as_bytes())?;
     file.commit()
 }
 
-/// A saved table opened for reading single bits without loading it.
+/// The header of a version-2 table: the lines, then `header-crc32` of the bytes before it.
+fn table_header(index: &TableIndex, p_positions: u64) -> String {
+    let mut h = header_text(
+        TABLE_MAGIC,
+        index,
+        &[
+            ("positions", index.positions().to_string()),
+            ("p-positions", p_positions.to_string()),
+            ("chunk-bytes", CHUNK_BYTES.to_string()),
+        ],
+    );
+    h.pop(); // the empty line comes after the header's CRC
+    let crc = crc32fast::hash(h.as_bytes());
+    h.push_str(&format!("header-crc32 {crc:08x}\n\n"));
+    h
+}
+
+/// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
+/// or a directory is no table).
+pub fn check_regular(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: not a regular file; a table is read from and written to a regular file",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// A saved table opened for reading single bits without loading it. Every bit read comes from
+/// a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct TableFile {
     path: PathBuf,
@@ -200,56 +262,82 @@ pub struct TableFile {
     pub index: TableIndex,
     /// P-positions, as the header says.
     pub p_positions: u64,
-    crc: u32,
+    /// The trailer: the CRC-32 of each chunk of bits.
+    crcs: Vec<u32>,
+    /// Bit c set once chunk c was checked against its CRC.
+    checked: Vec<std::sync::atomic::AtomicU64>,
 }
 
 impl TableFile {
-    /// Open a table written by [`save_table`]: checks the header and the file's length.
+    /// Open a table written by [`save_table`]: checks the header (its CRC, the box, the
+    /// numbering) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<TableFile> {
-        // A FIFO or a device would block in open() or read as something else: refused first.
-        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-        if !meta.is_file() {
+        check_regular(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
             return Err(Error::invalid(format!(
-                "{}: not a regular file, so not a chompute table",
+                "{}: not a regular file",
                 path.display()
             )));
         }
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let mut first = [0u8; TABLE_MAGIC_V1.len() + 1];
+        let got = file
+            .read_at(&mut first, 0)
+            .map_err(|e| Error::io(path, e))?;
+        if first[..got] == *format!("{TABLE_MAGIC_V1}\n").as_bytes() {
+            return Err(Error::invalid(format!(
+                "{}: a version-1 table (one CRC for all its bits, none over its header); solve \
+                 the box again to write version 2",
+                path.display()
+            )));
+        }
         let mut reader = BufReader::new(&file);
         let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
+        let damaged =
+            |why: String| Error::invalid(format!("{}: {why}; the file is damaged", path.display()));
         let index = header_index(path, &pairs)?;
-        let (shape, ranker) = (index.shape(), &index.ranker);
         let num = |key: &str| -> Result<u64> {
             field(path, &pairs, key)?
                 .parse()
                 .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
         };
-        if num("positions")? != ranker.len() {
-            return Err(Error::invalid(format!(
-                "{}: the {shape} box has {} positions, not {}",
-                path.display(),
-                ranker.len(),
-                num("positions")?
-            )));
+        let p_positions = num("p-positions")?;
+        if table_header(&index, p_positions).len() as u64 != data_start
+            || table_header(&index, p_positions).as_bytes() != read_prefix(&file, path, data_start)?
+        {
+            return Err(damaged("the header does not match its header-crc32".into()));
         }
-        let crc = u32::from_str_radix(field(path, &pairs, "crc32")?, 16).map_err(|_| {
-            Error::invalid(format!("{}: 'crc32' is not hexadecimal", path.display()))
-        })?;
-        let want = data_start + index.bytes();
+        let shape = index.shape();
+        let bytes = index.bytes();
+        let chunks = bytes.div_ceil(CHUNK_BYTES);
+        let want = data_start + bytes + chunks * 4;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len != want {
-            return Err(Error::invalid(format!(
-                "{}: {len} bytes, but a table of the {shape} box has {want}; the file is damaged",
-                path.display()
+            return Err(damaged(format!(
+                "{len} bytes, but a table of the {shape} box has {want}"
             )));
         }
+        let mut trailer = vec![0u8; (chunks * 4) as usize];
+        file.read_exact_at(&mut trailer, data_start + bytes)
+            .map_err(|e| Error::io(path, e))?;
+        let crcs = trailer
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
         Ok(TableFile {
             path: path.to_path_buf(),
-            p_positions: num("p-positions")?,
+            p_positions,
             file,
             data_start,
             index,
-            crc,
+            crcs,
+            checked: (0..chunks.div_ceil(64))
+                .map(|_| std::sync::atomic::AtomicU64::new(0))
+                .collect(),
         })
     }
 
@@ -258,11 +346,43 @@ impl TableFile {
         self.index.shape()
     }
 
-    /// Whether rank `r` is P, read from the file.
+    /// Read chunk `c` and check it against its CRC-32.
+    fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
+        let bytes = self.index.bytes();
+        let at = c * CHUNK_BYTES;
+        let n = (bytes - at).min(CHUNK_BYTES) as usize;
+        buf.resize(n, 0);
+        self.file
+            .read_exact_at(buf, self.data_start + at)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if crc32fast::hash(buf) != self.crcs[c as usize] {
+            return Err(Error::invalid(format!(
+                "{}: chunk {c} of the bits does not match its crc32; the file is damaged",
+                self.path.display()
+            )));
+        }
+        use std::sync::atomic::Ordering::Relaxed;
+        self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
+        Ok(())
+    }
+
+    /// Whether rank `r` is P, read from the file (from a checked chunk).
     pub fn is_p_rank(&self, r: u64) -> Result<bool> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if r >= self.index.len() {
+            return Err(Error::invalid(format!(
+                "{}: rank {r} is outside the table",
+                self.path.display()
+            )));
+        }
+        let byte = (r >> 6) * 8;
+        let c = byte / CHUNK_BYTES;
+        if self.checked[(c / 64) as usize].load(Relaxed) >> (c % 64) & 1 == 0 {
+            self.read_chunk(c, &mut Vec::new())?;
+        }
         let mut word = [0u8; 8];
         self.file
-            .read_exact_at(&mut word, self.data_start + (r >> 6) * 8)
+            .read_exact_at(&mut word, self.data_start + byte)
             .map_err(|e| Error::io(&self.path, e))?;
         Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
     }
@@ -300,43 +420,66 @@ impl TableFile {
         super::solve::rectangle_bites_with(|q| self.index.rank(q), shape, |r| self.is_p_rank(r))
     }
 
-    /// Check the bits against the header's CRC-32, streaming them (nothing is kept).
+    /// Check every chunk against its CRC-32 and recount the P-positions against the header,
+    /// streaming the bits (nothing is kept).
     pub fn verify(&self) -> Result<()> {
-        self.read_words(|_| {})
+        let mut count = 0u64;
+        let mut at = 0u64;
+        let sym = self.index.sym.clone();
+        let n = self.shape().rows as usize;
+        self.read_words(|w| {
+            count += match &sym {
+                None => w.count_ones() as u64,
+                Some(s) => {
+                    let mut bits = w;
+                    let mut k = 0u64;
+                    while bits != 0 {
+                        let q = (at << 6) + bits.trailing_zeros() as u64;
+                        bits &= bits - 1;
+                        let x = s.unrank(q);
+                        let t = super::sym::transpose(&x, n);
+                        k += if t == x || s.both_stored(&x) { 1 } else { 2 };
+                    }
+                    k
+                }
+            };
+            at += 1;
+        })?;
+        if count != self.p_positions {
+            return Err(Error::invalid(format!(
+                "{}: the bits hold {count} P-positions, the header says {}; the file is damaged",
+                self.path.display(),
+                self.p_positions
+            )));
+        }
+        Ok(())
     }
 
-    /// Read the whole table, checking its CRC-32.
+    /// Read the whole table, checking every chunk's CRC-32.
     pub fn load(&self) -> Result<PTable> {
         let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
         self.read_words(|w| words.push(w))?;
         PTable::from_indexed_words(self.index.clone(), words)
     }
 
-    /// Every word of the table in order to `each`, then the CRC-32 check.
+    /// Every word of the table in order to `each`, each chunk checked before its words go.
     fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
-        let end = self.data_start + self.index.bytes();
-        let mut at = self.data_start;
-        let mut crc = crc32fast::Hasher::new();
-        let mut buf = vec![0u8; 1 << 20];
-        while at < end {
-            let n = (end - at).min(buf.len() as u64) as usize;
-            self.file
-                .read_exact_at(&mut buf[..n], at)
-                .map_err(|e| Error::io(&self.path, e))?;
-            crc.update(&buf[..n]);
-            buf[..n]
-                .chunks_exact(8)
+        let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
+        for c in 0..self.crcs.len() as u64 {
+            self.read_chunk(c, &mut buf)?;
+            buf.chunks_exact(8)
                 .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))));
-            at += n as u64;
-        }
-        if crc.finalize() != self.crc {
-            return Err(Error::CheckFailed(format!(
-                "{}: the bits do not match the header's crc32; the file is damaged",
-                self.path.display()
-            )));
         }
         Ok(())
     }
+}
+
+/// The first `n` bytes of `file`.
+fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
+    let mut b = vec![0u8; n as usize];
+    file.read_exact_at(&mut b, 0)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(b)
 }
 
 /// The checkpoint of a run in progress: finished layers appended as they end.

@@ -905,25 +905,46 @@ mod two_player {
             stdout(&o),
             stdout(&chompute(&["chomp", "bites", "--box", "7x5", "--csv"]))
         );
-        // One flipped bit: reads bit by bit check no CRC and still answer; --verify reads every
-        // word, and the CRC-32 refuses the file in one line with status 1.
+        // One flipped bit in the first chunk of bits: every read checks the chunk it reads
+        // against the trailer's CRC-32, so even without --verify the file is refused in one
+        // line with status 2, never answered from.
         let damaged = dir.join("damaged.tbl");
         let mut bytes = std::fs::read(&file).unwrap();
-        let middle = bytes.len() / 2;
-        bytes[middle] ^= 0x10;
+        let start = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+        bytes[start] ^= 0x10;
         std::fs::write(&damaged, &bytes).unwrap();
         let d = damaged.to_str().unwrap();
-        let o = chompute(&["chomp", "bites", "--table", d, "--box", "4x4", "--json"]);
-        assert!(o.status.success(), "{}", stderr(&o));
         for args in [
+            vec!["chomp", "bites", "--table", d, "--box", "4x4", "--json"],
             vec!["chomp", "bites", "--table", d, "--box", "4x4", "--verify"],
             vec!["chomp", "query", d, "--position", "2,1", "--verify"],
         ] {
             let o = chompute(&args);
-            assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
             let err = stderr(&o);
-            assert!(err.contains("crc32") && err.lines().count() == 1, "{err}");
+            assert!(
+                err.contains("crc32") && err.contains(d) && err.lines().count() == 1,
+                "{err}"
+            );
         }
+        // An edited header (a digit of the P-count changed keeps the length) fails its CRC.
+        let text = std::fs::read(&file).unwrap();
+        let head = String::from_utf8_lossy(&text[..start]).to_string();
+        let edited = head.replacen("p-positions 26838", "p-positions 26839", 1);
+        assert_ne!(edited, head);
+        let mut e = edited.into_bytes();
+        e.extend_from_slice(&text[start..]);
+        let edited_path = dir.join("edited.tbl");
+        std::fs::write(&edited_path, &e).unwrap();
+        let o = chompute(&[
+            "chomp",
+            "query",
+            edited_path.to_str().unwrap(),
+            "--position",
+            "2,1",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).lines().count() == 1, "{}", stderr(&o));
         assert_usage_error(
             &chompute(&["chomp", "bites", "--table", f, "--box", "13x2"]),
             "does not contain 13x2",

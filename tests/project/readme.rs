@@ -350,7 +350,10 @@ fn every_console_example_of_the_docs_prints_what_they_show() {
         let text = std::fs::read_to_string(&page).expect("a docs page");
         let (examples, skipped) = examples(&text);
         for (line, reason) in &skipped {
-            eprintln!("{} line {line}: console block skipped: {reason}", page.display());
+            eprintln!(
+                "{} line {line}: console block skipped: {reason}",
+                page.display()
+            );
         }
         for e in &examples {
             count += 1;
