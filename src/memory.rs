@@ -37,7 +37,7 @@ fn address_space_room() -> Option<u64> {
     }
     let status = std::fs::read_to_string("/proc/self/status").ok();
     let mapped = status.as_deref().and_then(vm_size).unwrap_or(0);
-    Some((r.rlim_cur as u64).saturating_sub(mapped))
+    Some(r.rlim_cur.saturating_sub(mapped))
 }
 
 /// `VmSize` of a /proc/self/status text, in bytes.

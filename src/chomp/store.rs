@@ -426,7 +426,7 @@ impl TableFile {
         let mut count = 0u64;
         let mut at = 0u64;
         let sym = self.index.sym.clone();
-        let n = self.shape().rows as usize;
+        let n = self.shape().rows;
         self.read_words(|w| {
             count += match &sym {
                 None => w.count_ones() as u64,
