@@ -873,9 +873,7 @@ fn solve_one(
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
     let sym = plan.sym();
-    let words: Vec<AtomicU64> = (0..Window::words_for(lo, hi))
-        .map(|_| AtomicU64::new(0))
-        .collect();
+    let words = super::solve::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
         hi,
@@ -929,9 +927,22 @@ fn solve_one(
         |sink| {
             let chunk = plan.chunk_words();
             let mut qs = Vec::with_capacity(chunk);
-            for j in (0..k).filter(|&j| plan.depends(k, j)) {
+            let deps: Vec<u64> = (0..k).filter(|&j| plan.depends(k, j)).collect();
+            // On a terminal, a bar of the words of the pieces replayed.
+            let words_in_all = deps
+                .iter()
+                .map(|&j| {
+                    let (lo, hi) = plan.window(j);
+                    Window::words_for(lo, hi)
+                })
+                .sum();
+            let phase = crate::progress::phase("replay (words)", Some(words_in_all));
+            let mut words_read = 0u64;
+            for j in deps {
                 let mut at = plan.window(j).0 & !63;
                 for_each_window_slice(dir, plan, j, |ws| {
+                    words_read += ws.len() as u64;
+                    phase.set(words_read);
                     for (i, &w) in ws.iter().enumerate() {
                         // Bits outside piece j are clear in its file.
                         let mut bits = w;
@@ -1026,29 +1037,23 @@ struct PieceHeader {
     end: u64,
 }
 
-fn window_header_text(plan: &BlockPlan, k: u64, p: u64, crc: u32) -> String {
+/// The header of a piece of window `k`: its finished bits (`p-positions`) or a snapshot of
+/// its marks (`step`).
+fn piece_header_text(
+    plan: &BlockPlan,
+    k: u64,
+    magic: &str,
+    number: (&str, u64),
+    crc: u32,
+) -> String {
     let (lo, hi) = plan.window(k);
     store::header_text(
-        WINDOW_MAGIC,
+        magic,
         &plan.index,
         &[
             ("lo", lo.to_string()),
             ("hi", hi.to_string()),
-            ("p-positions", p.to_string()),
-            ("crc32", format!("{crc:08x}")),
-        ],
-    )
-}
-
-fn marks_header_text(plan: &BlockPlan, k: u64, step: u64, crc: u32) -> String {
-    let (lo, hi) = plan.window(k);
-    store::header_text(
-        MARKS_MAGIC,
-        &plan.index,
-        &[
-            ("lo", lo.to_string()),
-            ("hi", hi.to_string()),
-            ("step", step.to_string()),
+            (number.0, number.1.to_string()),
             ("crc32", format!("{crc:08x}")),
         ],
     )
@@ -1056,14 +1061,14 @@ fn marks_header_text(plan: &BlockPlan, k: u64, step: u64, crc: u32) -> String {
 
 fn save_window(path: &Path, plan: &BlockPlan, k: u64, p: u64, words: &[AtomicU64]) -> Result<()> {
     save_words_piece(path, words, plan.chunk_words(), |crc| {
-        window_header_text(plan, k, p, crc)
+        piece_header_text(plan, k, WINDOW_MAGIC, ("p-positions", p), crc)
     })
 }
 
 /// Snapshot the marks of window `k` before step `step`.
 fn save_marks(path: &Path, plan: &BlockPlan, k: u64, step: u64, words: &[AtomicU64]) -> Result<()> {
     save_words_piece(path, words, plan.chunk_words(), |crc| {
-        marks_header_text(plan, k, step, crc)
+        piece_header_text(plan, k, MARKS_MAGIC, ("step", step), crc)
     })
 }
 

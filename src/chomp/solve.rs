@@ -271,7 +271,7 @@ pub fn first_p_option_reference(
 /// `n` zero words for a table, backed by transparent huge pages where the kernel offers them
 /// on request (`madvise` mode): a table of gigabytes read at random through 4 KiB pages spends
 /// much of its time in page walks.
-fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+pub(super) fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     let mut words: Vec<AtomicU64> = Vec::with_capacity(n);
     #[cfg(target_os = "linux")]
     {
@@ -832,13 +832,14 @@ impl GrundyTable {
     /// Compute by the same prefix layers as [`solve`]: G(P) = mex of G over P's options (the
     /// bite to (0) excluded), so G((1)) = 0.
     pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
-        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^32 positions")?;
+        // Checked first: a box of many cells is refused before its ranking is built.
         if shape.rows as u64 * shape.cols as u64 >= u16::MAX as u64 {
             return Err(Error::too_large(
                 format!("the {shape} box"),
                 "Grundy values are kept in 16 bits: at most 65534 cells",
             ));
         }
+        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^32 positions")?;
         crate::memory::ensure_available(
             ranker.len() * 2,
             &format!("the Grundy table of the {shape} box"),

@@ -135,4 +135,14 @@ fn an_address_space_limit_is_counted_before_any_work() {
             .unwrap();
         assert_usage_error(&o, "is too large");
     }
+    // Refused on its cells before its 2 GiB ranking is built (which the limit would abort).
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 400000; exec {} chomp grundy --box 1x268435455",
+            bin()
+        ))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "at most 65534 cells");
 }

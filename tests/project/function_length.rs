@@ -17,6 +17,11 @@ const PENDING: [(&str, &str); 0] = [];
 
 /// Every `.rs` file under `dir`, sorted.
 pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    files_with_extension(dir, "rs")
+}
+
+/// Every file under `dir` whose name ends in `.EXT`, sorted.
+pub fn files_with_extension(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -24,7 +29,7 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
             let path = entry.unwrap().path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
+            } else if path.extension().is_some_and(|e| e == ext) {
                 out.push(path);
             }
         }

@@ -323,30 +323,13 @@ fn every_console_example_prints_what_readme_shows() {
     );
 }
 
-/// The Markdown pages under docs/ (the guide), in name order.
-fn doc_pages() -> Vec<PathBuf> {
-    let mut pages = Vec::new();
-    let mut dirs = vec![PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs"))];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).expect("docs/").flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "md") {
-                pages.push(p);
-            }
-        }
-    }
-    pages.sort();
-    pages
-}
-
 #[test]
 fn every_console_example_of_the_docs_prints_what_they_show() {
     let dir = scratch("doc-examples");
     let mut failures = Vec::new();
     let mut count = 0;
-    for page in doc_pages() {
+    let docs = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/docs"));
+    for page in crate::function_length::files_with_extension(&docs, "md") {
         let text = std::fs::read_to_string(&page).expect("a docs page");
         let (examples, skipped) = examples(&text);
         for (line, reason) in &skipped {
