@@ -19,7 +19,7 @@ fn a_fifo_or_a_device_is_refused_at_once() {
         .status()
         .unwrap()
         .success());
-    let t = Instant::now();
+    // Refused from the file's metadata, before an open() that would block on the FIFO.
     let f = fifo.to_str().unwrap();
     assert_usage_error(
         &chompute(&["chomp", "query", f, "--position", "1,1"]),
@@ -33,7 +33,6 @@ fn a_fifo_or_a_device_is_refused_at_once() {
         &chompute(&["chomp", "query", "/dev/null", "--position", "1"]),
         "not a regular file",
     );
-    assert!(t.elapsed() < Duration::from_secs(10), "no hang in open()");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
