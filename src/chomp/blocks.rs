@@ -608,7 +608,7 @@ pub fn solve_in_blocks_with(
     plan.snapshot_every = snapshot_every;
     // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
     let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
-    lock_plan(&plan_file, part.is_some()).map_err(|_| {
+    store::flock_now(&plan_file, part.is_some()).map_err(|_| {
         Error::invalid(format!(
             "{} is being solved by another process (its folder {} is locked)",
             out.display(),
@@ -998,29 +998,16 @@ fn solve_one(
     Ok((p, replayed))
 }
 
-/// Lock a folder's plan: shared for a part, exclusive for a plain run, without waiting.
-fn lock_plan(file: &File, shared: bool) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
-    // SAFETY: flock on a descriptor the caller owns.
-    if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
-}
-
 /// Hold piece `k`'s lock (an flock on `path`, released when the file is closed, so also when
 /// the process dies): a second process on the same piece is refused at once.
 fn lock_piece(path: &Path, k: u64) -> Result<File> {
-    use std::os::fd::AsRawFd;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(path)
         .map_err(|e| Error::io(path, e))?;
-    // SAFETY: flock on a file descriptor this function owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if store::flock_now(&file, false).is_err() {
         return Err(Error::invalid(format!(
             "piece {k} of {} is being solved by another process",
             path.parent().unwrap_or(path).display()

@@ -494,12 +494,13 @@ pub struct Checkpoint {
     pub dropped_bytes: u64,
 }
 
-/// Take an exclusive flock on `file` without waiting (released when it is closed, so also
-/// when the process dies).
-pub(crate) fn lock_exclusive(file: &File) -> std::io::Result<()> {
+/// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,
+/// so also when the process dies).
+pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
     use std::os::fd::AsRawFd;
+    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
     // SAFETY: flock on a descriptor the caller owns.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+    if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
@@ -536,7 +537,7 @@ impl Checkpoint {
             .truncate(false)
             .open(path)
             .map_err(io)?;
-        lock_exclusive(&file).map_err(|_| {
+        flock_now(&file, false).map_err(|_| {
             Error::invalid(format!(
                 "{} is being solved by another process (its checkpoint {} is locked)",
                 path.with_extension("").display(),
