@@ -52,10 +52,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A closed pipe (`chompute count 30001 | head -0`) is not an error.
-        Err(e) if cmd::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("chompute: {}", cmd::one_line(&e));
-            ExitCode::from(cmd::exit_code(&e))
+            eprintln!("chompute: {}", cli::one_line(&e));
+            ExitCode::from(cli::exit_code(&e))
         }
     }
 }

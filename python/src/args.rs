@@ -5,12 +5,17 @@ use chompute::chocolate::grid::Window;
 use chompute::gpu::{BackendChoice, Engine};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyString};
+use pyo3::types::{PyBool, PyInt, PyString};
 
 /// A u64 argument. Negative values are a `ValueError` in the library's words (`m must be
 /// at least 1 (got -3)`, with `allowed` for "at least 1"); values beyond 2^64-1 an
-/// `OverflowError`; anything but an integer a `TypeError`.
+/// `OverflowError`; anything but an integer a `TypeError`, `True` and `False` included.
 pub fn u64_arg(obj: &Bound<'_, PyAny>, what: &str, allowed: &str) -> PyResult<u64> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be an integer (got bool)"
+        )));
+    }
     if let Ok(v) = obj.extract::<u64>() {
         return Ok(v);
     }

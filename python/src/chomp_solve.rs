@@ -4,26 +4,33 @@
 
 use crate::args::u64_arg;
 use crate::chomp::{box_arg, diagram_list, position_arg};
-use crate::errors::{invalid, OrRaise};
+use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
 use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable, TableIndex};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
-/// The box from `chomp_solve(rows, cols)` or `chomp_solve("RxC")`.
+/// The box from `chomp_solve(rows, cols)`, `chomp_solve(n)` (the n×n square: `cols`
+/// defaults to `rows`), `chomp_solve("RxC")` or `chomp_solve((rows, cols))`.
 fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResult<ChompBox> {
-    match cols {
-        None => box_arg(rows),
-        Some(c) => Ok(ChompBox::parse(&format!(
-            "{}x{}",
-            u64_arg(rows, "rows", "at least 1")?,
-            u64_arg(c, "cols", "at least 1")?
-        ))
-        .map_err(invalid)?),
+    if cols.is_none() && (rows.is_instance_of::<PyString>() || rows.is_instance_of::<PyTuple>() || rows.is_instance_of::<PyList>()) {
+        return box_arg(rows);
     }
+    let side = |obj: &Bound<'_, PyAny>, what: &str| -> PyResult<u64> {
+        match u64_arg(obj, what, "at least 1")? {
+            0 => Err(bad_argument(what, 0, "at least 1")),
+            v => Ok(v),
+        }
+    };
+    let r = side(rows, "rows")?;
+    let c = match cols {
+        Some(c) => side(c, "cols")?,
+        None => r,
+    };
+    ChompBox::parse(&format!("{r}x{c}")).map_err(invalid)
 }
 
 /// The two-player table of a box of Chomp (`chomp_solve`): P or N for every position, one bit

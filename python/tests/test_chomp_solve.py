@@ -123,6 +123,34 @@ def test_bad_boxes_and_positions_raise_value_error():
         chompute.chomp_cells(0)
 
 
+def test_one_side_is_the_square_and_every_spelling_of_a_box_agrees():
+    twelve = chompute.chomp_solve(12)
+    assert twelve.box == (12, 12)
+    assert twelve.p_positions == chompute.chomp_solve(12, 12).p_positions == 26838
+    for spelling in ["5x7", (5, 7)]:
+        assert chompute.chomp_solve(spelling).p_positions == chompute.chomp_solve(5, 7).p_positions
+    g = chompute.chomp_grundy(5)
+    assert g.histogram == chompute.chomp_grundy(5, 5).histogram
+    assert chompute.chomp_grundy(np.int64(4)).histogram == chompute.chomp_grundy("4x4").histogram
+
+
+def test_bad_sides_raise_the_promised_errors():
+    with pytest.raises(ValueError, match="at least 1"):
+        chompute.chomp_solve(0)
+    with pytest.raises(ValueError, match="at least 1"):
+        chompute.chomp_grundy(3, 0)
+    with pytest.raises(TypeError, match="bool"):
+        chompute.chomp_solve(True, True)
+    with pytest.raises(TypeError, match="bool"):
+        chompute.chomp_solve((True, 2))
+    with pytest.raises(OverflowError):
+        chompute.chomp_solve(2**64)
+    with pytest.raises(OverflowError):
+        chompute.chomp_solve(3, 2**64)
+    with pytest.raises(TypeError):
+        chompute.chomp_solve(2.5)
+
+
 def test_progress_hears_the_positions_decided():
     heard = []
     t = chompute.chomp_solve(9, 9, progress=lambda done, total, phase: heard.append((done, total, phase)))

@@ -2,6 +2,7 @@
 //! verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
+use crate::cli::Format;
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
 use chompute::chocolate::automaton::{
@@ -142,10 +143,10 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let checks = check.map(|c| c.claims());
     if let Some(c) = checks.as_ref().filter(|c| c.iter().any(|c| !c.pass)) {
         // The run stopped early: report the claims, nothing else.
-        if args.json {
+        if args.format.get() == Format::Json {
             print_json(&serde_json::json!({ "steps": steps, "checks": c }))?;
         } else {
-            print_claims(c, args.csv)?;
+            print_claims(c, args.format.get() == Format::Csv)?;
         }
         return verdict(c);
     }
@@ -168,7 +169,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     } else {
         0.0
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&Report {
             steps,
             backend: engine.name(),
@@ -184,7 +185,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             checks,
         });
     }
-    if let (Some(c), true) = (&checks, args.csv) {
+    if let (Some(c), true) = (&checks, args.format.get() == Format::Csv) {
         return print_claims(c, true);
     }
     crate::outln!(

@@ -4,6 +4,7 @@
 
 use super::{print_claims, print_json, verdict};
 use crate::cli::CbArgs;
+use crate::cli::Format;
 use anyhow::anyhow;
 use chompute::claim::Claim;
 use chompute::pass::cb::{
@@ -60,7 +61,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     if args.table1 {
         let table = table1(&bar);
         let claims = vec![check_corollary1(&table, z_max)];
-        if args.json {
+        if args.format.get() == Format::Json {
             print_json(&Table1Report {
                 f: &args.f,
                 z_max,
@@ -109,13 +110,13 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    if let (Some(c), true) = (&claims, args.csv) {
+    if let (Some(c), true) = (&claims, args.format.get() == Format::Csv) {
         // With --check, --csv is the claims.
         print_claims(c, true)?;
         return verdict(c);
     }
 
-    if args.csv {
+    if args.format.get() == Format::Csv {
         writeln!(out, "{}", if args.pass { "x,y,z,p,g" } else { "x,y,z,g" })?;
         for (x, y, z) in bar.positions() {
             if args.pass {
@@ -133,7 +134,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     }
 
     let summary = bar.summary();
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&CbReport {
             f: &args.f,
             x_max,
@@ -146,7 +147,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             max_grundy_with_pass: summary.max_grundy_with_pass,
             checks: claims.as_deref(),
         })?;
-    } else if !args.csv {
+    } else if args.format.get() == Format::Csv {
         writeln!(
             out,
             "CB(F) with F(x,z) = {} on {}: {} positions (x,y,z)",

@@ -1,6 +1,7 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
 
 use super::{describe_pictures, print_claims, print_json, verdict};
+use crate::cli::Format;
 use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
 };
@@ -140,7 +141,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         }
         ListSink::None => None,
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&OrdReport {
             rule_given: rule.as_given(),
             rule: rule.normalised(),
@@ -154,7 +155,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
             list: list_collected,
             checks: checks.clone(),
         })?;
-    } else if args.list.is_none() && !(args.check && args.csv) {
+    } else if args.list.is_none() && !(args.check && args.format.get() == Format::Csv) {
         let summary = OrdSummary {
             shape,
             total,
@@ -164,7 +165,11 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         print_ordinals(args, &summary, &histogram, position.as_ref())?;
     }
     if let Some(claims) = &checks {
-        report_claims(claims, args.json, args.csv)?;
+        report_claims(
+            claims,
+            args.format.get() == Format::Json,
+            args.format.get() == Format::Csv,
+        )?;
     }
     Ok(())
 }
@@ -215,14 +220,14 @@ fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, ChompEng
 /// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
 /// prints the claims only), with the CSV header written.
 fn list_sink(args: &ChompOrdArgs, shape: ChompBox) -> anyhow::Result<ListSink> {
-    let claims_csv = args.check && args.csv;
-    let mut list = match (args.list, args.json) {
+    let claims_csv = args.check && args.format.get() == Format::Csv;
+    let mut list = match (args.list, args.format.get() == Format::Json) {
         (None, _) => ListSink::None,
         (Some(_), false) if claims_csv => ListSink::None,
         (Some(_), true) => ListSink::Collect(Vec::new()),
         (Some(_), false) => ListSink::Print {
             out: super::out::stdout(),
-            csv_rows: args.csv.then_some(shape.rows),
+            csv_rows: (args.format.get() == Format::Csv).then_some(shape.rows),
         },
     };
     if let (
@@ -231,7 +236,7 @@ fn list_sink(args: &ChompOrdArgs, shape: ChompBox) -> anyhow::Result<ListSink> {
             csv_rows: Some(r),
         },
         true,
-    ) = (&mut list, args.csv)
+    ) = (&mut list, args.format.get() == Format::Csv)
     {
         let head: Vec<String> = (1..=*r).map(|j| format!("a{j}")).collect();
         writeln!(out, "{}", head.join(","))?;
@@ -337,7 +342,7 @@ fn print_ordinals(
 ) -> anyhow::Result<()> {
     let rule = &args.rule;
     let mut out = super::out::stdout();
-    if args.csv {
+    if args.format.get() == Format::Csv {
         writeln!(out, "ordinal,positions")?;
         for (k, c) in histogram.iter().enumerate() {
             writeln!(out, "{k},{c}")?;
@@ -431,7 +436,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
         check_players(n as u64)?;
     }
     let ranker = classes_ranker(args.shape)?;
-    if first != last || args.bfile {
+    if first != last || args.format.get() == Format::Bfile {
         return class_counts(args, &ranker);
     }
     let n = first;
@@ -459,9 +464,9 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             .collect(),
         checks: checks.clone(),
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&report)?;
-    } else if args.csv && checks.is_none() {
+    } else if args.format.get() == Format::Csv && checks.is_none() {
         // One row per class: its number, size, members and ordinal histogram.
         let mut out = super::out::stdout();
         let ords: Vec<String> = (0..=n).map(|k| format!("ord{k}")).collect();
@@ -478,7 +483,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
                 hist.join(",")
             )?;
         }
-    } else if !args.csv {
+    } else if args.format.get() == Format::Csv {
         let mut out = super::out::stdout();
         writeln!(
             out,
@@ -505,7 +510,11 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(claims) = &checks {
-        report_claims(claims, args.json, args.csv)?;
+        report_claims(
+            claims,
+            args.format.get() == Format::Json,
+            args.format.get() == Format::Csv,
+        )?;
     }
     Ok(())
 }
@@ -535,7 +544,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
         pb.inc(1);
     }
     pb.finish_and_clear();
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&ClassCountsReport {
             shape: args.shape.to_string(),
             positions: ranker.len(),
@@ -543,16 +552,16 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
         });
     }
     let mut out = std::io::stdout().lock();
-    if args.csv {
+    if args.format.get() == Format::Csv {
         writeln!(out, "players,rules,classes")?;
-    } else if !args.bfile {
+    } else if args.format.get() != Format::Bfile {
         writeln!(out, "box {} ({} positions)", args.shape, ranker.len())?;
         writeln!(out, "{:>7} {:>6} {:>7}", "players", "rules", "classes")?;
     }
     for c in &counts {
-        if args.csv {
+        if args.format.get() == Format::Csv {
             writeln!(out, "{},{},{}", c.players, c.rules, c.classes)?;
-        } else if args.bfile {
+        } else if args.format.get() == Format::Bfile {
             writeln!(out, "{} {}", c.players, c.classes)?;
         } else {
             writeln!(out, "{:>7} {:>6} {:>7}", c.players, c.rules, c.classes)?;

@@ -1,6 +1,8 @@
 //! `chompute chomp solve|query|bites|grundy|cells`: two-player Chomp tables (SPEC §5b).
 
+use super::out::{print_report, Report, Stdout};
 use super::{csv_field, print_json};
+use crate::cli::Format;
 use crate::cli::{
     ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,
 };
@@ -46,8 +48,9 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         return print_plan(args);
     }
     crate::cmd::bars::summary(&format!(
-        "the {shape} box: {} positions, {} at one bit {}",
-        index.positions(),
+        "box {shape}: {} positions, {} at one bit {}",
+        // The empty diagram has a bit but is no position (the report below counts the same).
+        index.positions() - 1,
         human_bytes(index.bytes()),
         if index.sym.is_some() {
             "per pair of transposed positions"
@@ -147,7 +150,7 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
         memory,
         args.part.is_some(),
     )?;
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&plan);
     }
     let mut out = super::out::stdout();
@@ -212,7 +215,7 @@ fn report_part(
         pieces: run.windows,
         seconds,
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&report);
     }
     let mut out = super::out::stdout();
@@ -301,7 +304,7 @@ fn report_solved(
         layers: table.index.layers(),
         blocks: table.blocks.map(|b| b.windows),
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&report);
     }
     let mut out = super::out::stdout();
@@ -354,7 +357,7 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         return print_json(&report);
     }
     let mut out = super::out::stdout();
@@ -422,46 +425,56 @@ pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
             Some(&description),
         )?;
     }
-    let text_bite = |b: &[u32]| b.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-    if args.json {
-        return print_json(&BitesReport {
-            shape: shape.to_string(),
-            rectangles: rects,
-        });
+    if let (Some(o), Format::Text) = (&args.output, args.format.get()) {
+        // The picture is the output: say what was written, as `chomp image` does.
+        let winning = rects.iter().filter(|r| !r.bites.is_empty()).count();
+        crate::outln!(
+            "wrote {}: {} rectangles up to {shape}, {winning} with a winning bite",
+            o.display(),
+            rects.len()
+        );
+        return Ok(());
     }
-    let mut out = super::out::stdout();
-    if args.csv {
-        writeln!(out, "rows,cols,winning_bites,bites")?;
-        for r in &rects {
-            let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
-            writeln!(
-                out,
-                "{},{},{},{}",
-                r.rows,
-                r.cols,
-                r.bites.len(),
-                csv_field(&list.join(" "))
-            )?;
+    let report = BitesReport {
+        shape: shape.to_string(),
+        rectangles: rects,
+    };
+    print_report(&report, args.format.get())
+}
+
+/// A bite as the row lengths it leaves: `3,1`.
+fn text_bite(b: &[u32]) -> String {
+    b.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+impl Report for BitesReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        for r in &self.rectangles {
+            let list: Vec<String> = r
+                .bites
+                .iter()
+                .map(|b| format!("({})", text_bite(b)))
+                .collect();
+            let what = if list.is_empty() {
+                "P".to_string()
+            } else {
+                list.join(" ")
+            };
+            writeln!(out, "{}x{}: {what}", r.rows, r.cols)?;
         }
-        return Ok(());
+        Ok(())
     }
-    if args.output.is_some() {
-        return Ok(());
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "rows,cols,winning_bites,bites")?;
+        for r in &self.rectangles {
+            let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
+            let bites = list.join(" ");
+            let field = csv_field(&bites);
+            writeln!(out, "{},{},{},{field}", r.rows, r.cols, r.bites.len())?;
+        }
+        Ok(())
     }
-    for r in &rects {
-        let list: Vec<String> = r
-            .bites
-            .iter()
-            .map(|b| format!("({})", text_bite(b)))
-            .collect();
-        let what = if list.is_empty() {
-            "P".to_string()
-        } else {
-            list.join(" ")
-        };
-        writeln!(out, "{}x{}: {what}", r.rows, r.cols)?;
-    }
-    Ok(())
 }
 
 #[derive(Serialize)]
@@ -480,45 +493,99 @@ struct GrundyReport {
     max_grundy: usize,
     histogram: Vec<u64>,
     rectangles: Vec<RectangleGrundy>,
+    /// `--bfile SEQUENCE`: the rows of each term n (n, 2 or 3) and the largest n.
+    #[serde(skip)]
+    sequence: Option<(GrundyBfile, u32)>,
+    #[serde(skip)]
+    cols: u32,
+}
+
+impl GrundyReport {
+    fn value(&self, r: usize, c: u32) -> u16 {
+        self.rectangles[(r - 1) * self.cols as usize + (c as usize - 1)].grundy
+    }
+}
+
+impl Report for GrundyReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "box {}: {} positions, largest Grundy value {}, {:.3} s",
+            self.shape, self.positions, self.max_grundy, self.seconds
+        )?;
+        let rows = self.rectangles.len() / self.cols as usize;
+        write!(out, "{:>6}", "r\\c")?;
+        for c in 1..=self.cols {
+            write!(out, " {c:>4}")?;
+        }
+        writeln!(out)?;
+        for r in 1..=rows {
+            write!(out, "{r:>6}")?;
+            for c in 1..=self.cols {
+                write!(out, " {:>4}", self.value(r, c))?;
+            }
+            writeln!(out)?;
+        }
+        Ok(())
+    }
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "rows,cols,grundy")?;
+        for r in &self.rectangles {
+            writeln!(out, "{},{},{}", r.rows, r.cols, r.grundy)?;
+        }
+        Ok(())
+    }
+
+    fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let Some((kind, n_max)) = self.sequence else {
+            return Err(std::io::Error::other("no sequence asked for"));
+        };
+        for n in 1..=n_max {
+            writeln!(out, "{n} {}", self.value(grundy_rows(kind, n), n))?;
+        }
+        Ok(())
+    }
+}
+
+/// The rows of the n-th rectangle of a `--bfile` sequence: n×n, 2×n or 3×n.
+fn grundy_rows(kind: GrundyBfile, n: u32) -> usize {
+    match kind {
+        GrundyBfile::Square => n as usize,
+        GrundyBfile::TwoRows => 2,
+        GrundyBfile::ThreeRows => 3,
+    }
 }
 
 /// `chomp grundy --box RxC`.
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = args.shape;
+    // A sequence the box cannot hold is refused before any work.
+    let sequence = match args.bfile {
+        Some(kind) if grundy_rows(kind, 1) > shape.rows => {
+            let rows = grundy_rows(kind, 1);
+            return Err(anyhow!("the {shape} box has fewer than {rows} rows"));
+        }
+        Some(GrundyBfile::Square) => Some((GrundyBfile::Square, shape.cols.min(shape.rows as u32))),
+        Some(kind) => Some((kind, shape.cols)),
+        None => None,
+    };
     let start = Instant::now();
     let table = GrundyTable::compute(shape)?;
     let seconds = start.elapsed().as_secs_f64();
-    let value = |r: usize, c: u32| {
-        table
-            .value(&rectangle(r, c))
-            .expect("a rectangle of the box is a position")
-    };
-    let mut out = super::out::stdout();
-    if let Some(kind) = args.bfile {
-        let (rows, n_max): (Box<dyn Fn(u32) -> usize>, u32) = match kind {
-            GrundyBfile::Square => (Box::new(|n| n as usize), shape.cols.min(shape.rows as u32)),
-            GrundyBfile::TwoRows => (Box::new(|_| 2), shape.cols),
-            GrundyBfile::ThreeRows => (Box::new(|_| 3), shape.cols),
-        };
-        if rows(1) > shape.rows {
-            return Err(anyhow!("the {shape} box has fewer than {} rows", rows(1)));
-        }
-        for n in 1..=n_max {
-            writeln!(out, "{n} {}", value(rows(n), n))?;
-        }
-        return Ok(());
-    }
-    let histogram = table.histogram();
     let mut rectangles = Vec::new();
     for r in 1..=shape.rows {
         for c in 1..=shape.cols {
             rectangles.push(RectangleGrundy {
                 rows: r,
                 cols: c,
-                grundy: value(r, c),
+                grundy: table
+                    .value(&rectangle(r, c))
+                    .expect("a rectangle of the box is a position"),
             });
         }
     }
+    let histogram = table.histogram();
     let report = GrundyReport {
         shape: shape.to_string(),
         positions: table.ranker.len() - 1,
@@ -526,35 +593,10 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         max_grundy: histogram.len().saturating_sub(1),
         histogram,
         rectangles,
+        sequence,
+        cols: shape.cols,
     };
-    if args.json {
-        return print_json(&report);
-    }
-    if args.csv {
-        writeln!(out, "rows,cols,grundy")?;
-        for r in &report.rectangles {
-            writeln!(out, "{},{},{}", r.rows, r.cols, r.grundy)?;
-        }
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "box {shape}: {} positions, largest Grundy value {}, {seconds:.3} s",
-        report.positions, report.max_grundy
-    )?;
-    write!(out, "{:>6}", "r\\c")?;
-    for c in 1..=shape.cols {
-        write!(out, " {c:>4}")?;
-    }
-    writeln!(out)?;
-    for r in 1..=shape.rows {
-        write!(out, "{r:>6}")?;
-        for c in 1..=shape.cols {
-            write!(out, " {:>4}", value(r, c))?;
-        }
-        writeln!(out)?;
-    }
-    Ok(())
+    print_report(&report, args.format())
 }
 
 #[derive(Serialize)]
@@ -573,42 +615,47 @@ struct CellsReport {
     cells: Vec<CellsRow>,
 }
 
+impl Report for CellsReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "{:>4} {:>14} {:>12}", "n", "diagrams", "P-positions")?;
+        for r in &self.cells {
+            writeln!(out, "{:>4} {:>14} {:>12}", r.n, r.diagrams, r.p_positions)?;
+        }
+        Ok(())
+    }
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "n,diagrams,p_positions")?;
+        for r in &self.cells {
+            writeln!(out, "{},{},{}", r.n, r.diagrams, r.p_positions)?;
+        }
+        Ok(())
+    }
+
+    fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
+        for r in &self.cells {
+            writeln!(out, "{} {}", r.n, r.p_positions)?;
+        }
+        Ok(())
+    }
+}
+
 /// `chomp cells --max N`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let table = CellsTable::compute(args.max, |_| {})?;
     let seconds = start.elapsed().as_secs_f64();
-    let rows: Vec<CellsRow> = (1..=args.max)
+    let cells = (1..=args.max)
         .map(|n| CellsRow {
             n,
             diagrams: table.diagrams(n),
             p_positions: table.p_positions(n),
         })
         .collect();
-    let mut out = super::out::stdout();
-    if args.json {
-        return print_json(&CellsReport {
-            max: args.max,
-            seconds,
-            cells: rows,
-        });
-    }
-    if args.bfile {
-        for r in &rows {
-            writeln!(out, "{} {}", r.n, r.p_positions)?;
-        }
-        return Ok(());
-    }
-    if args.csv {
-        writeln!(out, "n,diagrams,p_positions")?;
-        for r in &rows {
-            writeln!(out, "{},{},{}", r.n, r.diagrams, r.p_positions)?;
-        }
-        return Ok(());
-    }
-    writeln!(out, "{:>4} {:>14} {:>12}", "n", "diagrams", "P-positions")?;
-    for r in &rows {
-        writeln!(out, "{:>4} {:>14} {:>12}", r.n, r.diagrams, r.p_positions)?;
-    }
-    Ok(())
+    let report = CellsReport {
+        max: args.max,
+        seconds,
+        cells,
+    };
+    print_report(&report, args.format.get())
 }

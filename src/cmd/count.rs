@@ -3,6 +3,7 @@
 
 use super::{print_json, u64_string, window_of};
 use crate::cli::CountArgs;
+use crate::cli::Format;
 use chompute::chocolate::count::{describe, g_recurrence, is_whole, CountMethod, CountPlan};
 use chompute::chocolate::grid::{count_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
@@ -58,7 +59,7 @@ fn run_range(args: &CountArgs, (a, b): (u64, u64)) -> anyhow::Result<()> {
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    if args.json {
+    if args.format.get() == Format::Json {
         let g = (a..=b)
             .map(|m| g_recurrence(m).map(|g| g.to_string()))
             .collect::<chompute::Result<_>>()?;
@@ -68,16 +69,16 @@ fn run_range(args: &CountArgs, (a, b): (u64, u64)) -> anyhow::Result<()> {
     // Columns as wide as the largest m and the largest possible g(m) ≤ m².
     let mw = b.to_string().len();
     let gw = (b as u128 * b as u128).to_string().len().max(4);
-    if args.csv {
+    if args.format.get() == Format::Csv {
         writeln!(out, "m,g")?;
-    } else if !args.bfile {
+    } else if args.format.get() != Format::Bfile {
         writeln!(out, "{:>mw$}  {:>gw$}", "m", "g(m)")?;
     }
     for m in a..=b {
         let g = g_recurrence(m)?;
-        if args.csv {
+        if args.format.get() == Format::Csv {
             writeln!(out, "{m},{g}")?;
-        } else if args.bfile {
+        } else if args.format.get() == Format::Bfile {
             writeln!(out, "{m} {g}")?;
         } else {
             writeln!(out, "{m:>mw$}  {g:>gw$}")?;
@@ -91,7 +92,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
     if let Some(range) = args.range {
         return run_range(args, range);
     }
-    if args.bfile {
+    if args.format.get() == Format::Bfile {
         // clap drops `requires` when M is given, since M conflicts with --range.
         return Err(anyhow::anyhow!(
             "--bfile prints the sequence of --range A..B; give --range"
@@ -114,7 +115,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
     } else {
         format!("the P-cells of {}", describe(&window))
     };
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&CountReport {
             m,
             n,
@@ -132,7 +133,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
                 .collect(),
             agree,
         })?;
-    } else if args.csv {
+    } else if args.format.get() == Format::Csv {
         let mut out = std::io::stdout().lock();
         writeln!(out, "m,n,method,count,seconds")?;
         for r in &results {

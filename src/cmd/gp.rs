@@ -1,6 +1,7 @@
 //! `chompute gp N`: two-heap Nim with a pass, the table G_P(x,y) [Def 12].
 
 use super::{print_claims, print_json, verdict};
+use crate::cli::Format;
 use crate::cli::GpArgs;
 use chompute::claim::Claim;
 use chompute::pass::gp::{check, GpTable};
@@ -47,7 +48,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
     let claims = args.check.then(|| check(&table));
     let checked = start.elapsed().as_secs_f64() - computed;
     let mut out = super::out::stdout();
-    if args.json {
+    if args.format.get() == Format::Json {
         let rows = (!args.check).then_some(Rows(&table));
         print_json(&GpReport {
             n: args.n,
@@ -57,7 +58,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
             rows,
             checks: claims.as_deref(),
         })?;
-    } else if let (Some(claims), true) = (&claims, args.csv) {
+    } else if let (Some(claims), true) = (&claims, args.format.get() == Format::Csv) {
         print_claims(claims, true)?;
     } else if let Some(claims) = &claims {
         writeln!(
@@ -70,7 +71,7 @@ pub fn run(args: &GpArgs) -> anyhow::Result<()> {
         )?;
         out.flush()?;
         print_claims(claims, false)?;
-    } else if args.csv {
+    } else if args.format.get() == Format::Csv {
         // Header `x,0,1,…,N-1`; then each row starts with its x.
         let mut line = String::from("x");
         for y in 0..n {

@@ -1,6 +1,7 @@
 //! `chompute info`: the adapter and limits, or why there is no GPU.
 
 use super::print_json;
+use crate::cli::Format;
 use crate::cli::InfoArgs;
 use chompute::gpu::GpuContext;
 use serde_json::json;
@@ -10,7 +11,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
         Ok(ctx) => {
             let r = ctx.report();
             let auto = if r.software { "cpu" } else { "gpu" };
-            if args.json {
+            if args.format.get() == Format::Json {
                 print_json(&json!({ "adapter": r, "reason": null, "auto_selects": auto }))?;
             } else {
                 crate::outln!("adapter:      {}", r.name);
@@ -51,7 +52,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
                 chompute::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
                 other => other.to_string(),
             };
-            if args.json {
+            if args.format.get() == Format::Json {
                 print_json(&json!({ "adapter": null, "reason": reason, "auto_selects": "cpu" }))?;
             } else {
                 crate::outln!("no GPU: {reason}");

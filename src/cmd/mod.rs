@@ -149,13 +149,16 @@ fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<()> {
 
 /// `chompute man [SUBCOMMAND…]`: a manual page (roff) made by clap_mangen from the CLI: the
 /// top-level page (every subcommand listed), or one subcommand's page (`chompute man render`,
-/// `chompute man chomp ord`).
+/// `chompute man chomp ord`, `chompute man "chomp ord"`); with `--dir DIR`, every page.
 fn man(args: &crate::cli::ManArgs) -> anyhow::Result<()> {
     use clap::CommandFactory;
     use std::io::Write;
-    let mut cmd = Cli::command();
+    let mut cmd = Cli::command().disable_help_subcommand(true);
     cmd.build();
-    for word in &args.command {
+    if let Some(dir) = &args.dir {
+        return man_pages(cmd, dir);
+    }
+    for word in args.command.iter().flat_map(|w| w.split_whitespace()) {
         let Some(sub) = cmd.find_subcommand(word).cloned() else {
             let name = cmd.get_bin_name().unwrap_or("chompute").to_string();
             return Err(anyhow::anyhow!("`{name}` has no subcommand '{word}'"));
@@ -163,10 +166,35 @@ fn man(args: &crate::cli::ManArgs) -> anyhow::Result<()> {
         cmd = sub;
     }
     let mut out = std::io::stdout().lock();
-    clap_mangen::Man::new(cmd)
-        .source(format!("chompute {}", env!("CARGO_PKG_VERSION")))
-        .render(&mut out)?;
+    man_page(cmd).render(&mut out)?;
     out.flush()?;
+    Ok(())
+}
+
+/// One command's page, marked with chompute's version.
+fn man_page(cmd: clap::Command) -> clap_mangen::Man {
+    clap_mangen::Man::new(cmd).source(format!("chompute {}", env!("CARGO_PKG_VERSION")))
+}
+
+/// Every page, each written whole under a temporary name and renamed into `dir`; the pages
+/// already there of other programs are left alone. Says how many were written.
+fn man_pages(cmd: clap::Command, dir: &std::path::Path) -> anyhow::Result<()> {
+    use chompute::render::encode::atomic::AtomicFile;
+    use std::io::Write;
+    std::fs::create_dir_all(dir).map_err(|e| chompute::Error::io(dir, e))?;
+    let mut stack = vec![cmd];
+    let mut written = 0;
+    while let Some(cmd) = stack.pop() {
+        stack.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
+        let page = man_page(cmd);
+        let mut roff = Vec::new();
+        page.render(&mut roff)?;
+        let mut file = AtomicFile::create(dir.join(page.get_filename()))?;
+        file.write_all(&roff)?;
+        file.commit()?;
+        written += 1;
+    }
+    crate::outln!("wrote {written} manual pages into {}", dir.display());
     Ok(())
 }
 
@@ -222,20 +250,6 @@ pub fn u64_strings<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Er
     s.collect_seq(v.iter().map(|x| x.to_string()))
 }
 
-/// A write to a closed pipe (`chompute render 65535 -o - | head -c 100`) is not an error.
-pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    use std::io::ErrorKind::BrokenPipe;
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == BrokenPipe)
-            // The png crate's error names its I/O cause only through the old `cause()`.
-            || matches!(
-                c.downcast_ref::<png::EncodingError>(),
-                Some(png::EncodingError::IoError(io)) if io.kind() == BrokenPipe
-            )
-    })
-}
-
 /// `--window` placed in C(m,n) (checked: inside the bar, no sum past 2^64-1), or the whole
 /// bar, for `count` and `render`.
 pub(crate) fn window_of(
@@ -265,94 +279,4 @@ pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
 /// Exit status 1 (a check failure naming them) when a theorem claim failed.
 pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
     Ok(chompute::claim::verdict(claims)?)
-}
-
-/// The exit status for an error: 1 when a check found a disagreement, 130 when the work was
-/// interrupted, 2 for everything else (bad input, I/O, no GPU).
-pub fn exit_code(e: &anyhow::Error) -> u8 {
-    match e.chain().find_map(|c| c.downcast_ref::<chompute::Error>()) {
-        Some(chompute::Error::CheckFailed(_)) => 1,
-        Some(chompute::Error::Interrupted) => 130,
-        _ => 2,
-    }
-}
-
-/// The flag that gives an input of the library's on this command line.
-pub fn flag(input: chompute::Input) -> String {
-    use chompute::Input as I;
-    match input {
-        I::Window => "--window",
-        I::CellSize | I::PixelsPerPosition | I::SectionScale => "--scale",
-        I::Fit => "--fit",
-        I::Shade => "--shade",
-        I::Colours => "--colors",
-        I::TileSize => "--tile-size",
-        I::Output => "-o",
-        I::Dzi => "--dzi",
-        I::Tiles => "--tiles",
-        I::Shard => "--shard",
-        I::PlaneRows => "--rows",
-        I::FirstRow => "--first-row",
-        I::SectionHeight => "--m",
-        I::Method => "--method",
-        I::Backend => "--backend",
-        I::Expression => "--f",
-        I::Pass => "--pass",
-        I::Players => "--players",
-        I::Claim => "--claim",
-        other => return other.library_name().to_string(),
-    }
-    .to_string()
-}
-
-/// The error and its causes on one line, in the command line's words: an input of the library
-/// is called by its flag's name ([`flag`]), and each cause is said once (a message that
-/// already ends with its cause's text, `'x.png': No space left on device`, does not repeat
-/// it).
-pub fn one_line(e: &anyhow::Error) -> String {
-    if let Some(lib) = e.downcast_ref::<chompute::Error>() {
-        if lib.input().is_some() {
-            return lib.worded(&flag).replace('\n', " ");
-        }
-    }
-    let mut line = String::new();
-    for cause in e.chain() {
-        let text = cause.to_string();
-        if line.ends_with(&text) {
-            continue;
-        }
-        if !line.is_empty() {
-            line.push_str(": ");
-        }
-        line.push_str(&text);
-    }
-    line.replace('\n', " ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_disagreement_exits_with_1() {
-        use chompute::Error;
-        let io = || std::io::Error::from(std::io::ErrorKind::NotFound);
-        assert_eq!(exit_code(&Error::CheckFailed("x".into()).into()), 1);
-        let wrapped = anyhow::Error::new(Error::CheckFailed("x".into())).context("rendering");
-        assert_eq!(exit_code(&wrapped), 1);
-        assert_eq!(exit_code(&Error::Interrupted.into()), 130);
-        assert_eq!(exit_code(&Error::io("x.png", io()).into()), 2);
-        assert_eq!(exit_code(&anyhow::Error::new(io())), 2);
-        assert_eq!(exit_code(&anyhow::anyhow!("a tile is missing")), 2);
-        assert_eq!(exit_code(&Error::NoAdapter("none".into()).into()), 2);
-    }
-
-    #[test]
-    fn one_line_says_each_cause_once() {
-        let e: anyhow::Error =
-            chompute::Error::io("x.png", std::io::Error::other("No space left on device")).into();
-        assert_eq!(one_line(&e), "x.png: No space left on device");
-        let e = anyhow::anyhow!("inner").context("outer");
-        assert_eq!(one_line(&e), "outer: inner");
-    }
 }

@@ -2,6 +2,7 @@
 //! four-heap Nim with a pass, SPEC §4).
 
 use super::{describe_pictures, print_json};
+use crate::cli::Format;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
 use anyhow::anyhow;
 use chompute::gpu::{BackendChoice, Engine};
@@ -47,7 +48,7 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
 pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
     let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
     let mut out = super::out::stdout();
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&NimpassReport {
             heaps: args.heaps,
             max: args.max,
@@ -55,8 +56,12 @@ pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
             positions: args.list.then_some(Listing(&t)),
         })?;
     } else if args.list {
-        let sep = if args.csv { "," } else { " " };
-        if args.csv {
+        let sep = if args.format.get() == Format::Csv {
+            ","
+        } else {
+            " "
+        };
+        if args.format.get() == Format::Csv {
             let head: Vec<String> = (1..=args.heaps).map(|k| format!("h{k}")).collect();
             writeln!(out, "{}", head.join(","))?;
         }
@@ -64,7 +69,7 @@ pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
             let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
             writeln!(out, "{}", words.join(sep))
         })?;
-    } else if args.csv {
+    } else if args.format.get() == Format::Csv {
         writeln!(out, "heaps,max,p_positions")?;
         writeln!(out, "{},{},{}", args.heaps, args.max, t.count())?;
     } else {
@@ -151,7 +156,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
             pass_p_cells: pass_p,
             nim_p_cells: nim_p,
         });
-        if args.counts.is_none() && !args.json {
+        if args.counts.is_none() && args.format.get() != Format::Json {
             crate::outln!(
                 "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
                 path.display()
@@ -169,17 +174,17 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
                 }
             })
             .collect();
-        if !args.json {
+        if args.format.get() == Format::Json {
             let mut out = super::out::stdout();
-            if args.csv {
+            if args.format.get() == Format::Csv {
                 writeln!(out, "m,pass_p_cells,nim_p_cells")?;
-            } else if !args.bfile {
+            } else if args.format.get() != Format::Bfile {
                 writeln!(out, "M\tpass_P\tnim_P")?;
             }
             for r in &rows {
-                if args.csv {
+                if args.format.get() == Format::Csv {
                     writeln!(out, "{},{},{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
-                } else if args.bfile {
+                } else if args.format.get() == Format::Bfile {
                     writeln!(out, "{} {}", r.m, r.pass_p_cells)?;
                 } else {
                     writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
@@ -189,7 +194,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         }
         report.counts = Some(rows);
     }
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&report)?;
     }
     Ok(())

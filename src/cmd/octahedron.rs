@@ -2,6 +2,7 @@
 //! P-grids, and S_N as a mesh.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
+use crate::cli::Format;
 use crate::cli::OctahedronArgs;
 use anyhow::anyhow;
 use chompute::chocolate::octahedron::{correspondence_claim_with_progress, Section};
@@ -124,9 +125,9 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             triangles: mesh.triangles.len(),
         });
     }
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&report)?;
-    } else if let (Some(c), true) = (&report.checks, args.csv) {
+    } else if let (Some(c), true) = (&report.checks, args.format.get() == Format::Csv) {
         print_claims(c, true)?;
     } else {
         print_text(n, &report)?;

@@ -9,9 +9,13 @@
 //! While standard output carries an output file (`render -o -`), everything a command would
 //! print there — its report, its JSON — goes to stderr instead, so the stream stays a PNG.
 //!
+//! A command's result is a [`Report`]: [`print_report`] prints it in the [`Format`] the
+//! command line asked for, JSON from its `Serialize` and the others by its own methods.
+//!
 //! Commands without a GPU kernel are marked at dispatch ([`mark_cpu_only`]); their JSON
 //! object then opens with `"backend":"cpu"`.
 
+use crate::cli::Format;
 use chompute::render::encode::atomic;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -143,6 +147,38 @@ pub fn print_json<T: Serialize>(value: &T) -> anyhow::Result<()> {
         None => serde_json::to_writer(&mut out, value)?,
     }
     writeln!(out)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// A command's result, printable in each format the command offers. JSON is its `Serialize`
+/// (one object, through [`print_json`]); text, CSV and b-file are written here.
+pub trait Report: Serialize {
+    /// The report for a reader.
+    fn text(&self, out: &mut Stdout) -> io::Result<()>;
+
+    /// CSV with a header row, for a command that offers `--csv`.
+    fn csv(&self, out: &mut Stdout) -> io::Result<()> {
+        let _ = out;
+        Err(io::Error::other("this command prints no CSV"))
+    }
+
+    /// An OEIS b-file (`n a(n)` per line), for a command that offers `--bfile`.
+    fn bfile(&self, out: &mut Stdout) -> io::Result<()> {
+        let _ = out;
+        Err(io::Error::other("this command prints no b-file"))
+    }
+}
+
+/// Print `report` on standard output in `format`.
+pub fn print_report<R: Report>(report: &R, format: Format) -> anyhow::Result<()> {
+    let mut out = stdout();
+    match format {
+        Format::Json => return print_json(report),
+        Format::Text => report.text(&mut out)?,
+        Format::Csv => report.csv(&mut out)?,
+        Format::Bfile => report.bfile(&mut out)?,
+    }
     out.flush()?;
     Ok(())
 }

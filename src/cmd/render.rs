@@ -2,6 +2,7 @@
 //! pyramids and sharded tile directories.
 
 use super::{describe_pictures, print_json, u64_string, u64_strings, window_of};
+use crate::cli::Format;
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
 use chompute::gpu::BackendChoice;
@@ -102,14 +103,14 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     }
     dzi_summary(done.dzi.as_ref(), &what, start);
     if let (Some(r), Some((_, _, shard))) = (&done.shard, &plan.tiles) {
-        if !args.json {
+        if args.format.get() == Format::Json {
             eprintln!(
                 "chompute: shard {}/{}: wrote {} tiles, skipped {} already complete ({} tiles in all)",
                 shard.0, shard.1, r.tiles_written, r.tiles_skipped, r.tiles_total
             );
         }
     }
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&RenderReport {
             m,
             n,
@@ -210,7 +211,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     report.seconds = start.elapsed().as_secs_f64();
-    if args.json {
+    if args.format.get() == Format::Json {
         print_json(&report)?;
     }
     Ok(())

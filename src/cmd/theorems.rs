@@ -2,6 +2,7 @@
 //! the ones named, and print a table.
 
 use super::{print_json, verdict};
+use crate::cli::Format;
 use crate::cli::TheoremsArgs;
 use anyhow::anyhow;
 use chompute::chocolate::theorems::{check_claims, select};
@@ -28,7 +29,10 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
         return Err(anyhow!("--max-m is at most {MAX_M} (got {max_m}); the per-cell claims cost about M³/3 checks each"));
     }
     let claims = select(&args.claims)?;
-    let (json, csv) = (args.json, args.csv);
+    let (json, csv) = (
+        args.format.get() == Format::Json,
+        args.format.get() == Format::Csv,
+    );
     let table = ClaimTable::new(NAME_WIDTH);
     let mut out = super::out::stdout();
     if csv {

@@ -614,7 +614,7 @@ fn shades_and_sizes_are_checked() {
         (vec!["render", "100", "--shade", "log", "-o", x], "--fit"),
         (
             vec!["render", "100", "--fit", "10", "--shade", "cubic", "-o", x],
-            "linear, sqrt or log",
+            "[possible values: linear, sqrt, log]",
         ),
         (vec!["render", "100", "--fit", "0", "-o", x], "--fit"),
         (

@@ -22,6 +22,7 @@ mod render;
 mod window;
 
 use crate::cli::BenchArgs;
+use crate::cli::Format;
 use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
@@ -194,7 +195,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     ca::bench_ca(&env, &mut out)?;
     env.progress.finish_and_clear();
 
-    if args.csv {
+    if args.format.get() == Format::Csv {
         use crate::cmd::csv_field;
         use std::io::Write;
         let mut w = std::io::stdout().lock();
@@ -215,7 +216,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
         w.flush()?;
         return Ok(());
     }
-    if args.json {
+    if args.format.get() == Format::Json {
         return crate::cmd::print_json(&Report {
             adapter: env.gpu.as_ref().map(|c| c.report()),
             gpu_skipped_because: why_not,

@@ -1,0 +1,26 @@
+//! `chompute bench`: GPU against CPU.
+//! What they do is in cmd/bench.rs.
+
+use super::format::{Offer, Output};
+use super::values::parse_size;
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Smaller sizes, for a quick look (and for tests).
+    #[arg(long)]
+    pub quick: bool,
+    /// Automaton steps for the `ca` benchmark (default: scaled to the adapter, 32767 on a real
+    /// GPU; the CPU runs min(this, 4095)).
+    #[arg(long, value_name = "STEPS", value_parser = parse_size)]
+    pub ca_steps: Option<u64>,
+    #[command(flatten)]
+    pub format: Output<BenchOutput>,
+}
+
+/// `bench`'s output flags.
+pub struct BenchOutput;
+impl Offer for BenchOutput {
+    const CSV: Option<&'static str> =
+        Some("Print every measurement as CSV on stdout, with a header row.");
+}

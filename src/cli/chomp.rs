@@ -1,0 +1,192 @@
+//! `chompute chomp`: its subcommands, and the arguments of the multiplayer ones (`ord`, `classes`,
+//! `image`) and of `grundy` and `cells`.
+//! What they do is in cmd/chomp.rs, cmd/chomp_solve.rs.
+
+use super::chomp_solve::{ChompBitesArgs, ChompQueryArgs, ChompSolveArgs};
+use super::format::{Format, Offer, Output, FORMAT_FLAGS};
+use super::values::{parse_range, parse_size};
+use clap::{Args, Subcommand, ValueEnum};
+
+#[derive(Debug, Args)]
+pub struct ChompArgs {
+    #[command(subcommand)]
+    pub command: ChompCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ChompCommand {
+    /// Ordinals of every position in a box by Fact 2.10: histogram, one position's Sol set and
+    /// solution chain, or every position of one ordinal.
+    Ord(ChompOrdArgs),
+    /// Group all N! normalised rules for N players into isomorphism classes on a box.
+    Classes(ChompClassesArgs),
+    /// Picture of the ordinals of two- or three-row positions, with a legend.
+    Image(ChompImageArgs),
+    /// Two-player Chomp: P or N for every position of a box at one bit each; with -o, a saved
+    /// table that an interrupted run resumes.
+    Solve(ChompSolveArgs),
+    /// One position of a saved table: P or N, and every winning bite.
+    Query(ChompQueryArgs),
+    /// The winning bites of every rectangle of a box, each as the P-position it leaves.
+    Bites(ChompBitesArgs),
+    /// The Grundy value (nim-value) of every position of a box.
+    Grundy(ChompGrundyArgs),
+    /// For every n up to N: the Young diagrams of n cells and how many are P-positions.
+    Cells(ChompCellsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ChompEngine {
+    /// The three-row engine for boxes of 3 rows, else the general one.
+    Auto,
+    /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
+    /// volume layers when there are 8 or more threads).
+    General,
+    /// The general engine by volume layers, each layer in parallel.
+    Layers,
+    /// O(1) work per position; boxes of exactly 3 rows.
+    ThreeRow,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompOrdArgs {
+    /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,2,1 or 5,-1.5,3.
+    #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: chompute::chomp::Rule,
+    /// The box ROWSxCOLUMNS of positions (default: the smallest box holding --position).
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: Option<chompute::chomp::ChompBox>,
+    /// Report this position's ordinal, Sol set and one solution chain: row lengths a,b,c.
+    #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
+    pub position: Option<chompute::chomp::Diagram>,
+    /// Print every position of ordinal K, one per line (a,b,c), in lexicographic order.
+    #[arg(long, value_name = "K")]
+    pub list: Option<u8>,
+    /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
+    #[arg(long)]
+    pub check: bool,
+    #[arg(long, value_enum, default_value_t = ChompEngine::Auto)]
+    pub engine: ChompEngine,
+    #[command(flatten)]
+    pub format: Output<ChompOrdOutput>,
+}
+
+/// `chomp ord`'s output flags.
+pub struct ChompOrdOutput;
+impl Offer for ChompOrdOutput {
+    const CSV: Option<&'static str> =
+        Some("Print CSV on stdout (the histogram, or the list; with --check: the claims).");
+}
+
+#[derive(Debug, Args)]
+pub struct ChompClassesArgs {
+    /// Number of players N (2 to 8), or a range A..B: then only the number of classes for each
+    /// N from A to B.
+    #[arg(long, value_name = "N|A..B", value_parser = parse_players)]
+    pub players: (usize, usize),
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
+    /// Also verify Theorem 3.3 (rules with the same order land in the same class).
+    #[arg(long)]
+    pub check: bool,
+    #[command(flatten)]
+    pub format: Output<ChompClassesOutput>,
+}
+
+/// `chomp classes`'s output flags.
+pub struct ChompClassesOutput;
+impl Offer for ChompClassesOutput {
+    const CSV: Option<&'static str> = Some("Print CSV on stdout with a header row: one row per class (or per N for a range; with --check: the claims).");
+    const BFILE: Option<&'static str> = Some(
+        "Print the class counts as an OEIS b-file, `N classes` per line (for --players A..B).",
+    );
+}
+
+/// `--players`: "N" or "A..B" (players from 2 up), as an inclusive range.
+pub fn parse_players(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = if s.contains("..") {
+        parse_range(s)?
+    } else {
+        let n = parse_size(s)?;
+        (n, n)
+    };
+    let a = usize::try_from(a).map_err(|_| format!("'{s}' is too many players"))?;
+    let b = usize::try_from(b).map_err(|_| format!("'{s}' is too many players"))?;
+    Ok((a, b))
+}
+
+#[derive(Debug, Args)]
+pub struct ChompImageArgs {
+    /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,1,2.
+    #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
+    pub rule: chompute::chomp::Rule,
+    /// 3: the (b,c) plane of positions (A,b,c); 2: the whole triangle of positions (a,b), a ≤ A.
+    #[arg(long, default_value_t = 3)]
+    pub rows: u32,
+    /// A: the first row (rows 3) or the largest first row (rows 2).
+    #[arg(long, value_name = "A")]
+    pub first_row: u32,
+    /// Pixels per position (default: enough for a picture about 600 pixels wide).
+    #[arg(long)]
+    pub scale: Option<u32>,
+    /// The picture to write; its extension picks the format (.png, .tiff, .webp, ...).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: std::path::PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrundyBfile {
+    /// G of the n×n squares, n = 1, 2, …
+    Square,
+    /// G of the 2×n rectangles.
+    TwoRows,
+    /// G of the 3×n rectangles.
+    ThreeRows,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompGrundyArgs {
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
+    /// Print one sequence as an OEIS b-file (`n value` per line).
+    #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
+    pub bfile: Option<GrundyBfile>,
+    #[command(flatten)]
+    pub format: Output<ChompGrundyOutput>,
+}
+
+impl ChompGrundyArgs {
+    /// The format asked for: `--bfile SEQUENCE` is a b-file of that sequence.
+    pub fn format(&self) -> Format {
+        match self.bfile {
+            Some(_) => Format::Bfile,
+            None => self.format.get(),
+        }
+    }
+}
+
+/// `chomp grundy`'s output flags (its `--bfile` takes the sequence, so it is its own).
+pub struct ChompGrundyOutput;
+impl Offer for ChompGrundyOutput {
+    const CSV: Option<&'static str> =
+        Some("Print CSV on stdout: rows,cols,grundy for every rectangle.");
+}
+
+#[derive(Debug, Args)]
+pub struct ChompCellsArgs {
+    /// The largest number of cells N.
+    #[arg(long, value_name = "N")]
+    pub max: u32,
+    #[command(flatten)]
+    pub format: Output<ChompCellsOutput>,
+}
+
+/// `chomp cells`'s output flags.
+pub struct ChompCellsOutput;
+impl Offer for ChompCellsOutput {
+    const CSV: Option<&'static str> = Some("Print CSV on stdout: n,diagrams,p_positions.");
+    const BFILE: Option<&'static str> =
+        Some("Print the P-position counts as an OEIS b-file (`n count` per line).");
+}

@@ -1,0 +1,72 @@
+//! The arguments of the two-player table commands `chomp solve`, `chomp query` and `chomp bites`.
+//! What they do is in cmd/chomp_solve.rs.
+
+use super::format::{JsonOnly, Offer, Output};
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct ChompSolveArgs {
+    /// The box ROWSxCOLUMNS.
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: chompute::chomp::ChompBox,
+    /// Save the table here (finished layers go to FILE.partial, or, for a table solved in
+    /// blocks, FILE.blocks/; the same command resumes).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Memory the table may take, such as 512M or 6G (default: what the machine has). With
+    /// -o, a square box whose table is larger is solved in blocks that fit, with the same file.
+    #[arg(long, value_name = "SIZE", value_parser = chompute::memory::parse_bytes)]
+    pub memory: Option<u64>,
+    /// With -o: solve only share I of N of the next wave of blocks (a square box is planned
+    /// in 2·side waves, the blocks of one wave independent), record it in FILE.blocks/ and
+    /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
+    #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::blocks::Part::parse)]
+    pub part: Option<chompute::chomp::blocks::Part>,
+    /// Print the plan of blocks this run would follow (or, with -o, the one its checkpoint
+    /// folder follows, with the pieces done) and exit: pieces, waves, bits per wave. With
+    /// --part (any), the plan in waves.
+    #[arg(long)]
+    pub plan: bool,
+    #[command(flatten)]
+    pub format: Output<JsonOnly>,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompQueryArgs {
+    /// A table saved by `chomp solve -o`.
+    #[arg(value_name = "FILE")]
+    pub table: std::path::PathBuf,
+    /// The position: row lengths a,b,c (top row first).
+    #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
+    pub position: chompute::chomp::Diagram,
+    /// Read the whole table first and check its CRC-32.
+    #[arg(long)]
+    pub verify: bool,
+    #[command(flatten)]
+    pub format: Output<JsonOnly>,
+}
+
+#[derive(Debug, Args)]
+pub struct ChompBitesArgs {
+    /// The rectangles r×c with r ≤ ROWS and c ≤ COLUMNS (default: the --table's box).
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
+    pub shape: Option<chompute::chomp::ChompBox>,
+    /// Read a table saved by `chomp solve -o` instead of solving the box (bit by bit: the table
+    /// is never loaded).
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<std::path::PathBuf>,
+    /// With --table: first read the whole file and check its CRC-32.
+    #[arg(long, requires = "table")]
+    pub verify: bool,
+    /// A picture: one square per rectangle, coloured by its number of winning bites.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub format: Output<ChompBitesOutput>,
+}
+
+/// `chomp bites`'s output flags.
+pub struct ChompBitesOutput;
+impl Offer for ChompBitesOutput {
+    const CSV: Option<&'static str> = Some("Print CSV on stdout: rows,cols,winning_bites,bites.");
+}

@@ -1,0 +1,74 @@
+//! Value parsers shared by the commands: sizes, counts, ranges, bounds, levels, ratios, and any
+//! library type read by its own `FromStr`. Each error names the value as the user typed it.
+
+/// "X,Z": two non-negative integers.
+pub fn parse_bound(s: &str) -> Result<(u64, u64), String> {
+    let (x, z) = s
+        .split_once(',')
+        .ok_or_else(|| format!("'{s}' is not X,Z (two integers and a comma)"))?;
+    Ok((parse_count(x.trim())?, parse_count(z.trim())?))
+}
+
+/// "A..B" (or "A..=B"): an inclusive range of positive sizes with A <= B.
+pub fn parse_range(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("'{s}' is not a range A..B"))?;
+    let b = b.strip_prefix('=').unwrap_or(b);
+    let (a, b) = (parse_size(a.trim())?, parse_size(b.trim())?);
+    if a > b {
+        return Err(format!("the range {a}..{b} is empty"));
+    }
+    Ok((a, b))
+}
+
+/// A non-negative integer (0 allowed): digits only, underscores allowed as separators.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let digits: String = s.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a non-negative integer"));
+    }
+    digits
+        .parse::<u64>()
+        .map_err(|_| format!("'{s}' is larger than 2^64-1"))
+}
+
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let digits: String = s.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a positive integer"));
+    }
+    match digits.parse::<u64>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(v) => Ok(v),
+        Err(_) => Err(format!("'{s}' is larger than 2^64-1")),
+    }
+}
+
+/// A value of one of the library's types, read by the library's own parser ([`FromStr`]):
+/// a window, a shade, a shard. Its message names the input by its flag.
+///
+/// [`FromStr`]: std::str::FromStr
+pub fn library<T: std::str::FromStr<Err = chompute::Error>>(s: &str) -> Result<T, String> {
+    s.parse()
+        .map_err(|e: chompute::Error| e.worded(&crate::cli::flag))
+}
+
+/// A level N of the Sierpiński octahedron: 0 ..= 60.
+pub fn parse_level(s: &str) -> Result<u32, String> {
+    if s.is_empty() || !s.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("'{s}' is not a level (an integer 0..=60)"));
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n <= chompute::chocolate::octahedron::MAX_LEVEL => Ok(n),
+        _ => Err(format!(
+            "level '{s}' is larger than {}",
+            chompute::chocolate::octahedron::MAX_LEVEL
+        )),
+    }
+}
+
+/// An exact positive rational: 5, 5.5 or 11/2.
+pub fn parse_ratio(s: &str) -> Result<chompute::chocolate::octahedron::Ratio, String> {
+    chompute::chocolate::octahedron::parse_ratio(s).map_err(|e| e.to_string())
+}
