@@ -51,7 +51,7 @@ pub enum Command {
     Render(RenderArgs),
     /// Join a tile directory written by `render --tiles` into one PNG or a Deep Zoom pyramid.
     Assemble(AssembleArgs),
-    /// Multiplayer Chomp: ordinals under any n-player rule, rule classes, pictures.
+    /// Chomp on Young diagrams: multiplayer ordinals, rule classes, pictures; two-player tables.
     Chomp(ChompArgs),
     /// Two-heap Nim with a pass: the table G_P(x,y) for 0 <= x,y < N (N = 13 is Table 2).
     Gp(GpArgs),
@@ -626,7 +626,7 @@ pub fn library<T: std::str::FromStr<Err = chompute::Error>>(s: &str) -> Result<T
 
 /// A positive integer size: digits only (underscores allowed as separators), at least 1.
 /// `render --shade`'s long help: the shades' definitions are [`chompute::render::Shade`]'s
-/// own formulas (`Shade::formula`), the text README.md gives (tested).
+/// own formulas (`Shade::formula`), the text docs/guide/pictures.md gives (tested).
 pub const SHADE_HELP: &str = "How --fit shades a pixel from its block's exact P-count. With x = \
 count/cells, the P-level ℓ (0: no P-cell, 255: all; a grey pixel is 255-ℓ) is `linear` (the \
 default) ℓ = round(255x); `sqrt` ℓ = round(255√x); `log` ℓ = round(255(1 + log₂x/64)), 64 octaves \
@@ -768,11 +768,11 @@ mod tests {
     use chompute::render::Shade;
 
     #[test]
-    fn the_shade_help_and_the_readme_state_the_codes_formulas() {
-        let readme = include_str!("../README.md");
+    fn the_shade_help_and_the_guide_state_the_codes_formulas() {
+        let guide = include_str!("../docs/guide/pictures.md");
         for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
             let said = format!("`{}`", shade.name());
-            for text in [SHADE_HELP, readme] {
+            for text in [SHADE_HELP, guide] {
                 let at = text.find(&said).expect("the shade is named");
                 let formula = shade.formula();
                 assert!(text[at..].contains(formula), "{formula} follows {said}");
