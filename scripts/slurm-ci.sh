@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# README's cluster recipe on a real Slurm: a one-node cluster (munged, slurmctld, slurmd started
-# here, everything under one temporary directory) runs README's render.sbatch as a job array and
-# README's assemble.sbatch as a dependent job, with one array task cancelled part-way and
-# resubmitted, and the assembled PNG must be byte for byte one `chompute render` of the bar.
+# The cluster recipe of docs/guide/clusters.md on a real Slurm: a one-node cluster (munged,
+# slurmctld, slurmd started here, everything under one temporary directory) runs the guide's
+# render.sbatch as a job array and its assemble.sbatch as a dependent job, with one array task
+# cancelled part-way and resubmitted, and the assembled PNG must be byte for byte one
+# `chompute render` of the bar.
 #
 #   scripts/slurm-ci.sh            # from anywhere; uses target/release/chompute
 #   CHOMPUTE_BIN=path/to/chompute scripts/slurm-ci.sh
@@ -204,16 +205,16 @@ node_idle() { [ "$(sinfo -h -n "$HOST" -o %t 2>/dev/null)" = idle ]; }
 wait_for 30 "sinfo to show node $HOST idle" node_idle
 note "one-node cluster $HOST up ($CPUS CPUs, $MEM MB)"
 
-# --- README's recipe -------------------------------------------------------------------------
+# --- The guide's recipe (docs/guide/clusters.md) ---------------------------------------------
 
-# The batch scripts exactly as README.md writes them.
-readme_script() {
+# The batch scripts exactly as docs/guide/clusters.md writes them.
+clusters_script() {
     awk -v start="cat > $1 <<'SH'" '$0 == start { on = 1; next } on && $0 == "SH" { exit }
-        on { print }' "$REPO"/README.md
+        on { print }' "$REPO"/docs/guide/clusters.md
 }
 for s in render.sbatch assemble.sbatch; do
-    readme_script "$s" >"$W/jobs/$s"
-    grep -q chompute "$W/jobs/$s" || fail "README.md has no '$s' script"
+    clusters_script "$s" >"$W/jobs/$s"
+    grep -q chompute "$W/jobs/$s" || fail "docs/guide/clusters.md has no '$s' script"
 done
 
 export PATH="$(dirname "$BIN"):$PATH"
@@ -243,7 +244,7 @@ records_of_shard() {
     echo "$n"
 }
 
-# A request larger than the node is accepted and then never runs (README's sizing note).
+# A request larger than the node is accepted and then never runs (the guide's sizing note).
 too_big=$(submit --cpus-per-task=$((CPUS * 2)) --wrap true)
 reason_is_config() { [ "$(reason "$too_big")" = PartitionConfig ]; }
 wait_for 10 "a job asking for $((CPUS * 2)) CPUs to be held as PartitionConfig" reason_is_config
@@ -278,7 +279,7 @@ grep -q "tile-0-1.png" "$W"/log/chocolate-assemble-"$early"_*.out \
 for t in "${jobid}_0" "${jobid}_2" "${jobid}_3"; do
     [ "$(state "$t")" = COMPLETED ] || fail "$t is $(state "$t")"
 done
-# README's afterok assembly can never run now.
+# The guide's afterok assembly can never run now.
 [ "$(state "$assembly")" = PENDING ] || fail "the afterok assembly is $(state "$assembly")"
 never() { [ "$(reason "$assembly")" = DependencyNeverSatisfied ]; }
 wait_for 15 "the afterok assembly to be DependencyNeverSatisfied" never

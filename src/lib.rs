@@ -4,7 +4,9 @@
 //!   P-test, packed P-grids of any window, exact counts, the recursion theorems, the
 //!   Sierpiński octahedron and the second-order automaton.
 //! - [`pass`]: games with a pass: the mex engine, G_P, the 3-D bars CB(F), Nim with a pass.
-//! - [`chomp`]: multiplayer Chomp: ordinals under n-player rules, rule classes.
+//! - [`chomp`]: Chomp on Young diagrams: multiplayer ordinals under n-player rules, rule
+//!   classes, and two-player tables (P or N at one bit a position, on disk past memory;
+//!   Grundy values; diagrams by number of cells).
 //! - [`claim`]: claims checked by computation, and their one report (text, JSON, CSV).
 //! - [`render`]: streaming PNGs, Deep Zoom pyramids, tiles, palettes, legends, meshes.
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.

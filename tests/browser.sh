@@ -6,7 +6,7 @@
 # URL must log an error, so the check is seen to work.
 #
 #   bash tests/browser.sh                       # the checks; last line "browser: N passed, M failed"
-#   bash tests/browser.sh --screenshots DIR     # also the README's pictures, DIR/serve*.png
+#   bash tests/browser.sh --screenshots DIR     # also the serve guide's pictures, DIR/serve*.png
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -135,19 +135,18 @@ def test_stubs_match_the_module():
     assert {"histogram", "rule", "players", "box", "ordinal", "sol", "chain", "positions"} <= methods
 
 
-def test_readme_session(tmp_path, monkeypatch):
-    """The "Python" section of README.md, run as written (where matplotlib is installed)."""
+def test_guide_session(tmp_path, monkeypatch):
+    """The session of docs/guide/python.md, run as written (where matplotlib is installed)."""
     pytest.importorskip("matplotlib")
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
-    if not readme.exists():
-        pytest.skip("README.md is not beside the tests")
-    text = readme.read_text()
-    section = text[text.index("## Python") :]
-    start = section.index("```python\n") + len("```python\n")
-    session = section[start : section.index("```\n", start)]
+    guide = pathlib.Path(__file__).resolve().parents[2] / "docs" / "guide" / "python.md"
+    if not guide.exists():
+        pytest.skip("docs/guide/python.md is not beside the tests")
+    text = guide.read_text()
+    start = text.index("```python\n") + len("```python\n")
+    session = text[start : text.index("```\n", start)]
     monkeypatch.chdir(tmp_path)
-    test = doctest.DocTestParser().get_doctest(session, {}, "README.md", None, 0)
+    test = doctest.DocTestParser().get_doctest(session, {}, "docs/guide/python.md", None, 0)
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.failures == 0 and len(test.examples) >= 8

@@ -613,7 +613,7 @@ impl AutomatonCheck {
         let mut claims = vec![self.p_test.claim(
             ClaimKind::Theorem,
             "automaton",
-            "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+            "generation n of the second-order automaton (docs/mathematics.md §3) is P(n+1)",
             &range,
         )];
         if let Some(t) = self.twin {

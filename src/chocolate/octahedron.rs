@@ -520,7 +520,7 @@ pub fn correspondence_claim_with_progress(
     });
     Ok(Claim::theorem(
         "octahedron",
-        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+        "the P-cells of C(m,m) are the cells whose centre points lie in S_N (docs/mathematics.md §2)",
         format!("m = 1..{top} in S_{n}"),
         c.cells,
         counterexample,

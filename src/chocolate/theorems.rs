@@ -914,7 +914,7 @@ fn automaton(inputs: &Inputs) -> Claim {
         Ok(c) => c,
         Err(e) => claim(
             "automaton",
-            "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+            "generation n of the second-order automaton (docs/mathematics.md §3) is P(n+1)",
             format!("n = 0..{}", big - 1),
             |t| t.fail(e.to_string()),
         ),
@@ -929,7 +929,7 @@ fn octahedron(inputs: &Inputs) -> Claim {
     correspondence_claim(level, oct_top).unwrap_or_else(|e| {
         claim(
             "octahedron",
-            "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+            "the P-cells of C(m,m) are the cells whose centre points lie in S_N (docs/mathematics.md §2)",
             format!("m = 1..{oct_top} in S_{level}"),
             |t| t.fail(e.to_string()),
         )

@@ -101,9 +101,8 @@ pub fn colours(s: &str) -> Result<[[u8; 3]; 2], String> {
     chompute::render::parse_colours(s).map_err(|e| e.worded(&crate::cli::flag))
 }
 
-/// A positive integer size: digits only (underscores allowed as separators), at least 1.
 /// `render --shade`'s long help: the shades' definitions are [`chompute::render::Shade`]'s
-/// own formulas (`Shade::formula`), the text README.md gives (tested).
+/// own formulas (`Shade::formula`), the text docs/guide/pictures.md gives (tested).
 pub const SHADE_HELP: &str = "How --fit shades a pixel from its block's exact P-count. With x = \
 count/cells, the P-level ℓ (0: no P-cell, 255: all; a grey pixel is 255-ℓ) is `linear` (the \
 default) ℓ = round(255x); `sqrt` ℓ = round(255√x); `log` ℓ = round(255(1 + log₂x/64)), 64 octaves \
@@ -135,11 +134,11 @@ mod tests {
     use chompute::render::Shade;
 
     #[test]
-    fn the_shade_help_and_the_readme_state_the_codes_formulas() {
-        let readme = include_str!("../../docs/guide/pictures.md");
+    fn the_shade_help_and_the_guide_state_the_codes_formulas() {
+        let guide = include_str!("../../docs/guide/pictures.md");
         for shade in [Shade::Linear, Shade::Sqrt, Shade::Log] {
             let said = format!("`{}`", shade.name());
-            for text in [SHADE_HELP, readme] {
+            for text in [SHADE_HELP, guide] {
                 let at = text.find(&said).expect("the shade is named");
                 let formula = shade.formula();
                 assert!(text[at..].contains(formula), "{formula} follows {said}");

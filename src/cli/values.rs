@@ -33,6 +33,7 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("'{s}' is larger than 2^64-1"))
 }
 
+/// A positive integer size: digits only (underscores allowed as separators), at least 1.
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let digits: String = s.chars().filter(|&c| c != '_').collect();
     if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {

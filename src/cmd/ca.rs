@@ -100,7 +100,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let every = args.every.unwrap_or(1);
     let description = args.frames.is_some().then(|| {
         describe_pictures(&format!(
-            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
+            "generations of the second-order automaton (generation n is P(n+1), docs/mathematics.md §3), on a {0}×{0} canvas",
             steps + 1
         ))
     });

@@ -1,5 +1,5 @@
-//! The project's own rules: README's console examples, function lengths, and what the
-//! Python package links.
+//! The project's own rules: the console examples of README and the guide, the documentation's
+//! shape and links, function lengths, and what the Python package links.
 
 mod faces;
 mod function_length;

@@ -1,5 +1,7 @@
-//! Every ```console example of README.md, run through the built binary and compared with what
-//! README shows, so README cannot drift from what chompute prints.
+//! Every ```console example of README.md and of the pages under docs/ (the guide, the formats),
+//! run through the built binary and compared with what the page shows, so the documentation
+//! cannot drift from what chompute prints; and the documentation's own shape: a short README,
+//! a guide with a page per command family, and relative links that lead somewhere.
 //!
 //! - A line `$ chompute …` is a command; the lines after it, up to the next `$ ` or the end of
 //!   the block, are what it prints (stdout, then stderr). Commands run with bash (so pipes such
@@ -15,7 +17,7 @@
 //!   before a masked number are collapsed, so column widths do not matter there.
 //! - A block that cannot run in a test is marked on the line before it with
 //!   `<!-- readme-test: skip: REASON -->`; the reason is required and the skipped blocks are
-//!   listed on stderr. README has none at present: its examples are sized to run in seconds.
+//!   listed on stderr. No page has one at present: the examples are sized to run in seconds.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -284,8 +286,9 @@ fn every_console_example_prints_what_readme_shows() {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
         .expect("README.md");
     let (examples, skipped) = examples(&readme);
+    // One short example for each command family (the guide has the rest).
     assert!(
-        examples.len() >= 20,
+        examples.len() >= 8,
         "only {} console examples found",
         examples.len()
     );
@@ -355,7 +358,8 @@ fn every_console_example_of_the_docs_prints_what_they_show() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(count > 0, "no console example in docs/");
+    // Every example the one-page README had now lives in the guide.
+    assert!(count >= 50, "only {count} console examples in docs/");
     assert!(
         failures.is_empty(),
         "{} of {count} docs examples differ:\n\n{}",
@@ -457,54 +461,187 @@ fn toml_value(text: &str, key: &str) -> Option<String> {
         .map(|v| v.trim_matches('"').to_string())
 }
 
+/// README.md and every page under docs/, as (path relative to the repository, text).
+fn documentation() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![
+        ("README.md".to_string(), repo_file("README.md")),
+        ("ARCHITECTURE.md".to_string(), repo_file("ARCHITECTURE.md")),
+    ];
+    for page in crate::function_length::files_with_extension(&root.join("docs"), "md") {
+        let name = page
+            .strip_prefix(root)
+            .expect("inside the repository")
+            .to_string_lossy()
+            .into_owned();
+        pages.push((name.clone(), repo_file(&name)));
+    }
+    pages
+}
+
+/// The lines of a page outside its fenced code blocks, with their line numbers (from 1).
+fn prose(text: &str) -> Vec<(usize, &str)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            out.push((i + 1, line));
+        }
+    }
+    out
+}
+
+/// The headings of a markdown page (outside code blocks), as written after the `#`s.
+fn headings(text: &str) -> Vec<String> {
+    prose(text)
+        .into_iter()
+        .filter(|(_, l)| l.starts_with('#'))
+        .map(|(_, l)| l.trim_start_matches('#').trim().to_string())
+        .collect()
+}
+
+/// The anchors GitHub gives a page's headings: lower case, letters, digits, `-` and `_` kept,
+/// spaces made `-`, everything else dropped; a repeated anchor gets `-1`, `-2`, ….
+fn anchors(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for h in headings(text) {
+        let slug: String = h
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| match c {
+                ' ' => Some('-'),
+                c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+                _ => None,
+            })
+            .collect();
+        let mut name = slug.clone();
+        let mut k = 0;
+        while out.contains(&name) {
+            k += 1;
+            name = format!("{slug}-{k}");
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// The markdown links and images of a page outside code blocks: (line, target).
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (n, line) in prose(text) {
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push((n, after[..end].trim().to_string()));
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
 #[test]
 fn a_newcomer_can_follow_the_first_run_word_for_word() {
     let readme = repo_file("README.md");
-    // Without sudo (containers, CI) the install line works as root; sudo is mentioned.
-    for (i, line) in readme.lines().enumerate() {
-        assert!(
-            !line.trim_start().starts_with("sudo "),
-            "README line {}: {line}",
-            i + 1
-        );
-    }
-    assert!(readme.contains("as root, or with sudo"));
-    // The lock file is used: `cargo install` takes --locked.
-    for (i, line) in readme.lines().enumerate() {
-        if line.trim_start().starts_with("cargo install") {
-            assert!(line.contains("--locked"), "README line {}: {line}", i + 1);
+    // Without sudo (containers, CI) the install lines work as root; sudo is mentioned.
+    for (page, text) in documentation() {
+        for (i, line) in text.lines().enumerate() {
+            assert!(
+                !line.trim_start().starts_with("sudo "),
+                "{page} line {}: {line}",
+                i + 1
+            );
+            // The lock file is used: `cargo install` takes --locked.
+            if line.trim_start().starts_with("cargo install") {
+                assert!(line.contains("--locked"), "{page} line {}: {line}", i + 1);
+            }
         }
     }
-    // The Python package states the root crate's MSRV, which it builds.
+    assert!(readme.contains("as root, or with sudo"));
+    // The first run uses the binary it installed, and shows the test command once, as
+    // .ci/run runs it.
+    assert!(
+        readme.contains("\nchompute serve\n"),
+        "README runs the installed serve"
+    );
+    assert!(
+        !readme.contains("cargo run"),
+        "README runs the installed binary"
+    );
+    let test_command = "cargo test --release --no-fail-fast";
+    assert_eq!(readme.matches("cargo test").count(), 1, "one test command");
+    assert!(readme.contains(&format!("\n{test_command}\n")));
+    let ci = repo_file(".ci/run");
+    assert!(
+        ci.lines().any(|l| l.trim() == test_command),
+        ".ci/run runs it"
+    );
+    // The MSRV is the same everywhere it is stated.
     let msrv = toml_value(&repo_file("Cargo.toml"), "rust-version").expect("an MSRV");
     let python = repo_file("python/Cargo.toml");
     assert_eq!(toml_value(&python, "rust-version"), Some(msrv.clone()));
+    assert!(readme.contains(&format!("Rust toolchain ({msrv} or newer")));
     assert!(repo_file("python/README.md").contains(&format!("({msrv} or newer)")));
-    let python_section = &readme[readme.find("## Python").expect("a Python section")..];
-    assert!(python_section.contains(&format!("({msrv} or newer")));
-    // matplotlib, which the session imports, is an extra the README names.
-    assert!(python_section.contains("import chompute, matplotlib"));
-    assert!(python_section.contains("'./python[plot]'"));
+    let guide = repo_file("docs/guide/python.md");
+    assert!(guide.contains(&format!("({msrv} or newer")));
+    // matplotlib, which the session imports, is an extra the guide names.
+    assert!(guide.contains("import chompute, matplotlib"));
+    assert!(guide.contains("'./python[plot]'"));
     let pyproject = repo_file("python/pyproject.toml");
     assert!(
         pyproject.contains("plot = [\"matplotlib\"]"),
         "the plot extra"
     );
-    // A wheel built once, and which build directory is the package's.
-    assert!(python_section.contains("maturin build --release -m python/Cargo.toml"));
-    assert!(python_section.contains("python/target"));
-    // Every README section .ci/run cites exists.
-    let ci = repo_file(".ci/run");
-    let headings: Vec<&str> = readme
-        .lines()
-        .filter_map(|l| Some(l.strip_prefix('#')?.trim_start_matches('#').trim()))
-        .collect();
-    let mut cited = 0;
-    for part in ci.split("README.md, \"").skip(1) {
-        let name = part.split('"').next().unwrap();
+    // A wheel built once, and which build directory is the package's; no glob that matches
+    // the wheel `pip install ./python` leaves in python/target/wheels too.
+    assert!(guide.contains("maturin build --release -m python/Cargo.toml"));
+    assert!(guide.contains("python/target"));
+    for (page, text) in documentation() {
         assert!(
-            headings.contains(&name),
-            ".ci/run cites README section {name:?}"
+            !text.contains("target/wheels/chompute-*.whl"),
+            "{page}: a wheel glob that can match two wheels"
+        );
+    }
+    // The install line CI runs: the block after the marker, after a fresh virtual environment.
+    let marker = "<!-- ci: python-install -->";
+    let at = guide
+        .find(marker)
+        .expect("the guide marks its install block");
+    assert_eq!(guide.matches(marker).count(), 1, "one install block");
+    let block = guide[at + marker.len()..].trim_start();
+    let block = block
+        .strip_prefix("```sh\n")
+        .expect("a sh block after the marker");
+    let block = &block[..block.find("```").expect("a closed block")];
+    assert!(block.lines().any(|l| l.starts_with("pip install ./python")));
+    let venv = guide
+        .find("python3 -m venv")
+        .expect("a virtual environment first");
+    assert!(
+        venv < at,
+        "the virtual environment comes before the install line"
+    );
+    assert!(ci.contains(marker) && ci.contains("docs/guide/python.md"));
+    assert!(
+        !ci.lines()
+            .any(|l| l.contains("pip\" install") && l.contains("./python")),
+        ".ci/run installs the package by the guide's lines, not its own"
+    );
+    // Every section .ci/run cites (`FILE.md, "Heading"`) exists.
+    let mut cited = 0;
+    for (at, sep) in ci.match_indices(".md, \"") {
+        let file = ci[..at]
+            .rsplit(|c: char| c.is_whitespace() || c == '(')
+            .next()
+            .unwrap();
+        let rest = &ci[at + sep.len()..];
+        let name = &rest[..rest.find('"').unwrap()];
+        let file = format!("{file}.md");
+        assert!(
+            headings(&repo_file(&file)).iter().any(|h| h == name),
+            ".ci/run cites {file} section {name:?}"
         );
         cited += 1;
     }
@@ -512,13 +649,13 @@ fn a_newcomer_can_follow_the_first_run_word_for_word() {
 }
 
 #[test]
-fn completions_and_man_are_in_the_readme_and_work_as_shown() {
-    let readme = repo_file("README.md");
+fn completions_and_man_are_in_the_guide_and_work_as_shown() {
+    let guide = repo_file("docs/guide/checks-and-output.md");
     for command in [&["completions", "bash"][..], &["man"], &["man", "render"]] {
         let shown = format!("chompute {}", command.join(" "));
         assert!(
-            readme.contains(&format!("{shown} >")),
-            "README shows {shown:?}"
+            guide.contains(&format!("{shown} >")),
+            "the guide shows {shown:?}"
         );
         let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
             .args(command)
@@ -526,10 +663,152 @@ fn completions_and_man_are_in_the_readme_and_work_as_shown() {
             .unwrap();
         assert!(o.status.success() && !o.stdout.is_empty(), "{shown}");
     }
+    // The folder the completions go into is made first: it need not exist.
+    let folder = "~/.local/share/bash-completion/completions";
+    let made = guide
+        .find(&format!("\nmkdir -p {folder} "))
+        .expect("the guide makes the completions folder");
+    let written = guide
+        .find(&format!("chompute completions bash > {folder}/chompute"))
+        .expect("the guide writes the completions there");
+    assert!(made < written, "mkdir -p comes first");
+    assert!(
+        repo_file("README.md").contains("docs/guide/checks-and-output.md"),
+        "README links the page"
+    );
 }
 
 #[test]
-fn the_line_render_tiles_prints_in_a_pipe_is_the_one_readme_documents() {
+fn the_readme_is_short_and_the_guide_has_a_page_per_family() {
+    let readme = repo_file("README.md");
+    let lines = readme.lines().count();
+    assert!(lines <= 200, "README.md has {lines} lines, more than 200");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let guide = root.join("docs/guide");
+    let index = repo_file("docs/guide/README.md");
+    // The pages README.md and the index link to, as paths inside docs/guide.
+    let mut linked = Vec::new();
+    for (from, text) in [(root.to_path_buf(), &readme), (guide.clone(), &index)] {
+        for (_, target) in links(text) {
+            let file = target.split('#').next().unwrap();
+            if let Ok(p) = from.join(file).canonicalize() {
+                linked.push(p);
+            }
+        }
+    }
+    let pages: Vec<PathBuf> = crate::function_length::files_with_extension(&guide, "md")
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    assert!(
+        pages.len() >= 8,
+        "docs/guide has {} pages besides its index",
+        pages.len()
+    );
+    for page in &pages {
+        assert!(
+            linked.contains(&page.canonicalize().unwrap()),
+            "{} is linked from neither README.md nor docs/guide/README.md",
+            page.display()
+        );
+    }
+    for doc in ["ARCHITECTURE.md", "docs/formats.md", "docs/mathematics.md"] {
+        assert!(root.join(doc).is_file(), "{doc}");
+        assert!(readme.contains(&format!("]({doc})")), "README links {doc}");
+    }
+}
+
+#[test]
+fn every_relative_link_in_the_documentation_leads_to_a_file_that_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for (page, text) in documentation() {
+        let dir = root.join(&page).parent().unwrap().to_path_buf();
+        for (line, target) in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (file, anchor) = match target.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let path = if file.is_empty() {
+                root.join(&page)
+            } else {
+                dir.join(file)
+            };
+            if !path.exists() {
+                broken.push(format!("{page} line {line}: {target}: no such file"));
+                continue;
+            }
+            if let (Some(a), true) = (anchor, path.extension().is_some_and(|e| e == "md")) {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if !anchors(&text).iter().any(|h| h == a) {
+                    broken.push(format!("{page} line {line}: {target}: no such heading"));
+                }
+            }
+        }
+    }
+    assert!(checked >= 50, "only {checked} relative links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn the_documentation_speaks_only_of_the_project() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md"), root.join("ARCHITECTURE.md")];
+    let mut stack = vec![root.join("docs")];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    for file in files {
+        // Pictures too: a PNG's Description says what made it.
+        let bytes = std::fs::read(&file).unwrap();
+        for word in [&b"SPEC"[..], b"../shared"] {
+            assert!(
+                !bytes.windows(word.len()).any(|w| w == word),
+                "{} mentions {}",
+                file.display(),
+                String::from_utf8_lossy(word)
+            );
+        }
+    }
+}
+
+#[test]
+fn link_and_anchor_helpers_read_pages_as_github_does() {
+    let page = "# Title\n\n## Output files\n```sh\n# not a heading [x](nowhere.md)\n```\n\
+                ## `render --tiles`: tiles\n## Output files\nsee [a](b.md#c) and ![i](../img/x.png)\n";
+    assert_eq!(
+        anchors(page),
+        [
+            "title",
+            "output-files",
+            "render---tiles-tiles",
+            "output-files-1"
+        ]
+    );
+    assert_eq!(
+        links(page),
+        [(9, "b.md#c".to_string()), (9, "../img/x.png".to_string())]
+    );
+    assert_eq!(
+        anchors("## §1b Counting any window\n"),
+        ["1b-counting-any-window"]
+    );
+}
+
+#[test]
+fn the_line_render_tiles_prints_in_a_pipe_is_the_one_the_guide_documents() {
     let dir = scratch("tiles-line");
     let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
         .args([
@@ -550,8 +829,8 @@ fn the_line_render_tiles_prints_in_a_pipe_is_the_one_readme_documents() {
     let documented =
         "chompute: shard I/N: wrote W tiles, skipped S already complete (T tiles in all)";
     assert!(
-        repo_file("README.md").contains(documented),
-        "README documents the line"
+        repo_file("docs/guide/clusters.md").contains(documented),
+        "the clusters guide documents the line"
     );
     let shape: String = line
         .split(|c: char| c.is_ascii_digit())

@@ -43,7 +43,7 @@ impl Shade {
     }
 
     /// The curve's definition, with x = count/cells and ℓ the P-level: the words `render
-    /// --help` and README.md use.
+    /// --help` and docs/guide/pictures.md use.
     pub const fn formula(self) -> &'static str {
         match self {
             Shade::Linear => "ℓ = round(255x)",
