@@ -1,4 +1,4 @@
-//! Two-player Chomp (SPEC §5b): P or N for every position of a box at one bit each, and the
+//! Two-player Chomp (SPEC §5b): P or N for every position of a box at one bit each (one bit a transposed pair for squares), and the
 //! Grundy value of every position.
 //!
 //! Positions are the non-empty diagrams of the R×C box, indexed by the colex rank of
@@ -21,8 +21,9 @@
 //! Inside that schedule [`solve_layers`] works forward ([`super::push`]): a P-position marks
 //! its parents N, and a position found unmarked is P. [`solve_layers_by_scan`] decides each
 //! position by scanning its options' bits ([`PTable::decide`]); it is several times slower
-//! and stays as the twin the forward solver is tested against, and its scan is the one the
-//! GPU layer kernel and [`PTable::winning_bites`] follow.
+//! and stays as the twin the forward solver is tested against; the GPU layer kernel decides
+//! positions by the same scan. [`winning_bites_with`] lists a position's P options through any
+//! table's bit reader (in memory, a file, a NumPy array).
 //!
 //! A square box keeps one bit for each pair of transposed positions ([`TableIndex::for_box`],
 //! the hook index of [`super::sym`], which has its own steps in place of the layers here);

@@ -37,8 +37,10 @@
 //!
 //! # The checkpoint
 //! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
-//! finished prefix layer (see [`super::solve`]), in order: `LAYR`, the layer (u64), the number
-//! of P ranks (u64), those ranks (u64 each, ascending), and the CRC-32 of everything in the
+//! finished step of the schedule, in order: a prefix layer of a colex box (see
+//! [`super::solve`]) or a hook step of a square's hook index (see [`super::sym`]). A record
+//! is `LAYR`, the step (u64), the number of P indexes (u64), those indexes (u64 each,
+//! ascending), and the CRC-32 of everything in the
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
 //! records before it and cuts the file there.
 
@@ -743,4 +745,107 @@ pub fn solve_to_file(
     checkpoint.remove()?;
     crate::render::encode::atomic::drop_checkpoint(&partial);
     Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    fn path() -> &'static Path {
+        Path::new("t.tbl")
+    }
+
+    /// A record as `Checkpoint::append` writes it, built here byte by byte.
+    fn record(v: u64, ranks: &[u64]) -> Vec<u8> {
+        let mut body = Vec::new();
+        body.extend_from_slice(&v.to_le_bytes());
+        body.extend_from_slice(&(ranks.len() as u64).to_le_bytes());
+        for r in ranks {
+            body.extend_from_slice(&r.to_le_bytes());
+        }
+        let mut out = b"LAYR".to_vec();
+        out.extend_from_slice(&body);
+        out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_header_reads_back_as_written() {
+        let index = TableIndex::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
+        let text = header_text(TABLE_MAGIC, &index, &[("p-positions", "17".into())]);
+        let mut bytes = text.clone().into_bytes();
+        bytes.extend_from_slice(b"\x00\x01bits");
+        let (pairs, len) = read_header(path(), &mut Cursor::new(&bytes), TABLE_MAGIC).unwrap();
+        assert_eq!(len, text.len() as u64, "the header ends at its empty line");
+        assert_eq!(field(path(), &pairs, "p-positions").unwrap(), "17");
+        assert_eq!(field(path(), &pairs, "box").unwrap(), "4x6");
+        let back = header_index(path(), &pairs).unwrap();
+        assert_eq!(
+            (back.shape(), back.scheme()),
+            (index.shape(), index.scheme())
+        );
+        let e = field(path(), &pairs, "missing").unwrap_err().to_string();
+        assert!(e.contains("has no 'missing'"), "{e}");
+    }
+
+    #[test]
+    fn a_damaged_header_is_refused_with_its_reason() {
+        let cases: [(&[u8], &str); 5] = [
+            (b"chompute chomp p-table 2\nbox 3x3\n", "no end of header"),
+            (b"something else\nbox 3x3\n\n", "first line is not"),
+            (b"chompute chomp p-table 2\nbox3x3\n\n", "not 'key value'"),
+            (b"chompute chomp p-table 2\n\xff\xfe\n\n", "not text"),
+            (&[b'x'; 5000], "header too long"),
+        ];
+        for (bytes, why) in cases {
+            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
+            assert!(e.to_string().contains(why), "{e} (expected {why})");
+        }
+        // A box the index cannot hold, or an unknown rank scheme.
+        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
+            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
+            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
+            assert!(header_index(path(), &pairs).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn records_read_back_and_a_torn_or_damaged_one_ends_the_log() {
+        let positions = 100;
+        let mut log = record(0, &[0]);
+        log.extend(record(1, &[3, 7, 99]));
+        log.extend(record(2, &[]));
+        let mut r = Cursor::new(&log);
+        assert_eq!(
+            read_record(&mut r, positions).unwrap(),
+            Some((0, vec![0], 32))
+        );
+        assert_eq!(
+            read_record(&mut r, positions).unwrap(),
+            Some((1, vec![3, 7, 99], 48))
+        );
+        assert_eq!(
+            read_record(&mut r, positions).unwrap(),
+            Some((2, vec![], 24))
+        );
+        assert_eq!(read_record(&mut r, positions).unwrap(), None, "the end");
+        // Every cut of the last record, and every flipped byte in it, reads as its end.
+        let whole = record(5, &[1, 2]);
+        for cut in 0..whole.len() {
+            let r = read_record(&mut Cursor::new(&whole[..cut]), positions).unwrap();
+            assert_eq!(r, None, "cut at {cut}");
+        }
+        for at in 0..whole.len() {
+            let mut bad = whole.clone();
+            bad[at] ^= 0x10;
+            let r = read_record(&mut Cursor::new(&bad), positions).unwrap();
+            assert_eq!(r, None, "byte {at} flipped");
+        }
+        // A rank past the table, or more ranks than positions, is damage too.
+        let r = read_record(&mut Cursor::new(record(1, &[100])), positions).unwrap();
+        assert_eq!(r, None);
+        let r = read_record(&mut Cursor::new(record(1, &[1, 2, 3])), 2).unwrap();
+        assert_eq!(r, None);
+    }
 }

@@ -22,7 +22,8 @@ pub enum ChompCommand {
     Classes(ChompClassesArgs),
     /// Picture of the ordinals of two- or three-row positions, with a legend.
     Image(ChompImageArgs),
-    /// Two-player Chomp: P or N for every position of a box at one bit each; with -o, a saved
+    /// Two-player Chomp: P or N for every position of a box at one bit each (one bit a
+    /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
     /// One position of a saved table: P or N, and every winning bite.
@@ -65,6 +66,8 @@ pub struct ChompOrdArgs {
     /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
     #[arg(long)]
     pub check: bool,
+    /// The engine: `auto` (three-row for 3-row boxes, else general), `general`, `layers` or
+    /// `three-row`; all give the same ordinals.
     #[arg(long, value_enum, default_value_t = ChompEngine::Auto)]
     pub engine: ChompEngine,
     #[command(flatten)]

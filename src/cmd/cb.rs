@@ -147,7 +147,7 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
             max_grundy_with_pass: summary.max_grundy_with_pass,
             checks: claims.as_deref(),
         })?;
-    } else if args.format.get() == Format::Csv {
+    } else if args.format.get() != Format::Csv {
         writeln!(
             out,
             "CB(F) with F(x,z) = {} on {}: {} positions (x,y,z)",

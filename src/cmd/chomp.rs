@@ -483,7 +483,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
                 hist.join(",")
             )?;
         }
-    } else if args.format.get() == Format::Csv {
+    } else if args.format.get() != Format::Csv {
         let mut out = super::out::stdout();
         writeln!(
             out,
@@ -551,7 +551,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
             counts,
         });
     }
-    let mut out = std::io::stdout().lock();
+    let mut out = super::out::stdout();
     if args.format.get() == Format::Csv {
         writeln!(out, "players,rules,classes")?;
     } else if args.format.get() != Format::Bfile {

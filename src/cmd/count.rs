@@ -57,8 +57,7 @@ fn run_range(args: &CountArgs, (a, b): (u64, u64)) -> anyhow::Result<()> {
     if args.n.is_some() {
         return Err(anyhow::anyhow!("--range counts square bars; drop N"));
     }
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = super::out::stdout();
     if args.format.get() == Format::Json {
         let g = (a..=b)
             .map(|m| g_recurrence(m).map(|g| g.to_string()))
@@ -134,7 +133,7 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
             agree,
         })?;
     } else if args.format.get() == Format::Csv {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::out::stdout();
         writeln!(out, "m,n,method,count,seconds")?;
         for r in &results {
             writeln!(

@@ -174,7 +174,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
                 }
             })
             .collect();
-        if args.format.get() == Format::Json {
+        if args.format.get() != Format::Json {
             let mut out = super::out::stdout();
             if args.format.get() == Format::Csv {
                 writeln!(out, "m,pass_p_cells,nim_p_cells")?;

@@ -1,4 +1,5 @@
-//! Standard output, the one way every command prints.
+//! Standard output, the one way every command prints (but for `serve`'s URL line, written
+//! straight so that a closed pipe does not stop the server).
 //!
 //! Commands print with [`outln!`](crate::outln), write tables through [`stdout`] and JSON
 //! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Here a

@@ -103,7 +103,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     }
     dzi_summary(done.dzi.as_ref(), &what, start);
     if let (Some(r), Some((_, _, shard))) = (&done.shard, &plan.tiles) {
-        if args.format.get() == Format::Json {
+        if args.format.get() != Format::Json {
             eprintln!(
                 "chompute: shard {}/{}: wrote {} tiles, skipped {} already complete ({} tiles in all)",
                 shard.0, shard.1, r.tiles_written, r.tiles_skipped, r.tiles_total

@@ -199,3 +199,84 @@ fn method_all_leaves_a_software_adapter_out_unless_asked_for() {
     let gpu = rows(&["--backend", "gpu", "count", "301", "--method", "all"]);
     assert!(gpu.iter().any(|r| r == "gpu"), "asked for: {gpu:?}");
 }
+
+/// Every manual page the top-level page names (`chompute\-info(1)`, …) is one that
+/// `man --dir` writes, and a nested subcommand's page is found under either spelling.
+#[test]
+fn man_writes_every_page_the_top_level_names() {
+    let dir = scratch("man-dir");
+    let pages = dir.join("man1");
+    let r = run(&["man", "--dir", s(&pages)]);
+    r.assert_success();
+    let top = std::fs::read_to_string(pages.join("chompute.1")).unwrap();
+    let mut named = 0;
+    for (at, _) in top.match_indices("(1)") {
+        let start = top[..at]
+            .rfind(|c: char| c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        let name = top[start..at]
+            .replace("\\-", "-")
+            .replace("\\fB", "")
+            .replace("\\fR", "");
+        if name.starts_with("chompute-") {
+            assert!(
+                pages.join(format!("{name}.1")).is_file(),
+                "{name}(1) is named, not written"
+            );
+            named += 1;
+        }
+    }
+    assert!(
+        named >= 15,
+        "the top level names the subcommands' pages ({named})"
+    );
+    assert!(pages.join("chompute-chomp-solve.1").is_file());
+    assert_no_temporaries(&pages, "man --dir");
+    let spaced = run(&["man", "chomp solve"]);
+    spaced.assert_success();
+    let split = run(&["man", "chomp", "solve"]);
+    assert_eq!(spaced.stdout, split.stdout);
+    let written = std::fs::read(pages.join("chompute-chomp-solve.1")).unwrap();
+    assert_eq!(
+        spaced.stdout, written,
+        "the page printed is the page written"
+    );
+    run(&["man", "chomp", "solvee"]).assert_error("has no subcommand 'solvee'");
+}
+
+/// `render --shade` lists its values in `--help`, and shell completion offers them.
+#[test]
+fn the_shades_are_listed_in_help_and_completions() {
+    let help = run(&["render", "--help"]);
+    help.assert_success();
+    assert!(
+        String::from_utf8_lossy(&help.stdout).contains("[possible values: linear, sqrt, log]"),
+        "render --help lists the shades"
+    );
+    let bash = run(&["completions", "bash"]);
+    bash.assert_success();
+    let script = String::from_utf8_lossy(&bash.stdout).to_string();
+    let at = script
+        .find("--shade)")
+        .expect("bash completes --shade's value");
+    let line = script[at..].lines().nth(1).unwrap_or_default();
+    assert!(line.contains("linear sqrt log"), "{line}");
+}
+
+/// The output flags are decided once: two of them are one usage error, and a flag a command
+/// does not offer is unknown to it.
+#[test]
+fn output_flags_exclude_each_other() {
+    for args in [
+        &["chomp", "cells", "--max", "3", "--json", "--bfile"][..],
+        &[
+            "chomp", "grundy", "--box", "3x3", "--csv", "--bfile", "square",
+        ],
+        &["count", "--range", "1..4", "--bfile", "--csv"],
+        &["gp", "4", "--json", "--csv"],
+    ] {
+        run(args).assert_error("cannot be used with");
+    }
+    run(&["chomp", "solve", "--box", "3x3", "--csv"]).assert_error("unexpected argument '--csv'");
+    run(&["count", "5", "--bfile"]).assert_error("--range");
+}

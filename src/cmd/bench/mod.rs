@@ -198,7 +198,7 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     if args.format.get() == Format::Csv {
         use crate::cmd::csv_field;
         use std::io::Write;
-        let mut w = std::io::stdout().lock();
+        let mut w = crate::cmd::out::stdout();
         writeln!(w, "kernel,size,backend,unit,work,seconds,per_second")?;
         for m in &out {
             writeln!(

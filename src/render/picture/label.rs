@@ -243,13 +243,14 @@ impl Legend {
 }
 
 /// Axis labels around a grid picture: a band above it with the label of the axis across
-/// (`c →`) and a band left of it with the label of the axis down (`b` over `↓`). The grid
-/// starts at pixel ([`AXIS_BAND`], [`AXIS_BAND`]).
+/// (`c →`) and a band left of it with the label of the axis down, its letters stacked one
+/// under another over `↓`, so that a word (`rows`) fits the narrow band. The grid starts at
+/// pixel ([`AXIS_BAND`], [`AXIS_BAND`]).
 #[derive(Debug, Clone)]
 pub struct Axes {
     across: Label,
-    down: Label,
-    arrow: Label,
+    /// The down label's letters, then the arrow, top to bottom.
+    down: Vec<Label>,
     grid_width: u32,
     grid_height: u32,
 }
@@ -257,14 +258,22 @@ pub struct Axes {
 /// Width of the band left of the grid and height of the band above it.
 pub const AXIS_BAND: u32 = 16;
 
+/// Pixels between the stacked letters of the down label.
+const STACK_GAP: u32 = 2;
+
 impl Axes {
     /// Labels `across` (columns, left to right) and `down` (rows, top to bottom) for a grid of
     /// `grid_width × grid_height` pixels.
     pub fn new(across: &str, down: &str, grid_width: u32, grid_height: u32) -> Axes {
+        let down = down
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .chain(['↓'])
+            .map(|c| Label::new(&c.to_string(), TEXT_SCALE))
+            .collect();
         Axes {
             across: Label::new(&format!("{across} →"), TEXT_SCALE),
-            down: Label::new(down, TEXT_SCALE),
-            arrow: Label::new("↓", TEXT_SCALE),
+            down,
             grid_width,
             grid_height,
         }
@@ -277,20 +286,23 @@ impl Axes {
             // Across, centred over the grid (from its left edge when the grid is narrower).
             let w = self.across.width();
             let x0 = AXIS_BAND + self.grid_width.saturating_sub(w) / 2;
-            let y0 = (AXIS_BAND - self.across.height()) / 2;
+            let y0 = AXIS_BAND.saturating_sub(self.across.height()) / 2;
             return x >= x0 && y >= y0 && self.across.ink(x - x0, y - y0);
         }
         if x < AXIS_BAND && y >= AXIS_BAND {
-            // Down: the name over an arrow, centred beside the grid.
-            let h = self.down.height() + 4 + self.arrow.height();
-            let y0 = AXIS_BAND + self.grid_height.saturating_sub(h) / 2;
-            let x_name = (AXIS_BAND - self.down.width()) / 2;
-            let x_arrow = (AXIS_BAND - self.arrow.width()) / 2;
-            let y_arrow = y0 + self.down.height() + 4;
-            if y >= y_arrow {
-                return x >= x_arrow && self.arrow.ink(x - x_arrow, y - y_arrow);
+            // Down: the letters stacked over the arrow, centred beside the grid.
+            let h: u32 = self.down.iter().map(|l| l.height() + STACK_GAP).sum();
+            let mut top = AXIS_BAND + self.grid_height.saturating_sub(h) / 2;
+            for label in &self.down {
+                if y < top {
+                    return false;
+                }
+                if y < top + label.height() {
+                    let x0 = AXIS_BAND.saturating_sub(label.width()) / 2;
+                    return x >= x0 && label.ink(x - x0, y - top);
+                }
+                top += label.height() + STACK_GAP;
             }
-            return y >= y0 && x >= x_name && self.down.ink(x - x_name, y - y0);
         }
         false
     }
@@ -371,5 +383,44 @@ mod tests {
             }
         }
         assert!(top > 0 && left > 0);
+    }
+
+    #[test]
+    fn a_word_down_the_side_is_drawn_letter_by_letter() {
+        // "rows" is wider than the band on one line; stacked, each letter and the arrow shows.
+        let (grid_w, grid_h) = (80, 120);
+        let axes = Axes::new("columns", "rows", grid_w, grid_h);
+        let band: Vec<String> = (AXIS_BAND..AXIS_BAND + grid_h)
+            .map(|y| {
+                (0..AXIS_BAND)
+                    .map(|x| if axes.ink(x, y) { '#' } else { '.' })
+                    .collect()
+            })
+            .collect();
+        // Runs of inked rows, one per letter and one for the arrow.
+        let mut runs = 0;
+        let mut inked = false;
+        for row in &band {
+            let any = row.contains('#');
+            if any && !inked {
+                runs += 1;
+            }
+            inked = any;
+        }
+        assert_eq!(runs, "rows".len() + 1, "{band:#?}");
+        // Each letter is its glyph, scaled, centred in the band.
+        let r = Label::new("r", TEXT_SCALE);
+        let first = band.iter().position(|row| row.contains('#')).unwrap();
+        let x0 = (AXIS_BAND - r.width()) / 2;
+        for y in 0..r.height() {
+            for x in 0..r.width() {
+                let row = band[first + y as usize].as_bytes();
+                assert_eq!(
+                    row[(x0 + x) as usize] == b'#',
+                    r.ink(x, y),
+                    "r at ({x},{y})"
+                );
+            }
+        }
     }
 }

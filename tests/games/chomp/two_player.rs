@@ -1,0 +1,616 @@
+//! Two-player Chomp tables end to end: every solver against an independent one on boxes that
+//! are not special, the table file and its resumption, Grundy values, counts by cells, the
+//! GPU layer kernel against its twin, and the CLI as a user runs it.
+
+use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
+use chompute::cancel::Cancel;
+use chompute::chomp::cells::CellsTable;
+use chompute::chomp::solve::{rectangle, solve, solve_box, solve_by_rank_order, GrundyTable};
+use chompute::chomp::store::{partial_path, solve_to_file, RunEvent, TableFile};
+use chompute::chomp::{ChompBox, Diagram};
+use std::collections::{HashMap, HashSet};
+
+fn bx(rows: usize, cols: u32) -> ChompBox {
+    ChompBox { rows, cols }
+}
+
+/// Rows packed four bits each (columns ≤ 15, at most 16 rows): the independent solver's key.
+fn key(rows: &[u32]) -> u64 {
+    rows.iter()
+        .enumerate()
+        .fold(0, |k, (i, &a)| k | (a as u64) << (4 * i))
+}
+
+/// Every option of `rows` except the poison, by the definition: bite (x, c) cuts rows x, x+1,
+/// … to length ≤ c (0-based c).
+fn options(rows: &[u32]) -> Vec<Vec<u32>> {
+    let mut out = Vec::new();
+    for x in 0..rows.len() {
+        for c in 0..rows[x] {
+            if x == 0 && c == 0 {
+                continue;
+            }
+            let q: Vec<u32> = rows
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| if i >= x { a.min(c) } else { a })
+                .collect();
+            out.push(q);
+        }
+    }
+    out
+}
+
+/// An independent two-player solver that knows nothing of ranks: walk the box's diagrams in
+/// lexicographic order (every option is lexicographically smaller), keep the P-positions in
+/// a hash set. Returns that set.
+fn independent_p_set(shape: ChompBox) -> HashSet<u64> {
+    assert!(shape.cols <= 15 && shape.rows <= 16);
+    let mut p_set = HashSet::new();
+    let mut rows = vec![0u32; shape.rows];
+    // Odometer over non-increasing rows, lexicographic order: grow the deepest row that can.
+    loop {
+        let mut j = shape.rows;
+        loop {
+            if j == 0 {
+                return p_set;
+            }
+            j -= 1;
+            let cap = if j == 0 { shape.cols } else { rows[j - 1] };
+            if rows[j] < cap {
+                rows[j] += 1;
+                rows[j + 1..].iter_mut().for_each(|r| *r = 0);
+                break;
+            }
+        }
+        // The options' keys straight from the bites (x, c), without building them.
+        let mut is_p = true;
+        'moves: for x in 0..shape.rows {
+            for c in 0..rows[x] {
+                if x == 0 && c == 0 {
+                    continue;
+                }
+                let mut k = 0u64;
+                for (i, &a) in rows.iter().enumerate() {
+                    k |= (if i >= x { a.min(c) } else { a } as u64) << (4 * i);
+                }
+                if p_set.contains(&k) {
+                    is_p = false;
+                    break 'moves;
+                }
+            }
+        }
+        if is_p {
+            p_set.insert(key(&rows));
+        }
+    }
+}
+
+fn trimmed(rows: Vec<u32>) -> Vec<u32> {
+    Diagram::new(rows).unwrap().rows().to_vec()
+}
+
+/// `docs/data/chomp-bites-RxC.json`: every one committed, as (R, C, rectangles).
+fn committed_bites() -> Vec<(usize, u32, Vec<serde_json::Value>)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(shape) = name
+            .strip_prefix("chomp-bites-")
+            .and_then(|n| n.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        let b = ChompBox::parse(shape).unwrap();
+        let text = std::fs::read_to_string(dir.join(&name)).unwrap();
+        let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(j["box"], shape, "{name}");
+        let rects = j["rectangles"].as_array().unwrap().clone();
+        assert_eq!(rects.len(), b.rows * b.cols as usize, "{name}");
+        out.push((b.rows, b.cols, rects));
+    }
+    out.sort_by_key(|f| (f.0, f.1));
+    out
+}
+
+#[test]
+fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other() {
+    let files = committed_bites();
+    assert!(!files.is_empty(), "docs/data holds no chomp-bites-RxC.json");
+    let small = bx(12, 12);
+    let want = solve(small).unwrap().rectangle_bites(small);
+    for (rows, cols, rects) in &files {
+        let name = format!("chomp-bites-{rows}x{cols}.json");
+        for (k, rect) in rects.iter().enumerate() {
+            let (r, c) = (k / *cols as usize + 1, (k % *cols as usize) as u32 + 1);
+            assert_eq!(
+                (rect["rows"].as_u64(), rect["cols"].as_u64()),
+                (Some(r as u64), Some(c as u64)),
+                "{name}: rectangle {k}"
+            );
+            let bites: Vec<Vec<u32>> = serde_json::from_value(rect["bites"].clone()).unwrap();
+            // Every bite leaves a diagram inside the rectangle, with fewer cells.
+            for b in &bites {
+                let d = Diagram::new(b.clone()).unwrap();
+                let cells: u64 = b.iter().map(|&x| x as u64).sum();
+                assert!(
+                    d.rows().len() <= r && b[0] <= c && cells < r as u64 * c as u64,
+                    "{name}: {r}x{c} bite {b:?}"
+                );
+            }
+            // The classical facts: a 1x1 is P, every other rectangle has a winning bite;
+            // a row's only one leaves (1); the n×n square's only one leaves the L
+            // (n,1,…,1); the 2×n's leaves (n, n-1).
+            assert_eq!(bites.is_empty(), r == 1 && c == 1, "{name}: {r}x{c}");
+            if r == c as usize && r > 1 {
+                let mut l = vec![1; r];
+                l[0] = c;
+                assert_eq!(bites, vec![l], "{name}: the square {r}x{c}");
+            }
+            if r == 1 && c > 1 {
+                assert_eq!(bites, vec![vec![1]], "{name}: 1x{c}");
+            }
+            if r == 2 && c > 1 {
+                assert_eq!(bites, vec![vec![c, c - 1]], "{name}: 2x{c}");
+            }
+            if r <= small.rows && c <= small.cols {
+                let w = &want[(r - 1) * small.cols as usize + c as usize - 1];
+                assert_eq!((w.rows, w.cols), (r, c));
+                assert_eq!(
+                    bites, w.bites,
+                    "{name}: {r}x{c} against a fresh 12x12 table"
+                );
+            }
+        }
+    }
+    // Files from different runs agree wherever their boxes overlap.
+    for (i, (r1, c1, a)) in files.iter().enumerate() {
+        for (r2, c2, b) in &files[i + 1..] {
+            for r in 1..=*r1.min(r2) {
+                for c in 1..=*c1.min(c2) as usize {
+                    assert_eq!(
+                        a[(r - 1) * *c1 as usize + c - 1],
+                        b[(r - 1) * *c2 as usize + c - 1],
+                        "{r}x{c}: {r1}x{c1} and {r2}x{c2} disagree"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_14x14_table_and_every_rectangles_bites_equal_an_independent_solver() {
+    let shape = bx(14, 14);
+    let p_set = independent_p_set(shape);
+    let table = solve(shape).unwrap();
+    assert_eq!(table.p_count(), p_set.len() as u64);
+    assert_eq!(table.p_count(), 256_366);
+    // The same set: every independent P-position is P in the table (and the counts agree).
+    let mut rows = vec![0u32; 14];
+    for r in 1..table.ranker.len() {
+        table.ranker.unrank_into(r, &mut rows);
+        assert_eq!(table.is_p_rank(r), p_set.contains(&key(&rows)), "{rows:?}");
+    }
+    let rects = table.rectangle_bites(shape);
+    assert_eq!(rects.len(), 196);
+    for rect in &rects {
+        let full = vec![rect.cols; rect.rows];
+        let mut want: Vec<Vec<u32>> = options(&full)
+            .into_iter()
+            .filter(|q| p_set.contains(&key(q)))
+            .map(trimmed)
+            .collect();
+        want.sort();
+        want.dedup();
+        assert_eq!(rect.bites, want, "{}x{}", rect.rows, rect.cols);
+    }
+}
+
+#[test]
+fn classical_facts_hold() {
+    let table = solve(bx(13, 13)).unwrap();
+    for n in 2..=13u32 {
+        // The square's only winning bite leaves the L (n, 1^(n-1)).
+        let l: Vec<u32> = std::iter::once(n)
+            .chain(std::iter::repeat_n(1, n as usize - 1))
+            .collect();
+        assert_eq!(
+            table
+                .rectangle_bites(bx(n as usize, n))
+                .last()
+                .unwrap()
+                .bites,
+            vec![l],
+            "{n}x{n}"
+        );
+    }
+    // Two rows (a, b) are P iff a = b + 1; no rectangle but (1) is P; transposes agree.
+    for a in 1..=13u32 {
+        for b in 0..=a {
+            let p = Diagram::new(vec![a, b]).unwrap();
+            assert_eq!(table.is_p(&p), Some(a == b + 1), "({a},{b})");
+        }
+    }
+    for r in 1..=13 {
+        for c in 1..=13u32 {
+            assert_eq!(table.is_p(&rectangle(r, c)), Some(r == 1 && c == 1));
+        }
+    }
+    let mut rows = vec![0u32; 13];
+    for r in 1..table.ranker.len() {
+        table.ranker.unrank_into(r, &mut rows);
+        let d = Diagram::new(rows.clone()).unwrap();
+        let t: Vec<u32> = (1..=d.width())
+            .map(|c| d.rows().iter().filter(|&&a| a >= c).count() as u32)
+            .collect();
+        assert_eq!(
+            table.is_p(&Diagram::new(t).unwrap()),
+            Some(table.is_p_rank(r))
+        );
+    }
+}
+
+#[test]
+fn fast_and_slow_schedules_agree_on_boxes_that_are_not_square() {
+    for (r, c) in [(3, 11), (4, 9), (7, 5), (9, 6), (11, 3)] {
+        assert_eq!(
+            solve(bx(r, c)).unwrap().words(),
+            solve_by_rank_order(bx(r, c)).unwrap().words(),
+            "{r}x{c}"
+        );
+    }
+}
+
+/// An independent mex over explicit options, memoised on the rows.
+fn grundy_slow(rows: &[u32], memo: &mut HashMap<Vec<u32>, u16>) -> u16 {
+    if let Some(&g) = memo.get(rows) {
+        return g;
+    }
+    let mut seen = HashSet::new();
+    for q in options(rows) {
+        seen.insert(grundy_slow(&trimmed(q), memo));
+    }
+    let g = (0..).find(|g| !seen.contains(g)).unwrap();
+    memo.insert(rows.to_vec(), g);
+    g
+}
+
+#[test]
+fn grundy_values_equal_an_independent_mex_to_10x10() {
+    let mut memo = HashMap::new();
+    for (r, c) in [(10, 10), (4, 9), (7, 3)] {
+        let table = GrundyTable::compute(bx(r, c)).unwrap();
+        let p = solve(bx(r, c)).unwrap();
+        let mut rows = vec![0u32; r];
+        for rank in 1..table.ranker.len() {
+            table.ranker.unrank_into(rank, &mut rows);
+            let g = grundy_slow(&trimmed(rows.clone()), &mut memo);
+            assert_eq!(table.value_rank(rank), g, "{rows:?} in {r}x{c}");
+            assert_eq!(g == 0, p.is_p_rank(rank));
+        }
+    }
+}
+
+fn partitions(n: u32, cap: u32, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+    if n == 0 {
+        out.push(prefix.clone());
+        return;
+    }
+    for a in (1..=n.min(cap)).rev() {
+        prefix.push(a);
+        partitions(n - a, a, prefix, out);
+        prefix.pop();
+    }
+}
+
+#[test]
+fn cells_equal_a_brute_force_to_20() {
+    let table = CellsTable::compute(20, |_| {}).unwrap();
+    let mut p_set: HashSet<Vec<u32>> = HashSet::new();
+    for n in 1..=20 {
+        let mut all = Vec::new();
+        partitions(n, n, &mut Vec::new(), &mut all);
+        let mut p = 0;
+        for d in &all {
+            let is_p = options(d).into_iter().all(|q| !p_set.contains(&trimmed(q)));
+            assert_eq!(table.is_p(d), Some(is_p), "{d:?}");
+            if is_p {
+                p += 1;
+            }
+        }
+        for d in all.iter().filter(|d| table.is_p(d) == Some(true)) {
+            p_set.insert(d.clone());
+        }
+        assert_eq!(table.diagrams(n), all.len() as u64, "p({n})");
+        assert_eq!(table.p_positions(n), p, "n = {n}");
+    }
+}
+
+#[test]
+fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
+    let dir = scratch_dir("chomp_resume_15");
+    let whole = dir.join("whole.tbl");
+    let parts = dir.join("parts.tbl");
+    solve_to_file(bx(15, 15), &whole, |_| {}).unwrap();
+    // Stop after layer 20, then once more after layer 50 with a torn record at the end.
+    for stop_after in [20u64, 50] {
+        let stop = Cancel::new();
+        let r = stop.scope(|| {
+            solve_to_file(bx(15, 15), &parts, |e| {
+                if let RunEvent::Layer(p) = e {
+                    if p.layers_done == stop_after + 1 {
+                        stop.cancel();
+                    }
+                }
+            })
+        });
+        assert!(matches!(r, Err(chompute::Error::Interrupted)));
+        assert!(!parts.exists() && partial_path(&parts).exists());
+    }
+    let partial = partial_path(&parts);
+    let len = std::fs::metadata(&partial).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&partial)
+        .unwrap()
+        .set_len(len - 5)
+        .unwrap();
+    let mut resumed = None;
+    solve_to_file(bx(15, 15), &parts, |e| {
+        if let RunEvent::Resumed { layers_done, .. } = e {
+            resumed = Some(layers_done);
+        }
+    })
+    .unwrap();
+    // Layers 0..=50 were written; the torn one (50) is read back as missing.
+    assert_eq!(resumed, Some(50));
+    assert!(!partial.exists());
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&parts).unwrap()
+    );
+    // The saved table reads back, checksum and all; a square keeps one of each transposed
+    // pair, and the P-count is the whole box's.
+    let f = TableFile::open(&parts).unwrap();
+    assert_eq!(
+        f.load().unwrap().words(),
+        solve_box(bx(15, 15)).unwrap().words()
+    );
+    assert!(f.index.sym.is_some());
+    assert_eq!(f.p_positions, solve(bx(15, 15)).unwrap().p_count());
+}
+
+#[test]
+fn a_square_table_keeps_one_of_each_transposed_pair_and_agrees_with_the_colex_table() {
+    // 11x11 and 13x13 reach child squares (side ≥ n - 6) and whole small ones.
+    for n in [11usize, 13] {
+        let shape = bx(n, n as u32);
+        let sym = solve_box(shape).unwrap();
+        let colex = solve(shape).unwrap();
+        assert!(sym.sym.is_some() && colex.sym.is_none());
+        assert!(
+            sym.len() * 2 < colex.len() + colex.len() / 50,
+            "{n}: about half"
+        );
+        assert_eq!(sym.p_count(), colex.p_count(), "{n}");
+        let rk = &colex.ranker;
+        let mut rows = vec![0u32; n];
+        for r in 1..rk.len() {
+            rk.advance(&mut rows);
+            let d = Diagram::new(rows.clone()).unwrap();
+            assert_eq!(sym.is_p(&d), Some(colex.is_p_rank(r)), "{n}: {d}");
+        }
+        assert_eq!(
+            sym.rectangle_bites(shape),
+            colex.rectangle_bites(shape),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn cli_solve_query_bites_grundy_cells() {
+    let dir = scratch_dir("chomp_two_player_cli");
+    let file = dir.join("t.tbl");
+    let f = file.to_str().unwrap();
+    let o = chompute(&["chomp", "solve", "--box", "12x12", "-o", f, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json_of(&o);
+    assert_eq!(j["p_positions"], 26838);
+    assert_eq!(j["positions"], 2704155);
+    // A second run over a finished table resumes nothing: it solves again, same file.
+    let before = std::fs::read(&file).unwrap();
+    let o = chompute(&["chomp", "solve", "--box", "12x12", "-o", f]);
+    assert!(o.status.success());
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+
+    let o = chompute(&["chomp", "query", f, "--position", "5,3,3", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json_of(&o);
+    assert_eq!(j["p"], false);
+    let table = solve(bx(12, 12)).unwrap();
+    let want = table
+        .winning_bites(&Diagram::parse("5,3,3").unwrap())
+        .unwrap();
+    let got: Vec<String> = j["bites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| {
+            b.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    assert_eq!(got, want.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+    let o = chompute(&["chomp", "query", f, "--position", "2,1"]);
+    assert_eq!(stdout(&o), "2,1: P (every bite loses)\n");
+    assert_usage_error(
+        &chompute(&["chomp", "query", f, "--position", "13"]),
+        "does not fit",
+    );
+
+    let o = chompute(&["chomp", "bites", "--table", f, "--box", "3x4", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j = json_of(&o);
+    assert_eq!(j["rectangles"].as_array().unwrap().len(), 12);
+    // Rectangles row by row: 3x3 is the eleventh.
+    assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
+    // Read bit by bit from the file, the bites equal those of the box solved now.
+    let o = chompute(&[
+        "chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        stdout(&chompute(&["chomp", "bites", "--box", "7x5", "--csv"]))
+    );
+    // One flipped bit in the first chunk of bits: every read checks the chunk it reads
+    // against the trailer's CRC-32, so even without --verify the file is refused in one
+    // line with status 2, never answered from.
+    let damaged = dir.join("damaged.tbl");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let start = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+    bytes[start] ^= 0x10;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let d = damaged.to_str().unwrap();
+    for args in [
+        vec!["chomp", "bites", "--table", d, "--box", "4x4", "--json"],
+        vec!["chomp", "bites", "--table", d, "--box", "4x4", "--verify"],
+        vec!["chomp", "query", d, "--position", "2,1", "--verify"],
+    ] {
+        let o = chompute(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("crc32") && err.contains(d) && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+    // An edited header (a digit of the P-count changed keeps the length) fails its CRC.
+    let text = std::fs::read(&file).unwrap();
+    let head = String::from_utf8_lossy(&text[..start]).to_string();
+    let edited = head.replacen("p-positions 26838", "p-positions 26839", 1);
+    assert_ne!(edited, head);
+    let mut e = edited.into_bytes();
+    e.extend_from_slice(&text[start..]);
+    let edited_path = dir.join("edited.tbl");
+    std::fs::write(&edited_path, &e).unwrap();
+    let o = chompute(&[
+        "chomp",
+        "query",
+        edited_path.to_str().unwrap(),
+        "--position",
+        "2,1",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).lines().count() == 1, "{}", stderr(&o));
+    assert_usage_error(
+        &chompute(&["chomp", "bites", "--table", f, "--box", "13x2"]),
+        "does not contain 13x2",
+    );
+
+    let png = dir.join("bites.png");
+    let o = chompute(&[
+        "chomp",
+        "bites",
+        "--box",
+        "6x7",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+
+    let o = chompute(&["chomp", "grundy", "--box", "3x5", "--bfile", "two-rows"]);
+    let g = GrundyTable::compute(bx(3, 5)).unwrap();
+    let want: String = (1..=5)
+        .map(|n| format!("{n} {}\n", g.value(&rectangle(2, n)).unwrap()))
+        .collect();
+    assert_eq!(stdout(&o), want);
+
+    let o = chompute(&["chomp", "cells", "--max", "12", "--json"]);
+    let j = json_of(&o);
+    assert_eq!(j["cells"][11]["diagrams"], "77");
+
+    assert_usage_error(&chompute(&["chomp", "solve", "--box", "40x40"]), "2^38");
+    // A square stores one bit per transposed pair, so its limit is higher.
+    assert_usage_error(&chompute(&["chomp", "solve", "--box", "23x23"]), "2^42");
+    // The checkpoint lives beside the table: a device is refused, and nothing is made.
+    assert_usage_error(
+        &chompute(&["chomp", "solve", "--box", "4x4", "-o", "/dev/null"]),
+        "regular file",
+    );
+    assert!(!std::path::Path::new("/dev/null.partial").exists());
+    assert_usage_error(&chompute(&["chomp", "cells", "--max", "0"]), "cells");
+}
+
+/// The GPU layer kernel against its CPU twin (the same volume layers) and the fast schedule,
+/// on every box up to 9×9 (lavapipe in CI, with CHOMPUTE_REQUIRE_GPU=1).
+#[test]
+fn gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9() {
+    use chompute::chomp::solve::{solve, solve_by_volume_layers};
+    use chompute::gpu::chomp::ChompGpu;
+    let Some(ctx) =
+        crate::common::gpu_or_skip("gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9")
+    else {
+        return;
+    };
+    let gpu = ChompGpu::new(ctx);
+    for r in 1..=9usize {
+        for c in 1..=9u32 {
+            let shape = ChompBox { rows: r, cols: c };
+            let g = gpu.solve(shape).unwrap();
+            let twin = solve_by_volume_layers(shape).unwrap();
+            assert_eq!(g.words(), twin.words(), "{shape}: GPU vs twin");
+            assert_eq!(g.words(), solve(shape).unwrap().words(), "{shape}");
+        }
+    }
+    // A box past 9x9 and not square, to cross a dispatch of many workgroups.
+    let shape = ChompBox { rows: 11, cols: 13 };
+    assert_eq!(
+        gpu.solve(shape).unwrap().words(),
+        solve(shape).unwrap().words()
+    );
+}
+
+/// `chomp bites -o FILE.png` says what it wrote, as `chomp image` does, and prints the table
+/// only when asked for a format beside the picture.
+#[test]
+fn bites_with_a_picture_say_what_they_wrote() {
+    let dir = scratch_dir("chomp-bites-wrote");
+    let png = dir.join("bites.png");
+    let o = chompute(&[
+        "chomp",
+        "bites",
+        "--box",
+        "3x4",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).trim(),
+        format!(
+            "wrote {}: 12 rectangles up to 3x4, 11 with a winning bite",
+            png.display()
+        )
+    );
+    assert!(png.is_file());
+    let o = chompute(&[
+        "chomp",
+        "bites",
+        "--box",
+        "2x2",
+        "--csv",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("rows,cols,winning_bites,bites\n"));
+}
