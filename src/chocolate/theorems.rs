@@ -1,5 +1,5 @@
-//! Every claim of the chocolate paper (SPEC §1–§3), checked by computation for all m ≤ M and,
-//! where a claim reaches further, for sampled large m through the recursions.
+//! Every claim of the chocolate paper (docs/mathematics.md §1, §2, §3), checked by computation for
+//! all m ≤ M and, where a claim reaches further, for sampled large m through the recursions.
 //!
 //! Each claim has a stable `name` and is one function of the registry [`CLAIMS`], so any of
 //! them can be checked on its own ([`select`], [`check_claims`]). Grids come from the P-test
@@ -914,7 +914,7 @@ fn automaton(inputs: &Inputs) -> Claim {
         Ok(c) => c,
         Err(e) => claim(
             "automaton",
-            "generation n of the second-order automaton (SPEC §3) is P(n+1)",
+            "generation n of the second-order automaton (docs/mathematics.md §3) is P(n+1)",
             format!("n = 0..{}", big - 1),
             |t| t.fail(e.to_string()),
         ),
@@ -929,7 +929,7 @@ fn octahedron(inputs: &Inputs) -> Claim {
     correspondence_claim(level, oct_top).unwrap_or_else(|e| {
         claim(
             "octahedron",
-            "the P-cells of C(m,m) are the cells whose centre points lie in S_N (SPEC §2)",
+            "the P-cells of C(m,m) are the cells whose centre points lie in S_N (docs/mathematics.md §2)",
             format!("m = 1..{oct_top} in S_{level}"),
             |t| t.fail(e.to_string()),
         )

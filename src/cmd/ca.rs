@@ -1,5 +1,5 @@
-//! `chompute ca STEPS`: the second-order automaton of SPEC §3, on the GPU or the CPU, with
-//! verification against the P-test, PNG frames and a stacked voxel mesh.
+//! `chompute ca STEPS`: the second-order automaton of docs/mathematics.md §3, on the GPU or the
+//! CPU, with verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
@@ -99,7 +99,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let every = args.every.unwrap_or(1);
     let description = args.frames.is_some().then(|| {
         describe_pictures(&format!(
-            "generations of the automaton of SPEC §3 (generation n is P(n+1)), on a {0}×{0} canvas",
+            "generations of the automaton of docs/mathematics.md §3 (generation n is P(n+1)), on a {0}×{0} canvas",
             steps + 1
         ))
     });
