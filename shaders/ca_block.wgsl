@@ -1,5 +1,6 @@
-// Several steps of the second-order automaton of SPEC §3 per dispatch (temporal blocking). CPU
-// twin: chocolate::automaton::ca_block, the same tiles in the same order of operations.
+// Several steps of the second-order automaton of docs/mathematics.md §3 per dispatch (temporal
+// blocking). CPU twin: chocolate::automaton::ca_block, the same tiles in the same order of
+// operations.
 //
 //   b_{n+1}(i,j) = b_n(i,j) ^ b_n(i-1,j) ^ b_n(i,j-1) ^ b_n(i-1,j-1) ^ b_{n-1}(i-1,j-1)
 //

@@ -1,4 +1,4 @@
-// One step of the second-order automaton of SPEC §3 on a band of rows (CPU twin:
+// One step of the second-order automaton of docs/mathematics.md §3 on a band of rows (CPU twin:
 // chocolate::automaton::ca_step, the same rule on u64 words):
 //
 //   b_{n+1}(i,j) = b_n(i,j) ^ b_n(i-1,j) ^ b_n(i,j-1) ^ b_n(i-1,j-1) ^ b_{n-1}(i-1,j-1)

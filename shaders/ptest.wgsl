@@ -1,10 +1,10 @@
 // P-grid of a tile of C(m,n): one invocation writes one u32 word of 32 cells,
 // bit 31 = leftmost cell, rows padded to whole words (CPU twin: chocolate::grid::p_rows_cpu).
 //
-// Coordinates are u64 on the host. The host passes, for the tile's first row and column,
-// the pile sizes a = i-1, b = m-i (rows) and a = j-1, b = n-j (columns) as (lo, hi) u32 pairs;
-// inside the tile offsets are u32, so i-1 = a + r and m-i = b - r need one carry or borrow.
-// Cell (i,j) is P iff (i-1)^(m-i) == (j-1)^(n-j) (SPEC §1), compared as 64-bit pairs.
+// Coordinates are u64 on the host. The host passes, for the tile's first row and column, the pile
+// sizes a = i-1, b = m-i (rows) and a = j-1, b = n-j (columns) as (lo, hi) u32 pairs; inside the
+// tile offsets are u32, so i-1 = a + r and m-i = b - r need one carry or borrow. Cell (i,j) is P
+// iff (i-1)^(m-i) == (j-1)^(n-j) (docs/mathematics.md §1), compared as 64-bit pairs.
 
 struct Params {
     row_a: vec2<u32>,

@@ -105,7 +105,8 @@
 //!
 //! # An automaton generation
 //!
-//! Generation n of the second-order automaton of SPEC §3 is the P-grid of C(n+1,n+1).
+//! Generation n of the second-order automaton of docs/mathematics.md §3 is the P-grid of
+//! C(n+1,n+1).
 //!
 //! ```
 //! use chompute::chocolate::automaton::Automaton;

@@ -1,4 +1,5 @@
-"""Slow, obviously correct references for the tests, written from the definitions (SPEC.md)."""
+"""Slow, obviously correct references for the tests, written from the definitions of
+docs/mathematics.md."""
 
 import functools
 import os

@@ -19,7 +19,8 @@ def box_positions(rows, cols):
 
 
 def options(p):
-    """Biting cell (row x, column t+1) cuts rows x, x+1, ... to length at most t (SPEC §5)."""
+    """Biting cell (row x, column t+1) cuts rows x, x+1, ... to length at most t
+    (docs/mathematics.md §5)."""
     out = []
     for x, a in enumerate(p):
         for t in range(a):

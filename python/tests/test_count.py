@@ -28,7 +28,7 @@ def test_rectangles_equal_cell_counts():
 
 
 def test_first_values_are_the_papers():
-    # g(1..12) as printed in the paper (SPEC §1).
+    # g(1..12) as printed in the paper (docs/mathematics.md §1).
     printed = [1, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80]
     assert [chompute.count(m) for m in range(1, 13)] == printed
     assert [p_count_brute(m, m) for m in range(1, 13)] == printed

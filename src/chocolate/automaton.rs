@@ -1,6 +1,6 @@
-//! The second-order cellular automaton of SPEC §3, on the CPU: the twin of `shaders/ca_step.wgsl`
-//! and the fast path where the GPU is software, and [`ca_block`], the twin of the temporally
-//! blocked `shaders/ca_block.wgsl`.
+//! The second-order cellular automaton of docs/mathematics.md §3, on the CPU: the twin of
+//! `shaders/ca_step.wgsl` and the fast path where the GPU is software, and [`ca_block`], the twin
+//! of the temporally blocked `shaders/ca_block.wgsl`.
 //!
 //! State b_n on cells (i,j), 0-based, zero outside `[0,n]²`; b_{-1} = 0, b_0 = {(0,0)} and
 //!
@@ -495,8 +495,8 @@ pub const VERIFY_WHOLE_UP_TO: u64 = 1024;
 pub const VERIFY_SAMPLED_ROWS: u64 = 6;
 
 /// The verification of an automaton run, as claims: every generation b_n against the P-test's
-/// P(n+1) (SPEC §3), the generations of a second implementation (the GPU) against this CPU
-/// twin's, and the live cells of the last generation against g(n+1).
+/// P(n+1) (docs/mathematics.md §3), the generations of a second implementation (the GPU) against
+/// this CPU twin's, and the live cells of the last generation against g(n+1).
 #[derive(Debug, Clone)]
 pub struct AutomatonCheck {
     start: Instant,
@@ -754,7 +754,7 @@ pub fn ca_block(
     }
 }
 
-/// The rule read cell by cell, straight from SPEC §3, on a dense 0/1 grid: the slow
+/// The rule read cell by cell, straight from docs/mathematics.md §3, on a dense 0/1 grid: the slow
 /// reference the packed step is checked against.
 pub fn ca_generations_naive(steps: u64) -> Vec<Vec<Vec<bool>>> {
     let side = steps as usize + 1;

@@ -34,7 +34,7 @@ pub trait PGridBackend: Send + Sync {
     fn count(&self, w: &Window) -> Result<u128>;
 }
 
-/// The second-order automaton of SPEC §3 (b_n = P(n+1)), built for generations
+/// The second-order automaton of docs/mathematics.md §3 (b_n = P(n+1)), built for generations
 /// 0..=[`AutomatonBackend::capacity`].
 pub trait AutomatonBackend: Send {
     /// "cpu" or "gpu".

@@ -74,8 +74,8 @@ pub fn histogram_feasible(m: u64, n: u64) -> bool {
     m.min(n) <= HISTOGRAM_MAX_SMALL_SIDE && m.max(n) <= HISTOGRAM_MAX_LARGE_SIDE
 }
 
-/// `g(m,n) = Σ_v hr[v]·hc[v]` (SPEC §1), for any rectangle: histogram the row keys of the
-/// smaller side, then sweep the larger side's keys through it. O(m+n) time.
+/// `g(m,n) = Σ_v hr[v]·hc[v]` (docs/mathematics.md §1), for any rectangle: histogram the row keys
+/// of the smaller side, then sweep the larger side's keys through it. O(m+n) time.
 pub fn g_histogram(m: u64, n: u64) -> Result<u128> {
     if m == 0 || n == 0 {
         return Err(Error::bad_argument(

@@ -251,7 +251,8 @@ pub fn p_rows_naive(w: &Window) -> Vec<u32> {
 }
 
 /// Column keys of a window sorted by key, so that the P-columns of a row with key r are one
-/// contiguous run found by binary search (SPEC §1: cell (i,j) is P iff r(i) == c(j)).
+/// contiguous run found by binary search (docs/mathematics.md §1: cell (i,j) is P iff
+/// r(i) == c(j)).
 pub struct ColumnIndex {
     /// (c(j), offset of j from col0), sorted.
     keyed: Vec<(u64, u32)>,

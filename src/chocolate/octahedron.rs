@@ -1,4 +1,4 @@
-//! The Sierpiński octahedron S_N of SPEC §2, in exact integer arithmetic.
+//! The Sierpiński octahedron S_N of docs/mathematics.md §2, in exact integer arithmetic.
 //!
 //! S_0 is |x|+|y|+|z| ≤ 1. The operation T replaces an octahedron of centre c and radius r by
 //! the six of radius r/2 centred at c ± (r/2)e_k, so S_N is a union of 6^N octahedra, and
@@ -6,9 +6,9 @@
 //! the denominators in play) so points and radii are integers: floats would misclassify the
 //! many points that lie exactly on faces.
 //!
-//! Correspondence (SPEC §2): cell (i,j) of C(m,m), m ≤ 2^N, is P iff its centre point, with
-//! w = m/2^N, h = 2/2^N, u = -w + (i-1/2)h, v = -w + (j-1/2)h, x = (u+v)/2, y = (u-v)/2,
-//! z = 1 - w, lies in S_N.
+//! Correspondence (docs/mathematics.md §2): cell (i,j) of C(m,m), m ≤ 2^N, is P iff its centre
+//! point, with w = m/2^N, h = 2/2^N, u = -w + (i-1/2)h, v = -w + (j-1/2)h, x = (u+v)/2,
+//! y = (u-v)/2, z = 1 - w, lies in S_N.
 
 use super::grid::{p_rows_cpu, Window};
 use crate::claim::Claim;
@@ -528,8 +528,8 @@ pub fn correspondence_claim_with_progress(
     .took(start))
 }
 
-/// SPEC §2's stack of automaton generations as the half octahedron: a point `p` of the
-/// voxel surface of generations 0..=`steps` (doubled lattice coordinates: voxel corners are
+/// The stack of automaton generations as the half octahedron (docs/mathematics.md §2): a point `p`
+/// of the voxel surface of generations 0..=`steps` (doubled lattice coordinates: voxel corners are
 /// even, edge midpoints odd; layer z is generation z) placed in the rotated frame. Layer z is
 /// centred under the apex and stands z/2 below it, a layer half as thick as a cell is wide.
 pub fn stack_point(p: [i64; 3], steps: u64) -> [f32; 3] {

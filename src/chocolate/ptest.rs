@@ -15,7 +15,8 @@ pub fn piles(m: u64, n: u64, i: u64, j: u64) -> [u64; 4] {
     [i - 1, j - 1, m - i, n - j]
 }
 
-/// Row key r(i) = (i-1) ^ (m-i): cell (i,j) is P iff r(i) == c(j) (SPEC §1, fast form).
+/// Row key r(i) = (i-1) ^ (m-i): cell (i,j) is P iff r(i) == c(j)
+/// (docs/mathematics.md §1, fast form).
 #[inline]
 pub fn row_key(m: u64, i: u64) -> u64 {
     (i - 1) ^ (m - i)

@@ -5,7 +5,7 @@
 //! - m even: P(m) is P(m/2) with every cell blown up to a 2×2 block (Thm 3.3).
 //! - m odd, not a power of two: with 2^k the top bit of m, s = m - 2^k, t = 2^k - s, P(m) is
 //!   P(s) in the four s×s corners plus P(t) in the centre [s+1, s+t]², and nothing else
-//!   (Thm 3.4 in SPEC's checked form).
+//!   (Thm 3.4 in the form docs/mathematics.md §1 gives).
 //!
 //! Grids use the P-grid layout: m rows of `words_per_row(m)` u32 words, bit 31 = leftmost cell.
 

@@ -1,7 +1,7 @@
 //! P-rows in O(words): the P-test solved for the columns of one row.
 //!
 //! Column j of C(m,n) has piles a = j-1 and b = n-j with a + b = n-1 =: S. A row of key v
-//! (SPEC §1: cell (i,j) is P iff r(i) = c(j) = a ^ b) needs a ^ b = v, and since
+//! (docs/mathematics.md §1: cell (i,j) is P iff r(i) = c(j) = a ^ b) needs a ^ b = v, and since
 //! a + b = (a ^ b) + 2(a & b), also a & b = (S - v)/2 =: A. So the row has P-cells only when
 //! S - v is even and non-negative and A & v = 0, and then exactly at a = A + x for every
 //! submask x of v (the bits of v split between a and b; b = A + (v - x) ≥ 0 always).

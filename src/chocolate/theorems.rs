@@ -1,5 +1,5 @@
-//! Every claim of the chocolate paper (SPEC §1–§3), checked by computation for all m ≤ M and,
-//! where a claim reaches further, for sampled large m through the recursions.
+//! Every claim of the chocolate paper (docs/mathematics.md §1, §2, §3), checked by computation for
+//! all m ≤ M and, where a claim reaches further, for sampled large m through the recursions.
 //!
 //! Each claim has a stable `name` and is one function of the registry [`CLAIMS`], so any of
 //! them can be checked on its own ([`select`], [`check_claims`]). Grids come from the P-test

@@ -1,5 +1,5 @@
-//! Two-player Chomp by number of cells (SPEC §5b): for every n ≤ N, the Young diagrams of n
-//! cells (the partitions of n) and how many of them are P-positions, with no box.
+//! Two-player Chomp by number of cells (docs/mathematics.md §5b): for every n ≤ N, the Young
+//! diagrams of n cells (the partitions of n) and how many of them are P-positions, with no box.
 //!
 //! The partitions of m are ranked in lexicographic order of their parts (largest first):
 //! with rem_j = m - (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, where P(n, k)

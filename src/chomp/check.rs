@@ -3,7 +3,7 @@
 //! The ordinals come from Fact 2.10; the checks judge them against the game itself. For each
 //! position P the *game* solution set is computed from scores, not from ordinals: moving to Q
 //! hands the turn over, so player 1 of P scores α_{ord(Q)+1}, wrapping to α_1 when ord(Q) = n
-//! (the seed's first theorem), and eating everything scores α_1. Sol P is the set of moves with
+//! (the paper's first theorem), and eating everything scores α_1. Sol P is the set of moves with
 //! the highest score, or {(0)} when (0) is among them (player's preference).
 //!
 //! Each claim of [`ordinal_claims`] is one entry of the registry [`ORDINAL_CLAIMS`]: a name, a
@@ -227,7 +227,7 @@ fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
     );
 }
 
-/// Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } (the seed's text stops
+/// Fact 2.10, Res form: α_{ord P} = max { α_i : Res^i P ≠ ∅, 1 ≤ i ≤ n } (the paper's text stops
 /// at i = n-1, which would make ordinal n impossible; Res^n P holds the options of ordinal
 /// n-1, which Fact 2.10 counts) and Res^{ord P} P = Sol P.
 fn res_form(p: &PositionSeen, t: &mut Tally) {

@@ -1,5 +1,5 @@
-//! Chomp positions (SPEC §5): Young diagrams, the R×C box they live in, and the dense colex
-//! ranking that indexes every table in this module.
+//! Chomp positions (docs/mathematics.md §5): Young diagrams, the R×C box they live in, and the
+//! dense colex ranking that indexes every table in this module.
 //!
 //! A position is a non-increasing tuple of row lengths a_1 ≥ a_2 ≥ … ≥ 0 with trailing zeros
 //! dropped. Inside an R-row × C-column box its boundary is a lattice path of R up-steps and C
@@ -51,7 +51,7 @@ impl Diagram {
         self.0.first().copied().unwrap_or(0)
     }
 
-    /// |P|: the number of cells, which is also the number of moves (SPEC §5).
+    /// |P|: the number of cells, which is also the number of moves (docs/mathematics.md §5).
     pub fn volume(&self) -> u64 {
         self.0.iter().map(|&a| a as u64).sum()
     }
@@ -85,7 +85,7 @@ impl Diagram {
     }
 
     /// The move that bites cell (row `x`, column `t+1`), 0-based row, 0 ≤ t < a_x: rows x, x+1, …
-    /// are cut to length ≤ t (SPEC §5 with the i < x fix).
+    /// are cut to length ≤ t (docs/mathematics.md §5: the paper's i ≤ x read as i < x).
     pub fn bite(&self, x: usize, t: u32) -> Diagram {
         let mut rows = self.0.clone();
         for r in rows.iter_mut().skip(x) {
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn bites_follow_the_fixed_definition() {
-        // (5,3,3) → (5,3,2) → (1,1,1) → (1) → (0), the seed's example chain.
+        // (5,3,3) → (5,3,2) → (1,1,1) → (1) → (0), the paper's example chain.
         let p = Diagram::parse("5,3,3").unwrap();
         assert!(p.options().contains(&Diagram::parse("5,3,2").unwrap()));
         let q = Diagram::parse("5,3,2").unwrap();

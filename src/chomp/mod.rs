@@ -1,5 +1,5 @@
-//! Multiplayer Chomp (SPEC §5): positions are Young diagrams, an n-player rule orders the
-//! scores of the last biters, and every position has an ordinal by Fact 2.10.
+//! Multiplayer Chomp (docs/mathematics.md §5): positions are Young diagrams, an n-player rule
+//! orders the scores of the last biters, and every position has an ordinal by Fact 2.10.
 //!
 //! - [`diagram`]: diagrams, the R×C box, dense ranking, moves without allocation.
 //! - [`rule`]: rules, exact normalisation [Fact 3.4], the Fact 2.10 choice.

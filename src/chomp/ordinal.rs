@@ -1,4 +1,4 @@
-//! Ordinals of every position of a box by Fact 2.10 (SPEC §5), the general engine.
+//! Ordinals of every position of a box by Fact 2.10 (docs/mathematics.md §5), the general engine.
 //!
 //! ord(0) = 0; for P ≠ (0), K(P) = { ord(Q)+1 : Q ∈ Mov P, ord(Q) ≠ n } and ord(P) is the
 //! k ∈ K(P) with the largest α_k. A table holds one byte per position, indexed by rank. Two
@@ -159,8 +159,8 @@ impl OrdTable {
         histogram(&self.ords, self.players)
     }
 
-    /// Sol_f P (SPEC §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when ord(P) = 1
-    /// (player's preference). Sorted. Empty for the empty position.
+    /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
+    /// ord(P) = 1 (player's preference). Sorted. Empty for the empty position.
     pub fn sol(&self, p: &Diagram) -> Vec<Diagram> {
         let Some(o) = self.ordinal(p) else {
             return Vec::new();
@@ -319,8 +319,8 @@ mod tests {
             assert_eq!(o == 1, mover_loses(&p, &mut memo), "{p}: ord {o}");
             assert!(o == 1 || o == 2);
         }
-        // SPEC §5: (a, a-1) and the symmetric L (a, 1^(a-1)) are P; rectangles other than (1)
-        // have ordinal 2.
+        // docs/mathematics.md §5: (a, a-1) and the symmetric L (a, 1^(a-1)) are P; rectangles other
+        // than (1) have ordinal 2.
         for a in 1..=7u32 {
             assert_eq!(t.ordinal(&Diagram::new(vec![a, a - 1]).unwrap()), Some(1));
             if a <= 6 {

@@ -1,7 +1,7 @@
-//! Multiplayer rules f = (α_1 … α_n) (SPEC §5): the player who takes the last bite scores α_1,
-//! the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a rule is
-//! normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given numbers are
-//! compared exactly as decimals, never as floats.
+//! Multiplayer rules f = (α_1 … α_n) (docs/mathematics.md §5): the player who takes the last bite
+//! scores α_1, the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a
+//! rule is normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given
+//! numbers are compared exactly as decimals, never as floats.
 
 use std::cmp::Ordering;
 use std::fmt;

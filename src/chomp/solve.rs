@@ -1,5 +1,5 @@
-//! Two-player Chomp (SPEC §5b): P or N for every position of a box at one bit each (one bit a transposed pair for squares), and the
-//! Grundy value of every position.
+//! Two-player Chomp (docs/mathematics.md §5b): P or N for every position of a box at one bit each
+//! (one bit a transposed pair for squares), and the Grundy value of every position.
 //!
 //! Positions are the non-empty diagrams of the R×C box, indexed by the colex rank of
 //! [`Ranker`]. The poison is cell (1,1): the one-cell diagram (1) is a P-position (the player to

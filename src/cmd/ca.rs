@@ -1,5 +1,5 @@
-//! `chompute ca STEPS`: the second-order automaton of SPEC §3, on the GPU or the CPU, with
-//! verification against the P-test, PNG frames and a stacked voxel mesh.
+//! `chompute ca STEPS`: the second-order automaton of docs/mathematics.md §3, on the GPU or the
+//! CPU, with verification against the P-test, PNG frames and a stacked voxel mesh.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;

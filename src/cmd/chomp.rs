@@ -1,4 +1,4 @@
-//! `chompute chomp ord|classes|image`: multiplayer Chomp (SPEC §5).
+//! `chompute chomp ord|classes|image`: multiplayer Chomp (docs/mathematics.md §5).
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;

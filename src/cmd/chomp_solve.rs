@@ -1,4 +1,5 @@
-//! `chompute chomp solve|query|bites|grundy|cells`: two-player Chomp tables (SPEC §5b).
+//! `chompute chomp solve|query|bites|grundy|cells`: two-player Chomp tables
+//! (docs/mathematics.md §5b).
 
 use super::out::{print_report, Report, Stdout};
 use super::{csv_field, print_json};

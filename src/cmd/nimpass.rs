@@ -1,5 +1,5 @@
 //! `chompute nimpass` (K-heap Nim with a pass) and `chompute nimpass-grid` (C(M,M) as
-//! four-heap Nim with a pass, SPEC §4).
+//! four-heap Nim with a pass, docs/mathematics.md §4).
 
 use super::{describe_pictures, print_json};
 use crate::cli::Format;

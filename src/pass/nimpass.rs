@@ -1,4 +1,4 @@
-//! K-heap Nim with one shared pass (SPEC §4), K = 2, 3, 4.
+//! K-heap Nim with one shared pass (docs/mathematics.md §4), K = 2, 3, 4.
 //!
 //! A position is (heaps, p) with p = 1 while the pass is unused. (heaps, 0) is P iff the
 //! nim-sum is 0. (heaps, 1) is P iff it is terminal, or its nim-sum is not 0 (else passing
@@ -159,8 +159,8 @@ pub fn all_positions(k: usize, side: usize) -> Vec<Vec<usize>> {
 }
 
 /// What cell (i,j) of C(m,m) is as the position (i-1, j-1, m-i, m-j) of four-heap Nim
-/// (SPEC §4): a plain Nim P-position (nim-sum 0, i.e. a P-cell of the chocolate game), a
-/// P-position of Nim with the pass still available, both, or neither.
+/// (docs/mathematics.md §4): a plain Nim P-position (nim-sum 0, i.e. a P-cell of the chocolate
+/// game), a P-position of Nim with the pass still available, both, or neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PassCell {
     /// Neither kind of P-position.

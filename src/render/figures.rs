@@ -209,8 +209,8 @@ impl PassGridLayout {
     }
 }
 
-/// Write C(m,m) as Nim with a pass (SPEC §4) laid out by `layout`: plain Nim P-cells blue,
-/// pass P-cells red, both purple, the rest white, and the legend below. `t` is the four-heap
+/// Write C(m,m) as Nim with a pass (docs/mathematics.md §4) laid out by `layout`: plain Nim P-cells
+/// blue, pass P-cells red, both purple, the rest white, and the legend below. `t` is the four-heap
 /// table (side ≥ m); `description` is the PNG's Description text.
 pub fn write_pass_grid_png(
     path: &Path,

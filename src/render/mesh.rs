@@ -191,8 +191,8 @@ impl StackWriter {
         StackWriter::default()
     }
 
-    /// The closed mesh of the stack: the half octahedron of SPEC §2 (z mirrored, which
-    /// reverses the orientation), and its voxels.
+    /// The closed mesh of the stack: the half octahedron of docs/mathematics.md §2 (z mirrored,
+    /// which reverses the orientation), and its voxels.
     pub fn into_mesh(mut self) -> (Mesh, u128) {
         let steps = self.last;
         if let Some(z) = self.layers.1.take() {

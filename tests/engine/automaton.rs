@@ -69,7 +69,7 @@ fn automata(
 }
 
 /// Generation n (n+1 rows) and the one before it against the P-test, and its live cells
-/// against the recurrence: b_n = P(n+1) (SPEC §3).
+/// against the recurrence: b_n = P(n+1) (docs/mathematics.md §3).
 fn assert_generation_is_the_p_grid(name: &str, a: &dyn AutomatonBackend) {
     let n = a.generation();
     assert_eq!(

@@ -264,7 +264,7 @@ fn the_extension_chooses_the_picture_format() {
 
 #[test]
 fn count_range_prints_the_sequence_g() {
-    // g(1..12) as the chocolate paper lists them (SPEC §4).
+    // g(1..12) as the chocolate paper lists them (docs/mathematics.md §1).
     let paper = [1u64, 4, 5, 16, 9, 20, 21, 64, 25, 36, 29, 80];
     let b = ok(&chompute(&["count", "--range", "1..12", "--bfile"]));
     let lines: Vec<String> = b.lines().map(str::to_string).collect();

@@ -1,6 +1,8 @@
 //! The project's own rules: the console examples of README and the guide, the documentation's
-//! shape and links, function lengths, and what the Python package links.
+//! shape and links, function lengths, what the Python package links, and the references to
+//! docs/mathematics.md.
 
 mod faces;
 mod function_length;
+mod mathematics;
 mod readme;

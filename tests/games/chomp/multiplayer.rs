@@ -74,7 +74,8 @@ fn two_player_list_is_the_three_row_p_positions() {
         }
     }
     assert_eq!(listed, want);
-    // SPEC §5: (a, a-1) and the symmetric L (3,1,1) are among them; no rectangle but (1) is.
+    // docs/mathematics.md §5: (a, a-1) and the symmetric L (3,1,1) are among them; no
+    // rectangle but (1) is.
     for a in 1..=14 {
         assert!(listed.contains(&format!("{a},{}", a - 1).trim_end_matches(",0").to_string()));
         assert!(!listed.contains(&format!("{a},{a},{a}")));
