@@ -410,7 +410,11 @@ mod tests {
         assert_eq!(runs, "rows".len() + 1, "{band:#?}");
         // Each letter is its glyph, scaled, centred in the band.
         let r = Label::new("r", TEXT_SCALE);
-        let first = band.iter().position(|row| row.contains('#')).unwrap();
+        // The glyph's blank top rows are part of the label: align on its first inked row.
+        let lead = (0..r.height())
+            .find(|&y| (0..r.width()).any(|x| r.ink(x, y)))
+            .unwrap();
+        let first = band.iter().position(|row| row.contains('#')).unwrap() - lead as usize;
         let x0 = (AXIS_BAND - r.width()) / 2;
         for y in 0..r.height() {
             for x in 0..r.width() {
