@@ -22,6 +22,8 @@
 //! assert_eq!(GpTable::compute(64)?.get(2, 1), 0);
 //! # Ok::<(), chompute::Error>(())
 //! ```
+//!
+//! Tests: this file's unit tests; tests/engine/cancel.rs, tests/games/chomp/two_player.rs.
 
 use crate::error::{Error, Result};
 use std::cell::RefCell;

@@ -7,6 +7,9 @@
 //! [`write_text`], [`write_csv`] and the `Serialize` impl (JSON, with the count as a string
 //! since it can pass 2^53) print any list the same way, and [`verdict`] turns a failed
 //! theorem into [`Error::CheckFailed`].
+//!
+//! Tests: this file's unit tests; tests/engine/foundation.rs, tests/engine/theorems.rs,
+//! tests/games/pass.rs, tests/pictures/window.rs.
 
 use crate::{Error, Result};
 use serde::{Serialize, Serializer};

@@ -6,6 +6,9 @@
 //! never a command-line flag's. An error about one of a job's inputs names it by type
 //! ([`Input`], in [`Error::BadInput`] and [`Error::Conflict`]), so that each face can word the
 //! name its own way ([`Error::worded`]): `--scale` on the command line, `scale` in Python.
+//!
+//! Tests: tests/faults/status.rs (every exit status), tests/faults/numbers.rs (messages for bad
+//! numbers).
 
 /// The library's typed error: every fallible function of `chocolate`, `pass`, `chomp`,
 /// `render` and `gpu` returns [`Result`], and the binary (or the Python module, or the server)

@@ -197,6 +197,8 @@
 //! assert_eq!((pic.width, pic.height), (44, 44));
 //! # Ok::<(), chompute::Error>(())
 //! ```
+//!
+//! Tests: each module's doc names its own.
 
 #![warn(missing_docs)]
 

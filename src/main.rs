@@ -1,4 +1,6 @@
 //! The `chompute` binary: parse the command line, run the library, map errors to exit codes.
+//!
+//! Tests: this file's unit tests.
 
 mod cli;
 mod cmd;

@@ -1,5 +1,7 @@
 //! Host memory: how much the machine (or the container's cgroup) can still give, so that a
 //! job too large for it fails at once with one clear line instead of being killed halfway.
+//!
+//! Tests: this file's unit tests; tests/engine/automaton.rs.
 
 /// Bytes of memory available to this process, if the OS says: Linux's `MemAvailable`, lowered
 /// to the room left under a cgroup v2 limit (`memory.max` − `memory.current`) when there is one,

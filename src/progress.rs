@@ -31,6 +31,8 @@
 //! assert_eq!(log.last().unwrap().1, 100);
 //! # Ok::<(), chompute::Error>(())
 //! ```
+//!
+//! Tests: tests/engine/cancel.rs (stopping long work), python/tests/test_runtime.py (`progress=`).
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,4 +1,6 @@
 //! Python arguments to the library's types, checked once before anything runs.
+//!
+//! Tests: python/tests/.
 
 use crate::errors::{bad_argument, invalid, OrRaise};
 use chompute::chocolate::grid::Window;

@@ -1,4 +1,6 @@
 //! The chocolate game C(m,n): counts, P-grids, the automaton, the paper's claims, pictures.
+//!
+//! Tests: python/tests/.
 
 use crate::args::{bar_window, engine, u64_arg};
 use crate::errors::{bad_argument, invalid, to_py, CheckFailed, OrRaise};

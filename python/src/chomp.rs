@@ -1,4 +1,6 @@
 //! Multiplayer Chomp: ordinals under an n-player rule, and the isomorphism classes of rules.
+//!
+//! Tests: python/tests/test_chomp.py, python/tests/test_chomp_solve.py.
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};

@@ -1,6 +1,8 @@
 //! Two-player Chomp tables: P or N for every position of a box (`chomp_solve`), Grundy values
 //! (`chomp_grundy`), P-positions by number of cells (`chomp_cells`). The library computes;
 //! this file converts arguments and results.
+//!
+//! Tests: python/tests/test_chomp_solve.py.
 
 use crate::args::u64_arg;
 use crate::chomp::{box_arg, diagram_list, position_arg};

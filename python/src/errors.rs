@@ -11,6 +11,8 @@
 //!
 //! Integers beyond 2^64-1 are refused before the library sees them, with `OverflowError`
 //! (see `args`).
+//!
+//! Tests: python/tests/.
 
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

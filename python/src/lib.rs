@@ -4,6 +4,8 @@
 //! result into exact Python ints, NumPy arrays written in place, lists and dicts; every
 //! library error becomes a Python exception in one place (`errors`). Long work runs with the
 //! GIL released and stops on Ctrl-C between pieces (`run`).
+//!
+//! Tests: python/tests/.
 
 mod args;
 mod chocolate;

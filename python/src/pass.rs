@@ -1,4 +1,6 @@
 //! Games with a pass: two-heap Nim with a pass G_P, the 3-D bars CB(F), K-heap Nim with a pass.
+//!
+//! Tests: python/tests/test_pass.py.
 
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};

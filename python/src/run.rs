@@ -6,6 +6,8 @@
 //! Work the library does in one call is run on a worker thread while the calling thread waits
 //! for it in short slices, checking signals between them; on Ctrl-C it cancels the worker's
 //! [`chompute::cancel::Cancel`] token, and the library's loop stops at its next chunk.
+//!
+//! Tests: python/tests/test_runtime.py.
 
 use chompute::cancel::Cancel;
 use pyo3::exceptions::PyRuntimeError;

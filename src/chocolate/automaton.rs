@@ -14,6 +14,9 @@
 //! STYLE with twice the word: the high half of a u64 word is the u32 word 2k, the low half word
 //! 2k+1). With t = row_i(b_n) ^ row_{i-1}(b_n) and s = t ^ row_{i-1}(b_{n-1}), the new row is
 //! `t ^ (s shifted one cell right)`: a shift by one row and a shift by one bit.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/automaton.rs,
+//! tests/engine/foundation.rs.
 
 use super::backend::AutomatonBackend;
 use super::grid::{first_difference, p_bit, p_rows_cpu, p_rows_naive, words_per_row, Window};

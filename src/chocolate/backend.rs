@@ -13,6 +13,8 @@
 //! assert_eq!(grid.count(&w).unwrap(), 29); // g(11)
 //! assert_eq!(words.iter().map(|x| x.count_ones() as u128).sum::<u128>(), 29);
 //! ```
+//!
+//! Tests: tests/engine/automaton.rs, tests/engine/foundation.rs, tests/pictures/window.rs.
 
 use super::automaton::{u64_row_to_u32, Automaton};
 use super::grid::{count_cpu, Window};

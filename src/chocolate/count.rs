@@ -1,4 +1,6 @@
 //! Exact counts g(m,n) = #P-cells of C(m,n).
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/foundation.rs.
 
 use super::grid::Window;
 use super::ptest::row_key;

@@ -17,6 +17,8 @@
 //! per level (and once more for the cut last block row and column) by the digit programme of
 //! [`super::window`] run over the low k bits, and each block then costs four P-tests of its
 //! high parts. [`super::window::p_count`] and cell-by-cell counts are its references.
+//!
+//! Tests: this file's unit tests.
 
 use super::window::digit_states;
 use crate::{Error, Result};

@@ -4,6 +4,8 @@
 //! `words_per_row(width)` u32 words; bit 31 of word 0 is the window's leftmost cell, and the
 //! padding bits past the last column are zero. A word's big-endian bytes are therefore a
 //! 1-bit PNG row.
+//!
+//! Tests: this file's unit tests; benches/, tests/, tests/engine/.
 
 use super::ptest::{col_key, p_cell, row_key};
 use crate::{Error, Result};

@@ -1,5 +1,7 @@
 //! The chocolate game C(m,n) (docs/mathematics.md §1): an m×n bar with one poisoned cell (i,j) is
 //! the four-pile Nim position (i-1, j-1, m-i, n-j).
+//!
+//! Tests: benches/, tests/, tests/engine/, tests/pictures/.
 
 pub mod automaton;
 pub mod backend;

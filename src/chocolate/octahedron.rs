@@ -9,6 +9,8 @@
 //! Correspondence (docs/mathematics.md §2): cell (i,j) of C(m,m), m ≤ 2^N, is P iff its centre
 //! point, with w = m/2^N, h = 2/2^N, u = -w + (i-1/2)h, v = -w + (j-1/2)h, x = (u+v)/2,
 //! y = (u-v)/2, z = 1 - w, lies in S_N.
+//!
+//! Tests: this file's unit tests; tests/engine/octahedron.rs.
 
 use super::grid::{p_rows_cpu, Window};
 use crate::claim::Claim;

@@ -1,4 +1,6 @@
 //! The P-test of Thm 2.3 and its row/column form.
+//!
+//! Tests: this file's unit tests.
 
 /// Thm 2.3: cell (i,j) (1-based) of C(m,n) is a P-position iff the four Nim piles
 /// (i-1, j-1, m-i, n-j) have nim-sum zero.

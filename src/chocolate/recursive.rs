@@ -8,6 +8,8 @@
 //!   (Thm 3.4 in the form docs/mathematics.md §1 gives).
 //!
 //! Grids use the P-grid layout: m rows of `words_per_row(m)` u32 words, bit 31 = leftmost cell.
+//!
+//! Tests: this file's unit tests.
 
 use super::grid::words_per_row;
 

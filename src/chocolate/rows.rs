@@ -12,6 +12,8 @@
 //! four precomputed 32-word blocks (`p_row_of_key`), however dense the row; `p_row_words`
 //! computes the same row word by word and is its reference. The scatter generator ([`super::grid::p_rows_cpu`]) costs one write per P-cell,
 //! which is slow on dense bars such as m = 2^k - 1, where a third of all cells are P.
+//!
+//! Tests: this file's unit tests; benches/binding.rs, benches/kernels.rs.
 
 use super::grid::Window;
 use super::ptest::row_key;

@@ -6,6 +6,8 @@
 //! generator (`p_rows_cpu`); the recursive constructor, the automaton and the octahedron are
 //! checked against it, and the counting identities use counts of those grids (and, beyond M,
 //! the key-histogram count and the recurrence).
+//!
+//! Tests: this file's unit tests; tests/engine/cancel.rs.
 
 use super::automaton::{Automaton, AutomatonCheck};
 use super::count::{g_histogram, g_prefix_sums, g_recurrence};

@@ -24,6 +24,9 @@
 //! Counts are u128: a bar has fewer than 2^128 cells. The programmes only add, so they run in
 //! wrapping arithmetic: a state that is never accepted may pass 2^128 at the last bit, but
 //! the accepted total is exact because it is below 2^128 and every step is a sum.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/foundation.rs,
+//! tests/pictures/window.rs, tests/serve.rs.
 
 use super::grid::Window;
 use crate::{Error, Result};

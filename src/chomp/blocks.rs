@@ -22,6 +22,9 @@
 //!   in the window).
 //!
 //! When the table is saved the folder is removed.
+//!
+//! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
+//! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
 use super::diagram::ChompBox;
 use super::solve::TableIndex;

@@ -6,6 +6,8 @@
 //! counts the partitions of n into parts ≤ k. One bit per partition says P; the table of m
 //! is complete before any diagram of more cells reads it (a bite removes at least one cell),
 //! and the diagrams of m cells are decided in parallel, a block of equal first part each.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;

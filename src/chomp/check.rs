@@ -10,6 +10,8 @@
 //! check of one position and a statement. One pass over the box computes what every claim
 //! reads of a position (its options, Sol P, its longest solution chain) once, and hands it to
 //! each claim checked ([`check_ordinals`]).
+//!
+//! Tests: this file's unit tests.
 
 use super::classes::RuleClass;
 use super::diagram::{Diagram, Ranker};

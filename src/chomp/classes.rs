@@ -6,6 +6,8 @@
 //! far: a group reads its options' ordinals once, and only the final Fact 2.10 choice (one
 //! table lookup) is made per rule. A group splits when its rules first disagree, so the work
 //! is (number of classes) × (moves) + (rules) × (positions).
+//!
+//! Tests: this file's unit tests.
 
 use super::diagram::Ranker;
 use super::rule::{Choice, Rule};

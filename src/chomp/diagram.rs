@@ -12,6 +12,8 @@
 //!   rank order is an order in which options come first;
 //! - rank does not depend on C, so the table of an R×C box is a prefix of the table of every
 //!   wider R-row box.
+//!
+//! Tests: this file's unit tests.
 
 use std::fmt;
 

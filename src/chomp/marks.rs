@@ -1,5 +1,7 @@
 //! The N-marks of the forward solvers ([`super::push`], [`super::sym`]): one bit per index in
 //! a table of atomic words, set when a position is known to be N, while the run goes on.
+//!
+//! Tests: the forward solvers' tests in src/chomp/push.rs and src/chomp/sym.rs, which use it.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -8,6 +8,8 @@
 //! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
 //! - [`check`]: the paper's claims verified over a box.
 //! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
+//!
+//! Tests: benches/, tests/engine/, tests/games/chomp/.
 
 pub mod blocks;
 pub mod cells;

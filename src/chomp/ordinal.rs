@@ -6,6 +6,9 @@
 //! - rank order ([`ordinals_in_rank_order`]): a single sweep, every option has a smaller rank;
 //! - volume layers ([`ordinals_by_volume`]): positions of equal volume never move to each other,
 //!   so each layer is computed in parallel once the smaller volumes are done.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
+//! tests/games/chomp/multiplayer.rs.
 
 use super::diagram::{ChompBox, Diagram, Ranker};
 use super::rule::{Choice, Rule};

@@ -1,4 +1,6 @@
 //! The ordinals of two- or three-row positions laid out on a square plane, for pictures.
+//!
+//! Tests: this file's unit tests.
 
 use super::diagram::ChompBox;
 use super::ordinal::OrdTable;

@@ -29,6 +29,8 @@
 //! are inverted into the P-bits [`PTable`] keeps. A resumed run starts from P-bits of finished
 //! layers: those blocks are inverted into marks and their P-positions mark their parents
 //! again (a pass as long as the pushes of the finished layers), then the run goes on.
+//!
+//! Tests: this file's unit tests.
 
 use super::diagram::Ranker;
 use super::solve::{drive_layers, par_blocks, prefix_rows, Layer, PTable, Progress};

@@ -2,6 +2,8 @@
 //! scores α_1, the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a
 //! rule is normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given
 //! numbers are compared exactly as decimals, never as floats.
+//!
+//! Tests: this file's unit tests.
 
 use std::cmp::Ordering;
 use std::fmt;

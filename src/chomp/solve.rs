@@ -32,6 +32,8 @@
 //! The slow, obviously correct twin is [`solve_by_rank_order`]: one sweep in rank order with
 //! the same per-position rule; the tests compare both, and both with a solver that knows
 //! nothing of ranks.
+//!
+//! Tests: this file's unit tests; tests/engine/foundation.rs, tests/games/chomp/two_player.rs.
 
 use super::diagram::{ChompBox, Diagram, Ranker};
 use super::sym::SymIndex;

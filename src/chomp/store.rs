@@ -43,6 +43,8 @@
 //! ascending), and the CRC-32 of everything in the
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
 //! records before it and cuts the file there.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
 use super::diagram::{ChompBox, Diagram};
 use super::solve::{PTable, TableIndex};

@@ -31,6 +31,9 @@
 //! A parent has a larger hook sum or the same hook, so the blocks of one hook sum are
 //! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
 //! colex blocks (as in [`super::solve`]) side by side with the steps of its child square.
+//!
+//! Tests: this file's unit tests; tests/games/blocks.rs and tests/games/chomp/two_player.rs through
+//! the tables it solves.
 
 use super::diagram::binomial;
 use crate::error::{Error, Result};

@@ -18,6 +18,8 @@
 //! ([`Choice`]). Positions are produced in the order a, b, c ascending, which is exactly rank
 //! order of [`super::Ranker`] for three rows, so the output can fill a ranked table or be
 //! streamed: memory is O(C²) masks, not one byte per position.
+//!
+//! Tests: this file's unit tests.
 
 use super::rule::Choice;
 use std::ops::{BitOr, BitOrAssign};

@@ -1,5 +1,8 @@
 //! `chompute bench`: GPU against CPU.
 //! What they do is in cmd/bench.rs.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs, tests/faults/backend.rs,
+//! tests/faults/pipes.rs.
 
 use super::format::{Offer, Output};
 use super::values::parse_size;

@@ -1,5 +1,7 @@
 //! `chompute ca`: the second-order cellular automaton.
 //! What they do is in cmd/ca.rs.
+//!
+//! Tests: the command as users run it in tests/engine/, tests/faults/, tests/pictures/.
 
 use super::format::{Offer, Output};
 use super::values::parse_size;

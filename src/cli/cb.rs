@@ -1,5 +1,8 @@
 //! `chompute cb`: the 3-D chocolate bar CB(F,x,y,z).
 //! What they do is in cmd/cb.rs.
+//!
+//! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
+//! tests/games/pass.rs, tests/pictures/cli_outputs.rs.
 
 use super::format::{Offer, Output};
 use super::values::parse_bound;

@@ -1,6 +1,9 @@
 //! `chompute chomp`: its subcommands, and the arguments of the multiplayer ones (`ord`, `classes`,
 //! `image`) and of `grundy` and `cells`.
 //! What they do is in cmd/chomp.rs, cmd/chomp_solve.rs.
+//!
+//! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
+//! tests/games/chomp/multiplayer.rs, tests/pictures/cli_outputs.rs.
 
 use super::chomp_solve::{ChompBitesArgs, ChompQueryArgs, ChompSolveArgs};
 use super::format::{Format, Offer, Output, FORMAT_FLAGS};

@@ -1,5 +1,8 @@
 //! The arguments of the two-player table commands `chomp solve`, `chomp query` and `chomp bites`.
 //! What they do is in cmd/chomp_solve.rs.
+//!
+//! Tests: the command as users run it in tests/faults/cli.rs, tests/games/blocks.rs,
+//! tests/games/chomp/two_player.rs, tests/games/tables.rs.
 
 use super::format::{JsonOnly, Offer, Output};
 use clap::Args;

@@ -1,5 +1,7 @@
 //! `chompute count`: exact P-counts of a bar, a window, or g(m) over a range.
 //! What they do is in cmd/count.rs.
+//!
+//! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
 use super::format::{Offer, Output};
 use super::values::{library, parse_range, parse_size};

@@ -1,5 +1,7 @@
 //! `chompute gp`: two-heap Nim with a pass, the table G_P.
 //! What they do is in cmd/gp.rs.
+//!
+//! Tests: the command as users run it in tests/faults/, tests/games/.
 
 use super::format::{Offer, Output};
 use super::values::parse_size;

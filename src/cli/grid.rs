@@ -1,5 +1,7 @@
 //! `chompute grid`: the P-grid as text.
 //! What they do is in cmd/grid.rs.
+//!
+//! Tests: the command as users run it in tests/faults/, tests/pictures/.
 
 use super::values::parse_size;
 use clap::Args;

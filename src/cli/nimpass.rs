@@ -1,5 +1,7 @@
 //! `chompute nimpass` and `nimpass-grid`: Nim with one shared pass.
 //! What they do is in cmd/nimpass.rs.
+//!
+//! Tests: the command as users run it in tests/faults/, tests/games/, tests/pictures/.
 
 use super::format::{Offer, Output};
 use super::values::{parse_count, parse_range, parse_size};

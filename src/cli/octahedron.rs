@@ -1,5 +1,8 @@
 //! `chompute octahedron`: the Sierpiński octahedron.
 //! What they do is in cmd/octahedron.rs.
+//!
+//! Tests: the command as users run it in python/tests/, tests/engine/, tests/faults/,
+//! tests/pictures/.
 
 use super::format::{Offer, Output};
 use super::values::{parse_level, parse_ratio, parse_size};

@@ -1,5 +1,8 @@
 //! `chompute render` and `assemble`: pictures, Deep Zoom pyramids and tiles.
 //! What they do is in cmd/render.rs.
+//!
+//! Tests: this file's unit tests; the command as users run it in tests/, tests/faults/,
+//! tests/pictures/, tests/project/.
 
 use super::format::{Offer, Output};
 use super::values::{library, parse_size};

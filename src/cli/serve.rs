@@ -1,5 +1,8 @@
 //! `chompute serve`: where the live deep zoom listens and how much it caches.
 //! What they do is in cmd/serve.rs.
+//!
+//! Tests: the command as users run it in tests/common/http.rs, tests/faults/serve.rs,
+//! tests/serve.rs.
 
 use clap::Args;
 

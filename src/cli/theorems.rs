@@ -1,5 +1,8 @@
 //! `chompute theorems`: the chocolate paper's claims, checked.
 //! What they do is in cmd/theorems.rs.
+//!
+//! Tests: the command as users run it in tests/engine/theorems.rs, tests/faults/backend.rs,
+//! tests/faults/pipes.rs, tests/pictures/cli_outputs.rs.
 
 use super::format::{Offer, Output};
 use super::values::parse_size;

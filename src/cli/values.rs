@@ -1,5 +1,8 @@
 //! Value parsers shared by the commands: sizes, counts, ranges, bounds, levels, ratios, and any
 //! library type read by its own `FromStr`. Each error names the value as the user typed it.
+//!
+//! Tests: tests/faults/numbers.rs (a property test over every numeric argument),
+//! tests/faults/cli.rs.
 
 /// "X,Z": two non-negative integers.
 pub fn parse_bound(s: &str) -> Result<(u64, u64), String> {

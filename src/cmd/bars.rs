@@ -2,6 +2,9 @@
 //! `00:00:03 [=====>     ] 5/14 claims, <message>, eta 00:00:08`. Pipes and CI logs stay clean.
 //! The library reports its long work to an [`Observer`](chompute::progress::Observer);
 //! [`Bars`] is the binary's, drawing each phase as a bar.
+//!
+//! Tests: none of its own (bars are drawn only on a terminal); tests/faults/pipes.rs runs every
+//! command with a pipe for stderr.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;

@@ -1,5 +1,7 @@
 //! `chompute ca STEPS`: the second-order automaton of docs/mathematics.md §3, on the GPU or the
 //! CPU, with verification against the P-test, PNG frames and a stacked voxel mesh.
+//!
+//! Tests: the command as users run it in tests/engine/, tests/faults/, tests/pictures/.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;

@@ -1,6 +1,9 @@
 //! `chompute cb --f EXPR --bound X,Z`: Grundy numbers of the 3-D chocolate bar CB(F,x,y,z),
 //! with `--pass` the game with one pass, with `--check` the paper's theorems on the box, with
 //! `--table1` the paper's Table 1.
+//!
+//! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
+//! tests/games/pass.rs, tests/pictures/cli_outputs.rs.
 
 use super::{print_claims, print_json, verdict};
 use crate::cli::CbArgs;

@@ -1,4 +1,7 @@
 //! `chompute chomp ord|classes|image`: multiplayer Chomp (docs/mathematics.md §5).
+//!
+//! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
+//! tests/games/chomp/multiplayer.rs, tests/pictures/cli_outputs.rs.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;

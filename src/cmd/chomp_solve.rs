@@ -1,5 +1,8 @@
 //! `chompute chomp solve|query|bites|grundy|cells`: two-player Chomp tables
 //! (docs/mathematics.md §5b).
+//!
+//! Tests: the command as users run it in tests/faults/cli.rs, tests/games/blocks.rs,
+//! tests/games/chomp/two_player.rs, tests/games/tables.rs.
 
 use super::out::{print_report, Report, Stdout};
 use super::{csv_field, print_json};

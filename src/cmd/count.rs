@@ -1,5 +1,7 @@
 //! `chompute count M [N] [--window ROW,COL,HEIGHT,WIDTH]`: the exact P-count of a bar or of a
 //! window of it, by one method or all of them.
+//!
+//! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
 use super::{print_json, u64_string, window_of};
 use crate::cli::CountArgs;

@@ -1,4 +1,6 @@
 //! `chompute gp N`: two-heap Nim with a pass, the table G_P(x,y) [Def 12].
+//!
+//! Tests: the command as users run it in tests/faults/, tests/games/.
 
 use super::{print_claims, print_json, verdict};
 use crate::cli::Format;

@@ -1,4 +1,6 @@
 //! `chompute grid M [N]`: the P-grid as text.
+//!
+//! Tests: the command as users run it in tests/faults/, tests/pictures/.
 
 use crate::cli::GridArgs;
 use anyhow::anyhow;

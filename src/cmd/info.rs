@@ -1,4 +1,7 @@
 //! `chompute info`: the adapter and limits, or why there is no GPU.
+//!
+//! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
+//! tests/pictures/cli_foundation.rs.
 
 use super::print_json;
 use crate::cli::Format;

@@ -1,4 +1,7 @@
 //! Command implementations, one file per command family. `main` calls [`run`].
+//!
+//! Tests: tests/faults/backend.rs (`--backend` and CHOMPUTE_BACKEND), tests/faults/status.rs, and
+//! each command's own file.
 
 pub mod bars;
 mod bench;

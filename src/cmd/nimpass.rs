@@ -1,5 +1,7 @@
 //! `chompute nimpass` (K-heap Nim with a pass) and `chompute nimpass-grid` (C(M,M) as
 //! four-heap Nim with a pass, docs/mathematics.md §4).
+//!
+//! Tests: the command as users run it in tests/faults/, tests/games/, tests/pictures/.
 
 use super::{describe_pictures, print_json};
 use crate::cli::Format;

@@ -1,5 +1,8 @@
 //! `chompute octahedron N`: cross-sections of S_N as PNG, the correspondence check with the
 //! P-grids, and S_N as a mesh.
+//!
+//! Tests: the command as users run it in python/tests/, tests/engine/, tests/faults/,
+//! tests/pictures/.
 
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;

@@ -15,6 +15,9 @@
 //!
 //! Commands without a GPU kernel are marked at dispatch ([`mark_cpu_only`]); their JSON
 //! object then opens with `"backend":"cpu"`.
+//!
+//! Tests: tests/faults/pipes.rs (a closed stdout for every command), tests/faults/targets.rs (`-o
+//! -`).
 
 use crate::cli::Format;
 use chompute::render::encode::atomic;

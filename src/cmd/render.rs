@@ -1,5 +1,7 @@
 //! `chompute render` and `chompute assemble`: pictures of P-grids as streamed PNGs, Deep Zoom
 //! pyramids and sharded tile directories.
+//!
+//! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
 use super::{describe_pictures, print_json, u64_string, u64_strings, window_of};
 use crate::cli::Format;

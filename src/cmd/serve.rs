@@ -1,4 +1,7 @@
 //! `chompute serve`: parse the options, start the server of `chompute::serve`, print its URL.
+//!
+//! Tests: the command as users run it in tests/common/http.rs, tests/faults/serve.rs,
+//! tests/serve.rs.
 
 use crate::cli::ServeArgs;
 use anyhow::anyhow;

@@ -1,5 +1,8 @@
 //! `chompute theorems --max-m M [--claim NAME]…`: check every claim of the chocolate paper, or
 //! the ones named, and print a table.
+//!
+//! Tests: the command as users run it in tests/engine/theorems.rs, tests/faults/backend.rs,
+//! tests/faults/pipes.rs, tests/pictures/cli_outputs.rs.
 
 use super::{print_json, verdict};
 use crate::cli::Format;

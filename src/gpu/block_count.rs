@@ -3,6 +3,8 @@
 //! `chocolate::window` (`p_prefix` and `BlockGrid::counts`): the same state encoding, the
 //! same corners, the same inclusion–exclusion; the host computes the corners (exact u64) and
 //! reads back each block's count as four u32 limbs.
+//!
+//! Tests: tests/engine/foundation.rs, tests/pictures/window.rs.
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};

@@ -14,6 +14,9 @@
 //! The step kernel rotates three grids (b_{n-1}, b_n, b_{n+1}). The block kernel reads b_{n-1}
 //! and b_n from one pair of grids and writes b_{n+k-1} and b_{n+k} to the other pair (a tile's
 //! halo is its neighbours' output, so it cannot write in place): four grids.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/automaton.rs,
+//! tests/engine/foundation.rs.
 
 use super::context::{dispatch, GpuContext, ParamsArena, Pipeline, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};

@@ -3,6 +3,8 @@
 //! the options, the same bits. The host lists each layer's ranks
 //! ([`positions_of_volume`]), dispatches the layers in order of volume into one table buffer
 //! and reads the table back once.
+//!
+//! Tests: tests/engine/foundation.rs, tests/games/chomp/two_player.rs.
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};

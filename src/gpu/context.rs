@@ -3,6 +3,8 @@
 //! kernel object pools: a [`ParamsArena`] for the uniforms of many dispatches, a [`Reusable`]
 //! buffer that grows only when a call needs more, and one readback path ([`Readback`],
 //! [`GpuContext::map_and_read`]).
+//!
+//! Tests: tests/faults/backend.rs (no adapter, software adapters), tests/engine/foundation.rs.
 
 use super::kernel::{Access, KernelId};
 use crate::error::{Error, Result};

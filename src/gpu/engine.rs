@@ -2,6 +2,8 @@
 //! the engine it resolves to ([`Engine`]), which hands out each computation's backend (the
 //! WGSL kernel on the shared [`GpuContext`], or its CPU twin). `auto` takes a GPU only when it
 //! is a real one: lavapipe runs every kernel, but slower than the CPU paths.
+//!
+//! Tests: tests/faults/backend.rs, tests/engine/foundation.rs (each kernel against the CPU).
 
 use super::block_count::BlockCountGpu;
 use super::ca::CaGpu;

@@ -2,6 +2,8 @@
 //! params struct. The params struct is declared once, in Rust (`kernel_params!`), and the
 //! tests below check it, and everything else here, against the shader's own declarations
 //! through naga's reflection, so host and shader cannot drift apart unnoticed.
+//!
+//! Tests: this file's unit tests; tests/engine/foundation.rs.
 
 use crate::chocolate::automaton::BlockShape;
 

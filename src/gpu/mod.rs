@@ -1,5 +1,7 @@
 //! The wgpu context and one small module per kernel (buffers, dispatch, readback). Each
 //! kernel's CPU twin lives beside the mathematics it implements.
+//!
+//! Tests: benches/, tests/, tests/common/, tests/engine/, tests/games/chomp/, tests/pictures/.
 
 pub mod block_count;
 pub mod ca;

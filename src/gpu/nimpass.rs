@@ -1,5 +1,7 @@
 //! Four-heap Nim with a pass on the GPU: `nimpass.wgsl`, one dispatch per level of the
 //! wavefront over the prefix sum. The CPU twin is `pass::nimpass::wavefront`.
+//!
+//! Tests: tests/engine/foundation.rs.
 
 use super::context::{dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};

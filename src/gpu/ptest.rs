@@ -1,5 +1,7 @@
 //! The P-grid kernels `ptest.wgsl` (generate) and `pcount.wgsl` (count): buffers, tiling,
 //! dispatch and readback. The CPU twin is `chocolate::grid::p_rows_cpu`.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/foundation.rs.
 
 use super::context::{
     dispatch, dispatch_2d, GpuContext, ParamsArena, Pipeline, Readback, Reusable,

@@ -10,6 +10,9 @@
 //! assert!(table.is_p(&[0, 0, 0, 0]));
 //! assert!(!table.is_p(&[1, 1, 0, 0])); // nim-sum zero, but the pass moves to P
 //! ```
+//!
+//! Tests: its doc test; tests/engine/foundation.rs (the GPU kernel against the CPU),
+//! tests/games/pass.rs.
 
 use super::nimpass::NimPass;
 use crate::error::Result;

@@ -6,6 +6,8 @@
 //! x, then z, then y in increasing order computes each position once from finished options.
 //! With a pass, G(x,y,z,1) is the mex of the options' G(·,1) and of G(x,y,z,0) (the pass),
 //! except at the terminal (0,0,0), where no pass is allowed.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs, tests/games/pass.rs.
 
 use super::expr::Expr;
 use super::gp::GpTable;

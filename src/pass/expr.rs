@@ -16,6 +16,8 @@
 //! expected; division by zero, `log2` of a non-positive number, overflow and a negative final
 //! value are evaluation errors. Nothing here panics or loops on any input: the input length
 //! and the nesting depth are bounded, and the parser consumes a token on every step.
+//!
+//! Tests: this file's unit tests; tests/games/pass.rs.
 
 use std::fmt;
 

@@ -7,6 +7,8 @@
 //! 64-bit words. Values are at most x + y + 1 (the mex of x + y + 1 numbers), so a table of
 //! side N needs values below 2N and is stored in the narrowest unsigned integer that holds
 //! 2N - 1.
+//!
+//! Tests: this file's unit tests; benches/binding.rs, tests/engine/cancel.rs, tests/games/pass.rs.
 
 /// Largest table side accepted (the table alone is 2 GiB of u16 there).
 pub const MAX_SIDE: u64 = 32768;

@@ -2,6 +2,8 @@
 //!
 //! [`Mex`] is reused across positions: each position starts a new generation, so clearing
 //! costs nothing and the marks array grows only to the largest value ever inserted.
+//!
+//! Tests: this file's unit tests.
 
 /// A reusable mex calculator over small non-negative integers.
 #[derive(Debug, Default, Clone)]

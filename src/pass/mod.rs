@@ -6,6 +6,8 @@
 //! - [`cb`]: Grundy numbers of the 3-D bar CB(F,x,y,z) with and without a pass, the NS
 //!   property [Def 8], Theorems 2–4, Corollaries 2–4 and Table 1.
 //! - [`nimpass`]: K-heap Nim with one shared pass, one bit per line (docs/mathematics.md §4).
+//!
+//! Tests: benches/, tests/engine/, tests/games/.
 
 pub mod backend;
 pub mod cb;

@@ -11,6 +11,9 @@
 //! families whose lines cross the last heap's line are ORed one 64-bit word at a time, and the
 //! P-position on the last heap's line is the first unblocked value whose nim-sum is not 0.
 //! Its value is kept per prefix (u16), and its bit is set in the K-1 crossing families.
+//!
+//! Tests: this file's unit tests; tests/engine/cancel.rs, tests/engine/foundation.rs,
+//! tests/games/pass.rs.
 
 use super::mex::mex_of;
 use crate::Error;

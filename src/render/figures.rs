@@ -1,6 +1,8 @@
 //! The pictures of the automaton, the octahedron, Nim with a pass and Chomp: each streamed row
 //! by row through [`write_png`] (the output path's extension chooses the format), palettes
 //! from [`crate::render::picture::palette`], legends and axis labels from [`crate::render::picture::label`].
+//!
+//! Tests: this file's unit tests.
 
 use crate::chocolate::grid::words_per_row;
 use crate::chocolate::octahedron::Section;

@@ -9,6 +9,8 @@
 //! - an edge where two filled voxels touch only along that edge (the diagonals of P(m) do
 //!   this) is split at its midpoint, one midpoint per voxel, so each voxel's two faces there
 //!   form their own edge pair.
+//!
+//! Tests: this file's unit tests.
 
 use crate::render::encode::atomic::AtomicFile;
 use crate::{Error, Result};

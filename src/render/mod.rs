@@ -2,6 +2,8 @@
 //! extension) written to a temporary file and renamed when complete, Deep Zoom pyramids, tile
 //! shards, palettes, legends and labels in a small pixel font, meshes and the figures of each
 //! game.
+//!
+//! Tests: benches/, tests/, tests/faults/, tests/games/chomp/, tests/pictures/.
 
 pub mod encode;
 pub mod figures;

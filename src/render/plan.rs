@@ -30,6 +30,9 @@
 //! std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Tests: tests/pictures/ (every output a plan makes), tests/faults/targets.rs and
+//! tests/faults/interrupts.rs.
 
 use crate::chocolate::grid::Window;
 use crate::memory::Room;

@@ -1,6 +1,8 @@
 //! The cache of encoded tiles: least recently used first out, bounded by the bytes it holds
 //! (`--cache-mb`), shared by every request behind one lock (a lookup is a hash probe; tiles
 //! are made outside the lock).
+//!
+//! Tests: this file's unit tests.
 
 use crate::render::pyramid::zoom::{Pyramid, TileRect, TileStyle};
 use axum::body::Bytes;

@@ -15,6 +15,8 @@
 //!
 //! [`serve`] runs the accept loop until a shutdown future completes, then lets the requests in
 //! flight finish for a grace period.
+//!
+//! Tests: this file's unit tests.
 
 use axum::Router;
 use hyper::body::Incoming;

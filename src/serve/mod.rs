@@ -25,6 +25,8 @@
 //! immutable`, and `If-None-Match` gets 304 without any work. Slow and hostile clients are
 //! bounded by [`listen`]: a header-read timeout, a cap per client address, and a slot always
 //! kept for a new connection.
+//!
+//! Tests: tests/serve.rs.
 
 pub mod cache;
 pub mod listen;

@@ -3,6 +3,8 @@
 //!
 //! Every error is one line of text (`text/plain`), carries `Access-Control-Allow-Origin` like
 //! every other answer (the CORS layer of [`super::router`]), and a 503 says `Retry-After`.
+//!
+//! Tests: this file's unit tests.
 
 use crate::Error;
 use axum::http::{header, HeaderValue, StatusCode};

@@ -5,6 +5,8 @@
 //! real limits, every path that is not one of the server's is [`Reject::NotFound`].
 //!
 //! One rule for numbers everywhere: ASCII digits only, nothing else (no sign, no space).
+//!
+//! Tests: this file's unit tests.
 
 use super::reject::Reject;
 use crate::chocolate::grid::Window;

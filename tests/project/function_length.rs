@@ -129,3 +129,47 @@ fn lengths_count_from_fn_to_the_closing_brace() {
     fns.visit_file(&syn::parse_file(text).unwrap());
     assert_eq!(fns.0, [("f".to_string(), 3, 5), ("g".to_string(), 10, 1)]);
 }
+
+/// Every module of the library, the binary and the Python extension says in its doc where its
+/// tests are: a `//! Tests:` paragraph whose files exist.
+#[test]
+fn every_module_doc_names_where_its_tests_are() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut missing = Vec::new();
+    let mut dangling = Vec::new();
+    for dir in ["src", "python/src"] {
+        for file in files_with_extension(&root.join(dir), "rs") {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let doc: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
+            let Some(at) = doc.iter().position(|l| l.starts_with("//! Tests:")) else {
+                missing.push(file.strip_prefix(root).unwrap().display().to_string());
+                continue;
+            };
+            let para: String = doc[at..]
+                .iter()
+                .take_while(|l| l.len() > 3)
+                .map(|l| &l[4..])
+                .collect::<Vec<_>>()
+                .join(" ");
+            for word in para.split([' ', ',', ';', '(', ')', '`']) {
+                let word = word.trim_end_matches(['.', ':']);
+                let named = word.starts_with("tests/")
+                    || word.starts_with("python/tests/")
+                    || word.starts_with("src/")
+                    || word.starts_with("scripts/")
+                    || word.starts_with("benches/");
+                if named && !root.join(word).exists() {
+                    dangling.push(format!("{}: {word}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "module docs without a Tests: line: {missing:?}"
+    );
+    assert!(
+        dangling.is_empty(),
+        "Tests: lines naming no file: {dangling:?}"
+    );
+}

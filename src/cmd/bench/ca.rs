@@ -1,5 +1,7 @@
 //! `chompute bench` figures for the automaton: both GPU kernels and the CPU, with the host's
 //! memory bandwidth beside them.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
 use super::{BenchEnv, Measurement};
 use chompute::chocolate::automaton::{cell_updates, Automaton};

@@ -1,6 +1,8 @@
 //! `chompute bench` figures for multiplayer Chomp: positions per second of the general engine
 //! (rank-order sweep) and of the three-row engine, for a 3-player rule whose table is not
 //! trivial (0,1,2 uses every ordinal).
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
 use super::{BenchEnv, Measurement};
 use chompute::chomp::{ordinals_three_rows, Choice, ChompBox, Ranker, Rule};

@@ -4,6 +4,9 @@
 //! them by kernel and size and prints the CPU and GPU rates side by side with their ratio.
 //! Timings are wall-clock seconds (floats are fine here: they are measurements, not
 //! mathematics); the work done is an exact count.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs, tests/faults/backend.rs,
+//! tests/faults/pipes.rs.
 
 /// `ensure!` for the cross-checks: two methods that disagree are a check failure (exit
 /// status 1), not an error.

@@ -1,5 +1,7 @@
 //! `chompute bench` entries for games with a pass: the CPU methods and, when there is a GPU,
 //! the four-heap kernel against them.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
 use super::{BenchEnv, Measurement};
 use chompute::pass::gp::GpTable;

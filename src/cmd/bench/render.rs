@@ -1,5 +1,7 @@
 //! `chompute bench` figures for pictures: a full 1-bit render (generation overlapped with
 //! parallel compression) against the PNG encoder alone on the same rows held in memory.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
 use super::{BenchEnv, Measurement};
 use chompute::chocolate::grid::Window;

@@ -3,6 +3,8 @@
 //! GPU, checked equal: C(2^64-1), whose blocks of 2^53 cells over the whole bar the CPU counts
 //! in O(1) each (`chocolate::dyadic`), and C(10^19), whose blocks share no low bits, so every
 //! corner runs the whole programme.
+//!
+//! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
 use super::{BenchEnv, Measurement};
 use chompute::chocolate::grid::Window;

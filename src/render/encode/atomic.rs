@@ -30,6 +30,8 @@
 //! get [`Error::Interrupted`]; a program that is stopping reports nothing more ([`stopping`])
 //! so the interrupt's line is the only one. Nothing here ends the process: that is the
 //! program's business.
+//!
+//! Tests: this file's unit tests.
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};

@@ -11,6 +11,8 @@
 //! caller produces the next ones, so generation overlaps compression and memory stays a few
 //! bands whatever the picture's size. The `png` crate writes the signature, header, palette,
 //! chunk framing and trailer; this module only makes the IDAT payload.
+//!
+//! Tests: this file's unit tests; benches/kernels.rs.
 
 pub mod atomic;
 pub mod output;

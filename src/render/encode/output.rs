@@ -10,6 +10,8 @@
 //! before anything is drawn, with one line that names PNG. Any other extension is refused.
 //!
 //! Every file is written to a temporary name and renamed when complete ([`AtomicFile`]).
+//!
+//! Tests: this file's unit tests.
 
 use crate::render::encode::atomic::AtomicFile;
 use crate::render::encode::png::{Compression, PixelFormat, PngSpec};

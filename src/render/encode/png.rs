@@ -4,6 +4,9 @@
 //! stays a few bands whatever the image size. Every PNG carries a `Software` text chunk and,
 //! when its spec has one ([`PngSpec::description`]), a `Description`, so a picture found later
 //! says what made it.
+//!
+//! Tests: tests/pictures/render.rs (pictures decoded and compared with the P-test),
+//! tests/faults/targets.rs.
 
 use crate::{Error, Result};
 use std::io::Write;

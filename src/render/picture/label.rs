@@ -3,6 +3,8 @@
 //!
 //! Everything is a pixel query — "is pixel (x, y) ink?", "which palette index is pixel (x, y)
 //! of the legend?" — so a picture's row callback can draw text as it streams, with no canvas.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/multiplayer.rs.
 
 /// A glyph: its width in pixels (3, or 5 for the arrows) and five rows, bit `width-1` the
 /// leftmost pixel.

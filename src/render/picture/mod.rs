@@ -11,6 +11,8 @@
 //!   so a picture of C(2^64-1) is as quick as one of C(40000).
 //!
 //! Two colours make indexed PNGs; the default is black on white.
+//!
+//! Tests: this file's unit tests; benches/, tests/, tests/games/chomp/, tests/pictures/.
 
 pub mod label;
 pub mod palette;

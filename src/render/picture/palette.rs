@@ -1,4 +1,6 @@
 //! The palettes of chompute's pictures, as RGB triples (PNG `PLTE` order).
+//!
+//! Tests: this file's unit tests.
 
 /// Background and P-cell colours of automaton frames and octahedron sections: cream, then
 /// dark chocolate.

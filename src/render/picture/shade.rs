@@ -17,6 +17,8 @@
 //! Every rounding is halves up. Each curve is increasing, so ℓ(x) is the number of levels
 //! l ∈ 1..=255 whose rounding threshold it reaches, and each threshold is a comparison of two
 //! integer products, made exactly in 256 bits.
+//!
+//! Tests: this file's unit tests; tests/pictures/window.rs, tests/serve.rs.
 
 use crate::{Error, Result};
 

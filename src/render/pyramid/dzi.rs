@@ -7,6 +7,8 @@
 //! every level is exact without resampling any image. Each level keeps one partial row of
 //! counts and one band of at most a tile's height of finished pixel rows, so memory is about
 //! `tile × width` bytes in all, whatever the height.
+//!
+//! Tests: this file's unit tests.
 
 use crate::chocolate::grid::Window;
 use crate::render::encode::png::{PixelFormat, PngSpec};

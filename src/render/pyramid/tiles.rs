@@ -17,6 +17,8 @@
 //! the name exists), so of two renders started at once into one new directory exactly one
 //! writes it; the other reads it and is refused unless it asks for the same picture, in which
 //! case it shares the work and skips the verified tiles.
+//!
+//! Tests: this file's unit tests.
 
 use crate::chocolate::grid::Window;
 use crate::error::{Error, Input, Result};

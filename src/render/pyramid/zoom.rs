@@ -9,6 +9,8 @@
 //! blocks on the right and bottom edges are cut to the bar and shaded over their own cells,
 //! exactly as `render --fit` and `render --dzi` shade. So every tile costs about the same,
 //! at every depth, in every bar.
+//!
+//! Tests: this file's unit tests.
 
 use crate::chocolate::dyadic::DyadicBlocks;
 use crate::chocolate::grid::Window;
