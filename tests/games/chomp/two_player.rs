@@ -167,7 +167,9 @@ fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other(
     // A rectangle's bites are the conjugates of its transpose's (a square box's table keeps
     // one bit a transposed pair, so this checks the pairing too).
     let conjugate = |rows: &[u32]| -> Vec<u32> {
-        (0..rows[0]).map(|j| rows.iter().filter(|&&x| x > j).count() as u32).collect()
+        (0..rows[0])
+            .map(|j| rows.iter().filter(|&&x| x > j).count() as u32)
+            .collect()
     };
     for (rows, cols, rects) in &files {
         let at = |r: usize, c: usize| &rects[(r - 1) * *cols as usize + c - 1]["bites"];
