@@ -110,8 +110,10 @@ def test_cells_counts_partitions_and_p_positions():
 
 
 def test_bad_boxes_and_positions_raise_value_error():
-    with pytest.raises(ValueError, match="2\\^38"):
+    with pytest.raises(ValueError, match="2\\^42"):
         chompute.chomp_solve(40, 40)
+    with pytest.raises(ValueError, match="2\\^38"):
+        chompute.chomp_solve(30, 40)
     with pytest.raises(ValueError, match="2\\^42"):
         chompute.chomp_solve(23, 23)
     t = chompute.chomp_solve(3, 3)
@@ -151,6 +153,17 @@ def test_bad_sides_raise_the_promised_errors():
         chompute.chomp_solve(2.5)
 
 
+def diagrams_of(n, cap=None):
+    """Every Young diagram of n cells, rows at most cap long, as a tuple of rows."""
+    cap = n if cap is None else cap
+    if n == 0:
+        yield ()
+        return
+    for a in range(min(n, cap), 0, -1):
+        for rest in diagrams_of(n - a, a):
+            yield (a,) + rest
+
+
 def test_progress_hears_the_positions_decided():
     heard = []
     t = chompute.chomp_solve(9, 9, progress=lambda done, total, phase: heard.append((done, total, phase)))
@@ -160,6 +173,8 @@ def test_progress_hears_the_positions_decided():
     assert heard[-1][0] == heard[-1][1]
     assert (t.positions + 1) // 2 <= heard[-1][1] <= t.positions + 1
     assert [d for d, _, _ in heard] == sorted(d for d, _, _ in heard)
+    # Counting cells reports diagrams decided (layers grow like the partition numbers).
     cells = []
-    chompute.chomp_cells(10, progress=lambda done, total, phase: cells.append(done))
-    assert cells[-1] == 10
+    chompute.chomp_cells(10, progress=lambda done, total, phase: cells.append((done, total)))
+    diagrams = sum(1 for n in range(1, 11) for d in diagrams_of(n))
+    assert cells[-1] == (diagrams, diagrams) == (138, 138)

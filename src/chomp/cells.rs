@@ -111,11 +111,14 @@ impl CellsTable {
             p: vec![0],
             counts,
         };
-        let phase = crate::progress::phase("cell counts", Some(max as u64));
+        // Progress in diagrams, not in layers: the layers grow like the partition numbers, so
+        // a count of layers would promise an end far too soon.
+        let diagrams: u64 = (1..=max).map(|n| table.counts.partitions(n)).sum();
+        let phase = crate::progress::phase("diagrams decided", Some(diagrams));
         for n in 1..=max {
             crate::cancel::check()?;
             table.add_layer(n)?;
-            phase.set(n as u64);
+            phase.inc(table.counts.partitions(n));
             done(n);
         }
         Ok(table)

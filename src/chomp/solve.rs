@@ -334,8 +334,11 @@ impl TableIndex {
     /// The table a run of `shape` keeps: a square box (up to side
     /// [`super::sym::MAX_SIDE`]) one of each transposed pair, any other box every position.
     pub fn for_box(shape: ChompBox) -> Result<TableIndex> {
-        if shape.rows == shape.cols as usize && shape.rows <= super::sym::MAX_SIDE {
+        if shape.rows == shape.cols as usize {
+            // One limit for every square: past 22×22 a square has more than 2^42 positions,
+            // long before the hook index's largest side.
             let ranker = TableIndex::symmetric_ranker(shape)?;
+            debug_assert!(shape.rows <= super::sym::MAX_SIDE);
             TableIndex::symmetric(ranker, super::sym::min_child_for(shape.rows))
         } else {
             Ok(TableIndex::colex(PTable::ranker_for(shape)?))
@@ -345,7 +348,11 @@ impl TableIndex {
     /// The ranker of a square box whose table keeps one bit per transposed pair, or
     /// [`Error::TooLarge`] past [`MAX_SYMMETRIC_POSITIONS`].
     pub fn symmetric_ranker(shape: ChompBox) -> Result<Ranker> {
-        Ranker::with_limit(shape, MAX_SYMMETRIC_POSITIONS, "more than 2^42 positions")
+        Ranker::with_limit(
+            shape,
+            MAX_SYMMETRIC_POSITIONS,
+            "more than 2^42 positions, the most a square's table holds (22x22 is the largest)",
+        )
     }
 
     /// The index a saved table of `shape` names: its scheme line.
@@ -444,7 +451,11 @@ impl PTable {
 
     /// The ranker of a box a one-bit table can hold, or [`Error::TooLarge`].
     pub fn ranker_for(shape: ChompBox) -> Result<Ranker> {
-        Ranker::with_limit(shape, MAX_SOLVE_POSITIONS, "more than 2^38 positions")
+        Ranker::with_limit(
+            shape,
+            MAX_SOLVE_POSITIONS,
+            "more than 2^38 positions, the most the table of a box that is not square holds",
+        )
     }
 
     /// An all-N table (no bit set) for `ranker`'s box; refuses with [`Error::TooLarge`] when

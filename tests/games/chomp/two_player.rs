@@ -584,7 +584,8 @@ fn cli_solve_query_bites_grundy_cells() {
     let j = json_of(&o);
     assert_eq!(j["cells"][11]["diagrams"], "77");
 
-    assert_usage_error(&chompute(&["chomp", "solve", "--box", "40x40"]), "2^38");
+    assert_usage_error(&chompute(&["chomp", "solve", "--box", "40x40"]), "2^42");
+    assert_usage_error(&chompute(&["chomp", "solve", "--box", "30x40"]), "2^38");
     // A square stores one bit per transposed pair, so its limit is higher.
     assert_usage_error(&chompute(&["chomp", "solve", "--box", "23x23"]), "2^42");
     // The checkpoint lives beside the table: a device is refused, and nothing is made.
