@@ -3,6 +3,7 @@
 //!
 //! Tests: the command as users run it in tests/faults/, tests/games/, tests/pictures/.
 
+use super::out::{print_report, Report, Stdout};
 use super::{describe_pictures, print_json};
 use crate::cli::Format;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
@@ -21,6 +22,8 @@ struct NimpassReport<'a> {
     p_positions: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     positions: Option<Listing<'a>>,
+    #[serde(skip)]
+    table: &'a NimPass,
 }
 
 /// The P-positions as a JSON array, serialised one at a time without collecting them.
@@ -47,44 +50,51 @@ fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass>
     })
 }
 
-pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
-    let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
-    let mut out = super::out::stdout();
-    if args.format.get() == Format::Json {
-        print_json(&NimpassReport {
-            heaps: args.heaps,
-            max: args.max,
-            p_positions: t.count(),
-            positions: args.list.then_some(Listing(&t)),
-        })?;
-    } else if args.list {
-        let sep = if args.format.get() == Format::Csv {
-            ","
-        } else {
-            " "
-        };
-        if args.format.get() == Format::Csv {
-            let head: Vec<String> = (1..=args.heaps).map(|k| format!("h{k}")).collect();
-            writeln!(out, "{}", head.join(","))?;
+impl Report for NimpassReport<'_> {
+    /// The count in a sentence, or with `--list` the positions, one per line.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if self.positions.is_some() {
+            return self.list(out, " ");
         }
-        t.for_each(|h| {
-            let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
-            writeln!(out, "{}", words.join(sep))
-        })?;
-    } else if args.format.get() == Format::Csv {
-        writeln!(out, "heaps,max,p_positions")?;
-        writeln!(out, "{},{},{}", args.heaps, args.max, t.count())?;
-    } else {
         writeln!(
             out,
             "{} P-positions with the pass available among {} heaps of size 0..={}",
-            t.count(),
-            args.heaps,
-            args.max
-        )?;
+            self.p_positions, self.heaps, self.max
+        )
     }
-    out.flush()?;
-    Ok(())
+
+    /// The count as one row, or with `--list` the positions under `h1,…,hK`.
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if self.positions.is_some() {
+            let head: Vec<String> = (1..=self.heaps).map(|k| format!("h{k}")).collect();
+            writeln!(out, "{}", head.join(","))?;
+            return self.list(out, ",");
+        }
+        writeln!(out, "heaps,max,p_positions")?;
+        writeln!(out, "{},{},{}", self.heaps, self.max, self.p_positions)
+    }
+}
+
+impl NimpassReport<'_> {
+    /// The P-positions, sorted, one per line, the heaps separated by `sep`.
+    fn list(&self, out: &mut Stdout, sep: &str) -> std::io::Result<()> {
+        self.table.for_each(|h| {
+            let words: Vec<String> = h.iter().map(|a| a.to_string()).collect();
+            writeln!(out, "{}", words.join(sep))
+        })
+    }
+}
+
+pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
+    let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
+    let report = NimpassReport {
+        heaps: args.heaps,
+        max: args.max,
+        p_positions: t.count(),
+        positions: args.list.then_some(Listing(&t)),
+        table: &t,
+    };
+    print_report(&report, args.format.get())
 }
 
 #[derive(Serialize)]
