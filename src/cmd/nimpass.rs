@@ -3,9 +3,8 @@
 //!
 //! Tests: the command as users run it in tests/faults/, tests/games/, tests/pictures/.
 
+use super::describe_pictures;
 use super::out::{print_report, Report, Stdout};
-use super::{describe_pictures, print_json};
-use crate::cli::Format;
 use crate::cli::{NimpassArgs, NimpassGridArgs};
 use anyhow::anyhow;
 use chompute::gpu::{BackendChoice, Engine};
@@ -168,12 +167,6 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
             pass_p_cells: pass_p,
             nim_p_cells: nim_p,
         });
-        if args.counts.is_none() && args.format.get() != Format::Json {
-            crate::outln!(
-                "wrote {}: C({m},{m}), {pass_p} pass P-cells (red), {nim_p} Nim P-cells (blue)",
-                path.display()
-            );
-        }
     }
     if let Some((a, b)) = args.counts {
         let rows: Vec<CountRow> = (a..=b)
@@ -186,28 +179,45 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
                 }
             })
             .collect();
-        if args.format.get() != Format::Json {
-            let mut out = super::out::stdout();
-            if args.format.get() == Format::Csv {
-                writeln!(out, "m,pass_p_cells,nim_p_cells")?;
-            } else if args.format.get() != Format::Bfile {
-                writeln!(out, "M\tpass_P\tnim_P")?;
-            }
-            for r in &rows {
-                if args.format.get() == Format::Csv {
-                    writeln!(out, "{},{},{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
-                } else if args.format.get() == Format::Bfile {
-                    writeln!(out, "{} {}", r.m, r.pass_p_cells)?;
-                } else {
-                    writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
-                }
-            }
-            out.flush()?;
-        }
         report.counts = Some(rows);
     }
-    if args.format.get() == Format::Json {
-        print_json(&report)?;
+    print_report(&report, args.format.get())
+}
+
+impl Report for GridReport {
+    /// The counts as a table, or what the picture holds.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let Some(rows) = &self.counts else {
+            if let Some(p) = &self.picture {
+                let m = p.m;
+                writeln!(
+                    out,
+                    "wrote {}: C({m},{m}), {} pass P-cells (red), {} Nim P-cells (blue)",
+                    p.file, p.pass_p_cells, p.nim_p_cells
+                )?;
+            }
+            return Ok(());
+        };
+        writeln!(out, "M\tpass_P\tnim_P")?;
+        for r in rows {
+            writeln!(out, "{}\t{}\t{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "m,pass_p_cells,nim_p_cells")?;
+        for r in self.counts.iter().flatten() {
+            writeln!(out, "{},{},{}", r.m, r.pass_p_cells, r.nim_p_cells)?;
+        }
+        Ok(())
+    }
+
+    /// The pass P-cell counts, `M count` per line.
+    fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
+        for r in self.counts.iter().flatten() {
+            writeln!(out, "{} {}", r.m, r.pass_p_cells)?;
+        }
+        Ok(())
+    }
 }
