@@ -3,7 +3,8 @@
 //!
 //! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
-use super::{print_json, u64_string, window_of};
+use super::out::{print_report, Report, Stdout};
+use super::{u64_string, window_of};
 use crate::cli::CountArgs;
 use crate::cli::Format;
 use chompute::chocolate::count::{describe, g_recurrence, is_whole, CountMethod, CountPlan};
@@ -31,6 +32,44 @@ struct CountReport {
     count: String,
     methods: Vec<MethodResult>,
     agree: bool,
+    /// What was counted, for the text: `g(M,N)` or the window's description.
+    #[serde(skip)]
+    what: String,
+    /// `--method all`: the table and verdict even when one method was feasible.
+    #[serde(skip)]
+    all: bool,
+}
+
+impl Report for CountReport {
+    /// The count alone, or each method's count and time with the verdict.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if self.methods.len() == 1 && !self.all {
+            return writeln!(out, "{}", self.count);
+        }
+        writeln!(out, "{}:", self.what)?;
+        for r in &self.methods {
+            writeln!(
+                out,
+                "  {:<10} {:>40}  {:>10.6} s",
+                r.method, r.count, r.seconds
+            )?;
+        }
+        let verdict = if self.agree {
+            "all methods agree"
+        } else {
+            "METHODS DISAGREE"
+        };
+        writeln!(out, "{verdict}")
+    }
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "m,n,method,count,seconds")?;
+        for r in &self.methods {
+            let (m, n) = (self.m, self.n);
+            writeln!(out, "{m},{n},{},{},{:.6}", r.method, r.count, r.seconds)?;
+        }
+        Ok(())
+    }
 }
 
 use chompute::gpu::count_gpu;
@@ -50,7 +89,37 @@ struct RangeReport {
     #[serde(serialize_with = "u64_string")]
     to: u64,
     /// g(from), g(from+1), …, g(to), as strings.
-    g: Vec<String>,
+    g: Terms,
+}
+
+/// g(m) for m in from..=to, computed as they are written (a range can be far longer than
+/// memory; `| head` stops it early).
+#[derive(Debug)]
+struct Terms {
+    from: u64,
+    to: u64,
+}
+
+impl Terms {
+    fn each(&self, mut f: impl FnMut(u64, u128) -> std::io::Result<()>) -> std::io::Result<()> {
+        for m in self.from..=self.to {
+            let g = g_recurrence(m).map_err(std::io::Error::other)?;
+            f(m, g)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Terms {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(None)?;
+        for m in self.from..=self.to {
+            let g = g_recurrence(m).map_err(S::Error::custom)?;
+            seq.serialize_element(&g.to_string())?;
+        }
+        seq.end()
+    }
 }
 
 /// `count --range A..B`: g(m) for every m from A to B, by the recurrence, as a table, an OEIS
@@ -59,34 +128,28 @@ fn run_range(args: &CountArgs, (a, b): (u64, u64)) -> anyhow::Result<()> {
     if args.n.is_some() {
         return Err(anyhow::anyhow!("--range counts square bars; drop N"));
     }
-    let mut out = super::out::stdout();
-    if args.format.get() == Format::Json {
-        let g = (a..=b)
-            .map(|m| g_recurrence(m).map(|g| g.to_string()))
-            .collect::<chompute::Result<_>>()?;
-        drop(out);
-        return print_json(&RangeReport { from: a, to: b, g });
-    }
-    // Columns as wide as the largest m and the largest possible g(m) ≤ m².
-    let mw = b.to_string().len();
-    let gw = (b as u128 * b as u128).to_string().len().max(4);
-    if args.format.get() == Format::Csv {
-        writeln!(out, "m,g")?;
-    } else if args.format.get() != Format::Bfile {
+    let g = Terms { from: a, to: b };
+    print_report(&RangeReport { from: a, to: b, g }, args.format.get())
+}
+
+impl Report for RangeReport {
+    /// `m g(m)` in right-aligned columns, as wide as the largest m and the largest possible
+    /// g(m) ≤ m².
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let mw = self.to.to_string().len();
+        let gw = (self.to as u128 * self.to as u128).to_string().len().max(4);
         writeln!(out, "{:>mw$}  {:>gw$}", "m", "g(m)")?;
+        self.g.each(|m, g| writeln!(out, "{m:>mw$}  {g:>gw$}"))
     }
-    for m in a..=b {
-        let g = g_recurrence(m)?;
-        if args.format.get() == Format::Csv {
-            writeln!(out, "{m},{g}")?;
-        } else if args.format.get() == Format::Bfile {
-            writeln!(out, "{m} {g}")?;
-        } else {
-            writeln!(out, "{m:>mw$}  {g:>gw$}")?;
-        }
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "m,g")?;
+        self.g.each(|m, g| writeln!(out, "{m},{g}"))
     }
-    out.flush()?;
-    Ok(())
+
+    fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
+        self.g.each(|m, g| writeln!(out, "{m} {g}"))
+    }
 }
 
 pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
@@ -116,60 +179,26 @@ pub fn run(backend: BackendChoice, args: &CountArgs) -> anyhow::Result<()> {
     } else {
         format!("the P-cells of {}", describe(&window))
     };
-    if args.format.get() == Format::Json {
-        print_json(&CountReport {
-            m,
-            n,
-            window: args.window.as_ref().map(|_| {
-                [window.row0, window.col0, window.height, window.width].map(|v| v.to_string())
-            }),
-            count: count.to_string(),
-            methods: results
-                .iter()
-                .map(|r| MethodResult {
-                    method: r.method.name(),
-                    count: r.count.to_string(),
-                    seconds: r.seconds,
-                })
-                .collect(),
-            agree,
-        })?;
-    } else if args.format.get() == Format::Csv {
-        let mut out = super::out::stdout();
-        writeln!(out, "m,n,method,count,seconds")?;
-        for r in &results {
-            writeln!(
-                out,
-                "{m},{n},{},{},{:.6}",
-                r.method.name(),
-                r.count,
-                r.seconds
-            )?;
-        }
-        out.flush()?;
-    } else if results.len() == 1 && args.method != Some(CountMethod::All) {
-        crate::outln!("{count}");
-    } else {
-        // `--method all` always prints its table and verdict, even when only one method is
-        // feasible at this size.
-        crate::outln!("{what}:");
-        for r in &results {
-            crate::outln!(
-                "  {:<10} {:>40}  {:>10.6} s",
-                r.method.name(),
-                r.count,
-                r.seconds
-            );
-        }
-        crate::outln!(
-            "{}",
-            if agree {
-                "all methods agree"
-            } else {
-                "METHODS DISAGREE"
-            }
-        );
-    }
+    let report = CountReport {
+        m,
+        n,
+        window: args.window.as_ref().map(|_| {
+            [window.row0, window.col0, window.height, window.width].map(|v| v.to_string())
+        }),
+        count: count.to_string(),
+        methods: results
+            .iter()
+            .map(|r| MethodResult {
+                method: r.method.name(),
+                count: r.count.to_string(),
+                seconds: r.seconds,
+            })
+            .collect(),
+        agree,
+        what,
+        all: args.method == Some(CountMethod::All),
+    };
+    print_report(&report, args.format.get())?;
     plan.verdict(&results)?;
     Ok(())
 }
