@@ -38,6 +38,30 @@ struct SolveReport {
     /// Windows of a table solved in blocks.
     #[serde(skip_serializing_if = "Option::is_none")]
     blocks: Option<u64>,
+    /// Whether the table keeps one bit per transposed pair (the text says so).
+    #[serde(skip)]
+    pairs: bool,
+}
+
+impl Report for SolveReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "box {}: {} positions, {} P-positions",
+            self.shape, self.positions, self.p_positions
+        )?;
+        let per = if self.pairs {
+            "pair of transposed positions"
+        } else {
+            "position"
+        };
+        let (bytes, seconds) = (human_bytes(self.bytes), self.seconds);
+        writeln!(out, "{bytes} at one bit per {per}, {seconds:.3} s")?;
+        if let Some(f) = &self.file {
+            writeln!(out, "table saved to {f}")?;
+        }
+        Ok(())
+    }
 }
 
 /// `chomp solve --box RxC [-o FILE]`: the prefix layers on the CPU (resumable with -o), or the
@@ -307,30 +331,9 @@ fn report_solved(
         resumed_layers: resumed,
         layers: table.index.layers(),
         blocks: table.blocks.map(|b| b.windows),
+        pairs: table.index.sym.is_some(),
     };
-    if args.format.get() == Format::Json {
-        return print_json(&report);
-    }
-    let mut out = super::out::stdout();
-    writeln!(
-        out,
-        "box {shape}: {} positions, {} P-positions",
-        report.positions, report.p_positions
-    )?;
-    writeln!(
-        out,
-        "{} at one bit per {}, {seconds:.3} s",
-        human_bytes(bytes),
-        if table.index.sym.is_some() {
-            "pair of transposed positions"
-        } else {
-            "position"
-        }
-    )?;
-    if let Some(f) = &report.file {
-        writeln!(out, "table saved to {f}")?;
-    }
-    Ok(())
+    print_report(&report, args.format.get())
 }
 
 fn rows_of(d: &Diagram) -> Vec<u32> {
@@ -344,6 +347,23 @@ struct QueryReport {
     shape: String,
     p: bool,
     bites: Vec<Vec<u32>>,
+}
+
+impl Report for QueryReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let p = &self.position;
+        if self.p {
+            return writeln!(out, "{p}: P (every bite loses)");
+        }
+        let list: Vec<String> = self
+            .bites
+            .iter()
+            .map(|q| format!("({})", text_bite(q)))
+            .collect();
+        let n = self.bites.len();
+        let s = if n == 1 { "" } else { "s" };
+        writeln!(out, "{p}: N, {n} winning bite{s}: {}", list.join(" "))
+    }
 }
 
 /// `chomp query FILE --position a,b,c`.
@@ -361,23 +381,7 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
     };
-    if args.format.get() == Format::Json {
-        return print_json(&report);
-    }
-    let mut out = super::out::stdout();
-    if is_p {
-        writeln!(out, "{p}: P (every bite loses)")?;
-    } else {
-        let list: Vec<String> = bites.iter().map(|q| format!("({q})")).collect();
-        writeln!(
-            out,
-            "{p}: N, {} winning bite{}: {}",
-            bites.len(),
-            if bites.len() == 1 { "" } else { "s" },
-            list.join(" ")
-        )?;
-    }
-    Ok(())
+    print_report(&report, args.format.get())
 }
 
 /// The winning bites `bites` prints: read from a saved table bit by bit, or from a box solved
