@@ -3,6 +3,7 @@
 //! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
 //! tests/games/chomp/multiplayer.rs, tests/pictures/cli_outputs.rs.
 
+use super::out::{print_report, Report, Stdout};
 use super::{describe_pictures, print_claims, print_json, verdict};
 use crate::cli::Format;
 use crate::cli::{
@@ -467,59 +468,89 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             .collect(),
         checks: checks.clone(),
     };
-    if args.format.get() == Format::Json {
-        print_json(&report)?;
-    } else if args.format.get() == Format::Csv && checks.is_none() {
-        // One row per class: its number, size, members and ordinal histogram.
-        let mut out = super::out::stdout();
-        let ords: Vec<String> = (0..=n).map(|k| format!("ord{k}")).collect();
-        writeln!(out, "class,rules,members,{}", ords.join(","))?;
-        for (i, c) in report.classes.iter().enumerate() {
+    print_report(&report, args.format.get())?;
+    match &checks {
+        Some(claims) => verdict(claims),
+        None => Ok(()),
+    }
+}
+
+impl Report for ClassesReport {
+    /// A line for the box, one per class, then (with `--check`) the claims.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "{} players, box {} ({} positions): {} rules in {} classes ({:.3} s)",
+            self.players, self.shape, self.positions, self.rules, self.class_count, self.seconds
+        )?;
+        for (i, c) in self.classes.iter().enumerate() {
+            let n = c.members.len();
             let members: Vec<String> = c.members.iter().map(|m| format!("({m})")).collect();
-            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
             writeln!(
                 out,
-                "{},{},{},{}",
+                "class {:>3}: {n} rule{}, ordinal histogram [{}]: {}",
+                i + 1,
+                if n == 1 { "" } else { "s" },
+                c.histogram_text(),
+                members.join(" ")
+            )?;
+        }
+        match &self.checks {
+            Some(claims) => chompute::claim::write_text(out, claims),
+            None => Ok(()),
+        }
+    }
+
+    /// One row per class (its number, size, members and ordinal histogram); with `--check`,
+    /// the claims instead.
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if let Some(claims) = &self.checks {
+            return chompute::claim::write_csv(out, claims);
+        }
+        let ords: Vec<String> = (0..=self.players).map(|k| format!("ord{k}")).collect();
+        writeln!(out, "class,rules,members,{}", ords.join(","))?;
+        for (i, c) in self.classes.iter().enumerate() {
+            let members: Vec<String> = c.members.iter().map(|m| format!("({m})")).collect();
+            let hist: Vec<String> = c.histogram.iter().map(u64::to_string).collect();
+            let members = members.join(" ");
+            let field = super::csv_field(&members);
+            writeln!(
+                out,
+                "{},{},{field},{}",
                 i + 1,
                 c.members.len(),
-                super::csv_field(&members.join(" ")),
                 hist.join(",")
             )?;
         }
-    } else if args.format.get() != Format::Csv {
-        let mut out = super::out::stdout();
-        writeln!(
-            out,
-            "{n} players, box {} ({} positions): {} rules in {} classes ({seconds:.3} s)",
-            args.shape,
-            ranker.len(),
-            rules.len(),
-            classes.len()
-        )?;
-        for (i, c) in report.classes.iter().enumerate() {
-            writeln!(
-                out,
-                "class {:>3}: {} rule{}, ordinal histogram [{}]: {}",
-                i + 1,
-                c.members.len(),
-                if c.members.len() == 1 { "" } else { "s" },
-                c.histogram_text(),
-                c.members
-                    .iter()
-                    .map(|m| format!("({m})"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            )?;
+        Ok(())
+    }
+}
+
+impl Report for ClassCountsReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "box {} ({} positions)", self.shape, self.positions)?;
+        writeln!(out, "{:>7} {:>6} {:>7}", "players", "rules", "classes")?;
+        for c in &self.counts {
+            writeln!(out, "{:>7} {:>6} {:>7}", c.players, c.rules, c.classes)?;
         }
+        Ok(())
     }
-    if let Some(claims) = &checks {
-        report_claims(
-            claims,
-            args.format.get() == Format::Json,
-            args.format.get() == Format::Csv,
-        )?;
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "players,rules,classes")?;
+        for c in &self.counts {
+            writeln!(out, "{},{},{}", c.players, c.rules, c.classes)?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// `N classes` per line.
+    fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
+        for c in &self.counts {
+            writeln!(out, "{} {}", c.players, c.classes)?;
+        }
+        Ok(())
+    }
 }
 
 /// `chomp classes --players A..B`: the number of isomorphism classes for each number of
@@ -547,30 +578,12 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
         pb.inc(1);
     }
     pb.finish_and_clear();
-    if args.format.get() == Format::Json {
-        return print_json(&ClassCountsReport {
-            shape: args.shape.to_string(),
-            positions: ranker.len(),
-            counts,
-        });
-    }
-    let mut out = super::out::stdout();
-    if args.format.get() == Format::Csv {
-        writeln!(out, "players,rules,classes")?;
-    } else if args.format.get() != Format::Bfile {
-        writeln!(out, "box {} ({} positions)", args.shape, ranker.len())?;
-        writeln!(out, "{:>7} {:>6} {:>7}", "players", "rules", "classes")?;
-    }
-    for c in &counts {
-        if args.format.get() == Format::Csv {
-            writeln!(out, "{},{},{}", c.players, c.rules, c.classes)?;
-        } else if args.format.get() == Format::Bfile {
-            writeln!(out, "{} {}", c.players, c.classes)?;
-        } else {
-            writeln!(out, "{:>7} {:>6} {:>7}", c.players, c.rules, c.classes)?;
-        }
-    }
-    Ok(())
+    let report = ClassCountsReport {
+        shape: args.shape.to_string(),
+        positions: ranker.len(),
+        counts,
+    };
+    print_report(&report, args.format.get())
 }
 
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
