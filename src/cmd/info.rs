@@ -3,65 +3,98 @@
 //! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
 //! tests/pictures/cli_foundation.rs.
 
-use super::print_json;
-use crate::cli::Format;
+use super::out::{print_report, Report, Stdout};
 use crate::cli::InfoArgs;
+use chompute::gpu::context::AdapterReport;
 use chompute::gpu::GpuContext;
-use serde_json::json;
+use serde::Serialize;
+use std::io::Write;
+
+/// The adapter in use, or why there is none, and what `--backend auto` picks. The JSON keeps
+/// its keys in alphabetical order, as it always had.
+#[derive(Serialize)]
+struct InfoReport {
+    #[serde(serialize_with = "sorted_keys")]
+    adapter: Option<AdapterReport>,
+    auto_selects: &'static str,
+    reason: Option<String>,
+    /// The bytes of one P-grid tile (the text's last limit).
+    #[serde(skip)]
+    tile_bytes: u64,
+}
+
+/// The adapter as a JSON object with its keys sorted.
+fn sorted_keys<S: serde::Serializer>(a: &Option<AdapterReport>, s: S) -> Result<S::Ok, S::Error> {
+    let value = serde_json::to_value(a).map_err(serde::ser::Error::custom)?;
+    value.serialize(s)
+}
+
+impl Report for InfoReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let Some(r) = &self.adapter else {
+            let reason = self.reason.as_deref().unwrap_or_default();
+            writeln!(out, "no GPU: {reason}")?;
+            return writeln!(out, "--backend auto selects: cpu");
+        };
+        let software = if r.software { " (software)" } else { "" };
+        writeln!(out, "adapter:      {}", r.name)?;
+        writeln!(out, "backend:      {}", r.backend)?;
+        writeln!(out, "device type:  {}{software}", r.device_type)?;
+        writeln!(out, "driver:       {} {}", r.driver, r.driver_info)?;
+        writeln!(out, "limits in use:")?;
+        let limits = [
+            (
+                "max storage binding:       ",
+                format!("{} bytes", r.max_storage_buffer_binding_size),
+            ),
+            (
+                "max buffer:                ",
+                format!("{} bytes", r.max_buffer_size),
+            ),
+            (
+                "max workgroups / dimension:",
+                r.max_compute_workgroups_per_dimension.to_string(),
+            ),
+            (
+                "max invocations / group:   ",
+                r.max_compute_invocations_per_workgroup.to_string(),
+            ),
+            (
+                "workgroup storage:         ",
+                format!("{} bytes", r.max_compute_workgroup_storage_size),
+            ),
+            (
+                "P-grid tile:               ",
+                format!("{} bytes", self.tile_bytes),
+            ),
+        ];
+        for (name, value) in limits {
+            writeln!(out, "  {name} {value}")?;
+        }
+        writeln!(out, "--backend auto selects: {}", self.auto_selects)
+    }
+}
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
-    match GpuContext::shared() {
+    let report = match GpuContext::shared() {
         Ok(ctx) => {
             let r = ctx.report();
-            let auto = if r.software { "cpu" } else { "gpu" };
-            if args.format.get() == Format::Json {
-                print_json(&json!({ "adapter": r, "reason": null, "auto_selects": auto }))?;
-            } else {
-                crate::outln!("adapter:      {}", r.name);
-                crate::outln!("backend:      {}", r.backend);
-                crate::outln!(
-                    "device type:  {}{}",
-                    r.device_type,
-                    if r.software { " (software)" } else { "" }
-                );
-                crate::outln!("driver:       {} {}", r.driver, r.driver_info);
-                crate::outln!("limits in use:");
-                crate::outln!(
-                    "  max storage binding:        {} bytes",
-                    r.max_storage_buffer_binding_size
-                );
-                crate::outln!("  max buffer:                 {} bytes", r.max_buffer_size);
-                crate::outln!(
-                    "  max workgroups / dimension: {}",
-                    r.max_compute_workgroups_per_dimension
-                );
-                crate::outln!(
-                    "  max invocations / group:    {}",
-                    r.max_compute_invocations_per_workgroup
-                );
-                crate::outln!(
-                    "  workgroup storage:          {} bytes",
-                    r.max_compute_workgroup_storage_size
-                );
-                crate::outln!(
-                    "  P-grid tile:                {} bytes",
-                    ctx.max_binding_bytes()
-                );
-                crate::outln!("--backend auto selects: {auto}");
+            InfoReport {
+                auto_selects: if r.software { "cpu" } else { "gpu" },
+                adapter: Some(r),
+                reason: None,
+                tile_bytes: ctx.max_binding_bytes(),
             }
         }
-        Err(e) => {
-            let reason = match e {
+        Err(e) => InfoReport {
+            adapter: None,
+            reason: Some(match e {
                 chompute::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
                 other => other.to_string(),
-            };
-            if args.format.get() == Format::Json {
-                print_json(&json!({ "adapter": null, "reason": reason, "auto_selects": "cpu" }))?;
-            } else {
-                crate::outln!("no GPU: {reason}");
-                crate::outln!("--backend auto selects: cpu");
-            }
-        }
-    }
-    Ok(())
+            }),
+            auto_selects: "cpu",
+            tile_bytes: 0,
+        },
+    };
+    print_report(&report, args.format.get())
 }
