@@ -4,8 +4,8 @@
 //! Tests: the command as users run it in python/tests/, tests/engine/, tests/faults/,
 //! tests/pictures/.
 
-use super::{describe_pictures, print_claims, print_json, verdict};
-use crate::cli::Format;
+use super::out::{print_report, Report, Stdout};
+use super::{describe_pictures, verdict};
 use crate::cli::OctahedronArgs;
 use anyhow::anyhow;
 use chompute::chocolate::octahedron::{correspondence_claim_with_progress, Section};
@@ -14,6 +14,7 @@ use chompute::render::check_output;
 use chompute::render::figures::write_section_png;
 use chompute::render::mesh::{check_mesh_path, sierpinski_mesh, write_mesh};
 use serde::Serialize;
+use std::io::Write;
 
 /// Largest level `--check` runs (Σ_{M ≤ 2^N} M² cells: 2.3·10^10 at N = 12).
 pub const CHECK_MAX_LEVEL: u32 = 12;
@@ -40,7 +41,7 @@ struct MeshReport {
 }
 
 #[derive(Serialize)]
-struct Report {
+struct OctahedronReport {
     n: u32,
     section: Option<SectionReport>,
     /// With --check: the `octahedron` claim for M = 1..2^N.
@@ -88,7 +89,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         _ => None,
     };
 
-    let mut report = Report {
+    let mut report = OctahedronReport {
         n,
         section: None,
         checks: None,
@@ -128,41 +129,39 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
             triangles: mesh.triangles.len(),
         });
     }
-    if args.format.get() == Format::Json {
-        print_json(&report)?;
-    } else if let (Some(c), true) = (&report.checks, args.format.get() == Format::Csv) {
-        print_claims(c, true)?;
-    } else {
-        print_text(n, &report)?;
-    }
+    print_report(&report, args.format.get())?;
     match &report.checks {
         Some(c) => verdict(c),
         None => Ok(()),
     }
 }
 
-fn print_text(n: u32, report: &Report) -> anyhow::Result<()> {
-    if let Some(s) = &report.section {
-        crate::outln!(
-            "H_{{{n},{}}}: {} ({}×{} pixels, {} per cell, {} inside S_{n})",
-            s.m,
-            s.file,
-            s.side,
-            s.side,
-            s.px,
-            s.pixels_inside
-        );
+impl Report for OctahedronReport {
+    /// A line for each thing made: the section, the check's claim, the mesh.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let n = self.n;
+        if let Some(s) = &self.section {
+            writeln!(
+                out,
+                "H_{{{n},{}}}: {} ({}×{} pixels, {} per cell, {} inside S_{n})",
+                s.m, s.file, s.side, s.side, s.px, s.pixels_inside
+            )?;
+        }
+        if let Some(c) = &self.checks {
+            chompute::claim::write_text(out, c)?;
+        }
+        if let Some(m) = &self.mesh {
+            writeln!(
+                out,
+                "S_{n}: {} ({} octahedra, {} triangles)",
+                m.file, m.octahedra, m.triangles
+            )?;
+        }
+        Ok(())
     }
-    if let Some(c) = &report.checks {
-        print_claims(c, false)?;
+
+    /// The check's claim (`--csv` needs `--check`).
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        chompute::claim::write_csv(out, self.checks.as_deref().unwrap_or_default())
     }
-    if let Some(m) = &report.mesh {
-        crate::outln!(
-            "S_{n}: {} ({} octahedra, {} triangles)",
-            m.file,
-            m.octahedra,
-            m.triangles
-        );
-    }
-    Ok(())
 }
