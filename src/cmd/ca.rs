@@ -3,8 +3,8 @@
 //!
 //! Tests: the command as users run it in tests/engine/, tests/faults/, tests/pictures/.
 
-use super::{describe_pictures, print_claims, print_json, verdict};
-use crate::cli::Format;
+use super::out::{print_report, Report, Stdout};
+use super::{describe_pictures, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
 use chompute::chocolate::automaton::{
@@ -17,9 +17,10 @@ use chompute::gpu::{BackendChoice, Engine};
 use chompute::render::figures::FrameWriter;
 use chompute::render::mesh::{check_mesh_path, write_mesh, StackWriter};
 use serde::Serialize;
+use std::io::Write;
 
 #[derive(Serialize)]
-struct Report {
+struct CaReport {
     steps: u64,
     backend: &'static str,
     /// The GPU kernel (`step`, or `block KxR`: K steps per dispatch, R rows per tile); null on
@@ -38,6 +39,65 @@ struct Report {
     /// With --verify: the claims checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<Vec<Claim>>,
+    /// Where the frames went, for the text.
+    #[serde(skip)]
+    frames_dir: Option<String>,
+}
+
+impl Report for CaReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let (steps, live, updates) = (self.steps, self.live_cells, self.cell_updates);
+        let side = steps + 1;
+        writeln!(
+            out,
+            "generation {steps}: {live} live cells = g({side}) = P-positions of C({side},{side})"
+        )?;
+        let kernel = self.kernel.as_ref().map(|k| format!(" ({k} kernel)"));
+        writeln!(
+            out,
+            "{steps} steps, {updates} cell updates in {:.3} s on the {}{}: {:.3e} cell updates/s",
+            self.seconds,
+            self.backend.to_uppercase(),
+            kernel.unwrap_or_default(),
+            self.cell_updates_per_second
+        )?;
+        if let Some(c) = &self.checks {
+            chompute::claim::write_text(out, c)?;
+        }
+        if let Some(dir) = &self.frames_dir {
+            writeln!(out, "{} frames in {dir}", self.frames)?;
+        }
+        if let Some(s) = &self.stack {
+            writeln!(
+                out,
+                "stack: {} ({} vertices, {} triangles, {} voxels)",
+                s.file, s.vertices, s.triangles, s.voxels
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The verification's claims (`--csv` needs `--verify`).
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        chompute::claim::write_csv(out, self.checks.as_deref().unwrap_or_default())
+    }
+}
+
+/// A run stopped by a failed check: its claims, nothing else.
+#[derive(Serialize)]
+struct StoppedReport<'a> {
+    checks: &'a [Claim],
+    steps: u64,
+}
+
+impl Report for StoppedReport<'_> {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        chompute::claim::write_text(out, self.checks)
+    }
+
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        chompute::claim::write_csv(out, self.checks)
+    }
 }
 
 #[derive(Serialize)]
@@ -145,11 +205,7 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let checks = check.map(|c| c.claims());
     if let Some(c) = checks.as_ref().filter(|c| c.iter().any(|c| !c.pass)) {
         // The run stopped early: report the claims, nothing else.
-        if args.format.get() == Format::Json {
-            print_json(&serde_json::json!({ "steps": steps, "checks": c }))?;
-        } else {
-            print_claims(c, args.format.get() == Format::Csv)?;
-        }
+        print_report(&StoppedReport { checks: c, steps }, args.format.get())?;
         return verdict(c);
     }
     let stack = match (stack, &args.mesh) {
@@ -171,55 +227,23 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     } else {
         0.0
     };
-    if args.format.get() == Format::Json {
-        return print_json(&Report {
-            steps,
-            backend: engine.name(),
-            kernel: kernel_name.clone(),
-            live_cells: live,
-            cell_updates: updates,
-            seconds: compute_seconds,
-            cell_updates_per_second: rate,
-            verified: args.verify,
-            cells_verified,
-            frames,
-            stack,
-            checks,
-        });
-    }
-    if let (Some(c), true) = (&checks, args.format.get() == Format::Csv) {
-        return print_claims(c, true);
-    }
-    crate::outln!(
-        "generation {steps}: {live} live cells = g({}) = P-positions of C({},{})",
-        steps + 1,
-        steps + 1,
-        steps + 1
-    );
-    crate::outln!(
-        "{steps} steps, {updates} cell updates in {compute_seconds:.3} s on the {}{}: {rate:.3e} cell updates/s",
-        engine.name().to_uppercase(),
-        kernel_name
-            .map(|k| format!(" ({k} kernel)"))
-            .unwrap_or_default()
-    );
-    if let Some(c) = &checks {
-        print_claims(c, false)?;
-    }
-    if frames > 0 {
-        crate::outln!(
-            "{frames} frames in {}",
-            args.frames.as_ref().expect("frames dir").display()
-        );
-    }
-    if let Some(s) = &stack {
-        crate::outln!(
-            "stack: {} ({} vertices, {} triangles, {} voxels)",
-            s.file,
-            s.vertices,
-            s.triangles,
-            s.voxels
-        );
-    }
-    Ok(())
+    let frames_dir = (frames > 0)
+        .then(|| args.frames.as_ref().map(|d| d.display().to_string()))
+        .flatten();
+    let report = CaReport {
+        steps,
+        backend: engine.name(),
+        kernel: kernel_name,
+        live_cells: live,
+        cell_updates: updates,
+        seconds: compute_seconds,
+        cell_updates_per_second: rate,
+        verified: args.verify,
+        cells_verified,
+        frames,
+        stack,
+        checks,
+        frames_dir,
+    };
+    print_report(&report, args.format.get())
 }
