@@ -5,9 +5,9 @@
 //! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
 //! tests/games/pass.rs, tests/pictures/cli_outputs.rs.
 
-use super::{print_claims, print_json, verdict};
+use super::out::{print_report, Report, Stdout};
+use super::verdict;
 use crate::cli::CbArgs;
-use crate::cli::Format;
 use anyhow::anyhow;
 use chompute::claim::Claim;
 use chompute::pass::cb::{
@@ -31,6 +31,8 @@ struct CbReport<'a> {
     max_grundy_with_pass: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<&'a [Claim]>,
+    #[serde(skip)]
+    bar: &'a Bar,
 }
 
 #[derive(Serialize)]
@@ -39,6 +41,83 @@ struct Table1Report<'a> {
     z_max: u64,
     table: &'a [Vec<Option<u32>>],
     checks: &'a [Claim],
+}
+
+impl Report for Table1Report<'_> {
+    /// Table 1: rows y, columns z, then the claim.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let z_max = self.z_max;
+        writeln!(
+            out,
+            "Table 1: G(CB_2(h,y,z)) with h(z) = {}; rows y, columns z",
+            self.f
+        )?;
+        let w = (2 * z_max + 1).to_string().len().max(2);
+        write!(out, "{:>3}", "y\\z")?;
+        for z in 0..=z_max {
+            write!(out, " {z:>w$}")?;
+        }
+        writeln!(out)?;
+        for (y, row) in self.table.iter().enumerate() {
+            let mut line = format!("{y:>3}");
+            for g in row {
+                match g {
+                    Some(g) => line.push_str(&format!(" {g:>w$}")),
+                    None => line.push_str(&format!(" {:>w$}", "")),
+                }
+            }
+            writeln!(out, "{}", line.trim_end())?;
+        }
+        chompute::claim::write_text(out, self.checks)
+    }
+}
+
+impl Report for CbReport<'_> {
+    /// The bar's size, its P-positions and largest Grundy numbers, then the claims.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "CB(F) with F(x,z) = {} on {}: {} positions (x,y,z)",
+            self.f,
+            self.bar.f.range(),
+            self.positions
+        )?;
+        writeln!(
+            out,
+            "no pass: {} P-positions, largest Grundy number {}",
+            self.p_positions, self.max_grundy
+        )?;
+        if let (Some(p), Some(m)) = (self.p_positions_with_pass, self.max_grundy_with_pass) {
+            writeln!(
+                out,
+                "pass available (p = 1): {p} P-positions, largest Grundy number {m}"
+            )?;
+        }
+        match self.checks {
+            Some(c) => chompute::claim::write_text(out, c),
+            None => Ok(()),
+        }
+    }
+
+    /// Every position and its Grundy number (with the pass: both values of p); with
+    /// `--check`, the claims.
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if let Some(c) = self.checks {
+            return chompute::claim::write_csv(out, c);
+        }
+        let bar = self.bar;
+        writeln!(out, "{}", if self.pass { "x,y,z,p,g" } else { "x,y,z,g" })?;
+        for (x, y, z) in bar.positions() {
+            if self.pass {
+                writeln!(out, "{x},{y},{z},0,{}", bar.grundy(x, y, z))?;
+                let g = bar.grundy_pass(x, y, z).unwrap_or_default();
+                writeln!(out, "{x},{y},{z},1,{g}")?;
+            } else {
+                writeln!(out, "{x},{y},{z},{}", bar.grundy(x, y, z))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 pub fn run(args: &CbArgs) -> anyhow::Result<()> {
@@ -59,44 +138,16 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     let pb = crate::cmd::bars::spinner("computing the Grundy numbers of CB(F)");
     let bar = Bar::compute(f, args.pass)?;
     pb.finish_and_clear();
-    let mut out = super::out::stdout();
-
     if args.table1 {
         let table = table1(&bar);
         let claims = vec![check_corollary1(&table, z_max)];
-        if args.format.get() == Format::Json {
-            print_json(&Table1Report {
-                f: &args.f,
-                z_max,
-                table: &table,
-                checks: &claims,
-            })?;
-        } else {
-            writeln!(
-                out,
-                "Table 1: G(CB_2(h,y,z)) with h(z) = {}; rows y, columns z",
-                args.f
-            )?;
-            let w = (2 * z_max + 1).to_string().len().max(2);
-            write!(out, "{:>3}", "y\\z")?;
-            for z in 0..=z_max {
-                write!(out, " {z:>w$}")?;
-            }
-            writeln!(out)?;
-            for (y, row) in table.iter().enumerate() {
-                let mut line = format!("{y:>3}");
-                for g in row {
-                    match g {
-                        Some(g) => line.push_str(&format!(" {g:>w$}")),
-                        None => line.push_str(&format!(" {:>w$}", "")),
-                    }
-                }
-                writeln!(out, "{}", line.trim_end())?;
-            }
-            out.flush()?;
-            print_claims(&claims, false)?;
-        }
-        out.flush()?;
+        let report = Table1Report {
+            f: &args.f,
+            z_max,
+            table: &table,
+            checks: &claims,
+        };
+        print_report(&report, args.format.get())?;
         return verdict(&claims);
     }
 
@@ -113,68 +164,21 @@ pub fn run(args: &CbArgs) -> anyhow::Result<()> {
     if let Some(pb) = pb {
         pb.finish_and_clear();
     }
-    if let (Some(c), true) = (&claims, args.format.get() == Format::Csv) {
-        // With --check, --csv is the claims.
-        print_claims(c, true)?;
-        return verdict(c);
-    }
-
-    if args.format.get() == Format::Csv {
-        writeln!(out, "{}", if args.pass { "x,y,z,p,g" } else { "x,y,z,g" })?;
-        for (x, y, z) in bar.positions() {
-            if args.pass {
-                writeln!(out, "{x},{y},{z},0,{}", bar.grundy(x, y, z))?;
-                writeln!(
-                    out,
-                    "{x},{y},{z},1,{}",
-                    bar.grundy_pass(x, y, z).unwrap_or_default()
-                )?;
-            } else {
-                writeln!(out, "{x},{y},{z},{}", bar.grundy(x, y, z))?;
-            }
-        }
-        out.flush()?;
-    }
-
     let summary = bar.summary();
-    if args.format.get() == Format::Json {
-        print_json(&CbReport {
-            f: &args.f,
-            x_max,
-            z_max,
-            pass: args.pass,
-            positions: summary.positions,
-            p_positions: summary.p_positions,
-            max_grundy: summary.max_grundy,
-            p_positions_with_pass: summary.p_positions_with_pass,
-            max_grundy_with_pass: summary.max_grundy_with_pass,
-            checks: claims.as_deref(),
-        })?;
-    } else if args.format.get() != Format::Csv {
-        writeln!(
-            out,
-            "CB(F) with F(x,z) = {} on {}: {} positions (x,y,z)",
-            args.f,
-            bar.f.range(),
-            summary.positions
-        )?;
-        writeln!(
-            out,
-            "no pass: {} P-positions, largest Grundy number {}",
-            summary.p_positions, summary.max_grundy
-        )?;
-        if let (Some(p), Some(m)) = (summary.p_positions_with_pass, summary.max_grundy_with_pass) {
-            writeln!(
-                out,
-                "pass available (p = 1): {p} P-positions, largest Grundy number {m}"
-            )?;
-        }
-        if let Some(c) = &claims {
-            out.flush()?;
-            print_claims(c, false)?;
-        }
-    }
-    out.flush()?;
+    let report = CbReport {
+        f: &args.f,
+        x_max,
+        z_max,
+        pass: args.pass,
+        positions: summary.positions,
+        p_positions: summary.p_positions,
+        max_grundy: summary.max_grundy,
+        p_positions_with_pass: summary.p_positions_with_pass,
+        max_grundy_with_pass: summary.max_grundy_with_pass,
+        checks: claims.as_deref(),
+        bar: &bar,
+    };
+    print_report(&report, args.format.get())?;
     match &claims {
         Some(c) => verdict(c),
         None => Ok(()),
