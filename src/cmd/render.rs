@@ -3,7 +3,8 @@
 //!
 //! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
-use super::{describe_pictures, print_json, u64_string, u64_strings, window_of};
+use super::out::{print_report, Report, Stdout};
+use super::{describe_pictures, u64_string, u64_strings, window_of};
 use crate::cli::Format;
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
@@ -112,27 +113,25 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
             );
         }
     }
-    if args.format.get() == Format::Json {
-        print_json(&RenderReport {
-            m,
-            n,
-            window: [window.row0, window.col0, window.height, window.width],
-            width: pic.width,
-            height: pic.height,
-            backend: cells.backend().to_string(),
-            output: args.output.clone(),
-            dzi: done.dzi,
-            tiles: args.tiles.clone(),
-            shard: plan
-                .tiles
-                .as_ref()
-                .filter(|_| args.shard.is_some())
-                .map(|(_, _, s)| [s.0, s.1]),
-            shard_report: done.shard,
-            seconds: start.elapsed().as_secs_f64(),
-        })?;
-    }
-    Ok(())
+    let report = RenderReport {
+        m,
+        n,
+        window: [window.row0, window.col0, window.height, window.width],
+        width: pic.width,
+        height: pic.height,
+        backend: cells.backend().to_string(),
+        output: args.output.clone(),
+        dzi: done.dzi,
+        tiles: args.tiles.clone(),
+        shard: plan
+            .tiles
+            .as_ref()
+            .filter(|_| args.shard.is_some())
+            .map(|(_, _, s)| [s.0, s.1]),
+        shard_report: done.shard,
+        seconds: start.elapsed().as_secs_f64(),
+    };
+    print_report(&report, args.format.get())
 }
 
 #[derive(Debug, Serialize)]
@@ -213,10 +212,22 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         dzi_summary(report.dzi.as_ref(), &bar_text(&pic), start);
     }
     report.seconds = start.elapsed().as_secs_f64();
-    if args.format.get() == Format::Json {
-        print_json(&report)?;
+    print_report(&report, args.format.get())
+}
+
+/// `render` prints nothing on stdout but its JSON (stdout may carry the picture, `-o -`): what
+/// it wrote is said on stderr, on a terminal or for a shard.
+impl Report for RenderReport {
+    fn text(&self, _: &mut Stdout) -> std::io::Result<()> {
+        Ok(())
     }
-    Ok(())
+}
+
+/// `assemble`, like `render`, says what it wrote on stderr; stdout has only its JSON.
+impl Report for AssembleReport {
+    fn text(&self, _: &mut Stdout) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The summary line of a finished Deep Zoom pyramid, on a terminal.
