@@ -5,7 +5,7 @@
 //! tests/games/chomp/two_player.rs, tests/games/tables.rs.
 
 use super::out::{print_report, Report, Stdout};
-use super::{csv_field, print_json};
+use super::csv_field;
 use crate::cli::Format;
 use crate::cli::{
     ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,
@@ -178,35 +178,44 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
         memory,
         args.part.is_some(),
     )?;
-    if args.format.get() == Format::Json {
-        return print_json(&plan);
-    }
-    let mut out = super::out::stdout();
-    writeln!(
-        out,
-        "box {}: {} indexes ({}) in {} pieces of at most {} in memory, {} layout, {} waves, {} steps",
-        plan.shape,
-        plan.bits,
-        human_bytes(plan.bytes),
-        plan.pieces,
-        human_bytes(plan.piece_bytes),
-        plan.layout,
-        plan.waves.len(),
-        plan.steps
-    )?;
-    writeln!(
-        out,
-        "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
-        "wave", "groups", "pieces", "bits", "largest group", "pieces done", "bits done"
-    )?;
-    for w in &plan.waves {
+    print_report(&plan, args.format.get())
+}
+
+/// The plan: a line for the box and its pieces, then one row per wave.
+impl Report for blocks::PlanSummary {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "box {}: {} indexes ({}) in {} pieces of at most {} in memory, {} layout, {} waves, {} steps",
+            self.shape,
+            self.bits,
+            human_bytes(self.bytes),
+            self.pieces,
+            human_bytes(self.piece_bytes),
+            self.layout,
+            self.waves.len(),
+            self.steps
+        )?;
         writeln!(
             out,
             "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
-            w.wave, w.groups, w.pieces, w.bits, w.largest_group_bits, w.pieces_done, w.bits_done
+            "wave", "groups", "pieces", "bits", "largest group", "pieces done", "bits done"
         )?;
+        for w in &self.waves {
+            writeln!(
+                out,
+                "{:>5} {:>6} {:>6} {:>14} {:>14} {:>11} {:>14}",
+                w.wave,
+                w.groups,
+                w.pieces,
+                w.bits,
+                w.largest_group_bits,
+                w.pieces_done,
+                w.bits_done
+            )?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 #[derive(Serialize)]
@@ -243,23 +252,25 @@ fn report_part(
         pieces: run.windows,
         seconds,
     };
-    if args.format.get() == Format::Json {
-        return print_json(&report);
+    print_report(&report, args.format.get())
+}
+
+impl Report for PartReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let (shape, part, parts) = (&self.shape, self.part, self.parts);
+        let (waves, done) = (self.waves, self.waves_done);
+        match self.wave {
+            Some(w) => writeln!(
+                out,
+                "box {shape}: part {part}/{parts} of wave {w} of {waves} done; {done} of {waves} waves done, {:.3} s",
+                self.seconds
+            ),
+            None => writeln!(
+                out,
+                "box {shape}: part {part}/{parts} has no wave left; {done} of {waves} waves done"
+            ),
+        }
     }
-    let mut out = super::out::stdout();
-    match report.wave {
-        Some(w) => writeln!(
-            out,
-            "box {}: part {}/{} of wave {w} of {} done; {} of {} waves done, {seconds:.3} s",
-            report.shape, report.part, report.parts, report.waves, report.waves_done, report.waves
-        )?,
-        None => writeln!(
-            out,
-            "box {}: part {}/{} has no wave left; {} of {} waves done",
-            report.shape, report.part, report.parts, report.waves_done, report.waves
-        )?,
-    }
-    Ok(())
 }
 
 /// ", the damaged rest (N bytes) dropped" when a checkpoint's tail was cut off.
