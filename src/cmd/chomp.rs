@@ -4,7 +4,7 @@
 //! tests/games/chomp/multiplayer.rs, tests/pictures/cli_outputs.rs.
 
 use super::out::{print_report, Report, Stdout};
-use super::{describe_pictures, print_claims, print_json, verdict};
+use super::{describe_pictures, verdict};
 use crate::cli::Format;
 use crate::cli::{
     ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
@@ -61,6 +61,57 @@ struct OrdReport<'a> {
     list: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<Vec<Claim>>,
+    /// `--list` went straight to stdout: the text and CSV add only the claims.
+    #[serde(skip)]
+    listed: bool,
+}
+
+impl Report for OrdReport<'_> {
+    /// The rule, the box, the histogram and the position's ordinal, Sol set and solution
+    /// chain (unless `--list` printed the positions), then the claims.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if !self.listed {
+            writeln!(
+                out,
+                "rule {} (normalised from {}), {} players",
+                self.rule, self.rule_given, self.players
+            )?;
+            writeln!(
+                out,
+                "box {}: {} positions, {} engine, {:.3} s",
+                self.shape, self.positions, self.engine, self.seconds
+            )?;
+            writeln!(out, "{:>8} {:>16}", "ordinal", "positions")?;
+            for (k, c) in self.histogram.iter().enumerate() {
+                writeln!(out, "{k:>8} {c:>16}")?;
+            }
+            if let Some(p) = &self.position {
+                writeln!(out, "position ({}): ordinal {}", p.position, p.ordinal)?;
+                let sol: Vec<String> = p.sol.iter().map(|q| format!("({q})")).collect();
+                writeln!(out, "Sol = {{{}}}", sol.join(", "))?;
+                let chain: Vec<String> = p.chain.iter().map(|q| format!("({q})")).collect();
+                writeln!(out, "solution chain: {}", chain.join(" -> "))?;
+            }
+        }
+        match &self.checks {
+            Some(c) => chompute::claim::write_text(out, c),
+            None => Ok(()),
+        }
+    }
+
+    /// The histogram (unless `--list` printed the positions); with `--check`, the claims.
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        if let Some(c) = &self.checks {
+            return chompute::claim::write_csv(out, c);
+        }
+        if !self.listed {
+            writeln!(out, "ordinal,positions")?;
+            for (k, c) in self.histogram.iter().enumerate() {
+                writeln!(out, "{k},{c}")?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Where `--list` lines go: straight to stdout, or collected for JSON.
@@ -145,37 +196,25 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         }
         ListSink::None => None,
     };
-    if args.format.get() == Format::Json {
-        print_json(&OrdReport {
-            rule_given: rule.as_given(),
-            rule: rule.normalised(),
-            players: rule.players(),
-            shape: shape.to_string(),
-            positions: total,
-            engine: engine_name(engine),
-            seconds,
-            histogram: &histogram,
-            position,
-            list: list_collected,
-            checks: checks.clone(),
-        })?;
-    } else if args.list.is_none() && !(args.check && args.format.get() == Format::Csv) {
-        let summary = OrdSummary {
-            shape,
-            total,
-            engine,
-            seconds,
-        };
-        print_ordinals(args, &summary, &histogram, position.as_ref())?;
+    let report = OrdReport {
+        rule_given: rule.as_given(),
+        rule: rule.normalised(),
+        players: rule.players(),
+        shape: shape.to_string(),
+        positions: total,
+        engine: engine_name(engine),
+        seconds,
+        histogram: &histogram,
+        position,
+        list: list_collected,
+        checks,
+        listed: args.list.is_some(),
+    };
+    print_report(&report, args.format.get())?;
+    match &report.checks {
+        Some(c) => verdict(c),
+        None => Ok(()),
     }
-    if let Some(claims) = &checks {
-        report_claims(
-            claims,
-            args.format.get() == Format::Json,
-            args.format.get() == Format::Csv,
-        )?;
-    }
-    Ok(())
 }
 
 /// The box of `chomp ord` (`--box`, else the position's own) and the engine that computes
@@ -326,68 +365,6 @@ fn ordinals_of_box(
         }
     }
     Ok((t.histogram(), Some(t)))
-}
-
-/// What `chomp ord` computed, for its report.
-struct OrdSummary {
-    shape: ChompBox,
-    total: u64,
-    engine: ChompEngine,
-    seconds: f64,
-}
-
-/// The histogram as CSV, or the text report: the rule, the box, the histogram and the
-/// position's ordinal, Sol set and solution chain.
-fn print_ordinals(
-    args: &ChompOrdArgs,
-    s: &OrdSummary,
-    histogram: &[u64],
-    position: Option<&PositionReport>,
-) -> anyhow::Result<()> {
-    let rule = &args.rule;
-    let mut out = super::out::stdout();
-    if args.format.get() == Format::Csv {
-        writeln!(out, "ordinal,positions")?;
-        for (k, c) in histogram.iter().enumerate() {
-            writeln!(out, "{k},{c}")?;
-        }
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "rule {} (normalised from {}), {} players",
-        rule.normalised(),
-        rule.as_given(),
-        rule.players()
-    )?;
-    writeln!(
-        out,
-        "box {}: {} positions, {} engine, {:.3} s",
-        s.shape,
-        s.total,
-        engine_name(s.engine),
-        s.seconds
-    )?;
-    writeln!(out, "{:>8} {:>16}", "ordinal", "positions")?;
-    for (k, c) in histogram.iter().enumerate() {
-        writeln!(out, "{k:>8} {c:>16}")?;
-    }
-    if let Some(p) = position {
-        writeln!(out, "position ({}): ordinal {}", p.position, p.ordinal)?;
-        let sol: Vec<String> = p.sol.iter().map(|q| format!("({q})")).collect();
-        writeln!(out, "Sol = {{{}}}", sol.join(", "))?;
-        let chain: Vec<String> = p.chain.iter().map(|q| format!("({q})")).collect();
-        writeln!(out, "solution chain: {}", chain.join(" -> "))?;
-    }
-    Ok(())
-}
-
-/// Print the claims (unless JSON carried them) and fail with exit 1 if a theorem fails.
-fn report_claims(claims: &[Claim], json: bool, csv: bool) -> anyhow::Result<()> {
-    if !json {
-        print_claims(claims, csv)?;
-    }
-    verdict(claims)
 }
 
 #[derive(Serialize)]

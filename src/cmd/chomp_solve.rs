@@ -4,8 +4,8 @@
 //! Tests: the command as users run it in tests/faults/cli.rs, tests/games/blocks.rs,
 //! tests/games/chomp/two_player.rs, tests/games/tables.rs.
 
-use super::out::{print_report, Report, Stdout};
 use super::csv_field;
+use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
 use crate::cli::{
     ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,

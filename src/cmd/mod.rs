@@ -266,19 +266,6 @@ pub(crate) fn window_of(
     })
 }
 
-/// Print claims on stdout as the text table, or as CSV.
-pub fn print_claims(claims: &[Claim], csv: bool) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = out::stdout();
-    if csv {
-        chompute::claim::write_csv(&mut out, claims)?;
-    } else {
-        chompute::claim::write_text(&mut out, claims)?;
-    }
-    out.flush()?;
-    Ok(())
-}
-
 /// Exit status 1 (a check failure naming them) when a theorem claim failed.
 pub fn verdict(claims: &[Claim]) -> anyhow::Result<()> {
     Ok(chompute::claim::verdict(claims)?)
