@@ -4,7 +4,8 @@
 //! Tests: the command as users run it in tests/engine/theorems.rs, tests/faults/backend.rs,
 //! tests/faults/pipes.rs, tests/pictures/cli_outputs.rs.
 
-use super::{print_json, verdict};
+use super::out::{print_report, Report, Stdout};
+use super::verdict;
 use crate::cli::Format;
 use crate::cli::TheoremsArgs;
 use anyhow::anyhow;
@@ -19,11 +20,30 @@ pub const MAX_M: u64 = 1 << 13;
 /// Width of the claim column: the longest stable claim name.
 const NAME_WIDTH: usize = 26;
 
+/// What the claims came to. Their rows are printed as each claim is made (text and CSV), so
+/// the text adds only the tally, and CSV nothing.
 #[derive(Serialize)]
-struct Report<'a> {
+struct TheoremsReport<'a> {
     max_m: u64,
     all_pass: bool,
     claims: &'a [Claim],
+}
+
+impl Report for TheoremsReport<'_> {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let total: f64 = self.claims.iter().map(|r| r.seconds).sum();
+        writeln!(
+            out,
+            "{} of {} claims hold for every m ≤ {} ({total:.2} s)",
+            self.claims.iter().filter(|r| r.pass).count(),
+            self.claims.len(),
+            self.max_m
+        )
+    }
+
+    fn csv(&self, _: &mut Stdout) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
@@ -74,21 +94,12 @@ pub fn run(args: &TheoremsArgs) -> anyhow::Result<()> {
     if let Some(e) = failure {
         return Err(e.into());
     }
-    let all_pass = results.iter().all(|r| r.pass);
-    if json {
-        print_json(&Report {
-            max_m,
-            all_pass,
-            claims: &results,
-        })?;
-    } else if !csv {
-        let total: f64 = results.iter().map(|r| r.seconds).sum();
-        writeln!(
-            out,
-            "{} of {} claims hold for every m ≤ {max_m} ({total:.2} s)",
-            results.iter().filter(|r| r.pass).count(),
-            results.len()
-        )?;
-    }
+    drop(out);
+    let report = TheoremsReport {
+        max_m,
+        all_pass: results.iter().all(|r| r.pass),
+        claims: &results,
+    };
+    print_report(&report, args.format.get())?;
     verdict(&results)
 }
