@@ -20,8 +20,6 @@ mod render;
 mod serve;
 mod theorems;
 
-pub use out::print_json;
-
 use crate::cli::{Cli, Command};
 use chompute::claim::Claim;
 use chompute::gpu::{BackendChoice, Engine, GpuContext};

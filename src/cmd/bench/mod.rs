@@ -25,10 +25,11 @@ mod render;
 mod window;
 
 use crate::cli::BenchArgs;
-use crate::cli::Format;
+use crate::cmd::out::{print_report, Report, Stdout};
 use chompute::chocolate::grid::{count_cpu, p_rows_cpu, Window};
 use chompute::gpu::{ptest::PGridGpu, BackendChoice, GpuContext};
 use serde::Serialize;
+use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -166,10 +167,89 @@ pub fn bench_p_grid(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
 }
 
 #[derive(Serialize)]
-struct Report<'a> {
+struct BenchReport<'a> {
     adapter: Option<chompute::gpu::context::AdapterReport>,
     gpu_skipped_because: Option<String>,
     measurements: &'a [Measurement],
+}
+
+impl Report for BenchReport<'_> {
+    /// The GPU, then one row per kernel and size: the CPU's and the GPU's rate and their
+    /// ratio, in columns as wide as their longest entry.
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        match &self.adapter {
+            Some(r) => {
+                let software = if r.software { ", software" } else { "" };
+                writeln!(
+                    out,
+                    "GPU: {} ({}, {}{software})",
+                    r.name, r.backend, r.device_type
+                )?;
+            }
+            None => {
+                let why = self.gpu_skipped_because.as_deref().unwrap_or_default();
+                writeln!(out, "GPU: none ({why})")?;
+            }
+        }
+        let ms = self.measurements;
+        let kw = ms.iter().map(|m| m.kernel.len()).max().unwrap_or(0).max(22);
+        let sw = ms.iter().map(|m| m.size.len()).max().unwrap_or(0).max(14);
+        writeln!(
+            out,
+            "{:<kw$} {:>sw$} {:>12} {:>16} {:>16} {:>9}",
+            "kernel", "size", "unit", "cpu /s", "gpu /s", "gpu/cpu"
+        )?;
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for m in ms {
+            let k = (m.kernel.as_str(), m.size.as_str());
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        for (kernel, size) in keys {
+            let find = |b: &str| {
+                ms.iter()
+                    .find(|m| m.kernel == kernel && m.size == size && m.backend == b)
+            };
+            let (cpu, gpu) = (find("cpu"), find("gpu"));
+            let unit = cpu.or(gpu).map(|m| m.unit.as_str()).unwrap_or("");
+            let rate = |m: Option<&Measurement>| {
+                m.map(|m| format!("{:.3e}", m.per_second))
+                    .unwrap_or_else(|| "-".into())
+            };
+            let ratio = match (cpu, gpu) {
+                (Some(c), Some(g)) => format!("{:.2}x", g.per_second / c.per_second),
+                _ => "-".into(),
+            };
+            writeln!(
+                out,
+                "{kernel:<kw$} {size:>sw$} {unit:>12} {:>16} {:>16} {ratio:>9}",
+                rate(cpu),
+                rate(gpu)
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Every measurement, one row each.
+    fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
+        use crate::cmd::csv_field;
+        writeln!(out, "kernel,size,backend,unit,work,seconds,per_second")?;
+        for m in self.measurements {
+            writeln!(
+                out,
+                "{},{},{},{},{},{:.6},{:.6e}",
+                csv_field(&m.kernel),
+                csv_field(&m.size),
+                m.backend,
+                csv_field(&m.unit),
+                m.work,
+                m.seconds,
+                m.per_second
+            )?;
+        }
+        Ok(())
+    }
 }
 
 pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
@@ -198,91 +278,10 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     ca::bench_ca(&env, &mut out)?;
     env.progress.finish_and_clear();
 
-    if args.format.get() == Format::Csv {
-        use crate::cmd::csv_field;
-        use std::io::Write;
-        let mut w = crate::cmd::out::stdout();
-        writeln!(w, "kernel,size,backend,unit,work,seconds,per_second")?;
-        for m in &out {
-            writeln!(
-                w,
-                "{},{},{},{},{},{:.6},{:.6e}",
-                csv_field(&m.kernel),
-                csv_field(&m.size),
-                m.backend,
-                csv_field(&m.unit),
-                m.work,
-                m.seconds,
-                m.per_second
-            )?;
-        }
-        w.flush()?;
-        return Ok(());
-    }
-    if args.format.get() == Format::Json {
-        return crate::cmd::print_json(&Report {
-            adapter: env.gpu.as_ref().map(|c| c.report()),
-            gpu_skipped_because: why_not,
-            measurements: &out,
-        });
-    }
-    match &env.gpu {
-        Some(ctx) => {
-            let r = ctx.report();
-            crate::outln!(
-                "GPU: {} ({}, {}{})",
-                r.name,
-                r.backend,
-                r.device_type,
-                if r.software { ", software" } else { "" }
-            );
-        }
-        None => crate::outln!("GPU: none ({})", why_not.unwrap_or_default()),
-    }
-    // Columns as wide as their longest entry.
-    let kw = out
-        .iter()
-        .map(|m| m.kernel.len())
-        .max()
-        .unwrap_or(0)
-        .max(22);
-    let sw = out.iter().map(|m| m.size.len()).max().unwrap_or(0).max(14);
-    crate::outln!(
-        "{:<kw$} {:>sw$} {:>12} {:>16} {:>16} {:>9}",
-        "kernel",
-        "size",
-        "unit",
-        "cpu /s",
-        "gpu /s",
-        "gpu/cpu"
-    );
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for m in &out {
-        let k = (m.kernel.clone(), m.size.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    for (kernel, size) in keys {
-        let find = |b: &str| {
-            out.iter()
-                .find(|m| m.kernel == kernel && m.size == size && m.backend == b)
-        };
-        let (cpu, gpu) = (find("cpu"), find("gpu"));
-        let unit = cpu.or(gpu).map(|m| m.unit.as_str()).unwrap_or("");
-        let rate = |m: Option<&Measurement>| {
-            m.map(|m| format!("{:.3e}", m.per_second))
-                .unwrap_or_else(|| "-".into())
-        };
-        let ratio = match (cpu, gpu) {
-            (Some(c), Some(g)) => format!("{:.2}x", g.per_second / c.per_second),
-            _ => "-".into(),
-        };
-        crate::outln!(
-            "{kernel:<kw$} {size:>sw$} {unit:>12} {:>16} {:>16} {ratio:>9}",
-            rate(cpu),
-            rate(gpu)
-        );
-    }
-    Ok(())
+    let report = BenchReport {
+        adapter: env.gpu.as_ref().map(|c| c.report()),
+        gpu_skipped_because: why_not,
+        measurements: &out,
+    };
+    print_report(&report, args.format.get())
 }
