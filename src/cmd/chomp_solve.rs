@@ -515,13 +515,14 @@ struct GrundyReport {
     /// `--bfile SEQUENCE`: the rows of each term n (n, 2 or 3) and the largest n.
     #[serde(skip)]
     sequence: Option<(GrundyBfile, u32)>,
+    /// The box, for the text's grid and the b-file's terms.
     #[serde(skip)]
-    cols: u32,
+    size: ChompBox,
 }
 
 impl GrundyReport {
     fn value(&self, r: usize, c: u32) -> u16 {
-        self.rectangles[(r - 1) * self.cols as usize + (c as usize - 1)].grundy
+        self.rectangles[(r - 1) * self.size.cols as usize + (c as usize - 1)].grundy
     }
 }
 
@@ -532,15 +533,15 @@ impl Report for GrundyReport {
             "box {}: {} positions, largest Grundy value {}, {:.3} s",
             self.shape, self.positions, self.max_grundy, self.seconds
         )?;
-        let rows = self.rectangles.len() / self.cols as usize;
+        let ChompBox { rows, cols } = self.size;
         write!(out, "{:>6}", "r\\c")?;
-        for c in 1..=self.cols {
+        for c in 1..=cols {
             write!(out, " {c:>4}")?;
         }
         writeln!(out)?;
         for r in 1..=rows {
             write!(out, "{r:>6}")?;
-            for c in 1..=self.cols {
+            for c in 1..=cols {
                 write!(out, " {:>4}", self.value(r, c))?;
             }
             writeln!(out)?;
@@ -613,7 +614,7 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         histogram,
         rectangles,
         sequence,
-        cols: shape.cols,
+        size: shape,
     };
     print_report(&report, args.format())
 }
