@@ -16,6 +16,7 @@ pub mod cells;
 pub mod check;
 pub mod classes;
 pub mod diagram;
+pub mod grundy;
 mod marks;
 pub mod ordinal;
 pub mod plane;

@@ -1,5 +1,5 @@
 //! Two-player Chomp (docs/mathematics.md §5b): P or N for every position of a box at one bit each
-//! (one bit a transposed pair for squares), and the Grundy value of every position.
+//! (one bit a transposed pair for squares); the Grundy values are in [`super::grundy`].
 //!
 //! Positions are the non-empty diagrams of the R×C box, indexed by the colex rank of
 //! [`Ranker`]. The poison is cell (1,1): the one-cell diagram (1) is a P-position (the player to
@@ -39,7 +39,7 @@ use super::diagram::{ChompBox, Diagram, Ranker};
 use super::sym::SymIndex;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// Most positions of a box whose table keeps a bit for every position (a box that is not
@@ -50,8 +50,7 @@ pub const MAX_SOLVE_POSITIONS: u64 = 1 << 38;
 /// (at most 256 GiB of bits), so 22×22 (2.1·10¹²) but not 23×23 (8.2·10¹²).
 pub const MAX_SYMMETRIC_POSITIONS: u64 = 1 << 42;
 
-/// Most positions a Grundy table may have (two bytes each): 2^32.
-pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 32;
+pub use super::grundy::{GrundyTable, MAX_GRUNDY_POSITIONS};
 
 /// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
 /// `layers` layers.
@@ -833,118 +832,6 @@ pub fn solve_by_rank_order(shape: ChompBox) -> Result<PTable> {
     Ok(table)
 }
 
-/// The Grundy value of every position of a box, indexed by rank (two bytes each; rank 0, the
-/// empty diagram, holds 0 and is not a position).
-#[derive(Debug)]
-pub struct GrundyTable {
-    /// The box's ranking.
-    pub ranker: Ranker,
-    values: Vec<AtomicU16>,
-}
-
-impl GrundyTable {
-    /// Compute by the same prefix layers as [`solve`]: G(P) = mex of G over P's options (the
-    /// bite to (0) excluded), so G((1)) = 0.
-    pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
-        // Checked first: a box of many cells is refused before its ranking is built.
-        if shape.rows as u64 * shape.cols as u64 >= u16::MAX as u64 {
-            return Err(Error::too_large(
-                format!("the {shape} box"),
-                "Grundy values are kept in 16 bits: at most 65534 cells",
-            ));
-        }
-        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^32 positions")?;
-        crate::memory::ensure_available(
-            ranker.len() * 2,
-            &format!("the Grundy table of the {shape} box"),
-            "choose a smaller box",
-        )?;
-        let values: Vec<AtomicU16> = (0..ranker.len()).map(|_| AtomicU16::new(0)).collect();
-        let table = GrundyTable { ranker, values };
-        let p = prefix_rows(shape.rows);
-        let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let phase = crate::progress::phase("positions", Some(table.ranker.len()));
-        let mut done = 0;
-        for v in 0..layer_count(shape) {
-            crate::cancel::check()?;
-            let layer = Layer::of_volume(&table.ranker, p, v);
-            done += layer_positions(&table.ranker, &layer);
-            let token = crate::cancel::current();
-            (0..layer.len())
-                .into_par_iter()
-                .with_min_len(16)
-                .try_for_each_init(
-                    || (vec![0u32; shape.rows], vec![0u64; words]),
-                    |(rows, seen), i| {
-                        if token.as_ref().is_some_and(|t| t.is_cancelled()) {
-                            return Err(Error::Interrupted);
-                        }
-                        let (base, prefix) = layer.block(i, p);
-                        for_each_in_block(&table.ranker, prefix, base, rows, |rows, rank| {
-                            if rank > 0 {
-                                let g = table.mex_of_options(rows, rank, seen);
-                                table.values[rank as usize].store(g, Relaxed);
-                            }
-                        });
-                        Ok(())
-                    },
-                )?;
-            phase.set(done);
-        }
-        Ok(table)
-    }
-
-    /// mex of the values of the options of `rows` (rank `rank`), the bite to (0) excluded.
-    fn mex_of_options(&self, rows: &[u32], rank: u64, seen: &mut [u64]) -> u16 {
-        seen.iter_mut().for_each(|w| *w = 0);
-        self.ranker.for_each_option(rows, rank, |q| {
-            if q != 0 {
-                let g = self.values[q as usize].load(Relaxed) as usize;
-                seen[g >> 6] |= 1 << (g & 63);
-            }
-        });
-        let mut g = 0usize;
-        for (i, w) in seen.iter().enumerate() {
-            if *w != u64::MAX {
-                g = i * 64 + w.trailing_ones() as usize;
-                break;
-            }
-        }
-        g as u16
-    }
-
-    /// The box.
-    pub fn shape(&self) -> ChompBox {
-        self.ranker.shape
-    }
-
-    /// The Grundy value of rank `r`.
-    pub fn value_rank(&self, r: u64) -> u16 {
-        self.values[r as usize].load(Relaxed)
-    }
-
-    /// The Grundy value of `p`; `None` when it is empty or outside the box.
-    pub fn value(&self, p: &Diagram) -> Option<u16> {
-        if p.is_empty() {
-            return None;
-        }
-        self.ranker.rank(p).map(|r| self.value_rank(r))
-    }
-
-    /// How many positions have each Grundy value 0, 1, …, the largest.
-    pub fn histogram(&self) -> Vec<u64> {
-        let mut h: Vec<u64> = Vec::new();
-        for r in 1..self.ranker.len() {
-            let g = self.value_rank(r) as usize;
-            if g >= h.len() {
-                h.resize(g + 1, 0);
-            }
-            h[g] += 1;
-        }
-        h
-    }
-}
-
 /// The winning bites of `p` (a non-empty position of `ranker`'s box) read through `is_p_rank`:
 /// its options that are P, each as the position it leaves, sorted. Any table (in memory, in a
 /// file, in a NumPy array) answers through this one function.
@@ -1084,16 +971,5 @@ pub(crate) mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn grundy_zero_is_p() {
-        let g = GrundyTable::compute(bx(5, 6)).unwrap();
-        let t = solve(bx(5, 6)).unwrap();
-        for r in 1..t.ranker.len() {
-            assert_eq!(g.value_rank(r) == 0, t.is_p_rank(r), "rank {r}");
-        }
-        assert_eq!(g.value(&Diagram::parse("1").unwrap()), Some(0));
-        assert_eq!(g.value(&Diagram::parse("2").unwrap()), Some(1));
     }
 }

@@ -143,5 +143,5 @@ fn an_address_space_limit_is_counted_before_any_work() {
         ))
         .output()
         .unwrap();
-    assert_usage_error(&o, "at most 65534 cells");
+    assert_usage_error(&o, "at most 65535 cells");
 }

@@ -1,0 +1,409 @@
+//! Grundy values (nim-values) of two-player Chomp (docs/mathematics.md §5b): G(P) = mex of G
+//! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
+//! exactly when P is a P-position.
+//!
+//! [`GrundyTable`] keeps the value of every position of a box in colex rank order (the
+//! [`Ranker`] of [`super::solve`]) and computes it on the same schedule: prefix blocks in
+//! prefix-volume layers, each layer's blocks in parallel, each block in rank order. A value
+//! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
+//! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
+//! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
+//! a value that would not fit stops the run with an error that names the two-byte plan.
+//!
+//! While it computes, the table records the largest value among the positions of each hook
+//! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
+//! largest value of every sub-box without a second pass.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
+//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data).
+
+use super::diagram::{ChompBox, Diagram, Ranker};
+use super::solve::{for_each_in_block, layer_count, layer_positions, prefix_rows, Layer};
+use crate::error::{Error, Result};
+use crate::memory::Room;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+
+/// Most positions a Grundy table may have: 2^36 (64 GiB at one byte a position).
+pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
+
+/// Bytes a Grundy value takes in the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ValueBytes {
+    /// Values 0..=255.
+    One,
+    /// Values 0..=65535.
+    Two,
+}
+
+impl ValueBytes {
+    /// The number of bytes.
+    pub fn bytes(self) -> u64 {
+        match self {
+            ValueBytes::One => 1,
+            ValueBytes::Two => 2,
+        }
+    }
+
+    /// The largest value this width holds.
+    pub fn max_value(self) -> usize {
+        match self {
+            ValueBytes::One => u8::MAX as usize,
+            ValueBytes::Two => u16::MAX as usize,
+        }
+    }
+}
+
+/// What a Grundy table of a box will take, decided before any work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GrundyPlan {
+    /// The box.
+    pub shape: ChompBox,
+    /// Positions of the box, the empty diagram included.
+    pub positions: u64,
+    /// Bytes a value takes.
+    pub width: ValueBytes,
+    /// Whether the width is proved enough (no position of the box has more options than it
+    /// holds); when not, the run checks every value.
+    pub exact: bool,
+}
+
+impl GrundyPlan {
+    /// The plan for `shape`: the width asked for, or by default one byte (exact up to 256
+    /// cells, checked above). Refuses, with the memory it would need, what does not fit in
+    /// `room`.
+    pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
+        let cells = shape.rows as u64 * shape.cols as u64;
+        // Checked first: a box of many cells is refused before its ranking is built.
+        if cells > u16::MAX as u64 {
+            return Err(Error::too_large(
+                format!("the {shape} box"),
+                "Grundy values are kept in at most 16 bits: at most 65535 cells",
+            ));
+        }
+        let positions = shape
+            .positions()
+            .filter(|&t| t <= MAX_GRUNDY_POSITIONS)
+            .ok_or_else(|| {
+                Error::too_large(
+                    format!("the {shape} box"),
+                    "more than 2^36 positions; choose a smaller box",
+                )
+            })?;
+        let width = width.unwrap_or(ValueBytes::One);
+        // A mex is at most the number of options, at most cells - 1.
+        let exact = cells - 1 <= width.max_value() as u64;
+        room.ensure(
+            positions * width.bytes(),
+            &format!("the Grundy table of the {shape} box"),
+            "choose a smaller box",
+        )?;
+        Ok(GrundyPlan {
+            shape,
+            positions,
+            width,
+            exact,
+        })
+    }
+
+    /// Bytes of the table.
+    pub fn bytes(&self) -> u64 {
+        self.positions * self.width.bytes()
+    }
+}
+
+#[derive(Debug)]
+enum Values {
+    One(Vec<AtomicU8>),
+    Two(Vec<AtomicU16>),
+}
+
+impl Values {
+    fn new(width: ValueBytes, len: u64) -> Values {
+        match width {
+            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
+            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
+        }
+    }
+
+    #[inline]
+    fn get(&self, r: u64) -> u16 {
+        match self {
+            Values::One(v) => v[r as usize].load(Relaxed) as u16,
+            Values::Two(v) => v[r as usize].load(Relaxed),
+        }
+    }
+
+    #[inline]
+    fn set(&self, r: u64, g: u16) {
+        match self {
+            Values::One(v) => v[r as usize].store(g as u8, Relaxed),
+            Values::Two(v) => v[r as usize].store(g, Relaxed),
+        }
+    }
+}
+
+/// The Grundy value of every position of a box, indexed by colex rank (rank 0, the empty
+/// diagram, holds 0 and is not a position).
+#[derive(Debug)]
+pub struct GrundyTable {
+    /// The box's ranking.
+    pub ranker: Ranker,
+    plan: GrundyPlan,
+    values: Values,
+    /// Largest value of the positions with hook (a, b), at a + b·(C+1).
+    hook_max: Vec<u16>,
+}
+
+impl GrundyTable {
+    /// Compute the table of `shape` with the default plan, checked against the memory the
+    /// system has.
+    pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
+        GrundyTable::compute_with(GrundyPlan::new(shape, None, Room::SYSTEM)?)
+    }
+
+    /// Compute by the prefix layers of [`super::solve`]: every position after all its options.
+    pub fn compute_with(plan: GrundyPlan) -> Result<GrundyTable> {
+        let shape = plan.shape;
+        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")?;
+        let values = Values::new(plan.width, ranker.len());
+        let stride = shape.cols as usize + 1;
+        let hooks = stride * (shape.rows + 1);
+        let hook_max: Vec<AtomicU16> = (0..hooks).map(|_| AtomicU16::new(0)).collect();
+        let too_big = AtomicBool::new(false);
+        let p = prefix_rows(shape.rows);
+        let words = (shape.rows * shape.cols as usize) / 64 + 1;
+        let limit = plan.width.max_value();
+        let phase = crate::progress::phase("positions", Some(ranker.len()));
+        let mut done = 0;
+        for v in 0..layer_count(shape) {
+            crate::cancel::check()?;
+            let layer = Layer::of_volume(&ranker, p, v);
+            done += layer_positions(&ranker, &layer);
+            let token = crate::cancel::current();
+            (0..layer.len())
+                .into_par_iter()
+                .with_min_len(16)
+                .try_for_each_init(
+                    || Scratch::new(shape.rows, words, hooks),
+                    |s, i| {
+                        if token.as_ref().is_some_and(|t| t.is_cancelled()) {
+                            return Err(Error::Interrupted);
+                        }
+                        let (base, prefix) = layer.block(i, p);
+                        let Scratch { rows, seen, hooks } = s;
+                        for_each_in_block(&ranker, prefix, base, rows, |rows, rank| {
+                            if rank == 0 {
+                                return;
+                            }
+                            let g = mex_of_options(&ranker, &values, rows, rank, seen);
+                            if g > limit {
+                                too_big.store(true, Relaxed);
+                            }
+                            let g = g.min(limit) as u16;
+                            values.set(rank, g);
+                            let b = rows.iter().take_while(|&&a| a > 0).count();
+                            let h = &mut hooks[rows[0] as usize + b * stride];
+                            *h = (*h).max(g);
+                        });
+                        for (shared, local) in hook_max.iter().zip(hooks.iter_mut()) {
+                            if *local > 0 {
+                                shared.fetch_max(*local, Relaxed);
+                                *local = 0;
+                            }
+                        }
+                        Ok(())
+                    },
+                )?;
+            if too_big.load(Relaxed) {
+                return Err(Error::too_large(
+                    format!("the Grundy table of the {shape} box"),
+                    format!(
+                        "a value exceeds {limit}, the most one byte holds; \
+                         two bytes a position need {} of memory",
+                        crate::memory::gib(plan.positions * 2)
+                    ),
+                ));
+            }
+            phase.set(done);
+        }
+        let hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
+        Ok(GrundyTable {
+            ranker,
+            plan,
+            values,
+            hook_max,
+        })
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// The plan the table was computed with.
+    pub fn plan(&self) -> GrundyPlan {
+        self.plan
+    }
+
+    /// The Grundy value of rank `r`.
+    pub fn value_rank(&self, r: u64) -> u16 {
+        self.values.get(r)
+    }
+
+    /// The Grundy value of `p`; `None` when it is empty or outside the box.
+    pub fn value(&self, p: &Diagram) -> Option<u16> {
+        if p.is_empty() {
+            return None;
+        }
+        self.ranker.rank(p).map(|r| self.value_rank(r))
+    }
+
+    /// The largest value among the positions of the `rows`×`cols` box (which must lie inside
+    /// this table's box); `None` when it is outside.
+    pub fn largest_in(&self, rows: usize, cols: u32) -> Option<u16> {
+        let shape = self.shape();
+        if rows == 0 || cols == 0 || rows > shape.rows || cols > shape.cols {
+            return None;
+        }
+        let stride = shape.cols as usize + 1;
+        let mut m = 0;
+        for b in 1..=rows {
+            for a in 1..=cols as usize {
+                m = m.max(self.hook_max[a + b * stride]);
+            }
+        }
+        Some(m)
+    }
+
+    /// How many positions have each Grundy value 0, 1, …, the largest.
+    pub fn histogram(&self) -> Vec<u64> {
+        let mut h: Vec<u64> = Vec::new();
+        for r in 1..self.ranker.len() {
+            let g = self.value_rank(r) as usize;
+            if g >= h.len() {
+                h.resize(g + 1, 0);
+            }
+            h[g] += 1;
+        }
+        h
+    }
+}
+
+/// One worker's buffers: the row lengths, the seen-values bitset, the largest value per hook
+/// of the block in hand.
+struct Scratch {
+    rows: Vec<u32>,
+    seen: Vec<u64>,
+    hooks: Vec<u16>,
+}
+
+impl Scratch {
+    fn new(rows: usize, words: usize, hooks: usize) -> Scratch {
+        Scratch {
+            rows: vec![0; rows],
+            seen: vec![0; words],
+            hooks: vec![0; hooks],
+        }
+    }
+}
+
+/// mex of the values of the options of `rows` (rank `rank`), the bite to (0) excluded.
+#[inline]
+fn mex_of_options(
+    ranker: &Ranker,
+    values: &Values,
+    rows: &[u32],
+    rank: u64,
+    seen: &mut [u64],
+) -> usize {
+    seen.iter_mut().for_each(|w| *w = 0);
+    ranker.for_each_option(rows, rank, |q| {
+        if q != 0 {
+            let g = values.get(q) as usize;
+            seen[g >> 6] |= 1 << (g & 63);
+        }
+    });
+    seen.iter()
+        .enumerate()
+        .find(|(_, w)| **w != u64::MAX)
+        .map_or(seen.len() * 64, |(i, w)| {
+            i * 64 + w.trailing_ones() as usize
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::solve::solve;
+
+    fn bx(rows: usize, cols: u32) -> ChompBox {
+        ChompBox { rows, cols }
+    }
+
+    #[test]
+    fn grundy_zero_is_p() {
+        let g = GrundyTable::compute(bx(5, 6)).unwrap();
+        let t = solve(bx(5, 6)).unwrap();
+        for r in 1..t.ranker.len() {
+            assert_eq!(g.value_rank(r) == 0, t.is_p_rank(r), "rank {r}");
+        }
+        assert_eq!(g.value(&Diagram::parse("1").unwrap()), Some(0));
+        assert_eq!(g.value(&Diagram::parse("2").unwrap()), Some(1));
+    }
+
+    #[test]
+    fn one_and_two_bytes_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
+        let room = Room::assume(1 << 30);
+        let one =
+            GrundyTable::compute_with(GrundyPlan::new(bx(6, 7), None, room).unwrap()).unwrap();
+        let two = GrundyPlan::new(bx(6, 7), Some(ValueBytes::Two), room).unwrap();
+        let two = GrundyTable::compute_with(two).unwrap();
+        let mut rows = vec![0u32; 6];
+        for r in 1..one.ranker.len() {
+            assert_eq!(one.value_rank(r), two.value_rank(r));
+        }
+        for sr in 1..=6 {
+            for sc in 1..=7 {
+                let mut m = 0;
+                for r in 1..one.ranker.len() {
+                    one.ranker.unrank_into(r, &mut rows);
+                    if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
+                        m = m.max(one.value_rank(r));
+                    }
+                }
+                assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+            }
+        }
+        assert_eq!(one.largest_in(7, 1), None);
+    }
+
+    #[test]
+    fn the_plan_says_when_one_byte_is_proved_and_refuses_what_does_not_fit() {
+        let room = Room::assume(1 << 40);
+        assert!(GrundyPlan::new(bx(16, 16), None, room).unwrap().exact);
+        assert!(!GrundyPlan::new(bx(18, 18), None, room).unwrap().exact);
+        assert!(
+            GrundyPlan::new(bx(18, 18), Some(ValueBytes::Two), room)
+                .unwrap()
+                .exact
+        );
+        let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
+        assert!(e.to_string().contains("8.4 GiB"), "{e}");
+        let e = GrundyPlan::new(bx(40, 40), None, room).unwrap_err();
+        assert!(e.to_string().contains("2^36"), "{e}");
+    }
+
+    #[test]
+    fn a_value_past_one_byte_stops_the_run() {
+        // 1×300: the position (k) has value k - 1, so (257) needs two bytes.
+        let room = Room::assume(1 << 30);
+        let plan = GrundyPlan::new(bx(1, 300), None, room).unwrap();
+        assert!(!plan.exact);
+        let e = GrundyTable::compute_with(plan).unwrap_err();
+        assert!(e.to_string().contains("exceeds 255"), "{e}");
+        let two = GrundyPlan::new(bx(1, 300), Some(ValueBytes::Two), room).unwrap();
+        let t = GrundyTable::compute_with(two).unwrap();
+        assert_eq!(t.value(&Diagram::new(vec![300]).unwrap()), Some(299));
+    }
+}
