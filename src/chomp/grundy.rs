@@ -93,17 +93,18 @@ impl GrundyPlan {
         let width = width.unwrap_or(ValueBytes::One);
         // A mex is at most the number of options, at most cells - 1.
         let exact = cells - 1 <= width.max_value() as u64;
-        room.ensure(
-            positions * width.bytes(),
-            &format!("the Grundy table of the {shape} box"),
-            "choose a smaller box",
-        )?;
-        Ok(GrundyPlan {
+        let plan = GrundyPlan {
             shape,
             positions,
             width,
             exact,
-        })
+        };
+        room.ensure(
+            plan.bytes(),
+            &format!("the Grundy table of the {shape} box"),
+            "choose a smaller box",
+        )?;
+        Ok(plan)
     }
 
     /// Bytes of the table.
