@@ -10,6 +10,7 @@
 //! - [`claim`]: claims checked by computation, and their one report (text, JSON, CSV).
 //! - [`render`]: streaming PNGs, Deep Zoom pyramids, tiles, palettes, legends, meshes.
 //! - [`gpu`]: the wgpu context and the kernels whose CPU twins live in the mathematics modules.
+//! - [`json`]: how reports serialise counts past 2^53 (strings in JSON, numbers in Python).
 //! - [`error`]: the typed [`Error`] every fallible function returns.
 //! - [`serve`]: the HTTP tile server of `chompute serve` and its viewer.
 //!
@@ -209,6 +210,7 @@ pub mod claim;
 pub mod error;
 pub use error::{Error, Input, Result};
 pub mod gpu;
+pub mod json;
 pub mod memory;
 pub mod pass;
 pub mod progress;

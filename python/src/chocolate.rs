@@ -4,6 +4,7 @@
 
 use crate::args::{bar_window, engine, u64_arg};
 use crate::errors::{bad_argument, invalid, to_py, CheckFailed, OrRaise};
+use crate::report::to_python;
 use crate::run::{in_background_reporting, in_pieces};
 use chompute::chocolate::count::{CountMethod, CountPlan};
 use chompute::chocolate::grid::{unpack_rows, Window};
@@ -257,8 +258,9 @@ pub fn automaton<'py>(
 /// Check every claim of the chocolate paper (symmetries, diagonals, Thm 3.3 and 3.4, the
 /// counting recurrences and sums, the automaton, the octahedron) for all m <= max_m, and
 /// beyond it on sampled m through the recursions. Returns one dict per claim, as
-/// `chompute theorems --json` prints them: name, statement, range, checked (an int), pass,
-/// failure (None or the first disagreement) and seconds.
+/// `chompute theorems --json` prints them: name, statement, kind ("theorem" or "property"),
+/// range, checked (an int), pass, counterexample (None or the first disagreement) and
+/// seconds.
 ///
 /// claims: the names of the claims to check, as `chompute theorems --claim NAME`
 /// (e.g. ["g-odd", "octahedron"]); they are checked in the table's order, each once. None or
@@ -278,7 +280,7 @@ pub fn theorems<'py>(
     max_m: &Bound<'py, PyAny>,
     claims: Option<Vec<String>>,
     progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let max_m = u64_arg(max_m, "max_m", "between 1 and 8192")?;
     if max_m == 0 || max_m > THEOREMS_MAX_M {
         return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
@@ -287,18 +289,7 @@ pub fn theorems<'py>(
     let results =
         in_background_reporting(py, progress, move || check_claims(max_m, &selected, |_| {}))?
             .or_raise()?;
-    let list = PyList::empty(py);
-    for r in &results {
-        let d = PyDict::new(py);
-        d.set_item("name", &r.name)?;
-        d.set_item("statement", &r.statement)?;
-        d.set_item("range", &r.range)?;
-        d.set_item("checked", r.checked)?;
-        d.set_item("pass", r.pass)?;
-        d.set_item("failure", r.counterexample.as_deref())?;
-        d.set_item("seconds", r.seconds)?;
-        list.append(d)?;
-    }
+    let list = to_python(py, &results)?;
     let failed: Vec<&str> = results
         .iter()
         .filter(|r| !r.pass)

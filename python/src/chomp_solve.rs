@@ -7,6 +7,7 @@
 use crate::args::u64_arg;
 use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
+use crate::report::to_python;
 use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
 use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable, TableIndex};
@@ -188,13 +189,13 @@ impl ChompGrundy {
     /// How many positions have each Grundy value 0, 1, …, the largest.
     #[getter]
     fn histogram(&self) -> Vec<u64> {
-        self.table.histogram()
+        self.table.histogram().to_vec()
     }
 
     /// The largest Grundy value in the box.
     #[getter]
     fn max_grundy(&self) -> usize {
-        self.table.histogram().len().saturating_sub(1)
+        self.table.max_grundy()
     }
 
     /// The Grundy value of a position ("4,3,1" or (4, 3, 1)).
@@ -209,19 +210,8 @@ impl ChompGrundy {
     }
 
     /// Every rectangle of the box as a dict {"rows", "cols", "grundy"}, rows first.
-    fn rectangles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let s = self.table.shape();
-        let list = PyList::empty(py);
-        for r in 1..=s.rows {
-            for c in 1..=s.cols {
-                let d = PyDict::new(py);
-                d.set_item("rows", r)?;
-                d.set_item("cols", c)?;
-                d.set_item("grundy", self.table.value(&rectangle(r, c)))?;
-                list.append(d)?;
-            }
-        }
-        Ok(list)
+    fn rectangles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_python(py, &self.table.rectangles())
     }
 
     fn __repr__(&self) -> String {
@@ -253,19 +243,11 @@ pub fn chomp_cells<'py>(
     py: Python<'py>,
     max_n: &Bound<'py, PyAny>,
     progress: Option<&Bound<'py, PyAny>>,
-) -> PyResult<Bound<'py, PyList>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
     let max = u32::try_from(max)
         .map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
     let table = in_background_reporting(py, progress, move || CellsTable::compute(max, |_| {}))?
         .or_raise()?;
-    let list = PyList::empty(py);
-    for n in 1..=max {
-        let d = PyDict::new(py);
-        d.set_item("n", n)?;
-        d.set_item("diagrams", table.diagrams(n))?;
-        d.set_item("p_positions", table.p_positions(n))?;
-        list.append(d)?;
-    }
-    Ok(list)
+    to_python(py, &table.rows())
 }

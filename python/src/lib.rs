@@ -2,7 +2,8 @@
 //!
 //! Each function checks its Python arguments once (`args`), calls the library, and turns the
 //! result into exact Python ints, NumPy arrays written in place, lists and dicts; every
-//! library error becomes a Python exception in one place (`errors`). Long work runs with the
+//! library error becomes a Python exception in one place (`errors`), and every library report
+//! struct a dict in one place (`report`). Long work runs with the
 //! GIL released and stops on Ctrl-C between pieces (`run`).
 //!
 //! Tests: python/tests/.
@@ -13,6 +14,7 @@ mod chomp;
 mod chomp_solve;
 mod errors;
 mod pass;
+mod report;
 mod run;
 
 use pyo3::prelude::*;

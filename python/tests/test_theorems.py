@@ -12,8 +12,10 @@ def test_every_claim_holds_and_is_reported():
     assert len(set(names)) == len(names)
     assert {"prop-3.1-symmetry", "thm-3.4-corners-and-centre"} <= set(names)
     for c in claims:
-        assert set(c) == {"name", "statement", "range", "checked", "pass", "failure", "seconds"}
-        assert c["pass"] is True and c["failure"] is None, c
+        assert set(c) == {
+            "name", "statement", "kind", "range", "checked", "pass", "counterexample", "seconds"
+        }
+        assert c["pass"] is True and c["counterexample"] is None, c
         assert isinstance(c["checked"], int) and c["checked"] > 0, c
         assert isinstance(c["seconds"], float)
 
@@ -33,7 +35,7 @@ def test_named_claims_are_checked_alone_in_the_tables_order():
     assert [c["name"] for c in some] == ["prop-3.2-diagonals", "sum-odd"]
     for c in some:
         whole = every[c["name"]]
-        for key in ["statement", "range", "checked", "pass", "failure"]:
+        for key in ["statement", "range", "checked", "pass", "counterexample"]:
             assert c[key] == whole[key], (key, c["name"])
     # A tuple works as well as a list; no names means every claim.
     assert [c["name"] for c in chompute.theorems(20, claims=("octahedron",))] == ["octahedron"]

@@ -228,6 +228,30 @@ impl CellsTable {
     pub fn max(&self) -> u32 {
         self.p.len() as u32 - 1
     }
+
+    /// The counts of every n from 1 to the largest.
+    pub fn rows(&self) -> Vec<CellsRow> {
+        (1..=self.max())
+            .map(|n| CellsRow {
+                n,
+                diagrams: self.diagrams(n),
+                p_positions: self.p_positions(n),
+            })
+            .collect()
+    }
+}
+
+/// The diagrams of n cells and how many of them are P (the counts are JSON strings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CellsRow {
+    /// Cells.
+    pub n: u32,
+    /// p(n), the diagrams of n cells.
+    #[serde(serialize_with = "crate::json::count")]
+    pub diagrams: u64,
+    /// How many of them are P.
+    #[serde(serialize_with = "crate::json::count")]
+    pub p_positions: u64,
 }
 
 /// Lay out the first diagram of a block in rank order after `parts[..from]`: the rest `rem`

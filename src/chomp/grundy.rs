@@ -18,11 +18,13 @@
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data).
 
 use super::diagram::{ChompBox, Diagram, Ranker};
+use super::solve::rectangle;
 use super::solve::{for_each_in_block, layer_count, layer_positions, prefix_rows, Layer};
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering::Relaxed};
+use serde::Serialize;
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
 /// Most positions a Grundy table may have: 2^36 (64 GiB at one byte a position).
 pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
@@ -154,6 +156,8 @@ pub struct GrundyTable {
     values: Values,
     /// Largest value of the positions with hook (a, b), at a + b·(C+1).
     hook_max: Vec<u16>,
+    /// Positions of each value 0, 1, …, the largest.
+    histogram: Vec<u64>,
 }
 
 impl GrundyTable {
@@ -171,10 +175,11 @@ impl GrundyTable {
         let stride = shape.cols as usize + 1;
         let hooks = stride * (shape.rows + 1);
         let hook_max: Vec<AtomicU16> = (0..hooks).map(|_| AtomicU16::new(0)).collect();
+        let limit = plan.width.max_value();
+        let histogram: Vec<AtomicU64> = (0..=limit).map(|_| AtomicU64::new(0)).collect();
         let too_big = AtomicBool::new(false);
         let p = prefix_rows(shape.rows);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let limit = plan.width.max_value();
         let phase = crate::progress::phase("positions", Some(ranker.len()));
         let mut done = 0;
         for v in 0..layer_count(shape) {
@@ -186,13 +191,19 @@ impl GrundyTable {
                 .into_par_iter()
                 .with_min_len(16)
                 .try_for_each_init(
-                    || Scratch::new(shape.rows, words, hooks),
+                    || Scratch::new(shape.rows, words, hooks, limit),
                     |s, i| {
                         if token.as_ref().is_some_and(|t| t.is_cancelled()) {
                             return Err(Error::Interrupted);
                         }
                         let (base, prefix) = layer.block(i, p);
-                        let Scratch { rows, seen, hooks } = s;
+                        let Scratch {
+                            rows,
+                            seen,
+                            hooks,
+                            tally,
+                        } = s;
+                        let mut largest = 0;
                         for_each_in_block(&ranker, prefix, base, rows, |rows, rank| {
                             if rank == 0 {
                                 return;
@@ -203,6 +214,8 @@ impl GrundyTable {
                             }
                             let g = g.min(limit) as u16;
                             values.set(rank, g);
+                            tally[g as usize] += 1;
+                            largest = largest.max(g as usize);
                             let b = rows.iter().take_while(|&&a| a > 0).count();
                             let h = &mut hooks[rows[0] as usize + b * stride];
                             *h = (*h).max(g);
@@ -210,6 +223,12 @@ impl GrundyTable {
                         for (shared, local) in hook_max.iter().zip(hooks.iter_mut()) {
                             if *local > 0 {
                                 shared.fetch_max(*local, Relaxed);
+                                *local = 0;
+                            }
+                        }
+                        for (shared, local) in histogram.iter().zip(&mut tally[..=largest]) {
+                            if *local > 0 {
+                                shared.fetch_add(*local, Relaxed);
                                 *local = 0;
                             }
                         }
@@ -229,11 +248,16 @@ impl GrundyTable {
             phase.set(done);
         }
         let hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
+        let mut histogram: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
+        while histogram.len() > 1 && histogram.last() == Some(&0) {
+            histogram.pop();
+        }
         Ok(GrundyTable {
             ranker,
             plan,
             values,
             hook_max,
+            histogram,
         })
     }
 
@@ -277,34 +301,119 @@ impl GrundyTable {
         Some(m)
     }
 
-    /// How many positions have each Grundy value 0, 1, …, the largest.
-    pub fn histogram(&self) -> Vec<u64> {
-        let mut h: Vec<u64> = Vec::new();
-        for r in 1..self.ranker.len() {
-            let g = self.value_rank(r) as usize;
-            if g >= h.len() {
-                h.resize(g + 1, 0);
+    /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
+    /// computing).
+    pub fn histogram(&self) -> &[u64] {
+        &self.histogram
+    }
+
+    /// The largest Grundy value in the box.
+    pub fn max_grundy(&self) -> usize {
+        self.histogram.len() - 1
+    }
+
+    /// The value of every rectangle r×c of the box, rows first.
+    pub fn rectangles(&self) -> Vec<RectangleGrundy> {
+        let shape = self.shape();
+        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
+        for rows in 1..=shape.rows {
+            for cols in 1..=shape.cols {
+                let grundy = self
+                    .value(&rectangle(rows, cols))
+                    .expect("a rectangle of the box is a position");
+                out.push(RectangleGrundy { rows, cols, grundy });
             }
-            h[g] += 1;
         }
-        h
+        out
+    }
+
+    /// The terms n = 1, 2, … of `sequence` that the box holds ([`GrundySequence::terms`]).
+    pub fn sequence(&self, sequence: GrundySequence) -> Result<Vec<u16>> {
+        let terms = sequence.terms(self.shape())?;
+        Ok((1..=terms)
+            .map(|n| match sequence.rows(n) {
+                None => self.largest_in(n as usize, n).expect("n×n lies in the box"),
+                Some(rows) => self
+                    .value(&rectangle(rows, n))
+                    .expect("a rectangle of the box is a position"),
+            })
+            .collect())
+    }
+}
+
+/// The Grundy value of one rectangle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RectangleGrundy {
+    /// Rows of the rectangle.
+    pub rows: usize,
+    /// Columns of the rectangle.
+    pub cols: u32,
+    /// Its Grundy value.
+    pub grundy: u16,
+}
+
+/// A sequence indexed by a side n that a Grundy table gives (an OEIS b-file's terms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum GrundySequence {
+    /// G of the n×n squares, n = 1, 2, …
+    Square,
+    /// G of the 2×n rectangles.
+    TwoRows,
+    /// G of the 3×n rectangles.
+    ThreeRows,
+    /// The largest value among all positions of the n×n box.
+    Largest,
+}
+
+impl GrundySequence {
+    /// The rows of the n-th term's rectangle; `None` for [`GrundySequence::Largest`].
+    fn rows(self, n: u32) -> Option<usize> {
+        match self {
+            GrundySequence::Square => Some(n as usize),
+            GrundySequence::TwoRows => Some(2),
+            GrundySequence::ThreeRows => Some(3),
+            GrundySequence::Largest => None,
+        }
+    }
+
+    /// How many terms the `shape` box holds: the smaller side for squares and the largest
+    /// value, the columns for 2×n and 3×n. A box with too few rows is refused, before any
+    /// work when asked before computing.
+    pub fn terms(self, shape: ChompBox) -> Result<u32> {
+        match self {
+            GrundySequence::Square | GrundySequence::Largest => {
+                Ok(shape.cols.min(shape.rows as u32))
+            }
+            GrundySequence::TwoRows | GrundySequence::ThreeRows => {
+                let rows = self.rows(1).expect("a row sequence has rows");
+                if shape.rows < rows {
+                    return Err(Error::invalid(format!(
+                        "the {shape} box has fewer than {rows} rows"
+                    )));
+                }
+                Ok(shape.cols)
+            }
+        }
     }
 }
 
 /// One worker's buffers: the row lengths, the seen-values bitset, the largest value per hook
-/// of the block in hand.
+/// and the positions of each value, of the block in hand.
 struct Scratch {
     rows: Vec<u32>,
     seen: Vec<u64>,
     hooks: Vec<u16>,
+    tally: Vec<u64>,
 }
 
 impl Scratch {
-    fn new(rows: usize, words: usize, hooks: usize) -> Scratch {
+    fn new(rows: usize, words: usize, hooks: usize, limit: usize) -> Scratch {
         Scratch {
             rows: vec![0; rows],
             seen: vec![0; words],
             hooks: vec![0; hooks],
+            tally: vec![0; limit + 1],
         }
     }
 }
@@ -377,6 +486,43 @@ mod tests {
             }
         }
         assert_eq!(one.largest_in(7, 1), None);
+    }
+
+    #[test]
+    fn the_tallied_histogram_and_the_sequences_equal_a_recount() {
+        let t = GrundyTable::compute(bx(6, 9)).unwrap();
+        let mut h = vec![0u64; t.max_grundy() + 1];
+        for r in 1..t.ranker.len() {
+            h[t.value_rank(r) as usize] += 1;
+        }
+        assert_eq!(t.histogram(), &h[..]);
+        assert!(*h.last().unwrap() > 0);
+        let rects = t.rectangles();
+        assert_eq!(rects.len(), 54);
+        let at = |r: usize, c: u32| rects[(r - 1) * 9 + c as usize - 1].grundy;
+        assert_eq!(
+            rects[10],
+            RectangleGrundy {
+                rows: 2,
+                cols: 2,
+                grundy: at(2, 2)
+            }
+        );
+        let squares = t.sequence(GrundySequence::Square).unwrap();
+        assert_eq!(
+            squares,
+            (1..=6).map(|n| at(n, n as u32)).collect::<Vec<_>>()
+        );
+        // Squares 1..6 of the plain mex: 0 2 5 6 6 13.
+        assert_eq!(squares, [0, 2, 5, 6, 6, 13]);
+        let three = t.sequence(GrundySequence::ThreeRows).unwrap();
+        assert_eq!(three, (1..=9).map(|n| at(3, n)).collect::<Vec<_>>());
+        let largest = t.sequence(GrundySequence::Largest).unwrap();
+        assert_eq!(largest.len(), 6);
+        assert_eq!(largest[5] as usize, t.largest_in(6, 6).unwrap() as usize);
+        assert!(largest.windows(2).all(|w| w[0] <= w[1]));
+        let e = GrundySequence::ThreeRows.terms(bx(2, 9)).unwrap_err();
+        assert!(e.to_string().contains("fewer than 3 rows"), "{e}");
     }
 
     #[test]

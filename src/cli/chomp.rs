@@ -141,16 +141,6 @@ pub struct ChompImageArgs {
     pub output: std::path::PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GrundyBfile {
-    /// G of the n×n squares, n = 1, 2, …
-    Square,
-    /// G of the 2×n rectangles.
-    TwoRows,
-    /// G of the 3×n rectangles.
-    ThreeRows,
-}
-
 #[derive(Debug, Args)]
 pub struct ChompGrundyArgs {
     /// The box ROWSxCOLUMNS.
@@ -158,7 +148,10 @@ pub struct ChompGrundyArgs {
     pub shape: chompute::chomp::ChompBox,
     /// Print one sequence as an OEIS b-file (`n value` per line).
     #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
-    pub bfile: Option<GrundyBfile>,
+    pub bfile: Option<chompute::chomp::grundy::GrundySequence>,
+    /// Bytes a value takes in memory: 1 (the default; exact to 256 cells, checked above) or 2.
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub value_bytes: Option<u8>,
     #[command(flatten)]
     pub format: Output<ChompGrundyOutput>,
 }

@@ -7,17 +7,17 @@
 use super::csv_field;
 use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
-use crate::cli::{
-    ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs, GrundyBfile,
-};
+use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
 use chompute::chomp::blocks::{self, BlockEvent, SolveEvent, Solved};
-use chompute::chomp::cells::CellsTable;
-use chompute::chomp::solve::{rectangle, GrundyTable, PTable, RectangleBites, TableIndex};
+use chompute::chomp::cells::{CellsRow, CellsTable};
+use chompute::chomp::grundy::{GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes};
+use chompute::chomp::solve::{GrundyTable, PTable, RectangleBites, TableIndex};
 use chompute::chomp::store::{self, RunEvent, TableFile};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
+use chompute::memory::Room;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -497,27 +497,27 @@ impl Report for BitesReport {
 }
 
 #[derive(Serialize)]
-struct RectangleGrundy {
-    rows: usize,
-    cols: u32,
-    grundy: u16,
-}
-
-#[derive(Serialize)]
 struct GrundyReport {
-    #[serde(rename = "box")]
-    shape: String,
+    #[serde(rename = "box", serialize_with = "serialize_display")]
+    size: ChompBox,
     positions: u64,
     seconds: f64,
     max_grundy: usize,
     histogram: Vec<u64>,
+    /// The largest value of the n×n box, n = 1, 2, …
+    largest_by_side: Vec<u16>,
     rectangles: Vec<RectangleGrundy>,
-    /// `--bfile SEQUENCE`: the rows of each term n (n, 2 or 3) and the largest n.
+    /// `--bfile SEQUENCE`: its terms n = 1, 2, …
     #[serde(skip)]
-    sequence: Option<(GrundyBfile, u32)>,
-    /// The box, for the text's grid and the b-file's terms.
-    #[serde(skip)]
-    size: ChompBox,
+    sequence: Option<Vec<u16>>,
+}
+
+/// Serialise a value through its `Display` (a box as "RxC").
+fn serialize_display<T: std::fmt::Display, S: serde::Serializer>(
+    v: &T,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 impl GrundyReport {
@@ -531,7 +531,7 @@ impl Report for GrundyReport {
         writeln!(
             out,
             "box {}: {} positions, largest Grundy value {}, {:.3} s",
-            self.shape, self.positions, self.max_grundy, self.seconds
+            self.size, self.positions, self.max_grundy, self.seconds
         )?;
         let ChompBox { rows, cols } = self.size;
         write!(out, "{:>6}", "r\\c")?;
@@ -558,74 +558,46 @@ impl Report for GrundyReport {
     }
 
     fn bfile(&self, out: &mut Stdout) -> std::io::Result<()> {
-        let Some((kind, n_max)) = self.sequence else {
+        let Some(terms) = &self.sequence else {
             return Err(std::io::Error::other("no sequence asked for"));
         };
-        for n in 1..=n_max {
-            writeln!(out, "{n} {}", self.value(grundy_rows(kind, n), n))?;
+        for (n, g) in terms.iter().enumerate() {
+            writeln!(out, "{} {g}", n + 1)?;
         }
         Ok(())
-    }
-}
-
-/// The rows of the n-th rectangle of a `--bfile` sequence: n×n, 2×n or 3×n.
-fn grundy_rows(kind: GrundyBfile, n: u32) -> usize {
-    match kind {
-        GrundyBfile::Square => n as usize,
-        GrundyBfile::TwoRows => 2,
-        GrundyBfile::ThreeRows => 3,
     }
 }
 
 /// `chomp grundy --box RxC`.
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = args.shape;
+    let width = args.value_bytes.map(|b| match b {
+        1 => ValueBytes::One,
+        _ => ValueBytes::Two,
+    });
+    let plan = GrundyPlan::new(shape, width, Room::SYSTEM)?;
     // A sequence the box cannot hold is refused before any work.
+    if let Some(sequence) = args.bfile {
+        sequence.terms(shape)?;
+    }
+    let start = Instant::now();
+    let table = GrundyTable::compute_with(plan)?;
+    let seconds = start.elapsed().as_secs_f64();
     let sequence = match args.bfile {
-        Some(kind) if grundy_rows(kind, 1) > shape.rows => {
-            let rows = grundy_rows(kind, 1);
-            return Err(anyhow!("the {shape} box has fewer than {rows} rows"));
-        }
-        Some(GrundyBfile::Square) => Some((GrundyBfile::Square, shape.cols.min(shape.rows as u32))),
-        Some(kind) => Some((kind, shape.cols)),
+        Some(kind) => Some(table.sequence(kind)?),
         None => None,
     };
-    let start = Instant::now();
-    let table = GrundyTable::compute(shape)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let mut rectangles = Vec::new();
-    for r in 1..=shape.rows {
-        for c in 1..=shape.cols {
-            rectangles.push(RectangleGrundy {
-                rows: r,
-                cols: c,
-                grundy: table
-                    .value(&rectangle(r, c))
-                    .expect("a rectangle of the box is a position"),
-            });
-        }
-    }
-    let histogram = table.histogram();
     let report = GrundyReport {
-        shape: shape.to_string(),
+        size: shape,
         positions: table.ranker.len() - 1,
         seconds,
-        max_grundy: histogram.len().saturating_sub(1),
-        histogram,
-        rectangles,
+        max_grundy: table.max_grundy(),
+        histogram: table.histogram().to_vec(),
+        largest_by_side: table.sequence(GrundySequence::Largest)?,
+        rectangles: table.rectangles(),
         sequence,
-        size: shape,
     };
     print_report(&report, args.format())
-}
-
-#[derive(Serialize)]
-struct CellsRow {
-    n: u32,
-    #[serde(serialize_with = "super::u64_string")]
-    diagrams: u64,
-    #[serde(serialize_with = "super::u64_string")]
-    p_positions: u64,
 }
 
 #[derive(Serialize)]
@@ -665,13 +637,7 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let table = CellsTable::compute(args.max, |_| {})?;
     let seconds = start.elapsed().as_secs_f64();
-    let cells = (1..=args.max)
-        .map(|n| CellsRow {
-            n,
-            diagrams: table.diagrams(n),
-            p_positions: table.p_positions(n),
-        })
-        .collect();
+    let cells = table.rows();
     let report = CellsReport {
         max: args.max,
         seconds,

@@ -4,7 +4,7 @@
 //! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
 use super::out::{print_report, Report, Stdout};
-use super::{u64_string, window_of};
+use super::window_of;
 use crate::cli::CountArgs;
 use crate::cli::Format;
 use chompute::chocolate::count::{describe, g_recurrence, is_whole, CountMethod, CountPlan};
@@ -22,9 +22,9 @@ struct MethodResult {
 
 #[derive(Debug, Serialize)]
 struct CountReport {
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     m: u64,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     n: u64,
     /// `--window` as [first row, first column, height, width], decimal strings.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -84,9 +84,9 @@ fn generate(method: CountMethod, w: &Window) -> chompute::Result<u128> {
 
 #[derive(Debug, Serialize)]
 struct RangeReport {
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     from: u64,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     to: u64,
     /// g(from), g(from+1), …, g(to), as strings.
     g: Terms,

@@ -240,17 +240,6 @@ pub fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Serialise a u64 that can pass 2^53 as a JSON string (JavaScript reads larger numbers
-/// inexactly).
-pub fn u64_string<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(v)
-}
-
-/// Serialise u64s that can pass 2^53 as JSON strings.
-pub fn u64_strings<S: serde::Serializer>(v: &[u64], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().map(|x| x.to_string()))
-}
-
 /// `--window` placed in C(m,n) (checked: inside the bar, no sum past 2^64-1), or the whole
 /// bar, for `count` and `render`.
 pub(crate) fn window_of(

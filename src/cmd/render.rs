@@ -4,7 +4,7 @@
 //! Tests: the command as users run it in tests/, tests/faults/, tests/pictures/, tests/project/.
 
 use super::out::{print_report, Report, Stdout};
-use super::{describe_pictures, u64_string, u64_strings, window_of};
+use super::{describe_pictures, window_of};
 use crate::cli::Format;
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
@@ -23,16 +23,16 @@ use std::time::Instant;
 
 #[derive(Debug, Serialize)]
 struct RenderReport {
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     m: u64,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     n: u64,
     /// [first row, first column, height, width] in cells.
-    #[serde(serialize_with = "u64_strings")]
+    #[serde(serialize_with = "chompute::json::counts")]
     window: [u64; 4],
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     width: u64,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     height: u64,
     backend: String,
     output: Option<PathBuf>,
@@ -137,9 +137,9 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
 #[derive(Debug, Serialize)]
 struct AssembleReport {
     tiles: PathBuf,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     width: u64,
-    #[serde(serialize_with = "u64_string")]
+    #[serde(serialize_with = "chompute::json::count")]
     height: u64,
     output: Option<PathBuf>,
     dzi: Option<DziReport>,
