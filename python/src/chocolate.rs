@@ -13,7 +13,7 @@ use chompute::chocolate::theorems::{check_claims, select};
 use chompute::gpu::Engine;
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 
 /// Cells generated between two looks for Ctrl-C.
 const PIECE_CELLS: u64 = 1 << 24;

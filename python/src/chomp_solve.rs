@@ -10,16 +10,20 @@ use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
-use chompute::chomp::solve::{self, rectangle, winning_bites_with, GrundyTable, TableIndex};
+use chompute::chomp::solve::{self, winning_bites_with, GrundyTable, TableIndex};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 /// The box from `chomp_solve(rows, cols)`, `chomp_solve(n)` (the n×n square: `cols`
 /// defaults to `rows`), `chomp_solve("RxC")` or `chomp_solve((rows, cols))`.
 fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResult<ChompBox> {
-    if cols.is_none() && (rows.is_instance_of::<PyString>() || rows.is_instance_of::<PyTuple>() || rows.is_instance_of::<PyList>()) {
+    if cols.is_none()
+        && (rows.is_instance_of::<PyString>()
+            || rows.is_instance_of::<PyTuple>()
+            || rows.is_instance_of::<PyList>())
+    {
         return box_arg(rows);
     }
     let side = |obj: &Bound<'_, PyAny>, what: &str| -> PyResult<u64> {
@@ -124,9 +128,12 @@ impl ChompTable {
         self.rank_of(&p)?;
         let bits = self.bits.bind(py).readonly();
         let bytes = bits.as_slice()?;
-        let bites =
-            winning_bites_with(|q| self.index.rank(q), &p, |r| Ok(ChompTable::bit(bytes, r)))
-                .or_raise()?;
+        let bites = winning_bites_with(
+            |q| self.index.rank(q),
+            &p,
+            |r| Ok(ChompTable::bit(bytes, r)),
+        )
+        .or_raise()?;
         diagram_list(py, &bites)
     }
 

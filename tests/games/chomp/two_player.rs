@@ -339,6 +339,47 @@ fn grundy_zero_is_p_on_every_box_to_14x14() {
     }
 }
 
+/// The committed Grundy data (`docs/data/chomp-grundy-18x18.json`) against a fresh
+/// `chomp grundy --box 12x12 --json` where they overlap: every rectangle up to 12×12 and the
+/// largest value of each n×n box, n ≤ 12 (a position's value does not depend on the box).
+#[test]
+fn the_committed_18x18_grundy_data_equals_a_fresh_12x12_run() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data/chomp-grundy-18x18.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(data["box"], "18x18");
+    assert_eq!(data["rectangles"].as_array().unwrap().len(), 324);
+    let fresh = json_of(&chompute(&["chomp", "grundy", "--box", "12x12", "--json"]));
+    let mut committed = HashMap::new();
+    for r in data["rectangles"].as_array().unwrap() {
+        committed.insert(
+            (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap()),
+            r["grundy"].clone(),
+        );
+    }
+    let rects = fresh["rectangles"].as_array().unwrap();
+    assert_eq!(rects.len(), 144);
+    for r in rects {
+        let key = (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap());
+        assert_eq!(committed[&key], r["grundy"], "{key:?}");
+    }
+    let largest = data["largest_by_side"].as_array().unwrap();
+    assert_eq!(largest.len(), 18);
+    assert_eq!(
+        &largest[..12],
+        fresh["largest_by_side"].as_array().unwrap().as_slice()
+    );
+    // The histogram counts every position of the box.
+    let total: u64 = data["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(total.to_string(), data["positions"].to_string());
+}
+
 fn partitions(n: u32, cap: u32, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
     if n == 0 {
         out.push(prefix.clone());
@@ -579,6 +620,48 @@ fn cli_solve_query_bites_grundy_cells() {
         .map(|n| format!("{n} {}\n", g.value(&rectangle(2, n)).unwrap()))
         .collect();
     assert_eq!(stdout(&o), want);
+
+    // The JSON's largest value per side is the `largest` b-file, and two bytes a value give
+    // the same table as one.
+    let o = chompute(&["chomp", "grundy", "--box", "6x8", "--json"]);
+    let one = json_of(&o);
+    let largest: String = one["largest_by_side"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(n, v)| format!("{} {v}\n", n + 1))
+        .collect();
+    let o = chompute(&["chomp", "grundy", "--box", "6x8", "--bfile", "largest"]);
+    assert_eq!(stdout(&o), largest);
+    assert_eq!(largest.lines().count(), 6);
+    let o = chompute(&[
+        "chomp",
+        "grundy",
+        "--box",
+        "6x8",
+        "--json",
+        "--value-bytes",
+        "2",
+    ]);
+    let two = json_of(&o);
+    for key in [
+        "rectangles",
+        "histogram",
+        "largest_by_side",
+        "max_grundy",
+        "box",
+    ] {
+        assert_eq!(one[key], two[key], "{key}");
+    }
+    assert_usage_error(
+        &chompute(&["chomp", "grundy", "--box", "6x8", "--value-bytes", "3"]),
+        "1..=2",
+    );
+    assert_usage_error(
+        &chompute(&["chomp", "grundy", "--box", "2x8", "--bfile", "three-rows"]),
+        "fewer than 3 rows",
+    );
 
     let o = chompute(&["chomp", "cells", "--max", "12", "--json"]);
     let j = json_of(&o);
