@@ -168,7 +168,8 @@ def theorems(
     progress: Optional[_Progress] = None,
 ) -> list[dict[str, Union[str, int, bool, float, None]]]:
     """Every claim of the chocolate paper checked for m <= max_m, or the ones named in
-    `claims` (in the table's order), one dict per claim."""
+    `claims` (in the table's order), one dict per claim, with the keys of `theorems --json`:
+    name, statement, kind, range, checked, pass, counterexample, seconds."""
 
 def render(
     path: Union[str, PathLike[str]],

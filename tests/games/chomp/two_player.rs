@@ -370,6 +370,29 @@ fn the_committed_18x18_grundy_data_equals_a_fresh_12x12_run() {
         &largest[..12],
         fresh["largest_by_side"].as_array().unwrap().as_slice()
     );
+    // The committed b-files: the squares and the largest value per side are the 18×18 data's;
+    // the 2×n and 3×n rows start as fresh runs on smaller boxes do.
+    let data_dir = path.parent().unwrap();
+    let bfile = |name: &str| std::fs::read_to_string(data_dir.join(name)).unwrap();
+    let squares: String = (1..=18u64)
+        .map(|n| format!("{n} {}\n", committed[&(n, n)]))
+        .collect();
+    assert_eq!(bfile("chomp-grundy-square.txt"), squares);
+    let by_side: String = largest
+        .iter()
+        .enumerate()
+        .map(|(n, v)| format!("{} {v}\n", n + 1))
+        .collect();
+    assert_eq!(bfile("chomp-grundy-largest.txt"), by_side);
+    for (name, shape, kind, lines) in [
+        ("chomp-grundy-two-rows.txt", "2x60", "two-rows", 2000),
+        ("chomp-grundy-three-rows.txt", "3x40", "three-rows", 300),
+    ] {
+        let text = bfile(name);
+        assert_eq!(text.lines().count(), lines, "{name}");
+        let fresh = chompute(&["chomp", "grundy", "--box", shape, "--bfile", kind]);
+        assert!(text.starts_with(&stdout(&fresh)), "{name}");
+    }
     // The histogram counts every position of the box.
     let total: u64 = data["histogram"]
         .as_array()
