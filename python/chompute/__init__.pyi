@@ -147,6 +147,8 @@ class ChompGrundy:
         """The Grundy value of a position of the box."""
     def rectangles(self) -> list[dict[str, int]]:
         """Every rectangle as {"rows", "cols", "grundy"}, rows first."""
+    def sequence(self, name: str) -> list[int]:
+        """Terms n = 1, 2, ... of "square", "two-rows", "three-rows" or "largest"."""
 
 def chomp_grundy(
     rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None

@@ -6,6 +6,7 @@ use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background_reporting;
 use chompute::chomp::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
+use chompute::chomp::ordinal::{OrdEngine, OrdPlan};
 use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -300,10 +301,11 @@ pub fn chomp_ordinals(
 ) -> PyResult<ChompOrdinals> {
     let rule = rule_arg(rule)?;
     let shape = box_arg(r#box)?;
+    // The library's plan picks the engine, as the CLI's `--engine auto` does.
+    let plan = OrdPlan::new(shape, OrdEngine::Auto).or_raise()?;
     let for_table = rule.clone();
     let table =
-        in_background_reporting(py, progress, move || OrdTable::compute(shape, &for_table))?
-            .or_raise()?;
+        in_background_reporting(py, progress, move || plan.table(&for_table))?.or_raise()?;
     Ok(ChompOrdinals { table, rule })
 }
 

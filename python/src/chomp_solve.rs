@@ -10,6 +10,7 @@ use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::in_background_reporting;
 use chompute::chomp::cells::CellsTable;
+use chompute::chomp::grundy::GrundySequence;
 use chompute::chomp::solve::{self, winning_bites_with, GrundyTable, TableIndex};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
@@ -219,6 +220,14 @@ impl ChompGrundy {
     /// Every rectangle of the box as a dict {"rows", "cols", "grundy"}, rows first.
     fn rectangles<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_python(py, &self.table.rectangles())
+    }
+
+    /// One sequence of the box, as `chomp grundy --bfile NAME`: its terms n = 1, 2, … as a
+    /// list. "square" (the n×n squares), "two-rows", "three-rows" (the 2×n and 3×n
+    /// rectangles) or "largest" (the largest value of the n×n box).
+    fn sequence(&self, name: &str) -> PyResult<Vec<u16>> {
+        let kind = GrundySequence::from_name(name).or_raise()?;
+        self.table.sequence(kind).or_raise()
     }
 
     fn __repr__(&self) -> String {

@@ -98,6 +98,12 @@ def test_grundy_matches_an_independent_mex():
     assert g.max_grundy == len(g.histogram) - 1
     rect = {(r["rows"], r["cols"]): r["grundy"] for r in g.rectangles()}
     assert rect[(1, 1)] == 0 and rect[(2, 3)] == slow_grundy((3, 3))
+    assert g.sequence("square") == [rect[(n, n)] for n in range(1, 5)]
+    assert g.sequence("three-rows") == [rect[(3, n)] for n in range(1, 7)]
+    assert g.sequence("largest")[-1] == max(slow_grundy(d) for d in diagrams(4, 4))
+    assert g.max_grundy == max(slow_grundy(d) for d in diagrams(4, 6))
+    with pytest.raises(ValueError, match="square, two-rows, three-rows, largest"):
+        g.sequence("squares")
 
 
 def test_cells_counts_partitions_and_p_positions():

@@ -241,7 +241,13 @@ impl GrundyTable {
                     format!(
                         "a value exceeds {limit}, the most one byte holds; \
                          two bytes a position need {} of memory",
-                        crate::memory::gib(plan.positions * 2)
+                        crate::memory::gib(
+                            GrundyPlan {
+                                width: ValueBytes::Two,
+                                ..plan
+                            }
+                            .bytes()
+                        )
                     ),
                 ));
             }
@@ -367,6 +373,39 @@ pub enum GrundySequence {
 }
 
 impl GrundySequence {
+    /// Every sequence, in the order of their names.
+    pub const ALL: [GrundySequence; 4] = [
+        GrundySequence::Square,
+        GrundySequence::TwoRows,
+        GrundySequence::ThreeRows,
+        GrundySequence::Largest,
+    ];
+
+    /// The name the CLI's `--bfile` and Python take: "square", "two-rows", "three-rows",
+    /// "largest".
+    pub fn name(self) -> &'static str {
+        match self {
+            GrundySequence::Square => "square",
+            GrundySequence::TwoRows => "two-rows",
+            GrundySequence::ThreeRows => "three-rows",
+            GrundySequence::Largest => "largest",
+        }
+    }
+
+    /// The sequence of a name; the error lists the names.
+    pub fn from_name(name: &str) -> Result<GrundySequence> {
+        GrundySequence::ALL
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                let names: Vec<&str> = GrundySequence::ALL.iter().map(|s| s.name()).collect();
+                Error::invalid(format!(
+                    "no Grundy sequence is called {name:?}; the sequences are {}",
+                    names.join(", ")
+                ))
+            })
+    }
+
     /// The rows of the n-th term's rectangle; `None` for [`GrundySequence::Largest`].
     fn rows(self, n: u32) -> Option<usize> {
         match self {
@@ -521,6 +560,15 @@ mod tests {
         assert_eq!(largest.len(), 6);
         assert_eq!(largest[5] as usize, t.largest_in(6, 6).unwrap() as usize);
         assert!(largest.windows(2).all(|w| w[0] <= w[1]));
+        for kind in GrundySequence::ALL {
+            assert_eq!(GrundySequence::from_name(kind.name()).unwrap(), kind);
+        }
+        let e = GrundySequence::from_name("squares").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("square, two-rows, three-rows, largest"),
+            "{e}"
+        );
         let e = GrundySequence::ThreeRows.terms(bx(2, 9)).unwrap_err();
         assert!(e.to_string().contains("fewer than 3 rows"), "{e}");
     }

@@ -113,6 +113,98 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
     Ok(table.into_iter().map(AtomicU8::into_inner).collect())
 }
 
+/// The engine that computes the ordinals of a box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum OrdEngine {
+    /// The three-row engine for boxes of 3 rows, else the general one.
+    Auto,
+    /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
+    /// volume layers when there are 8 or more threads).
+    General,
+    /// The general engine by volume layers, each layer in parallel.
+    Layers,
+    /// O(1) work per position; boxes of exactly 3 rows.
+    ThreeRow,
+}
+
+impl OrdEngine {
+    /// Its name, as `chomp ord --engine` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            OrdEngine::Auto => "auto",
+            OrdEngine::General => "general",
+            OrdEngine::Layers => "layers",
+            OrdEngine::ThreeRow => "three-row",
+        }
+    }
+}
+
+/// Largest first row the three-row engine accepts (C(A+3,3) positions).
+pub const THREE_ROW_MAX_COLS: u32 = 10_000;
+
+/// How the ordinals of a box will be computed, decided before any work: the engine chosen
+/// (never [`OrdEngine::Auto`]) and the box, checked against what the engine takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrdPlan {
+    /// The box.
+    pub shape: ChompBox,
+    /// The engine.
+    pub engine: OrdEngine,
+}
+
+impl OrdPlan {
+    /// The plan for `shape` with the engine asked for: `Auto` takes the three-row engine for
+    /// a box of 3 rows, else the general one. Refuses the three-row engine for another box or
+    /// more than [`THREE_ROW_MAX_COLS`] columns.
+    pub fn new(shape: ChompBox, engine: OrdEngine) -> crate::Result<OrdPlan> {
+        let engine = match engine {
+            OrdEngine::Auto if shape.rows == 3 => OrdEngine::ThreeRow,
+            OrdEngine::Auto => OrdEngine::General,
+            OrdEngine::ThreeRow if shape.rows != 3 => {
+                return Err(crate::Error::invalid(format!(
+                    "the three-row engine needs a box with 3 rows (got {shape})"
+                )))
+            }
+            e => e,
+        };
+        if engine == OrdEngine::ThreeRow && shape.cols > THREE_ROW_MAX_COLS {
+            return Err(crate::Error::invalid(format!(
+                "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
+            )));
+        }
+        Ok(OrdPlan { shape, engine })
+    }
+
+    /// The whole box's table under `rule`, by the plan's engine: one byte a position, refused
+    /// before any work when that does not fit in memory.
+    pub fn table(&self, rule: &Rule) -> crate::Result<OrdTable> {
+        let ranker = Ranker::new(self.shape)?;
+        crate::memory::ensure_available(
+            ranker.len(),
+            &format!("the ordinal table of the {} box", self.shape),
+            "choose a smaller box",
+        )?;
+        match self.engine {
+            OrdEngine::ThreeRow => {
+                let mut ords = Vec::with_capacity(ranker.len() as usize);
+                super::three_row::ordinals_three_rows(
+                    self.shape.cols,
+                    &Choice::new(rule),
+                    |_, slice| ords.extend_from_slice(slice),
+                );
+                Ok(OrdTable {
+                    ranker,
+                    players: rule.players() as u8,
+                    ords,
+                })
+            }
+            OrdEngine::Layers => OrdTable::compute_with(self.shape, rule, true),
+            OrdEngine::General | OrdEngine::Auto => OrdTable::compute(self.shape, rule),
+        }
+    }
+}
+
 /// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
 pub const LAYERS_MIN_THREADS: usize = 8;
 
@@ -236,6 +328,34 @@ pub fn add_to_histogram(h: &mut [u64], ords: &[u8]) {
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn the_plan_chooses_the_engine_and_every_engine_gives_the_same_table() {
+        let rule = Rule::parse("0,2,1").unwrap();
+        let three = ChompBox { rows: 3, cols: 9 };
+        let plan = OrdPlan::new(three, OrdEngine::Auto).unwrap();
+        assert_eq!(plan.engine, OrdEngine::ThreeRow);
+        let want = OrdPlan::new(three, OrdEngine::General)
+            .unwrap()
+            .table(&rule)
+            .unwrap();
+        assert_eq!(plan.table(&rule).unwrap().ords, want.ords);
+        let layers = OrdPlan::new(three, OrdEngine::Layers).unwrap();
+        assert_eq!(layers.table(&rule).unwrap().ords, want.ords);
+        let four = ChompBox { rows: 4, cols: 5 };
+        assert_eq!(
+            OrdPlan::new(four, OrdEngine::Auto).unwrap().engine,
+            OrdEngine::General
+        );
+        let e = OrdPlan::new(four, OrdEngine::ThreeRow).unwrap_err();
+        assert!(e.to_string().contains("needs a box with 3 rows"), "{e}");
+        let wide = ChompBox {
+            rows: 3,
+            cols: THREE_ROW_MAX_COLS + 1,
+        };
+        let e = OrdPlan::new(wide, OrdEngine::Auto).unwrap_err();
+        assert!(e.to_string().contains("at most 10000 columns"), "{e}");
+    }
 
     /// Ordinary Chomp by plain win/lose recursion on diagrams: the mover loses at P iff every
     /// move other than eating the last (poisoned) cell leads to a position where the mover wins.

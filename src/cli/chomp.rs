@@ -8,7 +8,7 @@
 use super::chomp_solve::{ChompBitesArgs, ChompQueryArgs, ChompSolveArgs};
 use super::format::{Format, Offer, Output, FORMAT_FLAGS};
 use super::values::{parse_range, parse_size};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
 pub struct ChompArgs {
@@ -39,19 +39,6 @@ pub enum ChompCommand {
     Cells(ChompCellsArgs),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ChompEngine {
-    /// The three-row engine for boxes of 3 rows, else the general one.
-    Auto,
-    /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
-    /// volume layers when there are 8 or more threads).
-    General,
-    /// The general engine by volume layers, each layer in parallel.
-    Layers,
-    /// O(1) work per position; boxes of exactly 3 rows.
-    ThreeRow,
-}
-
 #[derive(Debug, Args)]
 pub struct ChompOrdArgs {
     /// The rule: n ≥ 2 distinct numbers α_1,…,α_n (the last biter scores α_1), e.g. 0,2,1 or 5,-1.5,3.
@@ -71,8 +58,8 @@ pub struct ChompOrdArgs {
     pub check: bool,
     /// The engine: `auto` (three-row for 3-row boxes, else general), `general`, `layers` or
     /// `three-row`; all give the same ordinals.
-    #[arg(long, value_enum, default_value_t = ChompEngine::Auto)]
-    pub engine: ChompEngine,
+    #[arg(long, value_enum, default_value_t = chompute::chomp::ordinal::OrdEngine::Auto)]
+    pub engine: chompute::chomp::ordinal::OrdEngine,
     #[command(flatten)]
     pub format: Output<ChompOrdOutput>,
 }

@@ -6,13 +6,11 @@
 use super::out::{print_report, Report, Stdout};
 use super::{describe_pictures, verdict};
 use crate::cli::Format;
-use crate::cli::{
-    ChompArgs, ChompClassesArgs, ChompCommand, ChompEngine, ChompImageArgs, ChompOrdArgs,
-};
+use crate::cli::{ChompArgs, ChompClassesArgs, ChompCommand, ChompImageArgs, ChompOrdArgs};
 use anyhow::anyhow;
 use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
 use chompute::chomp::classes::{check_players, classes_ranker};
-use chompute::chomp::ordinal::add_to_histogram;
+use chompute::chomp::ordinal::{add_to_histogram, OrdEngine, OrdPlan};
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
@@ -40,9 +38,6 @@ pub fn run(backend: chompute::gpu::BackendChoice, args: &ChompArgs) -> anyhow::R
         ChompCommand::Cells(a) => super::chomp_solve::cells(a),
     }
 }
-
-/// Largest first row the three-row engine and the pictures accept (C(A+3,3) positions).
-pub const THREE_ROW_MAX_COLS: u32 = 10_000;
 
 #[derive(Serialize)]
 struct OrdReport<'a> {
@@ -153,15 +148,6 @@ fn diagram_text(rows: &[u32]) -> String {
         .to_string()
 }
 
-fn engine_name(e: ChompEngine) -> &'static str {
-    match e {
-        ChompEngine::Auto => "auto",
-        ChompEngine::General => "general",
-        ChompEngine::ThreeRow => "three-row",
-        ChompEngine::Layers => "layers",
-    }
-}
-
 fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     let rule = &args.rule;
     let (shape, engine) = ord_box_and_engine(args)?;
@@ -173,7 +159,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     // The table the position report and the checks read: the whole box for --check, the
     // position's own columns for --position (ranks do not depend on the box's width).
     let (histogram, table) = match engine {
-        ChompEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
+        OrdEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
         _ => ordinals_of_box(args, shape, engine, &mut list)?,
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -202,7 +188,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         players: rule.players(),
         shape: shape.to_string(),
         positions: total,
-        engine: engine_name(engine),
+        engine: engine.name(),
         seconds,
         histogram: &histogram,
         position,
@@ -219,7 +205,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
 
 /// The box of `chomp ord` (`--box`, else the position's own) and the engine that computes
 /// it, refused before any work when they do not fit the arguments.
-fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, ChompEngine)> {
+fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, OrdEngine)> {
     let n = args.rule.players() as u8;
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
@@ -242,21 +228,7 @@ fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, ChompEng
             ));
         }
     }
-    let engine = match args.engine {
-        ChompEngine::Auto if shape.rows == 3 => ChompEngine::ThreeRow,
-        ChompEngine::Auto => ChompEngine::General,
-        ChompEngine::ThreeRow if shape.rows != 3 => {
-            return Err(anyhow!(
-                "the three-row engine needs a box with 3 rows (got {shape})"
-            ))
-        }
-        e => e,
-    };
-    if engine == ChompEngine::ThreeRow && shape.cols > THREE_ROW_MAX_COLS {
-        return Err(anyhow!(
-            "the three-row engine takes at most {THREE_ROW_MAX_COLS} columns (got {shape})"
-        ));
-    }
+    let engine = OrdPlan::new(shape, args.engine)?.engine;
     Ok((shape, engine))
 }
 
@@ -346,13 +318,10 @@ fn ordinals_by_first_rows(
 fn ordinals_of_box(
     args: &ChompOrdArgs,
     shape: ChompBox,
-    engine: ChompEngine,
+    engine: OrdEngine,
     list: &mut ListSink,
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
-    let t = match engine {
-        ChompEngine::Layers => OrdTable::compute_with(shape, &args.rule, true)?,
-        _ => OrdTable::compute(shape, &args.rule)?,
-    };
+    let t = OrdPlan { shape, engine }.table(&args.rule)?;
     if let Some(k) = args.list {
         let mut failure = None;
         t.positions_with(k, |rows| {
