@@ -4,7 +4,7 @@ Exact counts of the P-positions of the chocolate bar C(m,n) as Python ints (``co
 P-grids and automaton generations as NumPy bool arrays (``p_grid``, ``automaton``),
 pictures (``render``) and the paper's claims (``theorems``); games with a pass
 (``gp_table``, ``cb_grundy``, ``nimpass_p_positions``); multiplayer Chomp
-(``chomp_ordinals``, ``chomp_classes``); two-player Chomp tables (``chomp_solve``,
+(``chomp_ordinals``, ``chomp_ordinal_histogram``, ``chomp_classes``); two-player Chomp tables (``chomp_solve``,
 ``chomp_grundy``, ``chomp_cells``).
 
 Bad input raises ValueError (OverflowError for integers beyond 2**64-1); a verification
@@ -42,6 +42,7 @@ from ._native import (
     chomp_cells,
     chomp_classes,
     chomp_grundy,
+    chomp_ordinal_histogram,
     chomp_ordinals,
     chomp_solve,
     count,
@@ -63,6 +64,7 @@ __all__ = [
     "chomp_cells",
     "chomp_classes",
     "chomp_grundy",
+    "chomp_ordinal_histogram",
     "chomp_ordinals",
     "chomp_solve",
     "count",

@@ -101,6 +101,14 @@ def chomp_ordinals(
 ) -> ChompOrdinals:
     """Multiplayer Chomp under `rule`: the ordinal of every position inside `box`."""
 
+def chomp_ordinal_histogram(
+    rule: Union[str, Sequence[Union[numbers.Real, Decimal, str]]],
+    box: _Box,
+    *,
+    progress: Optional[_Progress] = None,
+) -> list[int]:
+    """How many positions of `box` have each ordinal 0..n under `rule` (3 rows: no table)."""
+
 class ChompTable:
     """P or N for every position of a box of two-player Chomp (see chomp_solve)."""
 

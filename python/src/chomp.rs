@@ -309,6 +309,28 @@ pub fn chomp_ordinals(
     Ok(ChompOrdinals { table, rule })
 }
 
+/// How many positions of the box have each ordinal 0..n under the rule, as
+/// `chompute chomp ord --rule F --box RxC` counts them: a box of 3 rows is streamed first row
+/// by first row and keeps no table, so boxes as large as 3x10000 work (in minutes).
+///
+/// >>> chompute.chomp_ordinal_histogram("10,20,30", "3x4")
+/// [1, 2, 5, 27]
+///
+/// Raises ValueError as chomp_ordinals does; Ctrl-C raises KeyboardInterrupt. `progress`, a
+/// callable `progress(done, total, phase)` or a tqdm bar, hears of the work done.
+#[pyfunction]
+#[pyo3(signature = (rule, r#box, *, progress=None))]
+pub fn chomp_ordinal_histogram(
+    py: Python<'_>,
+    rule: &Bound<'_, PyAny>,
+    r#box: &Bound<'_, PyAny>,
+    progress: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<u64>> {
+    let rule = rule_arg(rule)?;
+    let plan = OrdPlan::new(box_arg(r#box)?, OrdEngine::Auto).or_raise()?;
+    in_background_reporting(py, progress, move || plan.histogram(&rule))?.or_raise()
+}
+
 /// All players! normalised rules for 2..8 players grouped into isomorphism classes on the
 /// positions of the box ("6x6" or (rows, columns)): rules with the same ordinal on every
 /// position (Theorem 3.1). A list of classes, each a list of normalised rules (tuples, a

@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 /// Exact counts of P-positions of C(m,n) as Python ints (count), P-grids and automaton
 /// generations as NumPy bool arrays (p_grid, automaton), pictures (render), the paper's
 /// claims (theorems); games with a pass (gp_table, cb_grundy, nimpass_p_positions);
-/// multiplayer Chomp (chomp_ordinals, chomp_classes); two-player Chomp tables (chomp_solve,
+/// multiplayer Chomp (chomp_ordinals, chomp_ordinal_histogram, chomp_classes); two-player Chomp tables (chomp_solve,
 /// chomp_grundy, chomp_cells). Bad input raises ValueError (or
 /// OverflowError for integers beyond 2**64-1); a failed check raises chompute.CheckFailed.
 #[pymodule]
@@ -49,6 +49,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pass::nimpass_p_positions, m)?)?;
     m.add_class::<chomp::ChompOrdinals>()?;
     m.add_function(wrap_pyfunction!(chomp::chomp_ordinals, m)?)?;
+    m.add_function(wrap_pyfunction!(chomp::chomp_ordinal_histogram, m)?)?;
     m.add_function(wrap_pyfunction!(chomp::chomp_classes, m)?)?;
     m.add_class::<chomp_solve::ChompTable>()?;
     m.add_class::<chomp_solve::ChompGrundy>()?;

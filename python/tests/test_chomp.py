@@ -66,6 +66,7 @@ def test_ordinals_equal_fact_2_10(rule, alphas, rows, cols):
         chain = table.chain(p)
         assert chain[0] == p and chain[-1] == () and len(chain) == o + 1
     assert table.histogram == histogram
+    assert chompute.chomp_ordinal_histogram(rule, (rows, cols)) == histogram
     for k in range(len(alphas) + 1):
         assert table.positions(k) == [p for p in positions if ordinal(p) == k]
 

@@ -62,6 +62,8 @@ INTERRUPT = textwrap.dedent(
         "chompute.nimpass_p_positions(4, 800)",
         "chompute.gp_table(30000)",
         "chompute.chomp_ordinals('0,1,2', '16x16')",
+        # a 3-row box streamed first row by first row: minutes for 3x10000
+        "chompute.chomp_ordinal_histogram('0,1,2', '3x10000')",
         "chompute.theorems(8192)",
         # thousands of rule groups a position: the cancel token is read by work done
         "chompute.chomp_classes(8, '12x12')",

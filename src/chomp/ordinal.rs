@@ -176,6 +176,27 @@ impl OrdPlan {
         Ok(OrdPlan { shape, engine })
     }
 
+    /// How many positions of the box have each ordinal 0..=n under `rule`. The three-row
+    /// engine streams first row by first row and keeps no table, so it takes every box it
+    /// accepts (3×10000 as well); the others compute the table. Stops with
+    /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+    pub fn histogram(&self, rule: &Rule) -> crate::Result<Vec<u64>> {
+        if self.engine != OrdEngine::ThreeRow {
+            return Ok(self.table(rule)?.histogram());
+        }
+        let mut h = vec![0u64; rule.players() + 1];
+        let cols = self.shape.cols;
+        let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
+        let mut stopped = Ok(());
+        super::three_row::ordinals_three_rows_while(cols, &Choice::new(rule), |a, slice| {
+            add_to_histogram(&mut h, slice);
+            phase.set(a as u64 + 1);
+            stopped = crate::cancel::check();
+            stopped.is_ok()
+        });
+        stopped.map(|_| h)
+    }
+
     /// The whole box's table under `rule`, by the plan's engine: one byte a position, refused
     /// before any work when that does not fit in memory.
     pub fn table(&self, rule: &Rule) -> crate::Result<OrdTable> {
@@ -347,6 +368,10 @@ mod tests {
             OrdPlan::new(four, OrdEngine::Auto).unwrap().engine,
             OrdEngine::General
         );
+        for plan in [plan, layers, OrdPlan::new(four, OrdEngine::Auto).unwrap()] {
+            let table = plan.table(&rule).unwrap();
+            assert_eq!(plan.histogram(&rule).unwrap(), table.histogram());
+        }
         let e = OrdPlan::new(four, OrdEngine::ThreeRow).unwrap_err();
         assert!(e.to_string().contains("needs a box with 3 rows"), "{e}");
         let wide = ChompBox {

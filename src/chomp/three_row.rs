@@ -76,7 +76,15 @@ fn tri(b: usize) -> usize {
 /// Ordinals of every three-row position with first row at most `cols`. For each a = 0..=cols,
 /// `sink(a, slice)` receives the ordinals of (a, b, c) for b = 0..=a, c = 0..=b in that order
 /// (C(a+2, 2) of them); the slices concatenated are the ranked table of the 3×cols box.
-pub fn ordinals_three_rows(cols: u32, choice: &Choice, sink: impl FnMut(u32, &[u8])) {
+pub fn ordinals_three_rows(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
+    ordinals_three_rows_while(cols, choice, |a, slice| {
+        sink(a, slice);
+        true
+    })
+}
+
+/// [`ordinals_three_rows`], stopped after the first row whose `sink` returns false.
+pub fn ordinals_three_rows_while(cols: u32, choice: &Choice, sink: impl FnMut(u32, &[u8]) -> bool) {
     match choice.players() {
         0..=7 => run::<u8>(cols, choice, sink),
         8..=15 => run::<u16>(cols, choice, sink),
@@ -85,7 +93,7 @@ pub fn ordinals_three_rows(cols: u32, choice: &Choice, sink: impl FnMut(u32, &[u
     }
 }
 
-fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
+fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> bool) {
     let c_max = cols as usize;
     let zero = M::default();
     let mut m1 = vec![zero; tri(c_max + 1)];
@@ -127,7 +135,9 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8])) {
             }
         }
         t[a + 1] = t[a] | M::bit(diag[a]);
-        sink(a as u32, slice);
+        if !sink(a as u32, slice) {
+            return;
+        }
     }
 }
 
