@@ -212,6 +212,13 @@ impl ChompBox {
     }
 }
 
+/// A box serialises as its text, "RxC".
+impl serde::Serialize for ChompBox {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 impl fmt::Display for ChompBox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}x{}", self.rows, self.cols)

@@ -150,7 +150,8 @@ fn diagram_text(rows: &[u32]) -> String {
 
 fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     let rule = &args.rule;
-    let (shape, engine) = ord_box_and_engine(args)?;
+    let plan = ord_plan(args)?;
+    let (shape, engine) = (plan.shape, plan.engine);
     let total = shape
         .positions()
         .ok_or_else(|| anyhow!("the {shape} box has more than 2^64 positions"))?;
@@ -160,7 +161,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     // position's own columns for --position (ranks do not depend on the box's width).
     let (histogram, table) = match engine {
         OrdEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
-        _ => ordinals_of_box(args, shape, engine, &mut list)?,
+        _ => ordinals_of_box(args, plan, &mut list)?,
     };
     let seconds = start.elapsed().as_secs_f64();
     let position = match (&args.position, &table) {
@@ -203,9 +204,9 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The box of `chomp ord` (`--box`, else the position's own) and the engine that computes
+/// The plan of `chomp ord`: its box (`--box`, else the position's own) and the engine that computes
 /// it, refused before any work when they do not fit the arguments.
-fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, OrdEngine)> {
+fn ord_plan(args: &ChompOrdArgs) -> anyhow::Result<OrdPlan> {
     let n = args.rule.players() as u8;
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
@@ -228,8 +229,7 @@ fn ord_box_and_engine(args: &ChompOrdArgs) -> anyhow::Result<(ChompBox, OrdEngin
             ));
         }
     }
-    let engine = OrdPlan::new(shape, args.engine)?.engine;
-    Ok((shape, engine))
+    Ok(OrdPlan::new(shape, args.engine)?)
 }
 
 /// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
@@ -317,11 +317,10 @@ fn ordinals_by_first_rows(
 /// The general and layered engines: the whole box's table, its histogram, and the list.
 fn ordinals_of_box(
     args: &ChompOrdArgs,
-    shape: ChompBox,
-    engine: OrdEngine,
+    plan: OrdPlan,
     list: &mut ListSink,
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
-    let t = OrdPlan { shape, engine }.table(&args.rule)?;
+    let t = plan.table(&args.rule)?;
     if let Some(k) = args.list {
         let mut failure = None;
         t.positions_with(k, |rows| {

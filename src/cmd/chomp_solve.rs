@@ -498,7 +498,7 @@ impl Report for BitesReport {
 
 #[derive(Serialize)]
 struct GrundyReport {
-    #[serde(rename = "box", serialize_with = "serialize_display")]
+    #[serde(rename = "box")]
     size: ChompBox,
     positions: u64,
     seconds: f64,
@@ -510,14 +510,6 @@ struct GrundyReport {
     /// `--bfile SEQUENCE`: its terms n = 1, 2, …
     #[serde(skip)]
     sequence: Option<Vec<u16>>,
-}
-
-/// Serialise a value through its `Display` (a box as "RxC").
-fn serialize_display<T: std::fmt::Display, S: serde::Serializer>(
-    v: &T,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.collect_str(v)
 }
 
 impl GrundyReport {
