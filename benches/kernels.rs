@@ -108,7 +108,8 @@ fn pictures(c: &mut Criterion) {
 
 fn chomp_ordinals(c: &mut Criterion) {
     use chompute::chomp::{
-        ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox, Ranker, Rule,
+        multiplayer::ordinal::ordinals_in_rank_order, ordinals_three_rows, Choice, ChompBox,
+        Ranker, Rule,
     };
     let choice = Choice::new(&Rule::from_perm(vec![0, 1, 2]));
     let mut group = c.benchmark_group("chomp ordinals 3-player rule 0,1,2");

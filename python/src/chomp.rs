@@ -5,8 +5,8 @@
 use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background_reporting;
-use chompute::chomp::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
-use chompute::chomp::ordinal::{OrdEngine, OrdPlan};
+use chompute::chomp::multiplayer::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
+use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan};
 use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};

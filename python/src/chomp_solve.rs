@@ -9,9 +9,11 @@ use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::in_background_reporting;
-use chompute::chomp::cells::CellsTable;
-use chompute::chomp::grundy::GrundySequence;
-use chompute::chomp::solve::{self, winning_bites_with, GrundyTable, TableIndex};
+use chompute::chomp::two_player::cells::CellsTable;
+use chompute::chomp::two_player::grundy::GrundySequence;
+use chompute::chomp::index::BitLayout;
+use chompute::chomp::two_player::grundy::GrundyTable;
+use chompute::chomp::two_player::{solve, BitSource};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -45,7 +47,7 @@ fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResul
 /// each, held by a read-only NumPy array.
 #[pyclass(module = "chompute", name = "ChompTable", frozen)]
 pub struct ChompTable {
-    index: TableIndex,
+    index: BitLayout,
     p_positions: u64,
     bits: Py<PyArray1<u8>>,
 }
@@ -55,7 +57,7 @@ impl ChompTable {
         if p.is_empty() {
             return Err(invalid("the empty diagram is not a position"));
         }
-        self.index.rank(p).ok_or_else(|| {
+        self.index.bit(p).ok_or_else(|| {
             invalid(format!(
                 "position {p} does not fit in the {} box",
                 self.index.shape()
@@ -63,8 +65,21 @@ impl ChompTable {
         })
     }
 
-    fn bit(bytes: &[u8], r: u64) -> bool {
-        (bytes[(r >> 3) as usize] >> (r & 7)) & 1 == 1
+}
+
+/// The bits of a [`ChompTable`]'s NumPy array, as a source the library's queries read.
+struct ArrayBits<'a> {
+    layout: &'a BitLayout,
+    bytes: &'a [u8],
+}
+
+impl BitSource for ArrayBits<'_> {
+    fn layout(&self) -> &BitLayout {
+        self.layout
+    }
+
+    fn is_p_bit(&self, b: u64) -> chompute::Result<bool> {
+        Ok((self.bytes[(b >> 3) as usize] >> (b & 7)) & 1 == 1)
     }
 }
 
@@ -113,9 +128,14 @@ impl ChompTable {
 
     /// Whether a position ("4,3,1" or (4, 3, 1)) is P.
     fn is_p(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let r = self.rank_of(&position_arg(position)?)?;
+        let p = position_arg(position)?;
+        self.rank_of(&p)?;
         let bits = self.bits.bind(py).readonly();
-        Ok(ChompTable::bit(bits.as_slice()?, r))
+        let source = ArrayBits {
+            layout: &self.index,
+            bytes: bits.as_slice()?,
+        };
+        Ok(source.is_p(&p).or_raise()? == Some(true))
     }
 
     /// The winning bites of a position: its P options, each as a tuple of row lengths, sorted.
@@ -128,13 +148,11 @@ impl ChompTable {
         let p = position_arg(position)?;
         self.rank_of(&p)?;
         let bits = self.bits.bind(py).readonly();
-        let bytes = bits.as_slice()?;
-        let bites = winning_bites_with(
-            |q| self.index.rank(q),
-            &p,
-            |r| Ok(ChompTable::bit(bytes, r)),
-        )
-        .or_raise()?;
+        let source = ArrayBits {
+            layout: &self.index,
+            bytes: bits.as_slice()?,
+        };
+        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
         diagram_list(py, &bites)
     }
 
@@ -165,7 +183,7 @@ pub fn chomp_solve(
     let table =
         in_background_reporting(py, progress, move || solve::solve_box(shape))?.or_raise()?;
     let p_positions = table.p_count();
-    let index = table.index();
+    let index = table.layout().clone();
     let mut bytes = Vec::with_capacity(index.bytes() as usize);
     table.for_each_word(|w| bytes.extend_from_slice(&w.to_le_bytes()));
     drop(table);

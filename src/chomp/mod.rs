@@ -1,35 +1,30 @@
-//! Multiplayer Chomp (docs/mathematics.md §5): positions are Young diagrams, an n-player rule
-//! orders the scores of the last biters, and every position has an ordinal by Fact 2.10.
+//! Chomp (docs/mathematics.md §5): positions are Young diagrams in an R×C box, the poisoned
+//! cell is (1,1).
 //!
-//! - [`diagram`]: diagrams, the R×C box, dense ranking, moves without allocation.
-//! - [`rule`]: rules, exact normalisation [Fact 3.4], the Fact 2.10 choice.
-//! - [`ordinal`]: the general engine (rank order or parallel volume layers), Sol and chains.
-//! - [`three_row`]: O(1) work per position for three rows.
-//! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
-//! - [`check`]: the paper's claims verified over a box.
-//! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
+//! - [`diagram`]: diagrams, the box, moves without allocation.
+//! - [`index`]: how tables number positions: the colex rank ([`Ranker`]), the hook index of
+//!   squares, and [`index::BitLayout`], the choice between them.
+//! - [`bits`]: atomic bit operations on a table's words, and windows of a table.
+//! - [`two_player`]: P-positions by the one forward solver, table files, boxes larger than
+//!   memory, Grundy values, P-positions by cells.
+//! - [`multiplayer`]: n-player rules, ordinals, rule classes, the paper's claims.
+//!
+//! Imports go downward only: `diagram` ← `index` ← `bits` ← `two_player`, and `multiplayer`
+//! uses `diagram` and `index` (tests/project/imports.rs checks that no two files import each
+//! other).
 //!
 //! Tests: benches/, tests/engine/, tests/games/chomp/.
 
-pub mod blocks;
-pub mod cells;
-pub mod check;
-pub mod classes;
+pub mod bits;
 pub mod diagram;
-pub mod grundy;
-mod marks;
-pub mod ordinal;
-pub mod plane;
-pub mod push;
-pub mod rule;
-pub mod solve;
-pub mod store;
-pub mod sym;
-pub mod three_row;
+pub mod index;
+pub mod multiplayer;
+pub mod two_player;
 
-pub use classes::{all_normalised_rules, rule_classes, RuleClass};
-pub use diagram::{ChompBox, Diagram, Ranker};
-pub use ordinal::OrdTable;
-pub use plane::OrdinalPlane;
-pub use rule::{Choice, Rule};
-pub use three_row::ordinals_three_rows;
+pub use diagram::{ChompBox, Diagram};
+pub use index::Ranker;
+pub use multiplayer::classes::{all_normalised_rules, rule_classes, RuleClass};
+pub use multiplayer::ordinal::OrdTable;
+pub use multiplayer::plane::OrdinalPlane;
+pub use multiplayer::rule::{Choice, Rule};
+pub use multiplayer::three_row::ordinals_three_rows;

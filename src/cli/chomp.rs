@@ -58,8 +58,8 @@ pub struct ChompOrdArgs {
     pub check: bool,
     /// The engine: `auto` (three-row for 3-row boxes, else general), `general`, `layers` or
     /// `three-row`; all give the same ordinals.
-    #[arg(long, value_enum, default_value_t = chompute::chomp::ordinal::OrdEngine::Auto)]
-    pub engine: chompute::chomp::ordinal::OrdEngine,
+    #[arg(long, value_enum, default_value_t = chompute::chomp::multiplayer::ordinal::OrdEngine::Auto)]
+    pub engine: chompute::chomp::multiplayer::ordinal::OrdEngine,
     #[command(flatten)]
     pub format: Output<ChompOrdOutput>,
 }
@@ -135,7 +135,7 @@ pub struct ChompGrundyArgs {
     pub shape: chompute::chomp::ChompBox,
     /// Print one sequence as an OEIS b-file (`n value` per line).
     #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
-    pub bfile: Option<chompute::chomp::grundy::GrundySequence>,
+    pub bfile: Option<chompute::chomp::two_player::grundy::GrundySequence>,
     /// Bytes a value takes in memory: 1 (the default; exact to 256 cells, checked above) or 2.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u8).range(1..=2))]
     pub value_bytes: Option<u8>,

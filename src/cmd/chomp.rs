@@ -8,9 +8,9 @@ use super::{describe_pictures, verdict};
 use crate::cli::Format;
 use crate::cli::{ChompArgs, ChompClassesArgs, ChompCommand, ChompImageArgs, ChompOrdArgs};
 use anyhow::anyhow;
-use chompute::chomp::check::{class_claims, ordinal_claims, PositionReport};
-use chompute::chomp::classes::{check_players, classes_ranker};
-use chompute::chomp::ordinal::{add_to_histogram, OrdEngine, OrdPlan};
+use chompute::chomp::multiplayer::check::{class_claims, ordinal_claims, PositionReport};
+use chompute::chomp::multiplayer::classes::{check_players, classes_ranker};
+use chompute::chomp::multiplayer::ordinal::{add_to_histogram, OrdEngine, OrdPlan};
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
@@ -408,7 +408,7 @@ fn classes(args: &ChompClassesArgs) -> anyhow::Result<()> {
             .iter()
             .map(|c| ClassJson {
                 members: c.members.iter().map(Rule::normalised).collect(),
-                histogram: chompute::chomp::ordinal::histogram(&c.table, n as u8),
+                histogram: chompute::chomp::multiplayer::ordinal::histogram(&c.table, n as u8),
             })
             .collect(),
         checks: checks.clone(),

@@ -9,11 +9,15 @@ use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
-use chompute::chomp::blocks::{self, BlockEvent, SolveEvent, Solved};
-use chompute::chomp::cells::{CellsRow, CellsTable};
-use chompute::chomp::grundy::{GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes};
-use chompute::chomp::solve::{GrundyTable, PTable, RectangleBites, TableIndex};
-use chompute::chomp::store::{self, RunEvent, TableFile};
+use chompute::chomp::index::BitLayout;
+use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
+use chompute::chomp::two_player::cells::{CellsRow, CellsTable};
+use chompute::chomp::two_player::file::{self, RunEvent, TableFile};
+use chompute::chomp::two_player::grundy::GrundyTable;
+use chompute::chomp::two_player::grundy::{
+    GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
+};
+use chompute::chomp::two_player::{PTable, RectangleBites};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -71,7 +75,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     if backend == BackendChoice::Gpu {
         return solve_gpu(args);
     }
-    let index = TableIndex::for_box(shape)?;
+    let index = BitLayout::for_box(shape)?;
     if args.plan {
         return print_plan(args);
     }
@@ -80,7 +84,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         // The empty diagram has a bit but is no position (the report below counts the same).
         index.positions() - 1,
         human_bytes(index.bytes()),
-        if index.sym.is_some() {
+        if index.hook_index().is_some() {
             "per pair of transposed positions"
         } else {
             "each"
@@ -95,17 +99,17 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         room.ensure(
             index.bytes(),
             &format!("the one-bit table of the {shape} box"),
-            if index.sym.is_some() {
+            if index.hook_index().is_some() {
                 "give -o FILE to solve it in blocks that fit"
             } else {
                 "choose a smaller box"
             },
         )?;
-        let table = PTable::empty_indexed(index)?;
-        chompute::chomp::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
+        let table = PTable::empty(index)?;
+        chompute::chomp::two_player::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
         let solved = Solved {
             p_positions: table.p_count(),
-            index: table.index(),
+            index: table.layout().clone(),
             blocks: None,
         };
         return report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), 0);
@@ -291,13 +295,13 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
         chompute::render::encode::atomic::check_target(o)?;
         // The file is a function of the box: the CPU's layout, which the kernel does not
         // write for a square, and never beside a CPU run's checkpoint.
-        if TableIndex::for_box(shape)?.sym.is_some() {
+        if BitLayout::for_box(shape)?.hook_index().is_some() {
             return Err(anyhow!(
                 "the GPU kernel keeps every position of the {shape} box, but its table file keeps \
                  one bit per transposed pair: save it with --backend cpu"
             ));
         }
-        for c in [store::partial_path(o), blocks::blocks_dir(o)] {
+        for c in [file::partial_path(o), blocks::blocks_dir(o)] {
             if c.exists() {
                 return Err(anyhow!(
                     "{} is the checkpoint of a CPU run: resume it with --backend cpu",
@@ -312,11 +316,11 @@ fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let table = gpu.solve(shape).map_err(super::on_gpu)?;
     if let Some(o) = &args.output {
-        store::save_table(&table, o)?;
+        file::save_table(&table, o)?;
     }
     let solved = Solved {
         p_positions: table.p_count(),
-        index: table.index(),
+        index: table.layout().clone(),
         blocks: None,
     };
     report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0)
@@ -340,9 +344,9 @@ fn report_solved(
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers: table.index.layers(),
+        layers: chompute::chomp::two_player::solve::steps(&table.index),
         blocks: table.blocks.map(|b| b.windows),
-        pairs: table.index.sym.is_some(),
+        pairs: table.index.hook_index().is_some(),
     };
     print_report(&report, args.format.get())
 }
@@ -407,7 +411,10 @@ fn rectangle_bites(args: &ChompBitesArgs) -> anyhow::Result<(ChompBox, Vec<Recta
             let shape = shape.unwrap_or(file.shape());
             Ok((shape, file.rectangle_bites(shape)?))
         }
-        (None, Some(s)) => Ok((s, chompute::chomp::solve::solve_box(s)?.rectangle_bites(s))),
+        (None, Some(s)) => Ok((
+            s,
+            chompute::chomp::two_player::solve::solve_box(s)?.rectangle_bites(s),
+        )),
         (None, None) => Err(anyhow!(
             "give the box with --box ROWSxCOLUMNS or a --table FILE"
         )),

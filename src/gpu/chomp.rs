@@ -1,5 +1,5 @@
 //! Two-player Chomp on the GPU: `chomp_layer.wgsl`, one invocation per position of a volume
-//! layer. The CPU twin is [`PTable::solve_volume_layer`]: the same unranking, the same scan of
+//! layer. The CPU twin is `two_player::reference::solve_volume_layer`: the same unranking, the same scan of
 //! the options, the same bits. The host lists each layer's ranks
 //! ([`positions_of_volume`]), dispatches the layers in order of volume into one table buffer
 //! and reads the table back once.
@@ -8,8 +8,9 @@
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
-use crate::chomp::ordinal::positions_of_volume;
-use crate::chomp::solve::PTable;
+use crate::chomp::index::colex::positions_of_volume;
+use crate::chomp::index::BitLayout;
+use crate::chomp::two_player::PTable;
 use crate::chomp::ChompBox;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -58,7 +59,7 @@ impl ChompGpu {
     /// at most [`MAX_ROWS`] rows.
     pub fn check(&self, shape: ChompBox) -> Result<()> {
         let total = shape.positions().unwrap_or(u64::MAX);
-        let bytes = PTable::bytes_for(total);
+        let bytes = crate::chomp::bits::words_for_bits(total) * 8;
         if shape.rows as u32 > MAX_ROWS || total > u32::MAX as u64 {
             return Err(Error::too_large(
                 format!("the {shape} box on the GPU"),
@@ -82,9 +83,8 @@ impl ChompGpu {
     pub fn solve(&self, shape: ChompBox) -> Result<PTable> {
         self.check(shape)?;
         let ctx = &*self.ctx;
-        let ranker = PTable::ranker_for(shape)?;
-        let table = PTable::empty(ranker)?;
-        let ranker = &table.ranker;
+        let layout = BitLayout::colex_for(shape)?;
+        let ranker = layout.ranker();
         let pipeline = ctx.pipeline(KernelId::ChompLayer)?;
         let weights: Vec<u32> = ranker.weights().iter().map(|&w| w as u32).collect();
         let words = (ranker.len().div_ceil(64) * 2) as usize;
@@ -175,6 +175,6 @@ impl ChompGpu {
             .chunks(2)
             .map(|p| p[0] as u64 | (p.get(1).copied().unwrap_or(0) as u64) << 32)
             .collect();
-        PTable::from_words(table.ranker.clone(), words)
+        PTable::from_words(layout.clone(), words)
     }
 }

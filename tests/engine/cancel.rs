@@ -4,7 +4,7 @@
 
 use chompute::cancel::Cancel;
 use chompute::chocolate::theorems::check_all;
-use chompute::chomp::ordinal::{ordinals_by_volume, ordinals_in_rank_order};
+use chompute::chomp::multiplayer::ordinal::{ordinals_by_volume, ordinals_in_rank_order};
 use chompute::chomp::{
     all_normalised_rules, rule_classes, Choice, ChompBox, OrdTable, Ranker, Rule,
 };

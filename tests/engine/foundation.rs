@@ -363,7 +363,9 @@ fn every_kernel_equals_its_cpu_twin_on_random_inputs() {
                         rows: size(&mut rng, 2, 9) as usize,
                         cols: size(&mut rng, 2, 11) as u32,
                     };
-                    let twin = chompute::chomp::solve::solve_by_volume_layers(shape).unwrap();
+                    let twin =
+                        chompute::chomp::two_player::reference::solve_by_volume_layers(shape)
+                            .unwrap();
                     assert_eq!(
                         gpu.solve(shape).unwrap().words(),
                         twin.words(),

@@ -22,11 +22,7 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
         "cpu",
         "positions",
         ranker.len() as u128,
-        || {
-            Ok(chompute::chomp::ordinal::ordinals_in_rank_order(
-                &ranker, &choice,
-            )?)
-        },
+        || Ok(chompute::chomp::multiplayer::ordinal::ordinals_in_rank_order(&ranker, &choice)?),
     )?;
     bench_two_player(env, out)?;
     let cols: u32 = if env.quick { 200 } else { 1000 };
@@ -53,7 +49,8 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
 /// twin (the GPU kernel's schedule) on the CPU, and the layer kernel on the GPU; the three
 /// tables must agree.
 fn bench_two_player(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
-    use chompute::chomp::solve::{solve, solve_by_volume_layers};
+    use chompute::chomp::two_player::reference::solve_by_volume_layers;
+    use chompute::chomp::two_player::solve::solve;
     let side = if env.quick { 10 } else { 14 };
     let shape = ChompBox {
         rows: side,

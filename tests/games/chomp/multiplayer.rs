@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use chompute::chomp::ordinal::ordinals_in_rank_order;
+use chompute::chomp::multiplayer::ordinal::ordinals_in_rank_order;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, Ranker,
     Rule,

@@ -4,9 +4,12 @@
 
 use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
 use chompute::cancel::Cancel;
-use chompute::chomp::cells::CellsTable;
-use chompute::chomp::solve::{rectangle, solve, solve_box, solve_by_rank_order, GrundyTable};
-use chompute::chomp::store::{partial_path, solve_to_file, RunEvent, TableFile};
+use chompute::chomp::two_player::cells::CellsTable;
+use chompute::chomp::two_player::file::{partial_path, solve_to_file, RunEvent, TableFile};
+use chompute::chomp::two_player::grundy::GrundyTable;
+use chompute::chomp::two_player::reference::solve_by_rank_order;
+use chompute::chomp::two_player::solve::{solve, solve_box};
+use chompute::chomp::two_player::table::rectangle;
 use chompute::chomp::{ChompBox, Diagram};
 use std::collections::{HashMap, HashSet};
 
@@ -210,9 +213,9 @@ fn the_14x14_table_and_every_rectangles_bites_equal_an_independent_solver() {
     assert_eq!(table.p_count(), 256_366);
     // The same set: every independent P-position is P in the table (and the counts agree).
     let mut rows = vec![0u32; 14];
-    for r in 1..table.ranker.len() {
-        table.ranker.unrank_into(r, &mut rows);
-        assert_eq!(table.is_p_rank(r), p_set.contains(&key(&rows)), "{rows:?}");
+    for r in 1..table.ranker().len() {
+        table.ranker().unrank_into(r, &mut rows);
+        assert_eq!(table.is_p_bit(r), p_set.contains(&key(&rows)), "{rows:?}");
     }
     let rects = table.rectangle_bites(shape);
     assert_eq!(rects.len(), 196);
@@ -260,15 +263,15 @@ fn classical_facts_hold() {
         }
     }
     let mut rows = vec![0u32; 13];
-    for r in 1..table.ranker.len() {
-        table.ranker.unrank_into(r, &mut rows);
+    for r in 1..table.ranker().len() {
+        table.ranker().unrank_into(r, &mut rows);
         let d = Diagram::new(rows.clone()).unwrap();
         let t: Vec<u32> = (1..=d.width())
             .map(|c| d.rows().iter().filter(|&&a| a >= c).count() as u32)
             .collect();
         assert_eq!(
             table.is_p(&Diagram::new(t).unwrap()),
-            Some(table.is_p_rank(r))
+            Some(table.is_p_bit(r))
         );
     }
 }
@@ -309,7 +312,7 @@ fn grundy_values_equal_an_independent_mex_to_10x10() {
             table.ranker.unrank_into(rank, &mut rows);
             let g = grundy_slow(&trimmed(rows.clone()), &mut memo);
             assert_eq!(table.value_rank(rank), g, "{rows:?} in {r}x{c}");
-            assert_eq!(g == 0, p.is_p_rank(rank));
+            assert_eq!(g == 0, p.is_p_bit(rank));
         }
     }
 }
@@ -328,7 +331,7 @@ fn grundy_zero_is_p_on_every_box_to_14x14() {
         let mut p = 0u64;
         for rank in 1..g.ranker.len() {
             let zero = g.value_rank(rank) == 0;
-            assert_eq!(zero, colex.is_p_rank(rank), "rank {rank} of {r}x{c}");
+            assert_eq!(zero, colex.is_p_bit(rank), "rank {rank} of {r}x{c}");
             g.ranker.unrank_into(rank, &mut rows);
             let d = Diagram::new(rows.clone()).unwrap();
             assert_eq!(Some(zero), indexed.is_p(&d), "{d} in {r}x{c}");
@@ -488,7 +491,7 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
         f.load().unwrap().words(),
         solve_box(bx(15, 15)).unwrap().words()
     );
-    assert!(f.index.sym.is_some());
+    assert!(f.index.hook_index().is_some());
     assert_eq!(f.p_positions, solve(bx(15, 15)).unwrap().p_count());
 }
 
@@ -499,18 +502,18 @@ fn a_square_table_keeps_one_of_each_transposed_pair_and_agrees_with_the_colex_ta
         let shape = bx(n, n as u32);
         let sym = solve_box(shape).unwrap();
         let colex = solve(shape).unwrap();
-        assert!(sym.sym.is_some() && colex.sym.is_none());
+        assert!(sym.layout().hook_index().is_some() && colex.layout().hook_index().is_none());
         assert!(
             sym.len() * 2 < colex.len() + colex.len() / 50,
             "{n}: about half"
         );
         assert_eq!(sym.p_count(), colex.p_count(), "{n}");
-        let rk = &colex.ranker;
+        let rk = colex.ranker();
         let mut rows = vec![0u32; n];
         for r in 1..rk.len() {
             rk.advance(&mut rows);
             let d = Diagram::new(rows.clone()).unwrap();
-            assert_eq!(sym.is_p(&d), Some(colex.is_p_rank(r)), "{n}: {d}");
+            assert_eq!(sym.is_p(&d), Some(colex.is_p_bit(r)), "{n}: {d}");
         }
         assert_eq!(
             sym.rectangle_bites(shape),
@@ -707,7 +710,8 @@ fn cli_solve_query_bites_grundy_cells() {
 /// on every box up to 9×9 (lavapipe in CI, with CHOMPUTE_REQUIRE_GPU=1).
 #[test]
 fn gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9() {
-    use chompute::chomp::solve::{solve, solve_by_volume_layers};
+    use chompute::chomp::two_player::reference::solve_by_volume_layers;
+    use chompute::chomp::two_player::solve::solve;
     use chompute::gpu::chomp::ChompGpu;
     let Some(ctx) =
         crate::common::gpu_or_skip("gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9")

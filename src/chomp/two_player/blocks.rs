@@ -1,7 +1,7 @@
 //! Boxes larger than memory: a square box's table solved one window of indexes at a time.
 //!
 //! The hook index orders positions so that every option of a position has a smaller index
-//! (see [`sym::solve_window`]). So the table splits into windows `lo..hi` of consecutive
+//! (see [`solve_window`]). So the table splits into windows `lo..hi` of consecutive
 //! indexes, each small enough for memory, solved in order: a window first replays the P
 //! indexes of the windows before it (each marks its parents inside the window), then walks the
 //! schedule restricted to itself. Its finished bits go to disk; the final table is assembled
@@ -18,7 +18,7 @@
 //!   empty line, then the window's words (little-endian u64, bit i of word j is index
 //!   lo + 64j + i). Written under a temporary name and renamed, so it is whole or absent.
 //! - `window-K.partial`: the checkpoint of the window in progress, in the format of
-//!   [`super::store::Checkpoint`] (one record per step of the schedule, the P indexes it found
+//!   [`Checkpoint`] (one record per step of the schedule, the P indexes it found
 //!   in the window).
 //!
 //! When the table is saved the folder is removed.
@@ -26,10 +26,12 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::diagram::ChompBox;
-use super::solve::TableIndex;
-use super::store::{self, Checkpoint};
-use super::sym::{self, SymIndex, Window};
+use super::file::{self as store, Checkpoint};
+use super::forward::Resume;
+use super::hook::solve_window;
+use crate::chomp::bits::{self, Window};
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
 use crate::render::encode::atomic::AtomicFile;
 use std::fs::File;
@@ -93,7 +95,7 @@ pub struct Piece {
 #[derive(Debug, Clone)]
 pub struct BlockPlan {
     /// The table's index (the hook index of a square box).
-    pub index: TableIndex,
+    pub index: BitLayout,
     /// How the pieces are cut.
     pub layout: Layout,
     /// Indexes per piece at most.
@@ -110,9 +112,9 @@ impl BlockPlan {
     /// buffer and the step records. [`Layout::Windows`] cuts the table into equal windows,
     /// [`Layout::Waves`] into its hook blocks, each split into equal pieces where larger.
     /// Only square boxes (the hook index) are solved in blocks.
-    pub fn new(index: TableIndex, memory: u64, layout: Layout) -> Result<BlockPlan> {
+    pub fn new(index: BitLayout, memory: u64, layout: Layout) -> Result<BlockPlan> {
         let shape = index.shape();
-        if index.sym.is_none() {
+        if index.hook_index().is_none() {
             return Err(Error::too_large(
                 format!("the one-bit table of the {shape} box"),
                 format!(
@@ -142,7 +144,7 @@ impl BlockPlan {
         Ok(BlockPlan::with(index, layout, piece_bits))
     }
 
-    fn with(index: TableIndex, layout: Layout, piece_bits: u64) -> BlockPlan {
+    fn with(index: BitLayout, layout: Layout, piece_bits: u64) -> BlockPlan {
         let len = index.len();
         let mut pieces = Vec::new();
         match layout {
@@ -161,12 +163,12 @@ impl BlockPlan {
                 }
             }
             Layout::Waves => {
-                let sym = index.sym.as_deref().expect("a block plan has a hook index");
+                let hook = index.hook_index().expect("a block plan has a hook index");
                 // Groups: a hook block, or consecutive small blocks of one wave (so that the
                 // many small early blocks do not each replay the table before them); a group
                 // stays under an eighth of its wave (so a wave still shares out) unless that
                 // is under 2^20 indexes.
-                let blocks = sym.hook_blocks();
+                let blocks = hook.hook_blocks();
                 let mut wave_bits = std::collections::HashMap::new();
                 for b in &blocks {
                     *wave_bits.entry(b.sum).or_insert(0u64) += b.hi - b.lo;
@@ -208,10 +210,9 @@ impl BlockPlan {
     }
 
     /// The hook index.
-    pub fn sym(&self) -> &SymIndex {
+    pub fn hook(&self) -> &HookIndex {
         self.index
-            .sym
-            .as_deref()
+            .hook_index()
             .expect("a block plan has a hook index")
     }
 
@@ -298,7 +299,7 @@ impl BlockPlan {
 
     /// The plan a checkpoint folder names, checked against `index`. (A plan without a
     /// `layout` line is of windows of `window-bits`, as the first runs in blocks wrote.)
-    fn read(path: &Path, index: &TableIndex) -> Result<BlockPlan> {
+    fn read(path: &Path, index: &BitLayout) -> Result<BlockPlan> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let (pairs, _) = store::read_header(path, &mut BufReader::new(file), PLAN_MAGIC)?;
         let got = store::header_index(path, &pairs)?;
@@ -418,7 +419,7 @@ impl BlockPlan {
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
-            steps: self.sym().steps(),
+            steps: self.hook().steps(),
             pieces: self.windows(),
             waves,
         }
@@ -434,7 +435,7 @@ pub fn plan_for(
     memory: u64,
     waves: bool,
 ) -> Result<PlanSummary> {
-    let index = TableIndex::for_box(shape)?;
+    let index = BitLayout::for_box(shape)?;
     if let Some(out) = out {
         let dir = blocks_dir(out);
         let plan_path = dir.join("plan");
@@ -476,7 +477,7 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let mut ranges = Vec::new();
     (0..steps)
         .map(|s| {
-            plan.sym().step_ranges(s, &mut ranges);
+            plan.hook().step_ranges(s, &mut ranges);
             ranges
                 .iter()
                 .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
@@ -586,7 +587,7 @@ pub fn solve_in_blocks_with(
     snapshot_every: std::time::Duration,
     mut report: impl FnMut(BlockEvent),
 ) -> Result<BlockRun> {
-    let index = TableIndex::for_box(shape)?;
+    let index = BitLayout::for_box(shape)?;
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
     let layout = if part.is_some() {
@@ -739,7 +740,7 @@ pub enum SolveEvent {
 #[derive(Debug, Clone)]
 pub struct Solved {
     /// The table's index.
-    pub index: TableIndex,
+    pub index: BitLayout,
     /// P-positions of the box.
     pub p_positions: u64,
     /// How it ran in blocks, when it did.
@@ -749,7 +750,7 @@ pub struct Solved {
 /// Whether a run of the table of `index` saved to `out` goes in blocks: when `out`'s block
 /// folder exists (a run to resume), or when the table's bits exceed `memory` (default: what
 /// the machine has, [`crate::memory::available_bytes`]).
-pub fn in_blocks(index: &TableIndex, out: &Path, memory: Option<u64>) -> bool {
+pub fn in_blocks(index: &BitLayout, out: &Path, memory: Option<u64>) -> bool {
     blocks_dir(out).exists()
         || memory
             .or_else(crate::memory::available_bytes)
@@ -769,7 +770,7 @@ pub fn solve_file(
     part: Option<Part>,
     mut report: impl FnMut(SolveEvent),
 ) -> Result<Solved> {
-    let index = TableIndex::for_box(shape)?;
+    let index = BitLayout::for_box(shape)?;
     let blocks = part.is_some() || in_blocks(&index, out, memory);
     // Blocks keep every finished window beside the table until it is written.
     let needed = index.bytes() * if blocks { 2 } else { 1 };
@@ -875,8 +876,8 @@ fn solve_one(
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
-    let sym = plan.sym();
-    let words = super::solve::zeroed_words(Window::words_for(lo, hi) as usize);
+    let hook = plan.hook();
+    let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
         hi,
@@ -905,8 +906,8 @@ fn solve_one(
             None => {}
         })?;
     let resume = match snapshot {
-        Some(_) => sym::Resume::Marks { start, after },
-        None => sym::Resume::Bits { start },
+        Some(_) => Resume::Marks { start, after },
+        None => Resume::Bits { start },
     };
     report(BlockEvent::Window {
         window: k,
@@ -923,8 +924,8 @@ fn solve_one(
     let mut snapshot_done = 0u64;
     // Until one is written, a snapshot is taken to write at 300 MB/s.
     let mut write_time = std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000);
-    sym::solve_window(
-        sym,
+    solve_window(
+        hook,
         win,
         resume,
         |sink| {
@@ -992,7 +993,7 @@ fn solve_one(
             Ok(())
         },
     )?;
-    let p = sym::window_p_count(sym, win);
+    let p = hook.p_count(win.words, win.base());
     save_window(&window_path(dir, k), plan, k, p, &words)?;
     checkpoint.remove()?;
     if marks_path.exists() {
@@ -1222,7 +1223,7 @@ mod tests {
 
     #[test]
     fn plans_cut_the_table_into_equal_windows_that_fit() {
-        let index = TableIndex::for_box(shape(14)).unwrap();
+        let index = BitLayout::for_box(shape(14)).unwrap();
         let plan = BlockPlan::new(index.clone(), 1 << 20, Layout::Windows).unwrap();
         assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
         assert_eq!(plan.piece_bits % 64, 0);
@@ -1233,12 +1234,12 @@ mod tests {
         assert_eq!(whole.windows(), 1);
         let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Layout::Windows).unwrap_err();
         assert!(small.to_string().contains("96.0 KiB works"), "{small}");
-        let colex = TableIndex::for_box(ChompBox { rows: 3, cols: 5 }).unwrap();
+        let colex = BitLayout::for_box(ChompBox { rows: 3, cols: 5 }).unwrap();
         assert!(BlockPlan::new(colex, 1 << 20, Layout::Windows).is_err());
         // A piece and its buffers fit in the memory asked for.
         for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
             for n in [14, 21] {
-                let ix = TableIndex::for_box(shape(n)).unwrap();
+                let ix = BitLayout::for_box(shape(n)).unwrap();
                 for layout in [Layout::Windows, Layout::Waves] {
                     let plan = BlockPlan::new(ix.clone(), memory, layout).unwrap();
                     assert!(plan.window_bytes() <= memory, "{n}, {memory}, {layout:?}");
@@ -1307,7 +1308,7 @@ mod tests {
         let whole = dir.join("whole.tbl");
         store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
-        let index = TableIndex::for_box(shape(n)).unwrap();
+        let index = BitLayout::for_box(shape(n)).unwrap();
         let plan = BlockPlan::with(index, Layout::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
         let mut steps_in_all = 0u64;
@@ -1384,7 +1385,7 @@ mod tests {
             store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
             let want = std::fs::read(&whole).unwrap();
             let out = dir.join(format!("{n}-waves.tbl"));
-            let index = TableIndex::for_box(shape(n)).unwrap();
+            let index = BitLayout::for_box(shape(n)).unwrap();
             write_plan(&BlockPlan::with(index, Layout::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
@@ -1412,7 +1413,7 @@ mod tests {
         }
         // A part on a folder planned in windows is refused.
         let out = dir.join("windows.tbl");
-        let index = TableIndex::for_box(shape(9)).unwrap();
+        let index = BitLayout::for_box(shape(9)).unwrap();
         write_plan(&BlockPlan::with(index, Layout::Windows, 640), &out).unwrap();
         let e = solve_in_blocks_with(
             shape(9),

@@ -9,8 +9,8 @@
 //!
 //! Tests: this file's unit tests.
 
-use super::diagram::Ranker;
 use super::rule::{Choice, Rule};
+use crate::chomp::index::Ranker;
 
 /// One class: its rules (normalised, sorted) and their common ordinal table (by rank).
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub fn check_players(players: u64) -> crate::Result<()> {
 
 /// The ranker of a box for `classes`, refused when the box has more than
 /// [`MAX_CLASS_POSITIONS`] positions.
-pub fn classes_ranker(shape: super::diagram::ChompBox) -> crate::Result<Ranker> {
+pub fn classes_ranker(shape: crate::chomp::diagram::ChompBox) -> crate::Result<Ranker> {
     let ranker = Ranker::new(shape)?;
     if ranker.len() > MAX_CLASS_POSITIONS {
         return Err(crate::Error::too_large(
@@ -162,7 +162,7 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleCl
 mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
-    use crate::chomp::ordinal::ordinals_in_rank_order;
+    use crate::chomp::multiplayer::ordinal::ordinals_in_rank_order;
 
     #[test]
     fn permutations_are_all_there() {

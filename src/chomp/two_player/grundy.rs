@@ -2,9 +2,10 @@
 //! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
 //! exactly when P is a P-position.
 //!
-//! [`GrundyTable`] keeps the value of every position of a box in colex rank order (the
-//! [`Ranker`] of [`super::solve`]) and computes it on the same schedule: prefix blocks in
-//! prefix-volume layers, each layer's blocks in parallel, each block in rank order. A value
+//! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
+//! and computes it in the one driver (`super::driver`) on the colex schedule
+//! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
+//! block in rank order. A value
 //! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
 //! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
 //! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
@@ -17,12 +18,13 @@
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data).
 
-use super::diagram::{ChompBox, Diagram, Ranker};
-use super::solve::rectangle;
-use super::solve::{for_each_in_block, layer_count, layer_positions, prefix_rows, Layer};
+use super::driver::{drive, Run};
+use super::schedule::{for_each_in_range, Layers};
+use super::table::rectangle;
+use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::Ranker;
 use crate::error::{Error, Result};
 use crate::memory::Room;
-use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
 
@@ -178,65 +180,59 @@ impl GrundyTable {
         let limit = plan.width.max_value();
         let histogram: Vec<AtomicU64> = (0..=limit).map(|_| AtomicU64::new(0)).collect();
         let too_big = AtomicBool::new(false);
-        let p = prefix_rows(shape.rows);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let phase = crate::progress::phase("positions", Some(ranker.len()));
-        let mut done = 0;
-        for v in 0..layer_count(shape) {
-            crate::cancel::check()?;
-            let layer = Layer::of_volume(&ranker, p, v);
-            done += layer_positions(&ranker, &layer);
-            let token = crate::cancel::current();
-            (0..layer.len())
-                .into_par_iter()
-                .with_min_len(16)
-                .try_for_each_init(
-                    || Scratch::new(shape.rows, words, hooks, limit),
-                    |s, i| {
-                        if token.as_ref().is_some_and(|t| t.is_cancelled()) {
-                            return Err(Error::Interrupted);
-                        }
-                        let (base, prefix) = layer.block(i, p);
-                        let Scratch {
-                            rows,
-                            seen,
-                            hooks,
-                            tally,
-                        } = s;
-                        let mut largest = 0;
-                        for_each_in_block(&ranker, prefix, base, rows, |rows, rank| {
-                            if rank == 0 {
-                                return;
-                            }
-                            let g = mex_of_options(&ranker, &values, rows, rank, seen);
-                            if g > limit {
-                                too_big.store(true, Relaxed);
-                            }
-                            let g = g.min(limit) as u16;
-                            values.set(rank, g);
-                            tally[g as usize] += 1;
-                            largest = largest.max(g as usize);
-                            let b = rows.iter().take_while(|&&a| a > 0).count();
-                            let h = &mut hooks[rows[0] as usize + b * stride];
-                            *h = (*h).max(g);
-                        });
-                        for (shared, local) in hook_max.iter().zip(hooks.iter_mut()) {
-                            if *local > 0 {
-                                shared.fetch_max(*local, Relaxed);
-                                *local = 0;
-                            }
-                        }
-                        for (shared, local) in histogram.iter().zip(&mut tally[..=largest]) {
-                            if *local > 0 {
-                                shared.fetch_add(*local, Relaxed);
-                                *local = 0;
-                            }
-                        }
-                        Ok(())
-                    },
-                )?;
-            if too_big.load(Relaxed) {
-                return Err(Error::too_large(
+        let layers = Layers { ranker: &ranker };
+        let run = Run {
+            schedule: &layers,
+            lo: 0,
+            hi: ranker.len(),
+            start: 0,
+        };
+        drive(
+            run,
+            || Scratch::new(shape.rows, words, hooks, limit),
+            |s, base, len, _| {
+                let Scratch {
+                    rows,
+                    seen,
+                    hooks,
+                    tally,
+                } = s;
+                let mut largest = 0;
+                for_each_in_range(&ranker, base, len, rows, |rows, rank| {
+                    if rank == 0 {
+                        return;
+                    }
+                    let g = mex_of_options(&ranker, &values, rows, rank, seen);
+                    if g > limit {
+                        too_big.store(true, Relaxed);
+                    }
+                    let g = g.min(limit) as u16;
+                    values.set(rank, g);
+                    tally[g as usize] += 1;
+                    largest = largest.max(g as usize);
+                    let b = rows.iter().take_while(|&&a| a > 0).count();
+                    let h = &mut hooks[rows[0] as usize + b * stride];
+                    *h = (*h).max(g);
+                });
+                for (shared, local) in hook_max.iter().zip(hooks.iter_mut()) {
+                    if *local > 0 {
+                        shared.fetch_max(*local, Relaxed);
+                        *local = 0;
+                    }
+                }
+                for (shared, local) in histogram.iter().zip(&mut tally[..=largest]) {
+                    if *local > 0 {
+                        shared.fetch_add(*local, Relaxed);
+                        *local = 0;
+                    }
+                }
+            },
+            |_, _, _| {
+                if !too_big.load(Relaxed) {
+                    return Ok(());
+                }
+                Err(Error::too_large(
                     format!("the Grundy table of the {shape} box"),
                     format!(
                         "a value exceeds {limit}, the most one byte holds; \
@@ -249,10 +245,9 @@ impl GrundyTable {
                             .bytes()
                         )
                     ),
-                ));
-            }
-            phase.set(done);
-        }
+                ))
+            },
+        )?;
         let hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
         let mut histogram: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
         while histogram.len() > 1 && histogram.last() == Some(&0) {
@@ -484,7 +479,7 @@ fn mex_of_options(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::solve::solve;
+    use crate::chomp::two_player::solve::solve;
 
     fn bx(rows: usize, cols: u32) -> ChompBox {
         ChompBox { rows, cols }
@@ -494,8 +489,8 @@ mod tests {
     fn grundy_zero_is_p() {
         let g = GrundyTable::compute(bx(5, 6)).unwrap();
         let t = solve(bx(5, 6)).unwrap();
-        for r in 1..t.ranker.len() {
-            assert_eq!(g.value_rank(r) == 0, t.is_p_rank(r), "rank {r}");
+        for r in 1..t.ranker().len() {
+            assert_eq!(g.value_rank(r) == 0, t.is_p_bit(r), "rank {r}");
         }
         assert_eq!(g.value(&Diagram::parse("1").unwrap()), Some(0));
         assert_eq!(g.value(&Diagram::parse("2").unwrap()), Some(1));

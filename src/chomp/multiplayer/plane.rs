@@ -2,10 +2,10 @@
 //!
 //! Tests: this file's unit tests.
 
-use super::diagram::ChompBox;
 use super::ordinal::OrdTable;
 use super::rule::{Choice, Rule};
 use super::three_row::ordinals_three_rows;
+use crate::chomp::diagram::ChompBox;
 use crate::{Error, Result};
 
 /// The largest first row an [`OrdinalPlane`] takes.

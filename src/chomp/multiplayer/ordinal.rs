@@ -10,8 +10,9 @@
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
 //! tests/games/chomp/multiplayer.rs.
 
-use super::diagram::{ChompBox, Diagram, Ranker};
 use super::rule::{Choice, Rule};
+use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::colex::{positions_of_volume, Ranker};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -53,34 +54,6 @@ pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> crate::Result
     }
     phase.set(total as u64);
     Ok(ords)
-}
-
-/// Append the ranks of the positions of volume `v` in the box, in rank order.
-pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
-    fn go(ranker: &Ranker, j: usize, remaining: u64, cap: u32, acc: u64, out: &mut Vec<u64>) {
-        let left = (ranker.shape.rows - j) as u64;
-        if left == 0 {
-            if remaining == 0 {
-                out.push(acc);
-            }
-            return;
-        }
-        // Row j takes len cells; the rows below hold at most (left-1)·len of the rest.
-        let hi = (cap as u64).min(remaining);
-        let lo = remaining.div_ceil(left);
-        for len in lo..=hi {
-            let len = len as u32;
-            go(
-                ranker,
-                j + 1,
-                remaining - len as u64,
-                len,
-                acc + ranker.weight(j, len),
-                out,
-            );
-        }
-    }
-    go(ranker, 0, v, ranker.shape.cols, 0, out);
 }
 
 /// Every ordinal of the box, one volume layer at a time, each layer in parallel.

@@ -14,9 +14,10 @@
 //! Tests: this file's unit tests.
 
 use super::classes::RuleClass;
-use super::diagram::{Diagram, Ranker};
 use super::ordinal::{ordinals_in_rank_order, OrdTable};
 use super::rule::{Choice, Decimal, Rule};
+use crate::chomp::diagram::Diagram;
+use crate::chomp::index::Ranker;
 use crate::claim::{Claim, ClaimKind, Tally};
 use serde::Serialize;
 use std::time::Instant;

@@ -144,9 +144,10 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::diagram::{ChompBox, Ranker};
-    use crate::chomp::ordinal::ordinals_in_rank_order;
-    use crate::chomp::rule::Rule;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::index::Ranker;
+    use crate::chomp::multiplayer::ordinal::ordinals_in_rank_order;
+    use crate::chomp::multiplayer::rule::Rule;
 
     #[test]
     fn matches_the_general_engine() {

@@ -20,7 +20,7 @@
 //!
 //! `rank colex-lattice-path` is [`Ranker`]'s scheme: rows a_1 ≥ … ≥ a_R (0-based j) have rank
 //! Σ_j C(a_j + R-1-j, R-j), so rank order is lexicographic order of rows and rank 0 is the
-//! empty diagram. `rank transpose-hook N` (square boxes) is the hook index of [`super::sym`]
+//! empty diagram. `rank transpose-hook N` (square boxes) is the hook index of `index::hook`
 //! with child squares from side N: one bit for each pair of transposed positions, `positions`
 //! still counting the whole box, and `p-positions` counting a stored pair twice.
 //! `header-crc32` is the CRC-32 (IEEE) of the header's bytes before that line; each trailer
@@ -38,7 +38,7 @@
 //! # The checkpoint
 //! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
 //! finished step of the schedule, in order: a prefix layer of a colex box (see
-//! [`super::solve`]) or a hook step of a square's hook index (see [`super::sym`]). A record
+//! `two_player::schedule`) or a hook step of a square's hook index (see `index::hook`). A record
 //! is `LAYR`, the step (u64), the number of P indexes (u64), those indexes (u64 each,
 //! ascending), and the CRC-32 of everything in the
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
@@ -46,8 +46,9 @@
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
-use super::diagram::{ChompBox, Diagram};
-use super::solve::{PTable, TableIndex};
+use super::table::{BitSource, PTable, RectangleBites};
+use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use crate::render::encode::atomic::AtomicFile;
 use std::fs::{File, OpenOptions};
@@ -67,7 +68,7 @@ pub fn partial_path(table: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-pub(super) fn header_text(magic: &str, index: &TableIndex, extra: &[(&str, String)]) -> String {
+pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String)]) -> String {
     let mut h = format!("{magic}\nbox {}\nrank {}\n", index.shape(), index.scheme());
     for (k, v) in extra {
         h.push_str(&format!("{k} {v}\n"));
@@ -124,12 +125,12 @@ pub(super) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -
         .ok_or_else(|| Error::invalid(format!("{}: the header has no '{key}'", path.display())))
 }
 
-pub(super) fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<TableIndex> {
+pub(super) fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<BitLayout> {
     let b = field(path, pairs, "box")?;
     let shape =
         ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
     let scheme = field(path, pairs, "rank")?;
-    TableIndex::from_scheme(shape, scheme).map_err(|e| match e {
+    BitLayout::from_scheme(shape, scheme).map_err(|e| match e {
         Error::Invalid(m) => Error::invalid(format!("{}: {m}", path.display())),
         other => other,
     })
@@ -140,7 +141,7 @@ pub const CHUNK_BYTES: u64 = 1 << 16;
 
 /// Write a finished table to `path` (a temporary file renamed when complete).
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
-    save_words(path, &table.index(), table.p_count(), |sink| {
+    save_words(path, table.layout(), table.p_count(), |sink| {
         let mut buf = Vec::with_capacity(1 << 14);
         let mut err = Ok(());
         table.for_each_word(|w| {
@@ -167,7 +168,7 @@ pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
 /// no file.
 pub fn save_words(
     path: &Path,
-    index: &TableIndex,
+    index: &BitLayout,
     p_positions: u64,
     source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
@@ -226,7 +227,7 @@ pub fn save_words(
 }
 
 /// The header of a version-2 table: the lines, then `header-crc32` of the bytes before it.
-fn table_header(index: &TableIndex, p_positions: u64) -> String {
+fn table_header(index: &BitLayout, p_positions: u64) -> String {
     let mut h = header_text(
         TABLE_MAGIC,
         index,
@@ -263,7 +264,7 @@ pub struct TableFile {
     file: File,
     data_start: u64,
     /// How the bits are numbered.
-    pub index: TableIndex,
+    pub index: BitLayout,
     /// P-positions, as the header says.
     pub p_positions: u64,
     /// The trailer: the CRC-32 of each chunk of bits.
@@ -370,12 +371,12 @@ impl TableFile {
         Ok(())
     }
 
-    /// Whether rank `r` is P, read from the file (from a checked chunk).
-    pub fn is_p_rank(&self, r: u64) -> Result<bool> {
+    /// Whether bit `r` is P, read from the file (from a checked chunk).
+    pub fn is_p_bit(&self, r: u64) -> Result<bool> {
         use std::sync::atomic::Ordering::Relaxed;
         if r >= self.index.len() {
             return Err(Error::invalid(format!(
-                "{}: rank {r} is outside the table",
+                "{}: bit {r} is outside the table",
                 self.path.display()
             )));
         }
@@ -391,29 +392,31 @@ impl TableFile {
         Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
     }
 
-    /// Whether `p` is P; an error when it is empty or outside the box.
-    pub fn is_p(&self, p: &Diagram) -> Result<bool> {
+    /// The error for a position with no bit in this table.
+    fn no_bit(&self, p: &Diagram) -> Error {
         if p.is_empty() {
-            return Err(Error::invalid("the empty diagram is not a position"));
-        }
-        let r = self.index.rank(p).ok_or_else(|| {
+            Error::invalid("the empty diagram is not a position")
+        } else {
             Error::invalid(format!(
                 "position {p} does not fit in the {} box",
                 self.shape()
             ))
-        })?;
-        self.is_p_rank(r)
+        }
+    }
+
+    /// Whether `p` is P; an error when it is empty or outside the box.
+    pub fn is_p(&self, p: &Diagram) -> Result<bool> {
+        BitSource::is_p(self, p)?.ok_or_else(|| self.no_bit(p))
     }
 
     /// The winning bites of `p`: its P options, sorted (empty when `p` is P).
     pub fn winning_bites(&self, p: &Diagram) -> Result<Vec<Diagram>> {
-        self.is_p(p)?;
-        super::solve::winning_bites_with(|q| self.index.rank(q), p, |r| self.is_p_rank(r))
+        BitSource::winning_bites(self, p)?.ok_or_else(|| self.no_bit(p))
     }
 
     /// The winning bites of every rectangle up to `shape` (a box inside this file's), read bit
     /// by bit from the file: a few reads per option, so the table is never loaded.
-    pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<super::solve::RectangleBites>> {
+    pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<RectangleBites>> {
         if shape.rows > self.shape().rows || shape.cols > self.shape().cols {
             return Err(Error::invalid(format!(
                 "{} holds the {} box, which does not contain {shape}",
@@ -421,7 +424,7 @@ impl TableFile {
                 self.shape()
             )));
         }
-        super::solve::rectangle_bites_with(|q| self.index.rank(q), shape, |r| self.is_p_rank(r))
+        BitSource::rectangle_bites(self, shape)
     }
 
     /// Check every chunk against its CRC-32 and recount the P-positions against the header,
@@ -429,23 +432,11 @@ impl TableFile {
     pub fn verify(&self) -> Result<()> {
         let mut count = 0u64;
         let mut at = 0u64;
-        let sym = self.index.sym.clone();
-        let n = self.shape().rows;
+        let hook = self.index.hook_index().cloned();
         self.read_words(|w| {
-            count += match &sym {
+            count += match &hook {
                 None => w.count_ones() as u64,
-                Some(s) => {
-                    let mut bits = w;
-                    let mut k = 0u64;
-                    while bits != 0 {
-                        let q = (at << 6) + bits.trailing_zeros() as u64;
-                        bits &= bits - 1;
-                        let x = s.unrank(q);
-                        let t = super::sym::transpose(&x, n);
-                        k += if t == x || s.both_stored(&x) { 1 } else { 2 };
-                    }
-                    k
-                }
+                Some(h) => h.p_count_word(w, at << 6),
             };
             at += 1;
         })?;
@@ -463,7 +454,7 @@ impl TableFile {
     pub fn load(&self) -> Result<PTable> {
         let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
         self.read_words(|w| words.push(w))?;
-        PTable::from_indexed_words(self.index.clone(), words)
+        PTable::from_words(self.index.clone(), words)
     }
 
     /// Every word of the table in order to `each`, each chunk checked before its words go.
@@ -475,6 +466,16 @@ impl TableFile {
                 .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))));
         }
         Ok(())
+    }
+}
+
+impl BitSource for TableFile {
+    fn layout(&self) -> &BitLayout {
+        &self.index
+    }
+
+    fn is_p_bit(&self, b: u64) -> Result<bool> {
+        TableFile::is_p_bit(self, b)
     }
 }
 
@@ -515,14 +516,14 @@ impl Checkpoint {
     /// layers are copied into `table` (which must be empty). Returns the checkpoint and the
     /// first layer still to do. A torn last record (a run killed while writing it) is cut off.
     pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
-        Checkpoint::open_for(path, &table.index(), |_, r| table.set_p_rank(r))
+        Checkpoint::open_for(path, table.layout(), |_, r| table.set_p_bit(r))
     }
 
     /// [`Checkpoint::open`] for a run of `index`'s box whose P-bits are kept elsewhere (a
     /// window of a box solved in blocks): each P index read back goes to `set_p(layer, index)`.
     pub fn open_for(
         path: &Path,
-        index: &TableIndex,
+        index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
@@ -589,7 +590,7 @@ impl Checkpoint {
                 index.scheme()
             )));
         }
-        let layers = index.layers();
+        let layers = super::solve::steps(&index);
         let mut next = 0u64;
         while next < layers {
             match read_record(&mut reader, index.len())? {
@@ -704,7 +705,7 @@ pub enum RunEvent {
         dropped_bytes: u64,
     },
     /// A layer finished.
-    Layer(super::solve::Progress),
+    Layer(super::schedule::Progress),
 }
 
 /// Solve `shape`, keep finished layers in `FILE.partial` (resuming from it when it exists),
@@ -724,12 +725,12 @@ pub fn solve_to_file(
             out.display()
         )));
     }
-    let table = PTable::empty_indexed(TableIndex::for_box(shape)?)?;
+    let table = PTable::empty(BitLayout::for_box(shape)?)?;
     let partial = partial_path(out);
     let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
     crate::render::encode::atomic::remove_stale_temps(out);
     crate::render::encode::atomic::keep_checkpoint(&partial);
-    let layers = table.index().layers();
+    let layers = super::solve::steps(table.layout());
     if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {
             path: partial.clone(),
@@ -774,7 +775,7 @@ mod tests {
 
     #[test]
     fn a_header_reads_back_as_written() {
-        let index = TableIndex::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
+        let index = BitLayout::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
         let text = header_text(TABLE_MAGIC, &index, &[("p-positions", "17".into())]);
         let mut bytes = text.clone().into_bytes();
         bytes.extend_from_slice(b"\x00\x01bits");

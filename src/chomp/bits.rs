@@ -1,0 +1,217 @@
+//! Atomic bit operations on the words of a one-bit table: read, set, count, and the N-marks of
+//! the forward solver (`two_player::forward`): one bit per index, set while a run goes on
+//! when a position is known to be N, inverted into P-bits at its end. A [`Window`] is the
+//! part of a table a run holds in memory.
+//!
+//! Tests: this file's unit tests; the forward solvers' tests in src/chomp/two_player/, which
+//! use it.
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// `n` zero words for a table, backed by transparent huge pages where the kernel offers them
+/// on request (`madvise` mode): a table of gigabytes read at random through 4 KiB pages spends
+/// much of its time in page walks.
+pub fn zeroed_words(n: usize) -> Vec<AtomicU64> {
+    let mut words: Vec<AtomicU64> = Vec::with_capacity(n);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = words.as_ptr() as usize;
+        let end = start + n * 8;
+        let (lo, hi) = (start.next_multiple_of(HUGE), end & !(HUGE - 1));
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the allocation just made and not yet touched; the
+            // advice changes only how its pages are backed, never their contents.
+            unsafe {
+                libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    words.resize_with(n, || AtomicU64::new(0));
+    words
+}
+
+/// Words that hold `bits` bits.
+pub fn words_for_bits(bits: u64) -> u64 {
+    bits.div_ceil(64)
+}
+
+/// Whether bit `r` is set.
+#[inline]
+pub fn get(words: &[AtomicU64], r: u64) -> bool {
+    (words[(r >> 6) as usize].load(Relaxed) >> (r & 63)) & 1 == 1
+}
+
+/// Whether bit `r` of plain (saved or copied) words is set.
+#[inline]
+pub fn get_plain(words: &[u64], r: u64) -> bool {
+    (words[(r >> 6) as usize] >> (r & 63)) & 1 == 1
+}
+
+/// The set bits of all `words`.
+pub fn count(words: &[AtomicU64]) -> u64 {
+    words
+        .par_iter()
+        .map(|w| w.load(Relaxed).count_ones() as u64)
+        .sum()
+}
+
+/// Mark index `r`.
+#[inline]
+pub fn mark(words: &[AtomicU64], r: u64) {
+    words[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
+}
+
+/// Mark indexes `lo..hi`, a word at a time where whole words are covered (every bit of such a
+/// word is in the range, so storing all ones loses no other thread's mark).
+pub fn mark_range(words: &[AtomicU64], lo: u64, hi: u64) {
+    if lo >= hi {
+        return;
+    }
+    let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
+    let low_mask = u64::MAX << (lo & 63);
+    let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
+    if wl == wh {
+        words[wl].fetch_or(low_mask & high_mask, Relaxed);
+        return;
+    }
+    words[wl].fetch_or(low_mask, Relaxed);
+    for w in &words[wl + 1..wh] {
+        w.store(u64::MAX, Relaxed);
+    }
+    words[wh].fetch_or(high_mask, Relaxed);
+}
+
+/// Invert the bits of indexes `lo..hi` (the P-bits of finished work into marks).
+pub fn invert_range(words: &[AtomicU64], lo: u64, hi: u64) {
+    let mut r = lo;
+    while r < hi {
+        let wi = (r >> 6) as usize;
+        let top = (hi - ((wi as u64) << 6)).min(64);
+        let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
+        words[wi].fetch_xor(mask, Relaxed);
+        r = (wi as u64 + 1) << 6;
+    }
+}
+
+/// The first unmarked index in `from..end`, skipping whole marked words.
+#[inline]
+pub fn next_unmarked(words: &[AtomicU64], from: u64, end: u64) -> Option<u64> {
+    let mut r = from;
+    while r < end {
+        let wi = (r >> 6) as usize;
+        let lo = r & 63;
+        let hi = (end - ((wi as u64) << 6)).min(64);
+        let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
+        let free = !words[wi].load(Relaxed) & mask;
+        if free != 0 {
+            return Some(((wi as u64) << 6) + free.trailing_zeros() as u64);
+        }
+        r = (wi as u64 + 1) << 6;
+    }
+    None
+}
+
+/// Marks into P-bits at the end of a run: every index in `from..to` inverted, the bits
+/// outside clear.
+pub fn into_p_bits(words: &[AtomicU64], from: u64, to: u64) {
+    words.par_iter().enumerate().for_each(|(i, w)| {
+        let first = (i as u64) << 6;
+        let keep_to = if first + 64 <= to {
+            u64::MAX
+        } else if first >= to {
+            0
+        } else {
+            u64::MAX >> (64 - (to - first))
+        };
+        let keep_from = if from <= first {
+            u64::MAX
+        } else if from >= first + 64 {
+            0
+        } else {
+            u64::MAX << (from - first)
+        };
+        w.store(!w.load(Relaxed) & keep_to & keep_from, Relaxed);
+    });
+}
+
+/// The part of a table a run holds in memory: indexes `lo..hi` of its bit layout, bit
+/// `r - base` of `words` standing for index `r`, where `base` is `lo` rounded down to a
+/// multiple of 64 (the bits of a first or last word outside the window stay clear). A whole table is the window
+/// `0..len`; a box larger than memory is solved one window after another (see
+/// `two_player::blocks`).
+#[derive(Debug, Clone, Copy)]
+pub struct Window<'a> {
+    /// First index held.
+    pub lo: u64,
+    /// One past the last index held.
+    pub hi: u64,
+    /// The window's bits.
+    pub words: &'a [AtomicU64],
+}
+
+impl<'a> Window<'a> {
+    /// The whole table of `bits` bits in `words`.
+    pub fn whole(bits: u64, words: &'a [AtomicU64]) -> Window<'a> {
+        Window {
+            lo: 0,
+            hi: bits,
+            words,
+        }
+    }
+
+    /// Indexes held.
+    pub fn len(&self) -> u64 {
+        self.hi - self.lo
+    }
+
+    /// The index of bit 0 of the first word: `lo` rounded down to a multiple of 64.
+    pub fn base(&self) -> u64 {
+        self.lo & !63
+    }
+
+    /// Words a window `lo..hi` takes.
+    pub fn words_for(lo: u64, hi: u64) -> u64 {
+        (hi - (lo & !63)).div_ceil(64)
+    }
+
+    /// Whether the window holds no index.
+    pub fn is_empty(&self) -> bool {
+        self.hi <= self.lo
+    }
+
+    /// `lo..hi` clipped to the window, if anything is left.
+    pub fn clip(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
+        let (a, b) = (lo.max(self.lo), hi.min(self.hi));
+        (a < b).then_some((a, b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_ranges_inversions_and_counts_agree_with_a_bool_per_bit() {
+        let n = 300u64;
+        let words = zeroed_words(words_for_bits(n) as usize);
+        let mut plain = vec![false; n as usize];
+        for (lo, hi) in [(3, 7), (60, 130), (128, 192), (250, 251), (0, 1)] {
+            mark_range(&words, lo, hi);
+            (lo..hi).for_each(|r| plain[r as usize] = true);
+        }
+        mark(&words, 299);
+        plain[299] = true;
+        invert_range(&words, 100, 260);
+        (100..260).for_each(|r| plain[r as usize] = !plain[r as usize]);
+        for r in 0..n {
+            assert_eq!(get(&words, r), plain[r as usize], "{r}");
+        }
+        assert_eq!(count(&words), plain.iter().filter(|&&b| b).count() as u64);
+        let first_clear = plain.iter().position(|&b| !b).map(|r| r as u64);
+        assert_eq!(next_unmarked(&words, 0, n), first_clear);
+        let copy: Vec<u64> = words.iter().map(|w| w.load(Relaxed)).collect();
+        assert!((0..n).all(|r| get_plain(&copy, r) == plain[r as usize]));
+    }
+}

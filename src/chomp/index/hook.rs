@@ -1,0 +1,532 @@
+//! Transpose symmetry for square boxes: one bit for each pair of transposed positions.
+//!
+//! A position and its transpose have the same outcome, so the table of an n×n box needs only
+//! one of every pair. The index here, the *hook index*, keeps the forward solver's runs of
+//! consecutive ranks.
+//!
+//! # The hook index
+//! A non-empty position λ has a first row of a cells and b rows (its *hook* (a, b)); under the
+//! hook lies its *interior* μ = (λ_2 - 1, …, λ_b - 1), a diagram of at most b-1 rows of at
+//! most a-1 cells. Transposing swaps a and b and transposes μ. So λ is *stored* when
+//! - a > b: every interior, ranked by the colex rank of the (b-1)×(a-1) box;
+//! - a = b = k: the interior is a position of the (k-1)×(k-1) square, stored by this same
+//!   index (a *child* square), or, for squares smaller than the index's `min_child`, all of
+//!   them in colex order (the pairs there cost a few megabytes and keep the tree small);
+//! - a < b: never (its transpose is stored).
+//!
+//! The square's index runs: the empty diagram (index 0), then the hooks by a + b ascending,
+//! within one sum a descending, the diagonal hook (k, k) last. Each hook's positions are one
+//! contiguous *block*.
+//!
+//! # Solving in this index
+//! `two_player::hook` runs the forward solver of `two_player::forward` on this index: a stored
+//! position reached without a mark is P and marks every stored parent of itself and of its
+//! transpose (a parent of λᵀ is the transpose of a parent of λ, so between them they mark the
+//! stored one of every pair). The parents of one run of equal rows are a *fill* (those rows
+//! refilled non-increasingly from a range), and a fill splits by the hooks it reaches: in a
+//! colex block it is the colex fill of `two_player::colex` (consecutive ranks in the last row, a
+//! whole rank range when the rows to the end start from 0), in a child square it is again a
+//! fill, one level down.
+//!
+//! A parent has a larger hook sum or the same hook, so the blocks of one hook sum are
+//! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
+//! colex blocks (as in `two_player::schedule`) side by side with the steps of its child square.
+//!
+//! Tests: this file's unit tests; src/chomp/two_player/hook.rs, tests/games/blocks.rs and
+//! tests/games/chomp/two_player.rs through the tables it solves.
+
+use crate::chomp::diagram::binomial;
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Largest square side the index handles (row buffers live on the stack).
+pub const MAX_SIDE: usize = 31;
+
+/// Row lengths of a square position, zeros after its last row.
+pub type Rows = [u32; MAX_SIDE + 1];
+
+/// The smallest child square kept by index in a run of the n-square: n - 6. Smaller children
+/// store both of each pair; each level below halves the position count and doubles the number
+/// of steps, so six levels keep the 20×20 table within 1 % of half (8.67 GB) in 57,000 steps.
+pub fn min_child_for(n: usize) -> usize {
+    n.saturating_sub(6)
+}
+
+/// What one block of a square holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// The empty diagram of the square (index 0 of it).
+    Empty,
+    /// Interiors in the colex order of an r×c box.
+    Colex { r: usize, c: u32 },
+    /// The interiors of a diagonal hook (k, k), by the index of the (k-1)-square.
+    Child { m: usize },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Block {
+    pub(crate) off: u64,
+    pub(crate) len: u64,
+    /// The hook sum a + b (0 for the empty diagram).
+    pub(crate) sum: usize,
+    pub(crate) kind: Kind,
+}
+
+/// A block of the whole square's index: the positions of one hook (or the empty diagram).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookBlock {
+    /// Its first index.
+    pub lo: u64,
+    /// One past its last index.
+    pub hi: u64,
+    /// Its hook sum a + b, 0 for the empty diagram. Blocks of one sum do not depend on each
+    /// other: an option of a position has a smaller hook sum or the same hook.
+    pub sum: usize,
+}
+
+/// One piece of a step: the empty diagram, a prefix-volume layer of a colex block, or a step
+/// of a child square; offsets relative to the square.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Seg {
+    Empty { off: u64 },
+    Colex { off: u64, r: usize, c: u32, v: u64 },
+    Child { off: u64, m: usize, step: usize },
+}
+
+/// The index of one square side m.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Square {
+    pub(crate) len: u64,
+    /// `at[a * (m+1) + b]`: the block of hook (a, b), a ≥ b.
+    pub(crate) at: Vec<usize>,
+    /// Blocks in index order.
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) steps: Vec<Vec<Seg>>,
+}
+
+/// The hook index of an n×n box (see the module text).
+#[derive(Debug, Clone)]
+pub struct HookIndex {
+    pub(crate) n: usize,
+    min_child: usize,
+    /// `w[(r * (n+1) + j) * (n+1) + len]` = C(len + r-1-j, r-j): the colex weights of r rows.
+    w: Vec<u64>,
+    pub(crate) squares: Vec<Square>,
+}
+
+impl HookIndex {
+    /// The index of the n×n box with child squares of side ≥ [`min_child_for`].
+    pub fn new(n: usize) -> Result<HookIndex> {
+        HookIndex::with_min_child(n, min_child_for(n))
+    }
+
+    /// The index of the n×n box whose diagonal hooks keep child squares of side ≥ `min_child`
+    /// (smaller ones store all their interiors).
+    pub fn with_min_child(n: usize, min_child: usize) -> Result<HookIndex> {
+        if n == 0 || n > MAX_SIDE {
+            return Err(Error::invalid(format!(
+                "the symmetric index takes squares of side 1 to {MAX_SIDE}, not {n}"
+            )));
+        }
+        let s = n + 1;
+        let mut w = vec![0u64; s * s * s];
+        for r in 0..=n {
+            for j in 0..r {
+                for len in 0..=n {
+                    w[(r * s + j) * s + len] =
+                        binomial((len + r - 1 - j) as u64, (r - j) as u64).expect("small");
+                }
+            }
+        }
+        let mut index = HookIndex {
+            n,
+            min_child,
+            w,
+            squares: Vec::new(),
+        };
+        for m in 0..=n {
+            let sq = index.build_square(m);
+            index.squares.push(sq);
+        }
+        Ok(index)
+    }
+
+    fn build_square(&self, m: usize) -> Square {
+        let mut sq = Square {
+            at: vec![usize::MAX; (m + 1) * (m + 1)],
+            ..Square::default()
+        };
+        sq.blocks.push(Block {
+            off: 0,
+            len: 1,
+            sum: 0,
+            kind: Kind::Empty,
+        });
+        sq.steps.push(vec![Seg::Empty { off: 0 }]);
+        let mut off = 1u64;
+        for sum in 2..=2 * m {
+            let mut group: Vec<Vec<Seg>> = Vec::new();
+            let add = |steps: Vec<Seg>, group: &mut Vec<Vec<Seg>>| {
+                for (i, seg) in steps.into_iter().enumerate() {
+                    if group.len() <= i {
+                        group.push(Vec::new());
+                    }
+                    group[i].push(seg);
+                }
+            };
+            for a in (sum.div_ceil(2)..=m.min(sum - 1)).rev() {
+                let b = sum - a;
+                let kind = if a > b {
+                    Kind::Colex {
+                        r: b - 1,
+                        c: a as u32 - 1,
+                    }
+                } else if a > self.min_child {
+                    Kind::Child { m: a - 1 }
+                } else {
+                    Kind::Colex {
+                        r: a - 1,
+                        c: a as u32 - 1,
+                    }
+                };
+                let (len, steps) = match kind {
+                    Kind::Colex { r, c } => {
+                        let len = binomial((r as u64) + c as u64, r as u64).expect("small");
+                        let layers = (r / 2) as u64 * c as u64 + 1;
+                        (
+                            len,
+                            (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect(),
+                        )
+                    }
+                    Kind::Child { m: mc } => (
+                        self.squares[mc].len,
+                        (0..self.squares[mc].steps.len())
+                            .map(|step| Seg::Child { off, m: mc, step })
+                            .collect(),
+                    ),
+                    Kind::Empty => unreachable!("hooks are not empty"),
+                };
+                sq.at[a * (m + 1) + b] = sq.blocks.len();
+                sq.blocks.push(Block {
+                    off,
+                    len,
+                    sum,
+                    kind,
+                });
+                add(steps, &mut group);
+                off += len;
+            }
+            sq.steps.extend(group);
+        }
+        sq.len = off;
+        sq
+    }
+
+    /// The side n.
+    pub fn side(&self) -> usize {
+        self.n
+    }
+
+    /// The smallest side of a child square (see [`HookIndex::with_min_child`]).
+    pub fn min_child(&self) -> usize {
+        self.min_child
+    }
+
+    /// Number of indexes (stored positions, the empty diagram included).
+    pub fn len(&self) -> u64 {
+        self.squares[self.n].len
+    }
+
+    /// Never: the empty diagram is always there.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The blocks of the whole square, in index order.
+    pub fn hook_blocks(&self) -> Vec<HookBlock> {
+        self.squares[self.n]
+            .blocks
+            .iter()
+            .map(|b| HookBlock {
+                lo: b.off,
+                hi: b.off + b.len,
+                sum: b.sum,
+            })
+            .collect()
+    }
+
+    /// Number of steps of the schedule.
+    pub fn steps(&self) -> u64 {
+        self.squares[self.n].steps.len() as u64
+    }
+
+    #[inline]
+    pub(crate) fn weight(&self, r: usize, j: usize, len: u32) -> u64 {
+        let s = self.n + 1;
+        self.w[(r * s + j) * s + len as usize]
+    }
+
+    pub(crate) fn colex_rank(&self, r: usize, rows: &[u32]) -> u64 {
+        (0..r).map(|j| self.weight(r, j, rows[j])).sum()
+    }
+
+    pub(crate) fn colex_unrank(&self, r: usize, c: u32, mut x: u64, out: &mut [u32]) {
+        let mut hi = c;
+        for (j, row) in out.iter_mut().enumerate().take(r) {
+            let mut len = hi;
+            while self.weight(r, j, len) > x {
+                len -= 1;
+            }
+            x -= self.weight(r, j, len);
+            *row = len;
+            hi = len;
+        }
+    }
+
+    /// The index of `rows` (a position of the m-square, at least its non-empty rows) in that
+    /// square, or `None` when it is not stored (its transpose is).
+    pub(crate) fn index_in(&self, m: usize, rows: &[u32]) -> Option<u64> {
+        let a = rows.first().copied().unwrap_or(0) as usize;
+        if a == 0 {
+            return Some(0);
+        }
+        let b = rows.iter().take_while(|&&x| x > 0).count();
+        if a < b {
+            return None;
+        }
+        let sq = &self.squares[m];
+        let blk = sq.blocks[sq.at[a * (m + 1) + b]];
+        let mut mu = [0u32; MAX_SIDE + 1];
+        let inner = if a > b { b - 1 } else { a - 1 };
+        for i in 0..inner {
+            mu[i] = rows[i + 1] - 1;
+        }
+        match blk.kind {
+            Kind::Colex { r, .. } => Some(blk.off + self.colex_rank(r, &mu)),
+            Kind::Child { m: mc } => self.index_in(mc, &mu[..mc]).map(|x| blk.off + x),
+            Kind::Empty => unreachable!("a ≥ 1"),
+        }
+    }
+
+    /// The index of a position of the box (row lengths, non-increasing, at most n of them, each
+    /// at most n): its own when stored, else its transpose's. `None` when it does not fit.
+    pub fn index(&self, rows: &[u32]) -> Option<u64> {
+        let n = self.n;
+        let nz = rows.iter().take_while(|&&x| x > 0).count();
+        if nz > n || rows.first().is_some_and(|&a| a as usize > n) {
+            return None;
+        }
+        if rows[nz..].iter().any(|&x| x > 0) || rows.windows(2).any(|w| w[0] < w[1]) {
+            return None;
+        }
+        let mut full = [0u32; MAX_SIDE + 1];
+        full[..nz].copy_from_slice(&rows[..nz]);
+        self.index_in(n, &full[..n])
+            .or_else(|| self.index_in(n, &transpose(&full, n)[..n]))
+    }
+
+    /// The stored position of index `x` (all n rows, zeros after the last).
+    pub fn unrank(&self, x: u64) -> Rows {
+        let mut out = [0u32; MAX_SIDE + 1];
+        self.unrank_in(self.n, x, &mut out);
+        out
+    }
+
+    pub(crate) fn unrank_in(&self, m: usize, x: u64, out: &mut [u32]) {
+        out[..m].iter_mut().for_each(|r| *r = 0);
+        let sq = &self.squares[m];
+        let i = sq.blocks.partition_point(|b| b.off <= x) - 1;
+        let blk = sq.blocks[i];
+        let mut mu = [0u32; MAX_SIDE + 1];
+        let (a, b, inner) = match blk.kind {
+            Kind::Empty => return,
+            Kind::Colex { r, c } => {
+                self.colex_unrank(r, c, x - blk.off, &mut mu);
+                let a = c + 1;
+                let b = if (c as usize) > r { r + 1 } else { a as usize };
+                (a, b, r)
+            }
+            Kind::Child { m: mc } => {
+                self.unrank_in(mc, x - blk.off, &mut mu);
+                ((mc + 1) as u32, mc + 1, mc)
+            }
+        };
+        out[0] = a;
+        for i in 1..b {
+            out[i] = if i - 1 < inner { mu[i - 1] + 1 } else { 1 };
+        }
+    }
+
+    /// The ranges (first index, length) of step `step`, each walked in index order, the
+    /// ranges of one step independent of each other.
+    pub fn step_ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        out.clear();
+        for seg in &self.squares[self.n].steps[step as usize] {
+            self.seg_ranges(*seg, 0, out);
+        }
+    }
+
+    fn seg_ranges(&self, seg: Seg, base: u64, out: &mut Vec<(u64, u64)>) {
+        match seg {
+            Seg::Empty { off } => out.push((base + off, 1)),
+            Seg::Child { off, m, step } => {
+                for s in &self.squares[m].steps[step] {
+                    self.seg_ranges(*s, base + off, out);
+                }
+            }
+            Seg::Colex { off, r, c, v } => {
+                let p = r / 2;
+                let mut prefix = [0u32; MAX_SIDE + 1];
+                self.prefixes(r, c, p, 0, v, c, base + off, &mut prefix, out);
+            }
+        }
+    }
+
+    /// The prefix blocks of p rows and volume `rem` of the colex r×c box: each a range of
+    /// every filling of the last r-p rows under the prefix's last row.
+    #[allow(clippy::too_many_arguments)]
+    fn prefixes(
+        &self,
+        r: usize,
+        c: u32,
+        p: usize,
+        j: usize,
+        rem: u64,
+        cap: u32,
+        acc: u64,
+        prefix: &mut [u32],
+        out: &mut Vec<(u64, u64)>,
+    ) {
+        if j == p {
+            if rem == 0 {
+                let free = (r - p) as u64;
+                let last = if p == 0 { c } else { prefix[p - 1] };
+                out.push((acc, binomial(last as u64 + free, free).expect("small")));
+            }
+            return;
+        }
+        let left = (p - j) as u64;
+        let hi = (cap as u64).min(rem);
+        for len in rem.div_ceil(left)..=hi {
+            prefix[j] = len as u32;
+            let w = self.weight(r, j, len as u32);
+            self.prefixes(r, c, p, j + 1, rem - len, len as u32, acc + w, prefix, out);
+        }
+    }
+
+    /// The P-positions of the box from P-bits in `words`, bit 0 standing for index `base`
+    /// (a whole table, or one window of it): two for a pair stored once, one for a position
+    /// equal to its transpose or stored beside it.
+    pub fn p_count(&self, words: &[AtomicU64], base: u64) -> u64 {
+        words
+            .par_iter()
+            .enumerate()
+            .map(|(i, w)| self.p_count_word(w.load(Relaxed), base + ((i as u64) << 6)))
+            .sum()
+    }
+
+    /// [`HookIndex::p_count`] of one word whose bit 0 stands for index `first`.
+    pub fn p_count_word(&self, word: u64, first: u64) -> u64 {
+        let mut bits = word;
+        let mut n = 0u64;
+        while bits != 0 {
+            let q = first + bits.trailing_zeros() as u64;
+            bits &= bits - 1;
+            let x = self.unrank(q);
+            let t = transpose(&x, self.n);
+            n += if t == x || self.both_stored(&x) { 1 } else { 2 };
+        }
+        n
+    }
+
+    /// Whether both a position and its transpose are stored (a diagonal hook whose interiors
+    /// are all kept): a P found there counts once, not for its pair.
+    pub fn both_stored(&self, rows: &[u32]) -> bool {
+        self.index_in(self.n, &rows[..self.n]).is_some()
+            && self
+                .index_in(self.n, &transpose(rows, self.n)[..self.n])
+                .is_some()
+    }
+}
+
+/// The transpose of a position of the n-square (rows given to at least n entries).
+pub fn transpose(rows: &[u32], n: usize) -> Rows {
+    let mut t = [0u32; MAX_SIDE + 1];
+    for (i, ti) in t.iter_mut().enumerate().take(n) {
+        *ti = rows[..n].iter().take_while(|&&x| x as usize > i).count() as u32;
+    }
+    t
+}
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::chomp::diagram::ChompBox;
+
+    /// Every position of the n-square, in colex order.
+    pub(crate) fn all_positions(n: usize) -> Vec<Rows> {
+        let rk = crate::chomp::index::Ranker::new(ChompBox {
+            rows: n,
+            cols: n as u32,
+        })
+        .unwrap();
+        let mut out = Vec::new();
+        let mut rows = vec![0u32; n];
+        for r in 0..rk.len() {
+            rk.unrank_into(r, &mut rows);
+            let mut x = [0u32; MAX_SIDE + 1];
+            x[..n].copy_from_slice(&rows);
+            out.push(x);
+        }
+        out
+    }
+
+    #[test]
+    fn the_index_stores_one_of_every_pair_densely() {
+        for n in 1..=8 {
+            for min_child in [0, 1, 3, 100] {
+                let ix = HookIndex::with_min_child(n, min_child).unwrap();
+                let mut seen = vec![0u32; ix.len() as usize];
+                for x in all_positions(n) {
+                    let t = transpose(&x, n);
+                    let i = ix.index(&x[..n]).unwrap();
+                    if !ix.both_stored(&x) {
+                        assert_eq!(Some(i), ix.index(&t[..n]), "{n}: {x:?} and its transpose");
+                    }
+                    assert!(ix
+                        .index_in(n, &x[..n])
+                        .or(ix.index_in(n, &t[..n]))
+                        .is_some());
+                    if let Some(own) = ix.index_in(n, &x[..n]) {
+                        seen[own as usize] += 1;
+                        assert_eq!(ix.unrank(own), x, "{n}/{min_child}: unrank");
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{n}/{min_child}: a bijection");
+                if min_child == 0 {
+                    // Fully nested: exactly the pairs and the self-transposed positions.
+                    let total = binomial(2 * n as u64, n as u64).unwrap();
+                    assert_eq!(ix.len(), (total + (1 << n)) / 2, "{n}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_steps_cover_every_index_once() {
+        for n in 1..=7 {
+            for min_child in [0, 2, 100] {
+                let ix = HookIndex::with_min_child(n, min_child).unwrap();
+                let mut seen = vec![0u32; ix.len() as usize];
+                let mut ranges = Vec::new();
+                for step in 0..ix.steps() {
+                    ix.step_ranges(step, &mut ranges);
+                    for &(b, l) in &ranges {
+                        (b..b + l).for_each(|q| seen[q as usize] += 1);
+                    }
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{n}/{min_child}");
+            }
+        }
+    }
+}

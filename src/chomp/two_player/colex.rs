@@ -1,0 +1,359 @@
+//! Where the parents of a position lie in the colex table: the [`Marker`] of the forward solver
+//! (`super::forward`) for a box of every position, decided in the prefix-volume [`Layers`].
+//!
+//! # The parents of a position
+//! A bite (x, t) cuts every row from x down to at most t. If it leaves q, the rows of q from
+//! x down are at most t, and the rows it actually cut now have length exactly t. So the
+//! parents of q come from the runs of equal rows of q: for a run of value t on rows s..=e
+//! (the rows above longer, the rows below shorter, the empty rows below the diagram a run of
+//! value 0), the parents by bites in column t are q with rows s..=e replaced by any
+//! non-increasing lengths in [t, U] other than all t, U being the row above (C for the top
+//! row). The bite is (s, t) and nothing else: a bite lower in the run would leave row s
+//! unchanged at t, and with it the rows below. When the run reaches the last row its last
+//! length runs over consecutive ranks (the last row's weight is its length), and for the run
+//! of empty rows the parents are the whole rank range of q's first s rows.
+//!
+//! A parent lies in the same block at a higher rank, or in a block of larger prefix volume,
+//! so a block is complete once the layers before it are done and its own lower ranks are.
+//!
+//! Tests: this file's unit tests.
+
+use super::forward::Marker;
+use super::schedule::Layers;
+use crate::chomp::bits::{self, Window};
+use crate::chomp::diagram::binomial;
+use crate::chomp::index::Ranker;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Parents past which one run's fillings are shared out among the threads.
+const PARALLEL_FILLINGS: u64 = 1 << 22;
+
+/// The non-increasing fillings of `len` rows with lengths in a range of `span + 1` values:
+/// C(len + span, len), saturating.
+fn fillings(len: usize, span: u32) -> u64 {
+    binomial((len as u64) + span as u64, len as u64).unwrap_or(u64::MAX)
+}
+
+/// The colex layout's marker: the whole table's words, and for every row s and bound U how
+/// many ways the rows s.. can be filled with lengths at most U (the size of the rank range
+/// that a fixed first s rows leave).
+pub struct ColexMarker<'a> {
+    ranker: &'a Ranker,
+    layers: Layers<'a>,
+    words: &'a [AtomicU64],
+    rows: usize,
+    /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
+    spans: Vec<u64>,
+    /// Runs with more fillings than this share them out ([`PARALLEL_FILLINGS`]).
+    parallel_above: u64,
+}
+
+impl<'a> ColexMarker<'a> {
+    /// The marker of the whole table of `ranker`'s box in `words`.
+    pub fn new(ranker: &'a Ranker, words: &'a [AtomicU64]) -> ColexMarker<'a> {
+        debug_assert_eq!(words.len() as u64, bits::words_for_bits(ranker.len()));
+        let shape = ranker.shape;
+        let (r, c) = (shape.rows, shape.cols as usize);
+        let mut spans = vec![0u64; (r + 1) * (c + 1)];
+        for s in 0..=r {
+            for u in 0..=c {
+                spans[s * (c + 1) + u] = binomial((u + r - s) as u64, (r - s) as u64)
+                    .expect("a span is at most the box's position count");
+            }
+        }
+        ColexMarker {
+            ranker,
+            layers: Layers { ranker },
+            words,
+            rows: r,
+            spans,
+            parallel_above: PARALLEL_FILLINGS,
+        }
+    }
+
+    fn ranker(&self) -> &Ranker {
+        self.ranker
+    }
+
+    /// Mark ranks `lo..hi` N.
+    fn mark_range(&self, lo: u64, hi: u64) {
+        bits::mark_range(self.words, lo, hi);
+    }
+
+    /// Mark one rank N.
+    #[inline]
+    fn mark(&self, r: u64) {
+        bits::mark(self.words, r);
+    }
+
+    /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
+    fn push_parents(&self, q: &[u32], rank: u64) {
+        let r_n = self.rows;
+        let cols = self.ranker().shape.cols;
+        let mut s = 0;
+        while s < r_n {
+            let t = q[s];
+            let mut e = s;
+            while e + 1 < r_n && q[e + 1] == t {
+                e += 1;
+            }
+            let u = if s == 0 { cols } else { q[s - 1] };
+            if u > t {
+                if t == 0 {
+                    // Rows s.. are empty: every filling of them under q[s-1] (s ≥ 1, as q is
+                    // not empty) is a parent, the ranks just after q's own.
+                    let span = self.spans[s * (cols as usize + 1) + u as usize];
+                    self.mark_range(rank + 1, rank + span);
+                } else if s < r_n - 1 && fillings(e - s + 1, u - t) > self.parallel_above {
+                    // One P-position with billions of parents (the L (C, 1, …, 1) has
+                    // C(38, 19) in 20×20) would hold up its layer on one thread: its first
+                    // row's lengths go to the pool.
+                    (t..=u).into_par_iter().for_each(|a| {
+                        let moved = rank + self.ranker().weight(s, a) - self.ranker().weight(s, t);
+                        self.fill_from(s, e, t, a, moved);
+                    });
+                } else {
+                    self.fill(s, e, t, u, rank, true);
+                }
+            }
+            s = e + 1;
+        }
+    }
+
+    /// The fillings of [`ColexMarker::fill`] whose row `s` has length `a` (`moved` is `base`
+    /// moved by that row): the rest of the run below it, or the single mark when row `s` is
+    /// the whole run.
+    fn fill_from(&self, s: usize, e: usize, t: u32, a: u32, moved: u64) {
+        if s == e {
+            if a != t {
+                self.mark(moved);
+            }
+        } else {
+            self.fill(s + 1, e, t, a, moved, a == t);
+        }
+    }
+
+    /// Mark `base` moved by every non-increasing filling of rows `r..=e` with lengths in
+    /// [t, cap] (each row's weight counted from t), except the filling that is all t when
+    /// `all_t` says the rows above in the run are all t.
+    fn fill(&self, r: usize, e: usize, t: u32, cap: u32, base: u64, all_t: bool) {
+        let rk = self.ranker();
+        if r == self.rows - 1 {
+            // The last row: its weight is its length, so the fillings are consecutive ranks.
+            let first = base + all_t as u64;
+            self.mark_range(first, base + (cap - t) as u64 + 1);
+            return;
+        }
+        let w0 = rk.weight(r, t);
+        if r + 2 == self.rows && e == r + 1 && self.mark_last_two(r, t, cap, base, all_t) {
+            return;
+        }
+        for a in t..=cap {
+            let moved = base + rk.weight(r, a) - w0;
+            if r == e {
+                if !(all_t && a == t) {
+                    self.mark(moved);
+                }
+            } else {
+                self.fill(r + 1, e, t, a, moved, all_t && a == t);
+            }
+        }
+    }
+
+    /// [`ColexMarker::fill`] of the last two rows (`r` = R-2, lengths b ≥ l in [t, cap]) through a
+    /// buffer on the stack: filling (b, l) is `base` + w(r, b) - w(r, t) + l - t, so every b is
+    /// a run of consecutive ranks and the runs lie close together (b(b+1)/2 apart). They are
+    /// gathered into words here and each word is marked once, instead of one atomic update a
+    /// run. False, having marked nothing, when the span is too wide for the buffer.
+    fn mark_last_two(&self, r: usize, t: u32, cap: u32, base: u64, all_t: bool) -> bool {
+        const WORDS: usize = 32;
+        let rk = self.ranker();
+        let w0 = rk.weight(r, t);
+        let shift = base & 63;
+        let span = rk.weight(r, cap) - w0 + (cap - t) as u64 + 1;
+        if shift + span > (WORDS * 64) as u64 {
+            return false;
+        }
+        let mut buf = [0u64; WORDS];
+        for b in t..=cap {
+            let off = shift + rk.weight(r, b) - w0;
+            let first = off + (all_t && b == t) as u64;
+            let last = off + (b - t) as u64;
+            if first <= last {
+                set_bits(&mut buf, first, last);
+            }
+        }
+        let words = self.words;
+        let w = (base >> 6) as usize;
+        let used = (shift + span).div_ceil(64) as usize;
+        for (i, &bits) in buf[..used].iter().enumerate() {
+            if bits != 0 {
+                words[w + i].fetch_or(bits, Relaxed);
+            }
+        }
+        true
+    }
+}
+
+impl<'a> Marker for ColexMarker<'a> {
+    type Steps = Layers<'a>;
+    type Scratch = Vec<u32>;
+
+    fn steps(&self) -> &Layers<'a> {
+        &self.layers
+    }
+
+    fn window(&self) -> Window<'_> {
+        Window::whole(self.ranker.len(), self.words)
+    }
+
+    fn scratch(&self) -> Vec<u32> {
+        vec![0; self.rows]
+    }
+
+    fn push(&self, q: u64, rows: &mut Vec<u32>) {
+        self.ranker.unrank_into(q, rows);
+        self.push_parents(rows, q);
+    }
+}
+
+/// Set bits `lo..=hi` of a little-endian bit buffer.
+fn set_bits(buf: &mut [u64], lo: u64, hi: u64) {
+    let (wl, wh) = ((lo >> 6) as usize, (hi >> 6) as usize);
+    let low = u64::MAX << (lo & 63);
+    let high = u64::MAX >> (63 - (hi & 63));
+    if wl == wh {
+        buf[wl] |= low & high;
+        return;
+    }
+    buf[wl] |= low;
+    buf[wl + 1..wh].iter_mut().for_each(|w| *w = u64::MAX);
+    buf[wh] |= high;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::two_player::forward::{forward, Resume};
+    use crate::chomp::two_player::reference::solve_by_rank_order;
+    use crate::chomp::two_player::schedule::{Progress, Schedule};
+    use crate::error::Result;
+
+    fn bx(r: usize, c: u32) -> ChompBox {
+        ChompBox { rows: r, cols: c }
+    }
+
+    fn zeroed(rk: &Ranker) -> Vec<AtomicU64> {
+        bits::zeroed_words(bits::words_for_bits(rk.len()) as usize)
+    }
+
+    #[test]
+    fn the_parents_pushed_are_exactly_the_positions_with_that_option() {
+        // For every position q of several boxes, the ranks push_parents marks on an empty
+        // table are the positions that have q among their options.
+        // 2×70 has last-two-row spans wider than mark_last_two's buffer.
+        for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7), (2, 70)] {
+            let rk = Ranker::new(bx(r, c)).unwrap();
+            let words = zeroed(&rk);
+            let n = rk.len();
+            let mut parents = vec![Vec::new(); n as usize];
+            let mut rows = vec![0u32; r];
+            for rank in 1..n {
+                rk.advance(&mut rows);
+                rk.for_each_option(&rows, rank, |q| parents[q as usize].push(rank));
+            }
+            for q in 1..n {
+                let mut want = parents[q as usize].clone();
+                want.sort_unstable();
+                want.dedup();
+                for parallel_above in [PARALLEL_FILLINGS, 0] {
+                    let marker = ColexMarker {
+                        parallel_above,
+                        ..ColexMarker::new(&rk, &words)
+                    };
+                    words.iter().for_each(|w| w.store(0, Relaxed));
+                    marker.push(q, &mut rows);
+                    let got: Vec<u64> = (0..n).filter(|&x| bits::get(&words, x)).collect();
+                    assert_eq!(got, want, "{r}x{c} parents of {rows:?}, {parallel_above}");
+                }
+            }
+        }
+    }
+
+    /// The per-layer P ranks a run reports.
+    type Records = Vec<(u64, Vec<u64>)>;
+
+    /// Solve `rk`'s box forward from layer `start` into `words`; the records of the layers run.
+    fn run(rk: &Ranker, words: &[AtomicU64], start: u64) -> Result<Records> {
+        let mut records = Vec::new();
+        forward(
+            &ColexMarker::new(rk, words),
+            Resume::Bits { start },
+            |_| Ok(()),
+            |v, ranks, _: Progress| {
+                records.push((v, ranks.to_vec()));
+                Ok(())
+            },
+        )?;
+        Ok(records)
+    }
+
+    #[test]
+    fn forward_equals_the_reference_layer_by_layer() {
+        for (r, c) in [
+            (1, 1),
+            (1, 6),
+            (2, 5),
+            (3, 7),
+            (5, 5),
+            (6, 4),
+            (7, 7),
+            (4, 11),
+            (9, 3),
+        ] {
+            let rk = Ranker::new(bx(r, c)).unwrap();
+            let words = zeroed(&rk);
+            let records = run(&rk, &words, 0).unwrap();
+            let reference = solve_by_rank_order(bx(r, c)).unwrap();
+            let got: Vec<u64> = words.iter().map(|w| w.load(Relaxed)).collect();
+            assert_eq!(got, reference.words(), "{r}x{c}");
+            // Every layer reports exactly the P ranks of its blocks, in order.
+            let layers = Layers { ranker: &rk };
+            let mut ranges = Vec::new();
+            assert_eq!(records.len() as u64, layers.steps());
+            for (v, ranks) in &records {
+                layers.ranges(*v, &mut ranges);
+                let mut want: Vec<u64> = ranges
+                    .iter()
+                    .flat_map(|&(b, l)| (b..b + l).filter(|&q| reference.is_p_bit(q)))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(ranks, &want, "{r}x{c} layer {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_resumed_forward_run_ends_with_the_same_table() {
+        for (r, c) in [(4, 5), (6, 6), (7, 3)] {
+            let rk = Ranker::new(bx(r, c)).unwrap();
+            let full = zeroed(&rk);
+            let records = run(&rk, &full, 0).unwrap();
+            for stop in [1, 3, records.len() as u64 / 2, records.len() as u64 - 1] {
+                let t = zeroed(&rk);
+                for (_, ranks) in &records[..stop as usize] {
+                    ranks.iter().for_each(|&q| bits::mark(&t, q));
+                }
+                let rest = run(&rk, &t, stop).unwrap();
+                let (a, b): (Vec<u64>, Vec<u64>) = (
+                    t.iter().map(|w| w.load(Relaxed)).collect(),
+                    full.iter().map(|w| w.load(Relaxed)).collect(),
+                );
+                assert_eq!(a, b, "{r}x{c} resumed at layer {stop}");
+                assert_eq!(rest[..], records[stop as usize..], "{r}x{c} from {stop}");
+            }
+        }
+    }
+}

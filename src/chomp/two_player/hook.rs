@@ -1,0 +1,495 @@
+//! Where the parents of a position lie in the hook index of a square (`index::hook`): the
+//! [`Marker`] of the forward solver (`super::forward`), within a window of the table.
+//!
+//! A stored position reached without a mark is P and marks every stored parent of itself and
+//! of its transpose (a parent of λᵀ is the transpose of a parent of λ, so between them they
+//! mark the stored one of every pair). The parents of one run of equal rows are a *fill*
+//! (those rows refilled non-increasingly from a range), and a fill splits by the hooks it
+//! reaches: in a colex block it is the colex fill of `super::colex` (consecutive ranks in the
+//! last row, a whole rank range when the rows to the end start from 0), in a child square it
+//! is again a fill, one level down.
+//!
+//! Why a window may start anywhere: every option of a stored position has a smaller index (a
+//! smaller hook sum, or the same hook and an interior that is an option, smaller in colex rank
+//! or, in a child square, by the same argument one level down), so the index order is a
+//! topological order, and the schedule restricted to the window, after the P-positions below
+//! it have marked their parents, decides each position after all its options.
+//!
+//! Tests: this file's unit tests; tests/games/blocks.rs and tests/games/chomp/two_player.rs
+//! through the tables it solves.
+
+use super::forward::{forward, Marker, Replay, Resume};
+use super::schedule::{Progress, Schedule};
+use crate::chomp::bits::{self, Window};
+use crate::chomp::diagram::binomial;
+use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
+use crate::chomp::index::HookIndex;
+use crate::error::Result;
+use rayon::prelude::*;
+use std::sync::atomic::AtomicU64;
+
+/// Fillings past which one fill's first row is shared out among the threads.
+const PARALLEL_FILLINGS: u64 = 1 << 22;
+
+impl Schedule for HookIndex {
+    const GRAIN: usize = 4;
+
+    fn steps(&self) -> u64 {
+        HookIndex::steps(self)
+    }
+
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        self.step_ranges(step, out)
+    }
+}
+
+/// The forward solver's marks in the hook index, kept within one window: a parent outside it
+/// is left for the window that holds it (which replays this window's P-positions). `W` says
+/// whether the window is part of the table: the whole table's run compiles without the
+/// window's checks.
+pub struct HookMarker<'a, const W: bool> {
+    index: &'a HookIndex,
+    win: Window<'a>,
+    parallel_above: u64,
+}
+
+impl<'a, const W: bool> HookMarker<'a, W> {
+    /// The marker of `win` of `index`'s table.
+    pub fn new(index: &'a HookIndex, win: Window<'a>) -> HookMarker<'a, W> {
+        debug_assert_eq!(W, !(win.lo == 0 && win.hi >= index.len()));
+        HookMarker {
+            index,
+            win,
+            parallel_above: PARALLEL_FILLINGS,
+        }
+    }
+
+    #[inline]
+    fn mark(&self, r: u64) {
+        if !W {
+            bits::mark(self.win.words, r);
+        } else if r >= self.win.lo && r < self.win.hi {
+            bits::mark(self.win.words, r - self.win.base());
+        }
+    }
+
+    #[inline]
+    fn mark_range(&self, lo: u64, hi: u64) {
+        if !W {
+            bits::mark_range(self.win.words, lo, hi);
+        } else if let Some((a, b)) = self.win.clip(lo, hi) {
+            bits::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
+        }
+    }
+
+    /// Whether indexes `lo..hi` miss the window (a fill there marks nothing here).
+    fn outside(&self, lo: u64, hi: u64) -> bool {
+        W && self.win.clip(lo, hi).is_none()
+    }
+
+    /// Mark the position `y` of the m-square at `off` when it is stored.
+    fn mark_one(&self, m: usize, off: u64, y: &Rows) {
+        if let Some(i) = self.index.index_in(m, &y[..m]) {
+            self.mark(off + i);
+        }
+    }
+
+    /// Mark every stored parent of the position `x` of the whole square.
+    fn push_parents(&self, x: &Rows) {
+        let n = self.index.n;
+        let mut s = 0;
+        while s < n {
+            let t = x[s];
+            let mut e = s;
+            while e + 1 < n && x[e + 1] == t {
+                e += 1;
+            }
+            let u = if s == 0 { n as u32 } else { x[s - 1] };
+            if u > t {
+                self.fill(n, 0, *x, s, e, t, u, true);
+            }
+            s = e + 1;
+        }
+    }
+
+    /// Mark the stored positions among `x` (of the m-square at `off`) with rows s..=e refilled
+    /// non-increasingly from [lo, hi], leaving out the filling all lo when `skip`. The rows
+    /// above s are at least hi (hi ≤ m when s = 0), the rows below e at most lo.
+    #[allow(clippy::too_many_arguments)]
+    fn fill(&self, m: usize, off: u64, x: Rows, s: usize, e: usize, lo: u32, hi: u32, skip: bool) {
+        if s == 0 {
+            // The first row sets the hook's a.
+            for a in lo..=hi {
+                let mut y = x;
+                y[0] = a;
+                let sk = skip && a == lo;
+                if e == 0 {
+                    if !sk {
+                        self.mark_one(m, off, &y);
+                    }
+                } else {
+                    self.fill(m, off, y, 1, e, lo, a, sk);
+                }
+            }
+            return;
+        }
+        if lo == 0 {
+            // The rows below are empty: the number of rows filled sets the hook's b.
+            let mut y = x;
+            y[s..=e].iter_mut().for_each(|r| *r = 0);
+            if !skip {
+                self.mark_one(m, off, &y);
+            }
+            if hi == 0 {
+                return;
+            }
+            for last in s..=e {
+                self.fill_rows(m, off, y, s, last, 1, hi, false);
+            }
+            return;
+        }
+        self.fill_rows(m, off, x, s, e, lo, hi, skip);
+    }
+
+    /// [`HookMarker::fill`] with s ≥ 1 and lo ≥ 1: the hook is fixed, so the fill lies in one
+    /// block.
+    #[allow(clippy::too_many_arguments)]
+    fn fill_rows(
+        &self,
+        m: usize,
+        off: u64,
+        mut x: Rows,
+        s: usize,
+        e: usize,
+        lo: u32,
+        hi: u32,
+        skip: bool,
+    ) {
+        x[s..=e].iter_mut().for_each(|r| *r = lo);
+        let a = x[0] as usize;
+        let b = x[..m].iter().take_while(|&&v| v > 0).count();
+        if a < b {
+            return;
+        }
+        let sq = &self.index.squares[m];
+        let blk = sq.blocks[sq.at[a * (m + 1) + b]];
+        if self.outside(off + blk.off, off + blk.off + blk.len) {
+            return;
+        }
+        let inner = if a > b { b - 1 } else { a - 1 };
+        let mut mu = [0u32; MAX_SIDE + 1];
+        for i in 0..inner {
+            mu[i] = x[i + 1] - 1;
+        }
+        match blk.kind {
+            Kind::Colex { r, c: _ } => {
+                let base = off + blk.off + self.index.colex_rank(r, &mu);
+                self.colex_fill(r, s - 1, e - 1, lo - 1, hi - 1, base, skip);
+            }
+            Kind::Child { m: mc } => {
+                self.fill(mc, off + blk.off, mu, s - 1, e - 1, lo - 1, hi - 1, skip);
+            }
+            Kind::Empty => unreachable!("a ≥ 1"),
+        }
+    }
+
+    /// Mark `base` moved by every non-increasing filling of rows f..=e of a colex box of r rows
+    /// with values in [lo, cap] (`base` has those rows at lo), leaving out the filling all lo
+    /// when `skip`.
+    #[allow(clippy::too_many_arguments)]
+    fn colex_fill(&self, r: usize, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
+        if W {
+            // The fillings lie between `base` (all lo) and all rows at cap.
+            let top: u64 = (f..=e)
+                .map(|j| self.index.weight(r, j, cap) - self.index.weight(r, j, lo))
+                .sum();
+            if self.outside(base, base + top + 1) {
+                return;
+            }
+        }
+        if e + 1 == r {
+            if lo == 0 {
+                // Every filling of the rows to the end under cap: a contiguous range.
+                let free = (r - f) as u64;
+                let span = binomial(cap as u64 + free, free).unwrap_or(u64::MAX);
+                self.mark_range(base + skip as u64, base + span);
+                return;
+            }
+            if f == e {
+                // The last row's weight is its length.
+                self.mark_range(base + skip as u64, base + (cap - lo) as u64 + 1);
+                return;
+            }
+        }
+        let w0 = self.index.weight(r, f, lo);
+        let body = |v: u32| {
+            let moved = base + self.index.weight(r, f, v) - w0;
+            let sk = skip && v == lo;
+            if f == e {
+                if !sk {
+                    self.mark(moved);
+                }
+            } else {
+                self.colex_fill(r, f + 1, e, lo, v, moved, sk);
+            }
+        };
+        let len = (e - f + 1) as u64;
+        if f < e && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > self.parallel_above
+        {
+            (lo..=cap).into_par_iter().for_each(body);
+        } else {
+            (lo..=cap).for_each(body);
+        }
+    }
+
+    /// The parents of the position of index `q` and of its transpose.
+    fn push_both(&self, q: u64) {
+        let x = self.index.unrank(q);
+        self.push_parents(&x);
+        let t = transpose(&x, self.index.n);
+        if t != x {
+            self.push_parents(&t);
+        }
+    }
+}
+
+impl<'a, const W: bool> Marker for HookMarker<'a, W> {
+    type Steps = HookIndex;
+    type Scratch = ();
+
+    fn steps(&self) -> &HookIndex {
+        self.index
+    }
+
+    fn window(&self) -> Window<'_> {
+        self.win
+    }
+
+    fn scratch(&self) {}
+
+    fn push(&self, q: u64, _: &mut ()) {
+        self.push_both(q);
+    }
+}
+
+/// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
+/// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
+/// progress)` follows every step. On success `words` hold the P-bits.
+pub fn solve_forward(
+    index: &HookIndex,
+    words: &[AtomicU64],
+    start: u64,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    solve_window(
+        index,
+        Window::whole(index.len(), words),
+        Resume::Bits { start },
+        |_| Ok(()),
+        on_step,
+    )
+}
+
+/// Solve the indexes of `win` by the forward schedule restricted to it ([`forward`]): every
+/// index below `win.lo` must be final, and `replay` hands their P indexes to its sink.
+pub fn solve_window(
+    index: &HookIndex,
+    win: Window,
+    resume: Resume,
+    replay: impl FnOnce(Replay) -> Result<()>,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    if win.lo == 0 && win.hi >= index.len() {
+        forward(
+            &HookMarker::<false>::new(index, win),
+            resume,
+            replay,
+            on_step,
+        )
+    } else {
+        forward(
+            &HookMarker::<true>::new(index, win),
+            resume,
+            replay,
+            on_step,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::{ChompBox, Diagram};
+    use crate::chomp::index::hook::tests::all_positions;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    #[test]
+    fn the_stored_parents_pushed_are_those_of_the_position_and_its_transpose() {
+        for n in 1..=7 {
+            let all = all_positions(n);
+            let mut parents: std::collections::HashMap<Vec<u32>, Vec<Rows>> = Default::default();
+            for x in &all {
+                let d = Diagram::new(x[..n].to_vec()).unwrap();
+                for o in d.options() {
+                    parents.entry(o.rows().to_vec()).or_default().push(*x);
+                }
+            }
+            for min_child in [0, 1, 2, 100] {
+                let ix = HookIndex::with_min_child(n, min_child).unwrap();
+                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect();
+                for q in &all[1..] {
+                    let dq = Diagram::new(q[..n].to_vec()).unwrap();
+                    let mut want = vec![false; ix.len() as usize];
+                    for x in parents.get(dq.rows()).into_iter().flatten() {
+                        if let Some(i) = ix.index_in(n, &x[..n]) {
+                            want[i as usize] = true;
+                        }
+                    }
+                    for parallel_above in [PARALLEL_FILLINGS, 0] {
+                        let mut p = HookMarker::<false>::new(&ix, Window::whole(ix.len(), &words));
+                        p.parallel_above = parallel_above;
+                        words.iter().for_each(|w| w.store(0, Relaxed));
+                        p.push_parents(q);
+                        for (i, &w) in want.iter().enumerate() {
+                            let got = (words[i >> 6].load(Relaxed) >> (i & 63)) & 1 == 1;
+                            assert_eq!(got, w, "{n}/{min_child}: parents of {dq}, index {i}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_symmetric_solver_agrees_with_the_colex_table() {
+        for n in 1..=9 {
+            for min_child in [0, 2, 100] {
+                let ix = HookIndex::with_min_child(n, min_child).unwrap();
+                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                    .map(|_| AtomicU64::new(0))
+                    .collect();
+                solve_forward(&ix, &words, 0, |_, _, _| Ok(())).unwrap();
+                let shape = ChompBox {
+                    rows: n,
+                    cols: n as u32,
+                };
+                let full = crate::chomp::two_player::reference::solve_by_rank_order(shape).unwrap();
+                for x in all_positions(n) {
+                    let i = ix.index(&x[..n]).unwrap();
+                    let got = (words[(i >> 6) as usize].load(Relaxed) >> (i & 63)) & 1 == 1;
+                    let r = full.ranker().rank_rows(&x[..n]);
+                    assert_eq!(got, full.is_p_bit(r), "{n}/{min_child}: {x:?}");
+                }
+                assert_eq!(ix.p_count(&words, 0), full.p_count(), "{n}/{min_child}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_resumed_symmetric_run_ends_with_the_same_bits() {
+        let ix = HookIndex::with_min_child(7, 2).unwrap();
+        let fresh = || -> Vec<AtomicU64> {
+            (0..ix.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect()
+        };
+        let full = fresh();
+        let mut records = Vec::new();
+        solve_forward(&ix, &full, 0, |s, ps, _| {
+            records.push((s, ps.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let bits = |w: &[AtomicU64]| w.iter().map(|x| x.load(Relaxed)).collect::<Vec<_>>();
+        for stop in [1, 5, ix.steps() / 2, ix.steps() - 1] {
+            let t = fresh();
+            for (_, ps) in &records[..stop as usize] {
+                for &q in ps {
+                    t[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
+                }
+            }
+            let mut rest = Vec::new();
+            solve_forward(&ix, &t, stop, |s, ps, _| {
+                rest.push((s, ps.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(bits(&t), bits(&full), "resumed at {stop}");
+            assert_eq!(rest[..], records[stop as usize..], "from {stop}");
+        }
+    }
+
+    /// Solve the box window by window (each replaying the P indexes below it) and return the
+    /// words and every step's records.
+    fn solve_by_windows(ix: &HookIndex, window_words: u64) -> (Vec<u64>, Vec<(u64, Vec<u64>)>) {
+        let len = ix.len();
+        let mut all = vec![0u64; len.div_ceil(64) as usize];
+        let mut records: Vec<(u64, Vec<u64>)> = (0..ix.steps()).map(|s| (s, Vec::new())).collect();
+        let mut lo = 0;
+        while lo < len {
+            // Windows of about `window_words` words, most not starting on a word.
+            let hi = (lo + window_words * 64 - 17).min(len);
+            let words: Vec<AtomicU64> = (0..Window::words_for(lo, hi))
+                .map(|_| AtomicU64::new(0))
+                .collect();
+            let win = Window {
+                lo,
+                hi,
+                words: &words,
+            };
+            let below: Vec<u64> = (0..lo)
+                .filter(|&q| (all[(q >> 6) as usize] >> (q & 63)) & 1 == 1)
+                .collect();
+            solve_window(
+                ix,
+                win,
+                Resume::Bits { start: 0 },
+                |sink| {
+                    // Two slices, to see that a replay may come in pieces.
+                    let (a, b) = below.split_at(below.len() / 2);
+                    sink(a)?;
+                    sink(b)
+                },
+                |s, ps, _| {
+                    records[s as usize].1.extend_from_slice(ps);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            for (i, w) in words.iter().enumerate() {
+                all[(lo / 64) as usize + i] |= w.load(Relaxed);
+            }
+            assert!(
+                words.first().unwrap().load(Relaxed) & !(u64::MAX << (lo & 63)) == 0,
+                "bits below the window stay clear"
+            );
+            lo = hi;
+        }
+        (all, records)
+    }
+
+    #[test]
+    fn a_box_solved_window_by_window_has_the_same_bits_and_records() {
+        for (n, min_child) in [(5, 0), (7, 2), (8, 100), (9, 3)] {
+            let ix = HookIndex::with_min_child(n, min_child).unwrap();
+            let whole: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect();
+            let mut records = Vec::new();
+            solve_forward(&ix, &whole, 0, |s, ps, _| {
+                records.push((s, ps.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            let whole: Vec<u64> = whole.iter().map(|w| w.load(Relaxed)).collect();
+            // One word, a few words (windows cut blocks anywhere), and about a third.
+            for ww in [1, 3, 7, (whole.len() as u64).div_ceil(3)] {
+                let (bits, recs) = solve_by_windows(&ix, ww);
+                assert_eq!(bits, whole, "{n}/{min_child} in windows of {ww} words");
+                assert_eq!(recs, records, "{n}/{min_child}: records, {ww} words");
+            }
+        }
+    }
+}

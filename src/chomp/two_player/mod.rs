@@ -1,0 +1,34 @@
+//! Two-player Chomp (docs/mathematics.md §5b): P or N for every position of a box, its Grundy
+//! values, and the P-positions by number of cells.
+//!
+//! From the bottom up (each file imports only those above it in this list, and `index` and
+//! `bits` beside this folder):
+//! - [`schedule`]: steps of independent ranges ([`schedule::Schedule`]), the colex layers;
+//! - [`driver`]: the one step loop (progress, cancel, the parallel fold);
+//! - [`table`]: the one-bit table ([`table::PTable`]) and what every bit source answers
+//!   ([`table::BitSource`]);
+//! - [`reference`]: the slow twins (rank order; the GPU kernel's volume layers);
+//! - [`forward`]: the forward solver for any layout ([`forward::Marker`]);
+//! - [`colex`], [`hook`]: where parents lie in each layout;
+//! - [`solve`]: solving a box in memory;
+//! - [`file`]: table files and checkpoints;
+//! - [`blocks`]: boxes larger than memory, in windows and waves;
+//! - [`grundy`]: Grundy values on the colex schedule;
+//! - [`cells`]: P-positions by number of cells.
+//!
+//! Tests: the unit tests of these files; tests/games/chomp/two_player.rs, tests/games/blocks.rs.
+
+pub mod blocks;
+pub mod cells;
+pub mod colex;
+pub mod driver;
+pub mod file;
+pub mod forward;
+pub mod grundy;
+pub mod hook;
+pub mod reference;
+pub mod schedule;
+pub mod solve;
+pub mod table;
+
+pub use table::{BitSource, PTable, RectangleBites};
