@@ -212,6 +212,7 @@ pub use error::{Error, Input, Result};
 pub mod gpu;
 pub mod json;
 pub mod memory;
+pub mod output;
 pub mod pass;
 pub mod progress;
 pub mod render;

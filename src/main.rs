@@ -48,7 +48,7 @@ fn main() -> ExitCode {
     // An interrupt being handled removes the temporary files, says what was kept and exits
     // with 130 itself; errors it caused in the work (a file removed under a writer) are not
     // reported.
-    while chompute::render::encode::atomic::stopping() {
+    while chompute::output::stopping() {
         std::thread::park();
     }
     match result {
@@ -93,7 +93,7 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
 /// files being written), say in one line what was kept, and exit with status 130.
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
-        let kept = chompute::render::encode::atomic::stop_outputs();
+        let kept = chompute::output::stop_outputs();
         use std::io::Write;
         let _ = writeln!(std::io::stderr(), "chompute: interrupted; {kept}");
         std::process::exit(130)

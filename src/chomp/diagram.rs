@@ -1,5 +1,5 @@
 //! Chomp positions (docs/mathematics.md §5): Young diagrams and the R×C box they live in. The
-//! dense colex ranking that numbers them is [`super::index::colex`].
+//! dense colex ranking that numbers them is `index::colex`.
 //!
 //! A position is a non-increasing tuple of row lengths a_1 ≥ a_2 ≥ … ≥ 0 with trailing zeros
 //! dropped. Inside an R-row × C-column box its boundary is a lattice path of R up-steps and C
@@ -96,7 +96,7 @@ impl Diagram {
         Diagram::new(rows).expect("a bite keeps rows non-increasing")
     }
 
-    /// Every option of this position, in the order [`Ranker::for_each_option`] visits them.
+    /// Every option of this position, in the order `Ranker::for_each_option` visits them.
     pub fn options(&self) -> Vec<Diagram> {
         let mut out = Vec::with_capacity(self.volume() as usize);
         for_each_move(&self.0, |x, t| out.push(self.bite(x, t)));

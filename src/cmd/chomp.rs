@@ -532,7 +532,7 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
 }
 
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
-    chompute::render::encode::atomic::check_target(&args.output)?;
+    chompute::output::check_target(&args.output)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
     let scale = args.scale.unwrap_or((600 / plane.side).max(1));
     let description = describe_pictures(&format!(

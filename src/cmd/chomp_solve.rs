@@ -292,7 +292,7 @@ fn dropped(bytes: u64) -> String {
 fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     if let Some(o) = &args.output {
-        chompute::render::encode::atomic::check_target(o)?;
+        chompute::output::check_target(o)?;
         // The file is a function of the box: the CPU's layout, which the kernel does not
         // write for a square, and never beside a CPU run's checkpoint.
         if BitLayout::for_box(shape)?.hook_index().is_some() {
@@ -431,7 +431,7 @@ struct BitesReport {
 /// `chomp bites --box RxC`.
 pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
     if let Some(o) = &args.output {
-        chompute::render::encode::atomic::check_target(o)?;
+        chompute::output::check_target(o)?;
     }
     let (shape, rects) = rectangle_bites(args)?;
     if let Some(o) = &args.output {

@@ -180,7 +180,7 @@ fn man_page(cmd: clap::Command) -> clap_mangen::Man {
 /// Every page, each written whole under a temporary name and renamed into `dir`; the pages
 /// already there of other programs are left alone. Says how many were written.
 fn man_pages(cmd: clap::Command, dir: &std::path::Path) -> anyhow::Result<()> {
-    use chompute::render::encode::atomic::AtomicFile;
+    use chompute::output::AtomicFile;
     use std::io::Write;
     std::fs::create_dir_all(dir).map_err(|e| chompute::Error::io(dir, e))?;
     let mut stack = vec![cmd];

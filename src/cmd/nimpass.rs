@@ -132,7 +132,7 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         return Err(anyhow!("-o needs M, the side of the bar"));
     }
     if let Some(path) = &args.output {
-        chompute::render::encode::atomic::check_target(path)?;
+        chompute::output::check_target(path)?;
     }
     let largest = args.m.unwrap_or(0).max(args.counts.map_or(0, |c| c.1));
     // The picture: C(M,M) scaled, with a legend below it.

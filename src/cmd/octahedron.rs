@@ -57,7 +57,7 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
         _ => {}
     }
     if let Some(path) = &args.output {
-        chompute::render::encode::atomic::check_target(path)?;
+        chompute::output::check_target(path)?;
     }
     if args.m.is_none() && !args.check && args.mesh.is_none() {
         return Err(anyhow!(

@@ -20,7 +20,7 @@
 //! -`).
 
 use crate::cli::Format;
-use chompute::render::encode::atomic;
+use chompute::output;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::sync::OnceLock;
@@ -38,7 +38,7 @@ macro_rules! outln {
 
 /// Where a command's printed output goes: stdout, or stderr while stdout carries a file.
 fn sink() -> Box<dyn Write> {
-    if atomic::stdout_is_output() {
+    if output::stdout_is_output() {
         Box::new(io::stderr().lock())
     } else {
         Box::new(io::stdout().lock())
@@ -60,7 +60,7 @@ fn failed(e: io::Error) -> ! {
 /// End the process now with `code`, removing every temporary output first (a closed standard
 /// output ends a command this way). Waits for file-system changes in flight.
 pub fn exit_now(code: i32) -> ! {
-    atomic::stop_outputs();
+    output::stop_outputs();
     std::process::exit(code)
 }
 

@@ -152,7 +152,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
         return Err(anyhow!("nothing to write: give -o FILE.png or --dzi DIR"));
     }
     if let Some(path) = &args.output {
-        chompute::render::encode::atomic::check_target(path)?;
+        chompute::output::check_target(path)?;
     }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;

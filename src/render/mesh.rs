@@ -12,7 +12,7 @@
 //!
 //! Tests: this file's unit tests.
 
-use crate::render::encode::atomic::AtomicFile;
+use crate::output::AtomicFile;
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::io::Write;
@@ -173,7 +173,7 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
         }
     }
     // Refuse a directory (and other targets that cannot be written) before the work.
-    crate::render::encode::atomic::check_target(path)
+    crate::output::check_target(path)
 }
 
 /// The generations of an automaton run stacked into a voxel surface, as a

@@ -12,9 +12,9 @@ pub mod picture;
 pub mod plan;
 pub mod pyramid;
 
-pub use self::encode::atomic::AtomicFile;
 pub use self::encode::output::{check_output, stream_image, write_image, PictureFormat};
 pub use self::encode::png::{
     parse_colour, parse_colours, write_png, Compression, PixelFormat, PngSpec,
 };
 pub use self::picture::shade::Shade;
+pub use crate::output::AtomicFile;

@@ -164,7 +164,7 @@ impl Plan {
             ));
         }
         if let Some(path) = &r.output {
-            crate::render::encode::atomic::check_target(path)?;
+            crate::output::check_target(path)?;
         }
         if r.dzi.is_some() && pic.scale != Scale::Cells(1) {
             return Err(Error::conflict(

@@ -1,5 +1,5 @@
 //! Two-player tables solved in blocks, as a user runs them: `chomp solve --memory`, `--part`
-//! and `--plan` (the library's own tests are in `src/chomp/blocks.rs`).
+//! and `--plan` (the library's own tests are in `src/chomp/two_player/blocks.rs`).
 
 use crate::common::{assert_usage_error, chompute, scratch_dir, stdout};
 

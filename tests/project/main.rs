@@ -4,5 +4,6 @@
 
 mod faces;
 mod function_length;
+mod imports;
 mod mathematics;
 mod readme;

@@ -33,7 +33,7 @@ use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
-use crate::render::encode::atomic::AtomicFile;
+use crate::output::AtomicFile;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -619,9 +619,9 @@ pub fn solve_in_blocks_with(
             dir.display()
         ))
     })?;
-    crate::render::encode::atomic::remove_stale_temps(out);
-    crate::render::encode::atomic::remove_stale_temps(&dir);
-    crate::render::encode::atomic::keep_checkpoint(&dir);
+    crate::output::remove_stale_temps(out);
+    crate::output::remove_stale_temps(&dir);
+    crate::output::keep_checkpoint(&dir);
     crate::memory::ensure_available(
         plan.window_bytes(),
         &format!("a piece of the {shape} box"),
@@ -723,7 +723,7 @@ pub fn solve_in_blocks_with(
         sink(&buf)
     })?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    crate::render::encode::atomic::drop_checkpoint(&dir);
+    crate::output::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
 }

@@ -50,7 +50,7 @@ use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
-use crate::render::encode::atomic::AtomicFile;
+use crate::output::AtomicFile;
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -716,7 +716,7 @@ pub fn solve_to_file(
     out: &Path,
     mut report: impl FnMut(RunEvent),
 ) -> Result<PTable> {
-    crate::render::encode::atomic::check_target(out)?;
+    crate::output::check_target(out)?;
     // The checkpoint lives beside the table, so the table must be a file (a device, a FIFO or
     // standard output has no "beside").
     if out.as_os_str() == "-" || out.exists() && !out.is_file() {
@@ -728,8 +728,8 @@ pub fn solve_to_file(
     let table = PTable::empty(BitLayout::for_box(shape)?)?;
     let partial = partial_path(out);
     let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
-    crate::render::encode::atomic::remove_stale_temps(out);
-    crate::render::encode::atomic::keep_checkpoint(&partial);
+    crate::output::remove_stale_temps(out);
+    crate::output::keep_checkpoint(&partial);
     let layers = super::solve::steps(table.layout());
     if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {
@@ -746,7 +746,7 @@ pub fn solve_to_file(
     })?;
     save_table(&table, out)?;
     checkpoint.remove()?;
-    crate::render::encode::atomic::drop_checkpoint(&partial);
+    crate::output::drop_checkpoint(&partial);
     Ok(table)
 }
 

@@ -1,6 +1,6 @@
 //! Writing pictures: the PNG's description and palette ([`png`]), the formats chosen by a
-//! path's extension ([`output`]), files written under a temporary name and renamed when
-//! complete ([`atomic`]), and here the parallel streaming PNG encoder.
+//! path's extension ([`output`]), and here the parallel streaming PNG encoder. Files are
+//! written under a temporary name and renamed when complete by [`crate::output`].
 //!
 //! # Parallel streaming PNG encoding
 //!
@@ -14,7 +14,6 @@
 //!
 //! Tests: this file's unit tests; benches/kernels.rs.
 
-pub mod atomic;
 pub mod output;
 pub mod png;
 

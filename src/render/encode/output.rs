@@ -13,7 +13,7 @@
 //!
 //! Tests: this file's unit tests.
 
-use crate::render::encode::atomic::AtomicFile;
+use crate::output::AtomicFile;
 use crate::render::encode::png::{Compression, PixelFormat, PngSpec};
 use crate::render::encode::{stream_png, BandSink};
 use crate::{Error, Result};

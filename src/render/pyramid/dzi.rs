@@ -276,7 +276,7 @@ impl DziBuilder {
         let row_bytes = format.row_bytes(width as u32);
         let dir = self.files_dir.join(number.to_string());
         if y0 == 0 {
-            crate::render::encode::atomic::create_dir_inside(&dir)?;
+            crate::output::create_dir_inside(&dir)?;
         }
         let tile_row = y0 / tile;
         let cols = width.div_ceil(tile);
@@ -299,7 +299,7 @@ impl DziBuilder {
             }
             let bytes = png_bytes(&spec, &raw)?;
             let path = dir.join(format!("{c}_{tile_row}.png"));
-            crate::render::encode::atomic::write_inside(&path, &bytes)
+            crate::output::write_inside(&path, &bytes)
         })?;
         self.tiles_written += cols;
         Ok(())
@@ -436,7 +436,7 @@ pub fn write_dzi(
     description: Option<&str>,
     mut fill: impl FnMut(u64, u64, &mut [u32]) -> Result<()>,
 ) -> Result<DziReport> {
-    use crate::render::encode::atomic::{AtomicDir, AtomicFile};
+    use crate::output::{AtomicDir, AtomicFile};
     use std::io::Write as _;
     let name = dir
         .file_name()
@@ -478,7 +478,7 @@ pub fn write_dzi(
     builder.finish()?;
     let descriptor = dir.join(format!("{name}.dzi"));
     if fresh {
-        crate::render::encode::atomic::write_inside(
+        crate::output::write_inside(
             &holder.path().join(format!("{name}.dzi")),
             builder.descriptor().as_bytes(),
         )?;

@@ -22,7 +22,7 @@
 
 use crate::chocolate::grid::Window;
 use crate::error::{Error, Input, Result};
-use crate::render::encode::atomic::AtomicFile;
+use crate::output::AtomicFile;
 use crate::render::encode::stream_png;
 use crate::render::picture::shade::Shade;
 use crate::render::picture::source::CellSource;
