@@ -58,6 +58,8 @@ COMMANDS = [
     ("chomp classes 8 players 6x6", ["chomp", "classes", "--players", "8", "--box", "6x6"]),
     ("chomp solve --box 18x18", ["chomp", "solve", "--box", "18x18", "--json"], 600),
     ("chomp solve --box 16x16", ["chomp", "solve", "--box", "16x16", "--json"]),
+    ("chomp solve --box 12x24 (colex)", ["chomp", "solve", "--box", "12x24", "--json"]),
+    ("chomp grundy --box 14x14", ["chomp", "grundy", "--box", "14x14", "--json"]),
     ("gp 16384 --check", ["gp", "16384", "--check"]),
     ("nimpass 4 heaps ≤ 256 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "256"]),
     ("nimpass 4 heaps ≤ 512 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "512"]),

@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 
 /// Largest N `cells` accepts: p(N) must be a u64 index, and its tables far beyond memory.
 pub const MAX_CELLS: u32 = 400;
@@ -146,7 +146,7 @@ impl CellsTable {
                 let mut len = fill_greedy(&mut parts, 1, n - a);
                 loop {
                     if this.decide(&parts[..len], n) {
-                        words[(rank >> 6) as usize].fetch_or(1 << (rank & 63), Relaxed);
+                        crate::chomp::bits::mark(&words, rank);
                         found += 1;
                     }
                     match next_in_block(&mut parts, len) {
@@ -201,7 +201,7 @@ impl CellsTable {
     /// Whether the diagram of rank `rank` among those of `m` cells is P.
     #[inline]
     pub fn is_p_rank(&self, m: u32, rank: u64) -> bool {
-        (self.bits[m as usize][(rank >> 6) as usize].load(Relaxed) >> (rank & 63)) & 1 == 1
+        crate::chomp::bits::get(&self.bits[m as usize], rank)
     }
 
     /// Whether the diagram with row lengths `parts` is P; `None` when it has more cells than
