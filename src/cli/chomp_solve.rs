@@ -17,11 +17,12 @@ pub struct ChompSolveArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Memory the table may take, such as 512M or 6G (default: what the machine has). With
-    /// -o, a square box whose table is larger is solved in blocks that fit, with the same file.
+    /// -o, a table that is larger is solved in blocks that fit, with the same file.
     #[arg(long, value_name = "SIZE", value_parser = chompute::memory::parse_bytes)]
     pub memory: Option<u64>,
     /// With -o: solve only share I of N of the next wave of blocks (a square box is planned
-    /// in 2·side waves, the blocks of one wave independent), record it in FILE.blocks/ and
+    /// in 2·side waves, the blocks of one wave independent; other boxes are one chain of
+    /// windows, solved by one process), record it in FILE.blocks/ and
     /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
     #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::two_player::blocks::Part::parse)]
     pub part: Option<chompute::chomp::two_player::blocks::Part>,

@@ -99,11 +99,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         room.ensure(
             index.bytes(),
             &format!("the one-bit table of the {shape} box"),
-            if index.hook_index().is_some() {
-                "give -o FILE to solve it in blocks that fit"
-            } else {
-                "choose a smaller box"
-            },
+            "give -o FILE to solve it in blocks that fit",
         )?;
         let table = PTable::empty(index)?;
         chompute::chomp::two_player::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;

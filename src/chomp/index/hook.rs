@@ -126,7 +126,7 @@ impl HookIndex {
     pub fn with_min_child(n: usize, min_child: usize) -> Result<HookIndex> {
         if n == 0 || n > MAX_SIDE {
             return Err(Error::invalid(format!(
-                "the symmetric index takes squares of side 1 to {MAX_SIDE}, not {n}"
+                "the hook index takes squares of side 1 to {MAX_SIDE}, not {n}"
             )));
         }
         let s = n + 1;

@@ -18,6 +18,7 @@ pub use hook::HookIndex;
 
 use super::diagram::{ChompBox, Diagram};
 use crate::error::{Error, Result};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 /// Most positions of a box whose table keeps a bit for every position (a box that is not
@@ -173,6 +174,19 @@ impl BitLayout {
     /// Positions of the box (the empty diagram included), C(R+C, R).
     pub fn positions(&self) -> u64 {
         self.ranker().len()
+    }
+
+    /// The P-positions of the box from P-bits in `words`, bit 0 standing for index `base` (a
+    /// whole table, or one window of it whose outer bits are clear): a pair stored once
+    /// counts twice.
+    pub fn p_count(&self, words: &[AtomicU64], base: u64) -> u64 {
+        match self {
+            BitLayout::Colex(_) => words
+                .iter()
+                .map(|w| w.load(Relaxed).count_ones() as u64)
+                .sum(),
+            BitLayout::Hook { hook, .. } => hook.p_count(words, base),
+        }
     }
 
     /// The bit of `p`, or `None` when it does not fit in the box.

@@ -1,7 +1,7 @@
-//! Boxes larger than memory: a square box's table solved one window of indexes at a time.
+//! Boxes larger than memory: a table solved one window of indexes at a time.
 //!
-//! The hook index orders positions so that every option of a position has a smaller index
-//! (see [`solve_window`]). So the table splits into windows `lo..hi` of consecutive
+//! Both bit layouts order positions so that every option of a position has a smaller index
+//! (the colex rank, and the hook index of a square; see [`solve_window`]). So the table splits into windows `lo..hi` of consecutive
 //! indexes, each small enough for memory, solved in order: a window first replays the P
 //! indexes of the windows before it (each marks its parents inside the window), then walks the
 //! schedule restricted to itself. Its finished bits go to disk; the final table is assembled
@@ -28,10 +28,10 @@
 
 use super::file::{self as store, Checkpoint};
 use super::forward::Resume;
-use super::hook::solve_window;
+use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::index::{BitLayout, HookIndex};
+use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
@@ -111,18 +111,15 @@ impl BlockPlan {
     /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
     /// buffer and the step records. [`Layout::Windows`] cuts the table into equal windows,
     /// [`Layout::Waves`] into its hook blocks, each split into equal pieces where larger.
-    /// Only square boxes (the hook index) are solved in blocks.
+    /// Waves need the hook blocks of a square box: the colex rank of any other box is one
+    /// chain of windows, solved by one process.
     pub fn new(index: BitLayout, memory: u64, layout: Layout) -> Result<BlockPlan> {
         let shape = index.shape();
-        if index.hook_index().is_none() {
-            return Err(Error::too_large(
-                format!("the one-bit table of the {shape} box"),
-                format!(
-                    "it needs {} of memory, and only square boxes are solved in blocks; \
-                     choose a smaller box",
-                    crate::memory::human_bytes(index.bytes())
-                ),
-            ));
+        if layout == Layout::Waves && index.hook_index().is_none() {
+            return Err(Error::invalid(format!(
+                "the {shape} box is not square: only a square's table splits into waves of \
+                 independent blocks (--part); solve it in one process"
+            )));
         }
         if memory < MIN_MEMORY {
             return Err(Error::invalid(format!(
@@ -207,13 +204,6 @@ impl BlockPlan {
             pieces,
             snapshot_every: SNAPSHOT_EVERY,
         }
-    }
-
-    /// The hook index.
-    pub fn hook(&self) -> &HookIndex {
-        self.index
-            .hook_index()
-            .expect("a block plan has a hook index")
     }
 
     /// Number of pieces.
@@ -419,7 +409,7 @@ impl BlockPlan {
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
-            steps: self.hook().steps(),
+            steps: steps(&self.index),
             pieces: self.windows(),
             waves,
         }
@@ -477,7 +467,7 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let mut ranges = Vec::new();
     (0..steps)
         .map(|s| {
-            plan.hook().step_ranges(s, &mut ranges);
+            step_ranges(&plan.index, s, &mut ranges);
             ranges
                 .iter()
                 .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
@@ -876,7 +866,6 @@ fn solve_one(
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
-    let hook = plan.hook();
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
@@ -925,7 +914,7 @@ fn solve_one(
     // Until one is written, a snapshot is taken to write at 300 MB/s.
     let mut write_time = std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000);
     solve_window(
-        hook,
+        &plan.index,
         win,
         resume,
         |sink| {
@@ -993,7 +982,7 @@ fn solve_one(
             Ok(())
         },
     )?;
-    let p = hook.p_count(win.words, win.base());
+    let p = plan.index.p_count(win.words, win.base());
     save_window(&window_path(dir, k), plan, k, p, &words)?;
     checkpoint.remove()?;
     if marks_path.exists() {
@@ -1234,8 +1223,12 @@ mod tests {
         assert_eq!(whole.windows(), 1);
         let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Layout::Windows).unwrap_err();
         assert!(small.to_string().contains("96.0 KiB works"), "{small}");
-        let colex = BitLayout::for_box(ChompBox { rows: 3, cols: 5 }).unwrap();
-        assert!(BlockPlan::new(colex, 1 << 20, Layout::Windows).is_err());
+        // A box that is not square is cut into windows, never into waves.
+        let colex = BitLayout::for_box(ChompBox { rows: 9, cols: 14 }).unwrap();
+        let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Layout::Windows).unwrap();
+        assert!(plan.windows() >= 2 && plan.window(plan.windows() - 1).1 == colex.len());
+        let waves = BlockPlan::new(colex, 1 << 20, Layout::Waves).unwrap_err();
+        assert!(waves.to_string().contains("not square"), "{waves}");
         // A piece and its buffers fit in the memory asked for.
         for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
             for n in [14, 21] {
@@ -1276,23 +1269,31 @@ mod tests {
     fn a_box_solved_in_blocks_writes_the_in_memory_file() {
         let dir = std::env::temp_dir().join(format!("chompute-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for (n, memory) in [(9usize, MIN_MEMORY), (12, MIN_MEMORY), (13, 200 << 10)] {
+        let not_square = |rows, cols| ChompBox { rows, cols };
+        for (b, memory, several) in [
+            (shape(9), MIN_MEMORY, false),
+            (shape(12), MIN_MEMORY, true),
+            (shape(13), 200 << 10, true),
+            (not_square(10, 14), MIN_MEMORY, true),
+            (not_square(14, 10), MIN_MEMORY, true),
+        ] {
+            let n = b.to_string();
             let whole = dir.join(format!("{n}.tbl"));
-            store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+            store::solve_to_file(b, &whole, |_| {}).unwrap();
             let blocks = dir.join(format!("{n}-blocks.tbl"));
             let mut windows = 0;
-            let run = solve_in_blocks(shape(n), &blocks, memory, |e| {
+            let run = solve_in_blocks(b, &blocks, memory, |e| {
                 if let BlockEvent::Window { .. } = e {
                     windows += 1;
                 }
             })
             .unwrap();
             assert_eq!(run.windows, windows);
-            assert!(n < 12 || windows > 1, "{n}: {windows} windows");
+            assert!(!several || windows > 1, "{n}: {windows} windows");
             assert_eq!(
                 std::fs::read(&whole).unwrap(),
                 std::fs::read(&blocks).unwrap(),
-                "{n}x{n} in {windows} windows"
+                "{n} in {windows} windows"
             );
             assert!(!blocks_dir(&blocks).exists());
         }

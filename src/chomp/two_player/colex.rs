@@ -24,7 +24,7 @@ use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::binomial;
 use crate::chomp::index::Ranker;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// Parents past which one run's fillings are shared out among the threads.
 const PARALLEL_FILLINGS: u64 = 1 << 22;
@@ -35,13 +35,15 @@ fn fillings(len: usize, span: u32) -> u64 {
     binomial((len as u64) + span as u64, len as u64).unwrap_or(u64::MAX)
 }
 
-/// The colex layout's marker: the whole table's words, and for every row s and bound U how
-/// many ways the rows s.. can be filled with lengths at most U (the size of the rank range
-/// that a fixed first s rows leave).
-pub struct ColexMarker<'a> {
+/// The colex layout's marker: the words of the window the run holds, and for every row s and
+/// bound U how many ways the rows s.. can be filled with lengths at most U (the size of the
+/// rank range that a fixed first s rows leave). A parent outside the window is left for the
+/// window that holds it (which replays this window's P-positions). `W` says whether the
+/// window is part of the table: the whole table's run compiles without the window's checks.
+pub struct ColexMarker<'a, const W: bool> {
     ranker: &'a Ranker,
     layers: Layers<'a>,
-    words: &'a [AtomicU64],
+    win: Window<'a>,
     rows: usize,
     /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
     spans: Vec<u64>,
@@ -49,10 +51,10 @@ pub struct ColexMarker<'a> {
     parallel_above: u64,
 }
 
-impl<'a> ColexMarker<'a> {
-    /// The marker of the whole table of `ranker`'s box in `words`.
-    pub fn new(ranker: &'a Ranker, words: &'a [AtomicU64]) -> ColexMarker<'a> {
-        debug_assert_eq!(words.len() as u64, bits::words_for_bits(ranker.len()));
+impl<'a, const W: bool> ColexMarker<'a, W> {
+    /// The marker of `win` of the table of `ranker`'s box.
+    pub fn new(ranker: &'a Ranker, win: Window<'a>) -> ColexMarker<'a, W> {
+        debug_assert_eq!(W, !(win.lo == 0 && win.hi >= ranker.len()));
         let shape = ranker.shape;
         let (r, c) = (shape.rows, shape.cols as usize);
         let mut spans = vec![0u64; (r + 1) * (c + 1)];
@@ -65,7 +67,7 @@ impl<'a> ColexMarker<'a> {
         ColexMarker {
             ranker,
             layers: Layers { ranker },
-            words,
+            win,
             rows: r,
             spans,
             parallel_above: PARALLEL_FILLINGS,
@@ -76,15 +78,36 @@ impl<'a> ColexMarker<'a> {
         self.ranker
     }
 
-    /// Mark ranks `lo..hi` N.
+    /// Mark ranks `lo..hi` N (those in the window).
+    #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
-        bits::mark_range(self.words, lo, hi);
+        if !W {
+            bits::mark_range(self.win.words, lo, hi);
+        } else if let Some((a, b)) = self.win.clip(lo, hi) {
+            bits::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
+        }
     }
 
-    /// Mark one rank N.
+    /// Mark one rank N (when it is in the window).
     #[inline]
     fn mark(&self, r: u64) {
-        bits::mark(self.words, r);
+        if !W {
+            bits::mark(self.win.words, r);
+        } else if r >= self.win.lo && r < self.win.hi {
+            bits::mark(self.win.words, r - self.win.base());
+        }
+    }
+
+    /// Whether every filling of rows `s..=e` of `q` (rank `rank`) with lengths in [t, u] lies
+    /// outside the window: they run from `rank` to `rank` plus each row's weight at u less its
+    /// weight at t.
+    fn outside(&self, s: usize, e: usize, t: u32, u: u32, rank: u64) -> bool {
+        if !W {
+            return false;
+        }
+        let rk = self.ranker();
+        let top: u64 = (s..=e).map(|j| rk.weight(j, u) - rk.weight(j, t)).sum();
+        rank >= self.win.hi || rank + top < self.win.lo
     }
 
     /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
@@ -99,7 +122,7 @@ impl<'a> ColexMarker<'a> {
                 e += 1;
             }
             let u = if s == 0 { cols } else { q[s - 1] };
-            if u > t {
+            if u > t && !(t > 0 && self.outside(s, e, t, u, rank)) {
                 if t == 0 {
                     // Rows s.. are empty: every filling of them under q[s-1] (s ≥ 1, as q is
                     // not empty) is a parent, the ranks just after q's own.
@@ -172,7 +195,11 @@ impl<'a> ColexMarker<'a> {
         let w0 = rk.weight(r, t);
         let shift = base & 63;
         let span = rk.weight(r, cap) - w0 + (cap - t) as u64 + 1;
-        if shift + span > (WORDS * 64) as u64 {
+        if shift + span > (WORDS * 64) as u64
+            || W && (base < self.win.lo || base + span > self.win.hi)
+        {
+            // Too wide for the buffer, or reaching past the window (whose outer bits must
+            // stay clear): marked a run at a time.
             return false;
         }
         let mut buf = [0u64; WORDS];
@@ -184,8 +211,8 @@ impl<'a> ColexMarker<'a> {
                 set_bits(&mut buf, first, last);
             }
         }
-        let words = self.words;
-        let w = (base >> 6) as usize;
+        let words = self.win.words;
+        let w = ((base - self.win.base()) >> 6) as usize;
         let used = (shift + span).div_ceil(64) as usize;
         for (i, &bits) in buf[..used].iter().enumerate() {
             if bits != 0 {
@@ -196,7 +223,7 @@ impl<'a> ColexMarker<'a> {
     }
 }
 
-impl<'a> Marker for ColexMarker<'a> {
+impl<'a, const W: bool> Marker for ColexMarker<'a, W> {
     type Steps = Layers<'a>;
     type Scratch = Vec<u32>;
 
@@ -205,7 +232,7 @@ impl<'a> Marker for ColexMarker<'a> {
     }
 
     fn window(&self) -> Window<'_> {
-        Window::whole(self.ranker.len(), self.words)
+        self.win
     }
 
     fn scratch(&self) -> Vec<u32> {
@@ -240,6 +267,7 @@ mod tests {
     use crate::chomp::two_player::reference::solve_by_rank_order;
     use crate::chomp::two_player::schedule::{Progress, Schedule};
     use crate::error::Result;
+    use std::sync::atomic::AtomicU64;
 
     fn bx(r: usize, c: u32) -> ChompBox {
         ChompBox { rows: r, cols: c }
@@ -269,9 +297,9 @@ mod tests {
                 want.sort_unstable();
                 want.dedup();
                 for parallel_above in [PARALLEL_FILLINGS, 0] {
-                    let marker = ColexMarker {
+                    let marker = ColexMarker::<false> {
                         parallel_above,
-                        ..ColexMarker::new(&rk, &words)
+                        ..ColexMarker::new(&rk, Window::whole(rk.len(), &words))
                     };
                     words.iter().for_each(|w| w.store(0, Relaxed));
                     marker.push(q, &mut rows);
@@ -289,7 +317,7 @@ mod tests {
     fn run(rk: &Ranker, words: &[AtomicU64], start: u64) -> Result<Records> {
         let mut records = Vec::new();
         forward(
-            &ColexMarker::new(rk, words),
+            &ColexMarker::<false>::new(rk, Window::whole(rk.len(), words)),
             Resume::Bits { start },
             |_| Ok(()),
             |v, ranks, _: Progress| {
@@ -354,6 +382,47 @@ mod tests {
                 assert_eq!(a, b, "{r}x{c} resumed at layer {stop}");
                 assert_eq!(rest[..], records[stop as usize..], "{r}x{c} from {stop}");
             }
+        }
+    }
+
+    #[test]
+    fn a_box_solved_window_by_window_has_the_same_bits_and_records() {
+        for (r, c, window_words) in [(4, 9, 1), (6, 6, 3), (7, 5, 2), (3, 30, 5), (9, 4, 7)] {
+            let rk = Ranker::new(bx(r, c)).unwrap();
+            let whole = zeroed(&rk);
+            let records = run(&rk, &whole, 0).unwrap();
+            let whole: Vec<u64> = whole.iter().map(|w| w.load(Relaxed)).collect();
+            let len = rk.len();
+            let mut all = vec![0u64; whole.len()];
+            let mut recs: Records = records.iter().map(|(v, _)| (*v, Vec::new())).collect();
+            let mut lo = 0;
+            while lo < len {
+                // Windows of about `window_words` words, most not starting on a word.
+                let hi = (lo + window_words * 64 - 17).min(len);
+                let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
+                let win = Window {
+                    lo,
+                    hi,
+                    words: &words,
+                };
+                let below: Vec<u64> = (0..lo).filter(|&q| bits::get_plain(&all, q)).collect();
+                forward(
+                    &ColexMarker::<true>::new(&rk, win),
+                    Resume::Bits { start: 0 },
+                    |sink| sink(&below),
+                    |v, ps, _| {
+                        recs[v as usize].1.extend_from_slice(ps);
+                        Ok(())
+                    },
+                )
+                .unwrap();
+                for (i, w) in words.iter().enumerate() {
+                    all[(lo / 64) as usize + i] |= w.load(Relaxed);
+                }
+                lo = hi;
+            }
+            assert_eq!(all, whole, "{r}x{c} in windows of {window_words} words");
+            assert_eq!(recs, records, "{r}x{c}: the records of every layer");
         }
     }
 }

@@ -26,7 +26,6 @@ use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::HookIndex;
 use crate::error::Result;
 use rayon::prelude::*;
-use std::sync::atomic::AtomicU64;
 
 /// Fillings past which one fill's first row is shared out among the threads.
 const PARALLEL_FILLINGS: u64 = 1 << 22;
@@ -272,24 +271,6 @@ impl<'a, const W: bool> Marker for HookMarker<'a, W> {
     }
 }
 
-/// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
-/// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
-/// progress)` follows every step. On success `words` hold the P-bits.
-pub fn solve_forward(
-    index: &HookIndex,
-    words: &[AtomicU64],
-    start: u64,
-    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
-) -> Result<()> {
-    solve_window(
-        index,
-        Window::whole(index.len(), words),
-        Resume::Bits { start },
-        |_| Ok(()),
-        on_step,
-    )
-}
-
 /// Solve the indexes of `win` by the forward schedule restricted to it ([`forward`]): every
 /// index below `win.lo` must be final, and `replay` hands their P indexes to its sink.
 pub fn solve_window(
@@ -321,7 +302,25 @@ mod tests {
     use super::*;
     use crate::chomp::diagram::{ChompBox, Diagram};
     use crate::chomp::index::hook::tests::all_positions;
-    use std::sync::atomic::Ordering::Relaxed;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    /// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
+    /// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
+    /// progress)` follows every step. On success `words` hold the P-bits.
+    fn solve_forward(
+        index: &HookIndex,
+        words: &[AtomicU64],
+        start: u64,
+        on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+    ) -> Result<()> {
+        solve_window(
+            index,
+            Window::whole(index.len(), words),
+            Resume::Bits { start },
+            |_| Ok(()),
+            on_step,
+        )
+    }
 
     #[test]
     fn the_stored_parents_pushed_are_those_of_the_position_and_its_transpose() {
@@ -363,7 +362,7 @@ mod tests {
     }
 
     #[test]
-    fn the_symmetric_solver_agrees_with_the_colex_table() {
+    fn the_hook_solver_agrees_with_the_colex_table() {
         for n in 1..=9 {
             for min_child in [0, 2, 100] {
                 let ix = HookIndex::with_min_child(n, min_child).unwrap();
@@ -388,7 +387,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resumed_symmetric_run_ends_with_the_same_bits() {
+    fn a_resumed_hook_run_ends_with_the_same_bits() {
         let ix = HookIndex::with_min_child(7, 2).unwrap();
         let fresh = || -> Vec<AtomicU64> {
             (0..ix.len().div_ceil(64))

@@ -6,10 +6,10 @@
 //! `super::colex` and `super::hook` run the same solver.
 
 use super::colex::ColexMarker;
-use super::forward::{forward, Resume};
-use super::hook::solve_forward;
-use super::schedule::Progress;
+use super::forward::{forward, Replay, Resume};
+use super::schedule::{Layers, Progress, Schedule};
 use super::table::PTable;
+use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
 use crate::error::Result;
@@ -24,16 +24,52 @@ pub fn solve_layers(
     start_layer: u64,
     on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
-    match table.layout() {
+    let win = Window::whole(table.len(), table.raw_words());
+    solve_window(
+        table.layout(),
+        win,
+        Resume::Bits { start: start_layer },
+        |_| Ok(()),
+        on_layer,
+    )
+}
+
+/// Solve the indexes of `win` of a table in `layout` by the forward schedule restricted to
+/// it (`super::forward::forward`, with the marker of the layout): every index below `win.lo`
+/// must be final, and `replay` hands their P indexes to its sink. Both layouts number
+/// positions in a topological order (every option has a smaller index), so a window may start
+/// anywhere.
+pub fn solve_window(
+    layout: &BitLayout,
+    win: Window,
+    resume: Resume,
+    replay: impl FnOnce(Replay) -> Result<()>,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    match layout {
         BitLayout::Hook { hook, .. } => {
-            solve_forward(hook, table.raw_words(), start_layer, on_layer)
+            super::hook::solve_window(hook, win, resume, replay, on_step)
         }
-        BitLayout::Colex(ranker) => forward(
-            &ColexMarker::new(ranker, table.raw_words()),
-            Resume::Bits { start: start_layer },
-            |_| Ok(()),
-            on_layer,
+        BitLayout::Colex(ranker) if win.lo == 0 && win.hi >= ranker.len() => forward(
+            &ColexMarker::<false>::new(ranker, win),
+            resume,
+            replay,
+            on_step,
         ),
+        BitLayout::Colex(ranker) => forward(
+            &ColexMarker::<true>::new(ranker, win),
+            resume,
+            replay,
+            on_step,
+        ),
+    }
+}
+
+/// The ranges of bits of `step` of a run in `layout`, into `out`.
+pub fn step_ranges(layout: &BitLayout, step: u64, out: &mut Vec<(u64, u64)>) {
+    match layout {
+        BitLayout::Colex(ranker) => Layers { ranker }.ranges(step, out),
+        BitLayout::Hook { hook, .. } => hook.ranges(step, out),
     }
 }
 
