@@ -12,11 +12,12 @@ use anyhow::anyhow;
 use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsRow, CellsTable};
-use chompute::chomp::two_player::file::{self, RunEvent, TableFile};
+use chompute::chomp::two_player::file::{self, TableFile};
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
+use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::two_player::{PTable, RectangleBites};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
@@ -122,11 +123,16 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             layers_done,
             layers,
             dropped_bytes,
+            snapshot,
         }) => {
             // Said before the first layer's bar is drawn.
             resumed = layers_done;
+            let from = match snapshot {
+                Some(s) => format!(", from a snapshot of the marks after {s}"),
+                None => String::new(),
+            };
             eprintln!(
-                "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
+                "chompute: resuming from {}: {layers_done} of {layers} layers done{from}{}",
                 path.display(),
                 dropped(dropped_bytes)
             );

@@ -28,6 +28,7 @@
 
 use super::file::{self as store, Checkpoint};
 use super::forward::Resume;
+use super::piece::{self, Span, WINDOW_MAGIC};
 use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
@@ -35,14 +36,11 @@ use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
-use std::os::unix::fs::FileExt;
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 const PLAN_MAGIC: &str = "chompute chomp blocks 1";
-const WINDOW_MAGIC: &str = "chompute chomp window 1";
-const MARKS_MAGIC: &str = "chompute chomp window marks 1";
 
 /// The smallest `--memory` a run in blocks takes: a piece of 84 KiB of bits and the smallest
 /// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
@@ -214,6 +212,16 @@ impl BlockPlan {
     /// Number of waves.
     pub fn waves(&self) -> u64 {
         self.pieces.last().map_or(0, |p| p.wave + 1)
+    }
+
+    /// Piece `k` as a span of the table.
+    pub fn span(&self, k: u64) -> Span<'_> {
+        let (lo, hi) = self.window(k);
+        Span {
+            index: &self.index,
+            lo,
+            hi,
+        }
     }
 
     /// Piece `k`: its indexes `lo..hi`.
@@ -721,7 +729,7 @@ pub fn solve_in_blocks_with(
 /// What `chomp solve -o FILE` reports as it goes.
 pub enum SolveEvent {
     /// The table is solved whole in memory: its checkpoint's events.
-    Whole(store::RunEvent),
+    Whole(super::run::RunEvent),
     /// The table is solved in blocks.
     Block(BlockEvent),
 }
@@ -766,7 +774,7 @@ pub fn solve_file(
     let needed = index.bytes() * if blocks { 2 } else { 1 };
     ensure_disk(out, needed)?;
     if !blocks {
-        let table = store::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
+        let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
         return Ok(Solved {
             p_positions: table.p_count(),
             index,
@@ -877,7 +885,7 @@ fn solve_one(
     let _lock = lock_piece(&dir.join(format!("window-{k}.lock")), k)?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
-    let snapshot = match load_marks(&marks_path, plan, k, &words) {
+    let snapshot = match piece::load_marks(&marks_path, plan.span(k), &words, plan.chunk_words()) {
         Ok(s) => Some(s),
         Err(_) => {
             words.iter().for_each(|w| w.store(0, Relaxed));
@@ -973,7 +981,13 @@ fn solve_one(
                 && progress.done < progress.total;
             if snapshot {
                 let t = std::time::Instant::now();
-                save_marks(&marks_path, plan, k, step + 1, &words)?;
+                piece::save_marks(
+                    &marks_path,
+                    plan.span(k),
+                    step + 1,
+                    &words,
+                    plan.chunk_words(),
+                )?;
                 write_time = t.elapsed();
                 last_snapshot = std::time::Instant::now();
                 snapshot_done = progress.done;
@@ -983,7 +997,13 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    save_window(&window_path(dir, k), plan, k, p, &words)?;
+    piece::save_window(
+        &window_path(dir, k),
+        plan.span(k),
+        p,
+        &words,
+        plan.chunk_words(),
+    )?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
@@ -1009,180 +1029,11 @@ fn lock_piece(path: &Path, k: u64) -> Result<File> {
     Ok(file)
 }
 
-/// The header of a piece of a window.
-struct PieceHeader {
-    number: u64,
-    crc: u32,
-    data_start: u64,
-    end: u64,
-}
-
-/// The header of a piece of window `k`: its finished bits (`p-positions`) or a snapshot of
-/// its marks (`step`).
-fn piece_header_text(
-    plan: &BlockPlan,
-    k: u64,
-    magic: &str,
-    number: (&str, u64),
-    crc: u32,
-) -> String {
-    let (lo, hi) = plan.window(k);
-    store::header_text(
-        magic,
-        &plan.index,
-        &[
-            ("lo", lo.to_string()),
-            ("hi", hi.to_string()),
-            (number.0, number.1.to_string()),
-            ("crc32", format!("{crc:08x}")),
-        ],
-    )
-}
-
-fn save_window(path: &Path, plan: &BlockPlan, k: u64, p: u64, words: &[AtomicU64]) -> Result<()> {
-    save_words_piece(path, words, plan.chunk_words(), |crc| {
-        piece_header_text(plan, k, WINDOW_MAGIC, ("p-positions", p), crc)
-    })
-}
-
-/// Snapshot the marks of window `k` before step `step`.
-fn save_marks(path: &Path, plan: &BlockPlan, k: u64, step: u64, words: &[AtomicU64]) -> Result<()> {
-    save_words_piece(path, words, plan.chunk_words(), |crc| {
-        piece_header_text(plan, k, MARKS_MAGIC, ("step", step), crc)
-    })
-}
-
-/// Load a snapshot of window `k`'s marks into `words`: the step it was taken before. An
-/// error (the words then unspecified) when it is absent, torn or not of this window.
-fn load_marks(path: &Path, plan: &BlockPlan, k: u64, words: &[AtomicU64]) -> Result<u64> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let h = read_piece_header(path, &file, plan, k, MARKS_MAGIC)?;
-    let mut i = 0;
-    read_piece_words(path, &file, &h, plan.chunk_words(), |ws| {
-        for &w in ws {
-            words[i].store(w, Relaxed);
-            i += 1;
-        }
-        Ok(())
-    })?;
-    Ok(h.number)
-}
-
-/// Write `words` under the header `header(crc)` to `path` (a temporary name renamed when
-/// whole); the CRC is written last, over a placeholder of the same width.
-fn save_words_piece(
-    path: &Path,
-    words: &[AtomicU64],
-    chunk: usize,
-    header: impl Fn(u32) -> String,
-) -> Result<()> {
-    let mut file = AtomicFile::create_piece(path)?;
-    let io = |e| Error::io(path, e);
-    let mut crc = crc32fast::Hasher::new();
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header(0).as_bytes()).map_err(io)?;
-        let mut bytes = Vec::with_capacity(chunk * 8);
-        for chunk in words.chunks(chunk) {
-            bytes.clear();
-            chunk
-                .iter()
-                .for_each(|w| bytes.extend_from_slice(&w.load(Relaxed).to_le_bytes()));
-            crc.update(&bytes);
-            out.write_all(&bytes).map_err(io)?;
-        }
-        out.flush().map_err(io)?;
-    }
-    file.rewrite_start(header(crc.finalize()).as_bytes())?;
-    file.commit()
-}
-
-/// The header of a piece of window `k` (its finished bits or a snapshot of its marks),
-/// checked against the plan and the file's length (not the CRC, which is checked as the words
-/// are read). `number` is the window's P-positions or the snapshot's step.
-fn read_piece_header(
-    path: &Path,
-    file: &File,
-    plan: &BlockPlan,
-    k: u64,
-    magic: &str,
-) -> Result<PieceHeader> {
-    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    let (pairs, data_start) = store::read_header(path, &mut BufReader::new(file), magic)?;
-    let got = store::header_index(path, &pairs)?;
-    let (lo, hi) = plan.window(k);
-    let num = |key: &str| -> Result<u64> {
-        store::field(path, &pairs, key)?
-            .parse()
-            .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
-    };
-    let damaged = || Error::invalid(format!("{}: not window {k} of this plan", path.display()));
-    let end = data_start + Window::words_for(lo, hi) * 8;
-    if got.shape() != plan.index.shape()
-        || got.scheme() != plan.index.scheme()
-        || num("lo")? != lo
-        || num("hi")? != hi
-        || len != end
-    {
-        return Err(damaged());
-    }
-    let crc =
-        u32::from_str_radix(store::field(path, &pairs, "crc32")?, 16).map_err(|_| damaged())?;
-    let number = num(if magic == MARKS_MAGIC {
-        "step"
-    } else {
-        "p-positions"
-    })?;
-    Ok(PieceHeader {
-        number,
-        crc,
-        data_start,
-        end,
-    })
-}
-
-/// Every word of a piece, in slices, then its CRC checked: a damaged piece is an error (after
-/// its words were handed on, so a caller uses them only once this returns `Ok`).
-fn read_piece_words(
-    path: &Path,
-    file: &File,
-    h: &PieceHeader,
-    chunk: usize,
-    mut each: impl FnMut(&[u64]) -> Result<()>,
-) -> Result<()> {
-    let mut at = h.data_start;
-    let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; chunk * 8];
-    let mut ws = Vec::with_capacity(chunk);
-    while at < h.end {
-        let n = (h.end - at).min(buf.len() as u64) as usize;
-        file.read_exact_at(&mut buf[..n], at)
-            .map_err(|e| Error::io(path, e))?;
-        crc.update(&buf[..n]);
-        ws.clear();
-        ws.extend(
-            buf[..n]
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))),
-        );
-        each(&ws)?;
-        at += n as u64;
-    }
-    if crc.finalize() != h.crc {
-        return Err(Error::CheckFailed(format!(
-            "{}: the bits do not match its crc32; the piece is damaged: remove the file to \
-             solve its window again",
-            path.display()
-        )));
-    }
-    Ok(())
-}
-
 /// The P-positions a finished window's header names.
 fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    Ok(read_piece_header(&path, &file, plan, k, WINDOW_MAGIC)?.number)
+    Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
 }
 
 /// Every word of finished window `k`, in slices, then its CRC checked.
@@ -1194,8 +1045,8 @@ fn for_each_window_slice(
 ) -> Result<()> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let h = read_piece_header(&path, &file, plan, k, WINDOW_MAGIC)?;
-    read_piece_words(&path, &file, &h, plan.chunk_words(), each)
+    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
+    piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each)
 }
 
 #[cfg(test)]
@@ -1279,7 +1130,7 @@ mod tests {
         ] {
             let n = b.to_string();
             let whole = dir.join(format!("{n}.tbl"));
-            store::solve_to_file(b, &whole, |_| {}).unwrap();
+            crate::chomp::two_player::run::solve_to_file(b, &whole, |_| {}).unwrap();
             let blocks = dir.join(format!("{n}-blocks.tbl"));
             let mut windows = 0;
             let run = solve_in_blocks(b, &blocks, memory, |e| {
@@ -1307,7 +1158,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let n = 9;
         let whole = dir.join("whole.tbl");
-        store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+        crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
         let index = BitLayout::for_box(shape(n)).unwrap();
         let plan = BlockPlan::with(index, Layout::Windows, 64 * 64);
@@ -1383,7 +1234,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for (n, piece_bits) in [(9usize, 700u64), (10, 3000)] {
             let whole = dir.join(format!("{n}.tbl"));
-            store::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+            crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
             let want = std::fs::read(&whole).unwrap();
             let out = dir.join(format!("{n}-waves.tbl"));
             let index = BitLayout::for_box(shape(n)).unwrap();

@@ -691,65 +691,6 @@ pub(super) fn read_record(
     Ok(Some((v, ranks, 4 + 16 + n * 8 + 4)))
 }
 
-/// What a run that keeps a checkpoint reports: where it starts and how far it has come.
-pub enum RunEvent {
-    /// Resuming from the checkpoint at `path` with `layers_done` of `layers` finished.
-    Resumed {
-        /// The checkpoint.
-        path: PathBuf,
-        /// Layers read back from it.
-        layers_done: u64,
-        /// Layers in all.
-        layers: u64,
-        /// Bytes of torn or damaged records after the last whole one, cut off.
-        dropped_bytes: u64,
-    },
-    /// A layer finished.
-    Layer(super::schedule::Progress),
-}
-
-/// Solve `shape`, keep finished layers in `FILE.partial` (resuming from it when it exists),
-/// save the table to `out` and remove the checkpoint. The saved file is the same, byte for
-/// byte, however often the run was stopped and resumed.
-pub fn solve_to_file(
-    shape: ChompBox,
-    out: &Path,
-    mut report: impl FnMut(RunEvent),
-) -> Result<PTable> {
-    crate::output::check_target(out)?;
-    // The checkpoint lives beside the table, so the table must be a file (a device, a FIFO or
-    // standard output has no "beside").
-    if out.as_os_str() == "-" || out.exists() && !out.is_file() {
-        return Err(Error::invalid(format!(
-            "{}: a table that can resume is saved to a regular file",
-            out.display()
-        )));
-    }
-    let table = PTable::empty(BitLayout::for_box(shape)?)?;
-    let partial = partial_path(out);
-    let (mut checkpoint, start) = Checkpoint::open(&partial, &table)?;
-    crate::output::remove_stale_temps(out);
-    crate::output::keep_checkpoint(&partial);
-    let layers = super::solve::steps(table.layout());
-    if start > 0 || checkpoint.dropped_bytes > 0 {
-        report(RunEvent::Resumed {
-            path: partial.clone(),
-            layers_done: start,
-            layers,
-            dropped_bytes: checkpoint.dropped_bytes,
-        });
-    }
-    super::solve::solve_layers(&table, start, |v, ranks, progress| {
-        checkpoint.append(v, ranks)?;
-        report(RunEvent::Layer(progress));
-        Ok(())
-    })?;
-    save_table(&table, out)?;
-    checkpoint.remove()?;
-    crate::output::drop_checkpoint(&partial);
-    Ok(table)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,13 +5,15 @@
 use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
 use chompute::cancel::Cancel;
 use chompute::chomp::two_player::cells::CellsTable;
-use chompute::chomp::two_player::file::{partial_path, solve_to_file, RunEvent, TableFile};
+use chompute::chomp::two_player::file::{partial_path, TableFile};
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
+use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_with, RunEvent};
 use chompute::chomp::two_player::solve::{solve, solve_box};
 use chompute::chomp::two_player::table::rectangle;
 use chompute::chomp::{ChompBox, Diagram};
 use std::collections::{HashMap, HashSet};
+use std::time::Duration;
 
 fn bx(rows: usize, cols: u32) -> ChompBox {
     ChompBox { rows, cols }
@@ -493,6 +495,80 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
     );
     assert!(f.index.hook_index().is_some());
     assert_eq!(f.p_positions, solve(bx(15, 15)).unwrap().p_count());
+}
+
+/// Interrupt a run of `shape` to `out` after step `stop_after`, with snapshots of the marks at
+/// most every `every`.
+fn interrupt_after(shape: ChompBox, out: &std::path::Path, stop_after: u64, every: Duration) {
+    let stop = Cancel::new();
+    let r = stop.scope(|| {
+        solve_to_file_with(shape, out, every, |e| {
+            if let RunEvent::Layer(p) = e {
+                if p.layers_done == stop_after + 1 {
+                    stop.cancel();
+                }
+            }
+        })
+    });
+    assert!(matches!(r, Err(chompute::Error::Interrupted)), "{shape}");
+}
+
+#[test]
+fn a_run_resumes_from_a_snapshot_of_its_marks_to_the_identical_file() {
+    let dir = scratch_dir("chomp_resume_marks");
+    // A square (the hook index) and a box that is not square (the colex rank).
+    for shape in [bx(13, 13), bx(9, 14)] {
+        let whole = dir.join(format!("{shape}-whole.tbl"));
+        let parts = dir.join(format!("{shape}.tbl"));
+        solve_to_file(shape, &whole, |_| {}).unwrap();
+        // A snapshot after every step until step 20; then none (an hour apart) until step 40,
+        // so the last snapshot is older than the records.
+        interrupt_after(shape, &parts, 20, Duration::ZERO);
+        assert!(marks_path(&parts).exists(), "{shape}: a snapshot was kept");
+        interrupt_after(shape, &parts, 40, Duration::from_secs(3600));
+        let mut resumed = None;
+        solve_to_file(shape, &parts, |e| {
+            if let RunEvent::Resumed {
+                layers_done,
+                snapshot,
+                ..
+            } = e
+            {
+                resumed = Some((layers_done, snapshot));
+            }
+        })
+        .unwrap();
+        assert_eq!(resumed, Some((41, Some(21))), "{shape}");
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&parts).unwrap()
+        );
+        assert!(!marks_path(&parts).exists() && !partial_path(&parts).exists());
+        // A damaged snapshot is left aside: the records alone resume the run.
+        std::fs::remove_file(&parts).unwrap();
+        interrupt_after(shape, &parts, 30, Duration::ZERO);
+        let marks = marks_path(&parts);
+        let mut bytes = std::fs::read(&marks).unwrap();
+        let n = bytes.len();
+        bytes[n - 3] ^= 0x10;
+        std::fs::write(&marks, bytes).unwrap();
+        let mut resumed = None;
+        solve_to_file(shape, &parts, |e| {
+            if let RunEvent::Resumed { snapshot, .. } = e {
+                resumed = Some(snapshot);
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            resumed,
+            Some(None),
+            "{shape}: the damaged snapshot is not used"
+        );
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&parts).unwrap()
+        );
+    }
 }
 
 #[test]
