@@ -29,15 +29,84 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Parents past which one run's fillings are shared out among the threads.
 const PARALLEL_FILLINGS: u64 = 1 << 22;
 
-/// The non-increasing fillings of `len` rows with lengths in a range of `span + 1` values:
-/// C(len + span, len), saturating.
-fn fillings(len: usize, span: u32) -> u64 {
-    binomial((len as u64) + span as u64, len as u64).unwrap_or(u64::MAX)
+/// The rank arithmetic of a colex box and where its marks go: all that one fill needs. The
+/// colex table is one such box ([`ColexMarker`]); the hook index is made of many (its blocks
+/// of hooks a > b, `super::hook`).
+pub trait ColexTarget: Sync {
+    /// Rows of the box.
+    fn rows(&self) -> usize;
+    /// What row `j` of length `len` adds to a rank.
+    fn weight(&self, j: usize, len: u32) -> u64;
+    /// Mark index `x` N (when the run holds it).
+    fn mark(&self, x: u64);
+    /// Mark indexes `lo..hi` N (those the run holds).
+    fn mark_range(&self, lo: u64, hi: u64);
+    /// Whether the run holds only part of the table, so that fills may miss it.
+    fn prunes(&self) -> bool;
+    /// Whether indexes `lo..hi` all lie outside the part the run holds.
+    fn outside(&self, lo: u64, hi: u64) -> bool;
+    /// Fillings past which a fill's first row is shared out among the threads.
+    fn parallel_above(&self) -> u64;
+    /// The fill of the last two rows (`f` = R-2) at once, when the target can: false, having
+    /// marked nothing, otherwise.
+    fn mark_last_two(&self, _f: usize, _lo: u32, _cap: u32, _base: u64, _skip: bool) -> bool {
+        false
+    }
 }
 
-/// The colex layout's marker: the words of the window the run holds, and for every row s and
-/// bound U how many ways the rows s.. can be filled with lengths at most U (the size of the
-/// rank range that a fixed first s rows leave). A parent outside the window is left for the
+/// Mark `base` moved by every non-increasing filling of rows `f..=e` of the box of `to` with
+/// values in [lo, cap] (`base` has those rows at lo; each row's weight counted from lo),
+/// leaving out the filling all lo when `skip`. The one fill of the forward solver: the parents
+/// of a run of equal rows, in the colex table and in every colex block of the hook index.
+pub fn fill<T: ColexTarget>(to: &T, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
+    let r = to.rows();
+    if to.prunes() {
+        // The fillings lie between `base` (all lo) and all rows at cap.
+        let top: u64 = (f..=e).map(|j| to.weight(j, cap) - to.weight(j, lo)).sum();
+        if to.outside(base, base + top + 1) {
+            return;
+        }
+    }
+    if e + 1 == r {
+        if lo == 0 {
+            // Every filling of the rows to the end under cap: a contiguous range.
+            let free = (r - f) as u64;
+            let span = binomial(cap as u64 + free, free).unwrap_or(u64::MAX);
+            to.mark_range(base + skip as u64, base + span);
+            return;
+        }
+        if f == e {
+            // The last row's weight is its length: consecutive ranks.
+            to.mark_range(base + skip as u64, base + (cap - lo) as u64 + 1);
+            return;
+        }
+        if f + 2 == r && to.mark_last_two(f, lo, cap, base, skip) {
+            return;
+        }
+    }
+    let w0 = to.weight(f, lo);
+    let body = |v: u32| {
+        let moved = base + to.weight(f, v) - w0;
+        let sk = skip && v == lo;
+        if f == e {
+            if !sk {
+                to.mark(moved);
+            }
+        } else {
+            fill(to, f + 1, e, lo, v, moved, sk);
+        }
+    };
+    let len = (e - f + 1) as u64;
+    // One P-position with billions of parents (the L (C, 1, …, 1) has C(38, 19) in 20×20)
+    // would hold up its step on one thread: its first row's lengths go to the pool.
+    if f < e && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > to.parallel_above() {
+        (lo..=cap).into_par_iter().for_each(body);
+    } else {
+        (lo..=cap).for_each(body);
+    }
+}
+
+/// The colex layout's marker: the words of the window the run holds. A parent outside the window is left for the
 /// window that holds it (which replays this window's P-positions). `W` says whether the
 /// window is part of the table: the whole table's run compiles without the window's checks.
 pub struct ColexMarker<'a, const W: bool> {
@@ -45,8 +114,6 @@ pub struct ColexMarker<'a, const W: bool> {
     layers: Layers<'a>,
     win: Window<'a>,
     rows: usize,
-    /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
-    spans: Vec<u64>,
     /// Runs with more fillings than this share them out ([`PARALLEL_FILLINGS`]).
     parallel_above: u64,
 }
@@ -55,21 +122,11 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
     /// The marker of `win` of the table of `ranker`'s box.
     pub fn new(ranker: &'a Ranker, win: Window<'a>) -> ColexMarker<'a, W> {
         debug_assert_eq!(W, !(win.lo == 0 && win.hi >= ranker.len()));
-        let shape = ranker.shape;
-        let (r, c) = (shape.rows, shape.cols as usize);
-        let mut spans = vec![0u64; (r + 1) * (c + 1)];
-        for s in 0..=r {
-            for u in 0..=c {
-                spans[s * (c + 1) + u] = binomial((u + r - s) as u64, (r - s) as u64)
-                    .expect("a span is at most the box's position count");
-            }
-        }
         ColexMarker {
             ranker,
             layers: Layers { ranker },
             win,
-            rows: r,
-            spans,
+            rows: ranker.shape.rows,
             parallel_above: PARALLEL_FILLINGS,
         }
     }
@@ -78,7 +135,38 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
         self.ranker
     }
 
-    /// Mark ranks `lo..hi` N (those in the window).
+    /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
+    fn push_parents(&self, q: &[u32], rank: u64) {
+        let r_n = self.rows;
+        let cols = self.ranker.shape.cols;
+        let mut s = 0;
+        while s < r_n {
+            let t = q[s];
+            let mut e = s;
+            while e + 1 < r_n && q[e + 1] == t {
+                e += 1;
+            }
+            let u = if s == 0 { cols } else { q[s - 1] };
+            if u > t {
+                // Rows s..=e refilled from [t, u], not all t; a run of empty rows (t = 0)
+                // reaches the last row and is the rank range just after q's own.
+                fill(self, s, e, t, u, rank, true);
+            }
+            s = e + 1;
+        }
+    }
+}
+
+impl<const W: bool> ColexTarget for ColexMarker<'_, W> {
+    fn rows(&self) -> usize {
+        self.rows
+    }
+
+    #[inline]
+    fn weight(&self, j: usize, len: u32) -> u64 {
+        self.ranker.weight(j, len)
+    }
+
     #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
         if !W {
@@ -88,7 +176,6 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
         }
     }
 
-    /// Mark one rank N (when it is in the window).
     #[inline]
     fn mark(&self, r: u64) {
         if !W {
@@ -98,93 +185,19 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
         }
     }
 
-    /// Whether every filling of rows `s..=e` of `q` (rank `rank`) with lengths in [t, u] lies
-    /// outside the window: they run from `rank` to `rank` plus each row's weight at u less its
-    /// weight at t.
-    fn outside(&self, s: usize, e: usize, t: u32, u: u32, rank: u64) -> bool {
-        if !W {
-            return false;
-        }
-        let rk = self.ranker();
-        let top: u64 = (s..=e).map(|j| rk.weight(j, u) - rk.weight(j, t)).sum();
-        rank >= self.win.hi || rank + top < self.win.lo
+    fn prunes(&self) -> bool {
+        W
     }
 
-    /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
-    fn push_parents(&self, q: &[u32], rank: u64) {
-        let r_n = self.rows;
-        let cols = self.ranker().shape.cols;
-        let mut s = 0;
-        while s < r_n {
-            let t = q[s];
-            let mut e = s;
-            while e + 1 < r_n && q[e + 1] == t {
-                e += 1;
-            }
-            let u = if s == 0 { cols } else { q[s - 1] };
-            if u > t && !(t > 0 && self.outside(s, e, t, u, rank)) {
-                if t == 0 {
-                    // Rows s.. are empty: every filling of them under q[s-1] (s ≥ 1, as q is
-                    // not empty) is a parent, the ranks just after q's own.
-                    let span = self.spans[s * (cols as usize + 1) + u as usize];
-                    self.mark_range(rank + 1, rank + span);
-                } else if s < r_n - 1 && fillings(e - s + 1, u - t) > self.parallel_above {
-                    // One P-position with billions of parents (the L (C, 1, …, 1) has
-                    // C(38, 19) in 20×20) would hold up its layer on one thread: its first
-                    // row's lengths go to the pool.
-                    (t..=u).into_par_iter().for_each(|a| {
-                        let moved = rank + self.ranker().weight(s, a) - self.ranker().weight(s, t);
-                        self.fill_from(s, e, t, a, moved);
-                    });
-                } else {
-                    self.fill(s, e, t, u, rank, true);
-                }
-            }
-            s = e + 1;
-        }
+    fn outside(&self, lo: u64, hi: u64) -> bool {
+        W && self.win.clip(lo, hi).is_none()
     }
 
-    /// The fillings of [`ColexMarker::fill`] whose row `s` has length `a` (`moved` is `base`
-    /// moved by that row): the rest of the run below it, or the single mark when row `s` is
-    /// the whole run.
-    fn fill_from(&self, s: usize, e: usize, t: u32, a: u32, moved: u64) {
-        if s == e {
-            if a != t {
-                self.mark(moved);
-            }
-        } else {
-            self.fill(s + 1, e, t, a, moved, a == t);
-        }
+    fn parallel_above(&self) -> u64 {
+        self.parallel_above
     }
 
-    /// Mark `base` moved by every non-increasing filling of rows `r..=e` with lengths in
-    /// [t, cap] (each row's weight counted from t), except the filling that is all t when
-    /// `all_t` says the rows above in the run are all t.
-    fn fill(&self, r: usize, e: usize, t: u32, cap: u32, base: u64, all_t: bool) {
-        let rk = self.ranker();
-        if r == self.rows - 1 {
-            // The last row: its weight is its length, so the fillings are consecutive ranks.
-            let first = base + all_t as u64;
-            self.mark_range(first, base + (cap - t) as u64 + 1);
-            return;
-        }
-        let w0 = rk.weight(r, t);
-        if r + 2 == self.rows && e == r + 1 && self.mark_last_two(r, t, cap, base, all_t) {
-            return;
-        }
-        for a in t..=cap {
-            let moved = base + rk.weight(r, a) - w0;
-            if r == e {
-                if !(all_t && a == t) {
-                    self.mark(moved);
-                }
-            } else {
-                self.fill(r + 1, e, t, a, moved, all_t && a == t);
-            }
-        }
-    }
-
-    /// [`ColexMarker::fill`] of the last two rows (`r` = R-2, lengths b ≥ l in [t, cap]) through a
+    /// [`fill`] of the last two rows (`r` = R-2, lengths b ≥ l in [t, cap]) through a
     /// buffer on the stack: filling (b, l) is `base` + w(r, b) - w(r, t) + l - t, so every b is
     /// a run of consecutive ranks and the runs lie close together (b(b+1)/2 apart). They are
     /// gathered into words here and each word is marked once, instead of one atomic update a

@@ -18,14 +18,13 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs and tests/games/chomp/two_player.rs
 //! through the tables it solves.
 
+use super::colex::{fill, ColexTarget};
 use super::forward::{forward, Marker, Replay, Resume};
 use super::schedule::{Progress, Schedule};
 use crate::chomp::bits::{self, Window};
-use crate::chomp::diagram::binomial;
 use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::HookIndex;
 use crate::error::Result;
-use rayon::prelude::*;
 
 /// Fillings past which one fill's first row is shared out among the threads.
 const PARALLEL_FILLINGS: u64 = 1 << 22;
@@ -183,61 +182,13 @@ impl<'a, const W: bool> HookMarker<'a, W> {
         match blk.kind {
             Kind::Colex { r, c: _ } => {
                 let base = off + blk.off + self.index.colex_rank(r, &mu);
-                self.colex_fill(r, s - 1, e - 1, lo - 1, hi - 1, base, skip);
+                let block = HookColex { marker: self, r };
+                fill(&block, s - 1, e - 1, lo - 1, hi - 1, base, skip);
             }
             Kind::Child { m: mc } => {
                 self.fill(mc, off + blk.off, mu, s - 1, e - 1, lo - 1, hi - 1, skip);
             }
             Kind::Empty => unreachable!("a ≥ 1"),
-        }
-    }
-
-    /// Mark `base` moved by every non-increasing filling of rows f..=e of a colex box of r rows
-    /// with values in [lo, cap] (`base` has those rows at lo), leaving out the filling all lo
-    /// when `skip`.
-    #[allow(clippy::too_many_arguments)]
-    fn colex_fill(&self, r: usize, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
-        if W {
-            // The fillings lie between `base` (all lo) and all rows at cap.
-            let top: u64 = (f..=e)
-                .map(|j| self.index.weight(r, j, cap) - self.index.weight(r, j, lo))
-                .sum();
-            if self.outside(base, base + top + 1) {
-                return;
-            }
-        }
-        if e + 1 == r {
-            if lo == 0 {
-                // Every filling of the rows to the end under cap: a contiguous range.
-                let free = (r - f) as u64;
-                let span = binomial(cap as u64 + free, free).unwrap_or(u64::MAX);
-                self.mark_range(base + skip as u64, base + span);
-                return;
-            }
-            if f == e {
-                // The last row's weight is its length.
-                self.mark_range(base + skip as u64, base + (cap - lo) as u64 + 1);
-                return;
-            }
-        }
-        let w0 = self.index.weight(r, f, lo);
-        let body = |v: u32| {
-            let moved = base + self.index.weight(r, f, v) - w0;
-            let sk = skip && v == lo;
-            if f == e {
-                if !sk {
-                    self.mark(moved);
-                }
-            } else {
-                self.colex_fill(r, f + 1, e, lo, v, moved, sk);
-            }
-        };
-        let len = (e - f + 1) as u64;
-        if f < e && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > self.parallel_above
-        {
-            (lo..=cap).into_par_iter().for_each(body);
-        } else {
-            (lo..=cap).for_each(body);
         }
     }
 
@@ -249,6 +200,46 @@ impl<'a, const W: bool> HookMarker<'a, W> {
         if t != x {
             self.push_parents(&t);
         }
+    }
+}
+
+/// A colex block of the hook index (the interiors of hooks a > b, a box of r rows) as the
+/// target of the one colex fill: its weights are those of r rows, its marks the marker's.
+struct HookColex<'m, 'a, const W: bool> {
+    marker: &'m HookMarker<'a, W>,
+    r: usize,
+}
+
+impl<const W: bool> ColexTarget for HookColex<'_, '_, W> {
+    fn rows(&self) -> usize {
+        self.r
+    }
+
+    #[inline]
+    fn weight(&self, j: usize, len: u32) -> u64 {
+        self.marker.index.weight(self.r, j, len)
+    }
+
+    #[inline]
+    fn mark(&self, x: u64) {
+        self.marker.mark(x)
+    }
+
+    #[inline]
+    fn mark_range(&self, lo: u64, hi: u64) {
+        self.marker.mark_range(lo, hi)
+    }
+
+    fn prunes(&self) -> bool {
+        W
+    }
+
+    fn outside(&self, lo: u64, hi: u64) -> bool {
+        self.marker.outside(lo, hi)
+    }
+
+    fn parallel_above(&self) -> u64 {
+        self.marker.parallel_above
     }
 }
 
