@@ -79,10 +79,18 @@ pub fn gpu_or_skip(test: &str) -> Option<Arc<GpuContext>> {
     }
 }
 
+/// The binary under test: `CHOMPUTE_BIN` when set (another build, or a copy of this one on a
+/// machine where cargo's path does not exist, such as a GPU machine), else the one cargo built.
+pub fn bin() -> std::path::PathBuf {
+    std::env::var_os("CHOMPUTE_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_chompute").into())
+}
+
 /// Run the built `chompute` binary with `args`.
 pub fn chompute(args: &[&str]) -> Output {
     quiet_mesa();
-    Command::new(env!("CARGO_BIN_EXE_chompute"))
+    Command::new(bin())
         .args(args)
         .output()
         .expect("run chompute")

@@ -6,8 +6,8 @@ use crate::common::{assert_usage_error, chompute, scratch_dir, stderr};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_chompute")
+fn bin() -> std::path::PathBuf {
+    crate::common::bin()
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn an_address_space_limit_is_counted_before_any_work() {
     for cmd in ["chomp solve --box 19x19", "chomp grundy --box 17x17"] {
         let o = Command::new("bash")
             .arg("-c")
-            .arg(format!("ulimit -v 400000; exec {} {cmd}", bin()))
+            .arg(format!("ulimit -v 400000; exec {} {cmd}", bin().display()))
             .output()
             .unwrap();
         assert_usage_error(&o, "is too large");
@@ -139,7 +139,7 @@ fn an_address_space_limit_is_counted_before_any_work() {
         .arg("-c")
         .arg(format!(
             "ulimit -v 400000; exec {} chomp grundy --box 1x268435455",
-            bin()
+            bin().display()
         ))
         .output()
         .unwrap();

@@ -562,8 +562,8 @@ fn completions_and_the_manual_page() {
 /// everything the terminal got; None where `script` is missing.
 fn on_terminal(args: &[&str], dir: &Path) -> Option<String> {
     common::quiet_mesa();
-    let bin = env!("CARGO_BIN_EXE_chompute");
-    let line = std::iter::once(bin)
+    let bin = common::bin();
+    let line = std::iter::once(bin.to_str().expect("a UTF-8 path"))
         .chain(args.iter().copied())
         .map(|a| format!("'{a}'"))
         .collect::<Vec<_>>()
@@ -589,7 +589,7 @@ fn progress_and_summaries_only_on_a_terminal() {
         vec!["render", "301", "-o", "x.png"],
         vec!["chomp", "classes", "--players", "2..4", "--box", "4x4"],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
+        let o = Command::new(crate::common::bin())
             .args(&args)
             .current_dir(&dir)
             .env("CHOMPUTE_BACKEND", "cpu")
@@ -598,7 +598,7 @@ fn progress_and_summaries_only_on_a_terminal() {
         assert!(o.status.success(), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}: silent on stderr in a pipe");
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_chompute"))
+    let o = Command::new(crate::common::bin())
         .args(["bench", "--quick", "--backend", "cpu"])
         .output()
         .unwrap();

@@ -296,7 +296,7 @@ fn fitted_pictures_shade_exact_block_fractions() {
 
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     common::quiet_mesa();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_chompute"));
+    let mut c = Command::new(crate::common::bin());
     c.args(args)
         .env_remove("SLURM_ARRAY_TASK_ID")
         .env_remove("JOB_COMPLETION_INDEX");
@@ -658,7 +658,7 @@ fn an_interrupt_leaves_no_file() {
     let mut interrupted = 0;
     for signal in ["-TERM", "-INT"] {
         common::quiet_mesa();
-        let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
+        let child = Command::new(crate::common::bin())
             .args([
                 "--backend",
                 "cpu",

@@ -14,7 +14,7 @@ const TILES: u64 = 40;
 
 fn cmd(args: &[&str]) -> Command {
     common::quiet_mesa();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_chompute"));
+    let mut c = Command::new(crate::common::bin());
     c.args(["--backend", "cpu"])
         .args(args)
         .env_remove("SLURM_ARRAY_TASK_ID")

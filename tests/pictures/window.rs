@@ -36,7 +36,7 @@ fn path_str(p: &Path) -> &str {
 
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     common::quiet_mesa();
-    let mut c = Command::new(env!("CARGO_BIN_EXE_chompute"));
+    let mut c = Command::new(crate::common::bin());
     c.args(args);
     for (k, v) in env {
         c.env(k, v);
