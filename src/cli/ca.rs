@@ -27,7 +27,7 @@ pub struct CaArgs {
     #[arg(long, value_name = "FILE", alias = "stack")]
     pub mesh: Option<std::path::PathBuf>,
     /// GPU kernel: `block` takes up to 16 steps per dispatch in workgroup memory, `step` one
-    /// step per dispatch; `auto` picks block on a real GPU and step on a software one.
+    /// step per dispatch; `auto` picks step, the faster wherever both were measured.
     #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
     pub kernel: CaKernelChoice,
     #[command(flatten)]
@@ -45,7 +45,7 @@ impl Offer for CaOutput {
 /// The automaton's GPU kernel (`ca --kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CaKernelChoice {
-    /// Block on a real GPU, step on a software adapter.
+    /// The step kernel, the faster on lavapipe and on an NVIDIA H200 (BENCHMARKS.md).
     Auto,
     /// One step per dispatch (`ca_step.wgsl`).
     Step,

@@ -95,16 +95,14 @@ pub enum CaKernel {
 }
 
 impl CaKernel {
-    /// The kernel `ca` and `bench` use: on a real GPU the block kernel with the largest tile its
-    /// workgroup memory holds (a block of k steps moves 4 grid words per cell word instead of
-    /// 3k), else the step kernel. A software adapter runs the step kernel, which lavapipe runs
-    /// about 1.9× faster than the block kernel (BENCHMARKS.md): its workgroup barriers are
-    /// costly and its "memory" is the CPU's cache either way.
-    pub fn best(ctx: &GpuContext) -> CaKernel {
-        match CaKernel::block(ctx) {
-            Some(block) if !ctx.is_software() => block,
-            _ => CaKernel::Step,
-        }
+    /// The kernel `ca` and `bench` use: the step kernel, measured faster than the block kernel
+    /// wherever both ran (BENCHMARKS.md, "The automaton"). On lavapipe it is about 1.9× faster,
+    /// its workgroup barriers being costly and its "memory" the CPU's cache either way; on an
+    /// NVIDIA H200 it made 7.9·10¹² cell updates/s against the block kernel's 6.4·10¹² (32767
+    /// steps): the block kernel moves 10× fewer grid bytes, but its barriers and halo
+    /// recomputation cost more than the H200's 4.8 TB/s saves. `--kernel block` still runs it.
+    pub fn best(_ctx: &GpuContext) -> CaKernel {
+        CaKernel::Step
     }
 
     /// The block kernel with the largest tile this device's workgroup memory holds, if any.
