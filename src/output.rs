@@ -137,7 +137,9 @@ pub fn stop_outputs() -> String {
     for (temp, _) in &live {
         remove_temp(temp);
     }
-    let checkpoints = lock(&CHECKPOINTS).clone();
+    // Only what is there: a snapshot that was never taken is not kept.
+    let mut checkpoints = lock(&CHECKPOINTS).clone();
+    checkpoints.retain(|c| c.exists());
     lock(&DONE).summary_with(&checkpoints)
 }
 
@@ -220,11 +222,20 @@ impl Done {
                 s.display()
             ));
         }
-        for c in checkpoints {
-            parts.push(format!(
-                "kept the checkpoint '{}': the same command resumes",
-                c.display()
-            ));
+        let kept: Vec<String> = checkpoints
+            .iter()
+            .map(|c| format!("'{}'", c.display()))
+            .collect();
+        match kept.len() {
+            0 => {}
+            1 => parts.push(format!(
+                "kept the checkpoint {}: the same command resumes",
+                kept[0]
+            )),
+            _ => parts.push(format!(
+                "kept the checkpoints {}: the same command resumes",
+                kept.join(" and ")
+            )),
         }
         if parts.is_empty() {
             "no output file was written".to_string()
@@ -852,6 +863,11 @@ mod tests {
         assert!(
             kept.contains("kept the checkpoint 't.tbl.partial': the same command resumes"),
             "{kept}"
+        );
+        let both = d.summary_with(&[PathBuf::from("t.tbl.partial"), PathBuf::from("t.tbl.marks")]);
+        assert!(
+            both.contains("kept the checkpoints 't.tbl.partial' and 't.tbl.marks': the same"),
+            "{both}"
         );
     }
 }
