@@ -9,16 +9,16 @@ use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
-use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsRow, CellsTable};
-use chompute::chomp::two_player::file::{self, TableFile};
+use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
+use chompute::chomp::two_player::plan::{Route, SolvePlan};
 use chompute::chomp::two_player::run::RunEvent;
-use chompute::chomp::two_player::{PTable, RectangleBites};
+use chompute::chomp::two_player::RectangleBites;
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -73,13 +73,17 @@ impl Report for SolveReport {
 /// volume-layer kernel on the GPU with `--backend gpu`.
 pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
-    if backend == BackendChoice::Gpu {
-        return solve_gpu(args);
-    }
-    let index = BitLayout::for_box(shape)?;
-    if args.plan {
+    let gpu = backend == BackendChoice::Gpu;
+    if args.plan && !gpu {
         return print_plan(args);
     }
+    let plan = SolvePlan::new(shape, gpu, args.output.as_deref(), args.memory, args.part)?;
+    let start = Instant::now();
+    if plan.route == Route::Gpu {
+        let solved = plan.run(|_| {}).map_err(super::on_gpu)?;
+        return report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0);
+    }
+    let index = &plan.layout;
     crate::cmd::bars::summary(&format!(
         "box {shape}: {} positions, {} at one bit {}",
         // The empty diagram has a bit but is no position (the report below counts the same).
@@ -91,33 +95,8 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             "each"
         }
     ));
-    let start = Instant::now();
-    let Some(path) = &args.output else {
-        let room = args.memory.map_or(
-            chompute::memory::Room::SYSTEM,
-            chompute::memory::Room::assume,
-        );
-        room.ensure(
-            index.bytes(),
-            &format!("the one-bit table of the {shape} box"),
-            "give -o FILE to solve it in blocks that fit",
-        )?;
-        let table = PTable::empty(index)?;
-        chompute::chomp::two_player::solve::solve_layers(&table, 0, |_, _, _| Ok(()))?;
-        let solved = Solved {
-            p_positions: table.p_count(),
-            index: table.layout().clone(),
-            blocks: None,
-        };
-        return report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), 0);
-    };
-    if path.as_os_str() == "-" {
-        return Err(anyhow!(
-            "a table is resumable only in a file: name one with -o FILE"
-        ));
-    }
     let mut resumed = 0;
-    let solved = blocks::solve_file(shape, path, args.memory, args.part, |event| match event {
+    let solved = plan.run(|event| match event {
         SolveEvent::Whole(RunEvent::Resumed {
             path,
             layers_done,
@@ -288,44 +267,6 @@ fn dropped(bytes: u64) -> String {
             "; a torn or damaged tail of {bytes} bytes was dropped (those layers are solved again)"
         )
     }
-}
-
-/// `chomp solve --backend gpu`: the whole table on the GPU, saved without a checkpoint.
-fn solve_gpu(args: &ChompSolveArgs) -> anyhow::Result<()> {
-    let shape = args.shape;
-    if let Some(o) = &args.output {
-        chompute::output::check_target(o)?;
-        // The file is a function of the box: the CPU's layout, which the kernel does not
-        // write for a square, and never beside a CPU run's checkpoint.
-        if BitLayout::for_box(shape)?.hook_index().is_some() {
-            return Err(anyhow!(
-                "the GPU kernel keeps every position of the {shape} box, but its table file keeps \
-                 one bit per transposed pair: save it with --backend cpu"
-            ));
-        }
-        for c in [file::partial_path(o), blocks::blocks_dir(o)] {
-            if c.exists() {
-                return Err(anyhow!(
-                    "{} is the checkpoint of a CPU run: resume it with --backend cpu",
-                    c.display()
-                ));
-            }
-        }
-    }
-    let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
-    let gpu = chompute::gpu::chomp::ChompGpu::new(ctx);
-    gpu.check(shape).map_err(super::on_gpu)?;
-    let start = Instant::now();
-    let table = gpu.solve(shape).map_err(super::on_gpu)?;
-    if let Some(o) = &args.output {
-        file::save_table(&table, o)?;
-    }
-    let solved = Solved {
-        p_positions: table.p_count(),
-        index: table.layout().clone(),
-        blocks: None,
-    };
-    report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0)
 }
 
 fn report_solved(

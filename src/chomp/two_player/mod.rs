@@ -27,6 +27,7 @@ pub mod forward;
 pub mod grundy;
 pub mod hook;
 pub mod piece;
+pub mod plan;
 pub mod reference;
 pub mod run;
 pub mod schedule;

@@ -1,0 +1,137 @@
+//! `chomp solve` planned before any work: where the box is solved (the CPU or the GPU's layer
+//! kernel), how its bits are laid out, and whether it runs whole in memory, to a resumable file
+//! (whole, or in blocks when it does not fit), with every refusal said up front. The command
+//! line and Python translate their arguments into a [`SolvePlan`] and print what it reports.
+//!
+//! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
+//! tests/faults/ (refusals and exit codes).
+
+use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
+use super::file::{partial_path, save_table};
+use super::solve::solve_layers;
+use super::table::PTable;
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::BitLayout;
+use crate::error::{Error, Result};
+use crate::memory::Room;
+use std::path::{Path, PathBuf};
+
+/// How a planned solve runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Whole in memory on the CPU, nothing saved.
+    Memory,
+    /// On the CPU to a table file, resumable: whole in memory when it fits, else in blocks
+    /// (and with a part, only that share of the next wave).
+    File,
+    /// The GPU's layer kernel, in memory, the table saved when a file is named.
+    Gpu,
+}
+
+/// A solve of one box, checked before any work.
+#[derive(Debug, Clone)]
+pub struct SolvePlan {
+    /// The box.
+    pub shape: ChompBox,
+    /// How its bits are numbered.
+    pub layout: BitLayout,
+    /// How it runs.
+    pub route: Route,
+    /// The table file, if any.
+    pub output: Option<PathBuf>,
+    /// Memory the table may take (default: what the machine has).
+    pub memory: Option<u64>,
+    /// A share of the next wave of blocks.
+    pub part: Option<Part>,
+}
+
+impl SolvePlan {
+    /// Plan the solve of `shape` on the GPU (`gpu`) or the CPU, to `output` when given, in at
+    /// most `memory` bytes. Refuses here, before any work: a GPU table file of a square (the
+    /// kernel keeps every position, the file one bit per transposed pair), a GPU run beside a
+    /// CPU run's checkpoint, a table file that is not a file, and a table without a file that
+    /// does not fit.
+    pub fn new(
+        shape: ChompBox,
+        gpu: bool,
+        output: Option<&Path>,
+        memory: Option<u64>,
+        part: Option<Part>,
+    ) -> Result<SolvePlan> {
+        let layout = BitLayout::for_box(shape)?;
+        let route = match output {
+            _ if gpu => {
+                if let Some(o) = output {
+                    crate::output::check_target(o)?;
+                    if layout.hook_index().is_some() {
+                        return Err(Error::invalid(format!(
+                            "the GPU kernel keeps every position of the {shape} box, but its \
+                             table file keeps one bit per transposed pair: save it with \
+                             --backend cpu"
+                        )));
+                    }
+                    if let Some(c) = [partial_path(o), blocks_dir(o)]
+                        .into_iter()
+                        .find(|c| c.exists())
+                    {
+                        return Err(Error::invalid(format!(
+                            "{} is the checkpoint of a CPU run: resume it with --backend cpu",
+                            c.display()
+                        )));
+                    }
+                }
+                Route::Gpu
+            }
+            Some(o) if o.as_os_str() == "-" => {
+                return Err(Error::invalid(
+                    "a table is resumable only in a file: name one with -o FILE",
+                ));
+            }
+            Some(_) => Route::File,
+            None => {
+                memory.map_or(Room::SYSTEM, Room::assume).ensure(
+                    layout.bytes(),
+                    &format!("the one-bit table of the {shape} box"),
+                    "give -o FILE to solve it in blocks that fit",
+                )?;
+                Route::Memory
+            }
+        };
+        Ok(SolvePlan {
+            shape,
+            layout,
+            route,
+            output: output.map(Path::to_path_buf),
+            memory,
+            part,
+        })
+    }
+
+    /// Run the plan; `report` hears a file run's events (resumed, steps, blocks).
+    pub fn run(&self, report: impl FnMut(SolveEvent)) -> Result<Solved> {
+        let whole = |table: &PTable| Solved {
+            p_positions: table.p_count(),
+            index: table.layout().clone(),
+            blocks: None,
+        };
+        match (self.route, &self.output) {
+            (Route::Memory, _) => {
+                let table = PTable::empty(self.layout.clone())?;
+                solve_layers(&table, 0, |_, _, _| Ok(()))?;
+                Ok(whole(&table))
+            }
+            (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
+            (Route::File, None) => unreachable!("a file route names its file"),
+            (Route::Gpu, out) => {
+                let ctx = crate::gpu::GpuContext::shared()?;
+                let gpu = crate::gpu::chomp::ChompGpu::new(ctx);
+                gpu.check(self.shape)?;
+                let table = gpu.solve(self.shape)?;
+                if let Some(o) = out {
+                    save_table(&table, o)?;
+                }
+                Ok(whole(&table))
+            }
+        }
+    }
+}
