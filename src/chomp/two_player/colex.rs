@@ -47,6 +47,11 @@ pub trait ColexTarget: Sync {
     fn outside(&self, lo: u64, hi: u64) -> bool;
     /// Fillings past which a fill's first row is shared out among the threads.
     fn parallel_above(&self) -> u64;
+    /// The fillings of rows `f..` to the last with values at most `cap`: C(cap + R - f, R - f).
+    fn span(&self, f: usize, cap: u32) -> u64 {
+        let free = (self.rows() - f) as u64;
+        binomial(cap as u64 + free, free).unwrap_or(u64::MAX)
+    }
     /// The fill of the last two rows (`f` = R-2) at once, when the target can: false, having
     /// marked nothing, otherwise.
     fn mark_last_two(&self, _f: usize, _lo: u32, _cap: u32, _base: u64, _skip: bool) -> bool {
@@ -70,9 +75,7 @@ pub fn fill<T: ColexTarget>(to: &T, f: usize, e: usize, lo: u32, cap: u32, base:
     if e + 1 == r {
         if lo == 0 {
             // Every filling of the rows to the end under cap: a contiguous range.
-            let free = (r - f) as u64;
-            let span = binomial(cap as u64 + free, free).unwrap_or(u64::MAX);
-            to.mark_range(base + skip as u64, base + span);
+            to.mark_range(base + skip as u64, base + to.span(f, cap));
             return;
         }
         if f == e {
@@ -114,6 +117,8 @@ pub struct ColexMarker<'a, const W: bool> {
     layers: Layers<'a>,
     win: Window<'a>,
     rows: usize,
+    /// `spans[s * (C + 1) + u]` = C(u + R - s, R - s).
+    spans: Vec<u64>,
     /// Runs with more fillings than this share them out ([`PARALLEL_FILLINGS`]).
     parallel_above: u64,
 }
@@ -122,11 +127,20 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
     /// The marker of `win` of the table of `ranker`'s box.
     pub fn new(ranker: &'a Ranker, win: Window<'a>) -> ColexMarker<'a, W> {
         debug_assert_eq!(W, !(win.lo == 0 && win.hi >= ranker.len()));
+        let (r, c) = (ranker.shape.rows, ranker.shape.cols as usize);
+        let mut spans = vec![0u64; (r + 1) * (c + 1)];
+        for s in 0..=r {
+            for u in 0..=c {
+                spans[s * (c + 1) + u] = binomial((u + r - s) as u64, (r - s) as u64)
+                    .expect("a span is at most the box's position count");
+            }
+        }
         ColexMarker {
             ranker,
             layers: Layers { ranker },
             win,
             rows: ranker.shape.rows,
+            spans,
             parallel_above: PARALLEL_FILLINGS,
         }
     }
@@ -195,6 +209,11 @@ impl<const W: bool> ColexTarget for ColexMarker<'_, W> {
 
     fn parallel_above(&self) -> u64 {
         self.parallel_above
+    }
+
+    #[inline]
+    fn span(&self, f: usize, cap: u32) -> u64 {
+        self.spans[f * (self.ranker.shape.cols as usize + 1) + cap as usize]
     }
 
     /// [`fill`] of the last two rows (`r` = R-2, lengths b ≥ l in [t, cap]) through a
