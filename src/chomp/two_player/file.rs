@@ -57,7 +57,11 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-const TABLE_MAGIC: &str = "chompute chomp p-table 2";
+pub(super) const TABLE_MAGIC: &str = "chompute chomp p-table 2";
+/// The first line of a Grundy table file (`super::grundy_file`).
+pub const GRUNDY_MAGIC: &str = "chompute chomp grundy-table 1";
+/// How the first line of a one-bit table file of any version starts.
+pub(super) const TABLE_KIND: &str = "chompute chomp p-table ";
 const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 const RECORD_TAG: &[u8; 4] = b"LAYR";
@@ -310,6 +314,24 @@ fn table_header(index: &BitLayout, p_positions: u64) -> String {
     )
 }
 
+/// Whether a sealed header (its bytes, up to and with the empty line: [`sealed_header`]) ends
+/// with the `header-crc32` of the bytes before that line.
+pub(super) fn header_crc_holds(header: &[u8]) -> bool {
+    const KEY: &[u8] = b"header-crc32 ";
+    let Some(body) = header.strip_suffix(b"\n\n") else {
+        return false;
+    };
+    let at = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let Some(hex) = body[at..].strip_prefix(KEY) else {
+        return false;
+    };
+    let stated = std::str::from_utf8(hex)
+        .ok()
+        .filter(|h| h.len() == 8)
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
+    stated == Some(crc32fast::hash(&body[..at]))
+}
+
 /// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
 /// or a directory is no table).
 pub fn check_regular(path: &Path) -> Result<()> {
@@ -460,23 +482,34 @@ impl TableFile {
     /// numbering) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<TableFile> {
         let file = open_regular(path)?;
-        let mut first = [0u8; TABLE_MAGIC_V1.len() + 1];
+        let mut first = [0u8; 32];
         let got = file
             .read_at(&mut first, 0)
             .map_err(|e| Error::io(path, e))?;
-        if first[..got] == *format!("{TABLE_MAGIC_V1}\n").as_bytes() {
+        if first[..got].starts_with(format!("{TABLE_MAGIC_V1}\n").as_bytes()) {
             return Err(Error::invalid(format!(
                 "{}: a version-1 table (one CRC for all its bits, none over its header); solve \
                  the box again to write version 2",
                 path.display()
             )));
         }
+        if first[..got].starts_with(b"chompute chomp grundy-table ") {
+            return Err(Error::invalid(format!(
+                "{}: a Grundy table (`chomp query` answers from it); this needs a one-bit \
+                 table, which `chomp solve -o` writes",
+                path.display()
+            )));
+        }
         let mut reader = BufReader::new(&file);
         let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
+        let prefix = read_prefix(&file, path, data_start)?;
+        if !header_crc_holds(&prefix) {
+            return Err(damaged(path, "the header does not match its header-crc32"));
+        }
         let index = header_index(path, &pairs)?;
         let p_positions = number(path, &pairs, "p-positions")?;
         let header = table_header(&index, p_positions);
-        if header.as_bytes() != read_prefix(&file, path, data_start)? {
+        if header.as_bytes() != prefix {
             return Err(damaged(path, "the header does not match its header-crc32"));
         }
         let what = format!("a table of the {} box", index.shape());
@@ -592,7 +625,7 @@ impl BitSource for TableFile {
 }
 
 /// The first `n` bytes of `file`.
-fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
+pub(super) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
     let mut b = vec![0u8; n as usize];
     file.read_exact_at(&mut b, 0)
         .map_err(|e| Error::io(path, e))?;
@@ -1031,6 +1064,29 @@ mod tests {
         );
         let e = field(path(), &pairs, "missing").unwrap_err().to_string();
         assert!(e.contains("has no 'missing'"), "{e}");
+    }
+
+    #[test]
+    fn a_sealed_header_holds_its_crc_and_an_edited_one_does_not() {
+        let shape = ChompBox { rows: 3, cols: 5 };
+        let h = sealed_header("magic", shape, "colex-lattice-path", &[("k", "17".into())]);
+        assert!(h.ends_with("\n\n") && h.contains("\nheader-crc32 "), "{h}");
+        assert!(header_crc_holds(h.as_bytes()));
+        let edits = [
+            h.replace("k 17", "k 18"),
+            h.replace("box 3x5", "box 5x3"),
+            h.replace("header-crc32 ", "header-crc32 0"),
+            h.trim_end().to_string(),
+            h.replace("magic", "Magic"),
+        ];
+        for e in edits {
+            assert_ne!(e, h);
+            assert!(!header_crc_holds(e.as_bytes()), "{e}");
+        }
+        // The last line's digits are the CRC of everything before that line.
+        let at = h.rfind("header-crc32 ").unwrap();
+        let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
+        assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
     }
 
     #[test]
