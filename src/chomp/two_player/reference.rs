@@ -188,8 +188,8 @@ mod tests {
                     {
                         let found = first_p_option(rk, &rows, rank, k0, pred);
                         let mut any = false;
-                        for x in 0..d.height() {
-                            for t0 in 0..rows[x] {
+                        for (x, &a) in rows.iter().enumerate().take(d.height()) {
+                            for t0 in 0..a {
                                 if t0 == 0 && x < k0 {
                                     continue;
                                 }
