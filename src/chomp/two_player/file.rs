@@ -44,7 +44,12 @@
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
 //! records before it and cuts the file there.
 //!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
+//! The sealed header, the chunk CRCs ([`ChunkWriter`] and its reader `CheckedBody`) and the
+//! checkpoint's records are shared with the Grundy table file (`super::grundy_file`), whose
+//! values take the place of the bits and of the P indexes.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs,
+//! tests/games/chomp/grundy_file.rs.
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
