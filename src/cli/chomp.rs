@@ -29,11 +29,13 @@ pub enum ChompCommand {
     /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
-    /// One position of a saved table: P or N, and every winning bite.
+    /// One position of a saved table: P or N and every winning bite, or (a Grundy table) its
+    /// value and a move to each smaller value.
     Query(ChompQueryArgs),
     /// The winning bites of every rectangle of a box, each as the P-position it leaves.
     Bites(ChompBitesArgs),
-    /// The Grundy value (nim-value) of every position of a box.
+    /// The Grundy value (nim-value) of every position of a box; with -o, a saved table that an
+    /// interrupted run resumes.
     Grundy(ChompGrundyArgs),
     /// For every n up to N: the Young diagrams of n cells and how many are P-positions.
     Cells(ChompCellsArgs),

@@ -1,5 +1,6 @@
 //! Grundy table files end to end: the file against the table in memory value for value, one
-//! and two bytes a value, a run stopped and resumed to the same bytes, a second writer, and
+//! and two bytes a value, a run stopped and resumed to the same bytes (in the library, with a
+//! damaged checkpoint, and through the command with SIGINT), a second writer, and
 //! `chomp query` answering from the file (its moves checked against the table in memory) or
 //! refusing a damaged, edited or foreign file.
 
@@ -461,5 +462,54 @@ fn query_refuses_flipped_bits_an_edited_header_and_a_foreign_file() {
         &chompute(&["chomp", "query", b, "--position", "2,1"]),
         "not a chompute table",
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch_dir("grundy_file_sigint");
+    let (out, whole) = (dir.join("g.grundy"), dir.join("whole.grundy"));
+    let o = out.to_str().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
+        .args(["chomp", "grundy", "--box", "13x13", "-o", o])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once its checkpoint holds a record (the header is under 100 bytes).
+    let partial = partial_path(&out);
+    let t = Instant::now();
+    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 200 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no checkpoint record"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: an interrupt to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let run = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("kept the checkpoint") && err.contains("g.grundy.partial"),
+        "{err}"
+    );
+    assert!(!out.exists() && partial.exists());
+    let again = chompute(&["chomp", "grundy", "--box", "13x13", "-o", o]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("resuming from") && stderr(&again).contains("layers done"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(!partial.exists());
+    let w = whole.to_str().unwrap();
+    assert!(chompute(&["chomp", "grundy", "--box", "13x13", "-o", w])
+        .status
+        .success());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
