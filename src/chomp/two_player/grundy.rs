@@ -15,8 +15,13 @@
 //! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
 //! largest value of every sub-box without a second pass.
 //!
+//! A run may start at a later step, the values of the steps before it read back from a
+//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
+//! then tallied from those values.
+//!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
-//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data).
+//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
+//! tests/games/chomp/grundy_file.rs (resumed runs, their tallies).
 
 use super::driver::{drive, par_ranges, Run};
 use super::schedule::{for_each_in_range, Layers, Progress, Schedule};
