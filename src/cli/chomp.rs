@@ -29,11 +29,13 @@ pub enum ChompCommand {
     /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
-    /// One position of a saved table: P or N, and every winning bite.
+    /// One position of a saved table: P or N and every winning bite, or (a Grundy table) its
+    /// value and a move to each smaller value.
     Query(ChompQueryArgs),
     /// The winning bites of every rectangle of a box, each as the P-position it leaves.
     Bites(ChompBitesArgs),
-    /// The Grundy value (nim-value) of every position of a box.
+    /// The Grundy value (nim-value) of every position of a box; with -o, a saved table that an
+    /// interrupted run resumes.
     Grundy(ChompGrundyArgs),
     /// For every n up to N: the Young diagrams of n cells and how many are P-positions.
     Cells(ChompCellsArgs),
@@ -136,9 +138,14 @@ pub struct ChompGrundyArgs {
     /// Print one sequence as an OEIS b-file (`n value` per line).
     #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
     pub bfile: Option<chompute::chomp::two_player::grundy::GrundySequence>,
-    /// Bytes a value takes in memory: 1 (the default; exact to 256 cells, checked above) or 2.
+    /// Bytes a value takes in memory and in the -o file: 1 (the default; exact to 256 cells,
+    /// checked above) or 2.
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u8).range(1..=2))]
     pub value_bytes: Option<u8>,
+    /// Also save the table (every position's value) here, for `chomp query`; finished layers
+    /// go to FILE.partial, and the same command resumes from it.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub format: Output<ChompGrundyOutput>,
 }

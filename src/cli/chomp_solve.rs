@@ -1,4 +1,5 @@
-//! The arguments of the two-player table commands `chomp solve`, `chomp query` and `chomp bites`.
+//! The arguments of the two-player table commands `chomp solve`, `chomp query` and `chomp bites`
+//! (`chomp grundy`'s are in cli/chomp.rs).
 //! What they do is in cmd/chomp_solve.rs.
 //!
 //! Tests: the command as users run it in tests/faults/cli.rs, tests/games/blocks.rs,
@@ -37,13 +38,14 @@ pub struct ChompSolveArgs {
 
 #[derive(Debug, Args)]
 pub struct ChompQueryArgs {
-    /// A table saved by `chomp solve -o`.
+    /// A table saved by `chomp solve -o` (P or N) or by `chomp grundy -o` (Grundy values).
     #[arg(value_name = "FILE")]
     pub table: std::path::PathBuf,
     /// The position: row lengths a,b,c (top row first).
     #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
     pub position: chompute::chomp::Diagram,
-    /// Read the whole table first and check its CRC-32.
+    /// Read the whole table first, check every chunk's CRC-32 and recount what the header
+    /// says (the P-positions, or the largest Grundy value).
     #[arg(long)]
     pub verify: bool,
     #[command(flatten)]

@@ -2,7 +2,7 @@
 //! (docs/mathematics.md §5b).
 //!
 //! Tests: the command as users run it in tests/faults/cli.rs, tests/games/blocks.rs,
-//! tests/games/chomp/two_player.rs, tests/games/tables.rs.
+//! tests/games/chomp/two_player.rs, tests/games/chomp/grundy_file.rs, tests/games/tables.rs.
 
 use super::csv_field;
 use super::out::{print_report, Report, Stdout};
@@ -16,6 +16,7 @@ use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
+use chompute::chomp::two_player::grundy_file::{self, GrundyFile, SavedTable};
 use chompute::chomp::two_player::plan::{Route, SolvePlan};
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::two_player::RectangleBites;
@@ -324,9 +325,13 @@ impl Report for QueryReport {
     }
 }
 
-/// `chomp query FILE --position a,b,c`.
+/// `chomp query FILE --position a,b,c`: a one-bit table's P or N and winning bites, or a
+/// Grundy table's value and a move to each smaller value, as the file's first line says.
 pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
-    let file = TableFile::open(&args.table)?;
+    let file = match SavedTable::open(&args.table)? {
+        SavedTable::Bits(file) => file,
+        SavedTable::Grundy(file) => return query_grundy(args, &file),
+    };
     if args.verify {
         file.verify()?;
     }
@@ -338,6 +343,55 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         shape: file.shape().to_string(),
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
+    };
+    print_report(&report, args.format.get())
+}
+
+#[derive(Serialize)]
+struct GrundyQueryReport {
+    position: String,
+    #[serde(rename = "box")]
+    shape: String,
+    grundy: u16,
+    p: bool,
+    /// At index g, a position of value g that a bite leaves.
+    moves: Vec<Vec<u32>>,
+}
+
+impl Report for GrundyQueryReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let (p, g) = (&self.position, self.grundy);
+        if self.p {
+            return writeln!(out, "{p}: Grundy value 0, P (every bite loses)");
+        }
+        let list: Vec<String> = self
+            .moves
+            .iter()
+            .enumerate()
+            .map(|(v, q)| format!("{v} ({})", text_bite(q)))
+            .collect();
+        writeln!(
+            out,
+            "{p}: Grundy value {g}, a move to each smaller value: {}",
+            list.join(" ")
+        )
+    }
+}
+
+/// `chomp query` of a Grundy table.
+fn query_grundy(args: &ChompQueryArgs, file: &GrundyFile) -> anyhow::Result<()> {
+    if args.verify {
+        file.verify()?;
+    }
+    let p = &args.position;
+    let grundy = file.value(p)?;
+    let moves = file.moves(p)?;
+    let report = GrundyQueryReport {
+        position: p.to_string(),
+        shape: file.shape().to_string(),
+        grundy,
+        p: grundy == 0,
+        moves: moves.iter().map(rows_of).collect(),
     };
     print_report(&report, args.format.get())
 }
@@ -457,6 +511,12 @@ struct GrundyReport {
     /// The largest value of the n×n box, n = 1, 2, …
     largest_by_side: Vec<u16>,
     rectangles: Vec<RectangleGrundy>,
+    /// `-o FILE`: where the table was saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    /// With `-o`: layers read back from the checkpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_layers: Option<u64>,
     /// `--bfile SEQUENCE`: its terms n = 1, 2, …
     #[serde(skip)]
     sequence: Option<Vec<u16>>,
@@ -488,6 +548,9 @@ impl Report for GrundyReport {
             }
             writeln!(out)?;
         }
+        if let Some(f) = &self.file {
+            writeln!(out, "table saved to {f}")?;
+        }
         Ok(())
     }
 
@@ -510,7 +573,7 @@ impl Report for GrundyReport {
     }
 }
 
-/// `chomp grundy --box RxC`.
+/// `chomp grundy --box RxC [-o FILE]`: with -o, resumable and saved.
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = args.shape;
     let width = args.value_bytes.map(|b| match b {
@@ -523,7 +586,27 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         sequence.terms(shape)?;
     }
     let start = Instant::now();
-    let table = GrundyTable::compute_with(plan)?;
+    let mut resumed = 0;
+    let table = match &args.output {
+        None => GrundyTable::compute_with(plan)?,
+        Some(path) => grundy_file::compute_to_file(plan, path, |event| {
+            if let RunEvent::Resumed {
+                path,
+                layers_done,
+                layers,
+                dropped_bytes,
+                ..
+            } = event
+            {
+                resumed = layers_done;
+                eprintln!(
+                    "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
+                    path.display(),
+                    dropped(dropped_bytes)
+                );
+            }
+        })?,
+    };
     let seconds = start.elapsed().as_secs_f64();
     let sequence = match args.bfile {
         Some(kind) => Some(table.sequence(kind)?),
@@ -537,6 +620,8 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         histogram: table.histogram().to_vec(),
         largest_by_side: table.sequence(GrundySequence::Largest)?,
         rectangles: table.rectangles(),
+        file: args.output.as_ref().map(|p| p.display().to_string()),
+        resumed_layers: args.output.as_ref().map(|_| resumed),
         sequence,
     };
     print_report(&report, args.format())

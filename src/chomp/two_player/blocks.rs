@@ -772,7 +772,7 @@ pub fn solve_file(
     let blocks = part.is_some() || in_blocks(&index, out, memory);
     // Blocks keep every finished window beside the table until it is written.
     let needed = index.bytes() * if blocks { 2 } else { 1 };
-    ensure_disk(out, needed)?;
+    store::ensure_disk(out, needed, &[blocks_dir(out), store::partial_path(out)])?;
     if !blocks {
         let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
         return Ok(Solved {
@@ -792,57 +792,6 @@ pub fn solve_file(
         p_positions: run.p_positions,
         blocks: Some(run),
     })
-}
-
-/// [`Error::TooLarge`] when the file system of `out` has less than `bytes` free (statvfs);
-/// nothing when it cannot be asked.
-fn ensure_disk(out: &Path, bytes: u64) -> Result<()> {
-    use std::os::unix::ffi::OsStrExt;
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return Ok(());
-    };
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is a NUL-terminated path and `st` a statvfs to fill.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return Ok(());
-    }
-    let free = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
-    // What is already there (a checkpoint being resumed) counts as room.
-    let have = [blocks_dir(out), store::partial_path(out)]
-        .iter()
-        .map(|p| dir_bytes(p))
-        .sum::<u64>();
-    if bytes > free.saturating_add(have) {
-        return Err(Error::too_large(
-            format!("the table {}", out.display()),
-            format!(
-                "it needs {} of disk for the table and its checkpoint, but {} has {} free;                  choose another folder",
-                crate::memory::human_bytes(bytes),
-                dir.display(),
-                crate::memory::human_bytes(free)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Bytes of a file, or of the files of a folder (one level), 0 when absent.
-fn dir_bytes(p: &Path) -> u64 {
-    match std::fs::metadata(p) {
-        Ok(m) if m.is_dir() => std::fs::read_dir(p)
-            .map(|rd| {
-                rd.filter_map(|e| e.ok()?.metadata().ok())
-                    .map(|m| m.len())
-                    .sum()
-            })
-            .unwrap_or(0),
-        Ok(m) => m.len(),
-        Err(_) => 0,
-    }
 }
 
 /// Start `out`'s checkpoint folder with `plan`.

@@ -44,7 +44,12 @@
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
 //! records before it and cuts the file there.
 //!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
+//! The sealed header, the chunk CRCs ([`ChunkWriter`] and its reader `CheckedBody`) and the
+//! checkpoint's records are shared with the Grundy table file (`super::grundy_file`), whose
+//! values take the place of the bits and of the P indexes.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs,
+//! tests/games/chomp/grundy_file.rs.
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
@@ -55,8 +60,13 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-const TABLE_MAGIC: &str = "chompute chomp p-table 2";
+pub(super) const TABLE_MAGIC: &str = "chompute chomp p-table 2";
+/// The first line of a Grundy table file (`super::grundy_file`).
+pub const GRUNDY_MAGIC: &str = "chompute chomp grundy-table 1";
+/// How the first line of a one-bit table file of any version starts.
+pub(super) const TABLE_KIND: &str = "chompute chomp p-table ";
 const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 const RECORD_TAG: &[u8; 4] = b"LAYR";
@@ -69,11 +79,36 @@ pub fn partial_path(table: &Path) -> PathBuf {
 }
 
 pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String)]) -> String {
-    let mut h = format!("{magic}\nbox {}\nrank {}\n", index.shape(), index.scheme());
+    header_lines(magic, index.shape(), &index.scheme(), extra)
+}
+
+/// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.
+pub(super) fn header_lines(
+    magic: &str,
+    shape: ChompBox,
+    scheme: &str,
+    extra: &[(&str, String)],
+) -> String {
+    let mut h = format!("{magic}\nbox {shape}\nrank {scheme}\n");
     for (k, v) in extra {
         h.push_str(&format!("{k} {v}\n"));
     }
     h.push('\n');
+    h
+}
+
+/// A header sealed by its CRC ([`header_lines`] with `header-crc32`, the CRC-32 of the bytes
+/// before that line, as its last line): a table file's header.
+pub(super) fn sealed_header(
+    magic: &str,
+    shape: ChompBox,
+    scheme: &str,
+    extra: &[(&str, String)],
+) -> String {
+    let mut h = header_lines(magic, shape, scheme, extra);
+    h.pop(); // the empty line comes after the header's CRC
+    let crc = crc32fast::hash(h.as_bytes());
+    h.push_str(&format!("header-crc32 {crc:08x}\n\n"));
     h
 }
 
@@ -115,6 +150,13 @@ pub(super) fn read_header(
         })
         .collect::<Result<Vec<_>>>()?;
     Ok((pairs, bytes.len() as u64))
+}
+
+/// The number a header's `key` holds.
+pub(super) fn number(path: &Path, pairs: &[(String, String)], key: &str) -> Result<u64> {
+    field(path, pairs, key)?
+        .parse()
+        .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
 }
 
 pub(super) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
@@ -179,13 +221,10 @@ pub fn save_words(
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header.as_bytes()).map_err(io)?;
-        let mut crcs: Vec<u32> = Vec::with_capacity(total.div_ceil(CHUNK_BYTES) as usize);
-        let mut crc = crc32fast::Hasher::new();
-        let mut in_chunk = 0u64;
-        let mut written = 0u64;
+        let mut body = ChunkWriter::new(out);
         let mut bytes = Vec::new();
         source(&mut |words: &[u64]| {
-            if written + words.len() as u64 * 8 > total {
+            if body.written() + words.len() as u64 * 8 > total {
                 return Err(Error::invalid(format!(
                     "{}: more words than the {} box has",
                     path.display(),
@@ -194,53 +233,108 @@ pub fn save_words(
             }
             bytes.clear();
             bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-            let mut rest = &bytes[..];
-            while !rest.is_empty() {
-                let n = ((CHUNK_BYTES - in_chunk) as usize).min(rest.len());
-                crc.update(&rest[..n]);
-                in_chunk += n as u64;
-                rest = &rest[n..];
-                if in_chunk == CHUNK_BYTES {
-                    crcs.push(std::mem::take(&mut crc).finalize());
-                    in_chunk = 0;
-                }
-            }
-            written += bytes.len() as u64;
-            out.write_all(&bytes).map_err(io)
+            body.write(&bytes).map_err(io)
         })?;
-        if written != total {
+        if body.written() != total {
             return Err(Error::invalid(format!(
-                "{}: {written} bytes of bits, but the {} box has {total}",
+                "{}: {} bytes of bits, but the {} box has {total}",
                 path.display(),
+                body.written(),
                 index.shape()
             )));
         }
-        if in_chunk > 0 {
-            crcs.push(crc.finalize());
-        }
-        for c in crcs {
-            out.write_all(&c.to_le_bytes()).map_err(io)?;
-        }
-        out.flush().map_err(io)?;
+        body.finish().map_err(io)?;
     }
     file.commit()
 }
 
+/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
+/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
+pub(super) struct ChunkWriter<W: Write> {
+    out: W,
+    crc: crc32fast::Hasher,
+    in_chunk: u64,
+    written: u64,
+    crcs: Vec<u32>,
+}
+
+impl<W: Write> ChunkWriter<W> {
+    /// A writer of a body that starts here in `out` (after the header).
+    pub(super) fn new(out: W) -> ChunkWriter<W> {
+        ChunkWriter {
+            out,
+            crc: crc32fast::Hasher::new(),
+            in_chunk: 0,
+            written: 0,
+            crcs: Vec::new(),
+        }
+    }
+
+    /// Bytes of body written so far.
+    pub(super) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Append `bytes` to the body.
+    pub(super) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let n = ((CHUNK_BYTES - self.in_chunk) as usize).min(rest.len());
+            self.crc.update(&rest[..n]);
+            self.in_chunk += n as u64;
+            rest = &rest[n..];
+            if self.in_chunk == CHUNK_BYTES {
+                self.crcs.push(std::mem::take(&mut self.crc).finalize());
+                self.in_chunk = 0;
+            }
+        }
+        self.written += bytes.len() as u64;
+        self.out.write_all(bytes)
+    }
+
+    /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
+    pub(super) fn finish(mut self) -> std::io::Result<W> {
+        if self.in_chunk > 0 {
+            self.crcs.push(self.crc.finalize());
+        }
+        for c in &self.crcs {
+            self.out.write_all(&c.to_le_bytes())?;
+        }
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
 /// The header of a version-2 table: the lines, then `header-crc32` of the bytes before it.
 fn table_header(index: &BitLayout, p_positions: u64) -> String {
-    let mut h = header_text(
+    sealed_header(
         TABLE_MAGIC,
-        index,
+        index.shape(),
+        &index.scheme(),
         &[
             ("positions", index.positions().to_string()),
             ("p-positions", p_positions.to_string()),
             ("chunk-bytes", CHUNK_BYTES.to_string()),
         ],
-    );
-    h.pop(); // the empty line comes after the header's CRC
-    let crc = crc32fast::hash(h.as_bytes());
-    h.push_str(&format!("header-crc32 {crc:08x}\n\n"));
-    h
+    )
+}
+
+/// Whether a sealed header (its bytes, up to and with the empty line: [`sealed_header`]) ends
+/// with the `header-crc32` of the bytes before that line.
+pub(super) fn header_crc_holds(header: &[u8]) -> bool {
+    const KEY: &[u8] = b"header-crc32 ";
+    let Some(body) = header.strip_suffix(b"\n\n") else {
+        return false;
+    };
+    let at = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let Some(hex) = body[at..].strip_prefix(KEY) else {
+        return false;
+    };
+    let stated = std::str::from_utf8(hex)
+        .ok()
+        .filter(|h| h.len() == 8)
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
+    stated == Some(crc32fast::hash(&body[..at]))
 }
 
 /// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
@@ -256,93 +350,180 @@ pub fn check_regular(path: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Open a saved table for reading: a regular file (checked before and after the open, which
+/// does not block).
+pub(super) fn open_regular(path: &Path) -> Result<File> {
+    check_regular(path)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// The error for a file found damaged: `PATH: WHY; the file is damaged`.
+pub(super) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("{}: {why}; the file is damaged", path.display()))
+}
+
+/// The body of a saved table (`bytes` bytes from `start`) and its trailer of chunk CRC-32s
+/// ([`ChunkWriter`]'s): every byte read through it comes from a chunk checked against its CRC
+/// (once per chunk, remembered).
+#[derive(Debug)]
+pub(super) struct CheckedBody {
+    path: PathBuf,
+    file: File,
+    start: u64,
+    bytes: u64,
+    /// The trailer: the CRC-32 of each chunk of the body.
+    crcs: Vec<u32>,
+    /// Bit c set once chunk c was checked against its CRC.
+    checked: Vec<AtomicU64>,
+}
+
+impl CheckedBody {
+    /// The body of `file` after a header of `start` bytes: checks that the file is exactly the
+    /// header, the body and its trailer (`what` names the table in the error), and reads the
+    /// trailer.
+    pub(super) fn open(
+        path: &Path,
+        file: File,
+        start: u64,
+        bytes: u64,
+        what: &str,
+    ) -> Result<CheckedBody> {
+        let chunks = bytes.div_ceil(CHUNK_BYTES);
+        let want = start + bytes + chunks * 4;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != want {
+            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
+        }
+        let mut trailer = vec![0u8; (chunks * 4) as usize];
+        file.read_exact_at(&mut trailer, start + bytes)
+            .map_err(|e| Error::io(path, e))?;
+        let crcs = trailer
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(CheckedBody {
+            path: path.to_path_buf(),
+            file,
+            start,
+            bytes,
+            crcs,
+            checked: (0..chunks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        })
+    }
+
+    /// Read chunk `c` into `buf` and check it against its CRC-32.
+    pub(super) fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
+        let at = c * CHUNK_BYTES;
+        let n = (self.bytes - at).min(CHUNK_BYTES) as usize;
+        buf.resize(n, 0);
+        self.file
+            .read_exact_at(buf, self.start + at)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if crc32fast::hash(buf) != self.crcs[c as usize] {
+            return Err(damaged(
+                &self.path,
+                format!("chunk {c} of the table does not match its crc32"),
+            ));
+        }
+        self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
+        Ok(())
+    }
+
+    /// Bytes `at..at + out.len()` of the body, from checked chunks.
+    pub(super) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<()> {
+        let end = at + out.len() as u64;
+        assert!(end <= self.bytes, "a read inside the body");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for c in at / CHUNK_BYTES..=(end - 1) / CHUNK_BYTES {
+            if self.checked[(c / 64) as usize].load(Relaxed) >> (c % 64) & 1 == 0 {
+                self.read_chunk(c, &mut Vec::new())?;
+            }
+        }
+        self.file
+            .read_exact_at(out, self.start + at)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Every chunk of the body in order to `each`, each checked before it goes.
+    pub(super) fn for_each_chunk(&self, mut each: impl FnMut(&[u8])) -> Result<()> {
+        let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
+        for c in 0..self.crcs.len() as u64 {
+            self.read_chunk(c, &mut buf)?;
+            each(&buf);
+        }
+        Ok(())
+    }
+}
+
 /// A saved table opened for reading single bits without loading it. Every bit read comes from
 /// a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct TableFile {
     path: PathBuf,
-    file: File,
-    data_start: u64,
+    body: CheckedBody,
     /// How the bits are numbered.
     pub index: BitLayout,
     /// P-positions, as the header says.
     pub p_positions: u64,
-    /// The trailer: the CRC-32 of each chunk of bits.
-    crcs: Vec<u32>,
-    /// Bit c set once chunk c was checked against its CRC.
-    checked: Vec<std::sync::atomic::AtomicU64>,
 }
 
 impl TableFile {
     /// Open a table written by [`save_table`]: checks the header (its CRC, the box, the
     /// numbering) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<TableFile> {
-        check_regular(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
-            return Err(Error::invalid(format!(
-                "{}: not a regular file",
-                path.display()
-            )));
-        }
-        let mut first = [0u8; TABLE_MAGIC_V1.len() + 1];
+        let file = open_regular(path)?;
+        let mut first = [0u8; 32];
         let got = file
             .read_at(&mut first, 0)
             .map_err(|e| Error::io(path, e))?;
-        if first[..got] == *format!("{TABLE_MAGIC_V1}\n").as_bytes() {
+        if first[..got].starts_with(format!("{TABLE_MAGIC_V1}\n").as_bytes()) {
             return Err(Error::invalid(format!(
                 "{}: a version-1 table (one CRC for all its bits, none over its header); solve \
                  the box again to write version 2",
                 path.display()
             )));
         }
-        let mut reader = BufReader::new(&file);
-        let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
-        let damaged =
-            |why: String| Error::invalid(format!("{}: {why}; the file is damaged", path.display()));
-        let index = header_index(path, &pairs)?;
-        let num = |key: &str| -> Result<u64> {
-            field(path, &pairs, key)?
-                .parse()
-                .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
-        };
-        let p_positions = num("p-positions")?;
-        if table_header(&index, p_positions).len() as u64 != data_start
-            || table_header(&index, p_positions).as_bytes() != read_prefix(&file, path, data_start)?
-        {
-            return Err(damaged("the header does not match its header-crc32".into()));
-        }
-        let shape = index.shape();
-        let bytes = index.bytes();
-        let chunks = bytes.div_ceil(CHUNK_BYTES);
-        let want = data_start + bytes + chunks * 4;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        if len != want {
-            return Err(damaged(format!(
-                "{len} bytes, but a table of the {shape} box has {want}"
+        if first[..got].starts_with(b"chompute chomp grundy-table ") {
+            return Err(Error::invalid(format!(
+                "{}: a Grundy table (`chomp query` answers from it); this needs a one-bit \
+                 table, which `chomp solve -o` writes",
+                path.display()
             )));
         }
-        let mut trailer = vec![0u8; (chunks * 4) as usize];
-        file.read_exact_at(&mut trailer, data_start + bytes)
-            .map_err(|e| Error::io(path, e))?;
-        let crcs = trailer
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
+        let mut reader = BufReader::new(&file);
+        let (pairs, data_start) = read_header(path, &mut reader, TABLE_MAGIC)?;
+        let prefix = read_prefix(&file, path, data_start)?;
+        if !header_crc_holds(&prefix) {
+            return Err(damaged(path, "the header does not match its header-crc32"));
+        }
+        let index = header_index(path, &pairs)?;
+        let p_positions = number(path, &pairs, "p-positions")?;
+        let header = table_header(&index, p_positions);
+        if header.as_bytes() != prefix {
+            return Err(damaged(path, "the header does not match its header-crc32"));
+        }
+        let what = format!("a table of the {} box", index.shape());
+        let body = CheckedBody::open(path, file, data_start, index.bytes(), &what)?;
         Ok(TableFile {
             path: path.to_path_buf(),
             p_positions,
-            file,
-            data_start,
+            body,
             index,
-            crcs,
-            checked: (0..chunks.div_ceil(64))
-                .map(|_| std::sync::atomic::AtomicU64::new(0))
-                .collect(),
         })
     }
 
@@ -351,44 +532,16 @@ impl TableFile {
         self.index.shape()
     }
 
-    /// Read chunk `c` and check it against its CRC-32.
-    fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
-        let bytes = self.index.bytes();
-        let at = c * CHUNK_BYTES;
-        let n = (bytes - at).min(CHUNK_BYTES) as usize;
-        buf.resize(n, 0);
-        self.file
-            .read_exact_at(buf, self.data_start + at)
-            .map_err(|e| Error::io(&self.path, e))?;
-        if crc32fast::hash(buf) != self.crcs[c as usize] {
-            return Err(Error::invalid(format!(
-                "{}: chunk {c} of the bits does not match its crc32; the file is damaged",
-                self.path.display()
-            )));
-        }
-        use std::sync::atomic::Ordering::Relaxed;
-        self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
-        Ok(())
-    }
-
     /// Whether bit `r` is P, read from the file (from a checked chunk).
     pub fn is_p_bit(&self, r: u64) -> Result<bool> {
-        use std::sync::atomic::Ordering::Relaxed;
         if r >= self.index.len() {
             return Err(Error::invalid(format!(
                 "{}: bit {r} is outside the table",
                 self.path.display()
             )));
         }
-        let byte = (r >> 6) * 8;
-        let c = byte / CHUNK_BYTES;
-        if self.checked[(c / 64) as usize].load(Relaxed) >> (c % 64) & 1 == 0 {
-            self.read_chunk(c, &mut Vec::new())?;
-        }
         let mut word = [0u8; 8];
-        self.file
-            .read_exact_at(&mut word, self.data_start + byte)
-            .map_err(|e| Error::io(&self.path, e))?;
+        self.body.read_at((r >> 6) * 8, &mut word)?;
         Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
     }
 
@@ -459,13 +612,10 @@ impl TableFile {
 
     /// Every word of the table in order to `each`, each chunk checked before its words go.
     fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
-        let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
-        for c in 0..self.crcs.len() as u64 {
-            self.read_chunk(c, &mut buf)?;
+        self.body.for_each_chunk(|buf| {
             buf.chunks_exact(8)
-                .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))));
-        }
-        Ok(())
+                .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))))
+        })
     }
 }
 
@@ -480,7 +630,7 @@ impl BitSource for TableFile {
 }
 
 /// The first `n` bytes of `file`.
-fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
+pub(super) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
     let mut b = vec![0u8; n as usize];
     file.read_exact_at(&mut b, 0)
         .map_err(|e| Error::io(path, e))?;
@@ -526,9 +676,63 @@ impl Checkpoint {
         index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
-        let io = |e| Error::io(path, e);
         let shape = index.shape();
-        let index = index.clone();
+        let header = header_text(PARTIAL_MAGIC, index, &[]);
+        let check = |pairs: &[(String, String)]| {
+            let got_index = header_index(path, pairs)?;
+            let got = got_index.shape();
+            if got != shape {
+                return Err(Error::invalid(format!(
+                    "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
+                    path.display()
+                )));
+            }
+            if got_index.scheme() != index.scheme() {
+                return Err(Error::invalid(format!(
+                    "{} numbers the {got} box by '{}', this run by '{}'; remove it to start afresh",
+                    path.display(),
+                    got_index.scheme(),
+                    index.scheme()
+                )));
+            }
+            Ok(())
+        };
+        let layers = super::solve::steps(index);
+        let read = |reader: &mut dyn Read| {
+            let (mut next, mut good) = (0u64, 0u64);
+            while next < layers {
+                match read_record(reader, index.len())? {
+                    Some((v, ranks, bytes)) if v == next => {
+                        for r in ranks {
+                            set_p(v, r);
+                        }
+                        good += bytes;
+                        next += 1;
+                    }
+                    _ => break,
+                }
+            }
+            Ok((next, good))
+        };
+        Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "solved", check, read)
+    }
+
+    /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
+    /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
+    /// process"): a new one (also when only part of its header was written), or an existing
+    /// one whose header `check` accepts and whose records `read` reads back, returning the
+    /// first step still to do and the bytes of the whole records. What follows those records
+    /// (a torn or damaged one and everything after it) is cut off and counted in
+    /// `dropped_bytes`.
+    pub(super) fn open_log(
+        path: &Path,
+        header: &str,
+        magic: &str,
+        verb: &str,
+        check: impl FnOnce(&[(String, String)]) -> Result<()>,
+        read: impl FnOnce(&mut dyn Read) -> Result<(u64, u64)>,
+    ) -> Result<(Checkpoint, u64)> {
+        let io = |e| Error::io(path, e);
         if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
             return Err(Error::invalid(format!(
                 "{}: the checkpoint is not a regular file",
@@ -544,67 +748,29 @@ impl Checkpoint {
             .map_err(io)?;
         flock_now(&file, false).map_err(|_| {
             Error::invalid(format!(
-                "{} is being solved by another process (its checkpoint {} is locked)",
+                "{} is being {verb} by another process (its checkpoint {} is locked)",
                 path.with_extension("").display(),
                 path.display()
             ))
         })?;
-        let header = header_text(PARTIAL_MAGIC, &index, &[]);
         let len = file.metadata().map_err(io)?.len();
         let mut start = vec![0u8; (len as usize).min(header.len())];
         file.read_exact_at(&mut start, 0).map_err(io)?;
-        if len < header.len() as u64 && header.as_bytes().starts_with(&start) {
+        let (next, good_end) = if len < header.len() as u64 && header.as_bytes().starts_with(&start)
+        {
             // New, or cut off while its header was written (a kill in the first moments):
             // a fresh checkpoint.
             file.set_len(0).map_err(io)?;
             file.write_all_at(header.as_bytes(), 0).map_err(io)?;
-            file.seek(SeekFrom::Start(header.len() as u64))
-                .map_err(io)?;
             file.sync_data().map_err(io)?;
-            return Ok((
-                Checkpoint {
-                    path: path.to_path_buf(),
-                    file,
-                    synced: std::time::Instant::now(),
-                    dropped_bytes: 0,
-                },
-                0,
-            ));
-        }
-        let len = file.metadata().map_err(io)?.len();
-        let mut reader = BufReader::with_capacity(1 << 20, &file);
-        let (pairs, mut good_end) = read_header(path, &mut reader, PARTIAL_MAGIC)?;
-        let got_index = header_index(path, &pairs)?;
-        let got = got_index.shape();
-        if got != shape {
-            return Err(Error::invalid(format!(
-                "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
-                path.display()
-            )));
-        }
-        if got_index.scheme() != index.scheme() {
-            return Err(Error::invalid(format!(
-                "{} numbers the {got} box by '{}', this run by '{}'; remove it to start afresh",
-                path.display(),
-                got_index.scheme(),
-                index.scheme()
-            )));
-        }
-        let layers = super::solve::steps(&index);
-        let mut next = 0u64;
-        while next < layers {
-            match read_record(&mut reader, index.len())? {
-                Some((v, ranks, bytes)) if v == next => {
-                    for r in ranks {
-                        set_p(v, r);
-                    }
-                    good_end += bytes;
-                    next += 1;
-                }
-                _ => break,
-            }
-        }
-        drop(reader);
+            (0, header.len() as u64)
+        } else {
+            let mut reader = BufReader::with_capacity(1 << 20, &file);
+            let (pairs, header_len) = read_header(path, &mut reader, magic)?;
+            check(&pairs)?;
+            let (next, records) = read(&mut reader)?;
+            (next, header_len + records)
+        };
         if good_end < len {
             file.set_len(good_end).map_err(io)?;
         }
@@ -614,7 +780,7 @@ impl Checkpoint {
                 path: path.to_path_buf(),
                 file,
                 synced: std::time::Instant::now(),
-                dropped_bytes: len - good_end,
+                dropped_bytes: len.saturating_sub(good_end),
             },
             next,
         ))
@@ -622,17 +788,44 @@ impl Checkpoint {
 
     /// Append the record of layer `v` with its P ranks, and make it durable.
     pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
-        let mut body = Vec::with_capacity(16 + ranks.len() * 8);
-        body.extend_from_slice(&v.to_le_bytes());
-        body.extend_from_slice(&(ranks.len() as u64).to_le_bytes());
-        for r in ranks {
-            body.extend_from_slice(&r.to_le_bytes());
+        self.append_with(v, ranks.len() as u64, |sink| {
+            let mut bytes = Vec::with_capacity(ranks.len().min(1 << 13) * 8);
+            for part in ranks.chunks(1 << 13) {
+                bytes.clear();
+                bytes.extend(part.iter().flat_map(|r| r.to_le_bytes()));
+                sink(&bytes)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Append one record: the tag, `step`, `n`, the payload that `payload` streams to the sink
+    /// it is given (n items), and the CRC-32 of everything after the tag; then make it durable
+    /// (paced).
+    pub(super) fn append_with(
+        &mut self,
+        step: u64,
+        n: u64,
+        payload: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let io = |e| Error::io(&path, e);
+        let mut crc = crc32fast::Hasher::new();
+        {
+            let mut out = BufWriter::with_capacity(1 << 16, &mut self.file);
+            let mut head = [0u8; 16];
+            head[..8].copy_from_slice(&step.to_le_bytes());
+            head[8..].copy_from_slice(&n.to_le_bytes());
+            crc.update(&head);
+            out.write_all(RECORD_TAG).map_err(io)?;
+            out.write_all(&head).map_err(io)?;
+            payload(&mut |bytes: &[u8]| {
+                crc.update(bytes);
+                out.write_all(bytes).map_err(io)
+            })?;
+            out.write_all(&crc.finalize().to_le_bytes()).map_err(io)?;
+            out.flush().map_err(io)?;
         }
-        let crc = crc32fast::hash(&body);
-        let io = |e| Error::io(&self.path, e);
-        self.file.write_all(RECORD_TAG).map_err(io)?;
-        self.file.write_all(&body).map_err(io)?;
-        self.file.write_all(&crc.to_le_bytes()).map_err(io)?;
         // A record is in the file (and survives the process) once written; making it durable
         // against a crash of the machine is paced, so that the tens of thousands of short
         // steps of a symmetric run do not wait on the disk each.
@@ -653,9 +846,38 @@ impl Checkpoint {
 /// One record: `Some((layer, ranks, bytes))`, or `None` at the end or at a torn or damaged
 /// record.
 pub(super) fn read_record(
-    r: &mut impl Read,
+    r: &mut (impl Read + ?Sized),
     positions: u64,
 ) -> Result<Option<(u64, Vec<u64>, u64)>> {
+    let mut ranks = Vec::new();
+    let got = read_raw_record(
+        r,
+        8,
+        |_, n| n <= positions,
+        |bytes| {
+            for b in bytes.chunks_exact(8) {
+                let rank = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+                if rank >= positions {
+                    return false;
+                }
+                ranks.push(rank);
+            }
+            true
+        },
+    )?;
+    Ok(got.map(|(v, bytes)| (v, ranks, bytes)))
+}
+
+/// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,
+/// at a torn or damaged record (its CRC), when `accept(step, n)` refuses its head, or when
+/// `payload`, given the items in slices of whole items as they are read (before the CRC is
+/// checked), refuses one.
+pub(super) fn read_raw_record(
+    r: &mut (impl Read + ?Sized),
+    unit: u64,
+    accept: impl FnOnce(u64, u64) -> bool,
+    mut payload: impl FnMut(&[u8]) -> bool,
+) -> Result<Option<(u64, u64)>> {
     let mut tag = [0u8; 4];
     if r.read_exact(&mut tag).is_err() || &tag != RECORD_TAG {
         return Ok(None);
@@ -666,29 +888,93 @@ pub(super) fn read_record(
     }
     let v = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
     let n = u64::from_le_bytes(head[8..].try_into().expect("8 bytes"));
-    if n > positions {
+    let Some(total) = n.checked_mul(unit).filter(|_| accept(v, n)) else {
         return Ok(None);
-    }
+    };
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head);
-    let mut ranks = Vec::with_capacity(n.min(1 << 24) as usize);
-    let mut buf = [0u8; 8];
-    for _ in 0..n {
-        if r.read_exact(&mut buf).is_err() {
+    let per = (CHUNK_BYTES / unit).max(1) * unit;
+    let mut buf = vec![0u8; per.min(total) as usize];
+    let mut left = total;
+    while left > 0 {
+        let part = &mut buf[..per.min(left) as usize];
+        if r.read_exact(part).is_err() {
             return Ok(None);
         }
-        crc.update(&buf);
-        let rank = u64::from_le_bytes(buf);
-        if rank >= positions {
+        crc.update(part);
+        if !payload(part) {
             return Ok(None);
         }
-        ranks.push(rank);
+        left -= part.len() as u64;
     }
     let mut tail = [0u8; 4];
     if r.read_exact(&mut tail).is_err() || u32::from_le_bytes(tail) != crc.finalize() {
         return Ok(None);
     }
-    Ok(Some((v, ranks, 4 + 16 + n * 8 + 4)))
+    Ok(Some((v, 4 + 16 + total + 4)))
+}
+
+/// [`Error::TooLarge`] when the file system of `out` has less than `bytes` free (statvfs);
+/// nothing when it cannot be asked. What `kept` already holds (a file, or a folder's files: the
+/// checkpoint being resumed) counts as room.
+pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: a statvfs is plain data, all zeros a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a statvfs to fill.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Ok(());
+    }
+    let free = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
+    let have = kept.iter().map(|p| dir_bytes(p)).sum::<u64>();
+    if bytes > free.saturating_add(have) {
+        return Err(Error::too_large(
+            format!("the table {}", out.display()),
+            format!(
+                "it needs {} of disk for the table and its checkpoint, but {} has {} free; \
+                 choose another folder",
+                crate::memory::human_bytes(bytes),
+                dir.display(),
+                crate::memory::human_bytes(free)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes of a file, or of the files of a folder (one level), 0 when absent.
+fn dir_bytes(p: &Path) -> u64 {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(p)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok()?.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+/// Refuse an output that a resumable run cannot keep a checkpoint beside: `-`, or anything
+/// but a regular file or a new path (a device, a FIFO has no "beside").
+pub(super) fn check_resumable_target(out: &Path) -> Result<()> {
+    crate::output::check_target(out)?;
+    if out.as_os_str() == "-" || out.exists() && !out.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: a table that can resume is saved to a regular file",
+            out.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -731,6 +1017,29 @@ mod tests {
         );
         let e = field(path(), &pairs, "missing").unwrap_err().to_string();
         assert!(e.contains("has no 'missing'"), "{e}");
+    }
+
+    #[test]
+    fn a_sealed_header_holds_its_crc_and_an_edited_one_does_not() {
+        let shape = ChompBox { rows: 3, cols: 5 };
+        let h = sealed_header("magic", shape, "colex-lattice-path", &[("k", "17".into())]);
+        assert!(h.ends_with("\n\n") && h.contains("\nheader-crc32 "), "{h}");
+        assert!(header_crc_holds(h.as_bytes()));
+        let edits = [
+            h.replace("k 17", "k 18"),
+            h.replace("box 3x5", "box 5x3"),
+            h.replace("header-crc32 ", "header-crc32 0"),
+            h.trim_end().to_string(),
+            h.replace("magic", "Magic"),
+        ];
+        for e in edits {
+            assert_ne!(e, h);
+            assert!(!header_crc_holds(e.as_bytes()), "{e}");
+        }
+        // The last line's digits are the CRC of everything before that line.
+        let at = h.rfind("header-crc32 ").unwrap();
+        let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
+        assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
     }
 
     #[test]

@@ -15,11 +15,16 @@
 //! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
 //! largest value of every sub-box without a second pass.
 //!
+//! A run may start at a later step, the values of the steps before it read back from a
+//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
+//! then tallied from those values.
+//!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
-//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data).
+//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
+//! tests/games/chomp/grundy_file.rs (resumed runs, their tallies).
 
-use super::driver::{drive, Run};
-use super::schedule::{for_each_in_range, Layers};
+use super::driver::{drive, par_ranges, Run};
+use super::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::Ranker;
@@ -171,95 +176,138 @@ impl GrundyTable {
 
     /// Compute by the prefix layers of [`super::solve`]: every position after all its options.
     pub fn compute_with(plan: GrundyPlan) -> Result<GrundyTable> {
+        let mut table = GrundyTable::empty(plan)?;
+        table.compute_from(0, |_, _, _| Ok(()))?;
+        Ok(table)
+    }
+
+    /// A table of `plan` with every value 0, for [`GrundyTable::compute_from`].
+    pub(super) fn empty(plan: GrundyPlan) -> Result<GrundyTable> {
         let shape = plan.shape;
         let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")?;
         let values = Values::new(plan.width, ranker.len());
-        let stride = shape.cols as usize + 1;
-        let hooks = stride * (shape.rows + 1);
-        let hook_max: Vec<AtomicU16> = (0..hooks).map(|_| AtomicU16::new(0)).collect();
-        let limit = plan.width.max_value();
-        let histogram: Vec<AtomicU64> = (0..=limit).map(|_| AtomicU64::new(0)).collect();
-        let too_big = AtomicBool::new(false);
-        let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let layers = Layers { ranker: &ranker };
-        let run = Run {
-            schedule: &layers,
-            lo: 0,
-            hi: ranker.len(),
-            start: 0,
-        };
-        drive(
-            run,
-            || Scratch::new(shape.rows, words, hooks, limit),
-            |s, base, len, _| {
-                let Scratch {
-                    rows,
-                    seen,
-                    hooks,
-                    tally,
-                } = s;
-                let mut largest = 0;
-                for_each_in_range(&ranker, base, len, rows, |rows, rank| {
-                    if rank == 0 {
-                        return;
-                    }
-                    let g = mex_of_options(&ranker, &values, rows, rank, seen);
-                    if g > limit {
-                        too_big.store(true, Relaxed);
-                    }
-                    let g = g.min(limit) as u16;
-                    values.set(rank, g);
-                    tally[g as usize] += 1;
-                    largest = largest.max(g as usize);
-                    let b = rows.iter().take_while(|&&a| a > 0).count();
-                    let h = &mut hooks[rows[0] as usize + b * stride];
-                    *h = (*h).max(g);
-                });
-                for (shared, local) in hook_max.iter().zip(hooks.iter_mut()) {
-                    if *local > 0 {
-                        shared.fetch_max(*local, Relaxed);
-                        *local = 0;
-                    }
-                }
-                for (shared, local) in histogram.iter().zip(&mut tally[..=largest]) {
-                    if *local > 0 {
-                        shared.fetch_add(*local, Relaxed);
-                        *local = 0;
-                    }
-                }
-            },
-            |_, _, _| {
-                if !too_big.load(Relaxed) {
-                    return Ok(());
-                }
-                Err(Error::too_large(
-                    format!("the Grundy table of the {shape} box"),
-                    format!(
-                        "a value exceeds {limit}, the most one byte holds; \
-                         two bytes a position need {} of memory",
-                        crate::memory::gib(
-                            GrundyPlan {
-                                width: ValueBytes::Two,
-                                ..plan
-                            }
-                            .bytes()
-                        )
-                    ),
-                ))
-            },
-        )?;
-        let hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
-        let mut histogram: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
-        while histogram.len() > 1 && histogram.last() == Some(&0) {
-            histogram.pop();
-        }
         Ok(GrundyTable {
             ranker,
             plan,
             values,
-            hook_max,
-            histogram,
+            hook_max: Vec::new(),
+            histogram: vec![0],
         })
+    }
+
+    /// Decide the steps of the colex schedule from `start` on (the values of the steps before
+    /// it are in the table already: read back from a checkpoint), calling `on_step(table,
+    /// step, progress)` after each; then the largest value of each hook and the histogram hold
+    /// every position's.
+    pub(super) fn compute_from(
+        &mut self,
+        start: u64,
+        mut on_step: impl FnMut(&GrundyTable, u64, Progress) -> Result<()>,
+    ) -> Result<()> {
+        let this: &GrundyTable = self;
+        let (plan, ranker, values) = (this.plan, &this.ranker, &this.values);
+        let shape = plan.shape;
+        let stride = shape.cols as usize + 1;
+        let hooks = stride * (shape.rows + 1);
+        let limit = plan.width.max_value();
+        let tallies = Tallies {
+            hook_max: (0..hooks).map(|_| AtomicU16::new(0)).collect(),
+            histogram: (0..=limit).map(|_| AtomicU64::new(0)).collect(),
+        };
+        let too_big = AtomicBool::new(false);
+        let words = (shape.rows * shape.cols as usize) / 64 + 1;
+        let layers = Layers { ranker };
+        let run = Run {
+            schedule: &layers,
+            lo: 0,
+            hi: ranker.len(),
+            start,
+        };
+        let scratch = || Scratch::new(shape.rows, words, hooks, limit);
+        let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
+            tallies.range(ranker, s, base, len, |rows, rank, seen| {
+                if !compute {
+                    return values.get(rank);
+                }
+                let g = mex_of_options(ranker, values, rows, rank, seen);
+                if g > limit {
+                    too_big.store(true, Relaxed);
+                }
+                let g = g.min(limit) as u16;
+                values.set(rank, g);
+                g
+            })
+        };
+        // The finished steps' positions are tallied from their values.
+        let mut finished = Vec::new();
+        run.finished(|b, l| finished.push((b, l)));
+        par_ranges(&finished, Layers::GRAIN, &scratch, &|s, b, l, _| {
+            range(s, b, l, false)
+        })?;
+        drive(
+            run,
+            scratch,
+            |s, base, len, _| range(s, base, len, true),
+            |step, _, progress| {
+                if too_big.load(Relaxed) {
+                    return Err(Error::too_large(
+                        format!("the Grundy table of the {shape} box"),
+                        format!(
+                            "a value exceeds {limit}, the most one byte holds; \
+                             two bytes a position need {} of memory",
+                            crate::memory::gib(
+                                GrundyPlan {
+                                    width: ValueBytes::Two,
+                                    ..plan
+                                }
+                                .bytes()
+                            )
+                        ),
+                    ));
+                }
+                on_step(this, step, progress)
+            },
+        )?;
+        let hook_max = tallies.hook_max.into_iter().map(AtomicU16::into_inner);
+        self.hook_max = hook_max.collect();
+        let mut histogram: Vec<u64> = tallies
+            .histogram
+            .into_iter()
+            .map(AtomicU64::into_inner)
+            .collect();
+        while histogram.len() > 1 && histogram.last() == Some(&0) {
+            histogram.pop();
+        }
+        self.histogram = histogram;
+        Ok(())
+    }
+
+    /// The values of ranks `base..base + len` as a table file keeps them (`value-bytes` bytes
+    /// each, little-endian), appended to `out`.
+    pub fn values_le(&self, base: u64, len: u64, out: &mut Vec<u8>) {
+        let (b, e) = (base as usize, (base + len) as usize);
+        match &self.values {
+            Values::One(v) => out.extend(v[b..e].iter().map(|g| g.load(Relaxed))),
+            Values::Two(v) => {
+                out.extend(v[b..e].iter().flat_map(|g| g.load(Relaxed).to_le_bytes()))
+            }
+        }
+    }
+
+    /// Set the values of ranks from `base` on from `bytes` as [`GrundyTable::values_le`] gives
+    /// them (a whole number of values).
+    pub(super) fn set_values_le(&self, base: u64, bytes: &[u8]) {
+        let b = base as usize;
+        match &self.values {
+            Values::One(v) => v[b..b + bytes.len()]
+                .iter()
+                .zip(bytes)
+                .for_each(|(g, &x)| g.store(x, Relaxed)),
+            Values::Two(v) => v[b..b + bytes.len() / 2]
+                .iter()
+                .zip(bytes.chunks_exact(2))
+                .for_each(|(g, x)| g.store(u16::from_le_bytes([x[0], x[1]]), Relaxed)),
+        }
     }
 
     /// The box.
@@ -427,6 +475,58 @@ impl GrundySequence {
                     )));
                 }
                 Ok(shape.cols)
+            }
+        }
+    }
+}
+
+/// The largest value of each hook (a + b·(C+1)) and the positions of each value, shared by
+/// the workers, who add their own at the end of each range.
+struct Tallies {
+    hook_max: Vec<AtomicU16>,
+    histogram: Vec<AtomicU64>,
+}
+
+impl Tallies {
+    /// Visit the positions of one range, each valued by `value(rows, rank, seen)` (computed or
+    /// read), and tally them.
+    fn range(
+        &self,
+        ranker: &Ranker,
+        s: &mut Scratch,
+        base: u64,
+        len: u64,
+        mut value: impl FnMut(&[u32], u64, &mut [u64]) -> u16,
+    ) {
+        let stride = ranker.shape.cols as usize + 1;
+        let Scratch {
+            rows,
+            seen,
+            hooks,
+            tally,
+        } = s;
+        let mut largest = 0;
+        for_each_in_range(ranker, base, len, rows, |rows, rank| {
+            if rank == 0 {
+                return;
+            }
+            let g = value(rows, rank, seen);
+            tally[g as usize] += 1;
+            largest = largest.max(g as usize);
+            let b = rows.iter().take_while(|&&a| a > 0).count();
+            let h = &mut hooks[rows[0] as usize + b * stride];
+            *h = (*h).max(g);
+        });
+        for (shared, local) in self.hook_max.iter().zip(hooks.iter_mut()) {
+            if *local > 0 {
+                shared.fetch_max(*local, Relaxed);
+                *local = 0;
+            }
+        }
+        for (shared, local) in self.histogram.iter().zip(&mut tally[..=largest]) {
+            if *local > 0 {
+                shared.fetch_add(*local, Relaxed);
+                *local = 0;
             }
         }
     }

@@ -14,9 +14,11 @@
 //! - [`file`]: table files and checkpoints;
 //! - [`blocks`]: boxes larger than memory, in windows and waves;
 //! - [`grundy`]: Grundy values on the colex schedule;
+//! - [`grundy_file`]: Grundy tables on disk, their checkpoint, and the reader of either kind;
 //! - [`cells`]: P-positions by number of cells.
 //!
-//! Tests: the unit tests of these files; tests/games/chomp/two_player.rs, tests/games/blocks.rs.
+//! Tests: the unit tests of these files; tests/games/chomp/two_player.rs,
+//! tests/games/chomp/grundy_file.rs, tests/games/blocks.rs.
 
 pub mod blocks;
 pub mod cells;
@@ -25,6 +27,7 @@ pub mod driver;
 pub mod file;
 pub mod forward;
 pub mod grundy;
+pub mod grundy_file;
 pub mod hook;
 pub mod piece;
 pub mod plan;

@@ -13,7 +13,7 @@
 //! Tests: tests/games/chomp/two_player.rs (resumed runs write the one file, from a snapshot
 //! and from the records alone); src/chomp/two_player/blocks.rs.
 
-use super::file::{partial_path, save_table, Checkpoint};
+use super::file::{check_resumable_target, partial_path, save_table, Checkpoint};
 use super::forward::Resume;
 use super::piece::{self, Span};
 use super::schedule::Progress;
@@ -78,15 +78,9 @@ pub fn solve_to_file_with(
     snapshot_every: Duration,
     mut report: impl FnMut(RunEvent),
 ) -> Result<PTable> {
-    crate::output::check_target(out)?;
     // The checkpoint lives beside the table, so the table must be a file (a device, a FIFO or
     // standard output has no "beside").
-    if out.as_os_str() == "-" || out.exists() && !out.is_file() {
-        return Err(Error::invalid(format!(
-            "{}: a table that can resume is saved to a regular file",
-            out.display()
-        )));
-    }
+    check_resumable_target(out)?;
     let table = PTable::empty(BitLayout::for_box(shape)?)?;
     let partial = partial_path(out);
     let marks = marks_path(out);

@@ -1,4 +1,5 @@
 //! Chomp: the multiplayer ordinals and the two-player tables, one file each.
 
+mod grundy_file;
 mod multiplayer;
 mod two_player;

@@ -1,0 +1,496 @@
+//! Grundy tables on disk: the table file (`chomp grundy -o FILE`), the checkpoint of a run in
+//! progress (`FILE.partial`), and [`GrundyFile`], which answers from the file without loading
+//! it. The header, the chunk CRCs and the checkpoint's records are those of the one-bit table
+//! file (`super::file`), so both kinds are checked the same way.
+//!
+//! # The table file
+//! An ASCII header of `key value` lines ending with an empty line, then every position's value
+//! in colex rank order, then a trailer of chunk CRCs:
+//!
+//! ```text
+//! chompute chomp grundy-table 1
+//! box 4x6
+//! rank colex-lattice-path
+//! positions 210
+//! value-bytes 1
+//! max-value 16
+//! chunk-bytes 65536
+//! header-crc32 0f1e2d3c
+//!
+//! <positions values, value-bytes bytes each (little-endian): rank r at bytes r·value-bytes>
+//! <one little-endian u32 per chunk-bytes bytes of values (the last chunk may be shorter)>
+//! ```
+//!
+//! `rank colex-lattice-path` is [`Ranker`]'s scheme (rank 0 is the empty diagram, whose value
+//! is written as 0); `positions` counts the empty diagram; `max-value` is the largest value;
+//! `header-crc32` is the CRC-32 of the header's bytes before that line. A reader checks the
+//! header on open and each 64 KiB chunk before it answers from it, and every value it reads
+//! against `max-value`; its moves are checked against the mex definition as they are read. A
+//! damaged file is refused, never answered from. The file is a function of the box and the
+//! value width alone: an interrupted and resumed run writes the same bytes.
+//!
+//! # The checkpoint
+//! `chompute chomp grundy-table partial 1`, `box`, `rank`, `value-bytes`, an empty line, then
+//! one record per finished layer of the colex schedule (`super::schedule::Layers`), in order:
+//! `LAYR`, the layer (u64), the number n of its positions (u64), their values (value-bytes
+//! each) for its ranges in range order, each range in rank order, and the CRC-32 of everything
+//! after `LAYR`. A resumed run keeps the records before the first torn or damaged one and cuts
+//! the file there.
+//!
+//! Tests: tests/games/chomp/grundy_file.rs.
+
+use super::file::{self as store, CheckedBody, Checkpoint, ChunkWriter, TableFile};
+use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
+use super::run::RunEvent;
+use super::schedule::{layer_count, Layers, Schedule};
+use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::{Ranker, COLEX_SCHEME};
+use crate::error::{Error, Result};
+use crate::output::AtomicFile;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+pub use super::file::GRUNDY_MAGIC;
+const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
+
+/// Values copied at a time when a table or a record is written.
+const VALUES_AT_ONCE: u64 = 1 << 16;
+
+/// The header of a Grundy table file.
+fn grundy_header(shape: ChompBox, positions: u64, width: ValueBytes, max_value: u64) -> String {
+    store::sealed_header(
+        GRUNDY_MAGIC,
+        shape,
+        COLEX_SCHEME,
+        &[
+            ("positions", positions.to_string()),
+            ("value-bytes", width.bytes().to_string()),
+            ("max-value", max_value.to_string()),
+            ("chunk-bytes", store::CHUNK_BYTES.to_string()),
+        ],
+    )
+}
+
+/// Write a finished Grundy table to `path` (a temporary file renamed when complete).
+pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
+    let plan = table.plan();
+    let len = table.ranker.len();
+    let header = grundy_header(plan.shape, len, plan.width, table.max_grundy() as u64);
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut body = ChunkWriter::new(out);
+        let mut buf = Vec::new();
+        let mut at = 0;
+        while at < len {
+            let n = VALUES_AT_ONCE.min(len - at);
+            buf.clear();
+            table.values_le(at, n, &mut buf);
+            body.write(&buf).map_err(io)?;
+            at += n;
+        }
+        body.finish().map_err(io)?;
+    }
+    file.commit()
+}
+
+/// Compute the Grundy table of `plan`, keep finished layers in `FILE.partial` (resuming from it
+/// when it exists), save the table to `out` and remove the checkpoint. The saved file is the
+/// same, byte for byte, however often the run was stopped and resumed. Refused before any work
+/// when the disk lacks room for the table and its checkpoint (the memory is `plan`'s to check).
+/// A value past one byte stops a one-byte run with [`Error::TooLarge`] and removes its
+/// checkpoint, whose values a two-byte run cannot take.
+pub fn compute_to_file(
+    plan: GrundyPlan,
+    out: &Path,
+    mut report: impl FnMut(RunEvent),
+) -> Result<GrundyTable> {
+    // The checkpoint lives beside the table, so the table must be a file.
+    store::check_resumable_target(out)?;
+    let partial = store::partial_path(out);
+    let layers = layer_count(plan.shape);
+    // The checkpoint holds every value too, and both are on disk before it goes.
+    let body = plan.bytes() + plan.bytes().div_ceil(store::CHUNK_BYTES) * 4;
+    let needed = body + plan.bytes() + 28 * layers + 8192;
+    store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
+    let mut table = GrundyTable::empty(plan)?;
+    let (mut checkpoint, start) = open_checkpoint(&partial, &table)?;
+    crate::output::remove_stale_temps(out);
+    crate::output::keep_checkpoint(&partial);
+    if start > 0 || checkpoint.dropped_bytes > 0 {
+        report(RunEvent::Resumed {
+            path: partial.clone(),
+            layers_done: start,
+            layers,
+            dropped_bytes: checkpoint.dropped_bytes,
+            snapshot: None,
+        });
+    }
+    let (mut ranges, mut buf) = (Vec::new(), Vec::new());
+    let run = table.compute_from(start, |t, step, progress| {
+        Layers { ranker: &t.ranker }.ranges(step, &mut ranges);
+        let n = ranges.iter().map(|&(_, l)| l).sum();
+        checkpoint.append_with(step, n, |sink| {
+            for &(base, len) in &ranges {
+                let mut at = base;
+                while at < base + len {
+                    let k = VALUES_AT_ONCE.min(base + len - at);
+                    buf.clear();
+                    t.values_le(at, k, &mut buf);
+                    sink(&buf)?;
+                    at += k;
+                }
+            }
+            Ok(())
+        })?;
+        report(RunEvent::Layer(progress));
+        Ok(())
+    });
+    if let Err(e @ Error::TooLarge { .. }) = run {
+        // A value past one byte: the run must start again with two bytes a value, which
+        // this checkpoint of one-byte values cannot serve.
+        checkpoint.remove()?;
+        crate::output::drop_checkpoint(&partial);
+        return Err(e);
+    }
+    run?;
+    save_grundy(&table, out)?;
+    checkpoint.remove()?;
+    crate::output::drop_checkpoint(&partial);
+    Ok(table)
+}
+
+/// Open the checkpoint of `table`'s run at `path`: a new one, or one of the same box and value
+/// width whose layers are read back into `table`. Returns it and the first layer still to do.
+fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)> {
+    let plan = table.plan();
+    let (shape, w) = (plan.shape, plan.width.bytes());
+    let header = store::header_lines(
+        PARTIAL_MAGIC,
+        shape,
+        COLEX_SCHEME,
+        &[("value-bytes", w.to_string())],
+    );
+    let check = |pairs: &[(String, String)]| {
+        let got = store::field(path, pairs, "box")?;
+        if got != shape.to_string() {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of the {got} box, not of {shape}; remove it or compute {got}",
+                path.display()
+            )));
+        }
+        let rank = store::field(path, pairs, "rank")?;
+        let bytes = store::field(path, pairs, "value-bytes")?;
+        if rank != COLEX_SCHEME || bytes != w.to_string() {
+            return Err(Error::invalid(format!(
+                "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
+                 '{COLEX_SCHEME}'; rerun with --value-bytes {bytes} or remove it",
+                path.display()
+            )));
+        }
+        Ok(())
+    };
+    let read = |reader: &mut dyn Read| {
+        let layers = Layers {
+            ranker: &table.ranker,
+        };
+        let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
+        while next < layers.steps() {
+            layers.ranges(next, &mut ranges);
+            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            // Values go into the table as they are read; those of a record that turns out
+            // damaged belong to a layer that is computed again, which overwrites them.
+            let mut cursor = RangeCursor::new(&ranges);
+            let got = store::read_raw_record(
+                reader,
+                w,
+                |v, m| v == next && m == n,
+                |bytes| {
+                    cursor.fill(bytes, w, |at, b| table.set_values_le(at, b));
+                    true
+                },
+            )?;
+            match got {
+                Some((_, bytes)) => {
+                    good += bytes;
+                    next += 1;
+                }
+                None => break,
+            }
+        }
+        Ok((next, good))
+    };
+    Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
+}
+
+/// Where the next value of a layer's record goes: a place in the layer's ranges.
+struct RangeCursor<'a> {
+    ranges: &'a [(u64, u64)],
+    /// The range in hand.
+    i: usize,
+    /// Values of it already placed.
+    done: u64,
+}
+
+impl<'a> RangeCursor<'a> {
+    fn new(ranges: &'a [(u64, u64)]) -> RangeCursor<'a> {
+        RangeCursor {
+            ranges,
+            i: 0,
+            done: 0,
+        }
+    }
+
+    /// Place `bytes` (whole values of `w` bytes, no more than the ranges have left) by
+    /// `put(first rank, bytes of consecutive ranks)`.
+    fn fill(&mut self, mut bytes: &[u8], w: u64, mut put: impl FnMut(u64, &[u8])) {
+        while !bytes.is_empty() {
+            let (base, len) = self.ranges[self.i];
+            let k = ((len - self.done) as usize * w as usize).min(bytes.len());
+            put(base + self.done, &bytes[..k]);
+            self.done += k as u64 / w;
+            bytes = &bytes[k..];
+            if self.done == len {
+                self.i += 1;
+                self.done = 0;
+            }
+        }
+    }
+}
+
+/// A saved Grundy table opened for reading single values without loading it. Every value read
+/// comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
+#[derive(Debug)]
+pub struct GrundyFile {
+    path: PathBuf,
+    body: CheckedBody,
+    ranker: Ranker,
+    width: ValueBytes,
+    max_value: u16,
+}
+
+impl GrundyFile {
+    /// Open a table written by [`save_grundy`]: checks the header (its CRC, the box, the
+    /// numbering, the value width) and the file's length, and reads the trailer of chunk CRCs.
+    pub fn open(path: &Path) -> Result<GrundyFile> {
+        let file = store::open_regular(path)?;
+        let (pairs, start) = store::read_header(path, &mut BufReader::new(&file), GRUNDY_MAGIC)?;
+        let prefix = store::read_prefix(&file, path, start)?;
+        if !store::header_crc_holds(&prefix) {
+            return Err(store::damaged(
+                path,
+                "the header does not match its header-crc32",
+            ));
+        }
+        let shape = ChompBox::parse(store::field(path, &pairs, "box")?)
+            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+        let rank = store::field(path, &pairs, "rank")?;
+        if rank != COLEX_SCHEME {
+            return Err(Error::invalid(format!(
+                "{}: a Grundy table numbered by '{rank}'; chompute writes '{COLEX_SCHEME}'",
+                path.display()
+            )));
+        }
+        let width = match store::number(path, &pairs, "value-bytes")? {
+            1 => ValueBytes::One,
+            2 => ValueBytes::Two,
+            n => {
+                return Err(store::damaged(
+                    path,
+                    format!("value-bytes {n} is not 1 or 2"),
+                ))
+            }
+        };
+        let max_value = store::number(path, &pairs, "max-value")?;
+        if max_value > width.max_value() as u64 {
+            return Err(store::damaged(
+                path,
+                format!(
+                    "max-value {max_value} does not fit in {} bytes",
+                    width.bytes()
+                ),
+            ));
+        }
+        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")
+            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+        let header = grundy_header(shape, ranker.len(), width, max_value);
+        if header.as_bytes() != prefix {
+            return Err(store::damaged(
+                path,
+                "the header does not match its header-crc32",
+            ));
+        }
+        let what = format!("a Grundy table of the {shape} box");
+        let bytes = ranker.len() * width.bytes();
+        let body = CheckedBody::open(path, file, start, bytes, &what)?;
+        Ok(GrundyFile {
+            path: path.to_path_buf(),
+            body,
+            ranker,
+            width,
+            max_value: max_value as u16,
+        })
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// Bytes a value takes in the file.
+    pub fn width(&self) -> ValueBytes {
+        self.width
+    }
+
+    /// The largest value, as the header says.
+    pub fn max_value(&self) -> u16 {
+        self.max_value
+    }
+
+    /// The value of rank `r`, read from the file (from a checked chunk).
+    pub fn value_rank(&self, r: u64) -> Result<u16> {
+        if r >= self.ranker.len() {
+            return Err(Error::invalid(format!(
+                "{}: rank {r} is outside the table",
+                self.path.display()
+            )));
+        }
+        let w = self.width.bytes();
+        let mut b = [0u8; 2];
+        self.body.read_at(r * w, &mut b[..w as usize])?;
+        let g = u16::from_le_bytes(b);
+        if g > self.max_value {
+            return Err(store::damaged(
+                &self.path,
+                format!("rank {r} holds {g}, past max-value {}", self.max_value),
+            ));
+        }
+        Ok(g)
+    }
+
+    /// The Grundy value of `p`; an error when it is empty or outside the box.
+    pub fn value(&self, p: &Diagram) -> Result<u16> {
+        if p.is_empty() {
+            return Err(Error::invalid("the empty diagram is not a position"));
+        }
+        let r = self.ranker.rank(p).ok_or_else(|| {
+            Error::invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.shape()
+            ))
+        })?;
+        self.value_rank(r)
+    }
+
+    /// For every value g below G(`p`), one move of `p` to a position of value g (the least
+    /// such position in the order of row lengths), at index g; empty when `p` is P. By the mex
+    /// definition each exists and no option has G(`p`) itself; a file that says otherwise is
+    /// damaged and refused.
+    pub fn moves(&self, p: &Diagram) -> Result<Vec<Diagram>> {
+        let g = self.value(p)?;
+        let mut options = p.options();
+        options.retain(|q| !q.is_empty());
+        options.sort();
+        options.dedup();
+        let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
+        for q in options {
+            let v = self.value(&q)?;
+            if v == g {
+                return Err(store::damaged(
+                    &self.path,
+                    format!("{p} and its option {q} both hold {g}"),
+                ));
+            }
+            if let Some(slot @ None) = out.get_mut(v as usize) {
+                *slot = Some(q);
+            }
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(v, q)| {
+                q.ok_or_else(|| {
+                    store::damaged(
+                        &self.path,
+                        format!("{p} holds {g} but no option of it holds {v}"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Check every chunk against its CRC-32, the empty diagram's 0 and the largest value
+    /// against the header's `max-value`, streaming the values (nothing is kept).
+    pub fn verify(&self) -> Result<()> {
+        let (mut largest, mut first) = (0u16, None);
+        let w = self.width;
+        self.body.for_each_chunk(|buf| {
+            let mut see = |g: u16| {
+                first.get_or_insert(g);
+                largest = largest.max(g);
+            };
+            match w {
+                ValueBytes::One => buf.iter().for_each(|&g| see(g as u16)),
+                ValueBytes::Two => buf
+                    .chunks_exact(2)
+                    .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
+            }
+        })?;
+        if first != Some(0) {
+            return Err(store::damaged(
+                &self.path,
+                "the empty diagram's value is not 0",
+            ));
+        }
+        if largest != self.max_value {
+            return Err(store::damaged(
+                &self.path,
+                format!(
+                    "the largest value is {largest}, the header says {}",
+                    self.max_value
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A saved table of either kind, told apart by its first line.
+#[derive(Debug)]
+pub enum SavedTable {
+    /// A one-bit table (`chomp solve -o`).
+    Bits(TableFile),
+    /// A Grundy table (`chomp grundy -o`).
+    Grundy(GrundyFile),
+}
+
+impl SavedTable {
+    /// Open `path` as the kind of table its first line names; any other file is refused.
+    pub fn open(path: &Path) -> Result<SavedTable> {
+        let file = store::open_regular(path)?;
+        let mut first = [0u8; 64];
+        let mut got = 0;
+        while got < first.len() {
+            match file.read_at(&mut first[got..], got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        }
+        let first = &first[..got];
+        if first.starts_with(format!("{GRUNDY_MAGIC}\n").as_bytes()) {
+            return GrundyFile::open(path).map(SavedTable::Grundy);
+        }
+        if !first.starts_with(store::TABLE_KIND.as_bytes()) {
+            return Err(Error::invalid(format!(
+                "{}: not a chompute table (its first line is neither a one-bit table's \
+                 '{}' nor a Grundy table's '{GRUNDY_MAGIC}')",
+                path.display(),
+                store::TABLE_MAGIC
+            )));
+        }
+        TableFile::open(path).map(SavedTable::Bits)
+    }
+}
