@@ -150,12 +150,13 @@ mod tests {
     }
 
     fn block_window(blocks: &DyadicBlocks, a: u64, c: u64) -> Window {
-        let k = blocks.k;
+        // Block a starts at a·2^k; at k = 64 only block 0 exists (a shift by 64 overflows).
+        let start = |a: u64| a.checked_shl(blocks.k).unwrap_or(0);
         Window::new(
             blocks.m,
             blocks.n,
-            (a << k) + 1,
-            (c << k) + 1,
+            start(a) + 1,
+            start(c) + 1,
             blocks.side(a, blocks.m) as u64,
             blocks.side(c, blocks.n) as u64,
         )
