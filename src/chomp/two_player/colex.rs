@@ -64,6 +64,20 @@ pub trait ColexTarget: Sync {
 /// leaving out the filling all lo when `skip`. The one fill of the forward solver: the parents
 /// of a run of equal rows, in the colex table and in every colex block of the hook index.
 pub fn fill<T: ColexTarget>(to: &T, f: usize, e: usize, lo: u32, cap: u32, base: u64, skip: bool) {
+    fill_at::<T, true>(to, f, e, lo, cap, base, skip)
+}
+
+/// [`fill`] at its first row (`TOP`), where a fill with very many fillings is shared out, or
+/// below it, where the count of fillings is not computed again (it costs a binomial a call).
+fn fill_at<T: ColexTarget, const TOP: bool>(
+    to: &T,
+    f: usize,
+    e: usize,
+    lo: u32,
+    cap: u32,
+    base: u64,
+    skip: bool,
+) {
     let r = to.rows();
     if to.prunes() {
         // The fillings lie between `base` (all lo) and all rows at cap.
@@ -96,13 +110,16 @@ pub fn fill<T: ColexTarget>(to: &T, f: usize, e: usize, lo: u32, cap: u32, base:
                 to.mark(moved);
             }
         } else {
-            fill(to, f + 1, e, lo, v, moved, sk);
+            fill_at::<T, false>(to, f + 1, e, lo, v, moved, sk);
         }
     };
     let len = (e - f + 1) as u64;
     // One P-position with billions of parents (the L (C, 1, …, 1) has C(38, 19) in 20×20)
     // would hold up its step on one thread: its first row's lengths go to the pool.
-    if f < e && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > to.parallel_above() {
+    if TOP
+        && f < e
+        && binomial(len + (cap - lo) as u64, len).unwrap_or(u64::MAX) > to.parallel_above()
+    {
         (lo..=cap).into_par_iter().for_each(body);
     } else {
         (lo..=cap).for_each(body);
