@@ -9,9 +9,9 @@ use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::in_background_reporting;
+use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::cells::CellsTable;
 use chompute::chomp::two_player::grundy::GrundySequence;
-use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::{solve, BitSource};
 use chompute::chomp::{ChompBox, Diagram};
@@ -64,7 +64,6 @@ impl ChompTable {
             ))
         })
     }
-
 }
 
 /// The bits of a [`ChompTable`]'s NumPy array, as a source the library's queries read.
