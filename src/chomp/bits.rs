@@ -181,6 +181,33 @@ impl<'a> Window<'a> {
         self.hi <= self.lo
     }
 
+    /// Mark index `r` N when the window holds it. `PART` says whether the window may be part
+    /// of the table: a whole table's run compiles without the checks.
+    #[inline]
+    pub fn mark<const PART: bool>(&self, r: u64) {
+        if !PART {
+            mark(self.words, r);
+        } else if r >= self.lo && r < self.hi {
+            mark(self.words, r - self.base());
+        }
+    }
+
+    /// Mark the indexes of `lo..hi` the window holds N ([`Window::mark`]'s `PART`).
+    #[inline]
+    pub fn mark_range<const PART: bool>(&self, lo: u64, hi: u64) {
+        if !PART {
+            mark_range(self.words, lo, hi);
+        } else if let Some((a, b)) = self.clip(lo, hi) {
+            mark_range(self.words, a - self.base(), b - self.base());
+        }
+    }
+
+    /// Whether indexes `lo..hi` all miss a window that may be part of the table (`PART`).
+    #[inline]
+    pub fn misses<const PART: bool>(&self, lo: u64, hi: u64) -> bool {
+        PART && self.clip(lo, hi).is_none()
+    }
+
     /// `lo..hi` clipped to the window, if anything is left.
     pub fn clip(&self, lo: u64, hi: u64) -> Option<(u64, u64)> {
         let (a, b) = (lo.max(self.lo), hi.min(self.hi));

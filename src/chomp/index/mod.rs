@@ -18,7 +18,7 @@ pub use hook::HookIndex;
 
 use super::diagram::{ChompBox, Diagram};
 use crate::error::{Error, Result};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 /// Most positions of a box whose table keeps a bit for every position (a box that is not
@@ -181,10 +181,7 @@ impl BitLayout {
     /// counts twice.
     pub fn p_count(&self, words: &[AtomicU64], base: u64) -> u64 {
         match self {
-            BitLayout::Colex(_) => words
-                .iter()
-                .map(|w| w.load(Relaxed).count_ones() as u64)
-                .sum(),
+            BitLayout::Colex(_) => crate::chomp::bits::count(words),
             BitLayout::Hook { hook, .. } => hook.p_count(words, base),
         }
     }

@@ -866,10 +866,12 @@ fn solve_one(
     let mut replayed = 0u64;
     // The replay and the steps both report.
     let report = std::cell::RefCell::new(report);
-    let mut last_snapshot = std::time::Instant::now();
     let mut snapshot_done = 0u64;
     // Until one is written, a snapshot is taken to write at 300 MB/s.
-    let mut write_time = std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000);
+    let mut cadence = piece::Cadence::new(
+        plan.snapshot_every,
+        std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000),
+    );
     solve_window(
         &plan.index,
         win,
@@ -918,27 +920,19 @@ fn solve_one(
         |step, ps, progress| {
             checkpoint.append(step, ps)?;
             // Between steps no thread marks: the words are a consistent snapshot. One is
-            // taken only when the window moved on since the last, and at most a twentieth of
-            // the time goes to them (a zero interval: at every step).
-            let due = if plan.snapshot_every.is_zero() {
-                std::time::Duration::ZERO
-            } else {
-                plan.snapshot_every.max(20 * write_time)
-            };
-            let snapshot = last_snapshot.elapsed() >= due
-                && progress.done > snapshot_done
-                && progress.done < progress.total;
+            // taken only when the window moved on since the last ([`piece::Cadence`]).
+            let snapshot =
+                cadence.due() && progress.done > snapshot_done && progress.done < progress.total;
             if snapshot {
-                let t = std::time::Instant::now();
-                piece::save_marks(
-                    &marks_path,
-                    plan.span(k),
-                    step + 1,
-                    &words,
-                    plan.chunk_words(),
-                )?;
-                write_time = t.elapsed();
-                last_snapshot = std::time::Instant::now();
+                cadence.take(|| {
+                    piece::save_marks(
+                        &marks_path,
+                        plan.span(k),
+                        step + 1,
+                        &words,
+                        plan.chunk_words(),
+                    )
+                })?;
                 snapshot_done = progress.done;
             }
             (report.borrow_mut())(BlockEvent::Step { step, snapshot });

@@ -20,7 +20,7 @@
 
 use super::forward::Marker;
 use super::schedule::Layers;
-use crate::chomp::bits::{self, Window};
+use crate::chomp::bits::Window;
 use crate::chomp::diagram::binomial;
 use crate::chomp::index::Ranker;
 use rayon::prelude::*;
@@ -200,20 +200,12 @@ impl<const W: bool> ColexTarget for ColexMarker<'_, W> {
 
     #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
-        if !W {
-            bits::mark_range(self.win.words, lo, hi);
-        } else if let Some((a, b)) = self.win.clip(lo, hi) {
-            bits::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
-        }
+        self.win.mark_range::<W>(lo, hi)
     }
 
     #[inline]
     fn mark(&self, r: u64) {
-        if !W {
-            bits::mark(self.win.words, r);
-        } else if r >= self.win.lo && r < self.win.hi {
-            bits::mark(self.win.words, r - self.win.base());
-        }
+        self.win.mark::<W>(r)
     }
 
     fn prunes(&self) -> bool {
@@ -221,7 +213,7 @@ impl<const W: bool> ColexTarget for ColexMarker<'_, W> {
     }
 
     fn outside(&self, lo: u64, hi: u64) -> bool {
-        W && self.win.clip(lo, hi).is_none()
+        self.win.misses::<W>(lo, hi)
     }
 
     fn parallel_above(&self) -> u64 {
@@ -311,6 +303,7 @@ fn set_bits(buf: &mut [u64], lo: u64, hi: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::bits;
     use crate::chomp::diagram::ChompBox;
     use crate::chomp::two_player::forward::{forward, Resume};
     use crate::chomp::two_player::reference::solve_by_rank_order;

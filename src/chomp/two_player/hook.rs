@@ -21,7 +21,7 @@
 use super::colex::{fill, ColexTarget};
 use super::forward::{forward, Marker, Replay, Resume};
 use super::schedule::{Progress, Schedule};
-use crate::chomp::bits::{self, Window};
+use crate::chomp::bits::Window;
 use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::HookIndex;
 use crate::error::Result;
@@ -64,25 +64,17 @@ impl<'a, const W: bool> HookMarker<'a, W> {
 
     #[inline]
     fn mark(&self, r: u64) {
-        if !W {
-            bits::mark(self.win.words, r);
-        } else if r >= self.win.lo && r < self.win.hi {
-            bits::mark(self.win.words, r - self.win.base());
-        }
+        self.win.mark::<W>(r)
     }
 
     #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
-        if !W {
-            bits::mark_range(self.win.words, lo, hi);
-        } else if let Some((a, b)) = self.win.clip(lo, hi) {
-            bits::mark_range(self.win.words, a - self.win.base(), b - self.win.base());
-        }
+        self.win.mark_range::<W>(lo, hi)
     }
 
     /// Whether indexes `lo..hi` miss the window (a fill there marks nothing here).
     fn outside(&self, lo: u64, hi: u64) -> bool {
-        W && self.win.clip(lo, hi).is_none()
+        self.win.misses::<W>(lo, hi)
     }
 
     /// Mark the position `y` of the m-square at `off` when it is stored.

@@ -15,7 +15,7 @@
 
 use super::file::{check_resumable_target, partial_path, save_table, Checkpoint};
 use super::forward::Resume;
-use super::piece::{self, Span};
+use super::piece::{self, Cadence, Span};
 use super::schedule::Progress;
 use super::solve::{solve_window, steps};
 use super::table::PTable;
@@ -24,7 +24,7 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The least time between snapshots of the marks.
 pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(10);
@@ -125,10 +125,8 @@ pub fn solve_to_file_with(
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
     };
-    let mut last = Instant::now();
-    // The first snapshot comes after `snapshot_every`; from then on at most a twentieth of the
-    // time goes to them, by the time the last one took.
-    let mut write_time = Duration::ZERO;
+    // The first snapshot comes after `snapshot_every`, whatever the table's size.
+    let mut cadence = Cadence::new(snapshot_every, Duration::ZERO);
     solve_window(
         table.layout(),
         Window::whole(table.len(), words),
@@ -138,15 +136,8 @@ pub fn solve_to_file_with(
             checkpoint.append(v, ranks)?;
             report(RunEvent::Layer(progress));
             // Between steps no thread marks: the words are a consistent snapshot.
-            let due = match snapshot_every.is_zero() {
-                true => Duration::ZERO,
-                false => snapshot_every.max(20 * write_time),
-            };
-            if last.elapsed() >= due && v + 1 < layers {
-                let t = Instant::now();
-                piece::save_marks(&marks, span, v + 1, words, CHUNK_WORDS)?;
-                write_time = t.elapsed();
-                last = Instant::now();
+            if cadence.due() && v + 1 < layers {
+                cadence.take(|| piece::save_marks(&marks, span, v + 1, words, CHUNK_WORDS))?;
                 report(RunEvent::Snapshot { step: v + 1 });
             }
             Ok(())

@@ -188,10 +188,7 @@ impl PTable {
 
     /// Number of P-positions of the box (a pair stored once counts twice).
     pub fn p_count(&self) -> u64 {
-        match self.layout.hook_index() {
-            Some(hook) => hook.p_count(&self.words, 0),
-            None => bits::count(&self.words),
-        }
+        self.layout.p_count(&self.words, 0)
     }
 
     /// The words, bit b of word b/64 for bit b (a copy).
