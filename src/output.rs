@@ -368,6 +368,39 @@ pub fn check_target(target: impl AsRef<Path>) -> Result<()> {
     Ok(())
 }
 
+/// Make `done`, a finished file written elsewhere on the same file system (a table assembled
+/// in its checkpoint folder), the output `target`: renamed onto it (the links of `target`
+/// followed, its mode and owner kept, as [`AtomicFile::commit`] does), or where the rename
+/// crosses file systems, copied through a temporary file and `done` removed. `target` must
+/// be replaceable: a regular file or a new path.
+pub fn publish(done: &Path, target: &Path) -> Result<()> {
+    let Target::Replace(dest) = classify(target)? else {
+        return Err(Error::invalid(format!(
+            "{}: this output is written as a stream, so it must be a regular file",
+            target.display()
+        )));
+    };
+    {
+        let _gate = gate()?;
+        if let Ok(f) = File::open(done) {
+            keep_mode_and_owner(&f, &dest);
+        }
+        match std::fs::rename(done, &dest) {
+            Ok(()) => {
+                lock(&DONE).finished(target);
+                return Ok(());
+            }
+            Err(e) if e.kind() == io::ErrorKind::CrossesDevices => {}
+            Err(e) => return Err(Error::io(target, e)),
+        }
+    }
+    let mut out = AtomicFile::create(target)?;
+    let mut from = File::open(done).map_err(|e| Error::io(done, e))?;
+    io::copy(&mut from, &mut out).map_err(|e| Error::io(target, e))?;
+    out.commit()?;
+    std::fs::remove_file(done).map_err(|e| Error::io(done, e))
+}
+
 fn stdout_is_terminal() -> Error {
     Error::invalid(
         "standard output is a terminal: redirect it (-o - > FILE, or into a pipe) or name a file",

@@ -142,6 +142,9 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
                 }
             ));
         }
+        SolveEvent::Block(BlockEvent::Assembling) => {
+            crate::cmd::bars::summary("every block solved: writing the table in place of them");
+        }
         _ => {}
     })?;
     if let (Some(part), Some(run)) = (args.part, solved.blocks) {

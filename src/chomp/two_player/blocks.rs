@@ -10,16 +10,20 @@
 //! buffer.
 //!
 //! # The checkpoint folder `FILE.blocks/`
-//! - `plan`: `chompute chomp blocks 1`, `box`, `rank`, `window-bits W` (a multiple of 64),
-//!   `windows K`, an empty line. Window k holds indexes `k·W .. min((k+1)·W, len)`. A resumed
-//!   run keeps the plan it finds, whatever `--memory` says now (the windows must not move).
-//! - `window-K.bits`: a finished window, `chompute chomp window 1`, `box`, `rank`, `lo`, `hi`,
-//!   `p-positions` (of the box, a pair stored once counting two), `crc32` (of the words), an
-//!   empty line, then the window's words (little-endian u64, bit i of word j is index
-//!   lo + 64j + i). Written under a temporary name and renamed, so it is whole or absent.
-//! - `window-K.partial`: the checkpoint of the window in progress, in the format of
-//!   [`Checkpoint`] (one record per step of the schedule, the P indexes it found
-//!   in the window).
+//! - `plan`: `chompute chomp blocks 1`, `box`, `rank`, `layout windows|waves`, `piece-bits W`,
+//!   `pieces K`, an empty line. The pieces follow from these ([`BlockPlan`]). A resumed run
+//!   keeps the plan it finds, whatever `--memory` says now (the pieces must not move).
+//! - `window-K.bits`: a finished piece ([`piece`]'s format: `chompute chomp window 1`, `box`,
+//!   `rank`, `lo`, `hi`, `p-positions` of the piece, a pair stored once counting two, `crc32`
+//!   of the words, then the words from index lo rounded down to 64). Written under a
+//!   temporary name and renamed, so it is whole or absent.
+//! - `window-K.partial`: the checkpoint of the piece in progress, in the format of
+//!   [`Checkpoint`] (one record per step of the schedule, the P indexes it found in the
+//!   piece), and `window-K.marks`, a snapshot of its marks ([`piece::save_marks`]).
+//! - `table`: once every piece is finished, the table file being assembled in place
+//!   ([`assemble`]): each piece's words go into it in index order and the piece's file is
+//!   removed, so the disk holds the bits about once plus one piece. A run that finds it
+//!   resumes the assembly with the first piece still on disk.
 //!
 //! When the table is saved the folder is removed.
 //!
@@ -515,6 +519,13 @@ pub enum BlockEvent {
     },
     /// All windows are finished; the table is being written.
     Assembling,
+    /// Piece `window` of `windows` is in the table being written, and its file is removed.
+    Assembled {
+        /// The piece, from 0.
+        window: u64,
+        /// Pieces in all.
+        windows: u64,
+    },
 }
 
 /// What a run in blocks did.
@@ -626,8 +637,16 @@ pub fn solve_in_blocks_with(
         "the folder's plan keeps its pieces; remove it to plan smaller ones",
     )?;
     let windows = plan.windows();
+    // Once the table is being assembled its pieces go into it one by one: all are finished.
+    let assembling = assembling(&dir, &plan);
     let mut counts: Vec<Option<u64>> = (0..windows)
-        .map(|k| window_p_positions(&dir, &plan, k).ok())
+        .map(|k| {
+            if assembling {
+                Some(0)
+            } else {
+                window_p_positions(&dir, &plan, k).ok()
+            }
+        })
         .collect();
     let mut run = BlockRun {
         p_positions: 0,
@@ -689,41 +708,93 @@ pub fn solve_in_blocks_with(
     if part.is_some() {
         return Ok(run);
     }
-    run.p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
+    let p_positions =
+        (!assembling).then(|| counts.iter().map(|c| c.expect("every piece solved")).sum());
     report(BlockEvent::Assembling);
-    store::save_words(out, &plan.index, run.p_positions, |sink| {
-        // A piece that does not start on a word shares it with the piece before: OR-ed.
-        let chunk = plan.chunk_words();
-        let mut buf: Vec<u64> = Vec::with_capacity(chunk + 1);
-        let mut pending: Option<(u64, u64)> = None;
-        for k in 0..windows {
-            let mut word = plan.window(k).0 >> 6;
-            for_each_window_slice(&dir, &plan, k, |ws| {
-                for &w in ws {
-                    pending = match pending {
-                        Some((at, v)) if at == word => Some((at, v | w)),
-                        Some((_, v)) => {
-                            buf.push(v);
-                            Some((word, w))
-                        }
-                        None => Some((word, w)),
-                    };
-                    word += 1;
-                }
-                if buf.len() >= chunk {
-                    sink(&buf)?;
-                    buf.clear();
-                }
-                Ok(())
-            })?;
-        }
-        buf.extend(pending.map(|(_, v)| v));
-        sink(&buf)
-    })?;
+    run.p_positions = assemble(&plan, &dir, out, p_positions, &mut report)?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     crate::output::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
+}
+
+/// The table being assembled in a checkpoint folder.
+fn assembly_path(dir: &Path) -> PathBuf {
+    dir.join("table")
+}
+
+/// Whether the table is being assembled: its file is begun and a piece is gone into it.
+fn assembling(dir: &Path, plan: &BlockPlan) -> bool {
+    assembly_path(dir).exists() && (0..plan.windows()).any(|k| !window_path(dir, k).exists())
+}
+
+/// Write the table from the finished pieces, in place: into `FILE.blocks/table`, piece by
+/// piece in index order, each piece's file removed once its words are in the table and synced,
+/// so the disk holds the table's bits about once (not the pieces and the table beside them);
+/// then move it to `out`. `p_positions` starts a new table; `None` resumes the one begun (its
+/// pieces still on disk come next; a piece's first word, shared with the piece before when the
+/// piece does not start on a word, is read back and OR-ed). Returns the P-positions.
+fn assemble(
+    plan: &BlockPlan,
+    dir: &Path,
+    out: &Path,
+    p_positions: Option<u64>,
+    report: &mut impl FnMut(BlockEvent),
+) -> Result<u64> {
+    let path = assembly_path(dir);
+    let windows = plan.windows();
+    let (mut table, p) = match p_positions {
+        Some(p) => {
+            if path.exists() {
+                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            }
+            (store::TableInPlace::create(&path, &plan.index, p)?, p)
+        }
+        None => store::TableInPlace::reopen(&path, &plan.index)?,
+    };
+    let first = (0..windows)
+        .find(|&k| window_path(dir, k).exists())
+        .unwrap_or(windows);
+    let lost = |k: u64| {
+        Error::invalid(format!(
+            "{}: piece {k} is neither in the table being assembled nor on disk; the folder is              damaged: remove it to solve the box again",
+            dir.display()
+        ))
+    };
+    if let Some(k) = (first..windows).find(|&k| !window_path(dir, k).exists()) {
+        return Err(lost(k));
+    }
+    let mut words = Vec::new();
+    for k in first..windows {
+        let (lo, _) = plan.window(k);
+        // The piece whole in memory (as when it was solved) and its CRC checked before any of
+        // it goes into the table.
+        words.clear();
+        for_each_window_slice(dir, plan, k, |ws| {
+            words.extend_from_slice(ws);
+            Ok(())
+        })?;
+        let w0 = lo >> 6;
+        if table.words() < w0 + (lo % 64 != 0) as u64 {
+            return Err(lost(k.saturating_sub(1)));
+        }
+        if lo % 64 != 0 {
+            words[0] |= table.word(w0)?;
+        }
+        table.truncate_words(w0)?;
+        table.append(&words)?;
+        table.sync()?;
+        let done = window_path(dir, k);
+        std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
+        report(BlockEvent::Assembled { window: k, windows });
+        crate::cancel::check()?;
+    }
+    if first == windows && table.words() * 8 != plan.index.bytes() {
+        return Err(lost(windows - 1));
+    }
+    table.finish()?;
+    crate::output::publish(&path, out)?;
+    Ok(p)
 }
 
 /// What `chomp solve -o FILE` reports as it goes.
@@ -770,9 +841,22 @@ pub fn solve_file(
 ) -> Result<Solved> {
     let index = BitLayout::for_box(shape)?;
     let blocks = part.is_some() || in_blocks(&index, out, memory);
-    // Blocks keep every finished window beside the table until it is written.
-    let needed = index.bytes() * if blocks { 2 } else { 1 };
-    store::ensure_disk(out, needed, &[blocks_dir(out), store::partial_path(out)])?;
+    let memory_or_machine = memory
+        .or_else(crate::memory::available_bytes)
+        .unwrap_or(u64::MAX);
+    // In memory, the snapshot of the marks is on disk while the table is written; in
+    // blocks, the finished pieces and the snapshot of the one in progress, then the table
+    // assembled in place of the pieces and one piece beside it.
+    let needed = match blocks {
+        false => 2 * index.bytes(),
+        true => index.bytes() + memory_or_machine.min(index.bytes()),
+    };
+    let kept = [
+        blocks_dir(out),
+        store::partial_path(out),
+        super::run::marks_path(out),
+    ];
+    store::ensure_disk(out, needed, &kept)?;
     if !blocks {
         let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
         return Ok(Solved {
@@ -781,9 +865,7 @@ pub fn solve_file(
             blocks: None,
         });
     }
-    let memory = memory
-        .or_else(crate::memory::available_bytes)
-        .unwrap_or(u64::MAX);
+    let memory = memory_or_machine;
     let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_EVERY, |e| {
         report(SolveEvent::Block(e))
     })?;
@@ -1167,6 +1249,109 @@ mod tests {
                 assert!(resumed <= stop, "stop {stop}: {resumed}");
                 assert!(!blocks_dir(&out).exists());
             }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_assembly_interrupted_after_any_piece_resumes_to_the_same_file_in_place() {
+        use crate::cancel::Cancel;
+        let dir = std::env::temp_dir().join(format!("chompute-blocks-a-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let n = 9;
+        let whole = dir.join("whole.tbl");
+        crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+        let want = std::fs::read(&whole).unwrap();
+        let index = BitLayout::for_box(shape(n)).unwrap();
+        // Windows start on words; waves' pieces mostly do not (their first word is shared).
+        for plan in [
+            BlockPlan::with(index.clone(), Layout::Windows, 64 * 64),
+            BlockPlan::with(index.clone(), Layout::Waves, 700),
+        ] {
+            let pieces = plan.windows();
+            assert!(pieces >= 4, "{pieces}");
+            for stop in [0, 1, pieces / 2, pieces - 1] {
+                for torn in [false, true] {
+                    let out = dir.join(format!("a-{:?}-{stop}-{torn}.tbl", plan.layout));
+                    write_plan(&plan, &out).unwrap();
+                    let folder = blocks_dir(&out);
+                    let token = Cancel::new();
+                    let got = token.scope(|| {
+                        solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+                            if let BlockEvent::Assembled { window, .. } = e {
+                                // The pieces in the table are gone from the disk, the
+                                // others wait: the bits are on disk about once.
+                                for k in 0..pieces {
+                                    assert_eq!(window_path(&folder, k).exists(), k > window);
+                                }
+                                if window == stop {
+                                    token.cancel();
+                                }
+                            }
+                        })
+                    });
+                    assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
+                    assert!(!out.exists());
+                    let table = assembly_path(&folder);
+                    if torn {
+                        // Killed while the next piece was going in: part of it, and a torn
+                        // word, after the synced words.
+                        use std::io::Write;
+                        let mut f = std::fs::OpenOptions::new()
+                            .append(true)
+                            .open(&table)
+                            .unwrap();
+                        f.write_all(&[0xff; 13]).unwrap();
+                    }
+                    let before = std::fs::read_dir(&folder).unwrap().count();
+                    let mut solved = 0;
+                    let mut assembled = 0;
+                    let run =
+                        solve_in_blocks_with(
+                            shape(n),
+                            &out,
+                            0,
+                            None,
+                            SNAPSHOT_EVERY,
+                            |e| match e {
+                                BlockEvent::Window { .. } => solved += 1,
+                                BlockEvent::Assembled { .. } => assembled += 1,
+                                _ => {}
+                            },
+                        )
+                        .unwrap();
+                    assert_eq!(solved, 0, "no piece is solved again");
+                    assert_eq!(assembled, pieces - stop - 1);
+                    assert!(before >= 2);
+                    assert_eq!(
+                        run.p_positions,
+                        store::TableFile::open(&whole).unwrap().p_positions
+                    );
+                    assert_eq!(
+                        std::fs::read(&out).unwrap(),
+                        want,
+                        "{:?}, stopped after piece {stop}, torn {torn}",
+                        plan.layout
+                    );
+                    assert!(!folder.exists());
+                }
+            }
+            // A piece lost from the folder during the assembly is one line, not a wrong table.
+            let out = dir.join(format!("lost-{:?}.tbl", plan.layout));
+            write_plan(&plan, &out).unwrap();
+            let token = Cancel::new();
+            let _ = token.scope(|| {
+                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+                    if let BlockEvent::Assembled { .. } = e {
+                        token.cancel();
+                    }
+                })
+            });
+            std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
+            let e =
+                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |_| {}).unwrap_err();
+            assert!(e.to_string().contains("neither in the table"), "{e}");
+            assert!(!out.exists());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

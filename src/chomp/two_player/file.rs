@@ -248,35 +248,23 @@ pub fn save_words(
     file.commit()
 }
 
-/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
-/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
-pub(super) struct ChunkWriter<W: Write> {
-    out: W,
+/// The CRC-32 of every [`CHUNK_BYTES`] chunk of a body, kept as the body is written.
+#[derive(Default)]
+pub(super) struct ChunkCrcs {
     crc: crc32fast::Hasher,
     in_chunk: u64,
     written: u64,
     crcs: Vec<u32>,
 }
 
-impl<W: Write> ChunkWriter<W> {
-    /// A writer of a body that starts here in `out` (after the header).
-    pub(super) fn new(out: W) -> ChunkWriter<W> {
-        ChunkWriter {
-            out,
-            crc: crc32fast::Hasher::new(),
-            in_chunk: 0,
-            written: 0,
-            crcs: Vec::new(),
-        }
-    }
-
-    /// Bytes of body written so far.
+impl ChunkCrcs {
+    /// Bytes of body seen so far.
     pub(super) fn written(&self) -> u64 {
         self.written
     }
 
-    /// Append `bytes` to the body.
-    pub(super) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    /// The body goes on with `bytes`.
+    pub(super) fn update(&mut self, bytes: &[u8]) {
         let mut rest = bytes;
         while !rest.is_empty() {
             let n = ((CHUNK_BYTES - self.in_chunk) as usize).min(rest.len());
@@ -289,19 +277,215 @@ impl<W: Write> ChunkWriter<W> {
             }
         }
         self.written += bytes.len() as u64;
+    }
+
+    /// The body ends after its first `len` bytes (at most those seen), `partial` being the
+    /// bytes of its last chunk from the chunk's start to `len`.
+    fn cut(&mut self, len: u64, partial: &[u8]) {
+        debug_assert!(len <= self.written && partial.len() as u64 == len % CHUNK_BYTES);
+        self.crcs.truncate((len / CHUNK_BYTES) as usize);
+        self.crc = crc32fast::Hasher::new();
+        self.crc.update(partial);
+        self.in_chunk = len % CHUNK_BYTES;
+        self.written = len;
+    }
+
+    /// The trailer: one CRC-32 per chunk (the last one possibly shorter), little-endian.
+    pub(super) fn trailer(mut self) -> Vec<u8> {
+        if self.in_chunk > 0 {
+            self.crcs.push(self.crc.finalize());
+        }
+        self.crcs.iter().flat_map(|c| c.to_le_bytes()).collect()
+    }
+}
+
+/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
+/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
+pub(super) struct ChunkWriter<W: Write> {
+    out: W,
+    crcs: ChunkCrcs,
+}
+
+impl<W: Write> ChunkWriter<W> {
+    /// A writer of a body that starts here in `out` (after the header).
+    pub(super) fn new(out: W) -> ChunkWriter<W> {
+        ChunkWriter {
+            out,
+            crcs: ChunkCrcs::default(),
+        }
+    }
+
+    /// Bytes of body written so far.
+    pub(super) fn written(&self) -> u64 {
+        self.crcs.written()
+    }
+
+    /// Append `bytes` to the body.
+    pub(super) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.crcs.update(bytes);
         self.out.write_all(bytes)
     }
 
     /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
     pub(super) fn finish(mut self) -> std::io::Result<W> {
-        if self.in_chunk > 0 {
-            self.crcs.push(self.crc.finalize());
-        }
-        for c in &self.crcs {
-            self.out.write_all(&c.to_le_bytes())?;
-        }
+        self.out.write_all(&self.crcs.trailer())?;
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+/// A table file built in place over one or several runs (a box solved in blocks is assembled
+/// window by window inside its checkpoint folder, each window removed once its words are in):
+/// the sealed header, then words appended, cut back or read again, and the trailer when the
+/// body is whole. Reopened after a crash it keeps the whole words on disk and recomputes
+/// their chunk CRCs from them, so the finished file is the one a single pass writes
+/// ([`save_words`]).
+pub(super) struct TableInPlace {
+    path: PathBuf,
+    file: File,
+    index: BitLayout,
+    /// Bytes of header.
+    start: u64,
+    crcs: ChunkCrcs,
+}
+
+impl TableInPlace {
+    /// Start the table of `index` with `p_positions` at `path` (a new file: its header).
+    pub(super) fn create(path: &Path, index: &BitLayout, p_positions: u64) -> Result<TableInPlace> {
+        let header = table_header(index, p_positions);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        file.write_all_at(header.as_bytes(), 0)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(TableInPlace {
+            path: path.to_path_buf(),
+            file,
+            index: index.clone(),
+            start: header.len() as u64,
+            crcs: ChunkCrcs::default(),
+        })
+    }
+
+    /// Reopen the table of `index` begun at `path` by an earlier run: its header must be the
+    /// one [`TableInPlace::create`] writes; the whole words after it are kept (a torn last one
+    /// is cut off) and their chunk CRCs recomputed. Also returns the header's P-positions.
+    pub(super) fn reopen(path: &Path, index: &BitLayout) -> Result<(TableInPlace, u64)> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        let (pairs, start) = read_header(path, &mut BufReader::new(&file), TABLE_MAGIC)?;
+        let p = number(path, &pairs, "p-positions")?;
+        let header = table_header(index, p);
+        if read_prefix(&file, path, start)? != header.as_bytes() {
+            return Err(damaged(
+                path,
+                format!(
+                    "its header is not that of the {} box's table",
+                    index.shape()
+                ),
+            ));
+        }
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() - start;
+        let keep = (len / 8 * 8).min(index.bytes());
+        let mut table = TableInPlace {
+            path: path.to_path_buf(),
+            file,
+            index: index.clone(),
+            start,
+            crcs: ChunkCrcs::default(),
+        };
+        let mut buf = vec![0u8; CHUNK_BYTES as usize];
+        let mut at = 0;
+        while at < keep {
+            let n = (keep - at).min(CHUNK_BYTES) as usize;
+            table.read(at, &mut buf[..n])?;
+            table.crcs.update(&buf[..n]);
+            at += n as u64;
+        }
+        table.set_len(keep)?;
+        Ok((table, p))
+    }
+
+    fn read(&self, at: u64, out: &mut [u8]) -> Result<()> {
+        self.file
+            .read_exact_at(out, self.start + at)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    fn set_len(&self, body: u64) -> Result<()> {
+        self.file
+            .set_len(self.start + body)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Words of body so far.
+    pub(super) fn words(&self) -> u64 {
+        self.crcs.written() / 8
+    }
+
+    /// Word `i` of the body (`i` < [`TableInPlace::words`]).
+    pub(super) fn word(&self, i: u64) -> Result<u64> {
+        let mut b = [0u8; 8];
+        self.read(i * 8, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    /// Cut the body back to its first `n` words (at most those it has).
+    pub(super) fn truncate_words(&mut self, n: u64) -> Result<()> {
+        let len = n * 8;
+        if len >= self.crcs.written() {
+            return Ok(());
+        }
+        let mut partial = vec![0u8; (len % CHUNK_BYTES) as usize];
+        self.read(len - partial.len() as u64, &mut partial)?;
+        self.crcs.cut(len, &partial);
+        self.set_len(len)
+    }
+
+    /// Append `words` to the body.
+    pub(super) fn append(&mut self, words: &[u64]) -> Result<()> {
+        if self.crcs.written() + words.len() as u64 * 8 > self.index.bytes() {
+            return Err(Error::invalid(format!(
+                "{}: more words than the {} box has",
+                self.path.display(),
+                self.index.shape()
+            )));
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.file
+            .write_all_at(&bytes, self.start + self.crcs.written())
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.crcs.update(&bytes);
+        Ok(())
+    }
+
+    /// Make what was written durable (before the pieces it came from are removed).
+    pub(super) fn sync(&self) -> Result<()> {
+        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// The body is whole: write the trailer and sync. Too few words is an error.
+    pub(super) fn finish(self) -> Result<()> {
+        let total = self.index.bytes();
+        if self.crcs.written() != total {
+            return Err(Error::invalid(format!(
+                "{}: {} bytes of bits, but the {} box has {total}",
+                self.path.display(),
+                self.crcs.written(),
+                self.index.shape()
+            )));
+        }
+        let at = self.start + total;
+        self.file
+            .write_all_at(&self.crcs.trailer(), at)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.file.sync_all().map_err(|e| Error::io(&self.path, e))
     }
 }
 
@@ -950,7 +1134,7 @@ pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
 }
 
 /// Bytes of a file, or of the files of a folder (one level), 0 when absent.
-fn dir_bytes(p: &Path) -> u64 {
+pub(super) fn dir_bytes(p: &Path) -> u64 {
     match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => std::fs::read_dir(p)
             .map(|rd| {
