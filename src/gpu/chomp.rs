@@ -1,15 +1,16 @@
 //! Two-player Chomp on the GPU: `chomp_layer.wgsl`, one invocation per position of a volume
-//! layer. The CPU twin is `two_player::reference::solve_volume_layer`: the same unranking, the same scan of
-//! the options, the same bits. The host lists each layer's ranks
-//! ([`positions_of_volume`]), dispatches the layers in order of volume into one table buffer
-//! and reads the table back once.
+//! layer. The CPU twin is `two_player::reference::solve_by_volume_layers`: the same schedule
+//! (`VolumeLayers`, walked by the one driver), the same unranking, the same scan of the
+//! options, the same bits. Each step of the schedule is one dispatch (split where a layer has
+//! more positions than a binding holds) into one table buffer, read back once at the end.
 //!
 //! Tests: tests/engine/foundation.rs, tests/games/chomp/two_player.rs.
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
-use crate::chomp::index::colex::positions_of_volume;
 use crate::chomp::index::BitLayout;
+use crate::chomp::two_player::driver::{drive_steps, Run};
+use crate::chomp::two_player::schedule::VolumeLayers;
 use crate::chomp::two_player::PTable;
 use crate::chomp::ChompBox;
 use crate::error::{Error, Result};
@@ -103,19 +104,19 @@ impl ChompGpu {
             usage: storage | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let max_volume = shape.rows as u64 * shape.cols as u64;
         let chunk = (ctx.max_binding_bytes() / 4).min(1 << 24);
-        let mut layer = Vec::new();
         let mut arena = ParamsArena::new(ctx, CHOMP_LAYER.params_bytes, 1)?;
         let mut ranks_buf: Option<(wgpu::Buffer, u64)> = None;
-        let phase = crate::progress::phase("volume layers", Some(max_volume));
-        for v in 1..=max_volume {
-            crate::cancel::check()?;
-            phase.set(v - 1);
-            layer.clear();
-            positions_of_volume(ranker, v, &mut layer);
-            for part in layer.chunks(chunk as usize) {
-                let ranks: Vec<u32> = part.iter().map(|&r| r as u32).collect();
+        let schedule = VolumeLayers { ranker };
+        let run = Run {
+            schedule: &schedule,
+            lo: 0,
+            hi: ranker.len(),
+            start: 0,
+        };
+        let mut dispatch_layer = |ranges: &[(u64, u64)]| -> Result<Vec<u64>> {
+            for part in ranges.chunks(chunk as usize) {
+                let ranks: Vec<u32> = part.iter().map(|&(r, _)| r as u32).collect();
                 let need = (ranks.len() * 4) as u64;
                 if ranks_buf.as_ref().is_none_or(|(_, cap)| *cap < need) {
                     ranks_buf = Some((
@@ -166,7 +167,9 @@ impl ChompGpu {
                     ctx.queue.submit([enc.finish()])
                 })?;
             }
-        }
+            Ok(Vec::new())
+        };
+        drive_steps(run, |_, ranges| dispatch_layer(ranges), |_, _, _| Ok(()))?;
         let readback = Readback::default();
         let host: Vec<u32> = readback.read(ctx, &bits, 0, table_bytes, |bytes| {
             bytemuck::cast_slice::<u8, u32>(bytes).to_vec()

@@ -12,8 +12,9 @@
 
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::colex::{positions_of_volume, Ranker};
-use rayon::prelude::*;
+use crate::chomp::index::colex::Ranker;
+use crate::chomp::two_player::driver::{drive, Run};
+use crate::chomp::two_player::schedule::VolumeLayers;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 /// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
@@ -56,33 +57,32 @@ pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> crate::Result
     Ok(ords)
 }
 
-/// Every ordinal of the box, one volume layer at a time, each layer in parallel.
+/// Every ordinal of the box, one volume layer at a time ([`VolumeLayers`] on the one driver),
+/// each layer in parallel.
 /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
 pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec<u8>> {
-    let total = ranker.len() as usize;
+    let total = ranker.len();
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
-    let max_volume = ranker.shape.rows as u64 * ranker.shape.cols as u64;
-    let phase = crate::progress::phase("positions", Some(total as u64));
-    let mut layer = Vec::new();
-    for v in 1..=max_volume {
-        crate::cancel::check()?;
-        layer.clear();
-        positions_of_volume(ranker, v, &mut layer);
-        // Layer v reads only layers < v, finished before this one started (rayon joins).
-        layer.par_chunks(2048).for_each_init(
-            || vec![0u32; ranker.shape.rows],
-            |rows, chunk| {
-                for &r in chunk {
-                    ranker.unrank_into(r, rows);
-                    let o =
-                        ordinal_at(ranker, rows, r, |q| table[q as usize].load(Relaxed), choice);
-                    table[r as usize].store(o, Relaxed);
-                }
-            },
-        );
-        phase.inc(layer.len() as u64);
-    }
-    phase.set(total as u64);
+    let schedule = VolumeLayers { ranker };
+    let run = Run {
+        schedule: &schedule,
+        lo: 0,
+        hi: total,
+        start: 0,
+    };
+    // Layer v reads only layers < v, finished before this one started (rayon joins).
+    drive(
+        run,
+        || vec![0u32; ranker.shape.rows],
+        |rows, r, len, _| {
+            for r in r..r + len {
+                ranker.unrank_into(r, rows);
+                let o = ordinal_at(ranker, rows, r, |q| table[q as usize].load(Relaxed), choice);
+                table[r as usize].store(o, Relaxed);
+            }
+        },
+        |_, _, _| Ok(()),
+    )?;
     Ok(table.into_iter().map(AtomicU8::into_inner).collect())
 }
 

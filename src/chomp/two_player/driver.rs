@@ -1,8 +1,9 @@
 //! The one step loop of every two-player table: it walks a [`Schedule`] from a first step on,
 //! runs each step's ranges in parallel (rayon, a buffer per worker), keeps the progress phase,
 //! stops between ranges when the caller's cancel token is cancelled, and tells the caller after
-//! every step. The forward solver (both layouts, whole tables and windows), the Grundy table
-//! and the GPU's CPU twin decide their positions inside it; none has a loop of its own.
+//! every step. The forward solver (both layouts, whole tables and windows), the Grundy table,
+//! the n-player ordinals, the GPU's layer kernel and its CPU twin decide their positions inside
+//! it; none has a loop of its own.
 //!
 //! Tests: the solvers' tests (src/chomp/two_player/), which all run through it;
 //! tests/engine/cancel.rs for the cancel check.
@@ -92,6 +93,20 @@ pub fn drive<S: Schedule, T: Send>(
     run: Run<S>,
     scratch: impl Fn() -> T + Sync + Send,
     range: impl Fn(&mut T, u64, u64, &mut Vec<u64>) + Sync,
+    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
+) -> Result<()> {
+    drive_steps(
+        run,
+        |_, ranges| par_ranges(ranges, S::GRAIN, &scratch, &range),
+        on_step,
+    )
+}
+
+/// [`drive`] with each step's ranges decided by `step(step, ranges)` (which returns the
+/// indexes found) instead of on the CPU's threads: the GPU's layer dispatch.
+pub fn drive_steps<S: Schedule>(
+    run: Run<S>,
+    mut step: impl FnMut(u64, &[(u64, u64)]) -> Result<Vec<u64>>,
     mut on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
     let total = run.hi - run.lo;
@@ -100,19 +115,19 @@ pub fn drive<S: Schedule, T: Send>(
     let phase = crate::progress::phase("positions", Some(total));
     phase.set(done);
     let mut ranges = Vec::new();
-    for step in run.start..steps {
+    for s in run.start..steps {
         crate::cancel::check()?;
-        run.ranges(step, &mut ranges);
-        let found = par_ranges(&ranges, S::GRAIN, &scratch, &range)?;
+        run.ranges(s, &mut ranges);
+        let found = step(s, &ranges)?;
         done += ranges.iter().map(|&(_, l)| l).sum::<u64>();
         phase.set(done);
         on_step(
-            step,
+            s,
             &found,
             Progress {
                 done,
                 total,
-                layers_done: step + 1,
+                layers_done: s + 1,
                 layers: steps,
             },
         )?;

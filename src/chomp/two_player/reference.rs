@@ -5,17 +5,17 @@
 //!   (`super::solve`) is tested against it, and both against a solver that knows nothing of
 //!   ranks (tests/games/chomp/two_player.rs).
 //! - [`solve_by_volume_layers`] is the CPU twin of the GPU layer kernel (`chomp_layer.wgsl`):
-//!   one invocation per rank of one volume layer, unranked, its options scanned by
-//!   [`first_p_option`], the bit set when none is P.
+//!   the same schedule ([`VolumeLayers`], on the one driver), each position unranked, its
+//!   options scanned by [`first_p_option`], the bit set when none is P.
 //!
 //! Tests: this file's unit tests; tests/engine/foundation.rs.
 
+use super::driver::{drive, Run};
+use super::schedule::VolumeLayers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::index::colex::positions_of_volume;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::error::Result;
-use rayon::prelude::*;
 
 /// Most rows [`first_p_option`] keeps on the stack; boxes with more rows take a buffer on the
 /// heap.
@@ -90,33 +90,29 @@ pub fn decide(table: &PTable, rows: &[u32], rank: u64) -> bool {
     p
 }
 
-/// Decide the positions of one volume layer of a colex table, given by their ranks: the CPU
-/// twin of `chomp_layer.wgsl`. Positions of one volume never move to each other, so the ranks
-/// are decided in parallel.
-pub fn solve_volume_layer(table: &PTable, ranks: &[u64]) {
-    let rows_n = table.shape().rows;
-    ranks.par_chunks(4096).for_each_init(
-        || vec![0u32; rows_n],
-        |rows, chunk| {
-            for &r in chunk {
-                table.ranker().unrank_into(r, rows);
-                decide(table, rows, r);
-            }
-        },
-    );
-}
-
-/// Solve a box volume layer by volume layer with [`solve_volume_layer`], the schedule of the
-/// GPU kernel.
+/// Solve a box volume layer by volume layer ([`VolumeLayers`], the schedule of the GPU kernel
+/// `chomp_layer.wgsl`), each position unranked and decided by [`decide`] as the kernel does.
 pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
     let table = PTable::empty(BitLayout::colex_for(shape)?)?;
-    let mut layer = Vec::new();
-    for v in 1..=shape.rows as u64 * shape.cols as u64 {
-        crate::cancel::check()?;
-        layer.clear();
-        positions_of_volume(table.ranker(), v, &mut layer);
-        solve_volume_layer(&table, &layer);
-    }
+    let ranker = table.ranker();
+    let schedule = VolumeLayers { ranker };
+    let run = Run {
+        schedule: &schedule,
+        lo: 0,
+        hi: ranker.len(),
+        start: 0,
+    };
+    drive(
+        run,
+        || vec![0u32; shape.rows],
+        |rows, r, len, _| {
+            for r in r..r + len {
+                ranker.unrank_into(r, rows);
+                decide(&table, rows, r);
+            }
+        },
+        |_, _, _| Ok(()),
+    )?;
     Ok(table)
 }
 

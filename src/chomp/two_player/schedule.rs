@@ -12,12 +12,16 @@
 //! - the hook index (`super::hook`), whose steps are hook sums and, inside them, these same
 //!   layers for every colex block of the sum.
 //!
+//! [`VolumeLayers`] (every position of one number of cells, one index a range) is the
+//! schedule of the GPU kernel and of the twins that decide one position at a time.
+//!
 //! Inside a range the positions run in order, where a bite in the last rows reads or marks
 //! bits just written nearby: the table is used where it is hot.
 //!
 //! Tests: this file's unit tests.
 
 use crate::chomp::diagram::{advance_rows, binomial, ChompBox};
+use crate::chomp::index::colex::positions_of_volume;
 use crate::chomp::index::Ranker;
 
 /// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
@@ -72,6 +76,30 @@ impl Schedule for Layers<'_> {
             };
             (base, block_len(self.ranker, p, cap))
         }));
+    }
+}
+
+/// The volume layers of a colex table: step s is every position of s + 1 cells, each a range
+/// of one index (a bite removes cells, so the positions of one volume are independent). The
+/// schedule of the GPU kernel and of the twins that decide one position at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct VolumeLayers<'a> {
+    /// The box's ranking.
+    pub ranker: &'a Ranker,
+}
+
+impl Schedule for VolumeLayers<'_> {
+    const GRAIN: usize = 2048;
+
+    fn steps(&self) -> u64 {
+        self.ranker.shape.rows as u64 * self.ranker.shape.cols as u64
+    }
+
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        out.clear();
+        let mut ranks = Vec::new();
+        positions_of_volume(self.ranker, step + 1, &mut ranks);
+        out.extend(ranks.into_iter().map(|r| (r, 1)));
     }
 }
 
