@@ -60,6 +60,7 @@ COMMANDS = [
     ("chomp solve --box 16x16", ["chomp", "solve", "--box", "16x16", "--json"]),
     ("chomp solve --box 12x24 (colex)", ["chomp", "solve", "--box", "12x24", "--json"]),
     ("chomp grundy --box 14x14", ["chomp", "grundy", "--box", "14x14", "--json"]),
+    ("chomp cells --max 80", ["chomp", "cells", "--max", "80", "--json"], 600),
     ("gp 16384 --check", ["gp", "16384", "--check"]),
     ("nimpass 4 heaps ≤ 256 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "256"]),
     ("nimpass 4 heaps ≤ 512 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "512"]),

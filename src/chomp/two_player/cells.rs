@@ -5,12 +5,14 @@
 //! with rem_j = m - (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, where P(n, k)
 //! counts the partitions of n into parts ≤ k. One bit per partition says P; the table of m
 //! is complete before any diagram of more cells reads it (a bite removes at least one cell),
-//! and the diagrams of m cells are decided in parallel, a block of equal first part each.
+//! and the diagrams of m cells are decided in parallel, a block of equal first part each, by
+//! the one driver (`super::driver`), a step for each number of cells.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
+use super::driver::{drive, Run};
+use super::schedule::Schedule;
 use crate::error::{Error, Result};
-use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 
 /// Largest N `cells` accepts: p(N) must be a u64 index, and its tables far beyond memory.
@@ -106,61 +108,82 @@ impl CellsTable {
             &format!("the tables of the diagrams of up to {max} cells"),
             "choose a smaller number of cells",
         )?;
+        // Every diagram of up to `max` cells in one index space, those of n cells from
+        // offsets[n] on, decided by the one driver: step n - 1 is the blocks of n cells.
+        let mut offsets = vec![0u64; max as usize + 2];
+        for n in 1..=max as usize {
+            offsets[n + 1] = offsets[n] + counts.partitions(n as u32);
+        }
         let mut table = CellsTable {
-            bits: vec![Vec::new()],
+            bits: (0..=max)
+                .map(|n| match n {
+                    0 => Vec::new(),
+                    n => {
+                        crate::chomp::bits::zeroed_words(counts.partitions(n).div_ceil(64) as usize)
+                    }
+                })
+                .collect(),
             p: vec![0],
             counts,
         };
-        // Progress in diagrams, not in layers: the layers grow like the partition numbers, so
-        // a count of layers would promise an end far too soon.
-        let diagrams: u64 = (1..=max).map(|n| table.counts.partitions(n)).sum();
-        let phase = crate::progress::phase("diagrams decided", Some(diagrams));
-        for n in 1..=max {
-            crate::cancel::check()?;
-            table.add_layer(n)?;
-            phase.inc(table.counts.partitions(n));
-            done(n);
-        }
+        let mut p = vec![0];
+        let schedule = ByCells {
+            counts: &table.counts,
+            offsets: &offsets,
+        };
+        let run = Run {
+            schedule: &schedule,
+            lo: 0,
+            hi: offsets[max as usize + 1],
+            start: 0,
+        };
+        let this = &table;
+        drive(
+            run,
+            Vec::new,
+            |parts, base, len, found| this.decide_block(&offsets, parts, base, len, found),
+            |step, found, _| {
+                p.push(found.len() as u64);
+                done(step as u32 + 1);
+                Ok(())
+            },
+        )?;
+        table.p = p;
         Ok(table)
     }
 
-    /// Decide the diagrams of n cells from the tables of fewer cells.
-    fn add_layer(&mut self, n: u32) -> Result<()> {
-        let words: Vec<AtomicU64> = (0..self.counts.partitions(n).div_ceil(64))
-            .map(|_| AtomicU64::new(0))
-            .collect();
-        let token = crate::cancel::current();
-        let this = &*self;
-        // Block a: the diagrams whose first row is a, ranks [P(n, a-1), P(n, a)).
-        let p_count: u64 = (1..=n)
-            .into_par_iter()
-            .map(|a| {
-                if token.as_ref().is_some_and(|t| t.is_cancelled()) {
-                    return Err(Error::Interrupted);
-                }
-                let mut parts = vec![0u32; n as usize + 1];
-                let mut found = 0u64;
-                let mut rank = this.counts.get(n, a - 1);
-                // The first diagram of the block: a, then greedily the largest parts ≤ a.
-                parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a);
-                loop {
-                    if this.decide(&parts[..len], n) {
-                        crate::chomp::bits::mark(&words, rank);
-                        found += 1;
-                    }
-                    match next_in_block(&mut parts, len) {
-                        Some(l) => len = l,
-                        None => break,
-                    }
-                    rank += 1;
-                }
-                Ok(found)
-            })
-            .try_reduce(|| 0, |a, b| Ok(a + b))?;
-        self.bits.push(words);
-        self.p.push(p_count);
-        Ok(())
+    /// Decide the `len` diagrams from index `base` (a whole block of n cells and one first
+    /// part: ranks P(n, a-1)..P(n, a)) from the tables of fewer cells, marking the P ones and
+    /// listing their indexes in `found`.
+    fn decide_block(
+        &self,
+        offsets: &[u64],
+        parts: &mut Vec<u32>,
+        base: u64,
+        len: u64,
+        found: &mut Vec<u64>,
+    ) {
+        let n = offsets.partition_point(|&o| o <= base) as u32 - 1;
+        let mut rank = base - offsets[n as usize];
+        let a = (1..=n)
+            .find(|&a| self.counts.get(n, a) > rank)
+            .expect("a rank below p(n)");
+        debug_assert_eq!(self.counts.get(n, a - 1), rank, "a range starts a block");
+        parts.clear();
+        parts.resize(n as usize + 1, 0);
+        // The first diagram of the block: a, then as many ones as the cells left.
+        parts[0] = a;
+        let mut l = fill_greedy(parts, 1, n - a);
+        for i in 0..len {
+            if self.decide(&parts[..l], n) {
+                crate::chomp::bits::mark(&self.bits[n as usize], rank);
+                found.push(base + i);
+            }
+            if i + 1 < len {
+                l = next_in_block(parts, l).expect("the block holds len diagrams");
+                rank += 1;
+            }
+        }
     }
 
     /// Whether the diagram `parts` of `n` cells is P: no option of it is.
@@ -252,6 +275,34 @@ pub struct CellsRow {
     /// How many of them are P.
     #[serde(serialize_with = "crate::json::count")]
     pub p_positions: u64,
+}
+
+/// The schedule of the diagrams of up to N cells ([`CellsTable::compute`]): step n - 1 is
+/// every diagram of n cells, a range for each first part a (ranks P(n, a-1)..P(n, a) from
+/// `offsets[n]`). A bite removes at least one cell, so the diagrams of n cells read only
+/// earlier steps, and their blocks are independent.
+struct ByCells<'a> {
+    counts: &'a PartitionCounts,
+    offsets: &'a [u64],
+}
+
+impl Schedule for ByCells<'_> {
+    // The blocks are very unequal (one diagram for a = n, most of them near a = √n).
+    const GRAIN: usize = 1;
+
+    fn steps(&self) -> u64 {
+        self.offsets.len() as u64 - 2
+    }
+
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        out.clear();
+        let n = step as u32 + 1;
+        let at = self.offsets[n as usize];
+        out.extend((1..=n).map(|a| {
+            let lo = self.counts.get(n, a - 1);
+            (at + lo, self.counts.get(n, a) - lo)
+        }));
+    }
 }
 
 /// Lay out the first diagram of a block in rank order after `parts[..from]`: the rest `rem`
