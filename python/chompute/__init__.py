@@ -5,7 +5,8 @@ P-grids and automaton generations as NumPy bool arrays (``p_grid``, ``automaton`
 pictures (``render``) and the paper's claims (``theorems``); games with a pass
 (``gp_table``, ``cb_grundy``, ``nimpass_p_positions``); multiplayer Chomp
 (``chomp_ordinals``, ``chomp_ordinal_histogram``, ``chomp_classes``); two-player Chomp tables (``chomp_solve``,
-``chomp_grundy``, ``chomp_cells``).
+``chomp_grundy``, ``chomp_cells``) and saved tables read without loading them
+(``open_table``).
 
 Bad input raises ValueError (OverflowError for integers beyond 2**64-1); a verification
 that finds a disagreement raises ``chompute.CheckFailed``. Long computations release the
@@ -34,8 +35,10 @@ if "XDG_RUNTIME_DIR" not in _os.environ and hasattr(_os, "getuid"):
 from ._native import (
     CheckFailed,
     ChompGrundy,
+    ChompGrundyFile,
     ChompOrdinals,
     ChompTable,
+    ChompTableFile,
     __version__,
     automaton,
     cb_grundy,
@@ -48,6 +51,7 @@ from ._native import (
     count,
     gp_table,
     nimpass_p_positions,
+    open_table,
     p_grid,
     render,
     theorems,
@@ -56,8 +60,10 @@ from ._native import (
 __all__ = [
     "CheckFailed",
     "ChompGrundy",
+    "ChompGrundyFile",
     "ChompOrdinals",
     "ChompTable",
+    "ChompTableFile",
     "__version__",
     "automaton",
     "cb_grundy",
@@ -70,6 +76,7 @@ __all__ = [
     "count",
     "gp_table",
     "nimpass_p_positions",
+    "open_table",
     "p_grid",
     "render",
     "theorems",

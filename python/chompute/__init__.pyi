@@ -133,6 +133,8 @@ class ChompTable:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
+    def save(self, path: Union[str, PathLike[str]]) -> None:
+        """Write the table as `chompute chomp solve -o` does (byte for byte), for open_table."""
 
 def chomp_solve(
     rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None
@@ -157,11 +159,58 @@ class ChompGrundy:
         """Every rectangle as {"rows", "cols", "grundy"}, rows first."""
     def sequence(self, name: str) -> list[int]:
         """Terms n = 1, 2, ... of "square", "two-rows", "three-rows" or "largest"."""
+    def save(self, path: Union[str, PathLike[str]]) -> None:
+        """Write the table as `chompute chomp grundy -o` does (byte for byte), for open_table."""
 
 def chomp_grundy(
     rows: Union[int, str], cols: Optional[int] = None, *, progress: Optional[_Progress] = None
 ) -> ChompGrundy:
     """The Grundy value (mex over all options) of every position of the rows x cols box."""
+
+class ChompTableFile:
+    """A saved two-player table (`chomp solve -o`), read a checked chunk at a time (see open_table)."""
+
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    @property
+    def positions(self) -> int:
+        """Number of positions: the non-empty diagrams of the box."""
+    @property
+    def p_positions(self) -> int:
+        """Number of P-positions, as the header says."""
+    @property
+    def layout(self) -> str:
+        """"colex-lattice-path", or "transpose-hook N" for a square."""
+    def is_p(self, position: _Position) -> bool:
+        """Whether a position of the box is P."""
+    def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
+        """The P options of a position, sorted; empty for a P-position."""
+    def rectangle_bites(
+        self, rows: Optional[int] = None, cols: Optional[int] = None
+    ) -> list[dict[str, Any]]:
+        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites"}, rows first."""
+    def verify(self) -> None:
+        """Check every chunk's CRC-32 and recount the P-positions; raises on damage."""
+
+class ChompGrundyFile:
+    """A saved Grundy table (`chomp grundy -o`), read a checked chunk at a time (see open_table)."""
+
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    @property
+    def max_grundy(self) -> int:
+        """The largest Grundy value in the box, as the header says."""
+    def value(self, position: _Position) -> int:
+        """The Grundy value of a position of the box."""
+    def moves(self, position: _Position) -> list[Tuple[int, ...]]:
+        """For each value g below the position's, a move to a position of value g (at index g)."""
+    def verify(self) -> None:
+        """Check every chunk's CRC-32 and the largest value; raises on damage."""
+
+def open_table(path: Union[str, PathLike[str]]) -> Union[ChompTableFile, ChompGrundyFile]:
+    """Open a saved Chomp table (either kind) without loading it; a damaged or foreign file raises ValueError."""
 
 def chomp_cells(max_n: int, *, progress: Optional[_Progress] = None) -> list[dict[str, int]]:
     """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""

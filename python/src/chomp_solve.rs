@@ -1,5 +1,6 @@
 //! Two-player Chomp tables: P or N for every position of a box (`chomp_solve`), Grundy values
-//! (`chomp_grundy`), P-positions by number of cells (`chomp_cells`). The library computes;
+//! (`chomp_grundy`), P-positions by number of cells (`chomp_cells`); both tables save to the
+//! CLI's files (`table_file` reads them). The library computes;
 //! this file converts arguments and results.
 //!
 //! Tests: python/tests/test_chomp_solve.py.
@@ -8,16 +9,19 @@ use crate::args::u64_arg;
 use crate::chomp::{box_arg, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
-use crate::run::in_background_reporting;
+use crate::run::{in_background, in_background_reporting};
 use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::cells::CellsTable;
+use chompute::chomp::two_player::file::save_table;
 use chompute::chomp::two_player::grundy::GrundySequence;
 use chompute::chomp::two_player::grundy::GrundyTable;
-use chompute::chomp::two_player::{solve, BitSource};
+use chompute::chomp::two_player::grundy_file::save_grundy;
+use chompute::chomp::two_player::{solve, BitSource, PTable};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use std::path::PathBuf;
 
 /// The box from `chomp_solve(rows, cols)`, `chomp_solve(n)` (the n×n square: `cols`
 /// defaults to `rows`), `chomp_solve("RxC")` or `chomp_solve((rows, cols))`.
@@ -155,6 +159,25 @@ impl ChompTable {
         diagram_list(py, &bites)
     }
 
+    /// Write the table to `path` as `chompute chomp solve -o` does (a temporary file renamed
+    /// when complete; byte for byte the CLI's file), for `open_table` and `chompute chomp
+    /// query`.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let bits = self.bits.bind(py).readonly();
+        let words: Vec<u64> = bits
+            .as_slice()?
+            .chunks(8)
+            .map(|c| {
+                let mut w = [0u8; 8];
+                w[..c.len()].copy_from_slice(c);
+                u64::from_le_bytes(w)
+            })
+            .collect();
+        drop(bits);
+        let table = PTable::from_words(self.index.clone(), words).or_raise()?;
+        in_background(py, move || save_table(&table, &path))?.or_raise()
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<chompute.ChompTable box {}: {} positions, {} P-positions>",
@@ -245,6 +268,12 @@ impl ChompGrundy {
     fn sequence(&self, name: &str) -> PyResult<Vec<u16>> {
         let kind = GrundySequence::from_name(name).or_raise()?;
         self.table.sequence(kind).or_raise()
+    }
+
+    /// Write the table to `path` as `chompute chomp grundy -o` does (byte for byte the CLI's
+    /// file), for `open_table` and `chompute chomp query`.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| save_grundy(&self.table, &path)).or_raise()
     }
 
     fn __repr__(&self) -> String {

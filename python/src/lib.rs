@@ -16,6 +16,7 @@ mod errors;
 mod pass;
 mod report;
 mod run;
+mod table_file;
 
 use pyo3::prelude::*;
 
@@ -25,7 +26,7 @@ use pyo3::prelude::*;
 /// generations as NumPy bool arrays (p_grid, automaton), pictures (render), the paper's
 /// claims (theorems); games with a pass (gp_table, cb_grundy, nimpass_p_positions);
 /// multiplayer Chomp (chomp_ordinals, chomp_ordinal_histogram, chomp_classes); two-player Chomp tables (chomp_solve,
-/// chomp_grundy, chomp_cells). Bad input raises ValueError (or
+/// chomp_grundy, chomp_cells) and saved tables read without loading them (open_table). Bad input raises ValueError (or
 /// OverflowError for integers beyond 2**64-1); a failed check raises chompute.CheckFailed.
 #[pymodule]
 #[pyo3(name = "_native")]
@@ -56,5 +57,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chomp_solve::chomp_solve, m)?)?;
     m.add_function(wrap_pyfunction!(chomp_solve::chomp_grundy, m)?)?;
     m.add_function(wrap_pyfunction!(chomp_solve::chomp_cells, m)?)?;
+    m.add_class::<table_file::ChompTableFile>()?;
+    m.add_class::<table_file::ChompGrundyFile>()?;
+    m.add_function(wrap_pyfunction!(table_file::open_table, m)?)?;
     Ok(())
 }

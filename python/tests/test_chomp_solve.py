@@ -184,3 +184,69 @@ def test_progress_hears_the_positions_decided():
     chompute.chomp_cells(10, progress=lambda done, total, phase: cells.append((done, total)))
     diagrams = sum(1 for n in range(1, 11) for d in diagrams_of(n))
     assert cells[-1] == (diagrams, diagrams) == (138, 138)
+
+
+@pytest.mark.parametrize("shape", [(5, 7), (6, 6)])
+def test_a_saved_table_answers_from_the_file_as_the_slow_reference(tmp_path, shape):
+    path = tmp_path / "t.tbl"
+    t = chompute.chomp_solve(*shape)
+    t.save(path)
+    f = chompute.open_table(path)
+    assert isinstance(f, chompute.ChompTableFile)
+    assert (f.box, f.positions, f.p_positions, f.layout) == (
+        t.box, t.positions, t.p_positions, t.layout)
+    f.verify()
+    for d in diagrams(*shape):
+        assert f.is_p(",".join(map(str, d))) == slow_is_p(d), d
+        assert f.winning_bites(d) == sorted({q for q in options(d) if slow_is_p(q)}), d
+    rect = f.rectangle_bites()
+    assert len(rect) == shape[0] * shape[1]
+    two_by_three = next(r for r in rect if (r["rows"], r["cols"]) == (2, 3))
+    assert [tuple(b) for b in two_by_three["bites"]] == f.winning_bites((3, 3))
+    assert len(f.rectangle_bites(2, 2)) == 4
+    with pytest.raises(ValueError, match="does not fit"):
+        f.is_p((shape[1] + 1,))
+
+
+def test_a_saved_grundy_table_answers_its_values_and_moves(tmp_path):
+    path = tmp_path / "g.tbl"
+    chompute.chomp_grundy(4, 6).save(path)
+    f = chompute.open_table(path)
+    assert isinstance(f, chompute.ChompGrundyFile)
+    f.verify()
+    assert f.box == (4, 6)
+    assert f.max_grundy == max(slow_grundy(d) for d in diagrams(4, 6))
+    for d in diagrams(4, 6):
+        g = f.value(d)
+        assert g == slow_grundy(d), d
+        moves = f.moves(d)
+        assert len(moves) == g
+        assert [slow_grundy(q) for q in moves] == list(range(g)), d
+        assert all(q in options(d) for q in moves), d
+
+
+def test_a_damaged_or_foreign_table_file_raises_and_never_answers(tmp_path):
+    path = tmp_path / "t.tbl"
+    chompute.chomp_solve(6, 6).save(path)
+    data = bytearray(path.read_bytes())
+    body = data.index(b"\n\n") + 2
+    data[body + 3] ^= 0xFF  # a flipped byte of bits
+    path.write_bytes(bytes(data))
+    f = chompute.open_table(path)
+    with pytest.raises(ValueError, match="damaged"):
+        f.verify()
+    with pytest.raises(ValueError, match="damaged"):
+        for d in diagrams(6, 6):
+            f.is_p(d)
+    other = tmp_path / "h.tbl"
+    chompute.chomp_solve(6, 9).save(other)
+    edited = other.read_bytes().replace(b"box 6x9", b"box 9x6", 1)
+    other.write_bytes(edited)
+    with pytest.raises(ValueError):
+        chompute.open_table(other)
+    foreign = tmp_path / "x.tbl"
+    foreign.write_bytes(b"not a table\n\n")
+    with pytest.raises(ValueError, match="not a chompute table"):
+        chompute.open_table(foreign)
+    with pytest.raises(OSError):
+        chompute.open_table(tmp_path / "missing.tbl")

@@ -1,0 +1,185 @@
+//! Saved Chomp tables, read without loading them: `open_table(path)` answers from a file that
+//! `chompute chomp solve -o` or `chomp grundy -o` (or `ChompTable.save`, `ChompGrundy.save`)
+//! wrote, reading only the chunks a question touches, each checked against its CRC-32. The
+//! library opens, checks and answers; this file converts.
+//!
+//! Tests: python/tests/test_chomp_solve.py.
+
+use crate::chomp::{diagram_list, position_arg};
+use crate::errors::OrRaise;
+use crate::report::to_python;
+use crate::run::in_background;
+use chompute::chomp::two_player::file::TableFile;
+use chompute::chomp::two_player::grundy_file::{GrundyFile, SavedTable};
+use chompute::chomp::ChompBox;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A saved two-player table (`chomp solve -o FILE`): P or N for every position of its box,
+/// read from the file a chunk at a time.
+#[pyclass(module = "chompute", name = "ChompTableFile", frozen)]
+pub struct ChompTableFile {
+    file: Arc<TableFile>,
+}
+
+#[pymethods]
+impl ChompTableFile {
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        let s = self.file.shape();
+        (s.rows, s.cols)
+    }
+
+    /// Number of positions: the non-empty diagrams of the box.
+    #[getter]
+    fn positions(&self) -> u64 {
+        self.file.index.positions() - 1
+    }
+
+    /// Number of P-positions, as the header says (`verify()` recounts them).
+    #[getter]
+    fn p_positions(&self) -> u64 {
+        self.file.p_positions
+    }
+
+    /// How the bits are numbered (as `ChompTable.layout`).
+    #[getter]
+    fn layout(&self) -> String {
+        self.file.index.scheme()
+    }
+
+    /// Whether a position ("4,3,1" or (4, 3, 1)) is P.
+    fn is_p(&self, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.file.is_p(&position_arg(position)?).or_raise()
+    }
+
+    /// The winning bites of a position: its P options, each as a tuple of row lengths, sorted.
+    /// Empty for a P-position.
+    fn winning_bites<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let bites = self
+            .file
+            .winning_bites(&position_arg(position)?)
+            .or_raise()?;
+        diagram_list(py, &bites)
+    }
+
+    /// The winning bites of every rectangle of the box (or of the rows × cols corner of it),
+    /// rows first, each a dict {"rows", "cols", "bites"}: `chomp bites --table FILE --json`.
+    #[pyo3(signature = (rows = None, cols = None))]
+    fn rectangle_bites<'py>(
+        &self,
+        py: Python<'py>,
+        rows: Option<usize>,
+        cols: Option<u32>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let own = self.file.shape();
+        let corner = ChompBox {
+            rows: rows.unwrap_or(own.rows),
+            cols: cols.unwrap_or(own.cols),
+        };
+        let file = self.file.clone();
+        let bites = in_background(py, move || file.rectangle_bites(corner))?.or_raise()?;
+        to_python(py, &bites)
+    }
+
+    /// Read the whole file: every chunk against its CRC-32, and the P-positions recounted
+    /// against the header. Raises ValueError or chompute.CheckFailed naming what is damaged.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file.clone();
+        in_background(py, move || file.verify())?.or_raise()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<chompute.ChompTableFile box {}: {} P-positions>",
+            self.file.shape(),
+            self.file.p_positions
+        )
+    }
+}
+
+/// A saved Grundy table (`chomp grundy -o FILE`): the Grundy value of every position of its
+/// box, read from the file a chunk at a time.
+#[pyclass(module = "chompute", name = "ChompGrundyFile", frozen)]
+pub struct ChompGrundyFile {
+    file: Arc<GrundyFile>,
+}
+
+#[pymethods]
+impl ChompGrundyFile {
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        let s = self.file.shape();
+        (s.rows, s.cols)
+    }
+
+    /// The largest Grundy value in the box, as the header says.
+    #[getter]
+    fn max_grundy(&self) -> u16 {
+        self.file.max_value()
+    }
+
+    /// The Grundy value of a position ("4,3,1" or (4, 3, 1)).
+    fn value(&self, position: &Bound<'_, PyAny>) -> PyResult<u16> {
+        self.file.value(&position_arg(position)?).or_raise()
+    }
+
+    /// For every value g below the position's, one move to a position of value g (at index
+    /// g, each a tuple of row lengths): `chomp query FILE --position P`. Empty for a
+    /// P-position.
+    fn moves<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let moves = self.file.moves(&position_arg(position)?).or_raise()?;
+        diagram_list(py, &moves)
+    }
+
+    /// Read the whole file: every chunk against its CRC-32 and the largest value against the
+    /// header. Raises ValueError or chompute.CheckFailed naming what is damaged.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file.clone();
+        in_background(py, move || file.verify())?.or_raise()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<chompute.ChompGrundyFile box {}: largest value {}>",
+            self.file.shape(),
+            self.file.max_value()
+        )
+    }
+}
+
+/// Open a saved Chomp table without loading it: a `ChompTableFile` for a one-bit table
+/// (`chomp solve -o`, `ChompTable.save`), a `ChompGrundyFile` for a Grundy table (`chomp
+/// grundy -o`, `ChompGrundy.save`). The header and the file's length are checked here, each
+/// chunk before it is first read; a damaged or foreign file raises ValueError.
+#[pyfunction]
+pub fn open_table(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+    Ok(match SavedTable::open(&path).or_raise()? {
+        SavedTable::Bits(file) => Py::new(
+            py,
+            ChompTableFile {
+                file: Arc::new(file),
+            },
+        )?
+        .into_any(),
+        SavedTable::Grundy(file) => Py::new(
+            py,
+            ChompGrundyFile {
+                file: Arc::new(file),
+            },
+        )?
+        .into_any(),
+    })
+}
