@@ -108,12 +108,7 @@ impl ChompGpu {
         let mut arena = ParamsArena::new(ctx, CHOMP_LAYER.params_bytes, 1)?;
         let mut ranks_buf: Option<(wgpu::Buffer, u64)> = None;
         let schedule = VolumeLayers { ranker };
-        let run = Run {
-            schedule: &schedule,
-            lo: 0,
-            hi: ranker.len(),
-            start: 0,
-        };
+        let run = Run::whole(&schedule, ranker.len());
         let mut dispatch_layer = |ranges: &[(u64, u64)]| -> Result<Vec<u64>> {
             for part in ranges.chunks(chunk as usize) {
                 let ranks: Vec<u32> = part.iter().map(|&(r, _)| r as u32).collect();

@@ -64,12 +64,7 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
     let total = ranker.len();
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
     let schedule = VolumeLayers { ranker };
-    let run = Run {
-        schedule: &schedule,
-        lo: 0,
-        hi: total,
-        start: 0,
-    };
+    let run = Run::whole(&schedule, total);
     // Layer v reads only layers < v, finished before this one started (rayon joins).
     drive(
         run,

@@ -131,12 +131,7 @@ impl CellsTable {
             counts: &table.counts,
             offsets: &offsets,
         };
-        let run = Run {
-            schedule: &schedule,
-            lo: 0,
-            hi: offsets[max as usize + 1],
-            start: 0,
-        };
+        let run = Run::whole(&schedule, offsets[max as usize + 1]);
         let this = &table;
         drive(
             run,

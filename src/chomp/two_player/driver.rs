@@ -27,6 +27,16 @@ pub struct Run<'a, S> {
 }
 
 impl<'a, S: Schedule> Run<'a, S> {
+    /// Every step of `schedule` over indexes `0..len`, from the first.
+    pub fn whole(schedule: &'a S, len: u64) -> Run<'a, S> {
+        Run {
+            schedule,
+            lo: 0,
+            hi: len,
+            start: 0,
+        }
+    }
+
     /// The ranges of `step` clipped to the run's indexes, into `out`.
     pub fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         self.schedule.ranges(step, out);

@@ -96,12 +96,7 @@ pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
     let table = PTable::empty(BitLayout::colex_for(shape)?)?;
     let ranker = table.ranker();
     let schedule = VolumeLayers { ranker };
-    let run = Run {
-        schedule: &schedule,
-        lo: 0,
-        hi: ranker.len(),
-        start: 0,
-    };
+    let run = Run::whole(&schedule, ranker.len());
     drive(
         run,
         || vec![0u32; shape.rows],
