@@ -172,6 +172,10 @@ pub struct ChompCellsArgs {
     /// The largest number of cells N.
     #[arg(long, value_name = "N")]
     pub max: u32,
+    /// The engine: `forward` (each P-position marks its parents) or `scan` (each diagram
+    /// reads its options, the twin); both give the same counts.
+    #[arg(long, value_enum, default_value_t = chompute::chomp::two_player::cells::CellsEngine::Forward)]
+    pub engine: chompute::chomp::two_player::cells::CellsEngine,
     #[command(flatten)]
     pub format: Output<ChompCellsOutput>,
 }

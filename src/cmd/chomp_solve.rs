@@ -665,7 +665,7 @@ impl Report for CellsReport {
 /// `chomp cells --max N`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     let start = Instant::now();
-    let table = CellsTable::compute(args.max, |_| {})?;
+    let table = CellsTable::compute_with(args.max, args.engine, |_| {})?;
     let seconds = start.elapsed().as_secs_f64();
     let cells = table.rows();
     let report = CellsReport {
