@@ -152,40 +152,31 @@ impl CellsTable {
         drive(
             run,
             || (Vec::new(), Parents::default()),
-            |(parts, parents), base, len, found| {
-                this.walk_block(&offsets, parts, base, len, |parts, n, rank| {
-                    let p = match engine {
-                        CellsEngine::Scan => {
-                            let p = this.decide(parts, n);
-                            if p {
-                                crate::chomp::bits::mark(&this.bits[n as usize], rank);
-                            }
-                            p
+            |(parts, parents), base, len, _| {
+                this.walk_block(&offsets, parts, base, len, |parts, n, rank| match engine {
+                    CellsEngine::Scan => {
+                        if this.decide(parts, n) {
+                            crate::chomp::bits::mark(&this.bits[n as usize], rank);
                         }
-                        CellsEngine::Forward => {
-                            let p = !crate::chomp::bits::get(&this.bits[n as usize], rank);
-                            if p {
-                                this.mark_parents(parts, n, parents);
-                            }
-                            p
+                    }
+                    CellsEngine::Forward => {
+                        if !crate::chomp::bits::get(&this.bits[n as usize], rank) {
+                            this.mark_parents(parts, n, parents);
                         }
-                    };
-                    if p {
-                        found.push(offsets[n as usize] + rank);
                     }
                 })
             },
-            |step, found, _| {
+            // The P-positions are counted from the bits, not listed (at 140 cells a step has
+            // 2·10^8 of them).
+            |step, _, _| {
                 let n = step as usize + 1;
+                let words = &this.bits[n];
                 if engine == CellsEngine::Forward {
                     // Nothing marks the diagrams of n cells any more: from N-marks to P bits.
-                    crate::chomp::bits::invert_range(
-                        &this.bits[n],
-                        0,
-                        this.counts.partitions(n as u32),
-                    );
+                    let len = this.counts.partitions(n as u32);
+                    crate::chomp::bits::invert_range(words, 0, len);
                 }
-                p.push(found.len() as u64);
+                p.push(crate::chomp::bits::count(words));
                 done(n as u32);
                 Ok(())
             },
