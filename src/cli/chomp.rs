@@ -58,8 +58,9 @@ pub struct ChompOrdArgs {
     /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
     #[arg(long)]
     pub check: bool,
-    /// The engine: `auto` (three-row for 3-row boxes, else general), `general`, `layers` or
-    /// `three-row`; all give the same ordinals.
+    /// The engine: `auto` (three-row for 3-row boxes, else packed), `packed` (⌈log2(n+1)⌉ bits
+    /// a position, prefix layers in parallel), `general`, `layers` or `three-row` (one byte a
+    /// position); all give the same ordinals.
     #[arg(long, value_enum, default_value_t = chompute::chomp::multiplayer::ordinal::OrdEngine::Auto)]
     pub engine: chompute::chomp::multiplayer::ordinal::OrdEngine,
     #[command(flatten)]

@@ -10,7 +10,7 @@ use crate::cli::{ChompArgs, ChompClassesArgs, ChompCommand, ChompImageArgs, Chom
 use anyhow::anyhow;
 use chompute::chomp::multiplayer::check::{class_claims, ordinal_claims, PositionReport};
 use chompute::chomp::multiplayer::classes::{check_players, classes_ranker};
-use chompute::chomp::multiplayer::ordinal::{add_to_histogram, OrdEngine, OrdPlan};
+use chompute::chomp::multiplayer::ordinal::{add_to_histogram, OrdEngine, OrdPlan, Ords};
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
@@ -307,7 +307,7 @@ fn ordinals_by_first_rows(
         Some(c) => Some(OrdTable {
             ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
             players: n,
-            ords: kept,
+            ords: Ords::Bytes(kept),
         }),
         None => None,
     };
