@@ -107,26 +107,47 @@ impl PackedOrds {
     /// Entry `r`.
     #[inline]
     pub fn get(&self, r: u64) -> u8 {
-        let b = self.bits as u64;
-        let off = r * b;
-        let (w, s) = ((off >> 6) as usize, off & 63);
-        let mut v = self.words[w].load(Relaxed) >> s;
-        if s + b > 64 {
-            v |= self.words[w + 1].load(Relaxed) << (64 - s);
+        match self.bits {
+            1 => entry::<1>(&self.words, r),
+            2 => entry::<2>(&self.words, r),
+            3 => entry::<3>(&self.words, r),
+            4 => entry::<4>(&self.words, r),
+            5 => entry::<5>(&self.words, r),
+            _ => entry::<6>(&self.words, r),
         }
-        (v & ((1 << b) - 1)) as u8
     }
 
     /// Set entry `r`, which must still be 0, to `o`.
     #[inline]
     pub fn set(&self, r: u64, o: u8) {
+        self.set_owned(r, o, 0, 0);
+    }
+
+    /// Set entry `r`, which must still be 0, to `o`, where the caller alone writes the bits
+    /// `lo..hi` of the table (a range of a step): a word wholly inside them is updated by a
+    /// plain load and store, any other by an atomic OR (a neighbouring range may write the
+    /// rest of it meanwhile). An atomic read-modify-write a position would order every memory
+    /// access around it and cost the scan about half its speed.
+    #[inline]
+    pub fn set_owned(&self, r: u64, o: u8, lo: u64, hi: u64) {
         let b = self.bits as u64;
         let off = r * b;
         let (w, s) = ((off >> 6) as usize, off & 63);
         let v = o as u64;
-        self.words[w].fetch_or(v << s, Relaxed);
+        self.or_word(w, v << s, lo, hi);
         if s + b > 64 {
-            self.words[w + 1].fetch_or(v >> (64 - s), Relaxed);
+            self.or_word(w + 1, v >> (64 - s), lo, hi);
+        }
+    }
+
+    #[inline]
+    fn or_word(&self, w: usize, v: u64, lo: u64, hi: u64) {
+        let first = (w as u64) << 6;
+        let word = &self.words[w];
+        if first >= lo && first + 64 <= hi {
+            word.store(word.load(Relaxed) | v, Relaxed);
+        } else {
+            word.fetch_or(v, Relaxed);
         }
     }
 
@@ -192,9 +213,29 @@ impl PackedOrds {
         ranker: &Ranker,
         choice: &Choice,
         start: u64,
-        mut on_step: impl FnMut(u64, Progress) -> Result<()>,
+        on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
         debug_assert_eq!(self.len, ranker.len());
+        // The width is a constant of each scan: the reads of options, most of the work, are
+        // then a shift and a mask.
+        match self.bits {
+            1 => self.scan::<1>(ranker, choice, start, on_step),
+            2 => self.scan::<2>(ranker, choice, start, on_step),
+            3 => self.scan::<3>(ranker, choice, start, on_step),
+            4 => self.scan::<4>(ranker, choice, start, on_step),
+            5 => self.scan::<5>(ranker, choice, start, on_step),
+            _ => self.scan::<6>(ranker, choice, start, on_step),
+        }
+    }
+
+    /// [`PackedOrds::compute_from`] at `B` bits an entry.
+    fn scan<const B: u64>(
+        &self,
+        ranker: &Ranker,
+        choice: &Choice,
+        start: u64,
+        mut on_step: impl FnMut(u64, Progress) -> Result<()>,
+    ) -> Result<()> {
         let layers = Layers { ranker };
         let run = Run {
             schedule: &layers,
@@ -202,14 +243,16 @@ impl PackedOrds {
             hi: ranker.len(),
             start,
         };
+        let words = &self.words[..];
         drive(
             run,
             || vec![0u32; ranker.shape.rows],
             |rows, base, len, _| {
+                let (lo, hi) = (base * B, (base + len) * B);
                 for_each_in_range(ranker, base, len, rows, |rows, rank| {
                     if rank != 0 {
-                        let o = ordinal_at(ranker, rows, rank, |q| self.get(q), choice);
-                        self.set(rank, o);
+                        let o = ordinal_at(ranker, rows, rank, |q| entry::<B>(words, q), choice);
+                        self.set_owned(rank, o, lo, hi);
                     }
                 });
             },
@@ -223,6 +266,26 @@ impl PackedOrds {
         t.compute_from(ranker, choice, 0, |_, _| Ok(()))?;
         Ok(t)
     }
+}
+
+/// Entry `r` of words packed at `B` bits an entry.
+#[inline(always)]
+fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
+    if 64 % B == 0 {
+        // A whole number of entries a word: the word and the shift without a multiply, the
+        // shift in 32 bits (the cheapest the compiler emits).
+        let per = 64 / B;
+        let v =
+            words[(r / per) as usize].load(Relaxed) >> ((r as u32 & (per as u32 - 1)) * B as u32);
+        return (v & ((1 << B) - 1)) as u8;
+    }
+    let off = r * B;
+    let (w, s) = ((off >> 6) as usize, off & 63);
+    let mut v = words[w].load(Relaxed) >> s;
+    if s + B > 64 {
+        v |= words[w + 1].load(Relaxed) << (64 - s);
+    }
+    (v & ((1 << B) - 1)) as u8
 }
 
 #[cfg(test)]
