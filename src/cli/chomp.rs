@@ -58,6 +58,15 @@ pub struct ChompOrdArgs {
     /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
     #[arg(long)]
     pub check: bool,
+    /// Save the table to FILE for `chomp query FILE` (the packed engine). Resumable: the
+    /// finished layers are kept in FILE.partial, and a run stopped and started again goes on
+    /// from them.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Also report the ordinal and Sol (the optimal first bites, as the positions they leave)
+    /// of every rectangle of the box.
+    #[arg(long)]
+    pub rectangles: bool,
     /// The engine: `auto` (three-row for 3-row boxes, else packed), `packed` (⌈log2(n+1)⌉ bits
     /// a position, prefix layers in parallel), `general`, `layers` or `three-row` (one byte a
     /// position); all give the same ordinals.
