@@ -29,8 +29,9 @@ pub enum ChompCommand {
     /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
-    /// One position of a saved table: P or N and every winning bite, or (a Grundy table) its
-    /// value and a move to each smaller value.
+    /// One position of a saved table: P or N and every winning bite, (a Grundy table) its
+    /// value and a move to each smaller value, or (an ordinal table) its ordinal, Sol and a
+    /// solution chain.
     Query(ChompQueryArgs),
     /// The winning bites of every rectangle of a box, each as the P-position it leaves.
     Bites(ChompBitesArgs),
