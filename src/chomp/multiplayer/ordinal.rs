@@ -15,6 +15,7 @@
 //! tests/games/chomp/multiplayer.rs.
 
 use super::packed::PackedOrds;
+pub use super::rule::ordinal_at;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::colex::Ranker;
@@ -22,25 +23,6 @@ use crate::chomp::two_player::driver::{drive, Run};
 use crate::chomp::two_player::schedule::VolumeLayers;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-
-/// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
-/// scanning options as soon as one gives the best score the rule allows.
-#[inline]
-pub fn ordinal_at(
-    ranker: &Ranker,
-    rows: &[u32],
-    rank: u64,
-    ord_of: impl Fn(u64) -> u8,
-    choice: &Choice,
-) -> u8 {
-    let mut mask = 0u64;
-    let stop = choice.stop;
-    ranker.for_each_option_until(rows, rank, |q| {
-        mask |= 1u64 << ord_of(q);
-        mask & stop == 0
-    });
-    choice.choose(mask)
-}
 
 /// Every ordinal of the box in one sweep in rank order.
 /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.

@@ -17,8 +17,7 @@
 //! Tests: this file's unit tests; tests/games/chomp/multiplayer.rs (the byte engines, bit
 //! for bit, on boxes of many shapes and rules).
 
-use super::ordinal::ordinal_at;
-use super::rule::Choice;
+use super::rule::{ordinal_at, Choice};
 use crate::chomp::bits::zeroed_words;
 use crate::chomp::index::Ranker;
 use crate::chomp::two_player::driver::{drive, Run};
