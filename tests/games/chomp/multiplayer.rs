@@ -510,3 +510,59 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         "--rows",
     );
 }
+
+/// The committed 3-player data (`docs/data/chomp-ord3-16x16.json`: the ordinal and Sol of every
+/// rectangle up to 16×16 under each of the six normalised rules) against fresh
+/// `chomp ord --rectangles --json` runs on 8×8 where they overlap (a position's ordinal and Sol
+/// do not depend on the box).
+#[test]
+fn the_committed_3_player_rectangle_data_equals_a_fresh_8x8_run() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data/chomp-ord3-16x16.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(data["box"], "16x16");
+    assert_eq!(data["players"], 3);
+    let rules = data["rules"].as_array().unwrap();
+    let names: Vec<&str> = rules.iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    let want: Vec<String> = all_normalised_rules(3)
+        .iter()
+        .map(Rule::normalised)
+        .collect();
+    assert_eq!(names, want);
+    for committed in rules {
+        let rule = committed["rule"].as_str().unwrap();
+        assert_eq!(committed["box"], "16x16");
+        let rects = committed["rectangles"].as_array().unwrap();
+        assert_eq!(rects.len(), 256, "{rule}");
+        let mut by_size = HashMap::new();
+        for r in rects {
+            let key = (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap());
+            by_size.insert(key, (r["ordinal"].clone(), r["sol"].clone()));
+        }
+        let fresh = common::json_of(&chompute(&[
+            "chomp",
+            "ord",
+            "--rule",
+            rule,
+            "--box",
+            "8x8",
+            "--rectangles",
+            "--json",
+        ]));
+        let rects = fresh["rectangles"].as_array().unwrap();
+        assert_eq!(rects.len(), 64);
+        for r in rects {
+            let key = (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap());
+            assert_eq!(
+                by_size[&key],
+                (r["ordinal"].clone(), r["sol"].clone()),
+                "rule {rule}, {key:?}"
+            );
+        }
+        // The histogram of the whole 16×16 box covers every position once.
+        let hist = committed["histogram"].as_array().unwrap();
+        let total: u64 = hist.iter().map(|c| c.as_u64().unwrap()).sum();
+        assert_eq!(total, 601_080_390, "{rule}");
+    }
+}
