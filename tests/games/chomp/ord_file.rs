@@ -1,7 +1,8 @@
 //! Ordinal table files end to end: the file against the table in memory ordinal for ordinal
-//! (2 and 3 bits an ordinal), a run stopped and resumed to the same bytes (with a damaged
-//! checkpoint), a checkpoint of another rule, and `chomp query` answering the ordinal, Sol and
-//! a chain from the file, or refusing a damaged file in one line with status 2.
+//! (2 and 3 bits an ordinal), a run stopped and resumed to the same bytes (in the library with
+//! a damaged checkpoint, and through the command with SIGINT), a checkpoint of another rule,
+//! and `chomp query` answering the ordinal, Sol and a chain from the file, or refusing a
+//! damaged file in one line with status 2.
 
 use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr};
 use chompute::cancel::Cancel;
@@ -259,5 +260,60 @@ fn query_answers_from_the_file_and_refuses_a_damaged_one() {
         ]),
         "-o saves the packed engine's table",
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch_dir("ord_file_sigint");
+    let (out, whole) = (dir.join("t.ord"), dir.join("whole.ord"));
+    let o = out.to_str().unwrap();
+    let args = |o: &str| -> Vec<String> {
+        ["chomp", "ord", "--rule", "0,2,1", "--box", "13x13", "-o", o]
+            .map(String::from)
+            .to_vec()
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
+        .args(args(o))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once its checkpoint holds a record (the header is under 120 bytes).
+    let partial = partial_path(&out);
+    let t = Instant::now();
+    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 200 {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "no checkpoint record"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: an interrupt to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let run = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("kept the checkpoint") && err.contains("t.ord.partial"),
+        "{err}"
+    );
+    assert!(!out.exists() && partial.exists());
+    let a = args(o);
+    let again = chompute(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("resuming from") && stderr(&again).contains("layers done"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(!partial.exists());
+    let w = args(whole.to_str().unwrap());
+    assert!(chompute(&w.iter().map(String::as_str).collect::<Vec<_>>())
+        .status
+        .success());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
     let _ = std::fs::remove_dir_all(&dir);
 }
