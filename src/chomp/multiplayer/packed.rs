@@ -125,8 +125,8 @@ impl PackedOrds {
     /// Set entry `r`, which must still be 0, to `o`, where the caller alone writes the bits
     /// `lo..hi` of the table (a range of a step): a word wholly inside them is updated by a
     /// plain load and store, any other by an atomic OR (a neighbouring range may write the
-    /// rest of it meanwhile). An atomic read-modify-write a position would order every memory
-    /// access around it and cost the scan about half its speed.
+    /// rest of it meanwhile). An atomic read-modify-write a position orders every memory
+    /// access around it: on 14×14 it cost the scan about a sixth of its time.
     #[inline]
     pub fn set_owned(&self, r: u64, o: u8, lo: u64, hi: u64) {
         let b = self.bits as u64;
