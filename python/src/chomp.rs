@@ -264,7 +264,7 @@ impl ChompOrdinals {
     }
 
     fn __len__(&self) -> usize {
-        self.table.ords.len()
+        self.table.ords.len() as usize
     }
 
     fn __repr__(&self) -> String {
@@ -272,7 +272,7 @@ impl ChompOrdinals {
             "<chompute.ChompOrdinals rule ({}) box {}: {} positions, histogram {:?}>",
             self.rule.normalised(),
             self.table.ranker.shape,
-            self.table.ords.len(),
+            self.table.ords.len() as usize,
             self.table.histogram()
         )
     }

@@ -29,8 +29,9 @@ pub enum ChompCommand {
     /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
-    /// One position of a saved table: P or N and every winning bite, or (a Grundy table) its
-    /// value and a move to each smaller value.
+    /// One position of a saved table: P or N and every winning bite, (a Grundy table) its
+    /// value and a move to each smaller value, or (an ordinal table) its ordinal, Sol and a
+    /// solution chain.
     Query(ChompQueryArgs),
     /// The winning bites of every rectangle of a box, each as the P-position it leaves.
     Bites(ChompBitesArgs),
@@ -58,8 +59,18 @@ pub struct ChompOrdArgs {
     /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
     #[arg(long)]
     pub check: bool,
-    /// The engine: `auto` (three-row for 3-row boxes, else general), `general`, `layers` or
-    /// `three-row`; all give the same ordinals.
+    /// Save the table to FILE for `chomp query FILE` (the packed engine). Resumable: the
+    /// finished layers are kept in FILE.partial, and a run stopped and started again goes on
+    /// from them.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Also report the ordinal and Sol (the optimal first bites, as the positions they leave)
+    /// of every rectangle of the box.
+    #[arg(long)]
+    pub rectangles: bool,
+    /// The engine: `auto` (three-row for 3-row boxes, else packed), `packed` (⌈log2(n+1)⌉ bits
+    /// a position, prefix layers in parallel), `general`, `layers` or `three-row` (one byte a
+    /// position); all give the same ordinals.
     #[arg(long, value_enum, default_value_t = chompute::chomp::multiplayer::ordinal::OrdEngine::Auto)]
     pub engine: chompute::chomp::multiplayer::ordinal::OrdEngine,
     #[command(flatten)]

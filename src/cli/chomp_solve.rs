@@ -38,14 +38,15 @@ pub struct ChompSolveArgs {
 
 #[derive(Debug, Args)]
 pub struct ChompQueryArgs {
-    /// A table saved by `chomp solve -o` (P or N) or by `chomp grundy -o` (Grundy values).
+    /// A table saved by `chomp solve -o` (P or N), by `chomp grundy -o` (Grundy values) or by
+    /// `chomp ord -o` (n-player ordinals: the ordinal, Sol and a solution chain).
     #[arg(value_name = "FILE")]
     pub table: std::path::PathBuf,
     /// The position: row lengths a,b,c (top row first).
     #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
     pub position: chompute::chomp::Diagram,
     /// Read the whole table first, check every chunk's CRC-32 and recount what the header
-    /// says (the P-positions, or the largest Grundy value).
+    /// says (the P-positions, the largest Grundy value, or the ordinals' histogram).
     #[arg(long)]
     pub verify: bool,
     #[command(flatten)]

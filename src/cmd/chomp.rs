@@ -10,7 +10,11 @@ use crate::cli::{ChompArgs, ChompClassesArgs, ChompCommand, ChompImageArgs, Chom
 use anyhow::anyhow;
 use chompute::chomp::multiplayer::check::{class_claims, ordinal_claims, PositionReport};
 use chompute::chomp::multiplayer::classes::{check_players, classes_ranker};
-use chompute::chomp::multiplayer::ordinal::{add_to_histogram, OrdEngine, OrdPlan};
+use chompute::chomp::multiplayer::ord_file;
+use chompute::chomp::multiplayer::ordinal::{
+    add_to_histogram, OrdEngine, OrdPlan, Ords, RectangleOrdinal,
+};
+use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
@@ -56,6 +60,15 @@ struct OrdReport<'a> {
     list: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     checks: Option<Vec<Claim>>,
+    /// `--rectangles`: the ordinal and Sol of every rectangle of the box.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rectangles: Option<Vec<RectangleOrdinal>>,
+    /// `-o FILE`: where the table was saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
+    /// With `-o`: layers read back from the checkpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resumed_layers: Option<u64>,
     /// `--list` went straight to stdout: the text and CSV add only the claims.
     #[serde(skip)]
     listed: bool,
@@ -87,6 +100,20 @@ impl Report for OrdReport<'_> {
                 let chain: Vec<String> = p.chain.iter().map(|q| format!("({q})")).collect();
                 writeln!(out, "solution chain: {}", chain.join(" -> "))?;
             }
+            for r in self.rectangles.iter().flatten() {
+                let sol: Vec<String> = r.sol.iter().map(|q| format!("({q})")).collect();
+                writeln!(
+                    out,
+                    "rectangle {}x{}: ordinal {}, Sol = {{{}}}",
+                    r.rows,
+                    r.cols,
+                    r.ordinal,
+                    sol.join(", ")
+                )?;
+            }
+            if let Some(f) = &self.file {
+                writeln!(out, "table saved to {f}")?;
+            }
         }
         match &self.checks {
             Some(c) => chompute::claim::write_text(out, c),
@@ -98,6 +125,15 @@ impl Report for OrdReport<'_> {
     fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
         if let Some(c) = &self.checks {
             return chompute::claim::write_csv(out, c);
+        }
+        if let Some(rects) = &self.rectangles {
+            writeln!(out, "rows,cols,ordinal,sol")?;
+            for r in rects {
+                let sol = r.sol.join(" ");
+                let sol = super::csv_field(&sol);
+                writeln!(out, "{},{},{},{sol}", r.rows, r.cols, r.ordinal)?;
+            }
+            return Ok(());
         }
         if !self.listed {
             writeln!(out, "ordinal,positions")?;
@@ -159,9 +195,10 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     // The table the position report and the checks read: the whole box for --check, the
     // position's own columns for --position (ranks do not depend on the box's width).
+    let mut resumed = 0;
     let (histogram, table) = match engine {
         OrdEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
-        _ => ordinals_of_box(args, plan, &mut list)?,
+        _ => ordinals_of_box(args, plan, &mut list, &mut resumed)?,
     };
     let seconds = start.elapsed().as_secs_f64();
     let position = match (&args.position, &table) {
@@ -195,6 +232,12 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
         position,
         list: list_collected,
         checks,
+        rectangles: match (&table, args.rectangles) {
+            (Some(t), true) => Some(t.rectangles()),
+            _ => None,
+        },
+        file: args.output.as_ref().map(|p| p.display().to_string()),
+        resumed_layers: args.output.as_ref().map(|_| resumed),
         listed: args.list.is_some(),
     };
     print_report(&report, args.format.get())?;
@@ -229,7 +272,18 @@ fn ord_plan(args: &ChompOrdArgs) -> anyhow::Result<OrdPlan> {
             ));
         }
     }
-    Ok(OrdPlan::new(shape, args.engine)?)
+    // A saved table is the packed engine's.
+    let engine = match (&args.output, args.engine) {
+        (None, e) => e,
+        (Some(_), OrdEngine::Auto | OrdEngine::Packed) => OrdEngine::Packed,
+        (Some(_), e) => {
+            return Err(anyhow!(
+                "-o saves the packed engine's table; give --engine packed or leave out --engine {}",
+                e.name()
+            ))
+        }
+    };
+    Ok(OrdPlan::new(shape, engine)?)
 }
 
 /// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
@@ -268,7 +322,7 @@ fn ordinals_by_first_rows(
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
     let n = args.rule.players() as u8;
     let mut histogram = vec![0u64; n as usize + 1];
-    let keep_cols = if args.check {
+    let keep_cols = if args.check || args.rectangles {
         Some(shape.cols)
     } else {
         args.position.as_ref().map(|p| p.width().max(1))
@@ -307,20 +361,42 @@ fn ordinals_by_first_rows(
         Some(c) => Some(OrdTable {
             ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
             players: n,
-            ords: kept,
+            ords: Ords::Bytes(kept),
         }),
         None => None,
     };
     Ok((histogram, table))
 }
 
-/// The general and layered engines: the whole box's table, its histogram, and the list.
+/// The packed, general and layered engines: the whole box's table (saved to `-o FILE`,
+/// resumed from its checkpoint, with the layers read back in `resumed`), its histogram, and
+/// the list.
 fn ordinals_of_box(
     args: &ChompOrdArgs,
     plan: OrdPlan,
     list: &mut ListSink,
+    resumed: &mut u64,
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
-    let t = plan.table(&args.rule)?;
+    let t = match &args.output {
+        None => plan.table(&args.rule)?,
+        Some(path) => ord_file::compute_to_file(plan.shape, &args.rule, path, |event| {
+            if let RunEvent::Resumed {
+                path,
+                layers_done,
+                layers,
+                dropped_bytes,
+                ..
+            } = event
+            {
+                *resumed = layers_done;
+                eprintln!(
+                    "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
+                    path.display(),
+                    super::chomp_solve::dropped(dropped_bytes)
+                );
+            }
+        })?,
+    };
     if let Some(k) = args.list {
         let mut failure = None;
         t.positions_with(k, |rows| {

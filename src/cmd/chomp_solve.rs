@@ -9,6 +9,7 @@ use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
+use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsRow, CellsTable};
 use chompute::chomp::two_player::file::TableFile;
@@ -263,7 +264,7 @@ impl Report for PartReport {
 }
 
 /// ", the damaged rest (N bytes) dropped" when a checkpoint's tail was cut off.
-fn dropped(bytes: u64) -> String {
+pub(super) fn dropped(bytes: u64) -> String {
     if bytes == 0 {
         String::new()
     } else {
@@ -331,6 +332,9 @@ impl Report for QueryReport {
 /// `chomp query FILE --position a,b,c`: a one-bit table's P or N and winning bites, or a
 /// Grundy table's value and a move to each smaller value, as the file's first line says.
 pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
+    if OrdFile::is_ord_table(&args.table)? {
+        return query_ord(args, &OrdFile::open(&args.table)?);
+    }
     let file = match SavedTable::open(&args.table)? {
         SavedTable::Bits(file) => file,
         SavedTable::Grundy(file) => return query_grundy(args, &file),
@@ -395,6 +399,53 @@ fn query_grundy(args: &ChompQueryArgs, file: &GrundyFile) -> anyhow::Result<()> 
         grundy,
         p: grundy == 0,
         moves: moves.iter().map(rows_of).collect(),
+    };
+    print_report(&report, args.format.get())
+}
+
+#[derive(Serialize)]
+struct OrdQueryReport {
+    position: String,
+    #[serde(rename = "box")]
+    shape: String,
+    rule: String,
+    players: usize,
+    ordinal: u8,
+    /// Sol: the positions the optimal moves leave.
+    sol: Vec<String>,
+    /// One solution chain down to the empty diagram.
+    chain: Vec<String>,
+}
+
+impl Report for OrdQueryReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let sol: Vec<String> = self.sol.iter().map(|q| format!("({q})")).collect();
+        let chain: Vec<String> = self.chain.iter().map(|q| format!("({q})")).collect();
+        writeln!(
+            out,
+            "position ({}): ordinal {} under rule {} ({} players)",
+            self.position, self.ordinal, self.rule, self.players
+        )?;
+        writeln!(out, "Sol = {{{}}}", sol.join(", "))?;
+        writeln!(out, "solution chain: {}", chain.join(" -> "))
+    }
+}
+
+/// `chomp query` of an ordinal table (`chomp ord -o`).
+fn query_ord(args: &ChompQueryArgs, file: &OrdFile) -> anyhow::Result<()> {
+    if args.verify {
+        file.verify()?;
+    }
+    let p = &args.position;
+    let text = |v: Vec<Diagram>| v.iter().map(Diagram::to_string).collect();
+    let report = OrdQueryReport {
+        position: p.to_string(),
+        shape: file.shape().to_string(),
+        rule: file.rule().normalised(),
+        players: file.rule().players(),
+        ordinal: file.ordinal(p)?,
+        sol: text(file.sol(p)?),
+        chain: text(file.chain(p)?),
     };
     print_report(&report, args.format.get())
 }

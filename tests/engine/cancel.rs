@@ -67,6 +67,18 @@ fn computations() -> Vec<(&'static str, Run)> {
         ),
         sweep("ordinals_by_volume", ordinals_by_volume, &rule, shape),
         (
+            "OrdTable::compute_packed",
+            Box::new({
+                let rule = rule.clone();
+                move || {
+                    Ok(format!(
+                        "{:?}",
+                        OrdTable::compute_packed(shape, &rule)?.histogram()
+                    ))
+                }
+            }),
+        ),
+        (
             "OrdTable::compute",
             Box::new(move || {
                 Ok(format!(
@@ -133,6 +145,16 @@ fn cancelling_from_another_thread_stops_work_under_way() {
             Box::new(|| {
                 let rule = Rule::parse("0,1,2").unwrap();
                 interrupted(OrdTable::compute(ChompBox { rows: 15, cols: 15 }, &rule))
+            }),
+        ),
+        (
+            "OrdTable::compute_packed 15x15",
+            Box::new(|| {
+                let rule = Rule::parse("0,1,2").unwrap();
+                interrupted(OrdTable::compute_packed(
+                    ChompBox { rows: 15, cols: 15 },
+                    &rule,
+                ))
             }),
         ),
         (

@@ -14,7 +14,7 @@
 //! Tests: this file's unit tests.
 
 use super::classes::RuleClass;
-use super::ordinal::{ordinals_in_rank_order, OrdTable};
+use super::ordinal::{ordinals_in_rank_order, OrdTable, Ords};
 use super::rule::{Choice, Decimal, Rule};
 use crate::chomp::diagram::Diagram;
 use crate::chomp::index::Ranker;
@@ -25,7 +25,7 @@ use std::time::Instant;
 /// The box and the rule the claims judge.
 struct Game<'a> {
     ranker: &'a Ranker,
-    ords: &'a [u8],
+    ords: &'a Ords,
     rule: &'a Rule,
     /// Players: ordinals run 0..=n.
     n: u8,
@@ -174,7 +174,7 @@ fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
 /// Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
 fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally) {
     for &q in p.sol {
-        let oq = p.game.ords[q as usize];
+        let oq = p.game.ords.get(q);
         t.record(oq < p.game.n && p.ord == oq + 1, || {
             format!("{} → {}", p.at(), p.game.at(q))
         });
@@ -191,8 +191,8 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for (r, &o) in g.ords.iter().enumerate() {
-        if o == g.n {
+    for r in 0..g.ords.len() as usize {
+        if g.ords.get(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
             lower += 1;
@@ -208,7 +208,7 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
 /// q comes from a position of ordinal ord(q)+1.
 fn solutions_come_from_one_ordinal_above(p: &PositionSeen, t: &mut Tally) {
     for &q in p.sol {
-        let oq = p.game.ords[q as usize];
+        let oq = p.game.ords.get(q);
         t.record(p.ord == oq + 1, || format!("{} → {}", p.at(), p.game.at(q)));
     }
 }
@@ -222,8 +222,8 @@ fn ordinal_one_is_eating_everything(p: &PositionSeen, t: &mut Tally) {
 /// Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
 fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
     let ords = p.game.ords;
-    let first = ords[p.sol[0] as usize];
-    let common = p.sol.iter().all(|&q| ords[q as usize] == first) && first >= 1;
+    let first = ords.get(p.sol[0]);
+    let common = p.sol.iter().all(|&q| ords.get(q) == first) && first >= 1;
     t.record(
         (p.ord > 1) == common && (!common || p.ord == first + 1),
         || p.at(),
@@ -286,9 +286,8 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
     for r in 1..total {
         game.ranker.advance(&mut rows);
         options.clear();
-        game.ranker.for_each_option(&rows, r as u64, |q| {
-            options.push((q, game.ords[q as usize]))
-        });
+        game.ranker
+            .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
         moves += options.len() as u64;
         let best = game_solution(&game, &options, &mut sol);
         for &q in &sol {
@@ -299,7 +298,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         let seen = PositionSeen {
             game: &game,
             r: r as u64,
-            ord: game.ords[r],
+            ord: game.ords.get(r as u64),
             options: &options,
             best,
             sol: &sol,
@@ -458,8 +457,10 @@ mod tests {
         let rule = Rule::parse("0,1,2").unwrap();
         let mut t = table(&rule, 4, 4);
         // A position of ordinal 2 given ordinal 3: the value claim sees player 1's score change.
-        let r = t.ords.iter().position(|&o| o == 2).unwrap();
-        t.ords[r] = 3;
+        let mut ords = t.ords.to_bytes();
+        let r = ords.iter().position(|&o| o == 2).unwrap();
+        ords[r] = 3;
+        t.ords = Ords::Bytes(ords);
         let claims = ordinal_claims(&t, &rule);
         let value = &claims[0];
         assert_eq!(value.name, "Fact 2.10 (value)");

@@ -4,6 +4,8 @@
 //! - [`rule`]: rules, exact normalisation [Fact 3.4], the Fact 2.10 choice.
 //! - [`ordinal`]: the general engine (rank order or parallel volume layers), Sol and chains,
 //!   and the engine plan ([`ordinal::OrdPlan`]).
+//! - [`packed`]: the packed table (⌈log2(n+1)⌉ bits a position) on the colex prefix layers.
+//! - [`ord_file`]: the packed table on disk (`chomp ord -o`), resumable, read by `chomp query`.
 //! - [`three_row`]: O(1) work per position for three rows.
 //! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
 //! - [`check`]: the paper's claims verified over a box.
@@ -13,7 +15,9 @@
 
 pub mod check;
 pub mod classes;
+pub mod ord_file;
 pub mod ordinal;
+pub mod packed;
 pub mod plane;
 pub mod rule;
 pub mod three_row;

@@ -7,34 +7,22 @@
 //! - volume layers ([`ordinals_by_volume`]): positions of equal volume never move to each other,
 //!   so each layer is computed in parallel once the smaller volumes are done.
 //!
+//! These byte engines are the twins of the packed engine (`super::packed`), which keeps
+//! ⌈log2(n+1)⌉ bits a position and is what [`OrdPlan`] takes by default. [`OrdTable`] holds
+//! either ([`Ords`]) and answers the same questions of both.
+//!
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
 //! tests/games/chomp/multiplayer.rs.
 
+use super::packed::PackedOrds;
+pub use super::rule::ordinal_at;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::colex::Ranker;
 use crate::chomp::two_player::driver::{drive, Run};
 use crate::chomp::two_player::schedule::VolumeLayers;
+use serde::Serialize;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-
-/// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
-/// scanning options as soon as one gives the best score the rule allows.
-#[inline]
-pub fn ordinal_at(
-    ranker: &Ranker,
-    rows: &[u32],
-    rank: u64,
-    ord_of: impl Fn(u64) -> u8,
-    choice: &Choice,
-) -> u8 {
-    let mut mask = 0u64;
-    let stop = choice.stop;
-    ranker.for_each_option_until(rows, rank, |q| {
-        mask |= 1u64 << ord_of(q);
-        mask & stop == 0
-    });
-    choice.choose(mask)
-}
 
 /// Every ordinal of the box in one sweep in rank order.
 /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
@@ -85,8 +73,12 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OrdEngine {
-    /// The three-row engine for boxes of 3 rows, else the general one.
+    /// The three-row engine for boxes of 3 rows, else the packed one.
     Auto,
+    /// The table at ⌈log2(n+1)⌉ bits a position (2 for 3 players), by the colex prefix layers
+    /// in parallel on the one driver: any box, a quarter of the bytes of the general engine's
+    /// table for 3 players.
+    Packed,
     /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
     /// volume layers when there are 8 or more threads).
     General,
@@ -101,6 +93,7 @@ impl OrdEngine {
     pub fn name(self) -> &'static str {
         match self {
             OrdEngine::Auto => "auto",
+            OrdEngine::Packed => "packed",
             OrdEngine::General => "general",
             OrdEngine::Layers => "layers",
             OrdEngine::ThreeRow => "three-row",
@@ -123,12 +116,12 @@ pub struct OrdPlan {
 
 impl OrdPlan {
     /// The plan for `shape` with the engine asked for: `Auto` takes the three-row engine for
-    /// a box of 3 rows, else the general one. Refuses the three-row engine for another box or
+    /// a box of 3 rows, else the packed one. Refuses the three-row engine for another box or
     /// more than [`THREE_ROW_MAX_COLS`] columns.
     pub fn new(shape: ChompBox, engine: OrdEngine) -> crate::Result<OrdPlan> {
         let engine = match engine {
             OrdEngine::Auto if shape.rows == 3 => OrdEngine::ThreeRow,
-            OrdEngine::Auto => OrdEngine::General,
+            OrdEngine::Auto => OrdEngine::Packed,
             OrdEngine::ThreeRow if shape.rows != 3 => {
                 return Err(crate::Error::invalid(format!(
                     "the three-row engine needs a box with 3 rows (got {shape})"
@@ -165,16 +158,33 @@ impl OrdPlan {
         stopped.map(|_| h)
     }
 
-    /// The whole box's table under `rule`, by the plan's engine: one byte a position, refused
-    /// before any work when that does not fit in memory.
+    /// Bytes of the table of `positions` positions under an n-player rule: packed, or one
+    /// byte a position.
+    pub fn table_bytes(&self, positions: u64, players: u8) -> u64 {
+        match self.engine {
+            OrdEngine::Packed => PackedOrds::bytes_for(positions, players),
+            _ => positions,
+        }
+    }
+
+    /// The whole box's table under `rule`, by the plan's engine (packed, or one byte a
+    /// position), refused before any work when it does not fit in memory.
     pub fn table(&self, rule: &Rule) -> crate::Result<OrdTable> {
         let ranker = Ranker::new(self.shape)?;
         crate::memory::ensure_available(
-            ranker.len(),
+            self.table_bytes(ranker.len(), rule.players() as u8),
             &format!("the ordinal table of the {} box", self.shape),
             "choose a smaller box",
         )?;
         match self.engine {
+            OrdEngine::Packed => {
+                let ords = PackedOrds::compute(&ranker, &Choice::new(rule))?;
+                Ok(OrdTable {
+                    ranker,
+                    players: rule.players() as u8,
+                    ords: Ords::Packed(ords),
+                })
+            }
             OrdEngine::ThreeRow => {
                 let mut ords = Vec::with_capacity(ranker.len() as usize);
                 super::three_row::ordinals_three_rows(
@@ -185,7 +195,7 @@ impl OrdPlan {
                 Ok(OrdTable {
                     ranker,
                     players: rule.players() as u8,
-                    ords,
+                    ords: Ords::Bytes(ords),
                 })
             }
             OrdEngine::Layers => OrdTable::compute_with(self.shape, rule, true),
@@ -197,6 +207,56 @@ impl OrdPlan {
 /// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
 pub const LAYERS_MIN_THREADS: usize = 8;
 
+/// The ordinals of a table in rank order: one byte each (the general, layered and three-row
+/// engines) or packed (the packed engine).
+#[derive(Debug, Clone)]
+pub enum Ords {
+    /// One byte a position.
+    Bytes(Vec<u8>),
+    /// ⌈log2(n+1)⌉ bits a position.
+    Packed(PackedOrds),
+}
+
+impl Ords {
+    /// The ordinal of rank `r`.
+    #[inline]
+    pub fn get(&self, r: u64) -> u8 {
+        match self {
+            Ords::Bytes(v) => v[r as usize],
+            Ords::Packed(p) => p.get(r),
+        }
+    }
+
+    /// Positions (the empty diagram included).
+    pub fn len(&self) -> u64 {
+        match self {
+            Ords::Bytes(v) => v.len() as u64,
+            Ords::Packed(p) => p.len(),
+        }
+    }
+
+    /// Whether there is no position.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every ordinal as one byte, in rank order.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Ords::Bytes(v) => v.clone(),
+            Ords::Packed(p) => p.to_bytes(),
+        }
+    }
+
+    /// Bytes the ordinals take in memory.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            Ords::Bytes(v) => v.len() as u64,
+            Ords::Packed(p) => p.bytes(),
+        }
+    }
+}
+
 /// The ordinals of one box under one rule, indexed by rank.
 #[derive(Debug, Clone)]
 pub struct OrdTable {
@@ -205,7 +265,7 @@ pub struct OrdTable {
     /// Players of the rule: ordinals run 0..=players.
     pub players: u8,
     /// The ordinal of every position, in rank order.
-    pub ords: Vec<u8>,
+    pub ords: Ords,
 }
 
 impl OrdTable {
@@ -229,18 +289,32 @@ impl OrdTable {
         Ok(OrdTable {
             ranker,
             players: rule.players() as u8,
-            ords,
+            ords: Ords::Bytes(ords),
         })
+    }
+
+    /// Compute with the packed engine ([`PackedOrds`]).
+    pub fn compute_packed(shape: ChompBox, rule: &Rule) -> crate::Result<OrdTable> {
+        OrdPlan::new(shape, OrdEngine::Packed)?.table(rule)
+    }
+
+    /// The ordinal of rank `r`.
+    #[inline]
+    pub fn ordinal_rank(&self, r: u64) -> u8 {
+        self.ords.get(r)
     }
 
     /// The ordinal of `p`, or `None` when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
-        self.ranker.rank(p).map(|r| self.ords[r as usize])
+        self.ranker.rank(p).map(|r| self.ords.get(r))
     }
 
     /// How many positions have each ordinal 0..=n.
     pub fn histogram(&self) -> Vec<u64> {
-        histogram(&self.ords, self.players)
+        match &self.ords {
+            Ords::Bytes(v) => histogram(v, self.players),
+            Ords::Packed(p) => p.histogram(self.players),
+        }
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
@@ -249,20 +323,10 @@ impl OrdTable {
         let Some(o) = self.ordinal(p) else {
             return Vec::new();
         };
-        if o == 0 {
-            return Vec::new();
-        }
-        if o == 1 {
-            return vec![Diagram::empty()];
-        }
-        let mut out: Vec<Diagram> = p
-            .options()
-            .into_iter()
-            .filter(|q| self.ordinal(q).is_some_and(|oq| oq + 1 == o))
-            .collect();
-        out.sort();
-        out.dedup();
-        out
+        sol_with(p, o, |q| {
+            Ok::<_, std::convert::Infallible>(self.ordinal(q).unwrap_or(u8::MAX))
+        })
+        .unwrap_or_else(|e| match e {})
     }
 
     /// One solution chain from P down to (0): each step the first (smallest) solution.
@@ -281,18 +345,76 @@ impl OrdTable {
         chain
     }
 
+    /// The ordinal and Sol of every rectangle r×c of the box, rows first.
+    pub fn rectangles(&self) -> Vec<RectangleOrdinal> {
+        let shape = self.ranker.shape;
+        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
+        for rows in 1..=shape.rows {
+            for cols in 1..=shape.cols {
+                let p = Diagram::new(vec![cols; rows]).expect("a rectangle is a diagram");
+                out.push(RectangleOrdinal {
+                    rows,
+                    cols,
+                    ordinal: self.ordinal(&p).expect("a rectangle of the box"),
+                    sol: self.sol(&p).iter().map(|q| q.to_string()).collect(),
+                });
+            }
+        }
+        out
+    }
+
     /// Every position of ordinal `k`, in rank order (which is lexicographic order of rows).
     pub fn positions_with(&self, k: u8, mut f: impl FnMut(&[u32])) {
         let mut rows = vec![0u32; self.ranker.shape.rows];
-        for (r, &o) in self.ords.iter().enumerate() {
+        for r in 0..self.ords.len() {
             if r > 0 {
                 self.ranker.advance(&mut rows);
             }
-            if o == k {
+            if self.ords.get(r) == k {
                 f(&rows);
             }
         }
     }
+}
+
+/// Sol_f P of `p`, whose ordinal is `o`, from the ordinals of its options (`ordinal_of`,
+/// which may fail: a table read from a file): the options Q with ord(Q)+1 = o, except {(0)}
+/// when o = 1 (player's preference). Sorted, each once; empty for o = 0.
+pub fn sol_with<E>(
+    p: &Diagram,
+    o: u8,
+    mut ordinal_of: impl FnMut(&Diagram) -> Result<u8, E>,
+) -> Result<Vec<Diagram>, E> {
+    match o {
+        0 => return Ok(Vec::new()),
+        1 => return Ok(vec![Diagram::empty()]),
+        _ => {}
+    }
+    let mut options = p.options();
+    options.sort();
+    options.dedup();
+    let mut out = Vec::new();
+    for q in options {
+        if ordinal_of(&q)?.checked_add(1) == Some(o) {
+            out.push(q);
+        }
+    }
+    Ok(out)
+}
+
+/// The ordinal and Sol (the optimal first bites, as the positions they leave) of one
+/// rectangle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RectangleOrdinal {
+    /// Rows of the rectangle.
+    pub rows: usize,
+    /// Columns of the rectangle.
+    pub cols: u32,
+    /// Its ordinal.
+    pub ordinal: u8,
+    /// Sol of it: the positions its optimal first bites leave, row lengths "a,b,c", sorted
+    /// ("0" for the bite that eats everything).
+    pub sol: Vec<String>,
 }
 
 /// How many entries of `ords` equal each ordinal 0..=n.
@@ -328,15 +450,23 @@ mod tests {
             .unwrap()
             .table(&rule)
             .unwrap();
-        assert_eq!(plan.table(&rule).unwrap().ords, want.ords);
+        let want = want.ords.to_bytes();
+        assert_eq!(plan.table(&rule).unwrap().ords.to_bytes(), want);
         let layers = OrdPlan::new(three, OrdEngine::Layers).unwrap();
-        assert_eq!(layers.table(&rule).unwrap().ords, want.ords);
+        assert_eq!(layers.table(&rule).unwrap().ords.to_bytes(), want);
+        let packed = OrdPlan::new(three, OrdEngine::Packed).unwrap();
+        assert_eq!(packed.table(&rule).unwrap().ords.to_bytes(), want);
         let four = ChompBox { rows: 4, cols: 5 };
         assert_eq!(
             OrdPlan::new(four, OrdEngine::Auto).unwrap().engine,
-            OrdEngine::General
+            OrdEngine::Packed
         );
-        for plan in [plan, layers, OrdPlan::new(four, OrdEngine::Auto).unwrap()] {
+        for plan in [
+            plan,
+            layers,
+            packed,
+            OrdPlan::new(four, OrdEngine::Auto).unwrap(),
+        ] {
             let table = plan.table(&rule).unwrap();
             assert_eq!(plan.histogram(&rule).unwrap(), table.histogram());
         }
@@ -431,7 +561,7 @@ mod tests {
         let mut memo = HashMap::new();
         for r in 1..t.ranker.len() {
             let p = t.ranker.unrank(r);
-            let o = t.ords[r as usize];
+            let o = t.ordinal_rank(r);
             assert_eq!(o == 1, mover_loses(&p, &mut memo), "{p}: ord {o}");
             assert!(o == 1 || o == 2);
         }
@@ -466,7 +596,7 @@ mod tests {
         let t = OrdTable::compute(ChompBox { rows: 4, cols: 4 }, &rule).unwrap();
         for r in 1..t.ranker.len() {
             let p = t.ranker.unrank(r);
-            let o = t.ords[r as usize];
+            let o = t.ordinal_rank(r);
             let chain = t.chain(&p);
             assert_eq!(
                 chain.len() as u8,

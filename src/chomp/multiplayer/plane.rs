@@ -72,7 +72,7 @@ impl OrdinalPlane {
             )?;
             for x in 0..s {
                 for b in 0..=x {
-                    cells[x * s + b] = t.ords[x * (x + 1) / 2 + b];
+                    cells[x * s + b] = t.ords.get((x * (x + 1) / 2 + b) as u64);
                 }
             }
         }

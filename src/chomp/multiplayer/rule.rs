@@ -1,10 +1,12 @@
 //! Multiplayer rules f = (α_1 … α_n) (docs/mathematics.md §5): the player who takes the last bite
 //! scores α_1, the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a
 //! rule is normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given
-//! numbers are compared exactly as decimals, never as floats.
+//! numbers are compared exactly as decimals, never as floats. [`ordinal_at`] applies a rule's
+//! choice to one position of a ranked box: the step every ordinal engine shares.
 //!
 //! Tests: this file's unit tests.
 
+use crate::chomp::index::Ranker;
 use std::cmp::Ordering;
 use std::fmt;
 
@@ -286,6 +288,25 @@ impl Choice {
     pub fn table256(&self) -> Option<[u8; 256]> {
         (self.n <= 7).then(|| std::array::from_fn(|m| self.choose_slow(m as u64)))
     }
+}
+
+/// The ordinal of the position `rows` (rank `rank`) from the ordinals of its options. Stops
+/// scanning options as soon as one gives the best score the rule allows.
+#[inline]
+pub fn ordinal_at(
+    ranker: &Ranker,
+    rows: &[u32],
+    rank: u64,
+    ord_of: impl Fn(u64) -> u8,
+    choice: &Choice,
+) -> u8 {
+    let mut mask = 0u64;
+    let stop = choice.stop;
+    ranker.for_each_option_until(rows, rank, |q| {
+        mask |= 1u64 << ord_of(q);
+        mask & stop == 0
+    });
+    choice.choose(mask)
 }
 
 #[cfg(test)]

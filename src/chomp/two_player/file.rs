@@ -65,6 +65,8 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 pub(super) const TABLE_MAGIC: &str = "chompute chomp p-table 2";
 /// The first line of a Grundy table file (`super::grundy_file`).
 pub const GRUNDY_MAGIC: &str = "chompute chomp grundy-table 1";
+/// The first line of an ordinal table file (`multiplayer::ord_file`).
+pub const ORD_MAGIC: &str = "chompute chomp ord-table 1";
 /// How the first line of a one-bit table file of any version starts.
 pub(super) const TABLE_KIND: &str = "chompute chomp p-table ";
 const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
@@ -83,7 +85,7 @@ pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String
 }
 
 /// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.
-pub(super) fn header_lines(
+pub(crate) fn header_lines(
     magic: &str,
     shape: ChompBox,
     scheme: &str,
@@ -99,7 +101,7 @@ pub(super) fn header_lines(
 
 /// A header sealed by its CRC ([`header_lines`] with `header-crc32`, the CRC-32 of the bytes
 /// before that line, as its last line): a table file's header.
-pub(super) fn sealed_header(
+pub(crate) fn sealed_header(
     magic: &str,
     shape: ChompBox,
     scheme: &str,
@@ -114,7 +116,7 @@ pub(super) fn sealed_header(
 
 /// Read a header: lines up to the empty one. Returns the `key value` pairs after the magic line
 /// and the header's length in bytes.
-pub(super) fn read_header(
+pub(crate) fn read_header(
     path: &Path,
     r: &mut impl Read,
     magic: &str,
@@ -153,13 +155,13 @@ pub(super) fn read_header(
 }
 
 /// The number a header's `key` holds.
-pub(super) fn number(path: &Path, pairs: &[(String, String)], key: &str) -> Result<u64> {
+pub(crate) fn number(path: &Path, pairs: &[(String, String)], key: &str) -> Result<u64> {
     field(path, pairs, key)?
         .parse()
         .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
 }
 
-pub(super) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
+pub(crate) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
     pairs
         .iter()
         .find(|(k, _)| k == key)
@@ -301,14 +303,14 @@ impl ChunkCrcs {
 
 /// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
 /// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
-pub(super) struct ChunkWriter<W: Write> {
+pub(crate) struct ChunkWriter<W: Write> {
     out: W,
     crcs: ChunkCrcs,
 }
 
 impl<W: Write> ChunkWriter<W> {
     /// A writer of a body that starts here in `out` (after the header).
-    pub(super) fn new(out: W) -> ChunkWriter<W> {
+    pub(crate) fn new(out: W) -> ChunkWriter<W> {
         ChunkWriter {
             out,
             crcs: ChunkCrcs::default(),
@@ -321,13 +323,13 @@ impl<W: Write> ChunkWriter<W> {
     }
 
     /// Append `bytes` to the body.
-    pub(super) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         self.crcs.update(bytes);
         self.out.write_all(bytes)
     }
 
     /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
-    pub(super) fn finish(mut self) -> std::io::Result<W> {
+    pub(crate) fn finish(mut self) -> std::io::Result<W> {
         self.out.write_all(&self.crcs.trailer())?;
         self.out.flush()?;
         Ok(self.out)
@@ -505,7 +507,7 @@ fn table_header(index: &BitLayout, p_positions: u64) -> String {
 
 /// Whether a sealed header (its bytes, up to and with the empty line: [`sealed_header`]) ends
 /// with the `header-crc32` of the bytes before that line.
-pub(super) fn header_crc_holds(header: &[u8]) -> bool {
+pub(crate) fn header_crc_holds(header: &[u8]) -> bool {
     const KEY: &[u8] = b"header-crc32 ";
     let Some(body) = header.strip_suffix(b"\n\n") else {
         return false;
@@ -536,7 +538,7 @@ pub fn check_regular(path: &Path) -> Result<()> {
 
 /// Open a saved table for reading: a regular file (checked before and after the open, which
 /// does not block).
-pub(super) fn open_regular(path: &Path) -> Result<File> {
+pub(crate) fn open_regular(path: &Path) -> Result<File> {
     check_regular(path)?;
     let file = OpenOptions::new()
         .read(true)
@@ -553,7 +555,7 @@ pub(super) fn open_regular(path: &Path) -> Result<File> {
 }
 
 /// The error for a file found damaged: `PATH: WHY; the file is damaged`.
-pub(super) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
+pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {why}; the file is damaged", path.display()))
 }
 
@@ -561,7 +563,7 @@ pub(super) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
 /// ([`ChunkWriter`]'s): every byte read through it comes from a chunk checked against its CRC
 /// (once per chunk, remembered).
 #[derive(Debug)]
-pub(super) struct CheckedBody {
+pub(crate) struct CheckedBody {
     path: PathBuf,
     file: File,
     start: u64,
@@ -576,7 +578,7 @@ impl CheckedBody {
     /// The body of `file` after a header of `start` bytes: checks that the file is exactly the
     /// header, the body and its trailer (`what` names the table in the error), and reads the
     /// trailer.
-    pub(super) fn open(
+    pub(crate) fn open(
         path: &Path,
         file: File,
         start: u64,
@@ -609,7 +611,7 @@ impl CheckedBody {
     }
 
     /// Read chunk `c` into `buf` and check it against its CRC-32.
-    pub(super) fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
+    pub(crate) fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
         let at = c * CHUNK_BYTES;
         let n = (self.bytes - at).min(CHUNK_BYTES) as usize;
         buf.resize(n, 0);
@@ -627,7 +629,7 @@ impl CheckedBody {
     }
 
     /// Bytes `at..at + out.len()` of the body, from checked chunks.
-    pub(super) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<()> {
+    pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<()> {
         let end = at + out.len() as u64;
         assert!(end <= self.bytes, "a read inside the body");
         if out.is_empty() {
@@ -644,7 +646,7 @@ impl CheckedBody {
     }
 
     /// Every chunk of the body in order to `each`, each checked before it goes.
-    pub(super) fn for_each_chunk(&self, mut each: impl FnMut(&[u8])) -> Result<()> {
+    pub(crate) fn for_each_chunk(&self, mut each: impl FnMut(&[u8])) -> Result<()> {
         let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
         for c in 0..self.crcs.len() as u64 {
             self.read_chunk(c, &mut buf)?;
@@ -814,7 +816,7 @@ impl BitSource for TableFile {
 }
 
 /// The first `n` bytes of `file`.
-pub(super) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
+pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
     let mut b = vec![0u8; n as usize];
     file.read_exact_at(&mut b, 0)
         .map_err(|e| Error::io(path, e))?;
@@ -908,7 +910,7 @@ impl Checkpoint {
     /// first step still to do and the bytes of the whole records. What follows those records
     /// (a torn or damaged one and everything after it) is cut off and counted in
     /// `dropped_bytes`.
-    pub(super) fn open_log(
+    pub(crate) fn open_log(
         path: &Path,
         header: &str,
         magic: &str,
@@ -986,7 +988,7 @@ impl Checkpoint {
     /// Append one record: the tag, `step`, `n`, the payload that `payload` streams to the sink
     /// it is given (n items), and the CRC-32 of everything after the tag; then make it durable
     /// (paced).
-    pub(super) fn append_with(
+    pub(crate) fn append_with(
         &mut self,
         step: u64,
         n: u64,
@@ -1056,7 +1058,7 @@ pub(super) fn read_record(
 /// at a torn or damaged record (its CRC), when `accept(step, n)` refuses its head, or when
 /// `payload`, given the items in slices of whole items as they are read (before the CRC is
 /// checked), refuses one.
-pub(super) fn read_raw_record(
+pub(crate) fn read_raw_record(
     r: &mut (impl Read + ?Sized),
     unit: u64,
     accept: impl FnOnce(u64, u64) -> bool,
@@ -1150,7 +1152,7 @@ pub(super) fn dir_bytes(p: &Path) -> u64 {
 
 /// Refuse an output that a resumable run cannot keep a checkpoint beside: `-`, or anything
 /// but a regular file or a new path (a device, a FIFO has no "beside").
-pub(super) fn check_resumable_target(out: &Path) -> Result<()> {
+pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     crate::output::check_target(out)?;
     if out.as_os_str() == "-" || out.exists() && !out.is_file() {
         return Err(Error::invalid(format!(

@@ -485,10 +485,11 @@ impl SavedTable {
         }
         if !first.starts_with(store::TABLE_KIND.as_bytes()) {
             return Err(Error::invalid(format!(
-                "{}: not a chompute table (its first line is neither a one-bit table's \
-                 '{}' nor a Grundy table's '{GRUNDY_MAGIC}')",
+                "{}: not a chompute table (its first line is none of a one-bit table's \
+                 '{}', a Grundy table's '{GRUNDY_MAGIC}' or an ordinal table's '{}')",
                 path.display(),
-                store::TABLE_MAGIC
+                store::TABLE_MAGIC,
+                store::ORD_MAGIC
             )));
         }
         TableFile::open(path).map(SavedTable::Bits)

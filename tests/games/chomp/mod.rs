@@ -2,4 +2,5 @@
 
 mod grundy_file;
 mod multiplayer;
+mod ord_file;
 mod two_player;

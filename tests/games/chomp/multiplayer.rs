@@ -3,7 +3,10 @@
 
 use crate::common;
 
-use chompute::chomp::multiplayer::ordinal::ordinals_in_rank_order;
+use chompute::chomp::multiplayer::ordinal::{
+    ordinals_by_volume, ordinals_in_rank_order, OrdEngine, OrdPlan,
+};
+use chompute::chomp::multiplayer::packed::PackedOrds;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, Ranker,
     Rule,
@@ -30,6 +33,51 @@ fn three_row_engine_matches_general_engine_on_every_box_up_to_60() {
                     general[i]
                 );
             }
+        }
+    }
+}
+
+#[test]
+fn packed_engine_equals_the_byte_engines_on_boxes_of_many_shapes() {
+    let shapes = [
+        (5, 7),
+        (7, 5),
+        (6, 6),
+        (9, 4),
+        (4, 9),
+        (8, 8),
+        (10, 6),
+        (1, 60),
+        (60, 1),
+        (2, 40),
+        (13, 3),
+    ];
+    let mut rules: Vec<Rule> = all_normalised_rules(3);
+    for r in ["1,3,0,2", "3,2,1,0", "0,1,2,3", "2,0,3,1", "0,3,1,4,2"] {
+        rules.push(Rule::parse(r).unwrap());
+    }
+    for rule in &rules {
+        let choice = Choice::new(rule);
+        for (rows, cols) in shapes {
+            let shape = ChompBox { rows, cols };
+            let ranker = Ranker::new(shape).unwrap();
+            let want = ordinals_in_rank_order(&ranker, &choice).unwrap();
+            let by_volume = ordinals_by_volume(&ranker, &choice).unwrap();
+            assert_eq!(by_volume, want, "volume layers, {rule} on {shape}");
+            let packed = PackedOrds::compute(&ranker, &choice).unwrap();
+            if let Some(r) = (0..want.len()).find(|&r| packed.get(r as u64) != want[r]) {
+                panic!(
+                    "{rule} on {shape}: at {} packed {} vs rank order {}",
+                    ranker.unrank(r as u64),
+                    packed.get(r as u64),
+                    want[r]
+                );
+            }
+            let table = OrdPlan::new(shape, OrdEngine::Auto)
+                .unwrap()
+                .table(rule)
+                .unwrap();
+            assert_eq!(table.ords.to_bytes(), want, "auto, {rule} on {shape}");
         }
     }
 }
@@ -278,6 +326,7 @@ fn ord_engines_agree_through_the_cli() {
     };
     let g = run("general");
     assert_eq!(g, run("three-row"));
+    assert_eq!(g, run("packed"));
     assert!(g.starts_with("ordinal,positions\n0,1\n"), "{g}");
     let list = |engine: &str| {
         let o = chompute(&[
@@ -306,6 +355,33 @@ fn ord_engines_agree_through_the_cli() {
     let mut lines = csv.lines();
     assert_eq!(lines.next(), Some("a1,a2,a3"));
     assert!(lines.all(|l| l.split(',').count() == 3));
+    // A box of 6 rows: auto is the packed engine, and it answers as the byte engines do.
+    let six = |engine: &str| {
+        let o = chompute(&[
+            "chomp",
+            "ord",
+            "--rule",
+            "1,0,3,2",
+            "--box",
+            "6x5",
+            "--engine",
+            engine,
+            "--position",
+            "5,4,4,2,1",
+            "--list",
+            "4",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        let mut v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        v["seconds"] = 0.into();
+        v["engine"] = "".into();
+        v
+    };
+    let auto = six("auto");
+    assert_eq!(auto, six("general"));
+    assert_eq!(auto, six("layers"));
+    assert_eq!(auto, six("packed"));
 }
 
 #[test]
@@ -433,4 +509,60 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         ]),
         "--rows",
     );
+}
+
+/// The committed 3-player data (`docs/data/chomp-ord3-16x16.json`: the ordinal and Sol of every
+/// rectangle up to 16×16 under each of the six normalised rules) against fresh
+/// `chomp ord --rectangles --json` runs on 8×8 where they overlap (a position's ordinal and Sol
+/// do not depend on the box).
+#[test]
+fn the_committed_3_player_rectangle_data_equals_a_fresh_8x8_run() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/data/chomp-ord3-16x16.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(data["box"], "16x16");
+    assert_eq!(data["players"], 3);
+    let rules = data["rules"].as_array().unwrap();
+    let names: Vec<&str> = rules.iter().map(|r| r["rule"].as_str().unwrap()).collect();
+    let want: Vec<String> = all_normalised_rules(3)
+        .iter()
+        .map(Rule::normalised)
+        .collect();
+    assert_eq!(names, want);
+    for committed in rules {
+        let rule = committed["rule"].as_str().unwrap();
+        assert_eq!(committed["box"], "16x16");
+        let rects = committed["rectangles"].as_array().unwrap();
+        assert_eq!(rects.len(), 256, "{rule}");
+        let mut by_size = HashMap::new();
+        for r in rects {
+            let key = (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap());
+            by_size.insert(key, (r["ordinal"].clone(), r["sol"].clone()));
+        }
+        let fresh = common::json_of(&chompute(&[
+            "chomp",
+            "ord",
+            "--rule",
+            rule,
+            "--box",
+            "8x8",
+            "--rectangles",
+            "--json",
+        ]));
+        let rects = fresh["rectangles"].as_array().unwrap();
+        assert_eq!(rects.len(), 64);
+        for r in rects {
+            let key = (r["rows"].as_u64().unwrap(), r["cols"].as_u64().unwrap());
+            assert_eq!(
+                by_size[&key],
+                (r["ordinal"].clone(), r["sol"].clone()),
+                "rule {rule}, {key:?}"
+            );
+        }
+        // The histogram of the whole 16×16 box covers every position once.
+        let hist = committed["histogram"].as_array().unwrap();
+        let total: u64 = hist.iter().map(|c| c.as_u64().unwrap()).sum();
+        assert_eq!(total, 601_080_390, "{rule}");
+    }
 }

@@ -1,0 +1,554 @@
+//! Ordinal tables on disk: the table file (`chomp ord -o FILE`), the checkpoint of a run in
+//! progress (`FILE.partial`), and [`OrdFile`], which answers from the file without loading
+//! it. The header, the chunk CRCs and the checkpoint's records are those of the one-bit and
+//! the Grundy table files (`two_player::file`), so every kind is checked the same way.
+//!
+//! # The table file
+//! An ASCII header of `key value` lines ending with an empty line, then the packed table
+//! ([`PackedOrds`]) as little-endian u64 words, then a trailer of chunk CRCs:
+//!
+//! ```text
+//! chompute chomp ord-table 1
+//! box 4x6
+//! rank colex-lattice-path
+//! rule 0,2,1
+//! players 3
+//! positions 210
+//! ordinal-bits 2
+//! histogram 1 12 90 107
+//! chunk-bytes 65536
+//! header-crc32 0f1e2d3c
+//!
+//! <⌈positions·ordinal-bits/64⌉ little-endian u64 words: the ordinal of rank r at bits
+//!  r·ordinal-bits .. (r+1)·ordinal-bits counted from bit 0 of word 0; the bits past the
+//!  last position are 0>
+//! <one little-endian u32 per chunk-bytes bytes of words (the last chunk may be shorter)>
+//! ```
+//!
+//! `rule` is the normalised rule (the ordinals depend on nothing else); `histogram` counts the
+//! positions of each ordinal 0..=players, the empty diagram's 0 included; `header-crc32` is the
+//! CRC-32 of the header's bytes before that line. A reader checks the header on open and each
+//! 64 KiB chunk before it answers from it, and every ordinal it reads against `players`. A
+//! damaged file is refused, never answered from. The file is a function of the box and the
+//! rule alone: an interrupted and resumed run writes the same bytes.
+//!
+//! # The checkpoint
+//! `chompute chomp ord-table partial 1`, `box`, `rank`, `rule`, `ordinal-bits`, an empty line,
+//! then one record per finished layer of the colex schedule (`two_player::schedule::Layers`),
+//! in order: `LAYR`, the layer (u64), the number of bytes of its entries (u64), the entries of
+//! its ranges in range order, each range in rank order, packed at `ordinal-bits` bits from
+//! bit 0 of the first byte, and the CRC-32 of everything after `LAYR`. A resumed run keeps the
+//! records before the first torn or damaged one and cuts the file there.
+//!
+//! Tests: tests/games/chomp/ord_file.rs.
+
+use super::ordinal::{sol_with, OrdTable, Ords};
+use super::packed::PackedOrds;
+use super::rule::{Choice, Rule};
+use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::{Ranker, COLEX_SCHEME};
+use crate::chomp::two_player::file::{self as store, CheckedBody, Checkpoint, ChunkWriter};
+use crate::chomp::two_player::run::RunEvent;
+use crate::chomp::two_player::schedule::{layer_count, Layers, Schedule};
+use crate::error::{Error, Result};
+use crate::output::AtomicFile;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
+
+pub use crate::chomp::two_player::file::ORD_MAGIC;
+const PARTIAL_MAGIC: &str = "chompute chomp ord-table partial 1";
+
+/// Words copied at a time when a table is written.
+const WORDS_AT_ONCE: usize = 1 << 13;
+
+/// Entries packed at a few bits each into bytes, from bit 0 of the first byte.
+struct Packer {
+    bits: u32,
+    acc: u64,
+    filled: u32,
+    out: Vec<u8>,
+}
+
+impl Packer {
+    fn new(bits: u32) -> Packer {
+        Packer {
+            bits,
+            acc: 0,
+            filled: 0,
+            out: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, o: u8) {
+        self.acc |= (o as u64) << self.filled;
+        self.filled += self.bits;
+        while self.filled >= 8 {
+            self.out.push(self.acc as u8);
+            self.acc >>= 8;
+            self.filled -= 8;
+        }
+    }
+
+    /// The last partial byte, padded with zeros.
+    fn finish(&mut self) {
+        if self.filled > 0 {
+            self.out.push(self.acc as u8);
+            (self.acc, self.filled) = (0, 0);
+        }
+    }
+}
+
+/// Entries of a few bits each read back from bytes a [`Packer`] (or the table's words) wrote.
+struct Unpacker {
+    bits: u32,
+    acc: u64,
+    have: u32,
+}
+
+impl Unpacker {
+    fn new(bits: u32) -> Unpacker {
+        Unpacker {
+            bits,
+            acc: 0,
+            have: 0,
+        }
+    }
+
+    /// Every whole entry of `bytes` (after what earlier calls left) to `each`, which may stop
+    /// the reading by returning false; returns false then.
+    fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u8) -> bool) -> bool {
+        let mask = (1u64 << self.bits) - 1;
+        for &b in bytes {
+            self.acc |= (b as u64) << self.have;
+            self.have += 8;
+            while self.have >= self.bits {
+                if !each((self.acc & mask) as u8) {
+                    return false;
+                }
+                self.acc >>= self.bits;
+                self.have -= self.bits;
+            }
+        }
+        true
+    }
+}
+
+/// The header of an ordinal table file.
+fn ord_header(shape: ChompBox, rule: &Rule, positions: u64, histogram: &[u64]) -> String {
+    let players = rule.players() as u8;
+    let hist: Vec<String> = histogram.iter().map(u64::to_string).collect();
+    store::sealed_header(
+        ORD_MAGIC,
+        shape,
+        COLEX_SCHEME,
+        &[
+            ("rule", rule.normalised()),
+            ("players", players.to_string()),
+            ("positions", positions.to_string()),
+            ("ordinal-bits", PackedOrds::bits_for(players).to_string()),
+            ("histogram", hist.join(" ")),
+            ("chunk-bytes", store::CHUNK_BYTES.to_string()),
+        ],
+    )
+}
+
+/// Write a finished ordinal table of `rule` to `path` (a temporary file renamed when
+/// complete). A table of one byte a position is packed first.
+pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
+    let players = rule.players() as u8;
+    if table.players != players {
+        return Err(Error::invalid(format!(
+            "a table of {} players cannot be saved as one of the {players}-player rule {}",
+            table.players,
+            rule.normalised()
+        )));
+    }
+    let packed;
+    let ords = match &table.ords {
+        Ords::Packed(p) => p,
+        Ords::Bytes(b) => {
+            packed = PackedOrds::from_bytes(b, players);
+            &packed
+        }
+    };
+    let shape = table.ranker.shape;
+    let header = ord_header(shape, rule, ords.len(), &table.histogram());
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut body = ChunkWriter::new(out);
+        let mut buf = Vec::with_capacity(WORDS_AT_ONCE * 8);
+        for words in ords.words().chunks(WORDS_AT_ONCE) {
+            buf.clear();
+            buf.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+            body.write(&buf).map_err(io)?;
+        }
+        body.finish().map_err(io)?;
+    }
+    file.commit()
+}
+
+/// Compute the ordinals of `shape` under `rule` by the packed engine, keep finished layers in
+/// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
+/// checkpoint. The saved file is the same, byte for byte, however often the run was stopped
+/// and resumed. Refused before any work when the memory lacks room for the table or the disk
+/// for the table and its checkpoint.
+pub fn compute_to_file(
+    shape: ChompBox,
+    rule: &Rule,
+    out: &Path,
+    mut report: impl FnMut(RunEvent),
+) -> Result<OrdTable> {
+    // The checkpoint lives beside the table, so the table must be a file.
+    store::check_resumable_target(out)?;
+    let partial = store::partial_path(out);
+    let ranker = Ranker::new(shape)?;
+    let players = rule.players() as u8;
+    let bytes = PackedOrds::bytes_for(ranker.len(), players);
+    crate::memory::ensure_available(
+        bytes,
+        &format!("the ordinal table of the {shape} box"),
+        "choose a smaller box",
+    )?;
+    let layers = layer_count(shape);
+    // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on disk
+    // before it goes.
+    let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
+    let needed = body + bytes + 29 * layers + 8192;
+    store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
+    let ords = PackedOrds::zeroed(ranker.len(), players);
+    let (mut checkpoint, start) = open_checkpoint(&partial, &ranker, rule, &ords)?;
+    crate::output::remove_stale_temps(out);
+    crate::output::keep_checkpoint(&partial);
+    if start > 0 || checkpoint.dropped_bytes > 0 {
+        report(RunEvent::Resumed {
+            path: partial.clone(),
+            layers_done: start,
+            layers,
+            dropped_bytes: checkpoint.dropped_bytes,
+            snapshot: None,
+        });
+    }
+    let mut ranges = Vec::new();
+    let mut packer = Packer::new(ords.bits());
+    ords.compute_from(&ranker, &Choice::new(rule), start, |step, progress| {
+        Layers { ranker: &ranker }.ranges(step, &mut ranges);
+        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+        let len = (n * ords.bits() as u64).div_ceil(8);
+        checkpoint.append_with(step, len, |sink| {
+            for &(base, l) in &ranges {
+                for r in base..base + l {
+                    packer.push(ords.get(r));
+                    if packer.out.len() >= 1 << 16 {
+                        sink(&packer.out)?;
+                        packer.out.clear();
+                    }
+                }
+            }
+            packer.finish();
+            sink(&packer.out)?;
+            packer.out.clear();
+            Ok(())
+        })?;
+        report(RunEvent::Layer(progress));
+        Ok(())
+    })?;
+    let table = OrdTable {
+        ranker,
+        players,
+        ords: Ords::Packed(ords),
+    };
+    save_ords(&table, rule, out)?;
+    checkpoint.remove()?;
+    crate::output::drop_checkpoint(&partial);
+    Ok(table)
+}
+
+/// Open the checkpoint of a run of `rule` on `ranker`'s box at `path`: a new one, or one of
+/// the same box and rule whose layers are read back into `ords`. Returns it and the first
+/// layer still to do.
+fn open_checkpoint(
+    path: &Path,
+    ranker: &Ranker,
+    rule: &Rule,
+    ords: &PackedOrds,
+) -> Result<(Checkpoint, u64)> {
+    let shape = ranker.shape;
+    let (bits, players) = (ords.bits(), rule.players() as u8);
+    let header = store::header_lines(
+        PARTIAL_MAGIC,
+        shape,
+        COLEX_SCHEME,
+        &[
+            ("rule", rule.normalised()),
+            ("ordinal-bits", bits.to_string()),
+        ],
+    );
+    let check = |pairs: &[(String, String)]| {
+        let got = store::field(path, pairs, "box")?;
+        if got != shape.to_string() {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of the {got} box, not of {shape}; remove it or compute {got}",
+                path.display()
+            )));
+        }
+        let got = store::field(path, pairs, "rule")?;
+        let rank = store::field(path, pairs, "rank")?;
+        let b = store::field(path, pairs, "ordinal-bits")?;
+        if got != rule.normalised() || rank != COLEX_SCHEME || b != bits.to_string() {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of the rule {got}, not of {}; remove it or compute {got}",
+                path.display(),
+                rule.normalised()
+            )));
+        }
+        Ok(())
+    };
+    let layers = Layers { ranker };
+    let read = |reader: &mut dyn Read| {
+        let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
+        while next < layers.steps() {
+            layers.ranges(next, &mut ranges);
+            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            let len = (n * bits as u64).div_ceil(8);
+            // Entries go into the table as they are read; those of a record that turns out
+            // damaged are cleared below, before their layer is computed again.
+            let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+            let mut unpacker = Unpacker::new(bits);
+            let got = store::read_raw_record(
+                reader,
+                1,
+                |v, m| v == next && m == len,
+                |bytes| {
+                    unpacker.feed(bytes, |o| match ranks.next() {
+                        Some(r) if o <= players => {
+                            ords.put(r, o);
+                            true
+                        }
+                        Some(_) => false,
+                        // The padding of the last byte.
+                        None => o == 0,
+                    })
+                },
+            )?;
+            match got {
+                Some((_, bytes)) => {
+                    good += bytes;
+                    next += 1;
+                }
+                None => break,
+            }
+        }
+        if next < layers.steps() {
+            layers.ranges(next, &mut ranges);
+            for &(b, l) in &ranges {
+                (b..b + l).for_each(|r| ords.put(r, 0));
+            }
+        }
+        Ok((next, good))
+    };
+    Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
+}
+
+/// A saved ordinal table opened for reading single ordinals without loading it. Every
+/// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
+#[derive(Debug)]
+pub struct OrdFile {
+    path: PathBuf,
+    body: CheckedBody,
+    ranker: Ranker,
+    rule: Rule,
+    bits: u32,
+    histogram: Vec<u64>,
+}
+
+impl OrdFile {
+    /// Whether the file at `path` starts with the ordinal table's first line (so that a reader
+    /// of saved tables knows which kind to open).
+    pub fn is_ord_table(path: &Path) -> Result<bool> {
+        let file = store::open_regular(path)?;
+        let want = format!("{ORD_MAGIC}\n");
+        let mut first = vec![0u8; want.len()];
+        let mut got = 0;
+        while got < first.len() {
+            match file.read_at(&mut first[got..], got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        }
+        Ok(first[..got] == *want.as_bytes())
+    }
+
+    /// Open a table written by [`save_ords`]: checks the header (its CRC, the box, the
+    /// numbering, the rule, the width, the histogram) and the file's length, and reads the
+    /// trailer of chunk CRCs.
+    pub fn open(path: &Path) -> Result<OrdFile> {
+        let file = store::open_regular(path)?;
+        let (pairs, start) = store::read_header(path, &mut BufReader::new(&file), ORD_MAGIC)?;
+        let prefix = store::read_prefix(&file, path, start)?;
+        if !store::header_crc_holds(&prefix) {
+            return Err(store::damaged(
+                path,
+                "the header does not match its header-crc32",
+            ));
+        }
+        let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
+        let shape = ChompBox::parse(store::field(path, &pairs, "box")?).map_err(bad)?;
+        let rank = store::field(path, &pairs, "rank")?;
+        if rank != COLEX_SCHEME {
+            return Err(bad(format!(
+                "an ordinal table numbered by '{rank}'; chompute writes '{COLEX_SCHEME}'"
+            )));
+        }
+        let rule = Rule::parse(store::field(path, &pairs, "rule")?).map_err(bad)?;
+        let histogram = store::field(path, &pairs, "histogram")?
+            .split(' ')
+            .map(|c| c.parse::<u64>())
+            .collect::<std::result::Result<Vec<u64>, _>>()
+            .map_err(|_| store::damaged(path, "'histogram' is not a list of numbers"))?;
+        let ranker = Ranker::new(shape).map_err(|e| bad(e.to_string()))?;
+        // Every other line follows from these: the header must be exactly the one written.
+        let header = ord_header(shape, &rule, ranker.len(), &histogram);
+        let sum = histogram.iter().try_fold(0u64, |a, &c| a.checked_add(c));
+        if header.as_bytes() != prefix
+            || histogram.len() != rule.players() + 1
+            || sum != Some(ranker.len())
+        {
+            return Err(store::damaged(
+                path,
+                "the header does not match its box and rule",
+            ));
+        }
+        let bits = PackedOrds::bits_for(rule.players() as u8);
+        let what = format!("an ordinal table of the {shape} box");
+        let bytes = PackedOrds::bytes_for(ranker.len(), rule.players() as u8);
+        let body = CheckedBody::open(path, file, start, bytes, &what)?;
+        Ok(OrdFile {
+            path: path.to_path_buf(),
+            body,
+            ranker,
+            rule,
+            bits,
+            histogram,
+        })
+    }
+
+    /// The box.
+    pub fn shape(&self) -> ChompBox {
+        self.ranker.shape
+    }
+
+    /// The rule, normalised.
+    pub fn rule(&self) -> &Rule {
+        &self.rule
+    }
+
+    /// Positions of each ordinal 0..=n, as the header says.
+    pub fn histogram(&self) -> &[u64] {
+        &self.histogram
+    }
+
+    /// The ordinal of rank `r`, read from the file (from a checked chunk).
+    pub fn ordinal_rank(&self, r: u64) -> Result<u8> {
+        if r >= self.ranker.len() {
+            return Err(Error::invalid(format!(
+                "{}: rank {r} is outside the table",
+                self.path.display()
+            )));
+        }
+        let off = r * self.bits as u64;
+        let bytes = PackedOrds::bytes_for(self.ranker.len(), self.rule.players() as u8);
+        let at = off / 8;
+        let mut b = [0u8; 2];
+        let k = (bytes - at).min(2) as usize;
+        self.body.read_at(at, &mut b[..k])?;
+        let v = (u16::from_le_bytes(b) >> (off % 8)) & ((1 << self.bits) - 1);
+        let n = self.rule.players() as u16;
+        if v > n || (r == 0) != (v == 0) {
+            return Err(store::damaged(
+                &self.path,
+                format!("rank {r} holds ordinal {v}, which {n} players do not give it"),
+            ));
+        }
+        Ok(v as u8)
+    }
+
+    /// The ordinal of `p`; an error when it is outside the box.
+    pub fn ordinal(&self, p: &Diagram) -> Result<u8> {
+        let r = self.ranker.rank(p).ok_or_else(|| {
+            Error::invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.shape()
+            ))
+        })?;
+        self.ordinal_rank(r)
+    }
+
+    /// Sol of `p` ([`OrdTable::sol`]), read from the file. By Fact 2.9 a position of ordinal
+    /// 2 or more has a solution; a file that says otherwise is damaged and refused.
+    pub fn sol(&self, p: &Diagram) -> Result<Vec<Diagram>> {
+        let o = self.ordinal(p)?;
+        let sol = sol_with(p, o, |q| self.ordinal(q))?;
+        if o >= 2 && sol.is_empty() {
+            return Err(store::damaged(
+                &self.path,
+                format!("{p} holds ordinal {o} but no option of it holds {}", o - 1),
+            ));
+        }
+        Ok(sol)
+    }
+
+    /// One solution chain from `p` down to (0), each step the first (smallest) solution.
+    pub fn chain(&self, p: &Diagram) -> Result<Vec<Diagram>> {
+        let mut chain = vec![p.clone()];
+        while let Some(q) = self.sol(chain.last().expect("a chain"))?.into_iter().next() {
+            chain.push(q);
+        }
+        Ok(chain)
+    }
+
+    /// Check every chunk against its CRC-32 and recount the histogram against the header's,
+    /// streaming the ordinals (nothing is kept); the bits past the last position must be 0.
+    pub fn verify(&self) -> Result<()> {
+        let (len, n) = (self.ranker.len(), self.rule.players());
+        let mut h = vec![0u64; n + 1];
+        let (mut r, mut bad) = (0u64, None);
+        let mut unpacker = Unpacker::new(self.bits);
+        self.body.for_each_chunk(|buf| {
+            unpacker.feed(buf, |o| {
+                if bad.is_some() {
+                    return false;
+                }
+                match (r < len, o as usize) {
+                    (true, o) if o <= n => h[o] += 1,
+                    (false, 0) => {}
+                    _ => bad = Some(r),
+                }
+                r += 1;
+                bad.is_none()
+            });
+        })?;
+        if let Some(r) = bad {
+            return Err(store::damaged(
+                &self.path,
+                format!("rank {r} holds a value no ordinal of {n} players takes"),
+            ));
+        }
+        if h != self.histogram {
+            return Err(store::damaged(
+                &self.path,
+                format!(
+                    "the ordinals count {h:?}, the header says {:?}",
+                    self.histogram
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

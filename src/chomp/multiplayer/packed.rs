@@ -1,0 +1,332 @@
+//! The packed ordinal table: every position's ordinal at ⌈log2(n+1)⌉ bits (2 bits for 3
+//! players, 3 for 4) in colex rank order, computed on the one driver (`two_player::driver`)
+//! with the colex schedule ([`Layers`]) exactly as the Grundy table is: prefix blocks in
+//! prefix-volume layers, each layer's blocks in parallel, each block in rank order, every
+//! position pulling the ordinals of its options. An option in the position's own block has a
+//! smaller rank there and is decided already; an option in another block lies in an earlier
+//! layer.
+//!
+//! Entries are packed in little-endian order into u64 words: entry r takes bits
+//! `r·b .. r·b + b` of the table counted from bit 0 of word 0, so with 3 bits an entry may
+//! straddle two words. Words start at zero and an entry is written once, by OR, so two
+//! workers writing neighbouring entries of one word never lose each other's bits.
+//!
+//! A run may start at a later step, the entries of the steps before it read back from a
+//! checkpoint (`super::ord_file`).
+//!
+//! Tests: this file's unit tests; tests/games/chomp/multiplayer.rs (the byte engines, bit
+//! for bit, on boxes of many shapes and rules).
+
+use super::rule::{ordinal_at, Choice};
+use crate::chomp::bits::zeroed_words;
+use crate::chomp::index::Ranker;
+use crate::chomp::two_player::driver::{drive, Run};
+use crate::chomp::two_player::schedule::{for_each_in_range, Layers, Progress};
+use crate::error::Result;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// Ordinals 0..=n of `len` positions at [`PackedOrds::bits_for`] bits each.
+#[derive(Debug)]
+pub struct PackedOrds {
+    bits: u32,
+    len: u64,
+    words: Vec<AtomicU64>,
+}
+
+impl Clone for PackedOrds {
+    fn clone(&self) -> PackedOrds {
+        PackedOrds {
+            bits: self.bits,
+            len: self.len,
+            words: self
+                .words
+                .iter()
+                .map(|w| AtomicU64::new(w.load(Relaxed)))
+                .collect(),
+        }
+    }
+}
+
+impl PackedOrds {
+    /// Bits an ordinal of an n-player rule takes: ⌈log2(n+1)⌉ (1 for 1 player, 2 for 2 or 3,
+    /// 3 for 4 to 7, …).
+    pub fn bits_for(players: u8) -> u32 {
+        (players as u32 + 1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .max(1)
+    }
+
+    /// Words that hold `len` entries of `bits` bits.
+    pub fn words_for(len: u64, bits: u32) -> u64 {
+        (len * bits as u64).div_ceil(64)
+    }
+
+    /// Bytes of the table of `len` positions under an n-player rule.
+    pub fn bytes_for(len: u64, players: u8) -> u64 {
+        PackedOrds::words_for(len, PackedOrds::bits_for(players)) * 8
+    }
+
+    /// `len` zero entries (every ordinal 0) for n-player ordinals.
+    pub fn zeroed(len: u64, players: u8) -> PackedOrds {
+        let bits = PackedOrds::bits_for(players);
+        PackedOrds {
+            bits,
+            len,
+            words: zeroed_words(PackedOrds::words_for(len, bits) as usize),
+        }
+    }
+
+    /// Bits an entry takes.
+    pub fn bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Entries.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether there is no entry.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words, entry r at bits r·b.. counted from bit 0 of word 0.
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    /// Bytes the words take.
+    pub fn bytes(&self) -> u64 {
+        self.words.len() as u64 * 8
+    }
+
+    /// Entry `r`.
+    #[inline]
+    pub fn get(&self, r: u64) -> u8 {
+        match self.bits {
+            1 => entry::<1>(&self.words, r),
+            2 => entry::<2>(&self.words, r),
+            3 => entry::<3>(&self.words, r),
+            4 => entry::<4>(&self.words, r),
+            5 => entry::<5>(&self.words, r),
+            _ => entry::<6>(&self.words, r),
+        }
+    }
+
+    /// Set entry `r`, which must still be 0, to `o`.
+    #[inline]
+    pub fn set(&self, r: u64, o: u8) {
+        self.set_owned(r, o, 0, 0);
+    }
+
+    /// Set entry `r`, which must still be 0, to `o`, where the caller alone writes the bits
+    /// `lo..hi` of the table (a range of a step): a word wholly inside them is updated by a
+    /// plain load and store, any other by an atomic OR (a neighbouring range may write the
+    /// rest of it meanwhile). An atomic read-modify-write a position orders every memory
+    /// access around it: on 14×14 it cost the scan about a sixth of its time.
+    #[inline]
+    pub fn set_owned(&self, r: u64, o: u8, lo: u64, hi: u64) {
+        let b = self.bits as u64;
+        let off = r * b;
+        let (w, s) = ((off >> 6) as usize, off & 63);
+        let v = o as u64;
+        self.or_word(w, v << s, lo, hi);
+        if s + b > 64 {
+            self.or_word(w + 1, v >> (64 - s), lo, hi);
+        }
+    }
+
+    #[inline]
+    fn or_word(&self, w: usize, v: u64, lo: u64, hi: u64) {
+        let first = (w as u64) << 6;
+        let word = &self.words[w];
+        if first >= lo && first + 64 <= hi {
+            word.store(word.load(Relaxed) | v, Relaxed);
+        } else {
+            word.fetch_or(v, Relaxed);
+        }
+    }
+
+    /// Set entry `r` to `o` whatever it held (no other worker may write its words meanwhile:
+    /// entries read back from a checkpoint).
+    pub fn put(&self, r: u64, o: u8) {
+        let b = self.bits as u64;
+        let off = r * b;
+        let (w, s) = ((off >> 6) as usize, off & 63);
+        let (v, mask) = (o as u64, (1u64 << b) - 1);
+        self.words[w].fetch_and(!(mask << s), Relaxed);
+        self.words[w].fetch_or(v << s, Relaxed);
+        if s + b > 64 {
+            self.words[w + 1].fetch_and(!(mask >> (64 - s)), Relaxed);
+            self.words[w + 1].fetch_or(v >> (64 - s), Relaxed);
+        }
+    }
+
+    /// How many entries equal each ordinal 0..=n (the empty diagram's 0 included).
+    pub fn histogram(&self, players: u8) -> Vec<u64> {
+        const CHUNK: u64 = 1 << 16;
+        let n = players as usize + 1;
+        (0..self.len.div_ceil(CHUNK))
+            .into_par_iter()
+            .fold(
+                || vec![0u64; n],
+                |mut h, c| {
+                    for r in c * CHUNK..((c + 1) * CHUNK).min(self.len) {
+                        h[self.get(r) as usize] += 1;
+                    }
+                    h
+                },
+            )
+            .reduce(
+                || vec![0u64; n],
+                |mut a, b| {
+                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                    a
+                },
+            )
+    }
+
+    /// Every entry as one byte.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        (0..self.len).map(|r| self.get(r)).collect()
+    }
+
+    /// The entries of `bytes` packed (each at most the n of `players`).
+    pub fn from_bytes(bytes: &[u8], players: u8) -> PackedOrds {
+        let t = PackedOrds::zeroed(bytes.len() as u64, players);
+        for (r, &o) in bytes.iter().enumerate() {
+            t.set(r as u64, o);
+        }
+        t
+    }
+
+    /// Decide the ordinals of the box of `ranker` under `choice` by the steps of the colex
+    /// schedule from `start` on (the entries of the steps before it are in the table already:
+    /// read back from a checkpoint), calling `on_step(step, progress)` after each.
+    /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+    pub fn compute_from(
+        &self,
+        ranker: &Ranker,
+        choice: &Choice,
+        start: u64,
+        on_step: impl FnMut(u64, Progress) -> Result<()>,
+    ) -> Result<()> {
+        debug_assert_eq!(self.len, ranker.len());
+        // The width is a constant of each scan: the reads of options, most of the work, are
+        // then a shift and a mask.
+        match self.bits {
+            1 => self.scan::<1>(ranker, choice, start, on_step),
+            2 => self.scan::<2>(ranker, choice, start, on_step),
+            3 => self.scan::<3>(ranker, choice, start, on_step),
+            4 => self.scan::<4>(ranker, choice, start, on_step),
+            5 => self.scan::<5>(ranker, choice, start, on_step),
+            _ => self.scan::<6>(ranker, choice, start, on_step),
+        }
+    }
+
+    /// [`PackedOrds::compute_from`] at `B` bits an entry.
+    fn scan<const B: u64>(
+        &self,
+        ranker: &Ranker,
+        choice: &Choice,
+        start: u64,
+        mut on_step: impl FnMut(u64, Progress) -> Result<()>,
+    ) -> Result<()> {
+        let layers = Layers { ranker };
+        let run = Run {
+            schedule: &layers,
+            lo: 0,
+            hi: ranker.len(),
+            start,
+        };
+        let words = &self.words[..];
+        drive(
+            run,
+            || vec![0u32; ranker.shape.rows],
+            |rows, base, len, _| {
+                let (lo, hi) = (base * B, (base + len) * B);
+                for_each_in_range(ranker, base, len, rows, |rows, rank| {
+                    if rank != 0 {
+                        let o = ordinal_at(ranker, rows, rank, |q| entry::<B>(words, q), choice);
+                        self.set_owned(rank, o, lo, hi);
+                    }
+                });
+            },
+            |step, _, progress| on_step(step, progress),
+        )
+    }
+
+    /// Every ordinal of the box of `ranker` under `choice`, packed.
+    pub fn compute(ranker: &Ranker, choice: &Choice) -> Result<PackedOrds> {
+        let t = PackedOrds::zeroed(ranker.len(), choice.players());
+        t.compute_from(ranker, choice, 0, |_, _| Ok(()))?;
+        Ok(t)
+    }
+}
+
+/// Entry `r` of words packed at `B` bits an entry.
+#[inline(always)]
+fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
+    if 64 % B == 0 {
+        // A whole number of entries a word: the word and the shift without a multiply, the
+        // shift in 32 bits (the cheapest the compiler emits).
+        let per = 64 / B;
+        let v =
+            words[(r / per) as usize].load(Relaxed) >> ((r as u32 & (per as u32 - 1)) * B as u32);
+        return (v & ((1 << B) - 1)) as u8;
+    }
+    let off = r * B;
+    let (w, s) = ((off >> 6) as usize, off & 63);
+    let mut v = words[w].load(Relaxed) >> s;
+    if s + B > 64 {
+        v |= words[w + 1].load(Relaxed) << (64 - s);
+    }
+    (v & ((1 << B) - 1)) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::multiplayer::ordinal::ordinals_in_rank_order;
+    use crate::chomp::multiplayer::rule::Rule;
+
+    #[test]
+    fn bits_are_the_ceiling_of_log2_of_n_plus_one() {
+        let got: Vec<u32> = (1..=9).map(PackedOrds::bits_for).collect();
+        assert_eq!(got, [1, 2, 2, 3, 3, 3, 3, 4, 4]);
+        assert_eq!(PackedOrds::bits_for(63), 6);
+    }
+
+    #[test]
+    fn entries_round_trip_across_word_boundaries() {
+        for players in [1u8, 2, 3, 4, 7, 8, 20, 63] {
+            let max = players as u64;
+            let bytes: Vec<u8> = (0..1000u64)
+                .map(|r| ((r * 7 + r / 3) % (max + 1)) as u8)
+                .collect();
+            let t = PackedOrds::from_bytes(&bytes, players);
+            assert_eq!(t.to_bytes(), bytes, "{players} players");
+            let mut h = vec![0u64; players as usize + 1];
+            bytes.iter().for_each(|&o| h[o as usize] += 1);
+            assert_eq!(t.histogram(players), h);
+        }
+    }
+
+    #[test]
+    fn the_packed_engine_equals_the_rank_order_sweep() {
+        for rule in ["0,1", "0,2,1", "1,0,2", "3,0,2,1", "0,1,2,3,4"] {
+            let rule = Rule::parse(rule).unwrap();
+            let choice = Choice::new(&rule);
+            for (rows, cols) in [(1, 9), (9, 1), (4, 5), (5, 4), (6, 3)] {
+                let ranker = Ranker::new(ChompBox { rows, cols }).unwrap();
+                let want = ordinals_in_rank_order(&ranker, &choice).unwrap();
+                let got = PackedOrds::compute(&ranker, &choice).unwrap();
+                assert_eq!(got.to_bytes(), want, "{rule} on {rows}x{cols}");
+            }
+        }
+    }
+}
