@@ -4,7 +4,7 @@
 
 use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
 use chompute::cancel::Cancel;
-use chompute::chomp::two_player::cells::CellsTable;
+use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
 use chompute::chomp::two_player::file::{partial_path, TableFile};
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
@@ -440,6 +440,30 @@ fn cells_equal_a_brute_force_to_20() {
         }
         assert_eq!(table.diagrams(n), all.len() as u64, "p({n})");
         assert_eq!(table.p_positions(n), p, "n = {n}");
+    }
+}
+
+#[test]
+fn fresh_cells_runs_of_both_engines_equal_the_committed_data() {
+    // The committed tables (to 100 and to 130 cells) agree where they overlap, and a fresh run
+    // of each engine equals them to 45 cells.
+    let rows = |path: &str| -> Vec<serde_json::Value> {
+        let text =
+            std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v["cells"].as_array().unwrap().clone()
+    };
+    let (to100, to130) = (
+        rows("docs/data/chomp-cells-100.json"),
+        rows("docs/data/chomp-cells-130.json"),
+    );
+    assert_eq!((to100.len(), to130.len()), (100, 130));
+    assert_eq!(to100[..], to130[..100]);
+    for engine in [CellsEngine::Forward, CellsEngine::Scan] {
+        let table = CellsTable::compute_with(45, engine, |_| {}).unwrap();
+        for (row, want) in table.rows().iter().zip(&to130) {
+            assert_eq!(serde_json::to_value(row).unwrap(), *want, "{engine:?}");
+        }
     }
 }
 
