@@ -14,7 +14,6 @@ use chompute::chomp::multiplayer::ord_file;
 use chompute::chomp::multiplayer::ordinal::{
     add_to_histogram, OrdEngine, OrdPlan, Ords, RectangleOrdinal,
 };
-use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
     OrdinalPlane, Ranker, Rule,
@@ -380,20 +379,8 @@ fn ordinals_of_box(
     let t = match &args.output {
         None => plan.table(&args.rule)?,
         Some(path) => ord_file::compute_to_file(plan.shape, &args.rule, path, |event| {
-            if let RunEvent::Resumed {
-                path,
-                layers_done,
-                layers,
-                dropped_bytes,
-                ..
-            } = event
-            {
-                *resumed = layers_done;
-                eprintln!(
-                    "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
-                    path.display(),
-                    super::chomp_solve::dropped(dropped_bytes)
-                );
+            if let Some(done) = super::chomp_solve::said_resumed(&event) {
+                *resumed = done;
             }
         })?,
     };

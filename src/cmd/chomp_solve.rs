@@ -264,6 +264,27 @@ impl Report for PartReport {
 }
 
 /// ", the damaged rest (N bytes) dropped" when a checkpoint's tail was cut off.
+/// Say on stderr that a table run resumes from its checkpoint (the Grundy and ordinal tables'
+/// [`RunEvent::Resumed`]); the layers it found done, or `None` for any other event.
+pub(super) fn said_resumed(event: &RunEvent) -> Option<u64> {
+    let RunEvent::Resumed {
+        path,
+        layers_done,
+        layers,
+        dropped_bytes,
+        ..
+    } = event
+    else {
+        return None;
+    };
+    eprintln!(
+        "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
+        path.display(),
+        dropped(*dropped_bytes)
+    );
+    Some(*layers_done)
+}
+
 pub(super) fn dropped(bytes: u64) -> String {
     if bytes == 0 {
         String::new()
@@ -644,20 +665,8 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let table = match &args.output {
         None => GrundyTable::compute_with(plan)?,
         Some(path) => grundy_file::compute_to_file(plan, path, |event| {
-            if let RunEvent::Resumed {
-                path,
-                layers_done,
-                layers,
-                dropped_bytes,
-                ..
-            } = event
-            {
-                resumed = layers_done;
-                eprintln!(
-                    "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
-                    path.display(),
-                    dropped(dropped_bytes)
-                );
+            if let Some(done) = said_resumed(&event) {
+                resumed = done;
             }
         })?,
     };
