@@ -187,6 +187,20 @@ pub struct ChompCellsArgs {
     /// reads its options, the twin); both give the same counts.
     #[arg(long, value_enum, default_value_t = chompute::chomp::two_player::cells::CellsEngine::Forward)]
     pub engine: chompute::chomp::two_player::cells::CellsEngine,
+    /// Also save the bits of every diagram here (`chompute chomp cells-table 1`, read by
+    /// `chomp query`); the run keeps its state in FILE.partial, written in place now and
+    /// then, and the same command resumes from it. Forward engine only.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// With -o: save the state at most every SECONDS (and never more than 1/20 of the time;
+    /// 0: after every number of cells).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        requires = "output"
+    )]
+    pub save_every: u64,
     #[command(flatten)]
     pub format: Output<ChompCellsOutput>,
 }

@@ -11,7 +11,8 @@ use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs
 use anyhow::anyhow;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
-use chompute::chomp::two_player::cells::{CellsRow, CellsTable};
+use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
+use chompute::chomp::two_player::cells_file::{CellsEvent, CellsFile};
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
@@ -356,6 +357,9 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
     if OrdFile::is_ord_table(&args.table)? {
         return query_ord(args, &OrdFile::open(&args.table)?);
     }
+    if CellsFile::is_cells_table(&args.table)? {
+        return query_cells(args, &CellsFile::open(&args.table)?);
+    }
     let file = match SavedTable::open(&args.table)? {
         SavedTable::Bits(file) => file,
         SavedTable::Grundy(file) => return query_grundy(args, &file),
@@ -371,6 +375,59 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         shape: file.shape().to_string(),
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
+    };
+    print_report(&report, args.format.get())
+}
+
+#[derive(Serialize)]
+struct CellsQueryReport {
+    position: String,
+    cells: u64,
+    max: u32,
+    p: bool,
+    /// The positions a winning bite leaves (empty for a P-position).
+    bites: Vec<Vec<u32>>,
+}
+
+impl Report for CellsQueryReport {
+    fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
+        let p = &self.position;
+        if self.p {
+            return writeln!(out, "{p}: P (every bite loses)");
+        }
+        let list: Vec<String> = self.bites.iter().map(|q| text_bite(q)).collect();
+        writeln!(out, "{p}: N, winning bites leave {}", list.join(" "))
+    }
+}
+
+/// `chomp query` of a cells table: P or N, and the bites that leave a P-position.
+fn query_cells(args: &ChompQueryArgs, file: &CellsFile) -> anyhow::Result<()> {
+    if args.verify {
+        file.verify()?;
+    }
+    let p = &args.position;
+    let outside = || {
+        chompute::Error::invalid(format!(
+            "{p} has {} cells; {} holds the diagrams of 1 to {} cells",
+            p.volume(),
+            args.table.display(),
+            file.max()
+        ))
+    };
+    let is_p = file.is_p(p.rows())?.ok_or_else(outside)?;
+    let mut bites = Vec::new();
+    for q in p.options() {
+        // The empty diagram (the poison eaten) is no winning bite.
+        if file.is_p(q.rows())? == Some(true) {
+            bites.push(q.rows().to_vec());
+        }
+    }
+    let report = CellsQueryReport {
+        position: p.to_string(),
+        cells: p.volume(),
+        max: file.max(),
+        p: is_p,
+        bites,
     };
     print_report(&report, args.format.get())
 }
@@ -722,10 +779,33 @@ impl Report for CellsReport {
     }
 }
 
-/// `chomp cells --max N`.
+/// Say on stderr that a cells run resumes from its checkpoint.
+fn said_cells(event: CellsEvent) {
+    if let CellsEvent::Resumed { path, done } = event {
+        eprintln!(
+            "chompute: resuming from {}: the diagrams of up to {done} cells done",
+            path.display()
+        );
+    }
+}
+
+/// `chomp cells --max N [-o FILE]`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
+    use chompute::chomp::two_player::cells_file::{self, Snapshots};
     let start = Instant::now();
-    let table = CellsTable::compute_with(args.max, args.engine, |_| {})?;
+    let table = match &args.output {
+        None => CellsTable::compute_with(args.max, args.engine, |_| {})?,
+        Some(_) if args.engine != CellsEngine::Forward => {
+            return Err(chompute::Error::invalid(
+                "-o saves the forward engine's table; leave out --engine scan",
+            )
+            .into())
+        }
+        Some(out) => {
+            let every = Snapshots::Every(std::time::Duration::from_secs(args.save_every));
+            cells_file::compute_to_file_with(args.max, out, every, said_cells, |_| Ok(()))?
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     let cells = table.rows();
     let report = CellsReport {

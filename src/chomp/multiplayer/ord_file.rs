@@ -53,7 +53,6 @@ use crate::chomp::two_player::schedule::{layer_count, Layers, Schedule};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -371,18 +370,7 @@ impl OrdFile {
     /// Whether the file at `path` starts with the ordinal table's first line (so that a reader
     /// of saved tables knows which kind to open).
     pub fn is_ord_table(path: &Path) -> Result<bool> {
-        let file = store::open_regular(path)?;
-        let want = format!("{ORD_MAGIC}\n");
-        let mut first = vec![0u8; want.len()];
-        let mut got = 0;
-        while got < first.len() {
-            match file.read_at(&mut first[got..], got as u64) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) => return Err(Error::io(path, e)),
-            }
-        }
-        Ok(first[..got] == *want.as_bytes())
+        store::starts_with_line(path, ORD_MAGIC)
     }
 
     /// Open a table written by [`save_ords`]: checks the header (its CRC, the box, the

@@ -87,7 +87,13 @@ impl PartitionCounts {
 #[derive(Debug)]
 pub struct CellsTable {
     counts: PartitionCounts,
-    bits: Vec<Vec<AtomicU64>>,
+    /// The bits of every table, those of n cells in `words[at[n]..at[n + 1]]`: N-marks for
+    /// the forward engine (a set bit is an N-position: marks are only ever added, so any
+    /// snapshot of them is a state to resume from), P-positions for the scan.
+    words: Vec<AtomicU64>,
+    at: Vec<usize>,
+    /// Whether a set bit marks an N-position (the forward engine) rather than a P-position.
+    marks: bool,
     p: Vec<u64>,
 }
 
@@ -111,6 +117,17 @@ impl CellsTable {
         engine: CellsEngine,
         mut done: impl FnMut(u32),
     ) -> Result<CellsTable> {
+        let mut table = CellsTable::zeroed(max, engine)?;
+        table.solve_from(engine, 0, |_, n| {
+            done(n);
+            Ok(())
+        })?;
+        Ok(table)
+    }
+
+    /// The empty tables of up to `max` cells for `engine`: refused with [`Error::TooLarge`]
+    /// before anything is allocated when they do not fit in memory.
+    pub fn zeroed(max: u32, engine: CellsEngine) -> Result<CellsTable> {
         if max == 0 || max > MAX_CELLS {
             return Err(Error::bad_argument(
                 "the largest number of cells",
@@ -124,31 +141,65 @@ impl CellsTable {
             &format!("the tables of the diagrams of up to {max} cells"),
             "choose a smaller number of cells",
         )?;
+        let mut at = vec![0usize; max as usize + 2];
+        for n in 1..=max as usize {
+            at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64) as usize;
+        }
+        Ok(CellsTable {
+            words: crate::chomp::bits::zeroed_words(at[max as usize + 1]),
+            at,
+            marks: engine == CellsEngine::Forward,
+            p: vec![0],
+            counts,
+        })
+    }
+
+    /// The words of every table, those of n cells from [`CellsTable::word_offset`]`(n)` on.
+    pub fn words(&self) -> &[AtomicU64] {
+        &self.words
+    }
+
+    /// The first word of the table of `n` cells in [`CellsTable::words`].
+    pub fn word_offset(&self, n: u32) -> usize {
+        self.at[n as usize]
+    }
+
+    /// The bits of the diagrams of `n` cells.
+    fn table(&self, n: u32) -> &[AtomicU64] {
+        &self.words[self.at[n as usize]..self.at[n as usize + 1]]
+    }
+
+    /// Decide the diagrams of up to the largest number of cells from `start_step` on (the
+    /// diagrams of `start_step + 1` cells; the tables of fewer are final, and those of more
+    /// hold every mark of them), calling `done(self, n)` after each n: between two calls no
+    /// thread marks, so the words are a state to resume from. Then count the P-positions.
+    pub fn solve_from(
+        &mut self,
+        engine: CellsEngine,
+        start_step: u64,
+        mut done: impl FnMut(&CellsTable, u32) -> Result<()>,
+    ) -> Result<()> {
+        assert_eq!(
+            self.marks,
+            engine == CellsEngine::Forward,
+            "the engine of the table"
+        );
+        let max = self.at.len() as u32 - 2;
         // Every diagram of up to `max` cells in one index space, those of n cells from
         // offsets[n] on, decided by the one driver: step n - 1 is the blocks of n cells.
         let mut offsets = vec![0u64; max as usize + 2];
         for n in 1..=max as usize {
-            offsets[n + 1] = offsets[n] + counts.partitions(n as u32);
+            offsets[n + 1] = offsets[n] + self.counts.partitions(n as u32);
         }
-        let mut table = CellsTable {
-            bits: (0..=max)
-                .map(|n| match n {
-                    0 => Vec::new(),
-                    n => {
-                        crate::chomp::bits::zeroed_words(counts.partitions(n).div_ceil(64) as usize)
-                    }
-                })
-                .collect(),
-            p: vec![0],
-            counts,
-        };
-        let mut p = vec![0];
         let schedule = ByCells {
-            counts: &table.counts,
+            counts: &self.counts,
             offsets: &offsets,
         };
-        let run = Run::whole(&schedule, offsets[max as usize + 1]);
-        let this = &table;
+        let run = Run {
+            start: start_step,
+            ..Run::whole(&schedule, offsets[max as usize + 1])
+        };
+        let this = &*self;
         drive(
             run,
             || (Vec::new(), Parents::default()),
@@ -156,33 +207,35 @@ impl CellsTable {
                 this.walk_block(&offsets, parts, base, len, |parts, n, rank| match engine {
                     CellsEngine::Scan => {
                         if this.decide(parts, n) {
-                            crate::chomp::bits::mark(&this.bits[n as usize], rank);
+                            crate::chomp::bits::mark(this.table(n), rank);
                         }
                     }
                     CellsEngine::Forward => {
-                        if !crate::chomp::bits::get(&this.bits[n as usize], rank) {
+                        if !crate::chomp::bits::get(this.table(n), rank) {
                             this.mark_parents(parts, n, parents);
                         }
                     }
                 })
             },
-            // The P-positions are counted from the bits, not listed (at 140 cells a step has
-            // 2·10^8 of them).
-            |step, _, _| {
-                let n = step as usize + 1;
-                let words = &this.bits[n];
-                if engine == CellsEngine::Forward {
-                    // Nothing marks the diagrams of n cells any more: from N-marks to P bits.
-                    let len = this.counts.partitions(n as u32);
-                    crate::chomp::bits::invert_range(words, 0, len);
-                }
-                p.push(crate::chomp::bits::count(words));
-                done(n as u32);
-                Ok(())
-            },
+            // The P-positions are counted from the bits at the end, not listed (at 140 cells
+            // a step has 2·10^8 of them).
+            |step, _, _| done(this, step as u32 + 1),
         )?;
-        table.p = p;
-        Ok(table)
+        self.p = (0..=max).map(|n| self.count_p(n)).collect();
+        Ok(())
+    }
+
+    /// The P-positions of `n` cells, counted from the bits (0 for n = 0).
+    pub fn count_p(&self, n: u32) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let set = crate::chomp::bits::count(self.table(n));
+        match self.marks {
+            // The bits past p(n) in the last word are never marked.
+            true => self.counts.partitions(n) - set,
+            false => set,
+        }
     }
 
     /// Walk the `len` diagrams from index `base` (a whole block of n cells and one first part:
@@ -229,7 +282,7 @@ impl CellsTable {
     /// bottom up. The appended rows are a partition of e with parts ≤ q_{L-1}, whose terms
     /// are its rank among the partitions of e: a range of ranks, marked at once.
     fn mark_parents(&self, q: &[u32], m: u32, s: &mut Parents) {
-        let budget = (self.bits.len() - 1) as u32 - m;
+        let budget = (self.at.len() - 2) as u32 - m;
         if budget == 0 {
             return;
         }
@@ -268,7 +321,7 @@ impl CellsTable {
         for e in 1..=budget {
             let start = s.pre[e as usize];
             let len = self.counts.get(e, q[l - 1]);
-            crate::chomp::bits::mark_range(&self.bits[(m + e) as usize], start, start + len);
+            crate::chomp::bits::mark_range(self.table(m + e), start, start + len);
         }
     }
 
@@ -293,7 +346,7 @@ impl CellsTable {
             while v <= run.cap && extra + (v - t) <= run.budget {
                 let e = extra + (v - t);
                 let rank = pre[e as usize] + acc + self.counts.get(rem + v, v - 1) + run.below;
-                crate::chomp::bits::mark(&self.bits[(run.m + e) as usize], rank);
+                crate::chomp::bits::mark(self.table(run.m + e), rank);
                 v += 1;
             }
             return;
@@ -345,14 +398,14 @@ impl CellsTable {
     /// Whether the diagram of rank `rank` among those of `m` cells is P.
     #[inline]
     pub fn is_p_rank(&self, m: u32, rank: u64) -> bool {
-        crate::chomp::bits::get(&self.bits[m as usize], rank)
+        crate::chomp::bits::get(self.table(m), rank) != self.marks
     }
 
     /// Whether the diagram with row lengths `parts` is P; `None` when it has more cells than
     /// the table or none.
     pub fn is_p(&self, parts: &[u32]) -> Option<bool> {
         let m: u32 = parts.iter().sum();
-        if m == 0 || m as usize >= self.bits.len() || parts.windows(2).any(|w| w[0] < w[1]) {
+        if m == 0 || m > self.max() || parts.windows(2).any(|w| w[0] < w[1]) {
             return None;
         }
         Some(self.is_p_rank(m, self.counts.rank(parts.iter().copied(), m)))
@@ -370,7 +423,7 @@ impl CellsTable {
 
     /// The largest n computed.
     pub fn max(&self) -> u32 {
-        self.p.len() as u32 - 1
+        self.at.len() as u32 - 2
     }
 
     /// The counts of every n from 1 to the largest.
@@ -507,15 +560,40 @@ mod tests {
             let forward = CellsTable::compute_with(max, CellsEngine::Forward, |_| {}).unwrap();
             assert_eq!(forward.rows(), scan.rows(), "{max}");
             for n in 1..=max as usize {
-                let words = |t: &CellsTable| -> Vec<u64> {
-                    t.bits[n]
-                        .iter()
-                        .map(|w| w.load(std::sync::atomic::Ordering::Relaxed))
-                        .collect()
+                let n = n as u32;
+                let p = |t: &CellsTable| -> Vec<bool> {
+                    (0..t.diagrams(n)).map(|r| t.is_p_rank(n, r)).collect()
                 };
-                assert_eq!(words(&forward), words(&scan), "{n} cells of {max}");
+                assert_eq!(p(&forward), p(&scan), "{n} cells of {max}");
             }
         }
+    }
+
+    #[test]
+    fn a_diagram_and_its_conjugate_have_the_same_status() {
+        // Transposition maps the game onto itself: a check on the table, not its input.
+        let t = CellsTable::compute(36, |_| {}).unwrap();
+        let mut checked = 0;
+        for n in 1..=36u32 {
+            for a in 1..=n {
+                let mut parts = vec![0u32; n as usize + 1];
+                parts[0] = a;
+                let mut len = fill_greedy(&mut parts, 1, n - a);
+                loop {
+                    let rows = &parts[..len];
+                    let conj: Vec<u32> = (0..rows[0])
+                        .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
+                        .collect();
+                    assert_eq!(t.is_p(rows), t.is_p(&conj), "{rows:?}");
+                    checked += 1;
+                    match next_in_block(&mut parts, len) {
+                        Some(l) => len = l,
+                        None => break,
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, (1..=36).map(|n| t.diagrams(n)).sum::<u64>());
     }
 
     #[test]

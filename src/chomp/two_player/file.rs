@@ -554,6 +554,22 @@ pub(crate) fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// Whether the regular file `path` starts with the line `magic` (nothing else is read).
+pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
+    let file = open_regular(path)?;
+    let want = format!("{magic}\n");
+    let mut first = vec![0u8; want.len()];
+    let mut got = 0;
+    while got < first.len() {
+        match file.read_at(&mut first[got..], got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok(first[..got] == *want.as_bytes())
+}
+
 /// The error for a file found damaged: `PATH: WHY; the file is damaged`.
 pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {why}; the file is damaged", path.display()))

@@ -22,6 +22,7 @@
 
 pub mod blocks;
 pub mod cells;
+pub mod cells_file;
 pub mod colex;
 pub mod driver;
 pub mod file;

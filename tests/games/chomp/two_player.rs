@@ -13,6 +13,7 @@ use chompute::chomp::two_player::solve::{solve, solve_box};
 use chompute::chomp::two_player::table::rectangle;
 use chompute::chomp::{ChompBox, Diagram};
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::time::Duration;
 
 fn bx(rows: usize, cols: u32) -> ChompBox {
@@ -465,6 +466,115 @@ fn fresh_cells_runs_of_both_engines_equal_the_committed_data() {
             assert_eq!(serde_json::to_value(row).unwrap(), *want, "{engine:?}");
         }
     }
+}
+
+#[test]
+fn the_cells_table_agrees_with_a_box_table_on_every_diagram_both_hold() {
+    // Every diagram of up to 28 cells inside the 11×12 box: the box solver and the cells
+    // table decide it apart, and agree; for n ≤ 11 the box holds every diagram of n cells.
+    let (rows, cols) = (11usize, 12u32);
+    let table = solve(bx(rows, cols)).unwrap();
+    let cells = CellsTable::compute(28, |_| {}).unwrap();
+    for n in 1..=28u32 {
+        let mut all = Vec::new();
+        partitions(n, cols, &mut Vec::new(), &mut all);
+        let mut p = 0;
+        for d in all.iter().filter(|d| d.len() <= rows) {
+            let is_p = table.is_p(&Diagram::new(d.clone()).unwrap());
+            assert_eq!(is_p, cells.is_p(d), "{d:?}");
+            p += is_p.unwrap() as u64;
+        }
+        if n <= 11 {
+            assert_eq!(p, cells.p_positions(n), "n = {n}");
+        }
+    }
+}
+
+#[test]
+fn a_cells_file_run_stopped_by_an_interrupt_resumes_to_the_identical_file() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = scratch_dir("cells_file_sigint");
+    let (out, whole) = (dir.join("c.cells"), dir.join("whole.cells"));
+    let args = |o: &Path| -> Vec<String> {
+        [
+            "chomp",
+            "cells",
+            "--max",
+            "78",
+            "--json",
+            "--save-every",
+            "0",
+            "-o",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([o.display().to_string()])
+        .collect()
+    };
+    let child = Command::new(crate::common::bin())
+        .args(args(&out))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Interrupted once a snapshot past 40 cells is on disk (a slot's `steps` line).
+    let partial = partial_path(&out);
+    let t = Instant::now();
+    let steps = |p: &Path| -> u64 {
+        let bytes = std::fs::read(p).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]).into_owned();
+        text.lines()
+            .filter_map(|l| l.strip_prefix("steps ")?.parse().ok())
+            .max()
+            .unwrap_or(0)
+    };
+    while steps(&partial) < 40 {
+        assert!(t.elapsed() < Duration::from_secs(120), "no snapshot");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: an interrupt to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let run = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(130), "{err}");
+    assert!(err.contains("kept the checkpoint"), "{err}");
+    assert!(!out.exists() && partial.exists());
+    let a = args(&out);
+    let again = chompute(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("resuming from"),
+        "{}",
+        stderr(&again)
+    );
+    assert!(!partial.exists());
+    let w = args(&whole);
+    let fresh = chompute(&w.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+    assert_eq!(json_of(&again)["cells"], json_of(&fresh)["cells"]);
+    // The file answers single diagrams (and checks itself) through `chomp query`.
+    let o = out.to_str().unwrap();
+    let q = chompute(&[
+        "chomp",
+        "query",
+        o,
+        "--position",
+        "3,2,1",
+        "--verify",
+        "--json",
+    ]);
+    assert!(q.status.success(), "{}", stderr(&q));
+    let j = json_of(&q);
+    assert_eq!(j["p"], false);
+    assert_eq!(
+        j["bites"],
+        serde_json::json!([[3, 2], [3, 1, 1], [2, 2, 1]])
+    );
+    let q = chompute(&["chomp", "query", o, "--position", "40,40"]);
+    assert_eq!(q.status.code(), Some(2));
+    assert!(stderr(&q).contains("1 to 78 cells"), "{}", stderr(&q));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -1,0 +1,864 @@
+//! The cells table file (`chompute chomp cells-table 1`, docs/formats.md): the bits of every
+//! Young diagram of up to N cells, and the checkpoint a run of `chomp cells --max N -o FILE`
+//! resumes from, which is the same file under the name `FILE.partial`.
+//!
+//! The forward engine only ever *adds* N-marks, and every mark is true, so the words at any
+//! step boundary are a state to resume from, and so is any mix of an older and a newer one
+//! (the older state's steps are done again and their marks are already there). The file is
+//! therefore written in place: three header slots, each with the steps it holds and the
+//! CRC-32 of every 4 KiB chunk of the body, written in turn; a snapshot first writes the
+//! next slot, then the chunks that changed. A run stopped anywhere leaves every chunk equal
+//! to one of the two newest slots' CRCs: it resumes from the newer slot's steps when every
+//! chunk matches it and from the older one's otherwise. A chunk that matches neither is
+//! damage, refused in one line; never a wrong count. The disk holds the table once.
+//!
+//! Layout: three slots of [`SLOT_HEADER`] bytes of text (the sealed header: magic, `max`,
+//! `words`, `chunk-bytes`, `seq`, `steps`, `p-positions`, `crcs-crc32`, `header-crc32`,
+//! zero-padded) then the chunk CRCs (u32 LE, padded to a chunk); then the body: the words
+//! (u64 LE) of the tables of 1, 2, …, N cells, each table ⌈p(n)/64⌉ words in rank order
+//! (`super::cells`), a set bit an N-position, zero-padded to a whole chunk. A finished file
+//! has `steps` = N and `p-positions` the count for every n.
+//!
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
+
+use super::cells::{CellsEngine, CellsTable};
+use super::file::{damaged, flock_now, header_crc_holds};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Duration;
+
+/// The first line of a cells table file.
+pub const CELLS_MAGIC: &str = "chompute chomp cells-table 1";
+/// Bytes of the body covered by one CRC-32 (a page: a stopped write leaves each whole).
+pub const CHUNK: u64 = 4096;
+/// Bytes of a slot's text.
+pub const SLOT_HEADER: u64 = 16384;
+/// How many slots the file has.
+const SLOTS: u64 = 3;
+/// Words of a chunk.
+const CHUNK_WORDS: usize = (CHUNK / 8) as usize;
+
+/// Where things lie in a file of `words` words.
+#[derive(Debug, Clone, Copy)]
+struct Geometry {
+    words: u64,
+    chunks: u64,
+    slot_bytes: u64,
+}
+
+impl Geometry {
+    fn new(words: u64) -> Geometry {
+        let chunks = (words * 8).div_ceil(CHUNK);
+        Geometry {
+            words,
+            chunks,
+            slot_bytes: SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK),
+        }
+    }
+
+    fn body_at(&self) -> u64 {
+        SLOTS * self.slot_bytes
+    }
+
+    fn file_bytes(&self) -> u64 {
+        self.body_at() + self.chunks * CHUNK
+    }
+}
+
+/// Bytes of the cells table file of `table`'s size.
+pub fn file_bytes(table: &CellsTable) -> u64 {
+    Geometry::new(table.words().len() as u64).file_bytes()
+}
+
+/// One slot: what the body held when it was written.
+#[derive(Debug, Clone)]
+struct Slot {
+    seq: u64,
+    steps: u64,
+    p: Vec<u64>,
+    crcs: Vec<u32>,
+}
+
+/// The CRC-32 of chunk `i` of `words`.
+fn chunk_crc(words: &[AtomicU64], i: usize) -> u32 {
+    let mut bytes = [0u8; CHUNK as usize];
+    chunk_bytes(words, i, &mut bytes);
+    crc32fast::hash(&bytes)
+}
+
+/// Chunk `i` of `words` as bytes (zeros past the last word).
+fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
+    let lo = (i * CHUNK_WORDS).min(words.len());
+    let hi = ((i + 1) * CHUNK_WORDS).min(words.len());
+    out.fill(0);
+    for (o, w) in out.chunks_exact_mut(8).zip(&words[lo..hi]) {
+        o.copy_from_slice(&w.load(Relaxed).to_le_bytes());
+    }
+}
+
+fn crcs_of(words: &[AtomicU64], chunks: u64) -> Vec<u32> {
+    (0..chunks as usize)
+        .into_par_iter()
+        .map(|i| chunk_crc(words, i))
+        .collect()
+}
+
+/// The slot's bytes: the sealed text, zero-padded to [`SLOT_HEADER`], then the CRCs.
+fn slot_bytes(max: u32, geo: &Geometry, slot: &Slot) -> Vec<u8> {
+    let crc_bytes: Vec<u8> = slot.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
+    let p: Vec<String> = slot.p.iter().map(|c| c.to_string()).collect();
+    let mut text = format!(
+        "{CELLS_MAGIC}\nmax {max}\nwords {}\nchunk-bytes {CHUNK}\nseq {}\nsteps {}\n\
+         p-positions {}\ncrcs-crc32 {:08x}\n",
+        geo.words,
+        slot.seq,
+        slot.steps,
+        if p.is_empty() {
+            "-".into()
+        } else {
+            p.join(",")
+        },
+        crc32fast::hash(&crc_bytes)
+    );
+    let crc = crc32fast::hash(text.as_bytes());
+    text.push_str(&format!("header-crc32 {crc:08x}\n\n"));
+    assert!(text.len() as u64 <= SLOT_HEADER, "a slot's text fits");
+    let mut out = text.into_bytes();
+    out.resize(SLOT_HEADER as usize, 0);
+    out.extend_from_slice(&crc_bytes);
+    out.resize(geo.slot_bytes as usize, 0);
+    out
+}
+
+/// Read slot `k`: `None` when it was never written or is torn (its CRCs do not hold).
+fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Result<Option<Slot>> {
+    let mut bytes = vec![0u8; geo.slot_bytes as usize];
+    file.read_exact_at(&mut bytes, k * geo.slot_bytes)
+        .map_err(|e| Error::io(path, e))?;
+    let Some(end) = bytes[..SLOT_HEADER as usize]
+        .windows(2)
+        .position(|w| w == b"\n\n")
+    else {
+        return Ok(None);
+    };
+    let header = &bytes[..end + 2];
+    if !header_crc_holds(header) {
+        return Ok(None);
+    }
+    let text = std::str::from_utf8(header).map_err(|_| damaged(path, "a slot is not text"))?;
+    let mut lines = text.lines();
+    if lines.next() != Some(CELLS_MAGIC) {
+        return Err(Error::invalid(format!(
+            "{}: not a chompute cells table (its first line is not '{CELLS_MAGIC}')",
+            path.display()
+        )));
+    }
+    let pairs: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(' ')).collect();
+    let get = |key: &str| -> Result<&str> {
+        pairs
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| damaged(path, format!("a slot has no '{key}'")))
+    };
+    let num = |key: &str| -> Result<u64> {
+        get(key)?
+            .parse()
+            .map_err(|_| damaged(path, format!("'{key}' is not a number")))
+    };
+    let file_max = num("max")?;
+    if file_max != max as u64 {
+        return Err(Error::invalid(format!(
+            "{} holds the diagrams of up to {file_max} cells, not {max}; remove it or ask for {file_max}",
+            path.display()
+        )));
+    }
+    if num("words")? != geo.words || num("chunk-bytes")? != CHUNK {
+        return Err(damaged(path, "its size is not that of its header"));
+    }
+    let steps = num("steps")?;
+    let p = match get("p-positions")? {
+        "-" => Vec::new(),
+        list => list
+            .split(',')
+            .map(|c| c.parse::<u64>())
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|_| damaged(path, "'p-positions' is not a list of numbers"))?,
+    };
+    if steps > max as u64 || p.len() as u64 != steps {
+        return Err(damaged(path, "its steps do not match its counts"));
+    }
+    let crc_bytes = &bytes[SLOT_HEADER as usize..(SLOT_HEADER + geo.chunks * 4) as usize];
+    let stated = u32::from_str_radix(get("crcs-crc32")?, 16)
+        .map_err(|_| damaged(path, "'crcs-crc32' is not hexadecimal"))?;
+    if crc32fast::hash(crc_bytes) != stated {
+        return Ok(None);
+    }
+    Ok(Some(Slot {
+        seq: num("seq")?,
+        steps,
+        p,
+        crcs: crc_bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect(),
+    }))
+}
+
+/// The newest slots of a file, newest first (at most two). Every slot's text is read; a
+/// file with none whole is damaged.
+fn newest_slots(file: &File, path: &Path, geo: &Geometry, max: u32) -> Result<Vec<Slot>> {
+    let mut slots = Vec::new();
+    for k in 0..SLOTS {
+        if let Some(s) = read_slot(file, path, geo, max, k)? {
+            if s.seq % SLOTS != k {
+                return Err(damaged(path, "a slot is out of place"));
+            }
+            slots.push(s);
+        }
+    }
+    slots.sort_by_key(|s| std::cmp::Reverse(s.seq));
+    slots.truncate(2);
+    if slots.is_empty() {
+        return Err(damaged(path, "no header slot is whole"));
+    }
+    Ok(slots)
+}
+
+/// A run's file being written in place ([`compute_to_file`]).
+struct Writer {
+    file: File,
+    path: PathBuf,
+    max: u32,
+    geo: Geometry,
+    /// The newest slot written: the body holds exactly its chunks.
+    newest: Slot,
+}
+
+impl Writer {
+    /// A new file of `table`'s (empty) tables: one slot of no steps, the body zeros.
+    fn create(path: &Path, table: &CellsTable) -> Result<Writer> {
+        let io = |e| Error::io(path, e);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(io)?;
+        flock_now(&file, false).map_err(io)?;
+        let geo = Geometry::new(table.words().len() as u64);
+        file.set_len(geo.file_bytes()).map_err(io)?;
+        let zero = crc32fast::hash(&[0u8; CHUNK as usize]);
+        let mut w = Writer {
+            file,
+            path: path.to_path_buf(),
+            max: table.max(),
+            geo,
+            newest: Slot {
+                seq: 0,
+                steps: 0,
+                p: Vec::new(),
+                crcs: vec![zero; geo.chunks as usize],
+            },
+        };
+        w.write_slot(w.newest.clone())?;
+        Ok(w)
+    }
+
+    /// Open the file of a stopped run and read its body into `table`'s words (which must be
+    /// zero). Returns the writer and the steps done.
+    fn resume(path: &Path, table: &CellsTable) -> Result<(Writer, u64)> {
+        let io = |e| Error::io(path, e);
+        super::file::check_regular(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        flock_now(&file, false).map_err(|e| {
+            Error::invalid(format!(
+                "{}: another run is writing it ({e})",
+                path.display()
+            ))
+        })?;
+        let geo = Geometry::new(table.words().len() as u64);
+        if file.metadata().map_err(io)?.len() != geo.file_bytes() {
+            return Err(damaged(path, "its length is not that of its header"));
+        }
+        let slots = newest_slots(&file, path, &geo, table.max())?;
+        let words = table.words();
+        // Read the body in pieces of many chunks, each chunk checked against both slots.
+        const PIECE: usize = 4096; // chunks
+        let mut buf = vec![0u8; PIECE * CHUNK as usize];
+        let mut actual = Vec::with_capacity(geo.chunks as usize);
+        let mut older = false;
+        for first in (0..geo.chunks as usize).step_by(PIECE) {
+            let n = PIECE.min(geo.chunks as usize - first);
+            let bytes = &mut buf[..n * CHUNK as usize];
+            file.read_exact_at(bytes, geo.body_at() + first as u64 * CHUNK)
+                .map_err(io)?;
+            let crcs: Vec<u32> = bytes
+                .par_chunks(CHUNK as usize)
+                .map(crc32fast::hash)
+                .collect();
+            for (j, &c) in crcs.iter().enumerate() {
+                let i = first + j;
+                if c != slots[0].crcs[i] {
+                    if slots.get(1).is_some_and(|s| s.crcs[i] == c) {
+                        older = true;
+                    } else {
+                        return Err(damaged(
+                            path,
+                            format!("chunk {i} of its body matches neither of its newest headers"),
+                        ));
+                    }
+                }
+            }
+            actual.extend_from_slice(&crcs);
+            let lo = first * CHUNK_WORDS;
+            for (w, b) in words[lo.min(words.len())..]
+                .iter()
+                .zip(bytes.chunks_exact(8))
+            {
+                w.store(u64::from_le_bytes(b.try_into().expect("8 bytes")), Relaxed);
+            }
+        }
+        let from = if older { &slots[1] } else { &slots[0] };
+        let steps = from.steps;
+        let mut w = Writer {
+            file,
+            path: path.to_path_buf(),
+            max: table.max(),
+            geo,
+            newest: slots[0].clone(),
+        };
+        if older {
+            // The body is a mix of the two newest slots: a new slot says what it holds, so
+            // that the next snapshot again leaves a mix of two slots.
+            w.write_slot(Slot {
+                seq: slots[0].seq + 1,
+                steps,
+                p: from.p.clone(),
+                crcs: actual,
+            })?;
+        }
+        Ok((w, steps))
+    }
+
+    /// Write `slot` to its place (seq mod 3) and sync: from now on it is the newest.
+    fn write_slot(&mut self, slot: Slot) -> Result<()> {
+        let bytes = slot_bytes(self.max, &self.geo, &slot);
+        let io = |e| Error::io(&self.path, e);
+        self.file
+            .write_all_at(&bytes, (slot.seq % SLOTS) * self.geo.slot_bytes)
+            .map_err(io)?;
+        self.file.sync_data().map_err(io)?;
+        self.newest = slot;
+        Ok(())
+    }
+
+    /// Clear slot `k` (as if never written) and sync.
+    fn clear_slot(&self, k: u64) -> Result<()> {
+        let io = |e| Error::io(&self.path, e);
+        let zeros = vec![0u8; self.geo.slot_bytes as usize];
+        self.file
+            .write_all_at(&zeros, k * self.geo.slot_bytes)
+            .map_err(io)?;
+        self.file.sync_data().map_err(io)
+    }
+
+    /// Make the finished file the same however the run went: its one slot first, as seq 0,
+    /// the other two cleared. At every moment a slot of the finished body is whole.
+    fn seal(mut self) -> Result<()> {
+        let mut keep = self.newest.seq % SLOTS;
+        for k in (0..SLOTS).filter(|&k| k != keep) {
+            self.clear_slot(k)?;
+        }
+        if keep == 0 {
+            // Slot 0 is rewritten below: first a copy in slot 1.
+            self.write_slot(Slot {
+                seq: self.newest.seq + 1,
+                ..self.newest.clone()
+            })?;
+            self.clear_slot(0)?;
+            keep = 1;
+        }
+        self.write_slot(Slot {
+            seq: 0,
+            ..self.newest.clone()
+        })?;
+        self.clear_slot(keep)
+    }
+
+    /// Save `table`'s words with `steps` steps done: the next slot, then the chunks that
+    /// changed, then a sync.
+    fn snapshot(&mut self, table: &CellsTable, steps: u64) -> Result<()> {
+        let words = table.words();
+        let crcs = crcs_of(words, self.geo.chunks);
+        let changed: Vec<usize> = (0..crcs.len())
+            .filter(|&i| crcs[i] != self.newest.crcs[i])
+            .collect();
+        let p = (1..=steps as u32).map(|n| table.count_p(n)).collect();
+        self.write_slot(Slot {
+            seq: self.newest.seq + 1,
+            steps,
+            p,
+            crcs,
+        })?;
+        let io = |e| Error::io(&self.path, e);
+        // Runs of changed chunks, written a few MiB at a time.
+        const RUN: usize = 1024;
+        let mut buf = vec![0u8; RUN * CHUNK as usize];
+        let mut k = 0;
+        while k < changed.len() {
+            let first = changed[k];
+            let mut n = 1;
+            while k + n < changed.len() && changed[k + n] == first + n && n < RUN {
+                n += 1;
+            }
+            for j in 0..n {
+                let c = CHUNK as usize;
+                chunk_bytes(words, first + j, &mut buf[j * c..(j + 1) * c]);
+            }
+            self.file
+                .write_all_at(
+                    &buf[..n * CHUNK as usize],
+                    self.geo.body_at() + first as u64 * CHUNK,
+                )
+                .map_err(io)?;
+            k += n;
+        }
+        self.file.sync_data().map_err(io)
+    }
+}
+
+/// What a run to a file tells its caller.
+#[derive(Debug, Clone)]
+pub enum CellsEvent {
+    /// Resuming from the checkpoint at `path` with the diagrams of up to `done` cells final.
+    Resumed {
+        /// The checkpoint.
+        path: PathBuf,
+        /// The largest number of cells whose table was final in it.
+        done: u32,
+    },
+    /// The state after `done` cells was saved.
+    Snapshot {
+        /// The largest number of cells whose table is final in it.
+        done: u32,
+    },
+}
+
+/// The least time between snapshots of a run to a file (and never more than 1/20 of the
+/// time: a snapshot of 140 cells writes about 19 GB).
+pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(60);
+
+/// Decide every diagram of up to `max` cells by the forward engine, keeping the state in
+/// `out.partial` (resuming from it when it exists), then make that file `out`. Refused
+/// before any work when the memory lacks room for the tables or the disk for the file.
+pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(CellsEvent)) -> Result<CellsTable> {
+    let every = Snapshots::Every(SNAPSHOT_EVERY);
+    compute_to_file_with(max, out, every, report, |_| Ok(()))
+}
+
+/// When a run to a file saves its state.
+#[derive(Debug, Clone)]
+pub enum Snapshots {
+    /// At most every this long, and never more than 1/20 of the time (zero: after each n).
+    Every(Duration),
+    /// After each of these numbers of cells.
+    After(Vec<u32>),
+}
+
+/// [`compute_to_file`] with snapshots `when`, and `after(n)` called after each n (an error
+/// stops the run there: tests stop runs with it).
+pub fn compute_to_file_with(
+    max: u32,
+    out: &Path,
+    when: Snapshots,
+    mut report: impl FnMut(CellsEvent),
+    mut after: impl FnMut(u32) -> Result<()>,
+) -> Result<CellsTable> {
+    super::file::check_resumable_target(out)?;
+    let partial = super::file::partial_path(out);
+    let mut table = CellsTable::zeroed(max, CellsEngine::Forward)?;
+    super::file::ensure_disk(out, file_bytes(&table), std::slice::from_ref(&partial))?;
+    let (mut writer, start) = match partial.exists() {
+        true => Writer::resume(&partial, &table)?,
+        false => (Writer::create(&partial, &table)?, 0),
+    };
+    crate::output::keep_checkpoint(&partial);
+    if start > 0 {
+        report(CellsEvent::Resumed {
+            path: partial.clone(),
+            done: start as u32,
+        });
+    }
+    // The first snapshot is assumed to write at 200 MB/s.
+    let first = Duration::from_secs_f64(file_bytes(&table) as f64 / 2e8);
+    let every = match &when {
+        Snapshots::Every(every) => *every,
+        Snapshots::After(_) => Duration::MAX,
+    };
+    let mut cadence = super::piece::Cadence::new(every, first);
+    table.solve_from(CellsEngine::Forward, start, |t, n| {
+        let due = match &when {
+            Snapshots::Every(_) => cadence.due(),
+            Snapshots::After(list) => list.contains(&n),
+        };
+        if n < max && due {
+            cadence.take(|| writer.snapshot(t, n as u64))?;
+            report(CellsEvent::Snapshot { done: n });
+        }
+        after(n)
+    })?;
+    writer.snapshot(&table, max as u64)?;
+    writer.seal()?;
+    crate::output::publish(&partial, out)?;
+    crate::output::drop_checkpoint(&partial);
+    Ok(table)
+}
+
+/// A finished cells table file, opened to answer single diagrams without loading it: every
+/// bit read comes from a chunk checked against the newest slot's CRC.
+pub struct CellsFile {
+    file: File,
+    path: PathBuf,
+    geo: Geometry,
+    slot: Slot,
+    counts: super::cells::PartitionCounts,
+    at: Vec<u64>,
+}
+
+impl CellsFile {
+    /// Open `path`, a finished file (`steps` = `max` in its newest slot).
+    pub fn open(path: &Path) -> Result<CellsFile> {
+        let file = super::file::open_regular(path)?;
+        let mut first = vec![0u8; CELLS_MAGIC.len() + 1];
+        file.read_exact_at(&mut first, 0)
+            .map_err(|_| damaged(path, "it is too short"))?;
+        if &first[..CELLS_MAGIC.len()] != CELLS_MAGIC.as_bytes() {
+            return Err(Error::invalid(format!(
+                "{}: not a chompute cells table",
+                path.display()
+            )));
+        }
+        // `max` from the first slot's text, then every slot read (and checked) with it.
+        let mut text = vec![0u8; SLOT_HEADER as usize];
+        let got = file.read_at(&mut text, 0).map_err(|e| Error::io(path, e))?;
+        let max = std::str::from_utf8(&text[..got])
+            .ok()
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("max ")))
+            .and_then(|m| m.parse::<u32>().ok())
+            .filter(|&m| (1..=super::cells::MAX_CELLS).contains(&m))
+            .ok_or_else(|| damaged(path, "its header has no 'max'"))?;
+        let counts = super::cells::PartitionCounts::new(max)?;
+        let mut at = vec![0u64; max as usize + 2];
+        for n in 1..=max as usize {
+            at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64);
+        }
+        let geo = Geometry::new(at[max as usize + 1]);
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != geo.file_bytes() {
+            return Err(damaged(path, "its length is not that of its header"));
+        }
+        let slot = newest_slots(&file, path, &geo, max)?.swap_remove(0);
+        if slot.steps != max as u64 {
+            return Err(Error::invalid(format!(
+                "{}: the run that writes it is not finished ({} of {max} cells done)",
+                path.display(),
+                slot.steps
+            )));
+        }
+        Ok(CellsFile {
+            file,
+            path: path.to_path_buf(),
+            geo,
+            slot,
+            counts,
+            at,
+        })
+    }
+
+    /// Whether `path` starts as a cells table file (a regular file; nothing else is read).
+    pub fn is_cells_table(path: &Path) -> Result<bool> {
+        super::file::starts_with_line(path, CELLS_MAGIC)
+    }
+
+    /// The largest number of cells.
+    pub fn max(&self) -> u32 {
+        self.at.len() as u32 - 2
+    }
+
+    /// How many diagrams of `n` cells are P (from the header).
+    pub fn p_positions(&self, n: u32) -> u64 {
+        self.slot.p[n as usize - 1]
+    }
+
+    /// The counts of every n, as the run printed them.
+    pub fn rows(&self) -> Vec<super::cells::CellsRow> {
+        (1..=self.max())
+            .map(|n| super::cells::CellsRow {
+                n,
+                diagrams: self.counts.partitions(n),
+                p_positions: self.p_positions(n),
+            })
+            .collect()
+    }
+
+    /// Whether the diagram with row lengths `parts` (non-increasing) is P; `None` when it
+    /// has no cells or more than the file holds.
+    pub fn is_p(&self, parts: &[u32]) -> Result<Option<bool>> {
+        let m: u32 = parts.iter().sum();
+        if m == 0 || m > self.max() || parts.windows(2).any(|w| w[0] < w[1]) {
+            return Ok(None);
+        }
+        let rank = self.counts.rank(parts.iter().copied(), m);
+        let word = self.at[m as usize] + rank / 64;
+        let chunk = word * 8 / CHUNK;
+        let mut bytes = [0u8; CHUNK as usize];
+        self.file
+            .read_exact_at(&mut bytes, self.geo.body_at() + chunk * CHUNK)
+            .map_err(|e| Error::io(&self.path, e))?;
+        if crc32fast::hash(&bytes) != self.slot.crcs[chunk as usize] {
+            return Err(damaged(&self.path, format!("chunk {chunk} fails its CRC")));
+        }
+        let at = (word * 8 % CHUNK) as usize;
+        let w = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        Ok(Some((w >> (rank % 64)) & 1 == 0))
+    }
+
+    /// Check every chunk against its CRC and recount the P-positions of every n.
+    pub fn verify(&self) -> Result<()> {
+        let mut set = vec![0u64; self.max() as usize + 1];
+        let mut buf = vec![0u8; 1024 * CHUNK as usize];
+        let mut word = 0u64;
+        let mut n = 1usize;
+        for first in (0..self.geo.chunks).step_by(1024) {
+            let k = 1024.min(self.geo.chunks - first) as usize;
+            let bytes = &mut buf[..k * CHUNK as usize];
+            self.file
+                .read_exact_at(bytes, self.geo.body_at() + first * CHUNK)
+                .map_err(|e| Error::io(&self.path, e))?;
+            for (j, c) in bytes.chunks(CHUNK as usize).enumerate() {
+                if crc32fast::hash(c) != self.slot.crcs[first as usize + j] {
+                    return Err(damaged(
+                        &self.path,
+                        format!("chunk {} fails its CRC", first as usize + j),
+                    ));
+                }
+            }
+            for b in bytes.chunks_exact(8) {
+                if word >= self.geo.words {
+                    break;
+                }
+                while word >= self.at[n + 1] {
+                    n += 1;
+                }
+                set[n] += u64::from_le_bytes(b.try_into().expect("8 bytes")).count_ones() as u64;
+                word += 1;
+            }
+        }
+        for n in 1..=self.max() {
+            let p = self.counts.partitions(n) - set[n as usize];
+            if p != self.p_positions(n) {
+                return Err(damaged(
+                    &self.path,
+                    format!(
+                        "{p} P-positions of {n} cells in its bits, {} in its header",
+                        self.p_positions(n)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ZERO: Snapshots = Snapshots::Every(Duration::ZERO);
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("chompute-cells-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// A run to `out` with a snapshot after every n, stopped after `stop` cells.
+    fn stopped(max: u32, out: &Path, stop: u32) {
+        let every = Snapshots::Every(Duration::ZERO);
+        let r = compute_to_file_with(
+            max,
+            out,
+            every,
+            |_| {},
+            |n| match n == stop {
+                true => Err(Error::Interrupted),
+                false => Ok(()),
+            },
+        );
+        assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
+    }
+
+    fn finish(max: u32, out: &Path) -> (CellsTable, Option<u32>) {
+        let mut resumed = None;
+        let t = compute_to_file_with(
+            max,
+            out,
+            Snapshots::Every(Duration::ZERO),
+            |e| {
+                if let CellsEvent::Resumed { done, .. } = e {
+                    resumed = Some(done)
+                }
+            },
+            |_| Ok(()),
+        )
+        .unwrap();
+        (t, resumed)
+    }
+
+    #[test]
+    fn a_file_answers_every_diagram_as_the_table_in_memory() {
+        let d = dir("answers");
+        let out = d.join("c.bin");
+        let (t, resumed) = finish(23, &out);
+        assert_eq!(resumed, None);
+        assert!(!super::super::file::partial_path(&out).exists());
+        let scan = CellsTable::compute_with(23, CellsEngine::Scan, |_| {}).unwrap();
+        assert_eq!(t.rows(), scan.rows());
+        let f = CellsFile::open(&out).unwrap();
+        assert_eq!(f.rows(), scan.rows());
+        f.verify().unwrap();
+        // Every diagram of up to 18 cells, by its rows.
+        for n in 1..=18u32 {
+            let mut parts = vec![n];
+            loop {
+                assert_eq!(f.is_p(&parts).unwrap(), scan.is_p(&parts), "{parts:?}");
+                // The next partition of n in reverse lexicographic order.
+                let Some(i) = parts.iter().rposition(|&a| a > 1) else {
+                    break;
+                };
+                let rest: u32 = parts[i + 1..].iter().sum::<u32>() + 1;
+                parts[i] -= 1;
+                parts.truncate(i + 1);
+                let v = parts[i];
+                let mut left = rest;
+                while left > 0 {
+                    parts.push(v.min(left));
+                    left -= v.min(left);
+                }
+            }
+        }
+        assert_eq!(
+            f.is_p(&[20, 5]).unwrap(),
+            None,
+            "25 cells are past the file"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_stopped_run_resumes_to_the_identical_file() {
+        let d = dir("resume");
+        let whole = d.join("whole.bin");
+        finish(30, &whole);
+        for stop in [1, 12, 29] {
+            let out = d.join(format!("s{stop}.bin"));
+            stopped(30, &out, stop);
+            // Stopped after n = stop, whose snapshot was taken first.
+            let (_, resumed) = finish(30, &out);
+            assert_eq!(resumed, Some(stop), "{stop}");
+            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_body_mixed_from_two_snapshots_resumes_from_the_older_and_damage_is_refused() {
+        let d = dir("mixed");
+        let whole = d.join("whole.bin");
+        finish(30, &whole);
+        let out = d.join("m.bin");
+        let partial = super::super::file::partial_path(&out);
+        stopped(30, &out, 14);
+        let older = std::fs::read(&partial).unwrap();
+        // Resumed, then stopped again after 20: the body of 20, but every other chunk that
+        // changed as it was at 14 (a run killed while it wrote the snapshot of 20).
+        let at = Snapshots::After(vec![20]);
+        let r = compute_to_file_with(
+            30,
+            &out,
+            at,
+            |_| {},
+            |n| match n == 20 {
+                true => Err(Error::Interrupted),
+                false => Ok(()),
+            },
+        );
+        assert!(r.is_err());
+        let mut newer = std::fs::read(&partial).unwrap();
+        assert_eq!(newer.len(), older.len());
+        let words = CellsTable::zeroed(30, CellsEngine::Forward)
+            .unwrap()
+            .words()
+            .len();
+        let geo = Geometry::new(words as u64);
+        let mut mixed = 0;
+        for i in 0..geo.chunks as usize {
+            let at = (geo.body_at() as usize) + i * CHUNK as usize;
+            let range = at..at + CHUNK as usize;
+            if newer[range.clone()] != older[range.clone()] && i % 2 == 0 {
+                newer[range.clone()].copy_from_slice(&older[range]);
+                mixed += 1;
+            }
+        }
+        assert!(mixed > 0);
+        std::fs::write(&partial, &newer).unwrap();
+        // A flipped bit in the body matches neither slot: refused, not resumed.
+        let mut damaged = newer.clone();
+        damaged[geo.body_at() as usize + 100] ^= 4;
+        std::fs::write(&partial, &damaged).unwrap();
+        let e = compute_to_file_with(30, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("damaged"), "{e}");
+        // The mix resumes from the older state and ends in the same file.
+        std::fs::write(&partial, &newer).unwrap();
+        let (_, resumed) = finish(30, &out);
+        assert_eq!(resumed, Some(14));
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+        // A flipped bit in a finished file: its chunk is refused, and so is the file's check.
+        let mut bytes = std::fs::read(&out).unwrap();
+        bytes[geo.body_at() as usize + 8] ^= 1;
+        std::fs::write(&out, &bytes).unwrap();
+        let f = CellsFile::open(&out).unwrap();
+        assert!(f.verify().is_err());
+        assert!(
+            f.is_p(&[1]).is_err(),
+            "the diagram of one cell is in the damaged chunk"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_size_or_a_second_writer_is_refused() {
+        let d = dir("other");
+        let out = d.join("o.bin");
+        stopped(20, &out, 5);
+        let e = compute_to_file_with(21, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("up to 20 cells, not 21"), "{e}");
+        let partial = super::super::file::partial_path(&out);
+        let held = File::open(&partial).unwrap();
+        flock_now(&held, false).unwrap();
+        let e = compute_to_file_with(20, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("another run"), "{e}");
+        drop(held);
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+}
