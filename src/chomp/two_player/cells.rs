@@ -22,6 +22,10 @@ use super::schedule::Schedule;
 use crate::error::{Error, Result};
 use std::sync::atomic::AtomicU64;
 
+/// The work (a count of raised runs) from which [`CellsTable::raise`] shares a run's values
+/// among the threads.
+const PARALLEL_RAISES: u64 = 1 << 14;
+
 /// Largest N `cells` accepts: p(N) must be a u64 index, and its tables far beyond memory.
 pub const MAX_CELLS: u32 = 400;
 
@@ -351,11 +355,26 @@ impl CellsTable {
             }
             return;
         }
-        let mut v = lower;
         // This row and every row above it add at least v - t cells, and the top one 1 more.
-        while v <= run.cap && extra + (v - t) * rows as u32 + (v == t) as u32 <= run.budget {
+        let fits =
+            |v: u32| v <= run.cap && extra + (v - t) * rows as u32 + (v == t) as u32 <= run.budget;
+        let each = |v: u32| {
             let term = self.counts.get(rem + v, v - 1);
             self.raise(run, pre, rows - 1, v, rem + v, acc + term, extra + (v - t));
+        };
+        // A long run raised by many cells has up to ~10^8 parents (the P-positions of few
+        // cells, whose parents reach the largest tables): its values are shared out among
+        // the threads, or one P-position would hold a step up. The partitions of the cells
+        // left into at most `rows` parts measure the work below.
+        if rows >= 3 && self.counts.get(run.budget - extra, rows as u32) >= PARALLEL_RAISES {
+            use rayon::prelude::*;
+            let end = (lower..).find(|&v| !fits(v)).expect("a value past the cap or budget");
+            (lower..end).into_par_iter().for_each(each);
+            return;
+        }
+        let mut v = lower;
+        while fits(v) {
+            each(v);
             v += 1;
         }
     }
