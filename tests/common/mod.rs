@@ -96,6 +96,30 @@ pub fn chompute(args: &[&str]) -> Output {
         .expect("run chompute")
 }
 
+/// Start `chompute args`, wait (two minutes at most) until `ready()`, interrupt it with
+/// SIGINT and return what it did (its stdout discarded).
+pub fn interrupted_when(args: &[&str], ready: impl Fn() -> bool) -> Output {
+    use std::time::{Duration, Instant};
+    quiet_mesa();
+    let child = Command::new(bin())
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run chompute");
+    let t = Instant::now();
+    while !ready() {
+        assert!(
+            t.elapsed() < Duration::from_secs(120),
+            "chompute {args:?} was never ready to interrupt"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: an interrupt to the child this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait_with_output().expect("wait for chompute")
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }

@@ -368,7 +368,9 @@ impl CellsTable {
         // left into at most `rows` parts measure the work below.
         if rows >= 3 && self.counts.get(run.budget - extra, rows as u32) >= PARALLEL_RAISES {
             use rayon::prelude::*;
-            let end = (lower..).find(|&v| !fits(v)).expect("a value past the cap or budget");
+            let end = (lower..)
+                .find(|&v| !fits(v))
+                .expect("a value past the cap or budget");
             (lower..end).into_par_iter().for_each(each);
             return;
         }

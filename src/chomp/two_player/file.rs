@@ -554,11 +554,10 @@ pub(crate) fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// Whether the regular file `path` starts with the line `magic` (nothing else is read).
-pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
+/// The first `n` bytes of the regular file `path`, or all of it when shorter.
+pub(crate) fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>> {
     let file = open_regular(path)?;
-    let want = format!("{magic}\n");
-    let mut first = vec![0u8; want.len()];
+    let mut first = vec![0u8; n];
     let mut got = 0;
     while got < first.len() {
         match file.read_at(&mut first[got..], got as u64) {
@@ -567,7 +566,14 @@ pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
             Err(e) => return Err(Error::io(path, e)),
         }
     }
-    Ok(first[..got] == *want.as_bytes())
+    first.truncate(got);
+    Ok(first)
+}
+
+/// Whether the regular file `path` starts with the line `magic` (nothing else is read).
+pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
+    let want = format!("{magic}\n");
+    Ok(first_bytes(path, want.len())? == want.as_bytes())
 }
 
 /// The error for a file found damaged: `PATH: WHY; the file is damaged`.

@@ -469,27 +469,19 @@ pub enum SavedTable {
 impl SavedTable {
     /// Open `path` as the kind of table its first line names; any other file is refused.
     pub fn open(path: &Path) -> Result<SavedTable> {
-        let file = store::open_regular(path)?;
-        let mut first = [0u8; 64];
-        let mut got = 0;
-        while got < first.len() {
-            match file.read_at(&mut first[got..], got as u64) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) => return Err(Error::io(path, e)),
-            }
-        }
-        let first = &first[..got];
+        let first = store::first_bytes(path, 64)?;
         if first.starts_with(format!("{GRUNDY_MAGIC}\n").as_bytes()) {
             return GrundyFile::open(path).map(SavedTable::Grundy);
         }
         if !first.starts_with(store::TABLE_KIND.as_bytes()) {
             return Err(Error::invalid(format!(
                 "{}: not a chompute table (its first line is none of a one-bit table's \
-                 '{}', a Grundy table's '{GRUNDY_MAGIC}' or an ordinal table's '{}')",
+                 '{}', a Grundy table's '{GRUNDY_MAGIC}', an ordinal table's '{}' or a cells \
+                 table's '{}')",
                 path.display(),
                 store::TABLE_MAGIC,
-                store::ORD_MAGIC
+                store::ORD_MAGIC,
+                super::cells_file::CELLS_MAGIC
             )));
         }
         TableFile::open(path).map(SavedTable::Bits)

@@ -4,7 +4,9 @@
 //! `chomp query` answering from the file (its moves checked against the table in memory) or
 //! refusing a damaged, edited or foreign file.
 
-use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
+use crate::common::{
+    assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr, stdout,
+};
 use chompute::cancel::Cancel;
 use chompute::chomp::two_player::file::partial_path;
 use chompute::chomp::two_player::grundy::{GrundyPlan, GrundyTable, ValueBytes};
@@ -468,30 +470,14 @@ fn query_refuses_flipped_bits_an_edited_header_and_a_foreign_file() {
 
 #[test]
 fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let dir = scratch_dir("grundy_file_sigint");
     let (out, whole) = (dir.join("g.grundy"), dir.join("whole.grundy"));
     let o = out.to_str().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
-        .args(["chomp", "grundy", "--box", "13x13", "-o", o])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Interrupted once its checkpoint holds a record (the header is under 100 bytes).
     let partial = partial_path(&out);
-    let t = Instant::now();
-    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 200 {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "no checkpoint record"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // SAFETY: an interrupt to the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let run = child.wait_with_output().unwrap();
+    let run = interrupted_when(&["chomp", "grundy", "--box", "13x13", "-o", o], || {
+        std::fs::metadata(&partial).map_or(0, |m| m.len()) >= 200
+    });
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(130), "{err}");
     assert!(

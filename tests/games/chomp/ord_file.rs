@@ -4,7 +4,7 @@
 //! and `chomp query` answering the ordinal, Sol and a chain from the file, or refusing a
 //! damaged file in one line with status 2.
 
-use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr};
+use crate::common::{assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr};
 use chompute::cancel::Cancel;
 use chompute::chomp::multiplayer::ord_file::{compute_to_file, OrdFile};
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, OrdTable};
@@ -265,8 +265,6 @@ fn query_answers_from_the_file_and_refuses_a_damaged_one() {
 
 #[test]
 fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let dir = scratch_dir("ord_file_sigint");
     let (out, whole) = (dir.join("t.ord"), dir.join("whole.ord"));
     let o = out.to_str().unwrap();
@@ -275,25 +273,13 @@ fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
             .map(String::from)
             .to_vec()
     };
-    let child = Command::new(env!("CARGO_BIN_EXE_chompute"))
-        .args(args(o))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Interrupted once its checkpoint holds a record (the header is under 120 bytes).
     let partial = partial_path(&out);
-    let t = Instant::now();
-    while std::fs::metadata(&partial).map_or(0, |m| m.len()) < 200 {
-        assert!(
-            t.elapsed() < Duration::from_secs(60),
-            "no checkpoint record"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // SAFETY: an interrupt to the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let run = child.wait_with_output().unwrap();
+    let a = args(o);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let run = interrupted_when(&a, || {
+        std::fs::metadata(&partial).map_or(0, |m| m.len()) >= 200
+    });
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(130), "{err}");
     assert!(

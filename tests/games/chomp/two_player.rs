@@ -2,7 +2,9 @@
 //! are not special, the table file and its resumption, Grundy values, counts by cells, the
 //! GPU layer kernel against its twin, and the CLI as a user runs it.
 
-use crate::common::{assert_usage_error, chompute, json_of, scratch_dir, stderr, stdout};
+use crate::common::{
+    assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr, stdout,
+};
 use chompute::cancel::Cancel;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
 use chompute::chomp::two_player::file::{partial_path, TableFile};
@@ -446,25 +448,42 @@ fn cells_equal_a_brute_force_to_20() {
 
 #[test]
 fn fresh_cells_runs_of_both_engines_equal_the_committed_data() {
-    // The committed tables (to 100 and to 130 cells) agree where they overlap, and a fresh run
-    // of each engine equals them to 45 cells.
+    // The committed tables (to 100, 130 and 140 cells) agree where they overlap; a fresh run
+    // of the command equals them to 70 cells, and the scan, the twin, to 60.
     let rows = |path: &str| -> Vec<serde_json::Value> {
         let text =
             std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         v["cells"].as_array().unwrap().clone()
     };
-    let (to100, to130) = (
+    let (to100, to130, to140) = (
         rows("docs/data/chomp-cells-100.json"),
         rows("docs/data/chomp-cells-130.json"),
+        rows("docs/data/chomp-cells-140.json"),
     );
-    assert_eq!((to100.len(), to130.len()), (100, 130));
-    assert_eq!(to100[..], to130[..100]);
-    for engine in [CellsEngine::Forward, CellsEngine::Scan] {
-        let table = CellsTable::compute_with(45, engine, |_| {}).unwrap();
-        for (row, want) in table.rows().iter().zip(&to130) {
-            assert_eq!(serde_json::to_value(row).unwrap(), *want, "{engine:?}");
-        }
+    assert_eq!((to100.len(), to130.len(), to140.len()), (100, 130, 140));
+    assert_eq!(to100[..], to140[..100]);
+    assert_eq!(to130[..], to140[..130]);
+    // The b-file is the 140 table's counts.
+    let bfile = std::fs::read_to_string(format!(
+        "{}/docs/data/chomp-cells-p-positions.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let lines: Vec<String> = to140
+        .iter()
+        .map(|r| format!("{} {}", r["n"], r["p_positions"].as_str().unwrap()))
+        .collect();
+    assert_eq!(bfile.lines().collect::<Vec<_>>(), lines);
+    let fresh = chompute(&["chomp", "cells", "--max", "70", "--json"]);
+    assert!(fresh.status.success(), "{}", stderr(&fresh));
+    assert_eq!(
+        json_of(&fresh)["cells"].as_array().unwrap()[..],
+        to140[..70]
+    );
+    let scan = CellsTable::compute_with(60, CellsEngine::Scan, |_| {}).unwrap();
+    for (row, want) in scan.rows().iter().zip(&to140) {
+        assert_eq!(serde_json::to_value(row).unwrap(), *want);
     }
 }
 
@@ -492,8 +511,6 @@ fn the_cells_table_agrees_with_a_box_table_on_every_diagram_both_hold() {
 
 #[test]
 fn a_cells_file_run_stopped_by_an_interrupt_resumes_to_the_identical_file() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
     let dir = scratch_dir("cells_file_sigint");
     let (out, whole) = (dir.join("c.cells"), dir.join("whole.cells"));
     let args = |o: &Path| -> Vec<String> {
@@ -512,15 +529,8 @@ fn a_cells_file_run_stopped_by_an_interrupt_resumes_to_the_identical_file() {
         .chain([o.display().to_string()])
         .collect()
     };
-    let child = Command::new(crate::common::bin())
-        .args(args(&out))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // Interrupted once a snapshot past 40 cells is on disk (a slot's `steps` line).
     let partial = partial_path(&out);
-    let t = Instant::now();
     let steps = |p: &Path| -> u64 {
         let bytes = std::fs::read(p).unwrap_or_default();
         let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]).into_owned();
@@ -529,13 +539,9 @@ fn a_cells_file_run_stopped_by_an_interrupt_resumes_to_the_identical_file() {
             .max()
             .unwrap_or(0)
     };
-    while steps(&partial) < 40 {
-        assert!(t.elapsed() < Duration::from_secs(120), "no snapshot");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    // SAFETY: an interrupt to the child this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let run = child.wait_with_output().unwrap();
+    let a = args(&out);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let run = interrupted_when(&a, || steps(&partial) >= 40);
     let err = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(130), "{err}");
     assert!(err.contains("kept the checkpoint"), "{err}");
