@@ -48,7 +48,6 @@ use crate::chomp::index::{Ranker, COLEX_SCHEME};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use super::file::GRUNDY_MAGIC;
