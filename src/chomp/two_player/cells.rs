@@ -142,7 +142,7 @@ impl CellsTable {
         let counts = PartitionCounts::new(max)?;
         crate::memory::ensure_available(
             CellsTable::bytes_for(&counts, max),
-            &format!("the tables of the diagrams of up to {max} cells"),
+            &format!("the bit table of the diagrams of up to {max} cells"),
             "choose a smaller number of cells",
         )?;
         let mut at = vec![0usize; max as usize + 2];
