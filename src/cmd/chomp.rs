@@ -275,6 +275,7 @@ fn ord_plan(args: &ChompOrdArgs) -> anyhow::Result<OrdPlan> {
     let engine = match (&args.output, args.engine) {
         (None, e) => e,
         (Some(_), OrdEngine::Auto | OrdEngine::Packed) => OrdEngine::Packed,
+        (Some(_), OrdEngine::PackedColex) => OrdEngine::PackedColex,
         (Some(_), e) => {
             return Err(anyhow!(
                 "-o saves the packed engine's table; give --engine packed or leave out --engine {}",
@@ -282,7 +283,12 @@ fn ord_plan(args: &ChompOrdArgs) -> anyhow::Result<OrdPlan> {
             ))
         }
     };
-    Ok(OrdPlan::new(shape, engine)?)
+    let plan = OrdPlan::new(shape, engine)?;
+    // The checks read every option of every position by rank: a table by colex rank.
+    if args.check && plan.keeps_pairs() && args.output.is_none() {
+        return Ok(OrdPlan::new(shape, OrdEngine::PackedColex)?);
+    }
+    Ok(plan)
 }
 
 /// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
@@ -378,7 +384,7 @@ fn ordinals_of_box(
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
     let t = match &args.output {
         None => plan.table(&args.rule)?,
-        Some(path) => ord_file::compute_to_file(plan.shape, &args.rule, path, |event| {
+        Some(path) => ord_file::compute_to_file(plan, &args.rule, path, |event| {
             if let Some(done) = super::chomp_solve::said_resumed(&event) {
                 *resumed = done;
             }

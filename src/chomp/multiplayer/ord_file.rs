@@ -42,14 +42,15 @@
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
-use super::ordinal::{sol_with, OrdTable, Ords};
+use super::hook::{hook_weights, HookOrds};
+use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::{Ranker, COLEX_SCHEME};
+use crate::chomp::index::{BitLayout, HookIndex, Ranker, COLEX_SCHEME, HOOK_SCHEME};
 use crate::chomp::two_player::file::{self as store, CheckedBody, Checkpoint, ChunkWriter};
 use crate::chomp::two_player::run::RunEvent;
-use crate::chomp::two_player::schedule::{layer_count, Layers, Schedule};
+use crate::chomp::two_player::schedule::{Layers, Schedule};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -136,13 +137,14 @@ impl Unpacker {
 }
 
 /// The header of an ordinal table file.
-fn ord_header(shape: ChompBox, rule: &Rule, positions: u64, histogram: &[u64]) -> String {
+fn ord_header(layout: &BitLayout, rule: &Rule, histogram: &[u64]) -> String {
+    let (shape, positions) = (layout.shape(), layout.positions());
     let players = rule.players() as u8;
     let hist: Vec<String> = histogram.iter().map(u64::to_string).collect();
     store::sealed_header(
         ORD_MAGIC,
         shape,
-        COLEX_SCHEME,
+        &layout.scheme(),
         &[
             ("rule", rule.normalised()),
             ("players", players.to_string()),
@@ -168,13 +170,13 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
     let packed;
     let ords = match &table.ords {
         Ords::Packed(p) => p,
+        Ords::Hook(h) => &h.ords,
         Ords::Bytes(b) => {
             packed = PackedOrds::from_bytes(b, players);
             &packed
         }
     };
-    let shape = table.ranker.shape;
-    let header = ord_header(shape, rule, ords.len(), &table.histogram());
+    let header = ord_header(&table.layout(), rule, &table.histogram());
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
     {
@@ -192,36 +194,86 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
     file.commit()
 }
 
-/// Compute the ordinals of `shape` under `rule` by the packed engine, keep finished layers in
+/// The steps of a packed ordinal table: the colex prefix layers, or the hook index's steps.
+enum Steps<'a> {
+    Colex(Layers<'a>),
+    Hook(&'a HookIndex),
+}
+
+impl Steps<'_> {
+    fn steps(&self) -> u64 {
+        match self {
+            Steps::Colex(l) => l.steps(),
+            Steps::Hook(h) => Schedule::steps(*h),
+        }
+    }
+
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        match self {
+            Steps::Colex(l) => l.ranges(step, out),
+            Steps::Hook(h) => h.step_ranges(step, out),
+        }
+    }
+}
+
+/// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
+/// transposed pair on a square, [`OrdPlan::keeps_pairs`]), keep finished steps in
 /// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
 /// checkpoint. The saved file is the same, byte for byte, however often the run was stopped
 /// and resumed. Refused before any work when the memory lacks room for the table or the disk
 /// for the table and its checkpoint.
 pub fn compute_to_file(
-    shape: ChompBox,
+    plan: OrdPlan,
     rule: &Rule,
     out: &Path,
     mut report: impl FnMut(RunEvent),
 ) -> Result<OrdTable> {
+    let shape = plan.shape;
+    if !matches!(plan.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
+        return Err(Error::invalid(format!(
+            "a saved ordinal table is the packed engine's, not the {} engine's",
+            plan.engine.name()
+        )));
+    }
     // The checkpoint lives beside the table, so the table must be a file.
     store::check_resumable_target(out)?;
     let partial = store::partial_path(out);
     let ranker = Ranker::new(shape)?;
     let players = rule.players() as u8;
-    let bytes = PackedOrds::bytes_for(ranker.len(), players);
+    let bytes = plan.table_bytes(players)?;
     crate::memory::ensure_available(
         bytes,
         &format!("the ordinal table of the {shape} box"),
         "choose a smaller box",
     )?;
-    let layers = layer_count(shape);
+    let ords = if plan.keeps_pairs() {
+        Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?)
+    } else {
+        Ords::Packed(PackedOrds::zeroed(ranker.len(), players))
+    };
+    let layout = match &ords {
+        Ords::Hook(h) => BitLayout::Hook {
+            ranker: ranker.clone(),
+            hook: h.hook.clone(),
+        },
+        _ => BitLayout::colex(ranker.clone()),
+    };
+    let steps = match &ords {
+        Ords::Hook(h) => Steps::Hook(&h.hook),
+        _ => Steps::Colex(Layers { ranker: &ranker }),
+    };
+    let layers = steps.steps();
     // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on disk
     // before it goes.
     let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
     let needed = body + bytes + 29 * layers + 8192;
     store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
-    let ords = PackedOrds::zeroed(ranker.len(), players);
-    let (mut checkpoint, start) = open_checkpoint(&partial, &ranker, rule, &ords)?;
+    let packed = match &ords {
+        Ords::Packed(p) => p,
+        Ords::Hook(h) => &h.ords,
+        Ords::Bytes(_) => unreachable!("packed above"),
+    };
+    let (mut checkpoint, start) = open_checkpoint(&partial, &layout, &steps, rule, packed)?;
     crate::output::remove_stale_temps(out);
     crate::output::keep_checkpoint(&partial);
     if start > 0 || checkpoint.dropped_bytes > 0 {
@@ -234,15 +286,16 @@ pub fn compute_to_file(
         });
     }
     let mut ranges = Vec::new();
-    let mut packer = Packer::new(ords.bits());
-    ords.compute_from(&ranker, &Choice::new(rule), start, |step, progress| {
-        Layers { ranker: &ranker }.ranges(step, &mut ranges);
+    let mut packer = Packer::new(packed.bits());
+    let choice = Choice::new(rule);
+    let on_step = |step, progress| {
+        steps.ranges(step, &mut ranges);
         let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-        let len = (n * ords.bits() as u64).div_ceil(8);
+        let len = (n * packed.bits() as u64).div_ceil(8);
         checkpoint.append_with(step, len, |sink| {
             for &(base, l) in &ranges {
                 for r in base..base + l {
-                    packer.push(ords.get(r));
+                    packer.push(packed.get(r));
                     if packer.out.len() >= 1 << 16 {
                         sink(&packer.out)?;
                         packer.out.clear();
@@ -256,11 +309,15 @@ pub fn compute_to_file(
         })?;
         report(RunEvent::Layer(progress));
         Ok(())
-    })?;
+    };
+    match &ords {
+        Ords::Hook(h) => packed.compute_hook_from(&h.hook, &choice, start, on_step)?,
+        _ => packed.compute_from(&ranker, &choice, start, on_step)?,
+    }
     let table = OrdTable {
         ranker,
         players,
-        ords: Ords::Packed(ords),
+        ords,
     };
     save_ords(&table, rule, out)?;
     checkpoint.remove()?;
@@ -273,16 +330,18 @@ pub fn compute_to_file(
 /// layer still to do.
 fn open_checkpoint(
     path: &Path,
-    ranker: &Ranker,
+    layout: &BitLayout,
+    layers: &Steps,
     rule: &Rule,
     ords: &PackedOrds,
 ) -> Result<(Checkpoint, u64)> {
-    let shape = ranker.shape;
+    let shape = layout.shape();
+    let scheme = layout.scheme();
     let (bits, players) = (ords.bits(), rule.players() as u8);
     let header = store::header_lines(
         PARTIAL_MAGIC,
         shape,
-        COLEX_SCHEME,
+        &scheme,
         &[
             ("rule", rule.normalised()),
             ("ordinal-bits", bits.to_string()),
@@ -299,7 +358,14 @@ fn open_checkpoint(
         let got = store::field(path, pairs, "rule")?;
         let rank = store::field(path, pairs, "rank")?;
         let b = store::field(path, pairs, "ordinal-bits")?;
-        if got != rule.normalised() || rank != COLEX_SCHEME || b != bits.to_string() {
+        if rank != scheme {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of a table numbered '{rank}', not '{scheme}' (another \
+                 engine); remove it or run that engine",
+                path.display()
+            )));
+        }
+        if got != rule.normalised() || b != bits.to_string() {
             return Err(Error::invalid(format!(
                 "{} is the checkpoint of the rule {got}, not of {}; remove it or compute {got}",
                 path.display(),
@@ -308,7 +374,6 @@ fn open_checkpoint(
         }
         Ok(())
     };
-    let layers = Layers { ranker };
     let read = |reader: &mut dyn Read| {
         let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
         while next < layers.steps() {
@@ -354,13 +419,27 @@ fn open_checkpoint(
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
 }
 
+/// The layout a saved ordinal table names: colex ranks, or the hook index that keeps every
+/// interior of a diagonal hook ([`ord_hook_index`]); any other is refused.
+fn ord_layout(shape: ChompBox, scheme: &str) -> Result<BitLayout> {
+    let layout = BitLayout::from_scheme(shape, scheme)?;
+    match layout.hook_index() {
+        Some(h) if h.min_child() != shape.rows => Err(Error::invalid(format!(
+            "an ordinal table numbered '{scheme}'; chompute writes '{COLEX_SCHEME}' or \
+             '{HOOK_SCHEME} {}'",
+            shape.rows
+        ))),
+        _ => Ok(layout),
+    }
+}
+
 /// A saved ordinal table opened for reading single ordinals without loading it. Every
 /// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct OrdFile {
     path: PathBuf,
     body: CheckedBody,
-    ranker: Ranker,
+    layout: BitLayout,
     rule: Rule,
     bits: u32,
     histogram: Vec<u64>,
@@ -389,24 +468,19 @@ impl OrdFile {
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
         let shape = ChompBox::parse(store::field(path, &pairs, "box")?).map_err(bad)?;
         let rank = store::field(path, &pairs, "rank")?;
-        if rank != COLEX_SCHEME {
-            return Err(bad(format!(
-                "an ordinal table numbered by '{rank}'; chompute writes '{COLEX_SCHEME}'"
-            )));
-        }
         let rule = Rule::parse(store::field(path, &pairs, "rule")?).map_err(bad)?;
         let histogram = store::field(path, &pairs, "histogram")?
             .split(' ')
             .map(|c| c.parse::<u64>())
             .collect::<std::result::Result<Vec<u64>, _>>()
             .map_err(|_| store::damaged(path, "'histogram' is not a list of numbers"))?;
-        let ranker = Ranker::new(shape).map_err(|e| bad(e.to_string()))?;
+        let layout = ord_layout(shape, rank).map_err(|e| bad(e.to_string()))?;
         // Every other line follows from these: the header must be exactly the one written.
-        let header = ord_header(shape, &rule, ranker.len(), &histogram);
+        let header = ord_header(&layout, &rule, &histogram);
         let sum = histogram.iter().try_fold(0u64, |a, &c| a.checked_add(c));
         if header.as_bytes() != prefix
             || histogram.len() != rule.players() + 1
-            || sum != Some(ranker.len())
+            || sum != Some(layout.positions())
         {
             return Err(store::damaged(
                 path,
@@ -415,12 +489,12 @@ impl OrdFile {
         }
         let bits = PackedOrds::bits_for(rule.players() as u8);
         let what = format!("an ordinal table of the {shape} box");
-        let bytes = PackedOrds::bytes_for(ranker.len(), rule.players() as u8);
+        let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
         let body = CheckedBody::open(path, file, start, bytes, &what)?;
         Ok(OrdFile {
             path: path.to_path_buf(),
             body,
-            ranker,
+            layout,
             rule,
             bits,
             histogram,
@@ -429,7 +503,12 @@ impl OrdFile {
 
     /// The box.
     pub fn shape(&self) -> ChompBox {
-        self.ranker.shape
+        self.layout.shape()
+    }
+
+    /// How the file numbers its entries: colex ranks, or one entry a transposed pair.
+    pub fn layout(&self) -> &BitLayout {
+        &self.layout
     }
 
     /// The rule, normalised.
@@ -442,16 +521,17 @@ impl OrdFile {
         &self.histogram
     }
 
-    /// The ordinal of rank `r`, read from the file (from a checked chunk).
+    /// The ordinal of entry `r` (a colex rank, or a hook index: [`OrdFile::layout`]), read
+    /// from the file (from a checked chunk).
     pub fn ordinal_rank(&self, r: u64) -> Result<u8> {
-        if r >= self.ranker.len() {
+        if r >= self.layout.len() {
             return Err(Error::invalid(format!(
-                "{}: rank {r} is outside the table",
+                "{}: entry {r} is outside the table",
                 self.path.display()
             )));
         }
         let off = r * self.bits as u64;
-        let bytes = PackedOrds::bytes_for(self.ranker.len(), self.rule.players() as u8);
+        let bytes = PackedOrds::bytes_for(self.layout.len(), self.rule.players() as u8);
         let at = off / 8;
         let mut b = [0u8; 2];
         let k = (bytes - at).min(2) as usize;
@@ -461,7 +541,7 @@ impl OrdFile {
         if v > n || (r == 0) != (v == 0) {
             return Err(store::damaged(
                 &self.path,
-                format!("rank {r} holds ordinal {v}, which {n} players do not give it"),
+                format!("entry {r} holds ordinal {v}, which {n} players do not give it"),
             ));
         }
         Ok(v as u8)
@@ -469,7 +549,7 @@ impl OrdFile {
 
     /// The ordinal of `p`; an error when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Result<u8> {
-        let r = self.ranker.rank(p).ok_or_else(|| {
+        let r = self.layout.bit(p).ok_or_else(|| {
             Error::invalid(format!(
                 "position {p} does not fit in the {} box",
                 self.shape()
@@ -501,10 +581,20 @@ impl OrdFile {
         Ok(chain)
     }
 
-    /// Check every chunk against its CRC-32 and recount the histogram against the header's,
-    /// streaming the ordinals (nothing is kept); the bits past the last position must be 0.
+    /// Check every chunk against its CRC-32 and recount the histogram against the header's
+    /// (an entry of a transposed pair counts twice), streaming the ordinals (nothing is kept);
+    /// the bits past the last entry must be 0.
     pub fn verify(&self) -> Result<()> {
-        let (len, n) = (self.ranker.len(), self.rule.players());
+        let (len, n) = (self.layout.len(), self.rule.players());
+        // (one past the last index, weight) of each run of entries of one weight.
+        let weights: Vec<(u64, u64)> = match self.layout.hook_index() {
+            Some(hook) => hook_weights(hook)
+                .into_iter()
+                .map(|(_, hi, w)| (hi, w))
+                .collect(),
+            None => vec![(len, 1)],
+        };
+        let mut at = 0;
         let mut h = vec![0u64; n + 1];
         let (mut r, mut bad) = (0u64, None);
         let mut unpacker = Unpacker::new(self.bits);
@@ -513,8 +603,11 @@ impl OrdFile {
                 if bad.is_some() {
                     return false;
                 }
+                while at < weights.len() && weights[at].0 <= r {
+                    at += 1;
+                }
                 match (r < len, o as usize) {
-                    (true, o) if o <= n => h[o] += 1,
+                    (true, o) if o <= n => h[o] += weights[at].1,
                     (false, 0) => {}
                     _ => bad = Some(r),
                 }
@@ -525,7 +618,7 @@ impl OrdFile {
         if let Some(r) = bad {
             return Err(store::damaged(
                 &self.path,
-                format!("rank {r} holds a value no ordinal of {n} players takes"),
+                format!("entry {r} holds a value no ordinal of {n} players takes"),
             ));
         }
         if h != self.histogram {

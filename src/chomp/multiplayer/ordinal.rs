@@ -14,6 +14,7 @@
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
 //! tests/games/chomp/multiplayer.rs.
 
+use super::hook::HookOrds;
 use super::packed::PackedOrds;
 pub use super::rule::ordinal_at;
 use super::rule::{Choice, Rule};
@@ -75,10 +76,14 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
 pub enum OrdEngine {
     /// The three-row engine for boxes of 3 rows, else the packed one.
     Auto,
-    /// The table at ⌈log2(n+1)⌉ bits a position (2 for 3 players), by the colex prefix layers
-    /// in parallel on the one driver: any box, a quarter of the bytes of the general engine's
-    /// table for 3 players.
+    /// The table at ⌈log2(n+1)⌉ bits a position (2 for 3 players) on the one driver: a
+    /// square box keeps one entry for each pair of transposed positions (the hook index,
+    /// `super::hook`, about two thirds of the positions), any other box every position by
+    /// colex rank ([`OrdEngine::PackedColex`]).
     Packed,
+    /// The packed table of every position by colex rank, by the prefix layers in parallel: any
+    /// box, a quarter of the bytes of the general engine's table for 3 players.
+    PackedColex,
     /// Fact 2.10 over every move of every position, any box (one sweep in rank order, or
     /// volume layers when there are 8 or more threads).
     General,
@@ -94,6 +99,7 @@ impl OrdEngine {
         match self {
             OrdEngine::Auto => "auto",
             OrdEngine::Packed => "packed",
+            OrdEngine::PackedColex => "packed-colex",
             OrdEngine::General => "general",
             OrdEngine::Layers => "layers",
             OrdEngine::ThreeRow => "three-row",
@@ -158,13 +164,31 @@ impl OrdPlan {
         stopped.map(|_| h)
     }
 
-    /// Bytes of the table of `positions` positions under an n-player rule: packed, or one
-    /// byte a position.
-    pub fn table_bytes(&self, positions: u64, players: u8) -> u64 {
-        match self.engine {
-            OrdEngine::Packed => PackedOrds::bytes_for(positions, players),
-            _ => positions,
+    /// Whether the table keeps one entry for each transposed pair: the packed engine on a
+    /// square box.
+    pub fn keeps_pairs(&self) -> bool {
+        self.engine == OrdEngine::Packed
+            && self.shape.rows == self.shape.cols as usize
+            && self.shape.rows <= crate::chomp::index::hook::MAX_SIDE
+    }
+
+    /// Entries of the table: one for each transposed pair ([`OrdPlan::keeps_pairs`]), else
+    /// the box's positions.
+    pub fn entries(&self) -> crate::Result<u64> {
+        if self.keeps_pairs() {
+            Ok(super::hook::ord_hook_index(self.shape.rows)?.len())
+        } else {
+            Ok(Ranker::new(self.shape)?.len())
         }
+    }
+
+    /// Bytes of the table under an n-player rule: packed, or one byte a position.
+    pub fn table_bytes(&self, players: u8) -> crate::Result<u64> {
+        let entries = self.entries()?;
+        Ok(match self.engine {
+            OrdEngine::Packed | OrdEngine::PackedColex => PackedOrds::bytes_for(entries, players),
+            _ => entries,
+        })
     }
 
     /// The whole box's table under `rule`, by the plan's engine (packed, or one byte a
@@ -172,12 +196,17 @@ impl OrdPlan {
     pub fn table(&self, rule: &Rule) -> crate::Result<OrdTable> {
         let ranker = Ranker::new(self.shape)?;
         crate::memory::ensure_available(
-            self.table_bytes(ranker.len(), rule.players() as u8),
+            self.table_bytes(rule.players() as u8)?,
             &format!("the ordinal table of the {} box", self.shape),
             "choose a smaller box",
         )?;
         match self.engine {
-            OrdEngine::Packed => {
+            OrdEngine::Packed if self.keeps_pairs() => Ok(OrdTable {
+                players: rule.players() as u8,
+                ords: Ords::Hook(HookOrds::compute(ranker.clone(), &Choice::new(rule))?),
+                ranker,
+            }),
+            OrdEngine::Packed | OrdEngine::PackedColex => {
                 let ords = PackedOrds::compute(&ranker, &Choice::new(rule))?;
                 Ok(OrdTable {
                     ranker,
@@ -207,14 +236,17 @@ impl OrdPlan {
 /// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
 pub const LAYERS_MIN_THREADS: usize = 8;
 
-/// The ordinals of a table in rank order: one byte each (the general, layered and three-row
-/// engines) or packed (the packed engine).
+/// The ordinals of a table, read by rank: one byte each (the general, layered and three-row
+/// engines), packed by rank, or packed one entry a transposed pair (the packed engine on a
+/// square).
 #[derive(Debug, Clone)]
 pub enum Ords {
     /// One byte a position.
     Bytes(Vec<u8>),
     /// ⌈log2(n+1)⌉ bits a position.
     Packed(PackedOrds),
+    /// ⌈log2(n+1)⌉ bits a transposed pair of a square.
+    Hook(HookOrds),
 }
 
 impl Ords {
@@ -224,6 +256,7 @@ impl Ords {
         match self {
             Ords::Bytes(v) => v[r as usize],
             Ords::Packed(p) => p.get(r),
+            Ords::Hook(h) => h.get(r),
         }
     }
 
@@ -232,6 +265,7 @@ impl Ords {
         match self {
             Ords::Bytes(v) => v.len() as u64,
             Ords::Packed(p) => p.len(),
+            Ords::Hook(h) => h.ranker.len(),
         }
     }
 
@@ -245,6 +279,7 @@ impl Ords {
         match self {
             Ords::Bytes(v) => v.clone(),
             Ords::Packed(p) => p.to_bytes(),
+            Ords::Hook(h) => (0..h.ranker.len()).map(|r| h.get(r)).collect(),
         }
     }
 
@@ -253,6 +288,7 @@ impl Ords {
         match self {
             Ords::Bytes(v) => v.len() as u64,
             Ords::Packed(p) => p.bytes(),
+            Ords::Hook(h) => h.ords.bytes(),
         }
     }
 }
@@ -298,6 +334,18 @@ impl OrdTable {
         OrdPlan::new(shape, OrdEngine::Packed)?.table(rule)
     }
 
+    /// How the table numbers its entries: colex ranks, or one entry a transposed pair.
+    pub fn layout(&self) -> crate::chomp::index::BitLayout {
+        use crate::chomp::index::BitLayout;
+        match &self.ords {
+            Ords::Hook(h) => BitLayout::Hook {
+                ranker: self.ranker.clone(),
+                hook: h.hook.clone(),
+            },
+            _ => BitLayout::colex(self.ranker.clone()),
+        }
+    }
+
     /// The ordinal of rank `r`.
     #[inline]
     pub fn ordinal_rank(&self, r: u64) -> u8 {
@@ -306,7 +354,13 @@ impl OrdTable {
 
     /// The ordinal of `p`, or `None` when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
-        self.ranker.rank(p).map(|r| self.ords.get(r))
+        if !self.ranker.shape.contains(p) {
+            return None;
+        }
+        match &self.ords {
+            Ords::Hook(h) => h.get_rows(p.rows()),
+            ords => self.ranker.rank(p).map(|r| ords.get(r)),
+        }
     }
 
     /// How many positions have each ordinal 0..=n.
@@ -314,6 +368,7 @@ impl OrdTable {
         match &self.ords {
             Ords::Bytes(v) => histogram(v, self.players),
             Ords::Packed(p) => p.histogram(self.players),
+            Ords::Hook(h) => h.histogram(self.players),
         }
     }
 
@@ -370,7 +425,11 @@ impl OrdTable {
             if r > 0 {
                 self.ranker.advance(&mut rows);
             }
-            if self.ords.get(r) == k {
+            let o = match &self.ords {
+                Ords::Hook(h) => h.get_rows(&rows).expect("a position of the box"),
+                ords => ords.get(r),
+            };
+            if o == k {
                 f(&rows);
             }
         }

@@ -269,7 +269,7 @@ impl PackedOrds {
 
 /// Entry `r` of words packed at `B` bits an entry.
 #[inline(always)]
-fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
+pub(crate) fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
     if 64 % B == 0 {
         // A whole number of entries a word: the word and the shift without a multiply, the
         // shift in 32 bits (the cheapest the compiler emits).

@@ -29,6 +29,16 @@ fn in_memory(shape: ChompBox, r: &Rule) -> OrdTable {
         .unwrap()
 }
 
+/// The packed engine's plan: one entry a transposed pair on a square, else by colex rank.
+fn packed(shape: ChompBox) -> OrdPlan {
+    OrdPlan::new(shape, OrdEngine::Packed).unwrap()
+}
+
+/// The packed engine by colex rank on any box.
+fn by_rank(shape: ChompBox) -> OrdPlan {
+    OrdPlan::new(shape, OrdEngine::PackedColex).unwrap()
+}
+
 /// The length of a file's header: up to and with its empty line.
 fn header_len(bytes: &[u8]) -> usize {
     bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2
@@ -51,65 +61,85 @@ fn record_starts(bytes: &[u8]) -> Vec<usize> {
 #[test]
 fn a_saved_table_equals_the_table_in_memory_ordinal_for_ordinal() {
     let dir = scratch_dir("ord_file_values");
-    // 10x10 at 3 bits an ordinal (5 players) fills two chunks of the trailer.
+    // 10x10 at 3 bits an ordinal (5 players) fills two chunks of the trailer. The squares are
+    // saved both ways: one entry a transposed pair (the default) and by colex rank.
     for (shape, r, bits) in [
         (bx(5, 7), "0,1,2", 2),
         (bx(7, 5), "2,0,1", 2),
         (bx(1, 9), "1,0,2", 2),
         (bx(6, 6), "1,3,0,2", 3),
+        (bx(9, 9), "0,1,2", 2),
         (bx(10, 10), "0,3,1,4,2", 3),
     ] {
         let r = rule(r);
-        let path = dir.join(format!("{shape}.ord"));
-        let saved = compute_to_file(shape, &r, &path, |_| {}).unwrap();
-        assert!(
-            !partial_path(&path).exists(),
-            "{shape}: the checkpoint goes"
-        );
         let mem = in_memory(shape, &r);
-        let file = OrdFile::open(&path).unwrap();
-        file.verify().unwrap();
-        assert_eq!(file.shape(), shape);
-        assert_eq!(file.histogram(), &mem.histogram()[..], "{shape}");
-        assert_eq!(saved.histogram(), mem.histogram(), "{shape}");
         let positions = mem.ranker.len();
-        for q in 0..positions {
-            let o = mem.ordinal_rank(q);
-            assert_eq!(file.ordinal_rank(q).unwrap(), o, "{shape} rank {q}");
-            assert_eq!(saved.ordinal_rank(q), o, "{shape} rank {q}");
+        for plan in [packed(shape), by_rank(shape)] {
+            let path = dir.join(format!("{shape}-{}.ord", plan.engine.name()));
+            let saved = compute_to_file(plan, &r, &path, |_| {}).unwrap();
+            assert!(
+                !partial_path(&path).exists(),
+                "{shape}: the checkpoint goes"
+            );
+            let file = OrdFile::open(&path).unwrap();
+            file.verify().unwrap();
+            assert_eq!(file.shape(), shape);
+            assert_eq!(file.histogram(), &mem.histogram()[..], "{shape}");
+            assert_eq!(saved.histogram(), mem.histogram(), "{shape}");
+            let layout = saved.layout();
+            assert_eq!(
+                layout.hook_index().is_some(),
+                plan.keeps_pairs(),
+                "{shape} {plan:?}"
+            );
+            assert_eq!(file.layout().scheme(), layout.scheme());
+            for q in 0..positions {
+                let o = mem.ordinal_rank(q);
+                let p = mem.ranker.unrank(q);
+                assert_eq!(file.ordinal(&p).unwrap(), o, "{shape} {p}");
+                assert_eq!(saved.ordinal_rank(q), o, "{shape} rank {q}");
+                assert_eq!(saved.ordinal(&p), Some(o), "{shape} {p}");
+            }
+            for q in (1..positions).step_by(37) {
+                let p = mem.ranker.unrank(q);
+                assert_eq!(file.sol(&p).unwrap(), mem.sol(&p), "{shape} {p}");
+                assert_eq!(file.chain(&p).unwrap(), mem.chain(&p), "{shape} {p}");
+            }
+            // The file is the header, the packed words and one CRC per 64 KiB of them.
+            let bytes = std::fs::read(&path).unwrap();
+            let entries = layout.len();
+            assert!(entries <= positions);
+            assert_eq!(entries < positions, plan.keeps_pairs() && shape.rows > 1);
+            let body = (entries as usize * bits).div_ceil(64) * 8;
+            let h = header_len(&bytes);
+            assert_eq!(bytes.len(), h + body + body.div_ceil(65536) * 4, "{shape}");
+            let head = std::str::from_utf8(&bytes[..h]).unwrap();
+            let hist: Vec<String> = mem.histogram().iter().map(u64::to_string).collect();
+            let rank = match plan.keeps_pairs() {
+                true => format!("transpose-hook {}", shape.rows),
+                false => "colex-lattice-path".to_string(),
+            };
+            assert!(
+                head.starts_with(&format!(
+                    "chompute chomp ord-table 1\nbox {shape}\nrank {rank}\n\
+                     rule {}\nplayers {}\npositions {positions}\nordinal-bits {bits}\n\
+                     histogram {}\nchunk-bytes 65536\nheader-crc32 ",
+                    r.normalised(),
+                    r.players(),
+                    hist.join(" ")
+                )),
+                "{head}"
+            );
         }
-        for q in (1..positions).step_by(37) {
-            let p = mem.ranker.unrank(q);
-            assert_eq!(file.sol(&p).unwrap(), mem.sol(&p), "{shape} {p}");
-            assert_eq!(file.chain(&p).unwrap(), mem.chain(&p), "{shape} {p}");
-        }
-        // The file is the header, the packed words and one CRC per 64 KiB of them.
-        let bytes = std::fs::read(&path).unwrap();
-        let body = (positions as usize * bits).div_ceil(64) * 8;
-        let h = header_len(&bytes);
-        assert_eq!(bytes.len(), h + body + body.div_ceil(65536) * 4, "{shape}");
-        let head = std::str::from_utf8(&bytes[..h]).unwrap();
-        let hist: Vec<String> = mem.histogram().iter().map(u64::to_string).collect();
-        assert!(
-            head.starts_with(&format!(
-                "chompute chomp ord-table 1\nbox {shape}\nrank colex-lattice-path\n\
-                 rule {}\nplayers {}\npositions {positions}\nordinal-bits {bits}\n\
-                 histogram {}\nchunk-bytes 65536\nheader-crc32 ",
-                r.normalised(),
-                r.players(),
-                hist.join(" ")
-            )),
-            "{head}"
-        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Run `shape` into `path` and stop it once layer `stop_after` is recorded.
-fn stopped_run(shape: ChompBox, r: &Rule, path: &Path, stop_after: u64) {
+/// Run `plan` into `path` and stop it once step `stop_after` is recorded.
+fn stopped_run(plan: OrdPlan, r: &Rule, path: &Path, stop_after: u64) {
     let stop = Cancel::new();
     let res = stop.scope(|| {
-        compute_to_file(shape, r, path, |e| {
+        compute_to_file(plan, r, path, |e| {
             if let RunEvent::Layer(p) = e {
                 if p.layers_done == stop_after + 1 {
                     stop.cancel();
@@ -124,16 +154,18 @@ fn stopped_run(shape: ChompBox, r: &Rule, path: &Path, stop_after: u64) {
 #[test]
 fn an_interrupted_run_resumes_to_the_identical_file() {
     let dir = scratch_dir("ord_file_resume");
-    // 51 layers; 3 bits an ordinal, so entries straddle words and records end mid-byte.
+    // 51 layers by colex rank; 3 bits an ordinal, so entries straddle words and records end
+    // mid-byte.
     let (shape, r) = (bx(10, 10), rule("3,0,2,1,4"));
+    let plan = by_rank(shape);
     let whole = dir.join("whole");
     let parts = dir.join("parts");
-    compute_to_file(shape, &r, &whole, |_| {}).unwrap();
-    stopped_run(shape, &r, &parts, 10);
+    compute_to_file(plan, &r, &whole, |_| {}).unwrap();
+    stopped_run(plan, &r, &parts, 10);
     let mut resumed = None;
     let stop = Cancel::new();
     let res = stop.scope(|| {
-        compute_to_file(shape, &r, &parts, |e| match e {
+        compute_to_file(plan, &r, &parts, |e| match e {
             RunEvent::Resumed { layers_done, .. } => resumed = Some(layers_done),
             RunEvent::Layer(p) if p.layers_done == 31 => stop.cancel(),
             RunEvent::Layer(_) | RunEvent::Snapshot { .. } => {}
@@ -151,7 +183,7 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     log[starts[20] + 21] ^= 0x04;
     std::fs::write(&partial, &log).unwrap();
     let mut events = Vec::new();
-    let table = compute_to_file(shape, &r, &parts, |e| {
+    let table = compute_to_file(plan, &r, &parts, |e| {
         if let RunEvent::Resumed {
             layers_done,
             layers,
@@ -173,14 +205,52 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
 
     // A checkpoint of another rule or box is refused, not mixed in.
     let other = dir.join("other");
-    stopped_run(bx(6, 6), &r, &other, 3);
-    let e = compute_to_file(bx(6, 6), &rule("0,1,2"), &other, |_| {}).unwrap_err();
+    stopped_run(packed(bx(6, 6)), &r, &other, 3);
+    let e = compute_to_file(packed(bx(6, 6)), &rule("0,1,2"), &other, |_| {}).unwrap_err();
     assert!(
         e.to_string().contains("checkpoint of the rule 3,0,2,1,4"),
         "{e}"
     );
-    let e = compute_to_file(bx(6, 7), &r, &other, |_| {}).unwrap_err();
+    let e = compute_to_file(packed(bx(6, 7)), &r, &other, |_| {}).unwrap_err();
     assert!(e.to_string().contains("checkpoint of the 6x6 box"), "{e}");
+    // One entry a transposed pair, or every position: the steps differ, so a checkpoint of
+    // one layout is refused by the other.
+    let e = compute_to_file(by_rank(bx(6, 6)), &r, &other, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("numbered 'transpose-hook 6'"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_square_stopped_at_any_step_resumes_to_the_identical_file() {
+    let dir = scratch_dir("ord_file_resume_hook");
+    let (shape, r) = (bx(9, 9), rule("0,2,1"));
+    let plan = packed(shape);
+    assert!(plan.keeps_pairs());
+    let whole = dir.join("whole");
+    let table = compute_to_file(plan, &r, &whole, |_| {}).unwrap();
+    let steps = match &table.ords {
+        chompute::chomp::multiplayer::ordinal::Ords::Hook(h) => h.hook.steps(),
+        other => panic!("a square keeps pairs: {other:?}"),
+    };
+    assert!(steps > 20, "{steps}");
+    for stop_after in [0, 1, steps / 3, steps - 2] {
+        let parts = dir.join(format!("parts-{stop_after}"));
+        stopped_run(plan, &r, &parts, stop_after);
+        let mut resumed = None;
+        compute_to_file(plan, &r, &parts, |e| {
+            if let RunEvent::Resumed { layers_done, .. } = e {
+                resumed = Some(layers_done);
+            }
+        })
+        .unwrap();
+        assert_eq!(resumed, Some(stop_after + 1));
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&parts).unwrap(),
+            "stopped after step {stop_after}"
+        );
+    }
+    assert_eq!(table.histogram(), in_memory(shape, &r).histogram());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
