@@ -69,8 +69,9 @@ pub struct ChompOrdArgs {
     #[arg(long)]
     pub rectangles: bool,
     /// The engine: `auto` (three-row for 3-row boxes, else packed), `packed` (⌈log2(n+1)⌉ bits
-    /// a position, prefix layers in parallel), `general`, `layers` or `three-row` (one byte a
-    /// position); all give the same ordinals.
+    /// an entry, in parallel; a square keeps one entry a transposed pair), `packed-colex` (the
+    /// packed table of every position by colex rank), `general`, `layers` or `three-row` (one
+    /// byte a position); all give the same ordinals.
     #[arg(long, value_enum, default_value_t = chompute::chomp::multiplayer::ordinal::OrdEngine::Auto)]
     pub engine: chompute::chomp::multiplayer::ordinal::OrdEngine,
     #[command(flatten)]

@@ -386,6 +386,12 @@ mod tests {
                 let ranker = Ranker::new(shape).unwrap();
                 let colex = PackedOrds::compute(&ranker, &choice).unwrap();
                 let hook = ord_hook_index(n).unwrap();
+                // One entry a pair off the diagonal hooks; the empty diagram and the diagonal
+                // hooks (k, k), C(2k-2, k-1) interiors each, in full.
+                let diagonal: u64 = (1..=n as u64)
+                    .map(|k| crate::chomp::diagram::binomial(2 * k - 2, k - 1).unwrap())
+                    .sum();
+                assert_eq!(hook.len(), 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
                 let got = PackedOrds::compute_hook(&hook, &choice).unwrap();
                 let mut rows = vec![0u32; n];
                 let mut h = vec![0u64; rule.players() + 1];

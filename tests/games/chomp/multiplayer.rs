@@ -11,7 +11,7 @@ use chompute::chomp::{
     all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, Ranker,
     Rule,
 };
-use common::{assert_usage_error, chompute, scratch_dir, stdout};
+use common::{assert_usage_error, chompute, scratch_dir, stderr, stdout};
 use std::collections::{BTreeSet, HashMap};
 
 #[test]
@@ -382,6 +382,45 @@ fn ord_engines_agree_through_the_cli() {
     assert_eq!(auto, six("general"));
     assert_eq!(auto, six("layers"));
     assert_eq!(auto, six("packed"));
+}
+
+/// The default engine on a square keeps one entry a transposed pair; on 13x13 its whole
+/// report (histogram, a position's ordinal, Sol and chain, the positions of ordinal 1, the
+/// rectangles) is the byte engine's, and so is the colex twin's.
+#[test]
+fn a_square_by_transposed_pairs_reports_what_the_byte_engine_does_on_13x13() {
+    let run = |engine: &str| {
+        let o = chompute(&[
+            "chomp",
+            "ord",
+            "--rule",
+            "0,1,2",
+            "--box",
+            "13x13",
+            "--engine",
+            engine,
+            "--position",
+            "13,11,11,8,5,5,2",
+            "--list",
+            "1",
+            "--rectangles",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        let name = v["engine"].as_str().unwrap().to_string();
+        v["seconds"] = 0.into();
+        v["engine"] = "".into();
+        (name, v)
+    };
+    let (name, auto) = run("auto");
+    assert_eq!(name, "packed");
+    let (_, general) = run("general");
+    assert_eq!(auto["histogram"], general["histogram"]);
+    assert!(auto["list"].as_array().unwrap().len() > 1000);
+    assert_eq!(auto["rectangles"].as_array().unwrap().len(), 169);
+    assert_eq!(auto, general);
+    assert_eq!(auto, run("packed-colex").1);
 }
 
 #[test]
