@@ -4,6 +4,8 @@
 //!   monotone (every option comes first); the multiplayer and Grundy tables use it too.
 //! - [`hook`]: the hook index of an n×n square ([`HookIndex`]), one index for each pair of
 //!   transposed positions (a position and its transpose have the same outcome).
+//! - [`pairs`]: the options of a position in the hook index that keeps every diagonal hook
+//!   whole, for the tables by transposed pairs that pull their options' values.
 //!
 //! [`BitLayout`] is the one choice between them that a one-bit table, its file and every reader
 //! of it share: "the bit of a position" is [`BitLayout::bit`] everywhere.
@@ -12,6 +14,7 @@
 
 pub mod colex;
 pub mod hook;
+pub mod pairs;
 
 pub use colex::Ranker;
 pub use hook::HookIndex;

@@ -42,11 +42,12 @@
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
-use super::hook::{hook_weights, HookOrds};
+use super::hook::HookOrds;
 use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, HookIndex, Ranker, COLEX_SCHEME, HOOK_SCHEME};
 use crate::chomp::two_player::file::{self as store, CheckedBody, Checkpoint, ChunkWriter};
 use crate::chomp::two_player::run::RunEvent;
