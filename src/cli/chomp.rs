@@ -158,6 +158,10 @@ pub struct ChompGrundyArgs {
     /// go to FILE.partial, and the same command resumes from it.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
+    /// Keep a value for every position by colex rank, on a square too (a square otherwise
+    /// keeps one value for each pair of transposed positions, about two thirds of them).
+    #[arg(long)]
+    pub by_rank: bool,
     #[command(flatten)]
     pub format: Output<ChompGrundyOutput>,
 }

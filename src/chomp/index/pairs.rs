@@ -30,6 +30,7 @@ use super::{HookIndex, Ranker};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::two_player::schedule::for_each_in_range;
 use crate::error::{Error, Result};
+use std::cell::RefCell;
 
 /// The hook index of a table by transposed pairs: every interior of a diagonal hook stored.
 pub fn pairs_index(n: usize) -> Result<HookIndex> {
@@ -46,6 +47,73 @@ pub(crate) struct Stored<'r> {
     pub(crate) mu: &'r [u32],
     pub(crate) x: u64,
     pub(crate) index: u64,
+    /// The walk's ranks of the prefixes of an interior, brought up to `mu` when asked.
+    ranks: &'r RefCell<Ranks>,
+}
+
+/// The colex ranks of the prefixes of an interior's rows and of its columns, followed from
+/// one position of a walk to the next: a step of the walk lengthens one row and empties the
+/// rows below it, which changes the ranks of the longer prefixes by one weight each and a few
+/// columns, so a position costs O(rows + columns) on average instead of O(rows²). Any two
+/// interiors of a block can follow each other (the ranks are brought up row by row), so a
+/// table that skips the positions whose options stop early stays right.
+#[derive(Debug)]
+pub(crate) struct Ranks {
+    rows: usize,
+    /// The interior the ranks are of.
+    mu: [u32; MAX_SIDE + 1],
+    /// Its columns: `cols[k]` rows longer than k.
+    cols: [u32; MAX_SIDE + 1],
+    /// `prefix[s]`: the colex rank of the first s rows in an s-row box.
+    prefix: [u64; MAX_SIDE + 1],
+    /// `column[s]`: the colex rank of the first s columns, read as rows, in an s-row box.
+    column: [u64; MAX_SIDE + 1],
+    /// Column prefixes kept: 0..columns.
+    columns: usize,
+}
+
+impl Ranks {
+    /// The ranks of the empty interior of `rows` rows (all 0), column prefixes to `columns`.
+    fn new(rows: usize, columns: usize) -> Ranks {
+        Ranks {
+            rows,
+            mu: [0; MAX_SIDE + 1],
+            cols: [0; MAX_SIDE + 1],
+            prefix: [0; MAX_SIDE + 1],
+            column: [0; MAX_SIDE + 1],
+            columns,
+        }
+    }
+
+    /// Move to the interior `mu` (any: the rows that differ are changed one by one).
+    #[inline]
+    fn follow(&mut self, hook: &HookIndex, mu: &[u32]) {
+        for u in 0..self.rows {
+            let (old, new) = (self.mu[u], mu[u]);
+            if old == new {
+                continue;
+            }
+            self.mu[u] = new;
+            // The prefixes that hold row u: lengths s > u.
+            for s in u + 1..self.rows {
+                self.prefix[s] = self.prefix[s] + hook.weight(s, u, new) - hook.weight(s, u, old);
+            }
+            // The columns k the row's change covers gain or lose a cell.
+            let (lo, hi, up) = if new > old {
+                (old, new, true)
+            } else {
+                (new, old, false)
+            };
+            for k in lo as usize..hi as usize {
+                let c = self.cols[k];
+                let d = if up { c + 1 } else { c - 1 };
+                self.cols[k] = d;
+                for s in k + 1..self.columns {
+                    self.column[s] = self.column[s] + hook.weight(s, k, d) - hook.weight(s, k, c);
+                }
+            }
+        }
+    }
 }
 
 /// What the scan of one square needs besides the table: the blocks' offsets by hook, a colex
@@ -120,14 +188,8 @@ impl<'a> HookOptions<'a> {
     /// colex rank `x` of its block, as indexes, to `f` until it returns false (it may be called
     /// a few more times after). The empty diagram (index 0) is among them.
     #[inline]
-    pub(crate) fn for_each_option_until(
-        &self,
-        a: usize,
-        b: usize,
-        mu: &[u32],
-        x: u64,
-        mut f: impl FnMut(u64) -> bool,
-    ) {
+    pub(crate) fn for_each_option_until(&self, p: &Stored, mut f: impl FnMut(u64) -> bool) {
+        let Stored { a, b, mu, x, .. } = *p;
         let r = b - 1;
         let own = self.off(a, b);
         // The interior's own options, the hook left whole.
@@ -148,9 +210,13 @@ impl<'a> HookOptions<'a> {
         if !f(0) {
             return;
         }
+        // The ranks of mu's row and column prefixes, brought up to this position only now: a
+        // table that stops early (the ordinals) rarely needs them.
+        let mut ranks = p.ranks.borrow_mut();
+        ranks.follow(self.hook, mu);
         // The bites at (i, 0), i ≥ 1: the first i rows, hook (a, i) over mu's first i-1 rows.
         for i in 1..b {
-            let q = self.off(a, i) + self.hook.colex_rank(i - 1, mu);
+            let q = self.off(a, i) + ranks.prefix[i - 1];
             if !f(q) {
                 return;
             }
@@ -178,12 +244,8 @@ impl<'a> HookOptions<'a> {
         }
         // The bites at (0, j), 1 ≤ j < b: stored as the transpose, hook (b, j) over the first
         // j-1 columns of mu, read as rows.
-        let mut cols = [0u32; MAX_SIDE + 1];
-        for (k, col) in cols.iter_mut().enumerate().take(a.min(b) - 1) {
-            *col = mu[..r].iter().take_while(|&&len| len as usize > k).count() as u32;
-        }
         for j in 1..b.min(a) {
-            let q = self.off(b, j) + self.hook.colex_rank(j - 1, &cols);
+            let q = self.off(b, j) + ranks.column[j - 1];
             if !f(q) {
                 return;
             }
@@ -208,6 +270,7 @@ impl<'a> HookOptions<'a> {
                 mu: &[],
                 x: 0,
                 index: blk.off,
+                ranks: &RefCell::new(Ranks::new(0, 0)),
             });
             return;
         }
@@ -215,6 +278,7 @@ impl<'a> HookOptions<'a> {
             .as_ref()
             .expect("a ranker for every block of two or more rows");
         let mut rows = [0u32; MAX_SIDE + 1];
+        let ranks = RefCell::new(Ranks::new(r, a.min(b) - 1));
         for_each_in_range(ranker, base - blk.off, len, &mut rows[..r], |mu, x| {
             f(&Stored {
                 a,
@@ -222,6 +286,7 @@ impl<'a> HookOptions<'a> {
                 mu,
                 x,
                 index: blk.off + x,
+                ranks: &ranks,
             })
         });
     }
@@ -230,7 +295,7 @@ impl<'a> HookOptions<'a> {
     /// ([`HookOptions::for_each_option_until`]).
     #[inline]
     pub(crate) fn of_until(&self, p: &Stored, f: impl FnMut(u64) -> bool) {
-        self.for_each_option_until(p.a, p.b, p.mu, p.x, f)
+        self.for_each_option_until(p, f)
     }
 }
 

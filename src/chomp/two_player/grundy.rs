@@ -27,11 +27,14 @@ use super::driver::{drive, par_ranges, Run};
 use super::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::Ranker;
+use crate::chomp::index::hook::MAX_SIDE;
+use crate::chomp::index::pairs::{pairs_index, HookOptions, Stored};
+use crate::chomp::index::{HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, AtomicU8, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// Most positions a Grundy table may have: 2^36 (64 GiB at one byte a position).
 pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
@@ -75,13 +78,30 @@ pub struct GrundyPlan {
     /// Whether the width is proved enough (no position of the box has more options than it
     /// holds); when not, the run checks every value.
     pub exact: bool,
+    /// Whether the table keeps one value for each pair of transposed positions (a square box:
+    /// the hook index of `crate::chomp::index::pairs`), not one for every position.
+    pub pairs: bool,
+    /// Values the table keeps: the positions, or the stored ones of the pairs.
+    pub entries: u64,
 }
 
 impl GrundyPlan {
     /// The plan for `shape`: the width asked for, or by default one byte (exact up to 256
-    /// cells, checked above). Refuses, with the memory it would need, what does not fit in
-    /// `room`.
+    /// cells, checked above); a square box keeps one value for each transposed pair. Refuses,
+    /// with the memory it would need, what does not fit in `room`.
     pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
+        let square = shape.rows == shape.cols as usize && shape.rows <= MAX_SIDE;
+        GrundyPlan::with_pairs(shape, width, square, room)
+    }
+
+    /// [`GrundyPlan::new`] with the layout chosen: one value for each transposed pair (`pairs`,
+    /// a square box only), or one for every position by colex rank.
+    pub fn with_pairs(
+        shape: ChompBox,
+        width: Option<ValueBytes>,
+        pairs: bool,
+        room: Room,
+    ) -> Result<GrundyPlan> {
         let cells = shape.rows as u64 * shape.cols as u64;
         // Checked first: a box of many cells is refused before its ranking is built.
         if cells > u16::MAX as u64 {
@@ -99,14 +119,26 @@ impl GrundyPlan {
                     "more than 2^36 positions; choose a smaller box",
                 )
             })?;
+        if pairs && (shape.rows != shape.cols as usize || shape.rows > MAX_SIDE) {
+            return Err(Error::invalid(format!(
+                "the {shape} box is not a square of side at most {MAX_SIDE}: only such a \
+                 square keeps one value for each transposed pair"
+            )));
+        }
         let width = width.unwrap_or(ValueBytes::One);
         // A mex is at most the number of options, at most cells - 1.
         let exact = cells - 1 <= width.max_value() as u64;
+        let entries = match pairs {
+            true => pairs_index(shape.rows)?.len(),
+            false => positions,
+        };
         let plan = GrundyPlan {
             shape,
             positions,
             width,
             exact,
+            pairs,
+            entries,
         };
         room.ensure(
             plan.bytes(),
@@ -118,7 +150,7 @@ impl GrundyPlan {
 
     /// Bytes of the table.
     pub fn bytes(&self) -> u64 {
-        self.positions * self.width.bytes()
+        self.entries * self.width.bytes()
     }
 }
 
@@ -153,14 +185,17 @@ impl Values {
     }
 }
 
-/// The Grundy value of every position of a box, indexed by colex rank (rank 0, the empty
-/// diagram, holds 0 and is not a position).
+/// The Grundy value of every position of a box, indexed by colex rank, or on a square by the
+/// hook index of one position of each transposed pair ([`GrundyPlan::pairs`]); index 0, the
+/// empty diagram, holds 0 and is not a position.
 #[derive(Debug)]
 pub struct GrundyTable {
     /// The box's ranking.
     pub ranker: Ranker,
     plan: GrundyPlan,
     values: Values,
+    /// The index of the values when the table keeps one of each transposed pair.
+    hook: Option<Arc<HookIndex>>,
     /// Largest value of the positions with hook (a, b), at a + b·(C+1).
     hook_max: Vec<u16>,
     /// Positions of each value 0, 1, …, the largest.
@@ -185,11 +220,16 @@ impl GrundyTable {
     pub(super) fn empty(plan: GrundyPlan) -> Result<GrundyTable> {
         let shape = plan.shape;
         let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")?;
-        let values = Values::new(plan.width, ranker.len());
+        let hook = match plan.pairs {
+            true => Some(Arc::new(pairs_index(shape.rows)?)),
+            false => None,
+        };
+        let values = Values::new(plan.width, plan.entries);
         Ok(GrundyTable {
             ranker,
             plan,
             values,
+            hook,
             hook_max: Vec::new(),
             histogram: vec![0],
         })
@@ -216,58 +256,79 @@ impl GrundyTable {
         };
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let layers = Layers { ranker };
-        let run = Run {
-            schedule: &layers,
-            lo: 0,
-            hi: ranker.len(),
-            start,
-        };
         let scratch = || Scratch::new(shape.rows, words, hooks, limit);
-        let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-            tallies.range(ranker, s, base, len, |rows, rank, seen| {
-                if !compute {
-                    return values.get(rank);
-                }
-                let g = mex_of_options(ranker, values, rows, rank, seen);
-                if g > limit {
-                    too_big.store(true, Relaxed);
-                }
-                let g = g.min(limit) as u16;
-                values.set(rank, g);
-                g
-            })
+        // The value of a position from the marks its options left in `seen`, kept at `index`.
+        let decide = |index: u64, seen: &[u64]| {
+            let g = mex(seen);
+            if g > limit {
+                too_big.store(true, Relaxed);
+            }
+            let g = g.min(limit) as u16;
+            values.set(index, g);
+            g
         };
-        // The finished steps' positions are tallied from their values.
-        let mut finished = Vec::new();
-        run.finished(|b, l| finished.push((b, l)));
-        par_ranges(&finished, Layers::GRAIN, &scratch, &|s, b, l, _| {
-            range(s, b, l, false)
-        })?;
-        drive(
-            run,
-            scratch,
-            |s, base, len, _| range(s, base, len, true),
-            |step, _, progress| {
-                if too_big.load(Relaxed) {
-                    return Err(Error::too_large(
-                        format!("the Grundy table of the {shape} box"),
-                        format!(
-                            "a value exceeds {limit}, the most one byte holds; \
+        let on_step = |step, progress| {
+            if too_big.load(Relaxed) {
+                return Err(Error::too_large(
+                    format!("the Grundy table of the {shape} box"),
+                    format!(
+                        "a value exceeds {limit}, the most one byte holds; \
                              two bytes a position need {} of memory",
-                            crate::memory::gib(
-                                GrundyPlan {
-                                    width: ValueBytes::Two,
-                                    ..plan
-                                }
-                                .bytes()
-                            )
-                        ),
-                    ));
-                }
-                on_step(this, step, progress)
-            },
-        )?;
+                        crate::memory::gib(
+                            GrundyPlan {
+                                width: ValueBytes::Two,
+                                ..plan
+                            }
+                            .bytes()
+                        )
+                    ),
+                ));
+            }
+            on_step(this, step, progress)
+        };
+        match &this.hook {
+            None => {
+                let layers = Layers { ranker };
+                let run = Run {
+                    schedule: &layers,
+                    lo: 0,
+                    hi: ranker.len(),
+                    start,
+                };
+                let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
+                    tallies.range(ranker, s, base, len, |rows, rank, seen| {
+                        if !compute {
+                            return values.get(rank);
+                        }
+                        seen.fill(0);
+                        ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
+                        decide(rank, seen)
+                    })
+                };
+                drive_tallied(run, &scratch, range, on_step)?;
+            }
+            Some(hook) => {
+                let options = HookOptions::new(hook)?;
+                let run = Run {
+                    start,
+                    ..Run::whole(&**hook, hook.len())
+                };
+                let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
+                    tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
+                        if !compute {
+                            return values.get(p.index);
+                        }
+                        seen.fill(0);
+                        options.of_until(p, |q| {
+                            mark(seen, values, q);
+                            true
+                        });
+                        decide(p.index, seen)
+                    })
+                };
+                drive_tallied(run, &scratch, range, on_step)?;
+            }
+        }
         let hook_max = tallies.hook_max.into_iter().map(AtomicU16::into_inner);
         self.hook_max = hook_max.collect();
         let mut histogram: Vec<u64> = tallies
@@ -282,7 +343,8 @@ impl GrundyTable {
         Ok(())
     }
 
-    /// The values of ranks `base..base + len` as a table file keeps them (`value-bytes` bytes
+    /// The values of indexes `base..base + len` (colex ranks, or hook indexes when the table
+    /// keeps one of each transposed pair) as a table file keeps them (`value-bytes` bytes
     /// each, little-endian), appended to `out`.
     pub fn values_le(&self, base: u64, len: u64, out: &mut Vec<u8>) {
         let (b, e) = (base as usize, (base + len) as usize);
@@ -320,17 +382,40 @@ impl GrundyTable {
         self.plan
     }
 
-    /// The Grundy value of rank `r`.
+    /// The Grundy value of colex rank `r`.
     pub fn value_rank(&self, r: u64) -> u16 {
-        self.values.get(r)
+        match &self.hook {
+            None => self.values.get(r),
+            Some(hook) => {
+                let mut rows = [0u32; MAX_SIDE + 1];
+                let n = self.ranker.shape.rows;
+                self.ranker.unrank_into(r, &mut rows[..n]);
+                self.values
+                    .get(hook.index(&rows[..n]).expect("a rank of the box"))
+            }
+        }
+    }
+
+    /// The values the table keeps: the positions, or one of each transposed pair
+    /// ([`GrundyPlan::pairs`]).
+    pub fn entries(&self) -> u64 {
+        self.plan.entries
+    }
+
+    /// The hook index of the values when the table keeps one of each transposed pair.
+    pub fn hook_index(&self) -> Option<&Arc<HookIndex>> {
+        self.hook.as_ref()
     }
 
     /// The Grundy value of `p`; `None` when it is empty or outside the box.
     pub fn value(&self, p: &Diagram) -> Option<u16> {
-        if p.is_empty() {
+        if p.is_empty() || !self.shape().contains(p) {
             return None;
         }
-        self.ranker.rank(p).map(|r| self.value_rank(r))
+        match &self.hook {
+            None => self.ranker.rank(p).map(|r| self.values.get(r)),
+            Some(hook) => hook.index(p.rows()).map(|x| self.values.get(x)),
+        }
     }
 
     /// The largest value among the positions of the `rows`×`cols` box (which must lie inside
@@ -517,6 +602,42 @@ impl Tallies {
             let h = &mut hooks[rows[0] as usize + b * stride];
             *h = (*h).max(g);
         });
+        self.flush(hooks, tally, largest);
+    }
+
+    /// [`Tallies::range`] for a table by transposed pairs: a stored position of hook (a, b)
+    /// with a > b stands for its transpose too, of hook (b, a).
+    fn pairs_range(
+        &self,
+        options: &HookOptions,
+        stride: usize,
+        s: &mut Scratch,
+        base: u64,
+        len: u64,
+        mut value: impl FnMut(&Stored, &mut [u64]) -> u16,
+    ) {
+        let Scratch {
+            seen, hooks, tally, ..
+        } = s;
+        let mut largest = 0;
+        options.walk(base, len, |p| {
+            let g = value(p, seen);
+            let pair = p.a > p.b;
+            tally[g as usize] += 1 + pair as u64;
+            largest = largest.max(g as usize);
+            let h = &mut hooks[p.a + p.b * stride];
+            *h = (*h).max(g);
+            if pair {
+                let h = &mut hooks[p.b + p.a * stride];
+                *h = (*h).max(g);
+            }
+        });
+        self.flush(hooks, tally, largest);
+    }
+
+    /// Add a worker's tallies of its range (values up to `largest`) to the shared ones and
+    /// clear them.
+    fn flush(&self, hooks: &mut [u16], tally: &mut [u64], largest: usize) {
         for (shared, local) in self.hook_max.iter().zip(hooks.iter_mut()) {
             if *local > 0 {
                 shared.fetch_max(*local, Relaxed);
@@ -552,28 +673,47 @@ impl Scratch {
     }
 }
 
-/// mex of the values of the options of `rows` (rank `rank`), the bite to (0) excluded.
+/// Mark the value of the option at index `q` in `seen`; the empty diagram (index 0 in both
+/// layouts) is no option of a Grundy value.
 #[inline]
-fn mex_of_options(
-    ranker: &Ranker,
-    values: &Values,
-    rows: &[u32],
-    rank: u64,
-    seen: &mut [u64],
-) -> usize {
-    seen.iter_mut().for_each(|w| *w = 0);
-    ranker.for_each_option(rows, rank, |q| {
-        if q != 0 {
-            let g = values.get(q) as usize;
-            seen[g >> 6] |= 1 << (g & 63);
-        }
-    });
+fn mark(seen: &mut [u64], values: &Values, q: u64) {
+    if q != 0 {
+        let g = values.get(q) as usize;
+        seen[g >> 6] |= 1 << (g & 63);
+    }
+}
+
+/// The least value not marked in `seen`.
+#[inline]
+fn mex(seen: &[u64]) -> usize {
     seen.iter()
         .enumerate()
         .find(|(_, w)| **w != u64::MAX)
         .map_or(seen.len() * 64, |(i, w)| {
             i * 64 + w.trailing_ones() as usize
         })
+}
+
+/// Tally the finished steps' positions from their values (a resumed run), then drive the rest
+/// of `run`, `range(scratch, base, len, compute)` deciding (or, with `compute` false, reading)
+/// and tallying one range.
+fn drive_tallied<S: Schedule>(
+    run: Run<S>,
+    scratch: &(impl Fn() -> Scratch + Sync + Send),
+    range: impl Fn(&mut Scratch, u64, u64, bool) + Sync,
+    mut on_step: impl FnMut(u64, Progress) -> Result<()>,
+) -> Result<()> {
+    let mut finished = Vec::new();
+    run.finished(|b, l| finished.push((b, l)));
+    par_ranges(&finished, S::GRAIN, scratch, &|s, b, l, _| {
+        range(s, b, l, false)
+    })?;
+    drive(
+        run,
+        scratch,
+        |s, base, len, _| range(s, base, len, true),
+        |step, _, progress| on_step(step, progress),
+    )
 }
 
 #[cfg(test)]
@@ -678,8 +818,12 @@ mod tests {
                 .unwrap()
                 .exact
         );
+        // One byte a transposed pair: 6.11·10⁹ entries of 18×18; every position: 9.08·10⁹.
         let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
-        assert!(e.to_string().contains("8.4 GiB"), "{e}");
+        assert!(e.to_string().contains("5.6 GiB"), "{e}");
+        let by_rank = GrundyPlan::with_pairs(bx(18, 18), None, false, Room::assume(1 << 30));
+        assert!(by_rank.unwrap_err().to_string().contains("8.4 GiB"));
+        assert!(GrundyPlan::with_pairs(bx(6, 7), None, true, room).is_err());
         let e = GrundyPlan::new(bx(40, 40), None, room).unwrap_err();
         assert!(e.to_string().contains("2^36"), "{e}");
     }

@@ -42,9 +42,9 @@
 use super::file::{self as store, CheckedBody, Checkpoint, ChunkWriter, TableFile};
 use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use super::run::RunEvent;
-use super::schedule::{layer_count, Layers, Schedule};
+use super::schedule::{Layers, Schedule};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::{Ranker, COLEX_SCHEME};
+use crate::chomp::index::{BitLayout, HookIndex, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -57,11 +57,12 @@ const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
 const VALUES_AT_ONCE: u64 = 1 << 16;
 
 /// The header of a Grundy table file.
-fn grundy_header(shape: ChompBox, positions: u64, width: ValueBytes, max_value: u64) -> String {
+fn grundy_header(layout: &BitLayout, width: ValueBytes, max_value: u64) -> String {
+    let (shape, positions) = (layout.shape(), layout.positions());
     store::sealed_header(
         GRUNDY_MAGIC,
         shape,
-        COLEX_SCHEME,
+        &layout.scheme(),
         &[
             ("positions", positions.to_string()),
             ("value-bytes", width.bytes().to_string()),
@@ -74,8 +75,8 @@ fn grundy_header(shape: ChompBox, positions: u64, width: ValueBytes, max_value: 
 /// Write a finished Grundy table to `path` (a temporary file renamed when complete).
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
     let plan = table.plan();
-    let len = table.ranker.len();
-    let header = grundy_header(plan.shape, len, plan.width, table.max_grundy() as u64);
+    let len = table.entries();
+    let header = grundy_header(&layout_of(table), plan.width, table.max_grundy() as u64);
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
     {
@@ -110,12 +111,12 @@ pub fn compute_to_file(
     // The checkpoint lives beside the table, so the table must be a file.
     store::check_resumable_target(out)?;
     let partial = store::partial_path(out);
-    let layers = layer_count(plan.shape);
+    let mut table = GrundyTable::empty(plan)?;
+    let layers = Steps::of(&table).steps();
     // The checkpoint holds every value too, and both are on disk before it goes.
     let body = plan.bytes() + plan.bytes().div_ceil(store::CHUNK_BYTES) * 4;
     let needed = body + plan.bytes() + 28 * layers + 8192;
     store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
-    let mut table = GrundyTable::empty(plan)?;
     let (mut checkpoint, start) = open_checkpoint(&partial, &table)?;
     crate::output::remove_stale_temps(out);
     crate::output::keep_checkpoint(&partial);
@@ -130,7 +131,7 @@ pub fn compute_to_file(
     }
     let (mut ranges, mut buf) = (Vec::new(), Vec::new());
     let run = table.compute_from(start, |t, step, progress| {
-        Layers { ranker: &t.ranker }.ranges(step, &mut ranges);
+        Steps::of(t).ranges(step, &mut ranges);
         let n = ranges.iter().map(|&(_, l)| l).sum();
         checkpoint.append_with(step, n, |sink| {
             for &(base, len) in &ranges {
@@ -167,10 +168,11 @@ pub fn compute_to_file(
 fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)> {
     let plan = table.plan();
     let (shape, w) = (plan.shape, plan.width.bytes());
+    let scheme = layout_of(table).scheme();
     let header = store::header_lines(
         PARTIAL_MAGIC,
         shape,
-        COLEX_SCHEME,
+        &scheme,
         &[("value-bytes", w.to_string())],
     );
     let check = |pairs: &[(String, String)]| {
@@ -183,19 +185,17 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         }
         let rank = store::field(path, pairs, "rank")?;
         let bytes = store::field(path, pairs, "value-bytes")?;
-        if rank != COLEX_SCHEME || bytes != w.to_string() {
+        if rank != scheme || bytes != w.to_string() {
             return Err(Error::invalid(format!(
                 "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
-                 '{COLEX_SCHEME}'; rerun with --value-bytes {bytes} or remove it",
+                 '{scheme}'; rerun with --value-bytes {bytes} (and the same layout) or remove it",
                 path.display()
             )));
         }
         Ok(())
     };
     let read = |reader: &mut dyn Read| {
-        let layers = Layers {
-            ranker: &table.ranker,
-        };
+        let layers = Steps::of(table);
         let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
         while next < layers.steps() {
             layers.ranges(next, &mut ranges);
@@ -223,6 +223,49 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         Ok((next, good))
     };
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
+}
+
+/// The numbering of a table's values: colex ranks, or the hook index of one position of each
+/// transposed pair.
+fn layout_of(table: &GrundyTable) -> BitLayout {
+    match table.hook_index() {
+        Some(hook) => BitLayout::Hook {
+            ranker: table.ranker.clone(),
+            hook: hook.clone(),
+        },
+        None => BitLayout::colex(table.ranker.clone()),
+    }
+}
+
+/// The steps of a table: the colex prefix layers, or the hook index's steps.
+enum Steps<'a> {
+    Colex(Layers<'a>),
+    Hook(&'a HookIndex),
+}
+
+impl Steps<'_> {
+    fn of(table: &GrundyTable) -> Steps<'_> {
+        match table.hook_index() {
+            Some(hook) => Steps::Hook(hook),
+            None => Steps::Colex(Layers {
+                ranker: &table.ranker,
+            }),
+        }
+    }
+
+    fn steps(&self) -> u64 {
+        match self {
+            Steps::Colex(l) => l.steps(),
+            Steps::Hook(h) => Schedule::steps(*h),
+        }
+    }
+
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        match self {
+            Steps::Colex(l) => l.ranges(step, out),
+            Steps::Hook(h) => h.step_ranges(step, out),
+        }
+    }
 }
 
 /// Where the next value of a layer's record goes: a place in the layer's ranges.
@@ -266,7 +309,7 @@ impl<'a> RangeCursor<'a> {
 pub struct GrundyFile {
     path: PathBuf,
     body: CheckedBody,
-    ranker: Ranker,
+    layout: BitLayout,
     width: ValueBytes,
     max_value: u16,
 }
@@ -287,9 +330,20 @@ impl GrundyFile {
         let shape = ChompBox::parse(store::field(path, &pairs, "box")?)
             .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
         let rank = store::field(path, &pairs, "rank")?;
-        if rank != COLEX_SCHEME {
+        let layout = BitLayout::from_scheme(shape, rank)
+            .ok()
+            .filter(|l| l.hook_index().is_none_or(|h| h.min_child() == shape.rows))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "{}: a Grundy table numbered by '{rank}'; chompute writes \
+                     '{COLEX_SCHEME}' or '{HOOK_SCHEME} {}'",
+                    path.display(),
+                    shape.rows
+                ))
+            })?;
+        if layout.positions() > MAX_GRUNDY_POSITIONS {
             return Err(Error::invalid(format!(
-                "{}: a Grundy table numbered by '{rank}'; chompute writes '{COLEX_SCHEME}'",
+                "{}: the {shape} box has more than 2^36 positions",
                 path.display()
             )));
         }
@@ -313,9 +367,7 @@ impl GrundyFile {
                 ),
             ));
         }
-        let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")
-            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        let header = grundy_header(shape, ranker.len(), width, max_value);
+        let header = grundy_header(&layout, width, max_value);
         if header.as_bytes() != prefix {
             return Err(store::damaged(
                 path,
@@ -323,12 +375,12 @@ impl GrundyFile {
             ));
         }
         let what = format!("a Grundy table of the {shape} box");
-        let bytes = ranker.len() * width.bytes();
+        let bytes = layout.len() * width.bytes();
         let body = CheckedBody::open(path, file, start, bytes, &what)?;
         Ok(GrundyFile {
             path: path.to_path_buf(),
             body,
-            ranker,
+            layout,
             width,
             max_value: max_value as u16,
         })
@@ -336,7 +388,12 @@ impl GrundyFile {
 
     /// The box.
     pub fn shape(&self) -> ChompBox {
-        self.ranker.shape
+        self.layout.shape()
+    }
+
+    /// How the file numbers its values: colex ranks, or one of each transposed pair.
+    pub fn layout(&self) -> &BitLayout {
+        &self.layout
     }
 
     /// Bytes a value takes in the file.
@@ -349,14 +406,27 @@ impl GrundyFile {
         self.max_value
     }
 
-    /// The value of rank `r`, read from the file (from a checked chunk).
+    /// The value of colex rank `r`, read from the file (from a checked chunk).
     pub fn value_rank(&self, r: u64) -> Result<u16> {
-        if r >= self.ranker.len() {
+        let ranker = self.layout.ranker();
+        if r >= ranker.len() {
             return Err(Error::invalid(format!(
                 "{}: rank {r} is outside the table",
                 self.path.display()
             )));
         }
+        match self.layout.hook_index() {
+            None => self.value_at(r),
+            Some(_) => self.value_at(
+                self.layout
+                    .bit(&ranker.unrank(r))
+                    .expect("a rank of the box"),
+            ),
+        }
+    }
+
+    /// The value of entry `r` (a colex rank, or a hook index: [`GrundyFile::layout`]).
+    fn value_at(&self, r: u64) -> Result<u16> {
         let w = self.width.bytes();
         let mut b = [0u8; 2];
         self.body.read_at(r * w, &mut b[..w as usize])?;
@@ -364,7 +434,7 @@ impl GrundyFile {
         if g > self.max_value {
             return Err(store::damaged(
                 &self.path,
-                format!("rank {r} holds {g}, past max-value {}", self.max_value),
+                format!("entry {r} holds {g}, past max-value {}", self.max_value),
             ));
         }
         Ok(g)
@@ -375,13 +445,13 @@ impl GrundyFile {
         if p.is_empty() {
             return Err(Error::invalid("the empty diagram is not a position"));
         }
-        let r = self.ranker.rank(p).ok_or_else(|| {
+        let r = self.layout.bit(p).ok_or_else(|| {
             Error::invalid(format!(
                 "position {p} does not fit in the {} box",
                 self.shape()
             ))
         })?;
-        self.value_rank(r)
+        self.value_at(r)
     }
 
     /// For every value g below G(`p`), one move of `p` to a position of value g (the least

@@ -24,6 +24,11 @@ fn plan(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
     GrundyPlan::new(shape, Some(width), Room::assume(1 << 32)).unwrap()
 }
 
+/// Every position by colex rank, squares too.
+fn by_rank(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
+    GrundyPlan::with_pairs(shape, Some(width), false, Room::assume(1 << 32)).unwrap()
+}
+
 /// The length of a file's header: up to and with its empty line.
 fn header_len(bytes: &[u8]) -> usize {
     bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2
@@ -54,49 +59,69 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
         (bx(1, 9), ValueBytes::Two),
         (bx(10, 10), ValueBytes::One),
     ] {
-        let path = dir.join(format!("{shape}.grundy"));
-        let saved = compute_to_file(plan(shape, width), &path, |_| {}).unwrap();
-        assert!(
-            !partial_path(&path).exists(),
-            "{shape}: the checkpoint goes"
-        );
-        let mem = GrundyTable::compute(shape).unwrap();
-        let file = GrundyFile::open(&path).unwrap();
-        file.verify().unwrap();
-        assert_eq!(file.shape(), shape);
-        assert_eq!(file.width(), width);
-        assert_eq!(file.max_value() as usize, mem.max_grundy(), "{shape}");
+        // The twin: the table of every position by colex rank.
+        let mem = GrundyTable::compute_with(by_rank(shape, ValueBytes::One)).unwrap();
         let positions = mem.ranker.len();
-        for r in 0..positions {
-            assert_eq!(
-                file.value_rank(r).unwrap(),
-                mem.value_rank(r),
-                "{shape} rank {r}"
+        let square = shape.rows == shape.cols as usize;
+        let plans = match square {
+            true => vec![plan(shape, width), by_rank(shape, width)],
+            false => vec![plan(shape, width)],
+        };
+        for plan in plans {
+            let path = dir.join(format!("{shape}-{}.grundy", plan.pairs));
+            let saved = compute_to_file(plan, &path, |_| {}).unwrap();
+            assert!(
+                !partial_path(&path).exists(),
+                "{shape}: the checkpoint goes"
             );
-            assert_eq!(saved.value_rank(r), mem.value_rank(r), "{shape} rank {r}");
-        }
-        assert_eq!(saved.histogram(), mem.histogram(), "{shape}");
-        // The file is the header, the values and one CRC per 64 KiB of them.
-        let bytes = std::fs::read(&path).unwrap();
-        let body = positions as usize * width.bytes() as usize;
-        let h = header_len(&bytes);
-        assert_eq!(bytes.len(), h + body + body.div_ceil(65536) * 4, "{shape}");
-        let head = std::str::from_utf8(&bytes[..h]).unwrap();
-        assert!(
-            head.starts_with(&format!(
-                "chompute chomp grundy-table 1\nbox {shape}\nrank colex-lattice-path\n\
-                 positions {positions}\nvalue-bytes {}\nmax-value {}\nchunk-bytes 65536\n\
-                 header-crc32 ",
-                width.bytes(),
-                mem.max_grundy()
-            )),
-            "{head}"
-        );
-        let top = Diagram::new(vec![shape.cols; shape.rows]).unwrap();
-        assert_eq!(file.value(&top).unwrap(), mem.value(&top).unwrap());
-        match SavedTable::open(&path).unwrap() {
-            SavedTable::Grundy(_) => {}
-            SavedTable::Bits(_) => panic!("{shape}: a Grundy table read as a one-bit one"),
+            let file = GrundyFile::open(&path).unwrap();
+            file.verify().unwrap();
+            assert_eq!(file.shape(), shape);
+            assert_eq!(file.width(), width);
+            assert_eq!(file.max_value() as usize, mem.max_grundy(), "{shape}");
+            assert_eq!(file.layout().hook_index().is_some(), plan.pairs);
+            for r in 0..positions {
+                assert_eq!(
+                    file.value_rank(r).unwrap(),
+                    mem.value_rank(r),
+                    "{shape} rank {r}"
+                );
+                assert_eq!(saved.value_rank(r), mem.value_rank(r), "{shape} rank {r}");
+            }
+            assert_eq!(saved.histogram(), mem.histogram(), "{shape}");
+            for rows in 1..=shape.rows {
+                for cols in 1..=shape.cols {
+                    assert_eq!(saved.largest_in(rows, cols), mem.largest_in(rows, cols));
+                }
+            }
+            // The file is the header, the values and one CRC per 64 KiB of them.
+            let bytes = std::fs::read(&path).unwrap();
+            let entries = saved.entries();
+            assert_eq!(entries < positions, plan.pairs, "{shape}");
+            let body = entries as usize * width.bytes() as usize;
+            let h = header_len(&bytes);
+            assert_eq!(bytes.len(), h + body + body.div_ceil(65536) * 4, "{shape}");
+            let head = std::str::from_utf8(&bytes[..h]).unwrap();
+            let rank = match plan.pairs {
+                true => format!("transpose-hook {}", shape.rows),
+                false => "colex-lattice-path".to_string(),
+            };
+            assert!(
+                head.starts_with(&format!(
+                    "chompute chomp grundy-table 1\nbox {shape}\nrank {rank}\n\
+                     positions {positions}\nvalue-bytes {}\nmax-value {}\nchunk-bytes 65536\n\
+                     header-crc32 ",
+                    width.bytes(),
+                    mem.max_grundy()
+                )),
+                "{head}"
+            );
+            let top = Diagram::new(vec![shape.cols; shape.rows]).unwrap();
+            assert_eq!(file.value(&top).unwrap(), mem.value(&top).unwrap());
+            match SavedTable::open(&path).unwrap() {
+                SavedTable::Grundy(_) => {}
+                SavedTable::Bits(_) => panic!("{shape}: a Grundy table read as a one-bit one"),
+            }
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -135,11 +160,11 @@ fn one_and_two_bytes_hold_the_same_values_and_a_value_past_one_byte_leaves_nothi
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Run `shape` into `path` and stop it once layer `stop_after` is recorded.
-fn stopped_run(shape: ChompBox, path: &Path, stop_after: u64) {
+/// Run `plan` into `path` and stop it once step `stop_after` is recorded.
+fn stopped_run(plan: GrundyPlan, path: &Path, stop_after: u64) {
     let stop = Cancel::new();
     let r = stop.scope(|| {
-        compute_to_file(plan(shape, ValueBytes::One), path, |e| {
+        compute_to_file(plan, path, |e| {
             if let RunEvent::Layer(p) = e {
                 if p.layers_done == stop_after + 1 {
                     stop.cancel();
@@ -154,16 +179,17 @@ fn stopped_run(shape: ChompBox, path: &Path, stop_after: u64) {
 #[test]
 fn an_interrupted_run_resumes_to_the_identical_file() {
     let dir = scratch_dir("grundy_file_resume");
-    let shape = bx(10, 10); // 51 layers
+    let shape = bx(10, 10); // 51 layers by colex rank
+    let plan = by_rank(shape, ValueBytes::One);
     let whole = dir.join("whole");
     let parts = dir.join("parts");
-    compute_to_file(plan(shape, ValueBytes::One), &whole, |_| {}).unwrap();
-    stopped_run(shape, &parts, 10);
+    compute_to_file(plan, &whole, |_| {}).unwrap();
+    stopped_run(plan, &parts, 10);
     // The second run resumes after layer 10.
     let mut resumed = None;
     let stop = Cancel::new();
     let r = stop.scope(|| {
-        compute_to_file(plan(shape, ValueBytes::One), &parts, |e| match e {
+        compute_to_file(plan, &parts, |e| match e {
             RunEvent::Resumed { layers_done, .. } => resumed = Some(layers_done),
             RunEvent::Layer(p) if p.layers_done == 31 => stop.cancel(),
             RunEvent::Layer(_) | RunEvent::Snapshot { .. } => {}
@@ -181,7 +207,7 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     log[starts[20] + 24] ^= 0x04;
     std::fs::write(&partial, &log).unwrap();
     let mut events = Vec::new();
-    let table = compute_to_file(plan(shape, ValueBytes::One), &parts, |e| {
+    let table = compute_to_file(plan, &parts, |e| {
         if let RunEvent::Resumed {
             layers_done,
             layers,
@@ -215,12 +241,56 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
 }
 
 #[test]
+fn a_square_by_transposed_pairs_stopped_at_any_step_resumes_to_the_identical_file() {
+    let dir = scratch_dir("grundy_file_resume_pairs");
+    let shape = bx(9, 9);
+    let plan = plan(shape, ValueBytes::One);
+    assert!(plan.pairs && plan.entries < plan.positions);
+    let whole = dir.join("whole");
+    let table = compute_to_file(plan, &whole, |_| {}).unwrap();
+    let steps = table.hook_index().unwrap().steps();
+    assert!(steps > 20, "{steps}");
+    let mem = GrundyTable::compute_with(by_rank(shape, ValueBytes::One)).unwrap();
+    for stop_after in [0, 1, steps / 3, steps - 2] {
+        let parts = dir.join(format!("parts-{stop_after}"));
+        stopped_run(plan, &parts, stop_after);
+        let mut resumed = None;
+        let again = compute_to_file(plan, &parts, |e| {
+            if let RunEvent::Resumed { layers_done, .. } = e {
+                resumed = Some(layers_done);
+            }
+        })
+        .unwrap();
+        assert_eq!(resumed, Some(stop_after + 1));
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&parts).unwrap(),
+            "stopped after step {stop_after}"
+        );
+        // The resumed table's tallies count the steps read back too.
+        assert_eq!(again.histogram(), mem.histogram());
+        for rows in 1..=9 {
+            for cols in 1..=9 {
+                assert_eq!(again.largest_in(rows, cols), mem.largest_in(rows, cols));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_checkpoint_of_another_box_or_width_and_a_second_writer_are_refused() {
     let dir = scratch_dir("grundy_file_refused");
     let path = dir.join("g");
-    stopped_run(bx(6, 6), &path, 3);
+    stopped_run(plan(bx(6, 6), ValueBytes::One), &path, 3);
     let e = compute_to_file(plan(bx(6, 6), ValueBytes::Two), &path, |_| {}).unwrap_err();
     assert!(e.to_string().contains("--value-bytes 1"), "{e}");
+    // One value a transposed pair, or every position: another numbering, refused.
+    let e = compute_to_file(by_rank(bx(6, 6), ValueBytes::One), &path, |_| {}).unwrap_err();
+    assert!(
+        e.to_string().contains("numbered by 'transpose-hook 6'"),
+        "{e}"
+    );
     let e = compute_to_file(plan(bx(6, 7), ValueBytes::One), &path, |_| {}).unwrap_err();
     assert!(e.to_string().contains("checkpoint of the 6x6 box"), "{e}");
     // A one-bit table's checkpoint is not a Grundy table's.
@@ -407,7 +477,9 @@ fn query_refuses_flipped_bits_an_edited_header_and_a_foreign_file() {
     assert!(o.status.success(), "{}", stderr(&o));
     let bytes = std::fs::read(&file).unwrap();
     let h = header_len(&bytes);
-    let body = 48620 * 2; // C(18, 9) values of two bytes: two chunks
+    // 33,099 values of two bytes (one of each transposed pair of the 48,620 positions of
+    // 9×9): two chunks.
+    let body = 33099 * 2;
     assert_eq!(bytes.len(), h + body + 8);
     let bad = dir.join("bad.grundy");
     let b = bad.to_str().unwrap();
