@@ -88,8 +88,8 @@ impl Ranks {
     /// Move to the interior `mu` (any: the rows that differ are changed one by one).
     #[inline]
     fn follow(&mut self, hook: &HookIndex, mu: &[u32]) {
-        for u in 0..self.rows {
-            let (old, new) = (self.mu[u], mu[u]);
+        for (u, &new) in mu.iter().enumerate().take(self.rows) {
+            let old = self.mu[u];
             if old == new {
                 continue;
             }
