@@ -63,6 +63,18 @@ impl BitLayout {
         Ok(BitLayout::Colex(BitLayout::colex_ranker(shape)?))
     }
 
+    /// The layout of a table of `ranker`'s box kept in `hook` when it has one (one of each
+    /// transposed pair), else by colex rank.
+    pub fn of(ranker: Ranker, hook: Option<&Arc<HookIndex>>) -> BitLayout {
+        match hook {
+            Some(hook) => BitLayout::Hook {
+                ranker,
+                hook: hook.clone(),
+            },
+            None => BitLayout::Colex(ranker),
+        }
+    }
+
     /// One of each transposed pair of a square box, child squares from side `min_child`.
     pub fn hook(ranker: Ranker, min_child: usize) -> Result<BitLayout> {
         let shape = ranker.shape;

@@ -48,10 +48,10 @@ use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::pairs::hook_weights;
-use crate::chomp::index::{BitLayout, HookIndex, Ranker, COLEX_SCHEME, HOOK_SCHEME};
+use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
 use crate::chomp::two_player::file::{self as store, CheckedBody, Checkpoint, ChunkWriter};
 use crate::chomp::two_player::run::RunEvent;
-use crate::chomp::two_player::schedule::{Layers, Schedule};
+use crate::chomp::two_player::schedule::{Layers, TableSteps};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -195,28 +195,6 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
     file.commit()
 }
 
-/// The steps of a packed ordinal table: the colex prefix layers, or the hook index's steps.
-enum Steps<'a> {
-    Colex(Layers<'a>),
-    Hook(&'a HookIndex),
-}
-
-impl Steps<'_> {
-    fn steps(&self) -> u64 {
-        match self {
-            Steps::Colex(l) => l.steps(),
-            Steps::Hook(h) => Schedule::steps(*h),
-        }
-    }
-
-    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
-        match self {
-            Steps::Colex(l) => l.ranges(step, out),
-            Steps::Hook(h) => h.step_ranges(step, out),
-        }
-    }
-}
-
 /// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
 /// transposed pair on a square, [`OrdPlan::keeps_pairs`]), keep finished steps in
 /// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
@@ -252,16 +230,16 @@ pub fn compute_to_file(
     } else {
         Ords::Packed(PackedOrds::zeroed(ranker.len(), players))
     };
-    let layout = match &ords {
-        Ords::Hook(h) => BitLayout::Hook {
-            ranker: ranker.clone(),
-            hook: h.hook.clone(),
+    let layout = BitLayout::of(
+        ranker.clone(),
+        match &ords {
+            Ords::Hook(h) => Some(&h.hook),
+            _ => None,
         },
-        _ => BitLayout::colex(ranker.clone()),
-    };
+    );
     let steps = match &ords {
-        Ords::Hook(h) => Steps::Hook(&h.hook),
-        _ => Steps::Colex(Layers { ranker: &ranker }),
+        Ords::Hook(h) => TableSteps::Hook(&h.hook),
+        _ => TableSteps::Colex(Layers { ranker: &ranker }),
     };
     let layers = steps.steps();
     // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on disk
@@ -332,7 +310,7 @@ pub fn compute_to_file(
 fn open_checkpoint(
     path: &Path,
     layout: &BitLayout,
-    layers: &Steps,
+    layers: &TableSteps,
     rule: &Rule,
     ords: &PackedOrds,
 ) -> Result<(Checkpoint, u64)> {

@@ -336,14 +336,11 @@ impl OrdTable {
 
     /// How the table numbers its entries: colex ranks, or one entry a transposed pair.
     pub fn layout(&self) -> crate::chomp::index::BitLayout {
-        use crate::chomp::index::BitLayout;
-        match &self.ords {
-            Ords::Hook(h) => BitLayout::Hook {
-                ranker: self.ranker.clone(),
-                hook: h.hook.clone(),
-            },
-            _ => BitLayout::colex(self.ranker.clone()),
-        }
+        let hook = match &self.ords {
+            Ords::Hook(h) => Some(&h.hook),
+            _ => None,
+        };
+        crate::chomp::index::BitLayout::of(self.ranker.clone(), hook)
     }
 
     /// The ordinal of rank `r`.

@@ -29,7 +29,7 @@ use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::hook::MAX_SIDE;
 use crate::chomp::index::pairs::{pairs_index, HookOptions, Stored};
-use crate::chomp::index::{HookIndex, Ranker};
+use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use serde::Serialize;
@@ -405,6 +405,11 @@ impl GrundyTable {
     /// The hook index of the values when the table keeps one of each transposed pair.
     pub fn hook_index(&self) -> Option<&Arc<HookIndex>> {
         self.hook.as_ref()
+    }
+
+    /// How the table numbers its values: colex ranks, or one position of each transposed pair.
+    pub fn layout(&self) -> BitLayout {
+        BitLayout::of(self.ranker.clone(), self.hook.as_ref())
     }
 
     /// The Grundy value of `p`; `None` when it is empty or outside the box.

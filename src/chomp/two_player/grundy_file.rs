@@ -42,9 +42,9 @@
 use super::file::{self as store, CheckedBody, Checkpoint, ChunkWriter, TableFile};
 use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use super::run::RunEvent;
-use super::schedule::{Layers, Schedule};
+use super::schedule::{Layers, TableSteps};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::{BitLayout, HookIndex, COLEX_SCHEME, HOOK_SCHEME};
+use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -76,7 +76,7 @@ fn grundy_header(layout: &BitLayout, width: ValueBytes, max_value: u64) -> Strin
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
     let plan = table.plan();
     let len = table.entries();
-    let header = grundy_header(&layout_of(table), plan.width, table.max_grundy() as u64);
+    let header = grundy_header(&table.layout(), plan.width, table.max_grundy() as u64);
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
     {
@@ -112,7 +112,7 @@ pub fn compute_to_file(
     store::check_resumable_target(out)?;
     let partial = store::partial_path(out);
     let mut table = GrundyTable::empty(plan)?;
-    let layers = Steps::of(&table).steps();
+    let layers = steps_of(&table).steps();
     // The checkpoint holds every value too, and both are on disk before it goes.
     let body = plan.bytes() + plan.bytes().div_ceil(store::CHUNK_BYTES) * 4;
     let needed = body + plan.bytes() + 28 * layers + 8192;
@@ -131,7 +131,7 @@ pub fn compute_to_file(
     }
     let (mut ranges, mut buf) = (Vec::new(), Vec::new());
     let run = table.compute_from(start, |t, step, progress| {
-        Steps::of(t).ranges(step, &mut ranges);
+        steps_of(t).ranges(step, &mut ranges);
         let n = ranges.iter().map(|&(_, l)| l).sum();
         checkpoint.append_with(step, n, |sink| {
             for &(base, len) in &ranges {
@@ -168,7 +168,7 @@ pub fn compute_to_file(
 fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)> {
     let plan = table.plan();
     let (shape, w) = (plan.shape, plan.width.bytes());
-    let scheme = layout_of(table).scheme();
+    let scheme = table.layout().scheme();
     let header = store::header_lines(
         PARTIAL_MAGIC,
         shape,
@@ -195,7 +195,7 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         Ok(())
     };
     let read = |reader: &mut dyn Read| {
-        let layers = Steps::of(table);
+        let layers = steps_of(table);
         let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
         while next < layers.steps() {
             layers.ranges(next, &mut ranges);
@@ -225,46 +225,13 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
 }
 
-/// The numbering of a table's values: colex ranks, or the hook index of one position of each
-/// transposed pair.
-fn layout_of(table: &GrundyTable) -> BitLayout {
-    match table.hook_index() {
-        Some(hook) => BitLayout::Hook {
-            ranker: table.ranker.clone(),
-            hook: hook.clone(),
-        },
-        None => BitLayout::colex(table.ranker.clone()),
-    }
-}
-
 /// The steps of a table: the colex prefix layers, or the hook index's steps.
-enum Steps<'a> {
-    Colex(Layers<'a>),
-    Hook(&'a HookIndex),
-}
-
-impl Steps<'_> {
-    fn of(table: &GrundyTable) -> Steps<'_> {
-        match table.hook_index() {
-            Some(hook) => Steps::Hook(hook),
-            None => Steps::Colex(Layers {
-                ranker: &table.ranker,
-            }),
-        }
-    }
-
-    fn steps(&self) -> u64 {
-        match self {
-            Steps::Colex(l) => l.steps(),
-            Steps::Hook(h) => Schedule::steps(*h),
-        }
-    }
-
-    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
-        match self {
-            Steps::Colex(l) => l.ranges(step, out),
-            Steps::Hook(h) => h.step_ranges(step, out),
-        }
+fn steps_of(table: &GrundyTable) -> TableSteps<'_> {
+    match table.hook_index() {
+        Some(hook) => TableSteps::Hook(hook),
+        None => TableSteps::Colex(Layers {
+            ranker: &table.ranker,
+        }),
     }
 }
 

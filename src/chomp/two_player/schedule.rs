@@ -22,7 +22,7 @@
 
 use crate::chomp::diagram::{advance_rows, binomial, ChompBox};
 use crate::chomp::index::colex::positions_of_volume;
-use crate::chomp::index::Ranker;
+use crate::chomp::index::{HookIndex, Ranker};
 
 /// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
 /// `layers` steps.
@@ -47,6 +47,35 @@ pub trait Schedule: Sync {
     fn steps(&self) -> u64;
     /// The ranges of `step`, in index order, into `out` (cleared first).
     fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>);
+}
+
+/// The steps of a table in either layout, for the checkpoints that record a table step by
+/// step: the colex prefix layers, or the steps of the hook index (a square by transposed
+/// pairs).
+#[derive(Debug, Clone, Copy)]
+pub enum TableSteps<'a> {
+    /// The prefix-volume layers of a colex table.
+    Colex(Layers<'a>),
+    /// The steps of the hook index.
+    Hook(&'a HookIndex),
+}
+
+impl TableSteps<'_> {
+    /// Steps in all.
+    pub fn steps(&self) -> u64 {
+        match self {
+            TableSteps::Colex(l) => l.steps(),
+            TableSteps::Hook(h) => h.steps(),
+        }
+    }
+
+    /// The ranges of `step`, in index order, into `out` (cleared first).
+    pub fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+        match self {
+            TableSteps::Colex(l) => l.ranges(step, out),
+            TableSteps::Hook(h) => h.step_ranges(step, out),
+        }
+    }
 }
 
 /// The prefix-volume layers of a colex table: step v is the blocks whose prefix has v cells.
