@@ -4,7 +4,7 @@
 pub mod http;
 
 use chompute::gpu::GpuContext;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Once};
 
@@ -94,6 +94,29 @@ pub fn chompute(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("run chompute")
+}
+
+/// For each step in `stops`: `stop(path, step)` runs a table into `dir/parts-STEP` and stops it
+/// once that step is recorded; `resume(path)` runs it again to the end and returns the steps it
+/// said it resumed after. Checks that it resumed after exactly `step + 1` steps and that the
+/// file equals `whole`, byte for byte.
+pub fn resumes_to_the_same_bytes(
+    dir: &Path,
+    whole: &Path,
+    stops: &[u64],
+    stop: impl Fn(&Path, u64),
+    resume: impl Fn(&Path) -> Option<u64>,
+) {
+    for &step in stops {
+        let parts = dir.join(format!("parts-{step}"));
+        stop(&parts, step);
+        assert_eq!(resume(&parts), Some(step + 1), "stopped after step {step}");
+        assert_eq!(
+            std::fs::read(whole).unwrap(),
+            std::fs::read(&parts).unwrap(),
+            "stopped after step {step}"
+        );
+    }
 }
 
 /// Start `chompute args`, wait (two minutes at most) until `ready()`, interrupt it with

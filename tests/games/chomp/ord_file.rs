@@ -4,7 +4,10 @@
 //! and `chomp query` answering the ordinal, Sol and a chain from the file, or refusing a
 //! damaged file in one line with status 2.
 
-use crate::common::{assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr};
+use crate::common::{
+    assert_usage_error, chompute, interrupted_when, json_of, resumes_to_the_same_bytes,
+    scratch_dir, stderr,
+};
 use chompute::cancel::Cancel;
 use chompute::chomp::multiplayer::ord_file::{compute_to_file, OrdFile};
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, OrdTable};
@@ -233,23 +236,18 @@ fn a_square_stopped_at_any_step_resumes_to_the_identical_file() {
         other => panic!("a square keeps pairs: {other:?}"),
     };
     assert!(steps > 20, "{steps}");
-    for stop_after in [0, 1, steps / 3, steps - 2] {
-        let parts = dir.join(format!("parts-{stop_after}"));
-        stopped_run(plan, &r, &parts, stop_after);
+    let stops = [0, 1, steps / 3, steps - 2];
+    let stop = |parts: &Path, step| stopped_run(plan, &r, parts, step);
+    resumes_to_the_same_bytes(&dir, &whole, &stops, stop, |parts| {
         let mut resumed = None;
-        compute_to_file(plan, &r, &parts, |e| {
+        compute_to_file(plan, &r, parts, |e| {
             if let RunEvent::Resumed { layers_done, .. } = e {
                 resumed = Some(layers_done);
             }
         })
         .unwrap();
-        assert_eq!(resumed, Some(stop_after + 1));
-        assert_eq!(
-            std::fs::read(&whole).unwrap(),
-            std::fs::read(&parts).unwrap(),
-            "stopped after step {stop_after}"
-        );
-    }
+        resumed
+    });
     assert_eq!(table.histogram(), in_memory(shape, &r).histogram());
     let _ = std::fs::remove_dir_all(&dir);
 }
