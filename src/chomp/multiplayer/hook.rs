@@ -68,8 +68,7 @@ impl PackedOrds {
         let options = HookOptions::new(hook)?;
         let words: &[AtomicU64] = self.words();
         let stop = choice.stop;
-        let run = Run::whole(hook, hook.len());
-        let run = Run { start, ..run };
+        let run = Run::from_step(hook, hook.len(), start);
         drive(
             run,
             || (),

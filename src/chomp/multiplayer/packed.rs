@@ -236,12 +236,7 @@ impl PackedOrds {
         mut on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
         let layers = Layers { ranker };
-        let run = Run {
-            schedule: &layers,
-            lo: 0,
-            hi: ranker.len(),
-            start,
-        };
+        let run = Run::from_step(&layers, ranker.len(), start);
         let words = &self.words[..];
         drive(
             run,

@@ -37,6 +37,15 @@ impl<'a, S: Schedule> Run<'a, S> {
         }
     }
 
+    /// The steps of `schedule` from `start` on over indexes `0..len` (the steps before are
+    /// finished: read back from a checkpoint).
+    pub fn from_step(schedule: &'a S, len: u64, start: u64) -> Run<'a, S> {
+        Run {
+            start,
+            ..Run::whole(schedule, len)
+        }
+    }
+
     /// The ranges of `step` clipped to the run's indexes, into `out`.
     pub fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         self.schedule.ranges(step, out);

@@ -289,12 +289,7 @@ impl GrundyTable {
         match &this.hook {
             None => {
                 let layers = Layers { ranker };
-                let run = Run {
-                    schedule: &layers,
-                    lo: 0,
-                    hi: ranker.len(),
-                    start,
-                };
+                let run = Run::from_step(&layers, ranker.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
                     tallies.range(ranker, s, base, len, |rows, rank, seen| {
                         if !compute {
@@ -309,10 +304,7 @@ impl GrundyTable {
             }
             Some(hook) => {
                 let options = HookOptions::new(hook)?;
-                let run = Run {
-                    start,
-                    ..Run::whole(&**hook, hook.len())
-                };
+                let run = Run::from_step(&**hook, hook.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
                     tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
                         if !compute {
