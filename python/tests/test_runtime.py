@@ -168,8 +168,13 @@ def test_progress_reports_to_a_callable_and_to_a_tqdm_bar():
             self.n += k
 
     bar = Bar()
-    chompute.chomp_ordinals("0,1,2", "6x6", progress=bar)
-    assert bar.total == bar.n == len(chompute.chomp_ordinals("0,1,2", "6x6"))
+    chompute.chomp_ordinals("0,1,2", "6x7", progress=bar)
+    assert bar.total == bar.n == len(chompute.chomp_ordinals("0,1,2", "6x7"))
+    # A square keeps one entry for each transposed pair: the bar counts the entries decided,
+    # fewer than the positions, and ends full.
+    square = Bar()
+    chompute.chomp_ordinals("0,1,2", "6x6", progress=square)
+    assert square.total == square.n < len(chompute.chomp_ordinals("0,1,2", "6x6"))
     with pytest.raises(TypeError, match="progress must be"):
         chompute.gp_table(10, progress=3)
 
