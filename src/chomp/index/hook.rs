@@ -326,6 +326,14 @@ impl HookIndex {
             .or_else(|| self.index_in(n, &transpose(&full, n)[..n]))
     }
 
+    /// The index of the position of colex rank `r` of the n×n box (`ranker` is the box's):
+    /// its own, or its transpose's.
+    pub fn index_of_rank(&self, ranker: &crate::chomp::index::Ranker, r: u64) -> u64 {
+        let mut rows = [0u32; MAX_SIDE + 1];
+        ranker.unrank_into(r, &mut rows[..self.n]);
+        self.index(&rows[..self.n]).expect("a rank of the box")
+    }
+
     /// The stored position of index `x` (all n rows, zeros after the last).
     pub fn unrank(&self, x: u64) -> Rows {
         let mut out = [0u32; MAX_SIDE + 1];

@@ -32,6 +32,12 @@ use crate::chomp::two_player::schedule::for_each_in_range;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 
+/// Whether a table of `shape` can keep one entry for each transposed pair: a square of side at
+/// most [`MAX_SIDE`].
+pub fn square_for_pairs(shape: ChompBox) -> bool {
+    shape.rows == shape.cols as usize && shape.rows <= MAX_SIDE
+}
+
 /// The hook index of a table by transposed pairs: every interior of a diagonal hook stored.
 pub fn pairs_index(n: usize) -> Result<HookIndex> {
     HookIndex::with_min_child(n, n)

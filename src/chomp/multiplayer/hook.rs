@@ -5,7 +5,7 @@
 //!
 //! The index here keeps every interior of a diagonal hook (its `min_child` is the side n): the
 //! blocks are then all colex boxes, and the table holds about two thirds of the box's positions
-//! (404 million of 601 million on 16×16), the diagonal hooks (k, k) in full.
+//! (405 million of 601 million on 16×16), the diagonal hooks (k, k) in full.
 //!
 //! The options of a stored position are those of `crate::chomp::index::pairs`.
 //!
@@ -20,7 +20,6 @@
 
 use super::packed::{entry, PackedOrds};
 use super::rule::Choice;
-use crate::chomp::index::hook::MAX_SIDE;
 use crate::chomp::index::pairs::{hook_weights, pairs_index, HookOptions};
 use crate::chomp::index::{HookIndex, Ranker};
 use crate::chomp::two_player::driver::{drive, Run};
@@ -30,13 +29,8 @@ use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-/// The hook index a square's ordinal table keeps: every interior of a diagonal hook stored.
-pub fn ord_hook_index(n: usize) -> Result<HookIndex> {
-    pairs_index(n)
-}
-
 impl PackedOrds {
-    /// Decide the ordinals of the n×n box in `hook` ([`ord_hook_index`]) under `choice` by the
+    /// Decide the ordinals of the n×n box in `hook` ([`pairs_index`](crate::chomp::index::pairs::pairs_index)) under `choice` by the
     /// index's steps from `start` on (the entries of the steps before it are in the table
     /// already), calling `on_step(step, progress)` after each. Stops with
     /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
@@ -87,7 +81,7 @@ impl PackedOrds {
         )
     }
 
-    /// Every ordinal of the square in `hook` ([`ord_hook_index`]) under `choice`, packed.
+    /// Every ordinal of the square in `hook` ([`pairs_index`](crate::chomp::index::pairs::pairs_index)) under `choice`, packed.
     pub fn compute_hook(hook: &HookIndex, choice: &Choice) -> Result<PackedOrds> {
         let t = PackedOrds::zeroed(hook.len(), choice.players());
         t.compute_hook_from(hook, choice, 0, |_, _| Ok(()))?;
@@ -101,7 +95,7 @@ impl PackedOrds {
 pub struct HookOrds {
     /// The square's colex ranking (the rank every reader of a table speaks).
     pub ranker: Ranker,
-    /// The index of the entries ([`ord_hook_index`]).
+    /// The index of the entries ([`pairs_index`](crate::chomp::index::pairs::pairs_index)).
     pub hook: Arc<HookIndex>,
     /// The entries, by index.
     pub ords: PackedOrds,
@@ -110,7 +104,7 @@ pub struct HookOrds {
 impl HookOrds {
     /// An all-zero table of the square of `ranker` for n-player ordinals.
     pub fn zeroed(ranker: Ranker, players: u8) -> Result<HookOrds> {
-        let hook = Arc::new(ord_hook_index(ranker.shape.rows)?);
+        let hook = Arc::new(pairs_index(ranker.shape.rows)?);
         let ords = PackedOrds::zeroed(hook.len(), players);
         Ok(HookOrds { ranker, hook, ords })
     }
@@ -131,10 +125,7 @@ impl HookOrds {
 
     /// The ordinal of colex rank `r`.
     pub fn get(&self, r: u64) -> u8 {
-        let mut rows = [0u32; MAX_SIDE + 1];
-        let n = self.ranker.shape.rows;
-        self.ranker.unrank_into(r, &mut rows[..n]);
-        self.get_rows(&rows[..n]).expect("a rank of the box")
+        self.ords.get(self.hook.index_of_rank(&self.ranker, r))
     }
 
     /// How many positions of the square have each ordinal 0..=n (a pair stored once counts
@@ -198,7 +189,7 @@ mod tests {
                 };
                 let ranker = Ranker::new(shape).unwrap();
                 let colex = PackedOrds::compute(&ranker, &choice).unwrap();
-                let hook = ord_hook_index(n).unwrap();
+                let hook = pairs_index(n).unwrap();
                 // One entry a pair off the diagonal hooks; the empty diagram and the diagonal
                 // hooks (k, k), C(2k-2, k-1) interiors each, in full.
                 let diagonal: u64 = (1..=n as u64)

@@ -399,7 +399,7 @@ fn open_checkpoint(
 }
 
 /// The layout a saved ordinal table names: colex ranks, or the hook index that keeps every
-/// interior of a diagonal hook ([`ord_hook_index`]); any other is refused.
+/// interior of a diagonal hook ([`pairs_index`](crate::chomp::index::pairs::pairs_index)); any other is refused.
 fn ord_layout(shape: ChompBox, scheme: &str) -> Result<BitLayout> {
     let layout = BitLayout::from_scheme(shape, scheme)?;
     match layout.hook_index() {

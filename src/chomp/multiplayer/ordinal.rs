@@ -167,16 +167,14 @@ impl OrdPlan {
     /// Whether the table keeps one entry for each transposed pair: the packed engine on a
     /// square box.
     pub fn keeps_pairs(&self) -> bool {
-        self.engine == OrdEngine::Packed
-            && self.shape.rows == self.shape.cols as usize
-            && self.shape.rows <= crate::chomp::index::hook::MAX_SIDE
+        self.engine == OrdEngine::Packed && crate::chomp::index::pairs::square_for_pairs(self.shape)
     }
 
     /// Entries of the table: one for each transposed pair ([`OrdPlan::keeps_pairs`]), else
     /// the box's positions.
     pub fn entries(&self) -> crate::Result<u64> {
         if self.keeps_pairs() {
-            Ok(super::hook::ord_hook_index(self.shape.rows)?.len())
+            Ok(crate::chomp::index::pairs::pairs_index(self.shape.rows)?.len())
         } else {
             Ok(Ranker::new(self.shape)?.len())
         }

@@ -28,7 +28,7 @@ use super::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::hook::MAX_SIDE;
-use crate::chomp::index::pairs::{pairs_index, HookOptions, Stored};
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
@@ -90,8 +90,7 @@ impl GrundyPlan {
     /// cells, checked above); a square box keeps one value for each transposed pair. Refuses,
     /// with the memory it would need, what does not fit in `room`.
     pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
-        let square = shape.rows == shape.cols as usize && shape.rows <= MAX_SIDE;
-        GrundyPlan::with_pairs(shape, width, square, room)
+        GrundyPlan::with_pairs(shape, width, square_for_pairs(shape), room)
     }
 
     /// [`GrundyPlan::new`] with the layout chosen: one value for each transposed pair (`pairs`,
@@ -119,7 +118,7 @@ impl GrundyPlan {
                     "more than 2^36 positions; choose a smaller box",
                 )
             })?;
-        if pairs && (shape.rows != shape.cols as usize || shape.rows > MAX_SIDE) {
+        if pairs && !square_for_pairs(shape) {
             return Err(Error::invalid(format!(
                 "the {shape} box is not a square of side at most {MAX_SIDE}: only such a \
                  square keeps one value for each transposed pair"
@@ -378,13 +377,7 @@ impl GrundyTable {
     pub fn value_rank(&self, r: u64) -> u16 {
         match &self.hook {
             None => self.values.get(r),
-            Some(hook) => {
-                let mut rows = [0u32; MAX_SIDE + 1];
-                let n = self.ranker.shape.rows;
-                self.ranker.unrank_into(r, &mut rows[..n]);
-                self.values
-                    .get(hook.index(&rows[..n]).expect("a rank of the box"))
-            }
+            Some(hook) => self.values.get(hook.index_of_rank(&self.ranker, r)),
         }
     }
 

@@ -384,11 +384,7 @@ impl GrundyFile {
         }
         match self.layout.hook_index() {
             None => self.value_at(r),
-            Some(_) => self.value_at(
-                self.layout
-                    .bit(&ranker.unrank(r))
-                    .expect("a rank of the box"),
-            ),
+            Some(hook) => self.value_at(hook.index_of_rank(ranker, r)),
         }
     }
 
