@@ -19,6 +19,8 @@ pub mod bits;
 pub mod diagram;
 pub mod index;
 pub mod multiplayer;
+pub mod saved;
+pub mod store;
 pub mod two_player;
 
 pub use diagram::{ChompBox, Diagram};

@@ -10,6 +10,7 @@ use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
+use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
 use chompute::chomp::two_player::cells_file::{CellsEvent, CellsFile};
@@ -18,7 +19,7 @@ use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
-use chompute::chomp::two_player::grundy_file::{self, GrundyFile, SavedTable};
+use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
 use chompute::chomp::two_player::plan::{Route, SolvePlan};
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::two_player::RectangleBites;
@@ -354,15 +355,11 @@ impl Report for QueryReport {
 /// `chomp query FILE --position a,b,c`: a one-bit table's P or N and winning bites, or a
 /// Grundy table's value and a move to each smaller value, as the file's first line says.
 pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
-    if OrdFile::is_ord_table(&args.table)? {
-        return query_ord(args, &OrdFile::open(&args.table)?);
-    }
-    if CellsFile::is_cells_table(&args.table)? {
-        return query_cells(args, &CellsFile::open(&args.table)?);
-    }
     let file = match SavedTable::open(&args.table)? {
         SavedTable::Bits(file) => file,
         SavedTable::Grundy(file) => return query_grundy(args, &file),
+        SavedTable::Ords(file) => return query_ord(args, &file),
+        SavedTable::Cells(file) => return query_cells(args, &file),
     };
     if args.verify {
         file.verify()?;
@@ -784,11 +781,16 @@ impl Report for CellsReport {
 
 /// Say on stderr that a cells run resumes from its checkpoint.
 fn said_cells(event: CellsEvent) {
-    if let CellsEvent::Resumed { path, done } = event {
-        eprintln!(
+    match event {
+        CellsEvent::Resumed { path, done } => eprintln!(
             "chompute: resuming from {}: the diagrams of up to {done} cells done",
             path.display()
-        );
+        ),
+        CellsEvent::Restarted { path, why } => eprintln!(
+            "chompute: starting afresh: the checkpoint {} could not be resumed ({why})",
+            path.display()
+        ),
+        CellsEvent::Snapshot { .. } => {}
     }
 }
 

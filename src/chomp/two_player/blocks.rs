@@ -30,13 +30,16 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::file::{self as store, Checkpoint};
+use super::assembly::{Assembled, Assembly};
+use super::file;
 use super::forward::Resume;
 use super::piece::{self, Span, WINDOW_MAGIC};
 use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
+use crate::chomp::store;
+use crate::chomp::store::Checkpoint;
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
@@ -264,7 +267,8 @@ impl BlockPlan {
             }
         }
         blocks.sort_by_key(|&(b, len)| (std::cmp::Reverse(len), b));
-        let mut load = vec![0u64; parts as usize];
+        // More parts than blocks: the parts past the blocks' number have no share.
+        let mut load = vec![0u64; (parts as usize).min(blocks.len()).max(1)];
         let mut mine = Vec::new();
         for (b, len) in blocks {
             let i = (0..load.len())
@@ -281,7 +285,7 @@ impl BlockPlan {
     }
 
     fn plan_text(&self) -> String {
-        store::header_text(
+        file::header_text(
             PLAN_MAGIC,
             &self.index,
             &[
@@ -466,11 +470,11 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
         return 0;
     };
     let mut r = BufReader::with_capacity(1 << 20, file);
-    let Ok(_) = store::read_header(&path, &mut r, store::PARTIAL_MAGIC) else {
+    let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
         return 0;
     };
     let mut steps = 0;
-    while let Ok(Some((v, _, _))) = store::read_record(&mut r, plan.index.len()) {
+    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
         if v != steps {
             break;
         }
@@ -604,6 +608,8 @@ pub fn solve_in_blocks_with(
     } else {
         Layout::Windows
     };
+    store::check_resumable_target(out)?;
+    crate::output::keep_checkpoint(&dir);
     let mut plan = if plan_path.exists() {
         BlockPlan::read(&plan_path, &index)?
     } else {
@@ -628,24 +634,40 @@ pub fn solve_in_blocks_with(
             dir.display()
         ))
     })?;
+    // A run of the table whole in memory keeps FILE.partial (and FILE.marks): one in progress
+    // is refused; one stopped is of no use to the pieces and goes.
+    let partial = store::partial_path(out);
+    if store::locked_elsewhere(&partial) {
+        return Err(Error::invalid(format!(
+            "{} is being solved by another process (its checkpoint {} is locked)",
+            out.display(),
+            partial.display()
+        )));
+    }
+    for stale in [partial, super::run::marks_path(out)] {
+        if stale.is_file() {
+            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+        }
+    }
     crate::output::remove_stale_temps(out);
     crate::output::remove_stale_temps(&dir);
-    crate::output::keep_checkpoint(&dir);
     crate::memory::ensure_available(
         plan.window_bytes(),
         &format!("a piece of the {shape} box"),
         "the folder's plan keeps its pieces; remove it to plan smaller ones",
     )?;
     let windows = plan.windows();
-    // Once the table is being assembled its pieces go into it one by one: all are finished.
-    let assembling = assembling(&dir, &plan);
+    // The pieces already in the table being assembled (each checked against its record)
+    // have left the folder; the others are on disk or solved (again) now.
+    let assembly = match Assembly::begun(&dir) {
+        true if part.is_none() => Some(Assembly::reopen(&plan, &dir)?),
+        _ => None,
+    };
+    let in_table = assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
     let mut counts: Vec<Option<u64>> = (0..windows)
-        .map(|k| {
-            if assembling {
-                Some(0)
-            } else {
-                window_p_positions(&dir, &plan, k).ok()
-            }
+        .map(|k| match &assembly {
+            Some(a) if k < in_table => Some(a.pieces[k as usize].p),
+            _ => window_p_positions(&dir, &plan, k).ok(),
         })
         .collect();
     let mut run = BlockRun {
@@ -689,7 +711,7 @@ pub fn solve_in_blocks_with(
                 plan.pieces[j as usize].wave + 1
             )));
         }
-        let (p, replayed) = solve_one(&plan, &dir, k, &mut report)?;
+        let (p, replayed) = solve_one(&plan, &dir, k, assembly.as_ref(), &mut report)?;
         run.replayed += replayed;
         counts[k as usize] = Some(p);
     }
@@ -708,93 +730,45 @@ pub fn solve_in_blocks_with(
     if part.is_some() {
         return Ok(run);
     }
-    let p_positions =
-        (!assembling).then(|| counts.iter().map(|c| c.expect("every piece solved")).sum());
+    let p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
+    let assembly = match assembly {
+        Some(a) => a,
+        None => Assembly::create(&plan, &dir, p_positions)?,
+    };
     report(BlockEvent::Assembling);
-    run.p_positions = assemble(&plan, &dir, out, p_positions, &mut report)?;
+    run.p_positions = assemble(&plan, &dir, out, assembly, &mut report)?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     crate::output::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
 }
 
-/// The table being assembled in a checkpoint folder.
-fn assembly_path(dir: &Path) -> PathBuf {
-    dir.join("table")
-}
-
-/// Whether the table is being assembled: its file is begun and a piece is gone into it.
-fn assembling(dir: &Path, plan: &BlockPlan) -> bool {
-    assembly_path(dir).exists() && (0..plan.windows()).any(|k| !window_path(dir, k).exists())
-}
-
-/// Write the table from the finished pieces, in place: into `FILE.blocks/table`, piece by
-/// piece in index order, each piece's file removed once its words are in the table and synced,
-/// so the disk holds the table's bits about once (not the pieces and the table beside them);
-/// then move it to `out`. `p_positions` starts a new table; `None` resumes the one begun (its
-/// pieces still on disk come next; a piece's first word, shared with the piece before when the
-/// piece does not start on a word, is read back and OR-ed). Returns the P-positions.
+/// Put every finished piece not yet in the table into it, in index order (each piece's file
+/// removed once its words are in the table, durable and recorded: [`Assembly::append`]), then
+/// move the table to `out`. Returns the P-positions.
 fn assemble(
     plan: &BlockPlan,
     dir: &Path,
     out: &Path,
-    p_positions: Option<u64>,
+    mut assembly: Assembly,
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<u64> {
-    let path = assembly_path(dir);
     let windows = plan.windows();
-    let (mut table, p) = match p_positions {
-        Some(p) => {
-            if path.exists() {
-                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-            }
-            (store::TableInPlace::create(&path, &plan.index, p)?, p)
-        }
-        None => store::TableInPlace::reopen(&path, &plan.index)?,
-    };
-    let first = (0..windows)
-        .find(|&k| window_path(dir, k).exists())
-        .unwrap_or(windows);
-    let lost = |k: u64| {
-        Error::invalid(format!(
-            "{}: piece {k} is neither in the table being assembled nor on disk; the folder is              damaged: remove it to solve the box again",
-            dir.display()
-        ))
-    };
-    if let Some(k) = (first..windows).find(|&k| !window_path(dir, k).exists()) {
-        return Err(lost(k));
-    }
-    let mut words = Vec::new();
-    for k in first..windows {
-        let (lo, _) = plan.window(k);
+    for k in assembly.pieces.len() as u64..windows {
         // The piece whole in memory (as when it was solved) and its CRC checked before any of
         // it goes into the table.
-        words.clear();
-        for_each_window_slice(dir, plan, k, |ws| {
+        let mut words = Vec::new();
+        let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
             words.extend_from_slice(ws);
             Ok(())
         })?;
-        let w0 = lo >> 6;
-        if table.words() < w0 + (lo % 64 != 0) as u64 {
-            return Err(lost(k.saturating_sub(1)));
-        }
-        if lo % 64 != 0 {
-            words[0] |= table.word(w0)?;
-        }
-        table.truncate_words(w0)?;
-        table.append(&words)?;
-        table.sync()?;
+        assembly.append(plan, k, words, Assembled { crc, p })?;
         let done = window_path(dir, k);
         std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
         report(BlockEvent::Assembled { window: k, windows });
         crate::cancel::check()?;
     }
-    if first == windows && table.words() * 8 != plan.index.bytes() {
-        return Err(lost(windows - 1));
-    }
-    table.finish()?;
-    crate::output::publish(&path, out)?;
-    Ok(p)
+    assembly.finish(plan, dir, out)
 }
 
 /// What `chomp solve -o FILE` reports as it goes.
@@ -902,6 +876,7 @@ fn solve_one(
     plan: &BlockPlan,
     dir: &Path,
     k: u64,
+    assembly: Option<&Assembly>,
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
@@ -974,7 +949,7 @@ fn solve_one(
             let mut words_read = 0u64;
             for j in deps {
                 let mut at = plan.window(j).0 & !63;
-                for_each_window_slice(dir, plan, j, |ws| {
+                for_each_window_slice(dir, plan, j, assembly, |ws| {
                     words_read += ws.len() as u64;
                     phase.set(words_read);
                     for (i, &w) in ws.iter().enumerate() {
@@ -1061,17 +1036,36 @@ fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
 }
 
-/// Every word of finished window `k`, in slices, then its CRC checked.
+/// Every word of finished piece `k` (from its `lo` rounded down, other pieces' bits clear), in
+/// slices, then its CRC checked: from the table being assembled when `assembly` holds it, else
+/// from its file. Returns the piece's CRC-32 and P-positions. A piece whose file fails its CRC
+/// is removed, so that the same command solves it again.
 fn for_each_window_slice(
     dir: &Path,
     plan: &BlockPlan,
     k: u64,
+    assembly: Option<&Assembly>,
     each: impl FnMut(&[u64]) -> Result<()>,
-) -> Result<()> {
+) -> Result<(u32, u64)> {
+    if let Some(a) = assembly.filter(|a| k < a.pieces.len() as u64) {
+        a.for_each_piece_slice(plan, k, plan.chunk_words(), each)?;
+        let rec = a.pieces[k as usize];
+        return Ok((rec.crc, rec.p));
+    }
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
     let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
-    piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each)
+    match piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each) {
+        Ok(()) => Ok((h.crc(), h.number)),
+        Err(Error::Invalid(why)) => {
+            drop(file);
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            Err(Error::invalid(format!(
+                "{why}; it is removed, and the same command solves piece {k} again"
+            )))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
@@ -1325,7 +1319,7 @@ mod tests {
                     assert!(before >= 2);
                     assert_eq!(
                         run.p_positions,
-                        store::TableFile::open(&whole).unwrap().p_positions
+                        file::TableFile::open(&whole).unwrap().p_positions
                     );
                     assert_eq!(
                         std::fs::read(&out).unwrap(),

@@ -20,6 +20,7 @@
 //! Tests: the unit tests of these files; tests/games/chomp/two_player.rs,
 //! tests/games/chomp/grundy_file.rs, tests/games/blocks.rs.
 
+mod assembly;
 pub mod blocks;
 pub mod cells;
 pub mod cells_file;

@@ -7,11 +7,12 @@
 //! tests/faults/ (refusals and exit codes).
 
 use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
-use super::file::{partial_path, save_table};
+use super::file::save_table;
 use super::solve::solve_layers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
+use crate::chomp::store::partial_path;
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};

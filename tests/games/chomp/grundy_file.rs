@@ -9,7 +9,7 @@ use crate::common::{
     scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
-use chompute::chomp::two_player::file::partial_path;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::grundy::{GrundyPlan, GrundyTable, ValueBytes};
 use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile, SavedTable};
 use chompute::chomp::two_player::run::RunEvent;

@@ -11,7 +11,7 @@ use crate::common::{
 use chompute::cancel::Cancel;
 use chompute::chomp::multiplayer::ord_file::{compute_to_file, OrdFile};
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, OrdTable};
-use chompute::chomp::two_player::file::partial_path;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Rule};
 use std::path::Path;
