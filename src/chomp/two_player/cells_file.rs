@@ -882,7 +882,7 @@ mod tests {
             .unwrap()
             .words()
             .len();
-        let geo = Geometry::new(max, words as u64);
+        let geo = Geometry::new(30, words as u64);
         let mut mixed = 0;
         for i in 0..geo.chunks as usize {
             let at = (geo.body_at() as usize) + i * CHUNK as usize;
@@ -894,12 +894,26 @@ mod tests {
         }
         assert!(mixed > 0);
         std::fs::write(&partial, &newer).unwrap();
-        // A flipped bit in the body matches neither slot: refused, not resumed.
+        // A flipped bit in the body matches neither slot; a file of zeros (killed in its first
+        // moments) or of garbage has no whole slot: each is no checkpoint, begun again.
         let mut damaged = newer.clone();
         damaged[geo.body_at() as usize + 100] ^= 4;
-        std::fs::write(&partial, &damaged).unwrap();
-        let e = compute_to_file_with(30, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("damaged"), "{e}");
+        let zeros = vec![0u8; newer.len() / 3];
+        let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        for bad in [damaged, zeros, garbage] {
+            std::fs::write(&partial, &bad).unwrap();
+            let mut restarted = false;
+            compute_to_file_with(
+                30,
+                &out,
+                ZERO,
+                |e| restarted |= matches!(e, CellsEvent::Restarted { .. }),
+                |_| Ok(()),
+            )
+            .unwrap();
+            assert!(restarted);
+            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+        }
         // The mix resumes from the older state and ends in the same file.
         std::fs::write(&partial, &newer).unwrap();
         let (_, resumed) = finish(30, &out);
@@ -929,7 +943,7 @@ mod tests {
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
         let e = compute_to_file_with(20, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("another run"), "{e}");
+        assert!(e.to_string().contains("another process"), "{e}");
         drop(held);
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -625,10 +625,10 @@ mod tests {
     #[test]
     fn a_damaged_header_is_refused_with_its_reason() {
         let cases: [(&[u8], &str); 5] = [
-            (b"chompute chomp p-table 2\nbox 3x3\n", "no end of header"),
+            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
             (b"something else\nbox 3x3\n\n", "first line is not"),
-            (b"chompute chomp p-table 2\nbox3x3\n\n", "not 'key value'"),
-            (b"chompute chomp p-table 2\n\xff\xfe\n\n", "not text"),
+            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
+            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
             (&[b'x'; 5000], "header too long"),
         ];
         for (bytes, why) in cases {
