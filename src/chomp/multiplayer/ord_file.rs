@@ -582,13 +582,13 @@ impl OrdFile {
             });
         })?;
         if let Some(r) = bad {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!("entry {r} holds a value no ordinal of {n} players takes"),
             ));
         }
         if h != self.histogram {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!(
                     "the ordinals count {h:?}, the header says {:?}",

@@ -67,6 +67,12 @@ pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
     Ok(first_bytes(path, want.len())? == want.as_bytes())
 }
 
+/// The error for a verify whose recount disagrees with what the header states (a check that
+/// found a disagreement: exit status 1): `PATH: WHY; the file is damaged`.
+pub(crate) fn disagrees(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::CheckFailed(format!("{}: {why}; the file is damaged", path.display()))
+}
+
 /// The error for a file found damaged: `PATH: WHY; the file is damaged`.
 pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {why}; the file is damaged", path.display()))

@@ -608,7 +608,7 @@ pub fn solve_in_blocks_with(
     } else {
         Layout::Windows
     };
-    store::check_resumable_target(out)?;
+    check_target(out)?;
     crate::output::keep_checkpoint(&dir);
     let mut plan = if plan_path.exists() {
         BlockPlan::read(&plan_path, &index)?
@@ -814,6 +814,7 @@ pub fn solve_file(
     mut report: impl FnMut(SolveEvent),
 ) -> Result<Solved> {
     let index = BitLayout::for_box(shape)?;
+    check_target(out)?;
     let blocks = part.is_some() || in_blocks(&index, out, memory);
     let memory_or_machine = memory
         .or_else(crate::memory::available_bytes)
@@ -848,6 +849,22 @@ pub fn solve_file(
         p_positions: run.p_positions,
         blocks: Some(run),
     })
+}
+
+/// Refuse, before any work, a table file that a resumable run cannot write: anything but a
+/// regular file or a new path in a folder of files, or one whose folder of pieces
+/// (`FILE.blocks`) is taken by something that is not a folder.
+pub fn check_target(out: &Path) -> Result<()> {
+    store::check_resumable_target(out)?;
+    let dir = blocks_dir(out);
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::invalid(format!(
+            "{}: the folder of pieces of {} would go there, but it is not a folder; move it",
+            dir.display(),
+            out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Start `out`'s checkpoint folder with `plan`.

@@ -738,7 +738,7 @@ impl CellsFile {
         for n in 1..=self.max() {
             let p = self.counts.partitions(n) - set[n as usize];
             if p != self.p_positions(n) {
-                return Err(damaged(
+                return Err(crate::chomp::store::disagrees(
                     &self.path,
                     format!(
                         "{p} P-positions of {n} cells in its bits, {} in its header",

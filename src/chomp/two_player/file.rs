@@ -424,11 +424,13 @@ impl TableFile {
             at += 1;
         })?;
         if count != self.p_positions {
-            return Err(Error::invalid(format!(
-                "{}: the bits hold {count} P-positions, the header says {}; the file is damaged",
-                self.path.display(),
-                self.p_positions
-            )));
+            return Err(store::disagrees(
+                &self.path,
+                format!(
+                    "the bits hold {count} P-positions, the header says {}",
+                    self.p_positions
+                ),
+            ));
         }
         Ok(())
     }

@@ -462,13 +462,13 @@ impl GrundyFile {
             }
         })?;
         if first != Some(0) {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 "the empty diagram's value is not 0",
             ));
         }
         if largest != self.max_value {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!(
                     "the largest value is {largest}, the header says {}",

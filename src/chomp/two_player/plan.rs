@@ -88,7 +88,10 @@ impl SolvePlan {
                     "a table is resumable only in a file: name one with -o FILE",
                 ));
             }
-            Some(_) => Route::File,
+            Some(o) => {
+                super::blocks::check_target(o)?;
+                Route::File
+            }
             None => {
                 memory.map_or(Room::SYSTEM, Room::assume).ensure(
                     layout.bytes(),

@@ -9,9 +9,10 @@ use crate::common::{
     scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::saved::SavedTable;
 use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::grundy::{GrundyPlan, GrundyTable, ValueBytes};
-use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile, SavedTable};
+use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile};
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::memory::Room;
@@ -121,7 +122,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             assert_eq!(file.value(&top).unwrap(), mem.value(&top).unwrap());
             match SavedTable::open(&path).unwrap() {
                 SavedTable::Grundy(_) => {}
-                SavedTable::Bits(_) => panic!("{shape}: a Grundy table read as a one-bit one"),
+                other => panic!("{shape}: a Grundy table read as {}", other.kind().name),
             }
         }
     }

@@ -6,8 +6,9 @@ use crate::common::{
     assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
-use chompute::chomp::two_player::file::{partial_path, TableFile};
+use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
 use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_with, RunEvent};
