@@ -1,6 +1,7 @@
 """Two-player Chomp tables against slow references written here."""
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -250,3 +251,40 @@ def test_a_damaged_or_foreign_table_file_raises_and_never_answers(tmp_path):
         chompute.open_table(foreign)
     with pytest.raises(OSError):
         chompute.open_table(tmp_path / "missing.tbl")
+
+
+LEGACY = Path(__file__).resolve().parents[2] / "tests" / "data" / "legacy-2f83573"
+
+
+def test_open_table_opens_every_kind_including_files_of_the_previous_format():
+    # One-bit and Grundy tables of the previous format still answer as fresh ones do.
+    bits = chompute.open_table(LEGACY / "p-table-6x9.tbl")
+    assert isinstance(bits, chompute.ChompTableFile)
+    bits.verify()
+    for d in diagrams(6, 9):
+        assert bits.is_p(d) == slow_is_p(d), d
+    grundy = chompute.open_table(LEGACY / "grundy-5x6.tbl")
+    assert isinstance(grundy, chompute.ChompGrundyFile)
+    for d in diagrams(5, 6):
+        assert grundy.value(d) == slow_grundy(d), d
+    # An ordinal table: every ordinal as the engine in memory gives it.
+    ords = chompute.open_table(LEGACY / "ord-4x5.tbl")
+    assert isinstance(ords, chompute.ChompOrdFile)
+    ords.verify()
+    assert (ords.box, ords.rule) == ((4, 5), "0,1,2")
+    fresh = chompute.chomp_ordinals("0,1,2", (4, 5))
+    for d in diagrams(4, 5):
+        assert ords.ordinal(d) == fresh.ordinal(d), d
+    assert sum(ords.histogram) == len(list(diagrams(4, 5))) + 1
+    # A cells table: P or N of every diagram of up to 14 cells, by the slow rule.
+    cells = chompute.open_table(LEGACY / "cells-14.tbl")
+    assert isinstance(cells, chompute.ChompCellsFile)
+    cells.verify()
+    assert cells.max_cells == 14
+    for d in diagrams(5, 5):
+        if 0 < sum(d) <= 14:
+            assert cells.is_p(d) == slow_is_p(d), d
+    for row in chompute.chomp_cells(14):
+        assert cells.p_positions(row["n"]) == row["p_positions"]
+    with pytest.raises(ValueError):
+        cells.p_positions(15)

@@ -192,7 +192,7 @@ pub struct ChompCellsArgs {
     /// reads its options, the twin); both give the same counts.
     #[arg(long, value_enum, default_value_t = chompute::chomp::two_player::cells::CellsEngine::Forward)]
     pub engine: chompute::chomp::two_player::cells::CellsEngine,
-    /// Also save the bits of every diagram here (`chompute chomp cells-table 1`, read by
+    /// Also save the bits of every diagram here (`chompute chomp cells-table 2`, read by
     /// `chomp query`); the run keeps its state in FILE.partial, written in place now and
     /// then, and the same command resumes from it. Forward engine only.
     #[arg(short, long, value_name = "FILE")]

@@ -8,7 +8,7 @@
 //! ([`PackedOrds`]) as little-endian u64 words, then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp ord-table 1
+//! chompute chomp ord-table 2
 //! box 4x6
 //! rank colex-lattice-path
 //! rule 0,2,1

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Kind {
     /// The kind's word in the first line (`p-table`, `grundy-table`, …).
     pub name: &'static str,
+    /// What a reader calls it ("a one-bit table", "a Grundy table", …).
+    pub title: &'static str,
     /// The version written.
     pub version: u32,
     /// A version that is read but no longer written.

@@ -42,24 +42,28 @@ pub(crate) use header::{
 /// version 2 files are still read.
 pub const P_TABLE: Kind = Kind {
     name: "p-table",
+    title: "a one-bit table",
     version: 3,
     legacy: Some(2),
 };
 /// The Grundy table (`chomp grundy -o`).
 pub const GRUNDY_TABLE: Kind = Kind {
     name: "grundy-table",
+    title: "a Grundy table",
     version: 2,
     legacy: Some(1),
 };
 /// The ordinal table (`chomp ord -o`).
 pub const ORD_TABLE: Kind = Kind {
     name: "ord-table",
+    title: "an ordinal table",
     version: 2,
     legacy: Some(1),
 };
 /// The cells table (`chomp cells -o`), its own checkpoint.
 pub const CELLS_TABLE: Kind = Kind {
     name: "cells-table",
+    title: "a cells table",
     version: 2,
     legacy: Some(1),
 };

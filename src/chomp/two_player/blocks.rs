@@ -40,7 +40,7 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::chomp::store::Checkpoint;
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
 use std::io::{BufReader, Write};
@@ -121,17 +121,23 @@ impl BlockPlan {
     pub fn new(index: BitLayout, memory: u64, layout: Layout) -> Result<BlockPlan> {
         let shape = index.shape();
         if layout == Layout::Waves && index.hook_index().is_none() {
-            return Err(Error::invalid(format!(
-                "the {shape} box is not square: only a square's table splits into waves of \
-                 independent blocks (--part); solve it in one process"
-            )));
+            return Err(Error::conflict(
+                &[Input::Part],
+                format!(
+                    "the {shape} box is not square: only a square's table splits into waves of \
+                     independent blocks ({{0}}); solve it in one process"
+                ),
+            ));
         }
         if memory < MIN_MEMORY {
-            return Err(Error::invalid(format!(
-                "--memory {} is below the smallest block: {} works",
-                crate::memory::human_bytes(memory),
-                crate::memory::human_bytes(MIN_MEMORY)
-            )));
+            return Err(Error::conflict(
+                &[Input::Memory],
+                format!(
+                    "{{0}} {} is below the smallest block: {} works",
+                    crate::memory::human_bytes(memory),
+                    crate::memory::human_bytes(MIN_MEMORY)
+                ),
+            ));
         }
         // Bits of a piece, less one word for a piece that does not start on a word.
         let cap_bits = (memory / 8 * 7) * 8 - 64;
@@ -614,15 +620,20 @@ pub fn solve_in_blocks_with(
         BlockPlan::read(&plan_path, &index)?
     } else {
         let plan = BlockPlan::new(index, memory, layout)?;
+        // Checked before the folder exists: a plan that cannot run is never written.
+        ensure_piece_memory(&plan, shape)?;
         write_plan(&plan, out)?;
         plan
     };
     if part.is_some() && plan.layout != Layout::Waves {
-        return Err(Error::invalid(format!(
-            "{} was planned in windows, for one process: finish it without --part, or remove \
+        return Err(Error::conflict(
+            &[Input::Part],
+            format!(
+                "{} was planned in windows, for one process: finish it without {{0}}, or remove \
              it to plan waves",
-            dir.display()
-        )));
+                dir.display()
+            ),
+        ));
     }
     plan.snapshot_every = snapshot_every;
     // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
@@ -651,11 +662,7 @@ pub fn solve_in_blocks_with(
     }
     crate::output::remove_stale_temps(out);
     crate::output::remove_stale_temps(&dir);
-    crate::memory::ensure_available(
-        plan.window_bytes(),
-        &format!("a piece of the {shape} box"),
-        "the folder's plan keeps its pieces; remove it to plan smaller ones",
-    )?;
+    ensure_piece_memory(&plan, shape)?;
     let windows = plan.windows();
     // The pieces already in the table being assembled (each checked against its record)
     // have left the folder; the others are on disk or solved (again) now.
@@ -849,6 +856,15 @@ pub fn solve_file(
         p_positions: run.p_positions,
         blocks: Some(run),
     })
+}
+
+/// The memory a piece of `plan` takes, checked against what the machine has.
+fn ensure_piece_memory(plan: &BlockPlan, shape: ChompBox) -> Result<()> {
+    crate::memory::ensure_available(
+        plan.window_bytes(),
+        &format!("a piece of the {shape} box"),
+        "the folder's plan keeps its pieces; remove it to plan smaller ones",
+    )
 }
 
 /// Refuse, before any work, a table file that a resumable run cannot write: anything but a

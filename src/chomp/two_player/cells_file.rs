@@ -1,4 +1,4 @@
-//! The cells table file (`chompute chomp cells-table 1`, docs/formats.md): the bits of every
+//! The cells table file (`chompute chomp cells-table 2`, docs/formats.md): the bits of every
 //! Young diagram of up to N cells, and the checkpoint a run of `chomp cells --max N -o FILE`
 //! resumes from, which is the same file under the name `FILE.partial`.
 //!

@@ -2,11 +2,11 @@
 //! a run in progress (`FILE.partial`).
 //!
 //! # The table file
-//! Version 2: an ASCII header of `key value` lines ending with an empty line, then the bits,
+//! Version 3: an ASCII header of `key value` lines ending with an empty line, then the bits,
 //! then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp p-table 2
+//! chompute chomp p-table 3
 //! box 12x12
 //! rank colex-lattice-path
 //! positions 2704156
@@ -24,7 +24,9 @@
 //! with child squares from side N: one bit for each pair of transposed positions, `positions`
 //! still counting the whole box, and `p-positions` counting a stored pair twice.
 //! `header-crc32` is the CRC-32 (IEEE) of the header's bytes before that line; each trailer
-//! entry is the CRC-32 of one 64 KiB chunk of the bits. A reader checks the header on open
+//! entry is the CRC-32 of one 64 KiB chunk of the bits, started from the CRC-32 of the whole
+//! header (`store::chunks`), so an edited header fails every chunk. Version-2 files (chunk CRCs
+//! from zero) are still read. A reader checks the header on open
 //! and each chunk before it answers from it (once per chunk), and `--verify` checks every
 //! chunk and recounts the P-positions, so a damaged file is refused, never answered from.
 //! The trailer comes after the bits so that a table is written in one pass
@@ -297,7 +299,7 @@ impl TableInPlace {
     }
 }
 
-/// The header of a version-2 table: the lines, then `header-crc32` of the bytes before it.
+/// The header of a table (`magic` its first line): the lines, then `header-crc32` of the bytes before it.
 fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
     sealed_header(
         magic,
@@ -336,10 +338,10 @@ impl TableFile {
         }
         if let Some((kind, _)) = store::kind_of(path)?.filter(|(k, _)| *k != P_TABLE) {
             return Err(Error::invalid(format!(
-                "{}: a {} file (`chomp query` answers from it); this needs a one-bit table, \
-                 which `chomp solve -o` writes",
+                "{}: {} (`chomp query` answers from it); this needs a one-bit table, which \
+                 `chomp solve -o` writes",
                 path.display(),
-                kind.name
+                kind.title
             )));
         }
         let sealed = Sealed::open(path, P_TABLE)?;

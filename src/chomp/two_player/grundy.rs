@@ -273,7 +273,7 @@ impl GrundyTable {
                     format!(
                         "a value exceeds {limit}, the most one byte holds; \
                              two bytes a position need {} of memory",
-                        crate::memory::gib(
+                        crate::memory::human_bytes(
                             GrundyPlan {
                                 width: ValueBytes::Two,
                                 ..plan

@@ -8,7 +8,7 @@
 //! in colex rank order, then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp grundy-table 1
+//! chompute chomp grundy-table 2
 //! box 4x6
 //! rank colex-lattice-path
 //! positions 210
@@ -190,11 +190,14 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         let rank = store::field(path, pairs, "rank")?;
         let bytes = store::field(path, pairs, "value-bytes")?;
         if rank != scheme || bytes != w.to_string() {
-            return Err(Error::invalid(format!(
-                "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
-                 '{scheme}'; rerun with --value-bytes {bytes} (and the same layout) or remove it",
-                path.display()
-            )));
+            return Err(Error::conflict(
+                &[crate::error::Input::ValueBytes],
+                format!(
+                    "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
+                 '{scheme}'; rerun with {{0}} {bytes} (and the same layout) or remove it",
+                    path.display()
+                ),
+            ));
         }
         Ok(())
     };

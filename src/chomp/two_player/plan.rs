@@ -65,20 +65,26 @@ impl SolvePlan {
                 if let Some(o) = output {
                     crate::output::check_target(o)?;
                     if layout.hook_index().is_some() {
-                        return Err(Error::invalid(format!(
-                            "the GPU kernel keeps every position of the {shape} box, but its \
+                        return Err(Error::conflict(
+                            &[crate::error::Input::Backend],
+                            format!(
+                                "the GPU kernel keeps every position of the {shape} box, but its \
                              table file keeps one bit per transposed pair: save it with \
-                             --backend cpu"
-                        )));
+                             {{0}} cpu"
+                            ),
+                        ));
                     }
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
                         .find(|c| c.exists())
                     {
-                        return Err(Error::invalid(format!(
-                            "{} is the checkpoint of a CPU run: resume it with --backend cpu",
-                            c.display()
-                        )));
+                        return Err(Error::conflict(
+                            &[crate::error::Input::Backend],
+                            format!(
+                                "{} is the checkpoint of a CPU run: resume it with {{0}} cpu",
+                                c.display()
+                            ),
+                        ));
                     }
                 }
                 Route::Gpu

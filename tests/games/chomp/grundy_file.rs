@@ -110,7 +110,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             };
             assert!(
                 head.starts_with(&format!(
-                    "chompute chomp grundy-table 1\nbox {shape}\nrank {rank}\n\
+                    "chompute chomp grundy-table 2\nbox {shape}\nrank {rank}\n\
                      positions {positions}\nvalue-bytes {}\nmax-value {}\nchunk-bytes 65536\n\
                      header-crc32 ",
                     width.bytes(),
@@ -122,7 +122,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             assert_eq!(file.value(&top).unwrap(), mem.value(&top).unwrap());
             match SavedTable::open(&path).unwrap() {
                 SavedTable::Grundy(_) => {}
-                other => panic!("{shape}: a Grundy table read as {}", other.kind().name),
+                other => panic!("{shape}: a Grundy table read as {}", other.kind().title),
             }
         }
     }

@@ -124,7 +124,7 @@ fn a_saved_table_equals_the_table_in_memory_ordinal_for_ordinal() {
             };
             assert!(
                 head.starts_with(&format!(
-                    "chompute chomp ord-table 1\nbox {shape}\nrank {rank}\n\
+                    "chompute chomp ord-table 2\nbox {shape}\nrank {rank}\n\
                      rule {}\nplayers {}\npositions {positions}\nordinal-bits {bits}\n\
                      histogram {}\nchunk-bytes 65536\nheader-crc32 ",
                     r.normalised(),
