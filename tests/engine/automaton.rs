@@ -495,10 +495,29 @@ fn bench_reports_the_automaton() {
         );
         let tail = find("ca steps (last quarter)", "gpu").expect("GPU large-square row");
         assert!(tail["per_second"].as_f64().unwrap() > 0.0);
-        // The other kernel, tagged, beside it.
+        // The other kernels, tagged, beside it (two rows each): the block kernel, and the
+        // register kernel where the device has subgroups.
         let tagged = |m: &&serde_json::Value| {
             m["backend"] == "gpu" && m["kernel"].as_str().unwrap().starts_with("ca steps [")
         };
-        assert_eq!(ms.iter().filter(tagged).count(), 2);
+        let ctx = chompute::gpu::GpuContext::shared().unwrap();
+        let kernels = if ctx.has_subgroups() { 3 } else { 2 };
+        assert_eq!(ms.iter().filter(tagged).count(), 2 * (kernels - 1));
+        // Each kernel's traffic per cell update by its tile arithmetic: the step kernel 12
+        // bytes per 32 updates, the register kernel past 8 updates per byte.
+        let traffic = v["ca_traffic"].as_array().unwrap();
+        assert_eq!(traffic.len(), kernels);
+        let of = |name: &str| {
+            traffic
+                .iter()
+                .find(|t| t["kernel"].as_str().unwrap().starts_with(name))
+                .unwrap()["updates_per_byte"]
+                .as_f64()
+                .unwrap()
+        };
+        assert!((of("step") - 32.0 / 12.0).abs() < 1e-9);
+        if ctx.has_subgroups() {
+            assert!(of("regs") >= 8.0, "{traffic:?}");
+        }
     }
 }
