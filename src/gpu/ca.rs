@@ -162,7 +162,44 @@ impl CaKernel {
             .map(CaKernel::Block)
     }
 
-    /// A short name for reports: `step`, or `block` with steps × output rows per tile.
+    /// Whether this device runs the kernel: the register kernel needs subgroups of at least
+    /// its lanes, the block kernel a tile within the device's workgroup memory.
+    fn check(&self, ctx: &GpuContext) -> Result<()> {
+        let kernel = *self;
+        let workgroup_bytes = ctx.limits.max_compute_workgroup_storage_size;
+        if let CaKernel::Regs(shape) = kernel {
+            let lanes = ctx.subgroup_sizes().map(|(min, _)| min);
+            if lanes.is_none_or(|min| shape.lanes < 4 || shape.lanes > min) {
+                return Err(Error::bad_argument(
+                    "the register kernel's subgroup",
+                    format!("{shape:?}"),
+                    format!("a GPU with subgroup operations whose smallest subgroup has at least {} lanes (this one: {lanes:?})", shape.lanes),
+                ));
+            }
+            if (shape.steps_max, shape.out_rows) != (REGS_STEPS, REGS_OUT_ROWS) {
+                return Err(Error::bad_argument(
+                    "the register kernel's shape",
+                    format!("{shape:?}"),
+                    format!("{REGS_STEPS} steps and {REGS_OUT_ROWS} output rows, the shader's"),
+                ));
+            }
+        }
+        if let CaKernel::Block(shape) = kernel {
+            if !(1..=32).contains(&shape.steps_max)
+                || shape.tile_rows == 0
+                || shape.workgroup_bytes() > workgroup_bytes as u64
+            {
+                return Err(Error::bad_argument(
+                    "the block shape",
+                    format!("{shape:?}"),
+                    format!("1 to 32 steps and a tile within this GPU's {workgroup_bytes} bytes of workgroup memory"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A short name for reports: `step`, or `block` or `regs` with steps × output rows per tile.
     pub fn name(&self) -> String {
         match self {
             CaKernel::Step => "step".into(),
@@ -326,29 +363,7 @@ impl CaGpu {
                 format!("at most {max_steps}"),
             ));
         }
-        let workgroup_bytes = ctx.limits.max_compute_workgroup_storage_size;
-        if let CaKernel::Regs(shape) = kernel {
-            let lanes = ctx.subgroup_sizes().map(|(min, _)| min);
-            if lanes.is_none_or(|min| shape.lanes < 4 || shape.lanes > min) {
-                return Err(Error::bad_argument(
-                    "the register kernel's subgroup",
-                    format!("{shape:?}"),
-                    format!("a GPU with subgroup operations whose smallest subgroup has at least {} lanes (this one: {lanes:?})", shape.lanes),
-                ));
-            }
-        }
-        if let CaKernel::Block(shape) = kernel {
-            if !(1..=32).contains(&shape.steps_max)
-                || shape.tile_rows == 0
-                || shape.workgroup_bytes() > workgroup_bytes as u64
-            {
-                return Err(Error::bad_argument(
-                    "the block shape",
-                    format!("{shape:?}"),
-                    format!("1 to 32 steps and a tile within this GPU's {workgroup_bytes} bytes of workgroup memory"),
-                ));
-            }
-        }
+        kernel.check(&ctx)?;
         let side = capacity + 1;
         let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
         let stride = side.div_ceil(32).div_ceil(align_words) * align_words;
