@@ -77,7 +77,15 @@ impl Report for SolveReport {
 /// volume-layer kernel on the GPU with `--backend gpu`.
 pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
-    let gpu = backend == BackendChoice::Gpu;
+    // `gpu` forces the layer kernel; `auto` takes it where the rates saved for this machine
+    // (or the default table) give Chomp to the GPU.
+    let gpu = match backend {
+        BackendChoice::Auto => matches!(
+            chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
+            Ok(chompute::gpu::Engine::Gpu(_))
+        ),
+        other => other == BackendChoice::Gpu,
+    };
     if args.plan && !gpu {
         return print_plan(args);
     }

@@ -92,7 +92,12 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         room: room(),
     })?;
     let pic = &plan.picture;
-    let cells = CellSource::new(super::engine(backend)?, args.verify);
+    let job = if args.fit.is_some() {
+        chompute::gpu::Job::Fit
+    } else {
+        chompute::gpu::Job::Render
+    };
+    let cells = CellSource::new(super::engine(backend, job)?, args.verify);
     let done = plan.run(&cells)?;
     let what = bar_text(pic);
     if let (Some((path, spec)), Some(bytes)) = (&plan.output, done.output_bytes) {
