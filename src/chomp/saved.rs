@@ -1,7 +1,7 @@
 //! Every saved table, whatever its kind, opened by its first line: the one place that tells
 //! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`.
 //!
-//! Tests: tests/games/chomp/store.rs.
+//! Tests: tests/faults/tables.rs (every kind, and files of the previous format).
 
 use crate::chomp::multiplayer::ord_file::OrdFile;
 use crate::chomp::store::{self, Kind, CELLS_TABLE, GRUNDY_TABLE, KINDS, ORD_TABLE, P_TABLE};

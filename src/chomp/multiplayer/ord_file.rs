@@ -436,10 +436,10 @@ impl OrdFile {
         let sealed = Sealed::open(path, ORD_TABLE)?;
         let pairs = &sealed.pairs;
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
-        let shape = ChompBox::parse(store::field(path, &pairs, "box")?).map_err(bad)?;
-        let rank = store::field(path, &pairs, "rank")?;
-        let rule = Rule::parse(store::field(path, &pairs, "rule")?).map_err(bad)?;
-        let histogram = store::field(path, &pairs, "histogram")?
+        let shape = ChompBox::parse(store::field(path, pairs, "box")?).map_err(bad)?;
+        let rank = store::field(path, pairs, "rank")?;
+        let rule = Rule::parse(store::field(path, pairs, "rule")?).map_err(bad)?;
+        let histogram = store::field(path, pairs, "histogram")?
             .split(' ')
             .map(|c| c.parse::<u64>())
             .collect::<std::result::Result<Vec<u64>, _>>()

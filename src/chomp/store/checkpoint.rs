@@ -2,6 +2,8 @@
 //! (`LAYR`, the step, the number of items, the items, the CRC-32 of all after the tag),
 //! appended as steps end. A torn or damaged record ends the log: it and all after it are cut
 //! off when the log is reopened, and a log with no whole header is a new one.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
 use super::files::flock_now;
 use super::header::read_header;

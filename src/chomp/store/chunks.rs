@@ -3,6 +3,8 @@
 //! own CRC recomputed) fails every chunk. Written once through ([`ChunkWriter`]), or in place
 //! ([`ChunkCrcs`] kept beside the writes), and read back only from checked chunks
 //! ([`CheckedBody`]).
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
 use super::files::damaged;
 use crate::error::{Error, Result};

@@ -1,6 +1,8 @@
 //! What a table file's path must be, and what the file system must give: a regular file
 //! (never a directory, device or FIFO), its lock, the room on disk, and the one error for a
 //! file found damaged.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -11,6 +13,20 @@ use std::path::{Path, PathBuf};
 pub fn partial_path(table: &Path) -> PathBuf {
     let mut s = table.as_os_str().to_owned();
     s.push(".partial");
+    PathBuf::from(s)
+}
+
+/// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
+pub fn marks_path(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".marks");
+    PathBuf::from(s)
+}
+
+/// The checkpoint folder of a table solved in pieces: `FILE.blocks`.
+pub fn blocks_dir(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".blocks");
     PathBuf::from(s)
 }
 

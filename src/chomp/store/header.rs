@@ -2,6 +2,8 @@
 //! version, `key value` lines, then `header-crc32` of the bytes before that line and an empty
 //! line. [`Sealed::open`] reads one, checks its CRC and its kind, and hands the kind's reader
 //! its fields and its body.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
 use super::chunks::{chunk_seed, CheckedBody};
 use super::files::{damaged, open_regular, read_prefix};

@@ -17,7 +17,7 @@
 //! slots written in place). Files of a kind's legacy version (chunk CRCs not bound to the
 //! header) are still read; none is written.
 //!
-//! Tests: this folder's unit tests; tests/games/chomp/store.rs (every kind, old files).
+//! Tests: this folder's unit tests; tests/faults/tables.rs (every kind, old files).
 
 pub mod checkpoint;
 pub mod chunks;
@@ -28,7 +28,7 @@ pub(crate) use checkpoint::read_raw_record;
 pub use checkpoint::Checkpoint;
 pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
-pub use files::{check_regular, ensure_disk, partial_path};
+pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
 pub(crate) use files::{
     check_resumable_target, damaged, disagrees, first_bytes, flock_now, locked_elsewhere,
     open_regular, read_prefix, starts_with_line,

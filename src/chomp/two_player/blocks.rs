@@ -30,7 +30,7 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::assembly::{Assembled, Assembly};
+use super::assembly::{Assembled, Assembly, Pieces};
 use super::file;
 use super::forward::Resume;
 use super::piece::{self, Span, WINDOW_MAGIC};
@@ -63,12 +63,7 @@ pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(1
 /// is written) at most.
 const REPLAY_WORDS: usize = 1 << 16;
 
-/// The checkpoint folder of a table file: `FILE.blocks`.
-pub fn blocks_dir(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".blocks");
-    PathBuf::from(s)
-}
+pub use crate::chomp::store::blocks_dir;
 
 /// How the pieces of a plan are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -655,7 +650,7 @@ pub fn solve_in_blocks_with(
             partial.display()
         )));
     }
-    for stale in [partial, super::run::marks_path(out)] {
+    for stale in [partial, store::marks_path(out)] {
         if stale.is_file() {
             std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
         }
@@ -687,26 +682,7 @@ pub fn solve_in_blocks_with(
         wave: None,
         saved: false,
     };
-    let todo: Vec<u64> = match part {
-        None => (0..windows)
-            .filter(|&k| counts[k as usize].is_none())
-            .collect(),
-        Some(Part { part, parts }) => {
-            // This part's next wave: the first it has not marked done. (Not "the first with
-            // pieces left": a part whose share of a wave is empty, or done, must not take a
-            // share of the next wave, which that wave's own run of this part will take.)
-            let next = (0..plan.waves()).find(|&w| !part_done_path(&dir, w, part, parts).exists());
-            run.wave = next;
-            match next {
-                Some(w) => plan
-                    .part_pieces(w, part, parts)
-                    .into_iter()
-                    .filter(|&k| counts[k as usize].is_none())
-                    .collect(),
-                None => Vec::new(),
-            }
-        }
-    };
+    let todo = pieces_to_solve(&plan, &dir, part, &counts, &mut run);
     for k in todo {
         // Every piece this one depends on must be finished (another part's, in waves).
         if let Some(j) = (0..windows).find(|&j| plan.depends(k, j) && counts[j as usize].is_none())
@@ -748,6 +724,37 @@ pub fn solve_in_blocks_with(
     crate::output::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
+}
+
+/// The pieces this run solves: every unfinished one, or with `part` its share of the next
+/// wave it has not marked done (set in `run.wave`).
+fn pieces_to_solve(
+    plan: &BlockPlan,
+    dir: &Path,
+    part: Option<Part>,
+    counts: &[Option<u64>],
+    run: &mut BlockRun,
+) -> Vec<u64> {
+    match part {
+        None => (0..plan.windows())
+            .filter(|&k| counts[k as usize].is_none())
+            .collect(),
+        Some(Part { part, parts }) => {
+            // This part's next wave: the first it has not marked done. (Not "the first with
+            // pieces left": a part whose share of a wave is empty, or done, must not take a
+            // share of the next wave, which that wave's own run of this part will take.)
+            let next = (0..plan.waves()).find(|&w| !part_done_path(dir, w, part, parts).exists());
+            run.wave = next;
+            match next {
+                Some(w) => plan
+                    .part_pieces(w, part, parts)
+                    .into_iter()
+                    .filter(|&k| counts[k as usize].is_none())
+                    .collect(),
+                None => Vec::new(),
+            }
+        }
+    }
 }
 
 /// Put every finished piece not yet in the table into it, in index order (each piece's file
@@ -836,7 +843,7 @@ pub fn solve_file(
     let kept = [
         blocks_dir(out),
         store::partial_path(out),
-        super::run::marks_path(out),
+        store::marks_path(out),
     ];
     store::ensure_disk(out, needed, &kept)?;
     if !blocks {
@@ -865,6 +872,20 @@ fn ensure_piece_memory(plan: &BlockPlan, shape: ChompBox) -> Result<()> {
         &format!("a piece of the {shape} box"),
         "the folder's plan keeps its pieces; remove it to plan smaller ones",
     )
+}
+
+impl Pieces for BlockPlan {
+    fn index(&self) -> &BitLayout {
+        &self.index
+    }
+
+    fn windows(&self) -> u64 {
+        BlockPlan::windows(self)
+    }
+
+    fn window(&self, k: u64) -> (u64, u64) {
+        BlockPlan::window(self, k)
+    }
 }
 
 /// Refuse, before any work, a table file that a resumable run cannot write: anything but a

@@ -33,12 +33,7 @@ pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(10);
 /// Words a snapshot is written and read by.
 const CHUNK_WORDS: usize = 1 << 16;
 
-/// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
-pub fn marks_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".marks");
-    PathBuf::from(s)
-}
+pub use crate::chomp::store::marks_path;
 
 /// What a run that keeps a checkpoint reports: where it starts and how far it has come.
 pub enum RunEvent {
@@ -112,7 +107,7 @@ pub fn solve_to_file_with(
             None => table.set_p_bit(r),
         })?;
     // A run in blocks of the same table holds its folder's plan: refused while it runs.
-    let plan = super::blocks::blocks_dir(out).join("plan");
+    let plan = store::blocks_dir(out).join("plan");
     if store::locked_elsewhere(&plan) {
         return Err(Error::invalid(format!(
             "{} is being solved by another process (its folder {} is locked)",

@@ -281,7 +281,7 @@ fn a_checkpoint_of_another_box_or_width_and_a_second_writer_are_refused() {
     let path = dir.join("g");
     stopped_run(plan(bx(6, 6), ValueBytes::One), &path, 3);
     let e = compute_to_file(plan(bx(6, 6), ValueBytes::Two), &path, |_| {}).unwrap_err();
-    assert!(e.to_string().contains("--value-bytes 1"), "{e}");
+    assert!(e.to_string().contains("the value width 1"), "{e}");
     // One value a transposed pair, or every position: another numbering, refused.
     let e = compute_to_file(by_rank(bx(6, 6), ValueBytes::One), &path, |_| {}).unwrap_err();
     assert!(
