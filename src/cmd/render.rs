@@ -93,11 +93,12 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     })?;
     let pic = &plan.picture;
     let cells = CellSource::new(super::engine(backend)?, args.verify);
+    let done = plan.run(&cells)?;
+    // Said once the picture is written (a refused render says only why it was refused).
     let warned = one_colour(pic);
     if let Some(why) = &warned {
         eprintln!("chompute: warning: the picture comes out in one colour: {why}");
     }
-    let done = plan.run(&cells)?;
     if let (None, Some(v), Scale::Fit(b)) = (&warned, done.one_value, pic.scale) {
         eprintln!(
             "chompute: warning: the picture comes out in one colour: every pixel's {b}×{b} \
