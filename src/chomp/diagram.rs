@@ -284,7 +284,10 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for_each_move(p.rows(), |x, t| {
                 assert_eq!(p.bitten_cell(&p.bite(x, t)), Some((x + 1, t + 1)), "{p}");
-                assert!(seen.insert(p.bite(x, t)), "{p}: two bites leave one position");
+                assert!(
+                    seen.insert(p.bite(x, t)),
+                    "{p}: two bites leave one position"
+                );
             });
             assert_eq!(p.bitten_cell(&p), None);
             let mut bigger = p.rows().to_vec();

@@ -79,5 +79,6 @@ pub struct ChompBitesArgs {
 /// `chomp bites`'s output flags.
 pub struct ChompBitesOutput;
 impl Offer for ChompBitesOutput {
-    const CSV: Option<&'static str> = Some("Print CSV on stdout: rows,cols,winning_bites,bites,cells.");
+    const CSV: Option<&'static str> =
+        Some("Print CSV on stdout: rows,cols,winning_bites,bites,cells.");
 }

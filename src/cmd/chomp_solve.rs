@@ -340,7 +340,11 @@ fn said_bite(cell: (usize, u32), q: &[u32]) -> String {
 
 /// Bites as `said_bite` says them, separated by "; ".
 fn said_bites(cells: &[(usize, u32)], bites: &[Vec<u32>]) -> String {
-    let said: Vec<String> = cells.iter().zip(bites).map(|(&c, q)| said_bite(c, q)).collect();
+    let said: Vec<String> = cells
+        .iter()
+        .zip(bites)
+        .map(|(&c, q)| said_bite(c, q))
+        .collect();
     said.join("; ")
 }
 
@@ -362,7 +366,11 @@ impl Report for QueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        writeln!(out, "{p}: N, {}", said_winning(&self.bite_cells, &self.bites))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
 }
 
@@ -420,7 +428,11 @@ impl Report for CellsQueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        writeln!(out, "{p}: N, {}", said_winning(&self.bite_cells, &self.bites))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
 }
 
@@ -659,10 +671,20 @@ impl Report for BitesReport {
         for r in &self.rectangles {
             let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
             let bites = list.join(" ");
-            let cells: Vec<String> = r.bite_cells.iter().map(|(x, y)| format!("{x},{y}")).collect();
+            let cells: Vec<String> = r
+                .bite_cells
+                .iter()
+                .map(|(x, y)| format!("{x},{y}"))
+                .collect();
             let cells = cells.join(" ");
             let (bites, cells) = (csv_field(&bites), csv_field(&cells));
-            writeln!(out, "{},{},{},{bites},{cells}", r.rows, r.cols, r.bites.len())?;
+            writeln!(
+                out,
+                "{},{},{},{bites},{cells}",
+                r.rows,
+                r.cols,
+                r.bites.len()
+            )?;
         }
         Ok(())
     }
@@ -750,7 +772,11 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
         (None, Some(p)) if !p.is_empty() => ChompBox::of(p),
-        _ => return Err(anyhow!("give the box with --box ROWSxCOLUMNS or a --position")),
+        _ => {
+            return Err(anyhow!(
+                "give the box with --box ROWSxCOLUMNS or a --position"
+            ))
+        }
     };
     if let Some(path) = &args.picture {
         chompute::output::check_target(path)?;

@@ -453,12 +453,19 @@ pub fn write_position_png(
     let axes = Axes::new("columns", "rows", gw, gh);
     // The legend names the values some bite leaves, each once.
     let mut present = vec![false; most as usize + 1];
-    value.iter().flatten().for_each(|&v| present[v as usize] = true);
+    value
+        .iter()
+        .flatten()
+        .for_each(|&v| present[v as usize] = true);
     let names: Vec<(u8, String)> = std::iter::once((1, "poisoned cell".to_string()))
-        .chain((0..=most).filter(|&k| present[k as usize]).map(|k| match k {
-            0 => (2, "winning bite".to_string()),
-            k => (2 + k, format!("leaves {k}")),
-        }))
+        .chain(
+            (0..=most)
+                .filter(|&k| present[k as usize])
+                .map(|k| match k {
+                    0 => (2, "winning bite".to_string()),
+                    k => (2 + k, format!("leaves {k}")),
+                }),
+        )
         .collect();
     let entries: Vec<(u8, &str)> = names.iter().map(|(c, n)| (*c, n.as_str())).collect();
     // Wide enough for two legend entries a line.

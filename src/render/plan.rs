@@ -437,6 +437,9 @@ mod tests {
         }
         // The same two colours say nothing of the cells.
         let same = Picture::cells(Window::full(11, 11).unwrap(), 1, Some([[1, 2, 3]; 2])).unwrap();
-        assert_eq!(one_colour(&same).unwrap(), "the P and N colours are the same");
+        assert_eq!(
+            one_colour(&same).unwrap(),
+            "the P and N colours are the same"
+        );
     }
 }

@@ -729,17 +729,29 @@ fn a_picture_in_one_colour_is_said_on_stderr() {
          is a P-position: m = n = 2^12\n"
     );
     let d = decode(&out);
-    assert!(d.pixels.iter().all(|row| row.iter().all(|&v| v == d.pixels[0][0])));
+    assert!(d
+        .pixels
+        .iter()
+        .all(|row| row.iter().all(|&v| v == d.pixels[0][0])));
     // One more row and column: both kinds of cell, and nothing said.
     assert_eq!(run(&["render", "4097"]), "");
     let d = decode(&out);
     assert!(d.pixels.iter().flatten().any(|&v| v != d.pixels[0][0]));
     // Bars of different parity have no P-cell; a window of N-cells only is said too.
-    assert!(run(&["render", "100", "201"]).contains("no cell of C(100,201) is a P-position: m and n differ in parity"));
+    assert!(run(&["render", "100", "201"])
+        .contains("no cell of C(100,201) is a P-position: m and n differ in parity"));
     // C(11,11) = P(3) in the corners and P(5) in the centre, nothing between (Thm 3.4).
     let window = run(&["render", "11", "--window", "1,4,3,5"]);
-    assert!(window.ends_with("no cell of C(11,11), window 1,4,3,5 is a P-position\n"), "{window}");
-    assert_eq!(run(&["render", "11", "--window", "1,1,1,1"]).lines().count(), 1);
+    assert!(
+        window.ends_with("no cell of C(11,11), window 1,4,3,5 is a P-position\n"),
+        "{window}"
+    );
+    assert_eq!(
+        run(&["render", "11", "--window", "1,1,1,1"])
+            .lines()
+            .count(),
+        1
+    );
     // A fitted picture whose every block has the same shade, though it holds both kinds of
     // cell: said from its pixels.
     let flat = run(&["render", "18446744073709551615", "--fit", "1024"]);

@@ -108,9 +108,18 @@ const DRAWN: &[Drawn] = &[
 
 /// Pictures that no chompute command draws, and why.
 const NOT_DRAWN: &[(&str, &str)] = &[
-    ("python-session.png", "drawn by matplotlib from the Python session of docs/guide/python.md"),
-    ("serve.png", "a screenshot of the viewer in headless Chromium (tests/browser.sh --screenshots)"),
-    ("serve-log.png", "a screenshot of the viewer in headless Chromium (tests/browser.sh --screenshots)"),
+    (
+        "python-session.png",
+        "drawn by matplotlib from the Python session of docs/guide/python.md",
+    ),
+    (
+        "serve.png",
+        "a screenshot of the viewer in headless Chromium (tests/browser.sh --screenshots)",
+    ),
+    (
+        "serve-log.png",
+        "a screenshot of the viewer in headless Chromium (tests/browser.sh --screenshots)",
+    ),
 ];
 
 fn root() -> &'static Path {
@@ -139,8 +148,18 @@ fn every_picture_in_docs_img_is_listed_once() {
     // Each command is the page's own, word for word.
     for d in DRAWN {
         let page = std::fs::read_to_string(root().join(d.page)).unwrap();
-        assert!(page.contains(d.command), "{} does not show `{}`", d.page, d.command);
-        assert!(page.contains(d.picture), "{} does not show {}", d.page, d.picture);
+        assert!(
+            page.contains(d.command),
+            "{} does not show `{}`",
+            d.page,
+            d.command
+        );
+        assert!(
+            page.contains(d.picture),
+            "{} does not show {}",
+            d.page,
+            d.picture
+        );
     }
 }
 
@@ -172,7 +191,10 @@ fn every_documented_picture_is_what_its_command_draws() {
         let (w, h, fresh) = pixels(&dir.join(d.writes));
         let (cw, ch, committed) = pixels(&root().join("docs/img").join(d.picture));
         if (w, h) != (cw, ch) {
-            stale.push(format!("{}: {cw}x{ch} committed, {w}x{h} drawn by `{command}`", d.picture));
+            stale.push(format!(
+                "{}: {cw}x{ch} committed, {w}x{h} drawn by `{command}`",
+                d.picture
+            ));
             continue;
         }
         let differ = fresh
@@ -181,7 +203,10 @@ fn every_documented_picture_is_what_its_command_draws() {
             .filter(|(a, b)| a != b)
             .count();
         if differ > 0 {
-            stale.push(format!("{}: {differ} pixels differ from `{command}`", d.picture));
+            stale.push(format!(
+                "{}: {differ} pixels differ from `{command}`",
+                d.picture
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -418,7 +418,9 @@ impl GrundyTable {
         options.sort();
         let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
         for q in options {
-            let v = self.value(&q).expect("an option lies in its position's box");
+            let v = self
+                .value(&q)
+                .expect("an option lies in its position's box");
             if let Some(slot @ None) = out.get_mut(v as usize) {
                 *slot = Some(q);
             }

@@ -13,7 +13,7 @@ use crate::chomp::diagram::Diagram;
 use crate::error::{Error, Result};
 use std::collections::HashMap;
 
-/// The most cells [`by_cells`] takes: 1.1 million partitions, about a second and 200 MB.
+/// The most cells [`by_cells`] takes: 1,295,970 partitions, 2.4 min and 280 MB on two busy cores.
 pub const MAX_CELLS: u32 = 50;
 
 /// The partitions of every n ≤ `max` with their Grundy values, n ascending and each n's
@@ -125,7 +125,14 @@ mod tests {
         let lines: Vec<String> = all.iter().map(|(p, g)| findstat_line(p, *g)).collect();
         assert_eq!(
             lines,
-            ["[1] => 0", "[2] => 1", "[1,1] => 1", "[3] => 2", "[2,1] => 0", "[1,1,1] => 2"]
+            [
+                "[1] => 0",
+                "[2] => 1",
+                "[1,1] => 1",
+                "[3] => 2",
+                "[2,1] => 0",
+                "[1,1,1] => 2"
+            ]
         );
         assert!(by_cells(MAX_CELLS + 1).is_err());
     }

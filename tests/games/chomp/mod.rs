@@ -1,7 +1,7 @@
 //! Chomp: the multiplayer ordinals and the two-player tables, one file each.
 
 mod grundy_file;
-mod named_bites;
 mod multiplayer;
+mod named_bites;
 mod ord_file;
 mod two_player;

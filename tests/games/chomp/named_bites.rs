@@ -43,11 +43,18 @@ fn bites_name_the_cell_they_take() {
     assert_eq!(line, "7x11: (5,7) leaves (11,11,11,11,6,6,6)");
     let j = json_of(&chompute(&["chomp", "bites", "--box", "7x11", "--json"]));
     let r = &j["rectangles"][6 * 11 + 10];
-    assert_eq!((r["rows"].as_u64(), r["cols"].as_u64()), (Some(7), Some(11)));
+    assert_eq!(
+        (r["rows"].as_u64(), r["cols"].as_u64()),
+        (Some(7), Some(11))
+    );
     assert_eq!(r["bite_cells"], serde_json::json!([[5, 7]]));
     // Every rectangle's every cell leaves the position printed beside it.
     for r in j["rectangles"].as_array().unwrap() {
-        let whole = Diagram::new(vec![r["cols"].as_u64().unwrap() as u32; r["rows"].as_u64().unwrap() as usize]).unwrap();
+        let whole = Diagram::new(vec![
+            r["cols"].as_u64().unwrap() as u32;
+            r["rows"].as_u64().unwrap() as usize
+        ])
+        .unwrap();
         let bites: Vec<Vec<u32>> = serde_json::from_value(r["bites"].clone()).unwrap();
         let cells: Vec<(usize, u32)> = serde_json::from_value(r["bite_cells"].clone()).unwrap();
         assert_eq!(bites.len(), cells.len());
@@ -110,10 +117,23 @@ fn findstat_lists_every_partition_with_the_box_engines_value() {
     assert_eq!(lines.len(), 138);
     assert_eq!(
         lines[..6],
-        ["[1] => 0", "[2] => 1", "[1,1] => 1", "[3] => 2", "[2,1] => 0", "[1,1,1] => 2"]
+        [
+            "[1] => 0",
+            "[2] => 1",
+            "[1,1] => 1",
+            "[3] => 2",
+            "[2,1] => 0",
+            "[1,1,1] => 2"
+        ]
     );
     // Values FindStat publishes for St000681 (findstat.org/StatisticsDatabase/St000681).
-    for want in ["[4,3] => 0", "[3,3,1,1] => 0", "[6,4] => 7", "[4,3,2,1] => 1", "[5,3,2] => 0"] {
+    for want in [
+        "[4,3] => 0",
+        "[3,3,1,1] => 0",
+        "[6,4] => 7",
+        "[4,3,2,1] => 1",
+        "[5,3,2] => 0",
+    ] {
         assert!(lines.contains(&want), "{want}");
     }
     // Every value against the box engine (all partitions of n ≤ 10 lie in the 10x10 box) and
@@ -130,7 +150,10 @@ fn findstat_lists_every_partition_with_the_box_engines_value() {
     // n ascending, each n in reverse lexicographic order.
     for w in all.windows(2) {
         let (a, b) = (&w[0].0, &w[1].0);
-        assert!(a.volume() < b.volume() || (a.volume() == b.volume() && a > b), "{a} {b}");
+        assert!(
+            a.volume() < b.volume() || (a.volume() == b.volume() && a > b),
+            "{a} {b}"
+        );
     }
     // Past 10 cells the box engine still agrees (partitions of 14 in the 14x14 box would be
     // large; those of n ≤ 14 with at most 6 rows and 9 columns fit a 6x9 box).

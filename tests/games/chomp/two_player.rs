@@ -144,7 +144,10 @@ fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other(
                 serde_json::from_value(rect["bite_cells"].clone()).unwrap();
             assert_eq!(cells.len(), bites.len(), "{name}: {r}x{c}");
             for (&(row, col), b) in cells.iter().zip(&bites) {
-                assert!((1..=r).contains(&row) && (1..=c).contains(&col), "{name}: {r}x{c}");
+                assert!(
+                    (1..=r).contains(&row) && (1..=c).contains(&col),
+                    "{name}: {r}x{c}"
+                );
                 let mut left = vec![c; row - 1];
                 left.extend(std::iter::repeat_n(col - 1, r - row + 1));
                 assert_eq!(trimmed(left), *b, "{name}: {r}x{c} bite ({row},{col})");
@@ -804,7 +807,10 @@ fn cli_solve_query_bites_grundy_cells() {
     assert_eq!(j["rectangles"].as_array().unwrap().len(), 12);
     // Rectangles row by row: 3x3 is the eleventh.
     assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
-    assert_eq!(j["rectangles"][10]["bite_cells"], serde_json::json!([[2, 2]]));
+    assert_eq!(
+        j["rectangles"][10]["bite_cells"],
+        serde_json::json!([[2, 2]])
+    );
     // Read bit by bit from the file, the bites equal those of the box solved now.
     let o = chompute(&[
         "chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv",
