@@ -133,6 +133,8 @@ class ChompTable:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
+    def winning_cells(self, position: _Position) -> list[Tuple[int, int]]:
+        """The cell (row, column), 1-based from the poisoned corner, each winning bite takes, in the order of winning_bites."""
     def save(self, path: Union[str, PathLike[str]]) -> None:
         """Write the table as `chompute chomp solve -o` does (byte for byte), for open_table."""
 
@@ -186,10 +188,12 @@ class ChompTableFile:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
+    def winning_cells(self, position: _Position) -> list[Tuple[int, int]]:
+        """The cell (row, column), 1-based from the poisoned corner, each winning bite takes, in the order of winning_bites."""
     def rectangle_bites(
         self, rows: Optional[int] = None, cols: Optional[int] = None
     ) -> list[dict[str, Any]]:
-        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites"}, rows first."""
+        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites", "bite_cells"}, rows first; bites and cells are tuples."""
     def verify(self) -> None:
         """Check every chunk's CRC-32 and recount the P-positions; raises on damage."""
 

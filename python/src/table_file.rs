@@ -5,9 +5,8 @@
 //!
 //! Tests: python/tests/test_chomp_solve.py.
 
-use crate::chomp::{diagram_list, position_arg};
+use crate::chomp::{cell_list, diagram_list, position_arg, rectangle_dicts};
 use crate::errors::OrRaise;
-use crate::report::to_python;
 use crate::run::in_background;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
@@ -73,8 +72,21 @@ impl ChompTableFile {
         diagram_list(py, &bites)
     }
 
+    /// The cells the winning bites of a position take, in the order of `winning_bites`: each a
+    /// tuple (row, column), 1-based from the poisoned corner.
+    fn winning_cells<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        let bites = self.file.winning_bites(&p).or_raise()?;
+        cell_list(py, &p, &bites)
+    }
+
     /// The winning bites of every rectangle of the box (or of the rows × cols corner of it),
-    /// rows first, each a dict {"rows", "cols", "bites"}: `chomp bites --table FILE --json`.
+    /// rows first, each a dict {"rows", "cols", "bites", "bite_cells"} with the positions left
+    /// and the cells bitten as tuples: `chomp bites --table FILE --json`.
     #[pyo3(signature = (rows = None, cols = None))]
     fn rectangle_bites<'py>(
         &self,
@@ -89,7 +101,7 @@ impl ChompTableFile {
         };
         let file = self.file.clone();
         let bites = in_background(py, move || file.rectangle_bites(corner))?.or_raise()?;
-        to_python(py, &bites)
+        Ok(rectangle_dicts(py, &bites)?.into_any())
     }
 
     /// Read the whole file: every chunk against its CRC-32, and the P-positions recounted

@@ -21,6 +21,18 @@ def options(rows):
     return out
 
 
+def bites_by_cell(rows):
+    """Every bite except the poison as {option: the cell (row, column) it takes, 1-based}."""
+    out = {}
+    for x in range(len(rows)):
+        for c in range(rows[x]):
+            if x == 0 and c == 0:
+                continue
+            q = tuple(a if i < x else min(a, c) for i, a in enumerate(rows))
+            out[tuple(a for a in q if a > 0)] = (x + 1, c + 1)
+    return out
+
+
 @functools.lru_cache(maxsize=None)
 def slow_is_p(rows):
     return all(not slow_is_p(q) for q in options(rows))
@@ -57,6 +69,7 @@ def test_solve_matches_a_slow_reference_on_a_box_that_is_not_square():
         assert t.is_p(d) == slow_is_p(d), d
         want = sorted({q for q in options(d) if slow_is_p(q)})
         assert t.winning_bites(d) == want, d
+        assert t.winning_cells(d) == [bites_by_cell(d)[q] for q in want], d
 
 
 def test_the_table_is_a_read_only_view_of_the_bits():
@@ -203,7 +216,11 @@ def test_a_saved_table_answers_from_the_file_as_the_slow_reference(tmp_path, sha
     rect = f.rectangle_bites()
     assert len(rect) == shape[0] * shape[1]
     two_by_three = next(r for r in rect if (r["rows"], r["cols"]) == (2, 3))
-    assert [tuple(b) for b in two_by_three["bites"]] == f.winning_bites((3, 3))
+    assert two_by_three["bites"] == f.winning_bites((3, 3))
+    assert two_by_three["bite_cells"] == f.winning_cells((3, 3)) == [(2, 3)]
+    for r in rect:
+        whole = (r["cols"],) * r["rows"]
+        assert r["bite_cells"] == [bites_by_cell(whole)[q] for q in r["bites"]], r
     assert len(f.rectangle_bites(2, 2)) == 4
     with pytest.raises(ValueError, match="does not fit"):
         f.is_p((shape[1] + 1,))

@@ -334,13 +334,39 @@ fn rows_of(d: &Diagram) -> Vec<u32> {
     d.rows().to_vec()
 }
 
+/// The cell (row, column) each bite from `p` to one of `options` takes.
+fn cells_of(p: &Diagram, options: &[Diagram]) -> Vec<(usize, u32)> {
+    options
+        .iter()
+        .map(|q| chompute::chomp::two_player::table::bitten_cell(p, q))
+        .collect()
+}
+
+/// A bite as the cell it takes and the position it leaves: `(5,7) leaves (11,11,6)`.
+fn said_bite(cell: (usize, u32), q: &[u32]) -> String {
+    format!("({},{}) leaves ({})", cell.0, cell.1, text_bite(q))
+}
+
+/// Bites as `said_bite` says them, separated by "; ".
+fn said_bites(cells: &[(usize, u32)], bites: &[Vec<u32>]) -> String {
+    let said: Vec<String> = cells
+        .iter()
+        .zip(bites)
+        .map(|(&c, q)| said_bite(c, q))
+        .collect();
+    said.join("; ")
+}
+
 #[derive(Serialize)]
 struct QueryReport {
     position: String,
     #[serde(rename = "box")]
     shape: String,
     p: bool,
+    /// The positions the winning bites leave.
     bites: Vec<Vec<u32>>,
+    /// The cell each winning bite takes, (row, column) from (1,1), in the order of `bites`.
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for QueryReport {
@@ -349,15 +375,19 @@ impl Report for QueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        let list: Vec<String> = self
-            .bites
-            .iter()
-            .map(|q| format!("({})", text_bite(q)))
-            .collect();
-        let n = self.bites.len();
-        let s = if n == 1 { "" } else { "s" };
-        writeln!(out, "{p}: N, {n} winning bite{s}: {}", list.join(" "))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
+}
+
+/// "1 winning bite: (3,3) leaves (5,3,2)".
+fn said_winning(cells: &[(usize, u32)], bites: &[Vec<u32>]) -> String {
+    let n = bites.len();
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} winning bite{s}: {}", said_bites(cells, bites))
 }
 
 /// `chomp query FILE --position a,b,c`: a one-bit table's P or N and winning bites, or a
@@ -380,6 +410,7 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         shape: file.shape().to_string(),
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
+        bite_cells: cells_of(p, &bites),
     };
     print_report(&report, args.format.get())
 }
@@ -392,6 +423,8 @@ struct CellsQueryReport {
     p: bool,
     /// The positions a winning bite leaves (empty for a P-position).
     bites: Vec<Vec<u32>>,
+    /// The cell each winning bite takes, (row, column) from (1,1), in the order of `bites`.
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for CellsQueryReport {
@@ -400,8 +433,11 @@ impl Report for CellsQueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        let list: Vec<String> = self.bites.iter().map(|q| text_bite(q)).collect();
-        writeln!(out, "{p}: N, winning bites leave {}", list.join(" "))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
 }
 
@@ -424,15 +460,17 @@ fn query_cells(args: &ChompQueryArgs, file: &CellsFile) -> anyhow::Result<()> {
     for q in p.options() {
         // The empty diagram (the poison eaten) is no winning bite.
         if file.is_p(q.rows())? == Some(true) {
-            bites.push(q.rows().to_vec());
+            bites.push(q);
         }
     }
+    bites.sort();
     let report = CellsQueryReport {
         position: p.to_string(),
         cells: p.volume(),
         max: file.max(),
         p: is_p,
-        bites,
+        bites: bites.iter().map(rows_of).collect(),
+        bite_cells: cells_of(p, &bites),
     };
     print_report(&report, args.format.get())
 }
@@ -446,6 +484,8 @@ struct GrundyQueryReport {
     p: bool,
     /// At index g, a position of value g that a bite leaves.
     moves: Vec<Vec<u32>>,
+    /// The cell each of `moves` bites, (row, column) from (1,1).
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for GrundyQueryReport {
@@ -457,13 +497,14 @@ impl Report for GrundyQueryReport {
         let list: Vec<String> = self
             .moves
             .iter()
+            .zip(&self.bite_cells)
             .enumerate()
-            .map(|(v, q)| format!("{v} ({})", text_bite(q)))
+            .map(|(v, (q, &c))| format!("{v}: {}", said_bite(c, q)))
             .collect();
         writeln!(
             out,
             "{p}: Grundy value {g}, a move to each smaller value: {}",
-            list.join(" ")
+            list.join("; ")
         )
     }
 }
@@ -476,14 +517,24 @@ fn query_grundy(args: &ChompQueryArgs, file: &GrundyFile) -> anyhow::Result<()> 
     let p = &args.position;
     let grundy = file.value(p)?;
     let moves = file.moves(p)?;
-    let report = GrundyQueryReport {
+    let report = grundy_query_report(p, file.shape(), grundy, &moves);
+    print_report(&report, args.format.get())
+}
+
+fn grundy_query_report(
+    p: &Diagram,
+    shape: ChompBox,
+    grundy: u16,
+    moves: &[Diagram],
+) -> GrundyQueryReport {
+    GrundyQueryReport {
         position: p.to_string(),
-        shape: file.shape().to_string(),
+        shape: shape.to_string(),
         grundy,
         p: grundy == 0,
         moves: moves.iter().map(rows_of).collect(),
-    };
-    print_report(&report, args.format.get())
+        bite_cells: cells_of(p, moves),
+    }
 }
 
 #[derive(Serialize)]
@@ -610,15 +661,10 @@ fn text_bite(b: &[u32]) -> String {
 impl Report for BitesReport {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         for r in &self.rectangles {
-            let list: Vec<String> = r
-                .bites
-                .iter()
-                .map(|b| format!("({})", text_bite(b)))
-                .collect();
-            let what = if list.is_empty() {
+            let what = if r.bites.is_empty() {
                 "P".to_string()
             } else {
-                list.join(" ")
+                said_bites(&r.bite_cells, &r.bites)
             };
             writeln!(out, "{}x{}: {what}", r.rows, r.cols)?;
         }
@@ -626,12 +672,24 @@ impl Report for BitesReport {
     }
 
     fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
-        writeln!(out, "rows,cols,winning_bites,bites")?;
+        writeln!(out, "rows,cols,winning_bites,bites,cells")?;
         for r in &self.rectangles {
             let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
             let bites = list.join(" ");
-            let field = csv_field(&bites);
-            writeln!(out, "{},{},{},{field}", r.rows, r.cols, r.bites.len())?;
+            let cells: Vec<String> = r
+                .bite_cells
+                .iter()
+                .map(|(x, y)| format!("{x},{y}"))
+                .collect();
+            let cells = cells.join(" ");
+            let (bites, cells) = (csv_field(&bites), csv_field(&cells));
+            writeln!(
+                out,
+                "{},{},{},{bites},{cells}",
+                r.rows,
+                r.cols,
+                r.bites.len()
+            )?;
         }
         Ok(())
     }
@@ -710,9 +768,24 @@ impl Report for GrundyReport {
     }
 }
 
-/// `chomp grundy --box RxC [-o FILE]`: with -o, resumable and saved.
+/// `chomp grundy --box RxC [-o FILE]`: with -o, resumable and saved; `--position P` one
+/// position's value and moves; `--findstat N` every partition of at most N cells.
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
-    let shape = args.shape;
+    if let Some(max) = args.findstat {
+        return print_findstat(max);
+    }
+    let shape = match (args.shape, &args.position) {
+        (Some(s), _) => s,
+        (None, Some(p)) if !p.is_empty() => ChompBox::of(p),
+        _ => {
+            return Err(anyhow!(
+                "give the box with --box ROWSxCOLUMNS or a --position"
+            ))
+        }
+    };
+    if let Some(path) = &args.picture {
+        chompute::output::check_target(path)?;
+    }
     let width = args.value_bytes.map(|b| match b {
         1 => ValueBytes::One,
         _ => ValueBytes::Two,
@@ -736,6 +809,28 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         })?,
     };
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(p) = &args.position {
+        let (Some(grundy), Some(moves)) = (table.value(p), table.moves(p)) else {
+            return Err(chompute::Error::invalid(format!(
+                "{p} is not a position of the {shape} box"
+            ))
+            .into());
+        };
+        if let Some(path) = &args.picture {
+            let description = super::describe_pictures(&format!(
+                "the Chomp position ({p}), every cell coloured by the Grundy value of the \
+                 position its bite leaves (palette entry 2+k for value k; 1 the poisoned cell)"
+            ));
+            chompute::render::figures::write_position_png(
+                path,
+                p.rows(),
+                |row, col| table.value(&p.bite(row - 1, col - 1)).unwrap_or(0),
+                Some(&description),
+            )?;
+        }
+        let report = grundy_query_report(p, shape, grundy, &moves);
+        return print_report(&report, args.format.get());
+    }
     let sequence = match args.bfile {
         Some(kind) => Some(table.sequence(kind)?),
         None => None,
@@ -753,6 +848,18 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         sequence,
     };
     print_report(&report, args.format())
+}
+
+/// `chomp grundy --findstat N`: `[λ] => value` for every partition of n ≤ N, FindStat's
+/// format for St000681.
+fn print_findstat(max: u32) -> anyhow::Result<()> {
+    use chompute::chomp::two_player::grundy_cells::{by_cells, findstat_line};
+    let mut out = super::out::stdout();
+    for (p, g) in by_cells(max)? {
+        writeln!(out, "{}", findstat_line(&p, g))?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 #[derive(Serialize)]

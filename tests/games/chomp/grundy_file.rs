@@ -443,7 +443,7 @@ fn cli_grundy_o_and_query() {
     let o = chompute(&["chomp", "query", f, "--position", "3"]);
     assert_eq!(
         stdout(&o),
-        "3: Grundy value 2, a move to each smaller value: 0 (1) 1 (2)\n"
+        "3: Grundy value 2, a move to each smaller value: 0: (1,2) leaves (1); 1: (1,3) leaves (2)\n"
     );
     assert_usage_error(
         &chompute(&["chomp", "query", f, "--position", "9"]),
