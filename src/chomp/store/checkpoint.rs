@@ -5,10 +5,10 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::files::flock_now;
+use super::files::open_checkpoint_file;
 use super::header::read_header;
 use crate::error::{Error, Result};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -47,26 +47,7 @@ impl Checkpoint {
         read: impl FnOnce(&mut dyn Read) -> Result<(u64, u64)>,
     ) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
-        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(Error::invalid(format!(
-                "{}: the checkpoint is not a regular file",
-                path.display()
-            )));
-        }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(io)?;
-        flock_now(&file, false).map_err(|_| {
-            Error::invalid(format!(
-                "{} is being {verb} by another process (its checkpoint {} is locked)",
-                path.with_extension("").display(),
-                path.display()
-            ))
-        })?;
+        let mut file = open_checkpoint_file(path, verb)?;
         let len = file.metadata().map_err(io)?.len();
         let mut start = vec![0u8; (len as usize).min(header.len())];
         file.read_exact_at(&mut start, 0).map_err(io)?;

@@ -111,6 +111,33 @@ pub(crate) fn locked_elsewhere(path: &Path) -> bool {
     }
 }
 
+/// Open (or create) the checkpoint file `path` for reading and writing, holding an exclusive
+/// flock on it: a second process is refused at once ("TABLE is being `verb` by another
+/// process"), and anything but a regular file is no checkpoint.
+pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::invalid(format!(
+            "{}: the checkpoint is not a regular file",
+            path.display()
+        )));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    flock_now(&file, false).map_err(|_| {
+        Error::invalid(format!(
+            "{} is being {verb} by another process (its checkpoint {} is locked)",
+            path.with_extension("").display(),
+            path.display()
+        ))
+    })?;
+    Ok(file)
+}
+
 /// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,
 /// so also when the process dies).
 pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {

@@ -31,7 +31,7 @@ pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
 pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
 pub(crate) use files::{
     check_resumable_target, damaged, disagrees, first_bytes, flock_now, locked_elsewhere,
-    open_regular, read_prefix, starts_with_line,
+    open_checkpoint_file, open_regular, read_prefix, starts_with_line,
 };
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,

@@ -22,10 +22,10 @@
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
 
 use super::cells::{CellsEngine, CellsTable};
-use crate::chomp::store::{damaged, flock_now, header_crc_holds};
+use crate::chomp::store::{damaged, header_crc_holds};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -279,26 +279,7 @@ impl Writer {
     /// begun again: a file with no whole slot is no checkpoint.
     fn open(path: &Path, table: &CellsTable) -> Result<(Writer, u64, Option<String>)> {
         let io = |e| Error::io(path, e);
-        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
-            return Err(Error::invalid(format!(
-                "{}: the checkpoint is not a regular file",
-                path.display()
-            )));
-        }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .map_err(io)?;
-        flock_now(&file, false).map_err(|_| {
-            Error::invalid(format!(
-                "{} is being computed by another process (its checkpoint {} is locked)",
-                path.with_extension("").display(),
-                path.display()
-            ))
-        })?;
+        let file = crate::chomp::store::open_checkpoint_file(path, "computed")?;
         let len = file.metadata().map_err(io)?.len();
         if len == 0 {
             return Ok((Writer::begin(file, path, table)?, 0, None));
@@ -754,6 +735,7 @@ impl CellsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::store::flock_now;
 
     const ZERO: Snapshots = Snapshots::Every(Duration::ZERO);
 
