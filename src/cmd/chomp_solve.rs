@@ -92,7 +92,10 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     let plan = SolvePlan::new(shape, gpu, args.output.as_deref(), args.memory, args.part)?;
     let start = Instant::now();
     if plan.route == Route::Gpu {
-        let solved = plan.run(|_| {}).map_err(super::on_gpu)?;
+        let gpu = chompute::gpu::chomp::ChompGpu::new(
+            chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?,
+        );
+        let solved = plan.run(Some(&gpu), |_| {}).map_err(super::on_gpu)?;
         return report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0);
     }
     let index = &plan.layout;
@@ -108,7 +111,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     ));
     let mut resumed = 0;
-    let solved = plan.run(|event| match event {
+    let solved = plan.run(None, |event| match event {
         SolveEvent::Whole(RunEvent::Resumed {
             path,
             layers_done,

@@ -206,6 +206,19 @@ fn the_chomp_folders_import_in_their_order_mod_files_included() {
         }
     }
     assert!(checked > 50, "the references are found ({checked})");
+    // The mathematics never imports the GPU side: a device enters through a trait defined
+    // here and implemented in src/gpu/ (plan.rs's `LayerSolver`).
+    for file in &files {
+        let code = std::fs::read_to_string(file).unwrap();
+        let code = code.split("#[cfg(test)]").next().unwrap_or("");
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("crate::gpu"),
+                "{} imports the GPU side: {line}",
+                file.display()
+            );
+        }
+    }
     // Nothing of the store names a table kind.
     for file in files.iter().filter(|f| layer(&src, f) == 3) {
         let code = std::fs::read_to_string(file).unwrap();

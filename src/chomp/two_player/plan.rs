@@ -17,6 +17,16 @@ use crate::error::{Error, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};
 
+/// A solver of a whole box in memory on another device (the GPU's layer kernel, implemented
+/// in `crate::gpu::chomp`): the plan asks it and never names the device. Plain Rust here.
+pub trait LayerSolver {
+    /// Whether the box fits the solver; an error saying why not.
+    fn check(&self, shape: ChompBox) -> Result<()>;
+
+    /// The table of the box, every position by colex rank.
+    fn solve(&self, shape: ChompBox) -> Result<PTable>;
+}
+
 /// How a planned solve runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -117,8 +127,13 @@ impl SolvePlan {
         })
     }
 
-    /// Run the plan; `report` hears a file run's events (resumed, steps, blocks).
-    pub fn run(&self, report: impl FnMut(SolveEvent)) -> Result<Solved> {
+    /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
+    /// events (resumed, steps, blocks).
+    pub fn run(
+        &self,
+        device: Option<&dyn LayerSolver>,
+        report: impl FnMut(SolveEvent),
+    ) -> Result<Solved> {
         let whole = |table: &PTable| Solved {
             p_positions: table.p_count(),
             index: table.layout().clone(),
@@ -133,8 +148,9 @@ impl SolvePlan {
             (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
             (Route::File, None) => unreachable!("a file route names its file"),
             (Route::Gpu, out) => {
-                let ctx = crate::gpu::GpuContext::shared()?;
-                let gpu = crate::gpu::chomp::ChompGpu::new(ctx);
+                let gpu = device.ok_or_else(|| {
+                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
+                })?;
                 gpu.check(self.shape)?;
                 let table = gpu.solve(self.shape)?;
                 if let Some(o) = out {
