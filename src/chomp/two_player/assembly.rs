@@ -125,9 +125,8 @@ impl Assembly {
             if (lo >> 6) + n > table.words() {
                 break;
             }
-            let mut words: Vec<u64> = (0..n)
-                .map(|i| table.word((lo >> 6) + i))
-                .collect::<Result<_>>()?;
+            let mut words = vec![0u64; n as usize];
+            table.read_words(lo >> 6, &mut words)?;
             if piece_crc(lo, hi, &mut words) != rec.crc {
                 break;
             }
@@ -166,17 +165,13 @@ impl Assembly {
         let mut buf = Vec::with_capacity(chunk);
         while at < n {
             let m = (n - at).min(chunk as u64);
-            buf.clear();
-            for i in at..at + m {
-                let mut w = self.table.word((lo >> 6) + i)?;
-                if i == 0 {
-                    w &= u64::MAX << (lo % 64);
-                }
-                if i == n - 1 && hi % 64 != 0 {
-                    w &= (1u64 << (hi % 64)) - 1;
-                }
-                buf.push(w);
-            }
+            buf.resize(m as usize, 0);
+            self.table.read_words((lo >> 6) + at, &mut buf)?;
+            // Only the piece's first and last words are shared with its neighbours (0 masks
+            // nothing at either end).
+            let from = if at == 0 { lo } else { 0 };
+            let to = if at + m == n { hi } else { 0 };
+            mask_piece(from, to, &mut buf);
             each(&buf)?;
             at += m;
         }

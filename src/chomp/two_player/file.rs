@@ -241,9 +241,19 @@ impl TableInPlace {
 
     /// Word `i` of the body (`i` < [`TableInPlace::words`]).
     pub(super) fn word(&self, i: u64) -> Result<u64> {
-        let mut b = [0u8; 8];
-        self.read(i * 8, &mut b)?;
-        Ok(u64::from_le_bytes(b))
+        let mut w = [0u64];
+        self.read_words(i, &mut w)?;
+        Ok(w[0])
+    }
+
+    /// Words `first..first + out.len()` of the body, in one read.
+    pub(super) fn read_words(&self, first: u64, out: &mut [u64]) -> Result<()> {
+        let mut bytes = vec![0u8; out.len() * 8];
+        self.read(first * 8, &mut bytes)?;
+        for (w, b) in out.iter_mut().zip(bytes.chunks_exact(8)) {
+            *w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        }
+        Ok(())
     }
 
     /// Cut the body back to its first `n` words (at most those it has).
