@@ -7,13 +7,15 @@
 //! - [`bits`]: atomic bit operations on a table's words, and windows of a table.
 //! - [`store`]: the one checked container of every table file: the sealed header, chunk CRCs
 //!   bound to it, the checkpoint log, the target and the lock. It knows no kind of table.
+//! - [`engine`]: the steps, the one step loop every solver runs in, and the one lifecycle of
+//!   a run to a file (target, lock, disk, resume, snapshots, interruption, publish).
 //! - [`two_player`]: P-positions by the one forward solver, its table file, boxes larger than
 //!   memory, Grundy values, P-positions by cells, each file kind on the store.
 //! - [`multiplayer`]: n-player rules, ordinals, rule classes, the paper's claims, the ordinal
 //!   table file on the store.
 //! - [`saved`]: a saved table of any kind, opened by its first line.
 //!
-//! Imports go downward only: `diagram` ← `bits` ← `index` ← `store` ← `two_player` ←
+//! Imports go downward only: `diagram` ← `bits` ← `index` ← `store` ← `engine` ← `two_player` ←
 //! `multiplayer` ← `saved`; a new table kind is a file beside the game it stores, on the
 //! store, and one arm of [`saved::SavedTable`] (tests/project/imports.rs checks the order, and
 //! that no two files import each other).
@@ -22,6 +24,7 @@
 
 pub mod bits;
 pub mod diagram;
+pub mod engine;
 pub mod index;
 pub mod multiplayer;
 pub mod saved;

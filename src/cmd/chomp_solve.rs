@@ -9,11 +9,12 @@ use super::out::{print_report, Report, Stdout};
 use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
+use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
-use chompute::chomp::two_player::cells_file::{CellsEvent, CellsFile};
+use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
@@ -21,7 +22,6 @@ use chompute::chomp::two_player::grundy::{
 };
 use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
 use chompute::chomp::two_player::plan::{Route, SolvePlan};
-use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::two_player::RectangleBites;
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
@@ -112,24 +112,11 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     ));
     let mut resumed = 0;
     let solved = plan.run(None, |event| match event {
-        SolveEvent::Whole(RunEvent::Resumed {
-            path,
-            layers_done,
-            layers,
-            dropped_bytes,
-            snapshot,
-        }) => {
+        SolveEvent::Whole(event) => {
             // Said before the first layer's bar is drawn.
-            resumed = layers_done;
-            let from = match snapshot {
-                Some(s) => format!(", from a snapshot of the marks after {s}"),
-                None => String::new(),
-            };
-            eprintln!(
-                "chompute: resuming from {}: {layers_done} of {layers} layers done{from}{}",
-                path.display(),
-                dropped(dropped_bytes)
-            );
+            if let Some(done) = said_resumed(&event) {
+                resumed = done;
+            }
         }
         SolveEvent::Block(BlockEvent::Window {
             window,
@@ -277,25 +264,38 @@ impl Report for PartReport {
 }
 
 /// ", the damaged rest (N bytes) dropped" when a checkpoint's tail was cut off.
-/// Say on stderr that a table run resumes from its checkpoint (the Grundy and ordinal tables'
-/// [`RunEvent::Resumed`]); the layers it found done, or `None` for any other event.
+/// Say on stderr what a run to a file resumed from ([`RunEvent::Resumed`]) or began again
+/// ([`RunEvent::Restarted`]), for every kind; the steps it found done, or `None` for any
+/// other event.
 pub(super) fn said_resumed(event: &RunEvent) -> Option<u64> {
-    let RunEvent::Resumed {
-        path,
-        layers_done,
-        layers,
-        dropped_bytes,
-        ..
-    } = event
-    else {
-        return None;
-    };
-    eprintln!(
-        "chompute: resuming from {}: {layers_done} of {layers} layers done{}",
-        path.display(),
-        dropped(*dropped_bytes)
-    );
-    Some(*layers_done)
+    match event {
+        RunEvent::Resumed {
+            path,
+            steps_done,
+            steps,
+            dropped_bytes,
+            snapshot,
+        } => {
+            let from = match snapshot {
+                Some(s) if s < steps_done => format!(", from a snapshot of the marks after {s}"),
+                _ => String::new(),
+            };
+            eprintln!(
+                "chompute: resuming from {}: {steps_done} of {steps} steps done{from}{}",
+                path.display(),
+                dropped(*dropped_bytes)
+            );
+            Some(*steps_done)
+        }
+        RunEvent::Restarted { path, why } => {
+            eprintln!(
+                "chompute: starting afresh: the checkpoint {} could not be resumed ({why})",
+                path.display()
+            );
+            None
+        }
+        RunEvent::Snapshot { .. } | RunEvent::Step(_) => None,
+    }
 }
 
 pub(super) fn dropped(bytes: u64) -> String {
@@ -897,21 +897,6 @@ impl Report for CellsReport {
     }
 }
 
-/// Say on stderr that a cells run resumes from its checkpoint.
-fn said_cells(event: CellsEvent) {
-    match event {
-        CellsEvent::Resumed { path, done } => eprintln!(
-            "chompute: resuming from {}: the diagrams of up to {done} cells done",
-            path.display()
-        ),
-        CellsEvent::Restarted { path, why } => eprintln!(
-            "chompute: starting afresh: the checkpoint {} could not be resumed ({why})",
-            path.display()
-        ),
-        CellsEvent::Snapshot { .. } => {}
-    }
-}
-
 /// `chomp cells --max N [-o FILE]`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     use chompute::chomp::two_player::cells_file::{self, Snapshots};
@@ -926,7 +911,15 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
         }
         Some(out) => {
             let every = Snapshots::Every(std::time::Duration::from_secs(args.save_every));
-            cells_file::compute_to_file_with(args.max, out, every, said_cells, |_| Ok(()))?
+            cells_file::compute_to_file_with(
+                args.max,
+                out,
+                every,
+                |e| {
+                    said_resumed(&e);
+                },
+                |_| Ok(()),
+            )?
         }
     };
     let seconds = start.elapsed().as_secs_f64();

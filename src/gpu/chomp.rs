@@ -8,9 +8,9 @@
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
+use crate::chomp::engine::driver::{drive_steps, Run};
+use crate::chomp::engine::schedule::VolumeLayers;
 use crate::chomp::index::BitLayout;
-use crate::chomp::two_player::driver::{drive_steps, Run};
-use crate::chomp::two_player::schedule::VolumeLayers;
 use crate::chomp::two_player::PTable;
 use crate::chomp::ChompBox;
 use crate::error::{Error, Result};

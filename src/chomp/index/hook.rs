@@ -30,7 +30,7 @@
 //!
 //! A parent has a larger hook sum or the same hook, so the blocks of one hook sum are
 //! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
-//! colex blocks (as in `two_player::schedule`) side by side with the steps of its child square.
+//! colex blocks (as in `engine::schedule`) side by side with the steps of its child square.
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/hook.rs, tests/games/blocks.rs and
 //! tests/games/chomp/two_player.rs through the tables it solves.

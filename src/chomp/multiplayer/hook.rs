@@ -20,10 +20,10 @@
 
 use super::packed::{entry, PackedOrds};
 use super::rule::Choice;
+use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::pairs::{hook_weights, pairs_index, HookOptions};
 use crate::chomp::index::{HookIndex, Ranker};
-use crate::chomp::two_player::driver::{drive, Run};
-use crate::chomp::two_player::schedule::Progress;
 use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;

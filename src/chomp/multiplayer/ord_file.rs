@@ -34,7 +34,7 @@
 //!
 //! # The checkpoint
 //! `chompute chomp ord-table partial 1`, `box`, `rank`, `rule`, `ordinal-bits`, an empty line,
-//! then one record per finished layer of the colex schedule (`two_player::schedule::Layers`),
+//! then one record per finished layer of the colex schedule (`engine::schedule::Layers`),
 //! in order: `LAYR`, the layer (u64), the number of bytes of its entries (u64), the entries of
 //! its ranges in range order, each range in rank order, packed at `ordinal-bits` bits from
 //! bit 0 of the first byte, and the CRC-32 of everything after `LAYR`. A resumed run keeps the
@@ -47,11 +47,11 @@ use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
+use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, ORD_TABLE};
-use crate::chomp::two_player::run::RunEvent;
-use crate::chomp::two_player::schedule::{Layers, TableSteps};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufWriter, Read, Write};
@@ -202,110 +202,171 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
 /// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
 /// transposed pair on a square, [`OrdPlan::keeps_pairs`]), keep finished steps in
 /// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
-/// checkpoint. The saved file is the same, byte for byte, however often the run was stopped
-/// and resumed. Refused before any work when the memory lacks room for the table or the disk
-/// for the table and its checkpoint.
+/// checkpoint: the engine's one run to a file ([`run_to_file`]). The saved file is the same,
+/// byte for byte, however often the run was stopped and resumed. Refused before any work when
+/// the memory lacks room for the table or the disk for the table and its checkpoint.
 pub fn compute_to_file(
     plan: OrdPlan,
     rule: &Rule,
     out: &Path,
-    mut report: impl FnMut(RunEvent),
+    report: impl FnMut(RunEvent),
 ) -> Result<OrdTable> {
-    let shape = plan.shape;
     if !matches!(plan.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
         return Err(Error::invalid(format!(
             "a saved ordinal table is the packed engine's, not the {} engine's",
             plan.engine.name()
         )));
     }
-    // The checkpoint lives beside the table, so the table must be a file.
-    store::check_resumable_target(out)?;
-    let partial = store::partial_path(out);
-    let ranker = Ranker::new(shape)?;
-    let players = rule.players() as u8;
-    let bytes = plan.table_bytes(players)?;
-    crate::memory::ensure_available(
-        bytes,
-        &format!("the ordinal table of the {shape} box"),
-        "choose a smaller box",
-    )?;
-    let ords = if plan.keeps_pairs() {
-        Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?)
-    } else {
-        Ords::Packed(PackedOrds::zeroed(ranker.len(), players))
+    let job = || {
+        let shape = plan.shape;
+        let ranker = Ranker::new(shape)?;
+        let players = rule.players() as u8;
+        let bytes = plan.table_bytes(players)?;
+        crate::memory::ensure_available(
+            bytes,
+            &format!("the ordinal table of the {shape} box"),
+            "choose a smaller box",
+        )?;
+        let ords = match plan.keeps_pairs() {
+            true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
+            false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
+        };
+        Ok(OrdJob {
+            table: OrdTable {
+                ranker,
+                players,
+                ords,
+            },
+            rule: rule.clone(),
+            bytes,
+            partial: store::partial_path(out),
+            checkpoint: None,
+            start: 0,
+        })
     };
-    let layout = BitLayout::of(
-        ranker.clone(),
-        match &ords {
+    run_to_file(out, job, report)
+}
+
+/// An ordinal table's part of the run to a file.
+struct OrdJob {
+    table: OrdTable,
+    rule: Rule,
+    /// Bytes of the packed entries.
+    bytes: u64,
+    partial: PathBuf,
+    checkpoint: Option<Checkpoint>,
+    start: u64,
+}
+
+impl OrdJob {
+    fn layout(&self) -> BitLayout {
+        let hook = match &self.table.ords {
             Ords::Hook(h) => Some(&h.hook),
             _ => None,
-        },
-    );
-    let steps = match &ords {
-        Ords::Hook(h) => TableSteps::Hook(&h.hook),
-        _ => TableSteps::Colex(Layers { ranker: &ranker }),
-    };
-    let layers = steps.steps();
-    // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on disk
-    // before it goes.
-    let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
-    let needed = body + bytes + 29 * layers + 8192;
-    store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
-    let packed = match &ords {
-        Ords::Packed(p) => p,
-        Ords::Hook(h) => &h.ords,
-        Ords::Bytes(_) => unreachable!("packed above"),
-    };
-    crate::output::keep_checkpoint(&partial);
-    let (mut checkpoint, start) = open_checkpoint(&partial, &layout, &steps, rule, packed)?;
-    crate::output::remove_stale_temps(out);
-    if start > 0 || checkpoint.dropped_bytes > 0 {
-        report(RunEvent::Resumed {
-            path: partial.clone(),
-            layers_done: start,
-            layers,
-            dropped_bytes: checkpoint.dropped_bytes,
-            snapshot: None,
-        });
+        };
+        BitLayout::of(self.table.ranker.clone(), hook)
     }
-    let mut ranges = Vec::new();
-    let mut packer = Packer::new(packed.bits());
-    let choice = Choice::new(rule);
-    let on_step = |step, progress| {
-        steps.ranges(step, &mut ranges);
-        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-        let len = (n * packed.bits() as u64).div_ceil(8);
-        checkpoint.append_with(step, len, |sink| {
-            for &(base, l) in &ranges {
-                for r in base..base + l {
-                    packer.push(packed.get(r));
-                    if packer.out.len() >= 1 << 16 {
-                        sink(&packer.out)?;
-                        packer.out.clear();
+
+    fn steps(&self) -> TableSteps<'_> {
+        match &self.table.ords {
+            Ords::Hook(h) => TableSteps::Hook(&h.hook),
+            _ => TableSteps::Colex(Layers {
+                ranker: &self.table.ranker,
+            }),
+        }
+    }
+
+    fn packed(&self) -> &PackedOrds {
+        match &self.table.ords {
+            Ords::Packed(p) => p,
+            Ords::Hook(h) => &h.ords,
+            Ords::Bytes(_) => unreachable!("an ordinal table run to a file is packed"),
+        }
+    }
+}
+
+impl Job for OrdJob {
+    type Output = OrdTable;
+
+    fn disk_bytes(&self) -> u64 {
+        // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on
+        // disk before it goes.
+        let body = self.bytes + self.bytes.div_ceil(store::CHUNK_BYTES) * 4;
+        body + self.bytes + 29 * self.steps().steps() + 8192
+    }
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        vec![self.partial.clone()]
+    }
+
+    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
+        let layout = self.layout();
+        let (checkpoint, start) = open_checkpoint(
+            &self.partial,
+            &layout,
+            &self.steps(),
+            &self.rule,
+            self.packed(),
+        )?;
+        let mut said = Vec::new();
+        if start > 0 || checkpoint.dropped_bytes > 0 {
+            said.push(RunEvent::Resumed {
+                path: self.partial.clone(),
+                steps_done: start,
+                steps: self.steps().steps(),
+                dropped_bytes: checkpoint.dropped_bytes,
+                snapshot: None,
+            });
+        }
+        (self.checkpoint, self.start) = (Some(checkpoint), start);
+        Ok(said)
+    }
+
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
+        let (packed, steps) = (self.packed(), self.steps());
+        let mut ranges = Vec::new();
+        let mut packer = Packer::new(packed.bits());
+        let choice = Choice::new(&self.rule);
+        let on_step = |step, progress| {
+            steps.ranges(step, &mut ranges);
+            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            let len = (n * packed.bits() as u64).div_ceil(8);
+            checkpoint.append_with(step, len, |sink| {
+                for &(base, l) in &ranges {
+                    for r in base..base + l {
+                        packer.push(packed.get(r));
+                        if packer.out.len() >= 1 << 16 {
+                            sink(&packer.out)?;
+                            packer.out.clear();
+                        }
                     }
                 }
-            }
-            packer.finish();
-            sink(&packer.out)?;
-            packer.out.clear();
+                packer.finish();
+                sink(&packer.out)?;
+                packer.out.clear();
+                Ok(())
+            })?;
+            report(RunEvent::Step(progress));
             Ok(())
-        })?;
-        report(RunEvent::Layer(progress));
-        Ok(())
-    };
-    match &ords {
-        Ords::Hook(h) => packed.compute_hook_from(&h.hook, &choice, start, on_step)?,
-        _ => packed.compute_from(&ranker, &choice, start, on_step)?,
+        };
+        let run = match &self.table.ords {
+            Ords::Hook(h) => packed.compute_hook_from(&h.hook, &choice, self.start, on_step),
+            _ => packed.compute_from(&self.table.ranker, &choice, self.start, on_step),
+        };
+        self.checkpoint = Some(checkpoint);
+        run
     }
-    let table = OrdTable {
-        ranker,
-        players,
-        ords,
-    };
-    save_ords(&table, rule, out)?;
-    checkpoint.remove()?;
-    crate::output::drop_checkpoint(&partial);
-    Ok(table)
+
+    fn discard(&mut self) -> Result<()> {
+        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)
+    }
+
+    fn publish(mut self, out: &Path) -> Result<OrdTable> {
+        save_ords(&self.table, &self.rule, out)?;
+        self.discard()?;
+        Ok(self.table)
+    }
 }
 
 /// Open the checkpoint of a run of `rule` on `ranker`'s box at `path`: a new one, or one of
@@ -321,45 +382,21 @@ fn open_checkpoint(
     let shape = layout.shape();
     let scheme = layout.scheme();
     let (bits, players) = (ords.bits(), rule.players() as u8);
-    let header = store::header_lines(
-        PARTIAL_MAGIC,
-        shape,
-        &scheme,
-        &[
-            ("rule", rule.normalised()),
-            ("ordinal-bits", bits.to_string()),
-        ],
-    );
-    let check = |pairs: &[(String, String)]| {
-        let got = store::field(path, pairs, "box")?;
-        if got != shape.to_string() {
-            return Err(Error::invalid(format!(
-                "{} is the checkpoint of the {got} box, not of {shape}; remove it or compute {got}",
-                path.display()
-            )));
-        }
-        let got = store::field(path, pairs, "rule")?;
-        let rank = store::field(path, pairs, "rank")?;
-        let b = store::field(path, pairs, "ordinal-bits")?;
-        if rank != scheme {
-            return Err(Error::invalid(format!(
-                "{} is the checkpoint of a table numbered '{rank}', not '{scheme}' (another \
-                 engine); remove it or run that engine",
-                path.display()
-            )));
-        }
-        if got != rule.normalised() || b != bits.to_string() {
-            return Err(Error::invalid(format!(
-                "{} is the checkpoint of the rule {got}, not of {}; remove it or compute {got}",
-                path.display(),
-                rule.normalised()
-            )));
-        }
-        Ok(())
-    };
+    let extra = [
+        ("rule", rule.normalised()),
+        ("ordinal-bits", bits.to_string()),
+    ];
+    let header = store::header_lines(PARTIAL_MAGIC, shape, &scheme, &extra);
+    let want = [
+        ("box", shape.to_string()),
+        ("rank", scheme.clone()),
+        extra[0].clone(),
+        extra[1].clone(),
+    ];
+    let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want, |_, _| None);
     let read = |reader: &mut dyn Read| {
-        let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
-        while next < layers.steps() {
+        let mut ranges = Vec::new();
+        let (next, good) = read_steps(layers.steps(), |next| {
             layers.ranges(next, &mut ranges);
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * bits as u64).div_ceil(8);
@@ -383,14 +420,8 @@ fn open_checkpoint(
                     })
                 },
             )?;
-            match got {
-                Some((_, bytes)) => {
-                    good += bytes;
-                    next += 1;
-                }
-                None => break,
-            }
-        }
+            Ok(got.map(|(_, bytes)| bytes))
+        })?;
         if next < layers.steps() {
             layers.ranges(next, &mut ranges);
             for &(b, l) in &ranges {

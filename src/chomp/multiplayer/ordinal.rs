@@ -19,9 +19,9 @@ use super::packed::PackedOrds;
 pub use super::rule::ordinal_at;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::schedule::VolumeLayers;
 use crate::chomp::index::colex::Ranker;
-use crate::chomp::two_player::driver::{drive, Run};
-use crate::chomp::two_player::schedule::VolumeLayers;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 

@@ -1,5 +1,5 @@
 //! The packed ordinal table: every position's ordinal at ⌈log2(n+1)⌉ bits (2 bits for 3
-//! players, 3 for 4) in colex rank order, computed on the one driver (`two_player::driver`)
+//! players, 3 for 4) in colex rank order, computed on the one driver (`engine::driver`)
 //! with the colex schedule ([`Layers`]) exactly as the Grundy table is: prefix blocks in
 //! prefix-volume layers, each layer's blocks in parallel, each block in rank order, every
 //! position pulling the ordinals of its options. An option in the position's own block has a
@@ -19,9 +19,9 @@
 
 use super::rule::{ordinal_at, Choice};
 use crate::chomp::bits::zeroed_words;
+use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress};
 use crate::chomp::index::Ranker;
-use crate::chomp::two_player::driver::{drive, Run};
-use crate::chomp::two_player::schedule::{for_each_in_range, Layers, Progress};
 use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};

@@ -37,6 +37,7 @@ use super::piece::{self, Span, WINDOW_MAGIC};
 use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
+use crate::chomp::engine::lifecycle::Cadence;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::chomp::store::Checkpoint;
@@ -53,11 +54,11 @@ const PLAN_MAGIC: &str = "chompute chomp blocks 1";
 /// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
 pub const MIN_MEMORY: u64 = 96 << 10;
 
-/// The least time between two snapshots of a window's marks. A snapshot writes the window's
-/// bits (11 GB for a third of 21×21, about 35 s), so they are also at least 20 times the last
-/// one's writing time apart: at most a twentieth of a run goes to them, and a resume costs the
-/// steps since the last.
-pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+/// The least time between two snapshots of a window's marks; they come by the window's
+/// expected run time ([`Cadence`](crate::chomp::engine::lifecycle::Cadence)). A snapshot
+/// writes the window's bits (11 GB for a third of 21×21, about 35 s), so they are also at
+/// least 10 times the last one's writing time apart.
+pub use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
 
 /// Words read from a finished piece at a time (when its P indexes are replayed or the table
 /// is written) at most.
@@ -102,8 +103,9 @@ pub struct BlockPlan {
     pub piece_bits: u64,
     /// The pieces, in index order.
     pub pieces: Vec<Piece>,
-    /// The least time between snapshots of a window's marks (so that a resume costs the work
-    /// since the last), see [`SNAPSHOT_EVERY`]; zero: at every step.
+    /// The least time between snapshots of a window's marks (they come by the expected run
+    /// time, so that a resume costs the work since the last), see [`SNAPSHOT_FLOOR`]; zero:
+    /// at every step.
     pub snapshot_every: std::time::Duration,
 }
 
@@ -208,7 +210,7 @@ impl BlockPlan {
             layout,
             piece_bits,
             pieces,
-            snapshot_every: SNAPSHOT_EVERY,
+            snapshot_every: SNAPSHOT_FLOOR,
         }
     }
 
@@ -249,6 +251,26 @@ impl BlockPlan {
     /// `--memory` the plan was made for.
     pub fn window_bytes(&self) -> u64 {
         self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
+    }
+
+    /// Bytes on disk at the run's peak: every piece's file (its words, chunk CRCs and
+    /// header), and beside them either the piece in progress (its checkpoint's records,
+    /// bounded as [`p_record_bound`](super::run::p_record_bound) bounds a whole table's, and
+    /// the snapshot of its marks) or, during the assembly, the first piece's words in the
+    /// table; the plan and the journal.
+    pub fn disk_bytes(&self) -> u64 {
+        let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
+        let words = |k| {
+            let (lo, hi) = self.window(k);
+            Window::words_for(lo, hi) as u64
+        };
+        let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
+        let largest = (0..self.windows()).map(words).max().unwrap_or(0);
+        let steps = steps(&self.index);
+        let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
+        let running = file(largest) + records;
+        let journal = 64 * 1024 + 32 * self.windows();
+        pieces + running.max(file(largest)) + journal
     }
 
     /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
@@ -587,7 +609,7 @@ pub fn solve_in_blocks(
     memory: u64,
     report: impl FnMut(BlockEvent),
 ) -> Result<BlockRun> {
-    solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_EVERY, report)
+    solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_FLOOR, report)
 }
 
 /// [`solve_in_blocks`], or with `part` only that share of the next unfinished wave (planned
@@ -617,6 +639,7 @@ pub fn solve_in_blocks_with(
         let plan = BlockPlan::new(index, memory, layout)?;
         // Checked before the folder exists: a plan that cannot run is never written.
         ensure_piece_memory(&plan, shape)?;
+        store::ensure_disk(out, plan.disk_bytes(), &[dir.clone()])?;
         write_plan(&plan, out)?;
         plan
     };
@@ -788,7 +811,7 @@ fn assemble(
 /// What `chomp solve -o FILE` reports as it goes.
 pub enum SolveEvent {
     /// The table is solved whole in memory: its checkpoint's events.
-    Whole(super::run::RunEvent),
+    Whole(crate::chomp::engine::lifecycle::RunEvent),
     /// The table is solved in blocks.
     Block(BlockEvent),
 }
@@ -833,19 +856,8 @@ pub fn solve_file(
     let memory_or_machine = memory
         .or_else(crate::memory::available_bytes)
         .unwrap_or(u64::MAX);
-    // In memory, the snapshot of the marks is on disk while the table is written; in
-    // blocks, the finished pieces and the snapshot of the one in progress, then the table
-    // assembled in place of the pieces and one piece beside it.
-    let needed = match blocks {
-        false => 2 * index.bytes(),
-        true => index.bytes() + memory_or_machine.min(index.bytes()),
-    };
-    let kept = [
-        blocks_dir(out),
-        store::partial_path(out),
-        store::marks_path(out),
-    ];
-    store::ensure_disk(out, needed, &kept)?;
+    // Each mode checks the disk for its own peak: the whole run in the engine's lifecycle,
+    // the run in blocks by its plan's pieces.
     if !blocks {
         let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
         return Ok(Solved {
@@ -854,8 +866,21 @@ pub fn solve_file(
             blocks: None,
         });
     }
+    if memory.is_none() && memory_or_machine < MIN_MEMORY {
+        // No memory was asked for: what the machine leaves is the limit, and the line says
+        // where it comes from rather than naming an input nobody gave.
+        return Err(Error::too_large(
+            format!("the {shape} box in blocks"),
+            format!(
+                "a block needs at least {}, but this process may take only {} more (its free \
+                 memory, cgroup and address-space limit, ulimit -v); raise the limit",
+                crate::memory::human_bytes(MIN_MEMORY),
+                crate::memory::human_bytes(memory_or_machine)
+            ),
+        ));
+    }
     let memory = memory_or_machine;
-    let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_EVERY, |e| {
+    let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_FLOOR, |e| {
         report(SolveEvent::Block(e))
     })?;
     Ok(Solved {
@@ -979,7 +1004,7 @@ fn solve_one(
     let report = std::cell::RefCell::new(report);
     let mut snapshot_done = 0u64;
     // Until one is written, a snapshot is taken to write at 300 MB/s.
-    let mut cadence = piece::Cadence::new(
+    let mut cadence = Cadence::new(
         plan.snapshot_every,
         std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000),
     );
@@ -1031,9 +1056,9 @@ fn solve_one(
         |step, ps, progress| {
             checkpoint.append(step, ps)?;
             // Between steps no thread marks: the words are a consistent snapshot. One is
-            // taken only when the window moved on since the last ([`piece::Cadence`]).
+            // taken only when the window moved on since the last ([`Cadence`]).
             let snapshot =
-                cadence.due() && progress.done > snapshot_done && progress.done < progress.total;
+                cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
                 cadence.take(|| {
                     piece::save_marks(
@@ -1285,7 +1310,7 @@ mod tests {
                 }
                 let mut resumed = 0;
                 let mut rest = 0u64;
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| match e {
+                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
                     BlockEvent::Window { resumed_steps, .. } => resumed += resumed_steps,
                     BlockEvent::Step { .. } => rest += 1,
                     _ => {}
@@ -1327,7 +1352,7 @@ mod tests {
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
                     let got = token.scope(|| {
-                        solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+                        solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                             if let BlockEvent::Assembled { window, .. } = e {
                                 // The pieces in the table are gone from the disk, the
                                 // others wait: the bits are on disk about once.
@@ -1368,7 +1393,7 @@ mod tests {
                             &out,
                             0,
                             None,
-                            SNAPSHOT_EVERY,
+                            SNAPSHOT_FLOOR,
                             |e| match e {
                                 BlockEvent::Window { .. } => solved += 1,
                                 BlockEvent::Assembled { .. } => assembled += 1,
@@ -1406,7 +1431,7 @@ mod tests {
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
             let _ = token.scope(|| {
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                     if let BlockEvent::Assembled { .. } = e {
                         token.cancel();
                     }
@@ -1414,7 +1439,7 @@ mod tests {
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             let mut solved = 0;
-            solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+            solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                 if let BlockEvent::Window { .. } = e {
                     solved += 1;
                 }
@@ -1439,7 +1464,7 @@ mod tests {
             write_plan(&BlockPlan::with(index, Layout::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
-                solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_EVERY, |_| {}).unwrap()
+                solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
             };
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
@@ -1470,7 +1495,7 @@ mod tests {
             &out,
             0,
             Some(Part { part: 1, parts: 2 }),
-            SNAPSHOT_EVERY,
+            SNAPSHOT_FLOOR,
             |_| {},
         )
         .unwrap_err();

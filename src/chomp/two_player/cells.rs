@@ -6,7 +6,7 @@
 //! counts the partitions of n into parts ≤ k. One bit per partition says P; the table of m
 //! is complete before any diagram of more cells reads it (a bite removes at least one cell),
 //! and the diagrams of m cells are decided in parallel, a block of equal first part each, by
-//! the one driver (`super::driver`), a step for each number of cells.
+//! the one driver (`crate::chomp::engine::driver`), a step for each number of cells.
 //!
 //! Two engines ([`CellsEngine`]): the *forward* one (the default) has each P-position mark
 //! its parents N in the tables of more cells ([`CellsTable::mark_parents`]: the parents of a
@@ -17,8 +17,8 @@
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
-use super::driver::{drive, Run};
-use super::schedule::Schedule;
+use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::schedule::Schedule;
 use crate::error::{Error, Result};
 use std::sync::atomic::AtomicU64;
 

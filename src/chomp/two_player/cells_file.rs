@@ -22,6 +22,7 @@
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
 
 use super::cells::{CellsEngine, CellsTable};
+use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::store::{damaged, header_crc_holds};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -473,46 +474,23 @@ impl Writer {
     }
 }
 
-/// What a run to a file tells its caller.
-#[derive(Debug, Clone)]
-pub enum CellsEvent {
-    /// Resuming from the checkpoint at `path` with the diagrams of up to `done` cells final.
-    Resumed {
-        /// The checkpoint.
-        path: PathBuf,
-        /// The largest number of cells whose table was final in it.
-        done: u32,
-    },
-    /// The checkpoint at `path` could not be resumed (`why`) and was begun again.
-    Restarted {
-        /// The checkpoint.
-        path: PathBuf,
-        /// Why it could not be resumed.
-        why: String,
-    },
-    /// The state after `done` cells was saved.
-    Snapshot {
-        /// The largest number of cells whose table is final in it.
-        done: u32,
-    },
-}
-
-/// The least time between snapshots of a run to a file (and never more than 1/20 of the
-/// time: a snapshot of 140 cells writes about 19 GB).
-pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(60);
+/// The least time between snapshots of a run to a file, which otherwise come by the expected
+/// run time ([`Cadence`]; a snapshot of 140 cells writes about 19 GB).
+pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(60);
 
 /// Decide every diagram of up to `max` cells by the forward engine, keeping the state in
-/// `out.partial` (resuming from it when it exists), then make that file `out`. Refused
-/// before any work when the memory lacks room for the tables or the disk for the file.
-pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(CellsEvent)) -> Result<CellsTable> {
-    let every = Snapshots::Every(SNAPSHOT_EVERY);
+/// `out.partial` (resuming from it when it exists), then make that file `out`: the engine's
+/// one run to a file ([`run_to_file`]). Refused before any work when the memory lacks room
+/// for the tables or the disk for the file.
+pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
+    let every = Snapshots::Every(SNAPSHOT_FLOOR);
     compute_to_file_with(max, out, every, report, |_| Ok(()))
 }
 
 /// When a run to a file saves its state.
 #[derive(Debug, Clone)]
 pub enum Snapshots {
-    /// At most every this long, and never more than 1/20 of the time (zero: after each n).
+    /// By the expected run time, never closer than this (zero: after each n).
     Every(Duration),
     /// After each of these numbers of cells.
     After(Vec<u32>),
@@ -524,50 +502,107 @@ pub fn compute_to_file_with(
     max: u32,
     out: &Path,
     when: Snapshots,
-    mut report: impl FnMut(CellsEvent),
-    mut after: impl FnMut(u32) -> Result<()>,
+    report: impl FnMut(RunEvent),
+    after: impl FnMut(u32) -> Result<()>,
 ) -> Result<CellsTable> {
-    crate::chomp::store::check_resumable_target(out)?;
-    let partial = crate::chomp::store::partial_path(out);
-    let mut table = CellsTable::zeroed(max, CellsEngine::Forward)?;
-    crate::chomp::store::ensure_disk(out, file_bytes(&table), std::slice::from_ref(&partial))?;
-    crate::output::keep_checkpoint(&partial);
-    let (mut writer, start, restarted) = Writer::open(&partial, &table)?;
-    if let Some(why) = restarted {
-        report(CellsEvent::Restarted {
-            path: partial.clone(),
-            why,
-        });
-    }
-    if start > 0 {
-        report(CellsEvent::Resumed {
-            path: partial.clone(),
-            done: start as u32,
-        });
-    }
-    // The first snapshot is assumed to write at 200 MB/s.
-    let first = Duration::from_secs_f64(file_bytes(&table) as f64 / 2e8);
-    let every = match &when {
-        Snapshots::Every(every) => *every,
-        Snapshots::After(_) => Duration::MAX,
+    let job = || {
+        Ok(CellsJob {
+            table: CellsTable::zeroed(max, CellsEngine::Forward)?,
+            partial: crate::chomp::store::partial_path(out),
+            writer: None,
+            start: 0,
+            when,
+            after,
+        })
     };
-    let mut cadence = super::piece::Cadence::new(every, first);
-    table.solve_from(CellsEngine::Forward, start, |t, n| {
-        let due = match &when {
-            Snapshots::Every(_) => cadence.due(),
-            Snapshots::After(list) => list.contains(&n),
-        };
-        if n < max && due {
-            cadence.take(|| writer.snapshot(t, n as u64))?;
-            report(CellsEvent::Snapshot { done: n });
+    run_to_file(out, job, report)
+}
+
+/// A cells table's part of the run to a file: its checkpoint is the file itself, written in
+/// place in slots.
+struct CellsJob<F> {
+    table: CellsTable,
+    partial: PathBuf,
+    writer: Option<Writer>,
+    start: u64,
+    when: Snapshots,
+    after: F,
+}
+
+impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
+    type Output = CellsTable;
+
+    fn disk_bytes(&self) -> u64 {
+        file_bytes(&self.table)
+    }
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        vec![self.partial.clone()]
+    }
+
+    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
+        let (writer, start, restarted) = Writer::open(&self.partial, &self.table)?;
+        let mut said = Vec::new();
+        if let Some(why) = restarted {
+            let path = self.partial.clone();
+            said.push(RunEvent::Restarted { path, why });
         }
-        after(n)
-    })?;
-    writer.snapshot(&table, max as u64)?;
-    writer.seal()?;
-    crate::output::publish(&partial, out)?;
-    crate::output::drop_checkpoint(&partial);
-    Ok(table)
+        if start > 0 {
+            said.push(RunEvent::Resumed {
+                path: self.partial.clone(),
+                steps_done: start,
+                steps: self.table.max() as u64,
+                dropped_bytes: 0,
+                snapshot: Some(start),
+            });
+        }
+        (self.writer, self.start) = (Some(writer), start);
+        Ok(said)
+    }
+
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let writer = self.writer.as_mut().expect("resumed before it runs");
+        let max = self.table.max();
+        let words = self.table.words().len() as u64;
+        // The first snapshot is assumed to write at 200 MB/s.
+        let first = Duration::from_secs_f64(file_bytes(&self.table) as f64 / 2e8);
+        let floor = match &self.when {
+            Snapshots::Every(every) => *every,
+            Snapshots::After(_) => Duration::MAX,
+        };
+        let mut cadence = Cadence::new(floor, first);
+        let (when, after) = (&self.when, &mut self.after);
+        self.table
+            .solve_from(CellsEngine::Forward, self.start, |t, n| {
+                // The words of the tables up to n cells measure the work done.
+                let done = match n < max {
+                    true => t.word_offset(n + 1) as u64,
+                    false => words,
+                };
+                let due = match when {
+                    Snapshots::Every(_) => cadence.due(done, words),
+                    Snapshots::After(list) => list.contains(&n),
+                };
+                if n < max && due {
+                    cadence.take(|| writer.snapshot(t, n as u64))?;
+                    report(RunEvent::Snapshot { step: n as u64 });
+                }
+                after(n)
+            })
+    }
+
+    fn discard(&mut self) -> Result<()> {
+        drop(self.writer.take());
+        std::fs::remove_file(&self.partial).map_err(|e| Error::io(&self.partial, e))
+    }
+
+    fn publish(mut self, out: &Path) -> Result<CellsTable> {
+        let mut writer = self.writer.take().expect("resumed before it publishes");
+        writer.snapshot(&self.table, self.table.max() as u64)?;
+        writer.seal()?;
+        crate::output::publish(&self.partial, out)?;
+        Ok(self.table)
+    }
 }
 
 /// A finished cells table file, opened to answer single diagrams without loading it: every
@@ -769,8 +804,8 @@ mod tests {
             out,
             Snapshots::Every(Duration::ZERO),
             |e| {
-                if let CellsEvent::Resumed { done, .. } = e {
-                    resumed = Some(done)
+                if let RunEvent::Resumed { steps_done, .. } = e {
+                    resumed = Some(steps_done as u32)
                 }
             },
             |_| Ok(()),
@@ -889,7 +924,7 @@ mod tests {
                 30,
                 &out,
                 ZERO,
-                |e| restarted |= matches!(e, CellsEvent::Restarted { .. }),
+                |e| restarted |= matches!(e, RunEvent::Restarted { .. }),
                 |_| Ok(()),
             )
             .unwrap();

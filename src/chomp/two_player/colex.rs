@@ -19,9 +19,9 @@
 //! Tests: this file's unit tests.
 
 use super::forward::Marker;
-use super::schedule::Layers;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::binomial;
+use crate::chomp::engine::schedule::Layers;
 use crate::chomp::index::Ranker;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
@@ -305,9 +305,9 @@ mod tests {
     use super::*;
     use crate::chomp::bits;
     use crate::chomp::diagram::ChompBox;
+    use crate::chomp::engine::schedule::{Progress, Schedule};
     use crate::chomp::two_player::forward::{forward, Resume};
     use crate::chomp::two_player::reference::solve_by_rank_order;
-    use crate::chomp::two_player::schedule::{Progress, Schedule};
     use crate::error::Result;
     use std::sync::atomic::AtomicU64;
 

@@ -40,7 +40,7 @@
 //! # The checkpoint
 //! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
 //! finished step of the schedule, in order: a prefix layer of a colex box (see
-//! `two_player::schedule`) or a hook step of a square's hook index (see `index::hook`). A record
+//! `engine::schedule`) or a hook step of a square's hook index (see `index::hook`). A record
 //! is `LAYR`, the step (u64), the number of P indexes (u64), those indexes (u64 each,
 //! ascending), and the CRC-32 of everything in the
 //! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the

@@ -27,9 +27,9 @@
 //!
 //! Tests: the unit tests of `super::colex` and `super::hook`; tests/games/blocks.rs.
 
-use super::driver::{drive, par_ranges, Run};
-use super::schedule::{Progress, Schedule};
 use crate::chomp::bits::{self, Window};
+use crate::chomp::engine::driver::{drive, par_ranges, Run};
+use crate::chomp::engine::schedule::{Progress, Schedule};
 use crate::error::Result;
 use rayon::prelude::*;
 

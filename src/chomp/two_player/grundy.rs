@@ -3,7 +3,7 @@
 //! exactly when P is a P-position.
 //!
 //! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
-//! and computes it in the one driver (`super::driver`) on the colex schedule
+//! and computes it in the one driver (`crate::chomp::engine::driver`) on the colex schedule
 //! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
 //! block in rank order. A value
 //! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
@@ -23,10 +23,10 @@
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
 //! tests/games/chomp/grundy_file.rs (resumed runs, their tallies).
 
-use super::driver::{drive, par_ranges, Run};
-use super::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::engine::driver::{drive, par_ranges, Run};
+use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use crate::chomp::index::hook::MAX_SIDE;
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};

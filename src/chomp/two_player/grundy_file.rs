@@ -31,7 +31,7 @@
 //!
 //! # The checkpoint
 //! `chompute chomp grundy-table partial 1`, `box`, `rank`, `value-bytes`, an empty line, then
-//! one record per finished layer of the colex schedule (`super::schedule::Layers`), in order:
+//! one record per finished layer of the colex schedule (`crate::chomp::engine::schedule::Layers`), in order:
 //! `LAYR`, the layer (u64), the number n of its positions (u64), their values (value-bytes
 //! each) for its ranges in range order, each range in rank order, and the CRC-32 of everything
 //! after `LAYR`. A resumed run keeps the records before the first torn or damaged one and cuts
@@ -40,9 +40,9 @@
 //! Tests: tests/games/chomp/grundy_file.rs.
 
 use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
-use super::run::RunEvent;
-use super::schedule::{Layers, TableSteps};
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
+use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
@@ -102,69 +102,105 @@ pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
 }
 
 /// Compute the Grundy table of `plan`, keep finished layers in `FILE.partial` (resuming from it
-/// when it exists), save the table to `out` and remove the checkpoint. The saved file is the
-/// same, byte for byte, however often the run was stopped and resumed. Refused before any work
-/// when the disk lacks room for the table and its checkpoint (the memory is `plan`'s to check).
-/// A value past one byte stops a one-byte run with [`Error::TooLarge`] and removes its
-/// checkpoint, whose values a two-byte run cannot take.
+/// when it exists), save the table to `out` and remove the checkpoint: the engine's one run to
+/// a file ([`run_to_file`]). The saved file is the same, byte for byte, however often the run
+/// was stopped and resumed. Refused before any work when the disk lacks room for the table
+/// and its checkpoint (the memory is `plan`'s to check). A value past one byte stops a
+/// one-byte run with [`Error::TooLarge`] and removes its checkpoint, whose values a two-byte
+/// run cannot take.
 pub fn compute_to_file(
     plan: GrundyPlan,
     out: &Path,
-    mut report: impl FnMut(RunEvent),
+    report: impl FnMut(RunEvent),
 ) -> Result<GrundyTable> {
-    // The checkpoint lives beside the table, so the table must be a file.
-    store::check_resumable_target(out)?;
-    let partial = store::partial_path(out);
-    let mut table = GrundyTable::empty(plan)?;
-    let layers = steps_of(&table).steps();
-    // The checkpoint holds every value too, and both are on disk before it goes.
-    let body = plan.bytes() + plan.bytes().div_ceil(store::CHUNK_BYTES) * 4;
-    let needed = body + plan.bytes() + 28 * layers + 8192;
-    store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
-    crate::output::keep_checkpoint(&partial);
-    let (mut checkpoint, start) = open_checkpoint(&partial, &table)?;
-    crate::output::remove_stale_temps(out);
-    if start > 0 || checkpoint.dropped_bytes > 0 {
-        report(RunEvent::Resumed {
-            path: partial.clone(),
-            layers_done: start,
-            layers,
-            dropped_bytes: checkpoint.dropped_bytes,
-            snapshot: None,
-        });
+    let job = || {
+        Ok(GrundyJob {
+            table: GrundyTable::empty(plan)?,
+            partial: store::partial_path(out),
+            checkpoint: None,
+            start: 0,
+        })
+    };
+    run_to_file(out, job, report)
+}
+
+/// A Grundy table's part of the run to a file.
+struct GrundyJob {
+    table: GrundyTable,
+    partial: PathBuf,
+    checkpoint: Option<Checkpoint>,
+    start: u64,
+}
+
+impl Job for GrundyJob {
+    type Output = GrundyTable;
+
+    fn disk_bytes(&self) -> u64 {
+        // The checkpoint holds every value too, and both are on disk before it goes.
+        let bytes = self.table.plan().bytes();
+        let steps = steps_of(&self.table).steps();
+        2 * bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 28 * steps + 8192
     }
-    let (mut ranges, mut buf) = (Vec::new(), Vec::new());
-    let run = table.compute_from(start, |t, step, progress| {
-        steps_of(t).ranges(step, &mut ranges);
-        let n = ranges.iter().map(|&(_, l)| l).sum();
-        checkpoint.append_with(step, n, |sink| {
-            for &(base, len) in &ranges {
-                let mut at = base;
-                while at < base + len {
-                    let k = VALUES_AT_ONCE.min(base + len - at);
-                    buf.clear();
-                    t.values_le(at, k, &mut buf);
-                    sink(&buf)?;
-                    at += k;
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        vec![self.partial.clone()]
+    }
+
+    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
+        let (checkpoint, start) = open_checkpoint(&self.partial, &self.table)?;
+        let mut said = Vec::new();
+        if start > 0 || checkpoint.dropped_bytes > 0 {
+            said.push(RunEvent::Resumed {
+                path: self.partial.clone(),
+                steps_done: start,
+                steps: steps_of(&self.table).steps(),
+                dropped_bytes: checkpoint.dropped_bytes,
+                snapshot: None,
+            });
+        }
+        (self.checkpoint, self.start) = (Some(checkpoint), start);
+        Ok(said)
+    }
+
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
+        let (mut ranges, mut buf) = (Vec::new(), Vec::new());
+        self.table.compute_from(self.start, |t, step, progress| {
+            steps_of(t).ranges(step, &mut ranges);
+            let n = ranges.iter().map(|&(_, l)| l).sum();
+            checkpoint.append_with(step, n, |sink| {
+                for &(base, len) in &ranges {
+                    let mut at = base;
+                    while at < base + len {
+                        let k = VALUES_AT_ONCE.min(base + len - at);
+                        buf.clear();
+                        t.values_le(at, k, &mut buf);
+                        sink(&buf)?;
+                        at += k;
+                    }
                 }
-            }
+                Ok(())
+            })?;
+            report(RunEvent::Step(progress));
             Ok(())
-        })?;
-        report(RunEvent::Layer(progress));
-        Ok(())
-    });
-    if let Err(e @ Error::TooLarge { .. }) = run {
+        })
+    }
+
+    fn keeps_checkpoint_after(&self, e: &Error) -> bool {
         // A value past one byte: the run must start again with two bytes a value, which
         // this checkpoint of one-byte values cannot serve.
-        checkpoint.remove()?;
-        crate::output::drop_checkpoint(&partial);
-        return Err(e);
+        !matches!(e, Error::TooLarge { .. })
     }
-    run?;
-    save_grundy(&table, out)?;
-    checkpoint.remove()?;
-    crate::output::drop_checkpoint(&partial);
-    Ok(table)
+
+    fn discard(&mut self) -> Result<()> {
+        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)
+    }
+
+    fn publish(mut self, out: &Path) -> Result<GrundyTable> {
+        save_grundy(&self.table, out)?;
+        self.discard()?;
+        Ok(self.table)
+    }
 }
 
 /// Open the checkpoint of `table`'s run at `path`: a new one, or one of the same box and value
@@ -179,32 +215,29 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         &scheme,
         &[("value-bytes", w.to_string())],
     );
+    let want = [
+        ("box", shape.to_string()),
+        ("rank", scheme.clone()),
+        ("value-bytes", w.to_string()),
+    ];
     let check = |pairs: &[(String, String)]| {
-        let got = store::field(path, pairs, "box")?;
-        if got != shape.to_string() {
-            return Err(Error::invalid(format!(
-                "{} is the checkpoint of the {got} box, not of {shape}; remove it or compute {got}",
-                path.display()
-            )));
-        }
-        let rank = store::field(path, pairs, "rank")?;
-        let bytes = store::field(path, pairs, "value-bytes")?;
-        if rank != scheme || bytes != w.to_string() {
-            return Err(Error::conflict(
-                &[crate::error::Input::ValueBytes],
-                format!(
-                    "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
-                 '{scheme}'; rerun with {{0}} {bytes} (and the same layout) or remove it",
-                    path.display()
-                ),
-            ));
-        }
-        Ok(())
+        check_fields(path, pairs, &want, |key, got| {
+            (key == "value-bytes").then(|| {
+                Error::conflict(
+                    &[crate::error::Input::ValueBytes],
+                    format!(
+                        "{} keeps values of {got} bytes, this run {w}; rerun with {{0}} {got} \
+                         or remove it",
+                        path.display()
+                    ),
+                )
+            })
+        })
     };
     let read = |reader: &mut dyn Read| {
         let layers = steps_of(table);
-        let (mut ranges, mut next, mut good) = (Vec::new(), 0u64, 0u64);
-        while next < layers.steps() {
+        let mut ranges = Vec::new();
+        read_steps(layers.steps(), |next| {
             layers.ranges(next, &mut ranges);
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             // Values go into the table as they are read; those of a record that turns out
@@ -219,15 +252,8 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
                     true
                 },
             )?;
-            match got {
-                Some((_, bytes)) => {
-                    good += bytes;
-                    next += 1;
-                }
-                None => break,
-            }
-        }
-        Ok((next, good))
+            Ok(got.map(|(_, bytes)| bytes))
+        })
     };
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
 }

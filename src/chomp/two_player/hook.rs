@@ -20,8 +20,8 @@
 
 use super::colex::{fill, ColexTarget};
 use super::forward::{forward, Marker, Replay, Resume};
-use super::schedule::{Progress, Schedule};
 use crate::chomp::bits::Window;
+use crate::chomp::engine::schedule::{Progress, Schedule};
 use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::HookIndex;
 use crate::error::Result;

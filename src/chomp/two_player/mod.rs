@@ -1,10 +1,8 @@
 //! Two-player Chomp (docs/mathematics.md §5b): P or N for every position of a box, its Grundy
 //! values, and the P-positions by number of cells.
 //!
-//! From the bottom up (each file imports only those above it in this list, and `index` and
-//! `bits` beside this folder):
-//! - [`schedule`]: steps of independent ranges ([`schedule::Schedule`]), the colex layers;
-//! - [`driver`]: the one step loop (progress, cancel, the parallel fold);
+//! From the bottom up (each file imports only those above it in this list, and `index`,
+//! `bits`, `store` and `engine` beside this folder):
 //! - [`table`]: the one-bit table ([`table::PTable`]) and what every bit source answers
 //!   ([`table::BitSource`]);
 //! - [`reference`]: the slow twins (rank order; the GPU kernel's volume layers);
@@ -26,7 +24,6 @@ pub mod blocks;
 pub mod cells;
 pub mod cells_file;
 pub mod colex;
-pub mod driver;
 pub mod file;
 pub mod forward;
 pub mod grundy;
@@ -37,7 +34,6 @@ pub mod piece;
 pub mod plan;
 pub mod reference;
 pub mod run;
-pub mod schedule;
 pub mod solve;
 pub mod table;
 

@@ -19,55 +19,16 @@ use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::time::{Duration, Instant};
 
 /// The kind line of a finished window.
 pub const WINDOW_MAGIC: &str = "chompute chomp window 1";
 /// The kind line of a snapshot of a window's marks.
 pub const MARKS_MAGIC: &str = "chompute chomp window marks 1";
 
-/// When to snapshot the marks of a run: at least `every` apart (zero: at every step), and so
-/// that at most a twentieth of the time goes to them, judged by the last snapshot's write time.
-#[derive(Debug, Clone, Copy)]
-pub struct Cadence {
-    every: Duration,
-    last: Instant,
-    write_time: Duration,
-}
-
 impl PieceHeader {
     /// The CRC-32 of the piece's words.
     pub fn crc(&self) -> u32 {
         self.crc
-    }
-}
-
-impl Cadence {
-    /// A cadence from now, the first snapshot assumed to take `first_write`.
-    pub fn new(every: Duration, first_write: Duration) -> Cadence {
-        Cadence {
-            every,
-            last: Instant::now(),
-            write_time: first_write,
-        }
-    }
-
-    /// Whether a snapshot is due.
-    pub fn due(&self) -> bool {
-        let wait = match self.every.is_zero() {
-            true => Duration::ZERO,
-            false => self.every.max(20 * self.write_time),
-        };
-        self.last.elapsed() >= wait
-    }
-
-    /// Take a snapshot by `save`, timing it.
-    pub fn take(&mut self, save: impl FnOnce() -> Result<()>) -> Result<()> {
-        let t = Instant::now();
-        save()?;
-        self.write_time = t.elapsed();
-        self.last = Instant::now();
-        Ok(())
     }
 }
 

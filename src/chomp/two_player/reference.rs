@@ -10,10 +10,10 @@
 //!
 //! Tests: this file's unit tests; tests/engine/foundation.rs.
 
-use super::driver::{drive, Run};
-use super::schedule::VolumeLayers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
+use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::schedule::VolumeLayers;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::error::Result;
 

@@ -7,10 +7,10 @@
 
 use super::colex::ColexMarker;
 use super::forward::{forward, Replay, Resume};
-use super::schedule::{Layers, Progress, Schedule};
 use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
+use crate::chomp::engine::schedule::{Layers, Progress, Schedule};
 use crate::chomp::index::BitLayout;
 use crate::error::Result;
 
@@ -76,7 +76,7 @@ pub fn step_ranges(layout: &BitLayout, step: u64, out: &mut Vec<(u64, u64)>) {
 /// Steps (checkpoint records) of a run in `layout`.
 pub fn steps(layout: &BitLayout) -> u64 {
     match layout {
-        BitLayout::Colex(ranker) => super::schedule::layer_count(ranker.shape),
+        BitLayout::Colex(ranker) => crate::chomp::engine::schedule::layer_count(ranker.shape),
         BitLayout::Hook { hook, .. } => hook.steps(),
     }
 }

@@ -9,11 +9,11 @@ use crate::common::{
     scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::saved::SavedTable;
 use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::grundy::{GrundyPlan, GrundyTable, ValueBytes};
 use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile};
-use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::memory::Room;
 use std::path::Path;
@@ -167,7 +167,7 @@ fn stopped_run(plan: GrundyPlan, path: &Path, stop_after: u64) {
     let stop = Cancel::new();
     let r = stop.scope(|| {
         compute_to_file(plan, path, |e| {
-            if let RunEvent::Layer(p) = e {
+            if let RunEvent::Step(p) = e {
                 if p.layers_done == stop_after + 1 {
                     stop.cancel();
                 }
@@ -192,9 +192,9 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     let stop = Cancel::new();
     let r = stop.scope(|| {
         compute_to_file(plan, &parts, |e| match e {
-            RunEvent::Resumed { layers_done, .. } => resumed = Some(layers_done),
-            RunEvent::Layer(p) if p.layers_done == 31 => stop.cancel(),
-            RunEvent::Layer(_) | RunEvent::Snapshot { .. } => {}
+            RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done),
+            RunEvent::Step(p) if p.layers_done == 31 => stop.cancel(),
+            _ => {}
         })
     });
     assert!(matches!(r, Err(chompute::Error::Interrupted)));
@@ -211,13 +211,13 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     let mut events = Vec::new();
     let table = compute_to_file(plan, &parts, |e| {
         if let RunEvent::Resumed {
-            layers_done,
-            layers,
+            steps_done,
+            steps,
             dropped_bytes,
             ..
         } = e
         {
-            events.push((layers_done, layers, dropped_bytes));
+            events.push((steps_done, steps, dropped_bytes));
         }
     })
     .unwrap();
@@ -258,8 +258,8 @@ fn a_square_by_transposed_pairs_stopped_at_any_step_resumes_to_the_identical_fil
     resumes_to_the_same_bytes(&dir, &whole, &stops, stop, |parts| {
         let mut resumed = None;
         let again = compute_to_file(plan, parts, |e| {
-            if let RunEvent::Resumed { layers_done, .. } = e {
-                resumed = Some(layers_done);
+            if let RunEvent::Resumed { steps_done, .. } = e {
+                resumed = Some(steps_done);
             }
         })
         .unwrap();
@@ -308,7 +308,7 @@ fn a_checkpoint_of_another_box_or_width_and_a_second_writer_are_refused() {
         std::thread::spawn(move || {
             let mut once = Some((started, wait));
             compute_to_file(plan(bx(6, 6), ValueBytes::One), &path, |e| {
-                if let RunEvent::Layer(_) = e {
+                if let RunEvent::Step(_) = e {
                     if let Some((started, wait)) = once.take() {
                         started.send(()).unwrap();
                         wait.recv().unwrap();
@@ -557,7 +557,7 @@ fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
     let again = chompute(&["chomp", "grundy", "--box", "13x13", "-o", o]);
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
-        stderr(&again).contains("resuming from") && stderr(&again).contains("layers done"),
+        stderr(&again).contains("resuming from") && stderr(&again).contains("steps done"),
         "{}",
         stderr(&again)
     );

@@ -9,10 +9,10 @@ use crate::common::{
     scratch_dir, stderr,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::multiplayer::ord_file::{compute_to_file, OrdFile};
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, OrdTable};
 use chompute::chomp::store::partial_path;
-use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Rule};
 use std::path::Path;
 
@@ -143,7 +143,7 @@ fn stopped_run(plan: OrdPlan, r: &Rule, path: &Path, stop_after: u64) {
     let stop = Cancel::new();
     let res = stop.scope(|| {
         compute_to_file(plan, r, path, |e| {
-            if let RunEvent::Layer(p) = e {
+            if let RunEvent::Step(p) = e {
                 if p.layers_done == stop_after + 1 {
                     stop.cancel();
                 }
@@ -169,9 +169,9 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     let stop = Cancel::new();
     let res = stop.scope(|| {
         compute_to_file(plan, &r, &parts, |e| match e {
-            RunEvent::Resumed { layers_done, .. } => resumed = Some(layers_done),
-            RunEvent::Layer(p) if p.layers_done == 31 => stop.cancel(),
-            RunEvent::Layer(_) | RunEvent::Snapshot { .. } => {}
+            RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done),
+            RunEvent::Step(p) if p.layers_done == 31 => stop.cancel(),
+            _ => {}
         })
     });
     assert!(matches!(res, Err(chompute::Error::Interrupted)));
@@ -188,13 +188,13 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     let mut events = Vec::new();
     let table = compute_to_file(plan, &r, &parts, |e| {
         if let RunEvent::Resumed {
-            layers_done,
-            layers,
+            steps_done,
+            steps,
             dropped_bytes,
             ..
         } = e
         {
-            events.push((layers_done, layers, dropped_bytes));
+            events.push((steps_done, steps, dropped_bytes));
         }
     })
     .unwrap();
@@ -241,8 +241,8 @@ fn a_square_stopped_at_any_step_resumes_to_the_identical_file() {
     resumes_to_the_same_bytes(&dir, &whole, &stops, stop, |parts| {
         let mut resumed = None;
         compute_to_file(plan, &r, parts, |e| {
-            if let RunEvent::Resumed { layers_done, .. } = e {
-                resumed = Some(layers_done);
+            if let RunEvent::Resumed { steps_done, .. } = e {
+                resumed = Some(steps_done);
             }
         })
         .unwrap();
@@ -359,7 +359,7 @@ fn an_interrupted_command_keeps_its_checkpoint_and_the_same_command_resumes() {
     let again = chompute(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(again.status.success(), "{}", stderr(&again));
     assert!(
-        stderr(&again).contains("resuming from") && stderr(&again).contains("layers done"),
+        stderr(&again).contains("resuming from") && stderr(&again).contains("steps done"),
         "{}",
         stderr(&again)
     );

@@ -6,12 +6,13 @@ use crate::common::{
     assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
-use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_with, RunEvent};
+use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_every};
 use chompute::chomp::two_player::solve::{solve, solve_box};
 use chompute::chomp::two_player::table::rectangle;
 use chompute::chomp::{ChompBox, Diagram};
@@ -612,7 +613,7 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
         let stop = Cancel::new();
         let r = stop.scope(|| {
             solve_to_file(bx(15, 15), &parts, |e| {
-                if let RunEvent::Layer(p) = e {
+                if let RunEvent::Step(p) = e {
                     if p.layers_done == stop_after + 1 {
                         stop.cancel();
                     }
@@ -632,8 +633,8 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
         .unwrap();
     let mut resumed = None;
     solve_to_file(bx(15, 15), &parts, |e| {
-        if let RunEvent::Resumed { layers_done, .. } = e {
-            resumed = Some(layers_done);
+        if let RunEvent::Resumed { steps_done, .. } = e {
+            resumed = Some(steps_done);
         }
     })
     .unwrap();
@@ -660,8 +661,8 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
 fn interrupt_after(shape: ChompBox, out: &std::path::Path, stop_after: u64, every: Duration) {
     let stop = Cancel::new();
     let r = stop.scope(|| {
-        solve_to_file_with(shape, out, every, |e| {
-            if let RunEvent::Layer(p) = e {
+        solve_to_file_every(shape, out, every, |e| {
+            if let RunEvent::Step(p) = e {
                 if p.layers_done == stop_after + 1 {
                     stop.cancel();
                 }
@@ -687,12 +688,12 @@ fn a_run_resumes_from_a_snapshot_of_its_marks_to_the_identical_file() {
         let mut resumed = None;
         solve_to_file(shape, &parts, |e| {
             if let RunEvent::Resumed {
-                layers_done,
+                steps_done,
                 snapshot,
                 ..
             } = e
             {
-                resumed = Some((layers_done, snapshot));
+                resumed = Some((steps_done, snapshot));
             }
         })
         .unwrap();

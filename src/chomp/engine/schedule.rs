@@ -9,7 +9,7 @@
 //!   in a block whose prefix has fewer cells. Hence all blocks whose prefixes have v cells are
 //!   independent once the blocks of prefix volume < v are done: layer v is one step. With
 //!   p = ⌊R/2⌋ a 20×20 box has 3·10^7 blocks of about 4600 positions in 201 layers;
-//! - the hook index (`super::hook`), whose steps are hook sums and, inside them, these same
+//! - the hook index (`crate::chomp::index::hook`), whose steps are hook sums and, inside them, these same
 //!   layers for every colex block of the sum.
 //!
 //! [`VolumeLayers`] (every position of one number of cells, one index a range) is the

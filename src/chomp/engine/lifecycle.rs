@@ -1,0 +1,281 @@
+//! The one lifecycle of a run to a file, for every table kind run whole (the one-bit table,
+//! Grundy values, ordinals, P-positions by cells), from "FILE named" to "FILE published":
+//!
+//! 1. the target is checked before any work: a regular file or nothing (a directory, a device
+//!    or a FIFO is refused at once, and nothing is created beside a device);
+//! 2. the disk: the run's real peak (the file and every checkpoint, rounded up by the kind),
+//!    counting what the checkpoints already hold;
+//! 3. the checkpoints are registered (an interrupt line names them truthfully from the moment
+//!    they may exist), then opened under their lock and read back: resumed, or begun again
+//!    with a line saying why;
+//! 4. the steps, with snapshots by the expected run time ([`Cadence`]);
+//! 5. the file published under its name, the checkpoints removed.
+//!
+//! A kind says only its [`Job`]: its disk peak, its checkpoints, how they are read back, how
+//! its steps run and how its file is written. Runs in blocks (`two_player::blocks`) keep
+//! pieces rather than one checkpoint and publish through their assembly; they share the
+//! target check, the lock, the cadence and the step log.
+//!
+//! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
+//! resumes to the same bytes, with a truthful line); the kinds' tests.
+
+use super::schedule::Progress;
+use crate::chomp::store;
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What a run to a file tells its caller.
+#[derive(Debug, Clone)]
+pub enum RunEvent {
+    /// Resuming from the checkpoint at `path` with `steps_done` of `steps` finished.
+    Resumed {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Steps read back from it (colex layers, hook steps or numbers of cells).
+        steps_done: u64,
+        /// Steps in all.
+        steps: u64,
+        /// Bytes of torn or damaged records after the last whole one, cut off.
+        dropped_bytes: u64,
+        /// The step the snapshot it resumes from was taken before, if any.
+        snapshot: Option<u64>,
+    },
+    /// The checkpoint at `path` could not be resumed (`why`) and was begun again.
+    Restarted {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Why it could not be resumed.
+        why: String,
+    },
+    /// A snapshot was saved before step `step`.
+    Snapshot {
+        /// The first step the snapshot does not hold.
+        step: u64,
+    },
+    /// A step finished.
+    Step(Progress),
+}
+
+/// One kind's run to a file: what [`run_to_file`] asks of it, in the order it asks.
+pub trait Job {
+    /// What a finished run returns (the table in memory).
+    type Output;
+    /// Bytes on disk at the run's peak beside `out`: the file, its chunk CRCs and every
+    /// checkpoint while they all exist.
+    fn disk_bytes(&self) -> u64;
+    /// The checkpoint files the run keeps beside `out`.
+    fn checkpoints(&self, out: &Path) -> Vec<PathBuf>;
+    /// Open the checkpoints under their lock and read them back; the events that say what
+    /// was resumed or begun again.
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>>;
+    /// Run the steps still to do, keeping each in the checkpoints.
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()>;
+    /// Whether the checkpoints can serve a rerun after the run failed with `e` (else they are
+    /// removed: a one-byte Grundy run whose values outgrew a byte).
+    fn keeps_checkpoint_after(&self, _e: &Error) -> bool {
+        true
+    }
+    /// Remove the checkpoints (the run cannot resume from them).
+    fn discard(&mut self) -> Result<()>;
+    /// Write the file to `out` (a temporary name, then renamed) and remove the checkpoints.
+    fn publish(self, out: &Path) -> Result<Self::Output>;
+}
+
+/// Run the job that `job` makes (once the target is known to be usable, before any memory is
+/// taken) to the file `out`, resuming from its checkpoints when they exist. The file is the
+/// same, byte for byte, however often the run was stopped and resumed.
+pub fn run_to_file<J: Job>(
+    out: &Path,
+    job: impl FnOnce() -> Result<J>,
+    mut report: impl FnMut(RunEvent),
+) -> Result<J::Output> {
+    // The checkpoints live beside the table, so the table must be a file.
+    store::check_resumable_target(out)?;
+    let mut job = job()?;
+    let kept = job.checkpoints(out);
+    store::ensure_disk(out, job.disk_bytes(), &kept)?;
+    // Said to be kept from the moment they may exist: an interrupt line never misses them.
+    kept.iter().for_each(|k| crate::output::keep_checkpoint(k));
+    let said = job.resume(out)?;
+    crate::output::remove_stale_temps(out);
+    said.into_iter().for_each(&mut report);
+    if let Err(e) = job.run(&mut report) {
+        if !job.keeps_checkpoint_after(&e) {
+            job.discard()?;
+            kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
+        }
+        return Err(e);
+    }
+    let table = job.publish(out)?;
+    kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
+    Ok(table)
+}
+
+/// When to snapshot a run's state: by the expected run time, judged from the progress so far.
+/// The first snapshot comes at a fifth of the expected run, the next a tenth apart, so a run
+/// killed at 60% resumes from at least 50%; never closer than `floor` (zero: at every
+/// step), and never so often that snapshots take more than a tenth of the time (judged by the
+/// last one's write time, or by `first_write` before the first).
+#[derive(Debug, Clone, Copy)]
+pub struct Cadence {
+    floor: Duration,
+    start: Instant,
+    last: Option<Instant>,
+    write_time: Duration,
+}
+
+/// The least time between snapshots of the runs that `chomp` starts.
+pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(2);
+
+impl Cadence {
+    /// A cadence from now, the first snapshot assumed to take `first_write`.
+    pub fn new(floor: Duration, first_write: Duration) -> Cadence {
+        Cadence {
+            floor,
+            start: Instant::now(),
+            last: None,
+            write_time: first_write,
+        }
+    }
+
+    /// Whether a snapshot is due with `done` of `total` units of work finished (positions,
+    /// or any measure that grows with the time spent).
+    pub fn due(&self, done: u64, total: u64) -> bool {
+        if self.floor.is_zero() {
+            return true;
+        }
+        if done == 0 || done >= total {
+            return false;
+        }
+        let elapsed = self.start.elapsed();
+        // Times are estimates, not results: the expected run is the time so far scaled by
+        // the work left.
+        let expected = elapsed.mul_f64(total as f64 / done as f64);
+        let (since, gap) = match self.last {
+            None => (elapsed, expected / 5),
+            Some(t) => (t.elapsed(), expected / 10),
+        };
+        since >= gap.max(self.floor).max(10 * self.write_time)
+    }
+
+    /// Take a snapshot by `save`, timing it.
+    pub fn take(&mut self, save: impl FnOnce() -> Result<()>) -> Result<()> {
+        let t = Instant::now();
+        save()?;
+        self.write_time = t.elapsed();
+        self.last = Some(Instant::now());
+        Ok(())
+    }
+}
+
+/// Read a step log's records back in order: `read(step)` reads the record of `step` and
+/// returns its bytes, or `None` at the end or at a torn, damaged or foreign record. Returns
+/// the first step still to do and the bytes of the whole records (what
+/// [`store::Checkpoint::open_log`] asks of a kind).
+pub fn read_steps(
+    steps: u64,
+    mut read: impl FnMut(u64) -> Result<Option<u64>>,
+) -> Result<(u64, u64)> {
+    let (mut next, mut good) = (0u64, 0u64);
+    while next < steps {
+        match read(next)? {
+            Some(bytes) => {
+                good += bytes;
+                next += 1;
+            }
+            None => break,
+        }
+    }
+    Ok((next, good))
+}
+
+/// Check a checkpoint's header fields against the run's: `want` lists each field, its value
+/// in this run and what it is called in a message. The first that differs is refused in one
+/// line saying which run the checkpoint is of; a field the run keeps in several values
+/// (`value-bytes`) may give its own error by `conflict`.
+pub fn check_fields(
+    path: &Path,
+    pairs: &[(String, String)],
+    want: &[(&str, String)],
+    conflict: impl Fn(&str, &str) -> Option<Error>,
+) -> Result<()> {
+    for (key, value) in want {
+        let got = store::field(path, pairs, key)?;
+        if got == *value {
+            continue;
+        }
+        if let Some(e) = conflict(key, &got) {
+            return Err(e);
+        }
+        let (this, that) = match *key {
+            "box" => (format!("the {got} box"), value.clone()),
+            "rank" => (format!("a table numbered by '{got}'"), format!("'{value}'")),
+            _ => (format!("the {key} {got}"), value.clone()),
+        };
+        return Err(Error::invalid(format!(
+            "{} is the checkpoint of {this}, not of {that}; remove it to start afresh, or run \
+             what it was",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_snapshot_waits_for_a_fifth_of_the_expected_run() {
+        let mut c = Cadence::new(Duration::from_millis(1), Duration::ZERO);
+        c.start = Instant::now() - Duration::from_millis(300);
+        // 300 ms for a tenth of the work: 3 s expected, the first due at 600 ms.
+        assert!(!c.due(1, 10));
+        // 300 ms for two thirds: 450 ms expected, a fifth is 90 ms.
+        assert!(c.due(2, 3));
+        c.take(|| Ok(())).unwrap();
+        // Just taken: the next is a tenth of the run away.
+        assert!(!c.due(2, 3));
+        c.last = Some(Instant::now() - Duration::from_millis(100));
+        assert!(c.due(2, 3));
+        // Nothing done, or everything: no snapshot.
+        assert!(!c.due(0, 3) && !c.due(3, 3));
+        // A slow write spaces them: ten write times at least.
+        c.write_time = Duration::from_secs(1);
+        assert!(!c.due(2, 3));
+        // Zero floor: every step.
+        assert!(Cadence::new(Duration::ZERO, Duration::ZERO).due(0, 1));
+    }
+
+    #[test]
+    fn the_steps_are_read_until_the_first_record_that_is_not_whole() {
+        let sizes = [Some(10), Some(20), None, Some(5)];
+        let got = read_steps(4, |s| Ok(sizes[s as usize])).unwrap();
+        assert_eq!(got, (2, 30));
+        assert_eq!(read_steps(2, |_| Ok(Some(1))).unwrap(), (2, 2));
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_run_is_refused_by_its_first_field_that_differs() {
+        let pairs = vec![
+            ("box".to_string(), "6x6".to_string()),
+            ("rank".to_string(), "colex".to_string()),
+        ];
+        let p = Path::new("t.partial");
+        let want = [("box", "6x6".to_string()), ("rank", "colex".to_string())];
+        assert!(check_fields(p, &pairs, &want, |_, _| None).is_ok());
+        let want = [("box", "6x7".to_string()), ("rank", "hook".to_string())];
+        let e = check_fields(p, &pairs, &want, |_, _| None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t.partial is the checkpoint of the 6x6 box, not of 6x7; remove it to start afresh, \
+             or run what it was"
+        );
+        let want = [("rank", "hook".to_string())];
+        let e = check_fields(p, &pairs, &want, |k, got| {
+            Some(Error::invalid(format!("{k} {got}")))
+        });
+        assert_eq!(e.unwrap_err().to_string(), "rank colex");
+    }
+}
