@@ -205,7 +205,7 @@ pub fn check_fields(
         if got == *value {
             continue;
         }
-        if let Some(e) = conflict(key, &got) {
+        if let Some(e) = conflict(key, got) {
             return Err(e);
         }
         let (this, that) = match *key {

@@ -185,17 +185,19 @@ pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Bytes of a file, or of the files of a folder (one level), 0 when absent.
+/// Bytes of disk a file takes, or the files of a folder (one level), 0 when absent: the
+/// blocks allocated, so a table assembled in place counts what is written, not its length.
 pub(crate) fn dir_bytes(p: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
     match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => std::fs::read_dir(p)
             .map(|rd| {
                 rd.filter_map(|e| e.ok()?.metadata().ok())
-                    .map(|m| m.len())
+                    .map(|m| m.blocks() * 512)
                     .sum()
             })
             .unwrap_or(0),
-        Ok(m) => m.len(),
+        Ok(m) => m.blocks() * 512,
         Err(_) => 0,
     }
 }

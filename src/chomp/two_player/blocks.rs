@@ -262,7 +262,7 @@ impl BlockPlan {
         let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
         let words = |k| {
             let (lo, hi) = self.window(k);
-            Window::words_for(lo, hi) as u64
+            Window::words_for(lo, hi)
         };
         let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
         let largest = (0..self.windows()).map(words).max().unwrap_or(0);
@@ -639,7 +639,7 @@ pub fn solve_in_blocks_with(
         let plan = BlockPlan::new(index, memory, layout)?;
         // Checked before the folder exists: a plan that cannot run is never written.
         ensure_piece_memory(&plan, shape)?;
-        store::ensure_disk(out, plan.disk_bytes(), &[dir.clone()])?;
+        store::ensure_disk(out, plan.disk_bytes(), std::slice::from_ref(&dir))?;
         write_plan(&plan, out)?;
         plan
     };
@@ -1156,6 +1156,80 @@ mod tests {
         ChompBox {
             rows: n,
             cols: n as u32,
+        }
+    }
+
+    /// Bytes the files under `p` (a folder, or a file) take.
+    fn bytes_under(p: &Path) -> u64 {
+        crate::chomp::store::files::dir_bytes(p)
+    }
+
+    #[test]
+    fn the_disk_a_run_in_blocks_is_checked_for_is_at_least_what_it_takes() {
+        // Sampled at every step and every piece assembled, snapshots at every step: the
+        // pieces, the window's checkpoint and marks, then the table assembled in place.
+        let dir = std::env::temp_dir().join(format!("chompute-blocks-d-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (n, memory) in [(12, MIN_MEMORY), (13, MIN_MEMORY), (13, 200 << 10)] {
+            let out = dir.join(format!("d{n}-{memory}.tbl"));
+            let index = BitLayout::for_box(shape(n)).unwrap();
+            let plan = BlockPlan::new(index, memory, Layout::Windows).unwrap();
+            assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
+            let folder = blocks_dir(&out);
+            let mut peak = 0;
+            solve_in_blocks_with(shape(n), &out, memory, None, Duration::ZERO, |_| {
+                peak = peak.max(bytes_under(&folder));
+            })
+            .unwrap();
+            peak = peak.max(bytes_under(&out));
+            assert!(
+                peak <= plan.disk_bytes(),
+                "{n}x{n} in {} pieces: {peak} B on disk, checked for {}",
+                plan.windows(),
+                plan.disk_bytes()
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_disk_a_whole_run_is_checked_for_is_at_least_what_it_takes() {
+        // The checkpoint and the marks, sampled after every step (a snapshot at each), and
+        // the table written beside them at the end.
+        let dir = std::env::temp_dir().join(format!("chompute-whole-d-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for b in [shape(9), shape(12), ChompBox { rows: 7, cols: 11 }] {
+            let out = dir.join(format!("w{b}.tbl"));
+            let (partial, marks) = (store::partial_path(&out), store::marks_path(&out));
+            let mut peak = 0;
+            let t = super::super::run::solve_to_file_every(b, &out, Duration::ZERO, |_| {
+                peak = peak.max(bytes_under(&partial) + bytes_under(&marks));
+            })
+            .unwrap();
+            peak += bytes_under(&out);
+            let bound = super::super::run::disk_bytes(t.layout());
+            assert!(peak <= bound, "{b}: {peak} B on disk, checked for {bound}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_whole_tables_checkpoint_records_are_within_their_bound() {
+        // 8 bytes a P-position: the bound takes at most 1 in 32 positions plus 4,096 as P,
+        // which every box to 12x12 keeps (the share falls as boxes grow: 0.42% on 18x18).
+        for rows in 1..=12usize {
+            for cols in rows as u32..=12 {
+                let b = ChompBox { rows, cols };
+                let table = crate::chomp::two_player::solve::solve(b).unwrap();
+                let layout = table.layout();
+                let records = 8 * table.p_count() + 28 * steps(layout);
+                assert!(
+                    records <= super::super::run::p_record_bound(layout),
+                    "{b}: {} P of {}",
+                    table.p_count(),
+                    layout.len()
+                );
+            }
         }
     }
 

@@ -84,11 +84,7 @@ impl Job for Whole {
     type Output = PTable;
 
     fn disk_bytes(&self) -> u64 {
-        // The table and the snapshot of the marks are each the bits and their chunk CRCs;
-        // the checkpoint's records are 8 bytes a P-position (see `p_record_bound`).
-        let file = self.table.layout().bytes();
-        let file = file + file.div_ceil(store::CHUNK_BYTES) * 4 + 8192;
-        2 * file + p_record_bound(self.table.layout())
+        disk_bytes(self.table.layout())
     }
 
     fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
@@ -186,6 +182,15 @@ impl Job for Whole {
         }
         Ok(self.table)
     }
+}
+
+/// Bytes on disk at the peak of a whole run of `layout`'s table, at most: the table and the
+/// snapshot of the marks (each the bits, their chunk CRCs and a header) and the checkpoint's
+/// records ([`p_record_bound`]), all there while the table is written.
+pub fn disk_bytes(layout: &BitLayout) -> u64 {
+    let file = layout.bytes();
+    let file = file + file.div_ceil(store::CHUNK_BYTES) * 4 + 8192;
+    2 * file + p_record_bound(layout)
 }
 
 /// Bytes of the step records of a one-bit table's checkpoint, at most: 8 bytes a P-position
