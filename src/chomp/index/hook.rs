@@ -32,7 +32,7 @@
 //! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
 //! colex blocks (as in `engine::schedule`) side by side with the steps of its child square.
 //!
-//! Tests: this file's unit tests; src/chomp/two_player/hook.rs, tests/games/blocks.rs and
+//! Tests: this file's unit tests; src/chomp/two_player/hook_parents.rs, tests/games/blocks.rs and
 //! tests/games/chomp/two_player.rs through the tables it solves.
 
 use crate::chomp::diagram::binomial;

@@ -5,7 +5,7 @@
 //! - [`ordinal`]: the general engine (rank order or parallel volume layers), Sol and chains,
 //!   and the engine plan ([`ordinal::OrdPlan`]).
 //! - [`packed`]: the packed table (⌈log2(n+1)⌉ bits a position) on the colex prefix layers.
-//! - [`hook`]: the packed table of a square in the hook index, one entry a transposed pair.
+//! - [`hook_ords`]: the packed table of a square in the hook index, one entry a transposed pair.
 //! - [`ord_file`]: the packed table on disk (`chomp ord -o`), resumable, read by `chomp query`.
 //! - [`three_row`]: O(1) work per position for three rows.
 //! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
@@ -16,7 +16,7 @@
 
 pub mod check;
 pub mod classes;
-pub mod hook;
+pub mod hook_ords;
 pub mod ord_file;
 pub mod ordinal;
 pub mod packed;

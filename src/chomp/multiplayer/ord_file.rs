@@ -42,7 +42,7 @@
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
-use super::hook::HookOrds;
+use super::hook_ords::HookOrds;
 use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
@@ -332,7 +332,7 @@ impl Job for OrdJob {
             steps.ranges(step, &mut ranges);
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * packed.bits() as u64).div_ceil(8);
-            checkpoint.append_with(step, len, |sink| {
+            checkpoint.append_stream(step, len, |sink| {
                 for &(base, l) in &ranges {
                     for r in base..base + l {
                         packer.push(packed.get(r));

@@ -14,7 +14,7 @@
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
 //! tests/games/chomp/multiplayer.rs.
 
-use super::hook::HookOrds;
+use super::hook_ords::HookOrds;
 use super::packed::PackedOrds;
 pub use super::rule::ordinal_at;
 use super::rule::{Choice, Rule};

@@ -84,7 +84,7 @@ impl Checkpoint {
     /// Append one record: the tag, `step`, `n`, the payload that `payload` streams to the sink
     /// it is given (n items), and the CRC-32 of everything after the tag; then make it durable
     /// (paced).
-    pub(crate) fn append_with(
+    pub(crate) fn append_stream(
         &mut self,
         step: u64,
         n: u64,

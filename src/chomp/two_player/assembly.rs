@@ -198,7 +198,7 @@ impl Assembly {
         self.table.truncate_words(w0)?;
         self.table.append(&words)?;
         self.table.sync()?;
-        self.journal.append_with(k, 2, |sink| {
+        self.journal.append_stream(k, 2, |sink| {
             let mut b = [0u8; 16];
             b[..8].copy_from_slice(&(rec.crc as u64).to_le_bytes());
             b[8..].copy_from_slice(&rec.p.to_le_bytes());

@@ -68,7 +68,7 @@ pub use crate::chomp::store::blocks_dir;
 
 /// How the pieces of a plan are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
+pub enum Split {
     /// Windows of equal size, each depending on all before it: for one process, the fewest
     /// replays.
     Windows,
@@ -98,7 +98,7 @@ pub struct BlockPlan {
     /// The table's index (the hook index of a square box).
     pub index: BitLayout,
     /// How the pieces are cut.
-    pub layout: Layout,
+    pub split: Split,
     /// Indexes per piece at most.
     pub piece_bits: u64,
     /// The pieces, in index order.
@@ -111,13 +111,13 @@ pub struct BlockPlan {
 
 impl BlockPlan {
     /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. [`Layout::Windows`] cuts the table into equal windows,
-    /// [`Layout::Waves`] into its hook blocks, each split into equal pieces where larger.
+    /// buffer and the step records. [`Split::Windows`] cuts the table into equal windows,
+    /// [`Split::Waves`] into its hook blocks, each split into equal pieces where larger.
     /// Waves need the hook blocks of a square box: the colex rank of any other box is one
     /// chain of windows, solved by one process.
-    pub fn new(index: BitLayout, memory: u64, layout: Layout) -> Result<BlockPlan> {
+    pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
         let shape = index.shape();
-        if layout == Layout::Waves && index.hook_index().is_none() {
+        if split == Split::Waves && index.hook_index().is_none() {
             return Err(Error::conflict(
                 &[Input::Part],
                 format!(
@@ -138,22 +138,22 @@ impl BlockPlan {
         }
         // Bits of a piece, less one word for a piece that does not start on a word.
         let cap_bits = (memory / 8 * 7) * 8 - 64;
-        let piece_bits = match layout {
-            Layout::Windows => {
+        let piece_bits = match split {
+            Split::Windows => {
                 let len = index.len();
                 let windows = len.div_ceil(cap_bits).max(1);
                 len.div_ceil(windows).div_ceil(64) * 64
             }
-            Layout::Waves => cap_bits,
+            Split::Waves => cap_bits,
         };
-        Ok(BlockPlan::with(index, layout, piece_bits))
+        Ok(BlockPlan::with(index, split, piece_bits))
     }
 
-    fn with(index: BitLayout, layout: Layout, piece_bits: u64) -> BlockPlan {
+    fn with(index: BitLayout, split: Split, piece_bits: u64) -> BlockPlan {
         let len = index.len();
         let mut pieces = Vec::new();
-        match layout {
-            Layout::Windows => {
+        match split {
+            Split::Windows => {
                 let mut lo = 0;
                 while lo < len {
                     let k = pieces.len() as u64;
@@ -167,7 +167,7 @@ impl BlockPlan {
                     lo = hi;
                 }
             }
-            Layout::Waves => {
+            Split::Waves => {
                 let hook = index.hook_index().expect("a block plan has a hook index");
                 // Groups: a hook block, or consecutive small blocks of one wave (so that the
                 // many small early blocks do not each replay the table before them); a group
@@ -207,7 +207,7 @@ impl BlockPlan {
         }
         BlockPlan {
             index,
-            layout,
+            split,
             piece_bits,
             pieces,
             snapshot_every: SNAPSHOT_FLOOR,
@@ -314,9 +314,9 @@ impl BlockPlan {
             &[
                 (
                     "layout",
-                    match self.layout {
-                        Layout::Windows => "windows",
-                        Layout::Waves => "waves",
+                    match self.split {
+                        Split::Windows => "windows",
+                        Split::Waves => "waves",
                     }
                     .to_string(),
                 ),
@@ -344,10 +344,10 @@ impl BlockPlan {
             )));
         }
         let bad = |what: &str| Error::invalid(format!("{}: {what}", path.display()));
-        let (layout, key) = match store::field(path, &pairs, "layout") {
-            Err(_) => (Layout::Windows, "window-bits"),
-            Ok("windows") => (Layout::Windows, "piece-bits"),
-            Ok("waves") => (Layout::Waves, "piece-bits"),
+        let (split, key) = match store::field(path, &pairs, "layout") {
+            Err(_) => (Split::Windows, "window-bits"),
+            Ok("windows") => (Split::Windows, "piece-bits"),
+            Ok("waves") => (Split::Waves, "piece-bits"),
             Ok(other) => {
                 return Err(bad(&format!(
                     "layout '{other}' is neither windows nor waves"
@@ -357,9 +357,9 @@ impl BlockPlan {
         let piece_bits: u64 = store::field(path, &pairs, key)?
             .parse()
             .ok()
-            .filter(|&w: &u64| w > 0 && (layout == Layout::Waves || w % 64 == 0))
+            .filter(|&w: &u64| w > 0 && (split == Split::Waves || w % 64 == 0))
             .ok_or_else(|| bad(&format!("'{key}' is not a valid piece size")))?;
-        Ok(BlockPlan::with(index.clone(), layout, piece_bits))
+        Ok(BlockPlan::with(index.clone(), split, piece_bits))
     }
 }
 
@@ -441,9 +441,9 @@ impl BlockPlan {
         }
         PlanSummary {
             shape: self.index.shape().to_string(),
-            layout: match self.layout {
-                Layout::Windows => "windows",
-                Layout::Waves => "waves",
+            layout: match self.split {
+                Split::Windows => "windows",
+                Split::Waves => "waves",
             },
             bits: self.index.len(),
             bytes: self.index.bytes(),
@@ -473,12 +473,8 @@ pub fn plan_for(
             return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
         }
     }
-    let layout = if waves {
-        Layout::Waves
-    } else {
-        Layout::Windows
-    };
-    Ok(BlockPlan::new(index, memory, layout)?.summary(|_| 0))
+    let split = if waves { Split::Waves } else { Split::Windows };
+    Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
 }
 
 /// Indexes of piece `k` decided: all when its file is there, else those of the steps its
@@ -626,24 +622,24 @@ pub fn solve_in_blocks_with(
     let index = BitLayout::for_box(shape)?;
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
-    let layout = if part.is_some() {
-        Layout::Waves
+    let split = if part.is_some() {
+        Split::Waves
     } else {
-        Layout::Windows
+        Split::Windows
     };
     check_target(out)?;
     crate::output::keep_checkpoint(&dir);
     let mut plan = if plan_path.exists() {
         BlockPlan::read(&plan_path, &index)?
     } else {
-        let plan = BlockPlan::new(index, memory, layout)?;
+        let plan = BlockPlan::new(index, memory, split)?;
         // Checked before the folder exists: a plan that cannot run is never written.
         ensure_piece_memory(&plan, shape)?;
         store::ensure_disk(out, plan.disk_bytes(), std::slice::from_ref(&dir))?;
         write_plan(&plan, out)?;
         plan
     };
-    if part.is_some() && plan.layout != Layout::Waves {
+    if part.is_some() && plan.split != Split::Waves {
         return Err(Error::conflict(
             &[Input::Part],
             format!(
@@ -1173,7 +1169,7 @@ mod tests {
         for (n, memory) in [(12, MIN_MEMORY), (13, MIN_MEMORY), (13, 200 << 10)] {
             let out = dir.join(format!("d{n}-{memory}.tbl"));
             let index = BitLayout::for_box(shape(n)).unwrap();
-            let plan = BlockPlan::new(index, memory, Layout::Windows).unwrap();
+            let plan = BlockPlan::new(index, memory, Split::Windows).unwrap();
             assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
             let folder = blocks_dir(&out);
             let mut peak = 0;
@@ -1236,34 +1232,34 @@ mod tests {
     #[test]
     fn plans_cut_the_table_into_equal_windows_that_fit() {
         let index = BitLayout::for_box(shape(14)).unwrap();
-        let plan = BlockPlan::new(index.clone(), 1 << 20, Layout::Windows).unwrap();
+        let plan = BlockPlan::new(index.clone(), 1 << 20, Split::Windows).unwrap();
         assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
         assert_eq!(plan.piece_bits % 64, 0);
         assert_eq!(plan.window(plan.windows() - 1).1, index.len());
         assert!(plan.windows() >= 3, "{}", plan.windows());
         assert_eq!(plan.waves(), plan.windows());
-        let whole = BlockPlan::new(index.clone(), 1 << 30, Layout::Windows).unwrap();
+        let whole = BlockPlan::new(index.clone(), 1 << 30, Split::Windows).unwrap();
         assert_eq!(whole.windows(), 1);
-        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Layout::Windows).unwrap_err();
+        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Split::Windows).unwrap_err();
         assert!(small.to_string().contains("96.0 KiB works"), "{small}");
         // A box that is not square is cut into windows, never into waves.
         let colex = BitLayout::for_box(ChompBox { rows: 9, cols: 14 }).unwrap();
-        let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Layout::Windows).unwrap();
+        let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Split::Windows).unwrap();
         assert!(plan.windows() >= 2 && plan.window(plan.windows() - 1).1 == colex.len());
-        let waves = BlockPlan::new(colex, 1 << 20, Layout::Waves).unwrap_err();
+        let waves = BlockPlan::new(colex, 1 << 20, Split::Waves).unwrap_err();
         assert!(waves.to_string().contains("not square"), "{waves}");
         // A piece and its buffers fit in the memory asked for.
         for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
             for n in [14, 21] {
                 let ix = BitLayout::for_box(shape(n)).unwrap();
-                for layout in [Layout::Windows, Layout::Waves] {
-                    let plan = BlockPlan::new(ix.clone(), memory, layout).unwrap();
-                    assert!(plan.window_bytes() <= memory, "{n}, {memory}, {layout:?}");
+                for split in [Split::Windows, Split::Waves] {
+                    let plan = BlockPlan::new(ix.clone(), memory, split).unwrap();
+                    assert!(plan.window_bytes() <= memory, "{n}, {memory}, {split:?}");
                 }
             }
         }
         // Waves: 2n of them, the pieces cover the table in order, none larger than asked.
-        let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Layout::Waves).unwrap();
+        let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Split::Waves).unwrap();
         assert_eq!(waves.waves(), 28);
         let mut at = 0;
         for p in &waves.pieces {
@@ -1333,7 +1329,7 @@ mod tests {
         crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
         let index = BitLayout::for_box(shape(n)).unwrap();
-        let plan = BlockPlan::with(index, Layout::Windows, 64 * 64);
+        let plan = BlockPlan::with(index, Split::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
         let mut steps_in_all = 0u64;
         {
@@ -1412,8 +1408,8 @@ mod tests {
         let index = BitLayout::for_box(shape(n)).unwrap();
         // Windows start on words; waves' pieces mostly do not (their first word is shared).
         for plan in [
-            BlockPlan::with(index.clone(), Layout::Windows, 64 * 64),
-            BlockPlan::with(index.clone(), Layout::Waves, 700),
+            BlockPlan::with(index.clone(), Split::Windows, 64 * 64),
+            BlockPlan::with(index.clone(), Split::Waves, 700),
         ] {
             let pieces = plan.windows();
             assert!(pieces >= 4, "{pieces}");
@@ -1421,7 +1417,7 @@ mod tests {
                 // 0: stopped; 1: and torn after the synced words; 2: and a bit of the first
                 // piece's words flipped on disk (its file gone: solved again).
                 for damage in 0..3 {
-                    let out = dir.join(format!("a-{:?}-{stop}-{damage}.tbl", plan.layout));
+                    let out = dir.join(format!("a-{:?}-{stop}-{damage}.tbl", plan.split));
                     write_plan(&plan, &out).unwrap();
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
@@ -1495,13 +1491,13 @@ mod tests {
                         std::fs::read(&out).unwrap(),
                         want,
                         "{:?}, stopped after piece {stop}, damage {damage}",
-                        plan.layout
+                        plan.split
                     );
                     assert!(!folder.exists());
                 }
             }
             // A piece lost from the folder during the assembly is solved again.
-            let out = dir.join(format!("lost-{:?}.tbl", plan.layout));
+            let out = dir.join(format!("lost-{:?}.tbl", plan.split));
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
             let _ = token.scope(|| {
@@ -1535,7 +1531,7 @@ mod tests {
             let want = std::fs::read(&whole).unwrap();
             let out = dir.join(format!("{n}-waves.tbl"));
             let index = BitLayout::for_box(shape(n)).unwrap();
-            write_plan(&BlockPlan::with(index, Layout::Waves, piece_bits), &out).unwrap();
+            write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
                 solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
@@ -1563,7 +1559,7 @@ mod tests {
         // A part on a folder planned in windows is refused.
         let out = dir.join("windows.tbl");
         let index = BitLayout::for_box(shape(9)).unwrap();
-        write_plan(&BlockPlan::with(index, Layout::Windows, 640), &out).unwrap();
+        write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
         let e = solve_in_blocks_with(
             shape(9),
             &out,

@@ -531,7 +531,7 @@ impl Checkpoint {
 
     /// Append the record of layer `v` with its P ranks, and make it durable.
     pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
-        self.append_with(v, ranks.len() as u64, |sink| {
+        self.append_stream(v, ranks.len() as u64, |sink| {
             let mut bytes = Vec::with_capacity(ranks.len().min(1 << 13) * 8);
             for part in ranks.chunks(1 << 13) {
                 bytes.clear();

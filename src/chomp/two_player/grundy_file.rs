@@ -168,7 +168,7 @@ impl Job for GrundyJob {
         self.table.compute_from(self.start, |t, step, progress| {
             steps_of(t).ranges(step, &mut ranges);
             let n = ranges.iter().map(|&(_, l)| l).sum();
-            checkpoint.append_with(step, n, |sink| {
+            checkpoint.append_stream(step, n, |sink| {
                 for &(base, len) in &ranges {
                     let mut at = base;
                     while at < base + len {

@@ -5,7 +5,7 @@
 //! Tests: tests/engine/foundation.rs, tests/games/chomp/two_player.rs; the unit tests of
 //! `super::colex` and `super::hook` run the same solver.
 
-use super::colex::ColexMarker;
+use super::colex_parents::ColexMarker;
 use super::forward::{forward, Replay, Resume};
 use super::table::PTable;
 use crate::chomp::bits::Window;
@@ -48,7 +48,7 @@ pub fn solve_window(
 ) -> Result<()> {
     match layout {
         BitLayout::Hook { hook, .. } => {
-            super::hook::solve_window(hook, win, resume, replay, on_step)
+            super::hook_parents::solve_window(hook, win, resume, replay, on_step)
         }
         BitLayout::Colex(ranker) if win.lo == 0 && win.hi >= ranker.len() => forward(
             &ColexMarker::<false>::new(ranker, win),

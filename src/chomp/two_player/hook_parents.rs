@@ -18,7 +18,7 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs and tests/games/chomp/two_player.rs
 //! through the tables it solves.
 
-use super::colex::{fill, ColexTarget};
+use super::colex_parents::{fill, ColexTarget};
 use super::forward::{forward, Marker, Replay, Resume};
 use crate::chomp::bits::Window;
 use crate::chomp::engine::schedule::{Progress, Schedule};
