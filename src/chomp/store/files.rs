@@ -207,13 +207,15 @@ pub(crate) fn dir_bytes(p: &Path) -> u64 {
 pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     crate::output::check_target(out)?;
     // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
-    // leads to (`/dev/stdout` may lead to a regular file).
+    // leads to (`/dev/stdout` may lead to a regular file). /dev/shm is a folder of files
+    // (shared memory), where a table may go.
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let special = std::fs::canonicalize(parent)
-        .is_ok_and(|p| ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)));
+    let special = std::fs::canonicalize(parent).is_ok_and(|p| {
+        ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)) && !p.starts_with("/dev/shm")
+    });
     if out.as_os_str() == "-" || special || out.exists() && !out.is_file() {
         return Err(Error::invalid(format!(
             "{}: a table that can resume is saved to a regular file",
