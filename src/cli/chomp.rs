@@ -211,8 +211,9 @@ pub struct ChompCellsArgs {
     /// then, and the same command resumes from it. Forward engine only.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// With -o: save the state at most every SECONDS (and never more than 1/20 of the time;
-    /// 0: after every number of cells).
+    /// With -o: save the state by the run's expected time (the first at a fifth of it, then a
+    /// tenth apart), never closer than SECONDS and never more than 1/10 of the time (0: after
+    /// every number of cells).
     #[arg(
         long,
         value_name = "SECONDS",
