@@ -211,8 +211,8 @@ pub struct ChompCellsArgs {
     /// then, and the same command resumes from it. Forward engine only.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
-    /// With -o: save the state by the run's expected time (the first at a fifth of it, then a
-    /// tenth apart), never closer than SECONDS and never more than 1/10 of the time (0: after
+    /// With -o: save the state when a quarter of the run so far has passed since the last save,
+    /// never closer than SECONDS and never more than 1/10 of the time (0: after
     /// every number of cells).
     #[arg(
         long,

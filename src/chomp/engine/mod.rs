@@ -6,8 +6,8 @@
 //! - [`driver`]: the one step loop (progress, cancel, the parallel fold) that every solver of
 //!   src/chomp decides its positions in.
 //! - [`lifecycle`]: the one run from "FILE named" to "FILE published" ([`lifecycle::run_to_file`]),
-//!   its events ([`lifecycle::RunEvent`]) and the snapshot cadence by the expected run time
-//!   ([`lifecycle::Cadence`]); a kind says only its [`lifecycle::Job`].
+//!   its events ([`lifecycle::RunEvent`]) and the snapshot cadence (a quarter of the run so far
+//!   apart, [`lifecycle::Cadence`]); a kind says only its [`lifecycle::Job`].
 //!
 //! Invariants: the engine imports `index` and `store` and never a game folder (`two_player`,
 //! `multiplayer`, `saved`); it knows no kind of table (tests/project/imports.rs checks both).

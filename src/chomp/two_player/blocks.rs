@@ -55,7 +55,7 @@ const PLAN_MAGIC: &str = "chompute chomp blocks 1";
 pub const MIN_MEMORY: u64 = 96 << 10;
 
 /// The least time between two snapshots of a window's marks; they come by the window's
-/// expected run time ([`Cadence`](crate::chomp::engine::lifecycle::Cadence)). A snapshot
+/// piece's time so far ([`Cadence`](crate::chomp::engine::lifecycle::Cadence)). A snapshot
 /// writes the window's bits (11 GB for a third of 21×21, about 35 s), so they are also at
 /// least 10 times the last one's writing time apart.
 pub use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;

@@ -490,7 +490,8 @@ pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Re
 /// When a run to a file saves its state.
 #[derive(Debug, Clone)]
 pub enum Snapshots {
-    /// By the expected run time, never closer than this (zero: after each n).
+    /// A quarter of the run so far after the last, never closer than this (zero: after
+    /// each n).
     Every(Duration),
     /// After each of these numbers of cells.
     After(Vec<u32>),

@@ -3,8 +3,8 @@
 //!
 //! While it runs, every finished step's P bits are appended to the checkpoint `FILE.partial`
 //! (`super::file::Checkpoint`), and now and then the N-marks of the whole table are saved to
-//! `FILE.marks` (a piece of `super::piece`) by the expected run time (the engine's
-//! [`Cadence`]: the first at a fifth of the run, then a tenth apart). A rerun of the same command resumes: from the last snapshot
+//! `FILE.marks` (a piece of `super::piece`) a quarter of the run so far apart (the engine's
+//! [`Cadence`]: a stop loses at most a fifth of the time spent). A rerun of the same command resumes: from the last snapshot
 //! when there is a whole one (only the P-positions found since push their parents again),
 //! else from the checkpoint's P bits (every finished step's P-positions push again, about as
 //! long as those steps took). The table file is the same, byte for byte, however often the
