@@ -6,7 +6,7 @@
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
-use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
+use super::blocks::{blocks_dir, solve_file, Part, PlanSummary, SolveEvent, Solved};
 use super::file::save_table;
 use super::solve::solve_layers;
 use super::table::PTable;
@@ -125,6 +125,48 @@ impl SolvePlan {
             memory,
             part,
         })
+    }
+
+    /// The plan of a run to `output` (or to a file not yet named) on the CPU, made only to say
+    /// which pieces it would follow ([`SolvePlan::pieces`]): nothing runs, so the box need not
+    /// fit in memory; a named table file must still be one.
+    pub fn preview(
+        shape: ChompBox,
+        output: Option<&Path>,
+        memory: Option<u64>,
+        part: Option<Part>,
+    ) -> Result<SolvePlan> {
+        if let Some(o) = output {
+            super::blocks::check_target(o)?;
+        }
+        Ok(SolvePlan {
+            shape,
+            layout: BitLayout::for_box(shape)?,
+            route: Route::File,
+            output: output.map(Path::to_path_buf),
+            memory,
+            part,
+        })
+    }
+
+    /// The memory a run may take: the memory asked for, else what the machine has (no limit
+    /// when that is unknown).
+    pub fn memory_limit(&self) -> u64 {
+        self.memory
+            .or_else(crate::memory::available_bytes)
+            .unwrap_or(u64::MAX)
+    }
+
+    /// The pieces a run of this plan in blocks follows, in numbers: those of its table file's
+    /// checkpoint folder when there is one (with how much of each is done), else a new plan in
+    /// [`SolvePlan::memory_limit`], in waves when the run is a part.
+    pub fn pieces(&self) -> Result<PlanSummary> {
+        super::blocks::plan_for(
+            self.shape,
+            self.output.as_deref(),
+            self.memory_limit(),
+            self.part.is_some(),
+        )
     }
 
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
