@@ -169,6 +169,29 @@ impl SolvePlan {
         )
     }
 
+    /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
+    /// [`Route::Gpu`] on `device` (the table is not saved here). A face that hands the table
+    /// on (Python's `chomp_solve`) takes it from here; a file route's table is its file.
+    pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
+        match self.route {
+            Route::Memory => {
+                let table = PTable::empty(self.layout.clone())?;
+                solve_layers(&table, 0, |_, _, _| Ok(()))?;
+                Ok(table)
+            }
+            Route::Gpu => {
+                let gpu = device.ok_or_else(|| {
+                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
+                })?;
+                gpu.check(self.shape)?;
+                gpu.solve(self.shape)
+            }
+            Route::File => Err(Error::invalid(
+                "a plan to a table file keeps its table in the file, not in memory",
+            )),
+        }
+    }
+
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
     /// events (resumed, steps, blocks).
     pub fn run(
@@ -176,30 +199,17 @@ impl SolvePlan {
         device: Option<&dyn LayerSolver>,
         report: impl FnMut(SolveEvent),
     ) -> Result<Solved> {
-        let whole = |table: &PTable| Solved {
+        if let (Route::File, Some(out)) = (self.route, &self.output) {
+            return solve_file(self.shape, out, self.memory, self.part, report);
+        }
+        let table = self.table(device)?;
+        if let (Route::Gpu, Some(o)) = (self.route, &self.output) {
+            save_table(&table, o)?;
+        }
+        Ok(Solved {
             p_positions: table.p_count(),
             index: table.layout().clone(),
             blocks: None,
-        };
-        match (self.route, &self.output) {
-            (Route::Memory, _) => {
-                let table = PTable::empty(self.layout.clone())?;
-                solve_layers(&table, 0, |_, _, _| Ok(()))?;
-                Ok(whole(&table))
-            }
-            (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
-            (Route::File, None) => unreachable!("a file route names its file"),
-            (Route::Gpu, out) => {
-                let gpu = device.ok_or_else(|| {
-                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
-                })?;
-                gpu.check(self.shape)?;
-                let table = gpu.solve(self.shape)?;
-                if let Some(o) = out {
-                    save_table(&table, o)?;
-                }
-                Ok(whole(&table))
-            }
-        }
+        })
     }
 }
