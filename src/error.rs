@@ -133,6 +133,8 @@ pub enum Input {
     Part,
     /// The bytes of one Grundy value.
     ValueBytes,
+    /// The engine that computes a table.
+    Engine,
 }
 
 impl Input {
@@ -163,6 +165,7 @@ impl Input {
             Input::Memory => "the memory",
             Input::Part => "a part",
             Input::ValueBytes => "the value width",
+            Input::Engine => "the engine",
         }
     }
 }

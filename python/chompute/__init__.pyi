@@ -91,6 +91,8 @@ class ChompOrdinals:
         """One solution chain from the position down to the empty position."""
     def positions(self, ordinal: int) -> list[Tuple[int, ...]]:
         """Every position of the box with this ordinal, in lexicographic order."""
+    def save(self, path: Union[str, PathLike[str]]) -> None:
+        """Write the table as `chompute chomp ord --rule F --box RxC -o` does (byte for byte), for open_table."""
     def __len__(self) -> int: ...
 
 def chomp_ordinals(
@@ -240,6 +242,10 @@ class ChompCellsFile:
         """The P-positions among the diagrams of n cells."""
     def is_p(self, position: _Position) -> bool:
         """Whether a diagram of at most max_cells cells is a P-position."""
+    def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
+        """The P options of a diagram, sorted; empty for a P-position (as `chomp query`)."""
+    def winning_cells(self, position: _Position) -> list[Tuple[int, int]]:
+        """The cell (row, column), 1-based from the poisoned corner, each winning bite takes, in the order of winning_bites."""
     def verify(self) -> None:
         """Check every chunk's CRC-32 and recount every n; raises on damage."""
 
@@ -248,8 +254,13 @@ def open_table(
 ) -> Union[ChompTableFile, ChompGrundyFile, ChompOrdFile, ChompCellsFile]:
     """Open a saved Chomp table of any kind without loading it; a damaged or foreign file raises ValueError."""
 
-def chomp_cells(max_n: int, *, progress: Optional[_Progress] = None) -> list[dict[str, int]]:
-    """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""
+def chomp_cells(
+    max_n: int,
+    *,
+    path: Optional[Union[str, PathLike[str]]] = None,
+    progress: Optional[_Progress] = None,
+) -> list[dict[str, int]]:
+    """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells; with path, also saved there as `chompute chomp cells --max N -o` saves it (byte for byte)."""
 
 def chomp_classes(
     players: int, box: _Box, *, progress: Optional[_Progress] = None

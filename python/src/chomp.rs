@@ -6,10 +6,12 @@ use crate::args::u64_arg;
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background_reporting;
 use chompute::chomp::multiplayer::classes::{check_players, classes_ranker, MAX_CLASS_PLAYERS};
+use chompute::chomp::multiplayer::ord_file::save_ords;
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan};
 use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use std::path::PathBuf;
 
 /// A rule: "10,20,30", or a sequence (a NumPy array too) of numbers: integers of any kind
 /// (Python, NumPy, anything `numbers.Integral`), floats (read as the shortest decimal that is
@@ -297,6 +299,14 @@ impl ChompOrdinals {
             list.append(diagram_tuple(py, rows)?)?;
         }
         Ok(list)
+    }
+
+    /// Write the table to `path` as `chompute chomp ord --rule F --box RxC -o` does (a
+    /// temporary file renamed when complete; byte for byte the CLI's file), for `open_table`
+    /// and `chompute chomp query`.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        py.detach(|| save_ords(&self.table, &self.rule, &path))
+            .or_raise()
     }
 
     fn __len__(&self) -> usize {

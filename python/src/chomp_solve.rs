@@ -12,11 +12,13 @@ use crate::report::to_python;
 use crate::run::{in_background, in_background_reporting};
 use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::cells::CellsTable;
+use chompute::chomp::two_player::cells_file;
 use chompute::chomp::two_player::file::save_table;
 use chompute::chomp::two_player::grundy::GrundySequence;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy_file::save_grundy;
-use chompute::chomp::two_player::{solve, BitSource, PTable};
+use chompute::chomp::two_player::plan::SolvePlan;
+use chompute::chomp::two_player::{BitSource, PTable};
 use chompute::chomp::{ChompBox, Diagram};
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
@@ -67,6 +69,24 @@ impl ChompTable {
                 self.index.shape()
             ))
         })
+    }
+
+    /// A position of the box and its winning bites, read from the NumPy array by the
+    /// library's query ([`BitSource::winning_bites`]).
+    fn bites_of(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+    ) -> PyResult<(Diagram, Vec<Diagram>)> {
+        let p = position_arg(position)?;
+        self.rank_of(&p)?;
+        let bits = self.bits.bind(py).readonly();
+        let source = ArrayBits {
+            layout: &self.index,
+            bytes: bits.as_slice()?,
+        };
+        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
+        Ok((p, bites))
     }
 }
 
@@ -148,14 +168,7 @@ impl ChompTable {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let p = position_arg(position)?;
-        self.rank_of(&p)?;
-        let bits = self.bits.bind(py).readonly();
-        let source = ArrayBits {
-            layout: &self.index,
-            bytes: bits.as_slice()?,
-        };
-        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
+        let (_, bites) = self.bites_of(py, position)?;
         diagram_list(py, &bites)
     }
 
@@ -166,14 +179,7 @@ impl ChompTable {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let p = position_arg(position)?;
-        self.rank_of(&p)?;
-        let bits = self.bits.bind(py).readonly();
-        let source = ArrayBits {
-            layout: &self.index,
-            bytes: bits.as_slice()?,
-        };
-        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
+        let (p, bites) = self.bites_of(py, position)?;
         cell_list(py, &p, &bites)
     }
 
@@ -219,9 +225,10 @@ pub fn chomp_solve(
     cols: Option<&Bound<'_, PyAny>>,
     progress: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<ChompTable> {
-    let shape = shape_of(rows, cols)?;
-    let table =
-        in_background_reporting(py, progress, move || solve::solve_box(shape))?.or_raise()?;
+    // The library's plan decides, as the CLI's `chomp solve --box` without a file: the whole
+    // table in memory on the CPU, refused before any work when it does not fit.
+    let plan = SolvePlan::new(shape_of(rows, cols)?, false, None, None, None).or_raise()?;
+    let table = in_background_reporting(py, progress, move || plan.table(None))?.or_raise()?;
     let p_positions = table.p_count();
     let index = table.layout().clone();
     let mut bytes = Vec::with_capacity(index.bytes() as usize);
@@ -317,17 +324,24 @@ pub fn chomp_grundy(
 
 /// For every n from 1 to max_n: a dict {"n", "diagrams", "p_positions"}, the Young diagrams of
 /// n cells (the partitions of n) and how many of them are P-positions of two-player Chomp.
+/// With `path`, the table is also saved there as `chompute chomp cells --max N -o` saves it
+/// (byte for byte the CLI's file, resumed from `path.partial` when a run was stopped), for
+/// `open_table` and `chompute chomp query`.
 #[pyfunction]
-#[pyo3(signature = (max_n, *, progress = None))]
+#[pyo3(signature = (max_n, *, path = None, progress = None))]
 pub fn chomp_cells<'py>(
     py: Python<'py>,
     max_n: &Bound<'py, PyAny>,
+    path: Option<PathBuf>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let max = u64_arg(max_n, "max_n", "from 1 to 400")?;
     let max = u32::try_from(max)
         .map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
-    let table = in_background_reporting(py, progress, move || CellsTable::compute(max, |_| {}))?
-        .or_raise()?;
+    let table = in_background_reporting(py, progress, move || match path {
+        None => CellsTable::compute(max, |_| {}),
+        Some(path) => cells_file::compute_to_file(max, &path, |_| {}),
+    })?
+    .or_raise()?;
     to_python(py, &table.rows())
 }

@@ -13,7 +13,7 @@ use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy_file::GrundyFile;
-use chompute::chomp::ChompBox;
+use chompute::chomp::{ChompBox, Diagram};
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::path::PathBuf;
@@ -230,6 +230,21 @@ pub struct ChompCellsFile {
     file: Arc<CellsFile>,
 }
 
+impl ChompCellsFile {
+    /// A diagram and its winning bites, as the library reads them from the file
+    /// ([`CellsFile::winning_bites`]); ValueError for a diagram the file does not hold.
+    fn bites_of(&self, position: &Bound<'_, PyAny>) -> PyResult<(Diagram, Vec<Diagram>)> {
+        let p = position_arg(position)?;
+        match self.file.winning_bites(&p).or_raise()? {
+            Some(bites) => Ok((p, bites)),
+            None => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{p} has no cells or more than the file's {}",
+                self.file.max()
+            ))),
+        }
+    }
+}
+
 #[pymethods]
 impl ChompCellsFile {
     /// N, the most cells of a diagram in the file.
@@ -259,6 +274,28 @@ impl ChompCellsFile {
                 self.file.max()
             ))),
         }
+    }
+
+    /// The winning bites of a diagram: its P options, each as a tuple of row lengths, sorted
+    /// (as `chompute chomp query FILE --position` lists them). Empty for a P-position.
+    fn winning_bites<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (_, bites) = self.bites_of(position)?;
+        diagram_list(py, &bites)
+    }
+
+    /// The cells the winning bites of a diagram take, in the order of `winning_bites`: each a
+    /// tuple (row, column), 1-based from the poisoned corner.
+    fn winning_cells<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (p, bites) = self.bites_of(position)?;
+        cell_list(py, &p, &bites)
     }
 
     /// Read the whole file: every chunk against its CRC-32 and every count recounted.

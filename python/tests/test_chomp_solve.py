@@ -1,6 +1,7 @@
 """Two-player Chomp tables against slow references written here."""
 
 import functools
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -305,3 +306,54 @@ def test_open_table_opens_every_kind_including_files_of_the_previous_format():
         assert cells.p_positions(row["n"]) == row["p_positions"]
     with pytest.raises(ValueError):
         cells.p_positions(15)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(*args):
+    """The chompute command line built beside this package (target/release), run to the end."""
+    exe = ROOT / "target" / "release" / "chompute"
+    if not exe.exists():
+        pytest.skip(f"the command line is not built at {exe}: cargo build --release")
+    subprocess.run([str(exe), *map(str, args)], check=True, capture_output=True)
+
+
+@pytest.mark.parametrize(
+    "rule, shape", [("0,2,1", (5, 5)), ("10,20,30", (3, 7)), ("3,1,4,2", (4, 6))])
+def test_saved_ordinals_are_the_command_lines_file_byte_for_byte(tmp_path, rule, shape):
+    # A square (one entry a transposed pair), a box of 3 rows (the three-row engine's bytes,
+    # packed when saved) and an oblong box (every position by rank).
+    ours, theirs = tmp_path / "py.ord", tmp_path / "cli.ord"
+    t = chompute.chomp_ordinals(rule, shape)
+    t.save(ours)
+    cli("chomp", "ord", "--rule", rule, "--box", f"{shape[0]}x{shape[1]}", "-o", theirs)
+    assert ours.read_bytes() == theirs.read_bytes()
+    f = chompute.open_table(ours)
+    assert isinstance(f, chompute.ChompOrdFile)
+    f.verify()
+    for d in diagrams(*shape):
+        assert f.ordinal(d) == t.ordinal(d), d
+
+
+def test_a_saved_cells_table_is_the_command_lines_file_and_answers_its_bites(tmp_path):
+    ours, theirs = tmp_path / "py.cells", tmp_path / "cli.cells"
+    rows = chompute.chomp_cells(12, path=ours)
+    assert rows == chompute.chomp_cells(12)
+    cli("chomp", "cells", "--max", 12, "-o", theirs)
+    assert ours.read_bytes() == theirs.read_bytes()
+    f = chompute.open_table(ours)
+    assert isinstance(f, chompute.ChompCellsFile)
+    f.verify()
+    checked = 0
+    for d in diagrams(6, 6):
+        if not 0 < sum(d) <= 12:
+            continue
+        want = sorted({q for q in options(d) if slow_is_p(q)})
+        assert f.winning_bites(d) == want, d
+        assert all(isinstance(b, tuple) for b in f.winning_bites(d))
+        assert f.winning_cells(d) == [bites_by_cell(d)[q] for q in want], d
+        checked += 1
+    assert checked > 100
+    with pytest.raises(ValueError, match="more than the file's 12"):
+        f.winning_bites((13,))

@@ -266,12 +266,6 @@ impl Automaton {
         &self.grids[self.cur][i * self.stride..(i + 1) * self.stride]
     }
 
-    /// Row i of b_{n-1} (zero for n = 0).
-    pub fn prev_row(&self, i: usize) -> &[u64] {
-        let p = (self.cur + 2) % 3;
-        &self.grids[p][i * self.stride..(i + 1) * self.stride]
-    }
-
     /// Cell (i,j) of b_n, 0-based.
     pub fn cell(&self, i: u64, j: u64) -> bool {
         if i as usize >= self.side || j as usize >= self.side {

@@ -85,11 +85,6 @@ impl Ratio {
             den: den / g,
         }
     }
-
-    /// Whether the ratio is a whole number.
-    pub fn is_integer(&self) -> bool {
-        self.den == 1
-    }
 }
 
 impl std::fmt::Display for Ratio {

@@ -1,8 +1,14 @@
 //! Every saved table, whatever its kind, opened by its first line: the one place that tells
 //! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`.
 //!
-//! Tests: tests/faults/tables.rs (every kind, and files of the previous format).
+//! The questions every face asks of a saved table are answered here too, so that `chomp query`
+//! and Python read them from one place: the winning bites of a cells table
+//! ([`CellsFile::winning_bites`]).
+//!
+//! Tests: tests/faults/tables.rs (every kind, and files of the previous format); this file's
+//! unit tests.
 
+use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
 use crate::chomp::store::{self, Kind, CELLS_TABLE, GRUNDY_TABLE, KINDS, ORD_TABLE, P_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
@@ -65,6 +71,79 @@ impl SavedTable {
             SavedTable::Grundy(f) => f.verify(),
             SavedTable::Ords(f) => f.verify(),
             SavedTable::Cells(f) => f.verify(),
+        }
+    }
+}
+
+impl CellsFile {
+    /// The winning bites of `p`: its options that are P-positions, sorted (eating the poison,
+    /// which leaves no cells, is none). `None` when `p` has no cells or more than the file
+    /// holds; a damaged chunk on the way is an error.
+    pub fn winning_bites(&self, p: &Diagram) -> Result<Option<Vec<Diagram>>> {
+        if self.is_p(p.rows())?.is_none() {
+            return Ok(None);
+        }
+        let mut bites = Vec::new();
+        for q in p.options() {
+            if self.is_p(q.rows())? == Some(true) {
+                bites.push(q);
+            }
+        }
+        bites.sort();
+        Ok(Some(bites))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::two_player::solve::solve_box;
+
+    #[test]
+    fn the_winning_bites_of_a_cells_file_are_the_p_options_a_solved_box_gives() {
+        let dir = std::env::temp_dir().join(format!("chompute-saved-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cells");
+        let max = 12;
+        crate::chomp::two_player::cells_file::compute_to_file(max, &path, |_| {}).unwrap();
+        let file = match SavedTable::open(&path).unwrap() {
+            SavedTable::Cells(f) => f,
+            other => panic!("a cells table opened as {:?}", other.kind()),
+        };
+        // Every diagram of up to 12 cells fits in the 12x12 box, whose table is the slow twin.
+        let table = solve_box(ChompBox { rows: 12, cols: 12 }).unwrap();
+        let mut diagrams = Vec::new();
+        partitions(max + 1, max + 1, &mut Vec::new(), &mut diagrams);
+        let (mut checked, mut winning) = (0, 0);
+        for rows in diagrams {
+            let p = Diagram::new(rows).unwrap();
+            let got = file.winning_bites(&p).unwrap();
+            if p.volume() == 0 || p.volume() > max as u64 {
+                assert_eq!(got, None, "{p}");
+                continue;
+            }
+            let mut want = table.winning_bites(&p).unwrap();
+            want.sort();
+            assert_eq!(got.as_ref(), Some(&want), "{p}");
+            checked += 1;
+            winning += usize::from(!want.is_empty());
+        }
+        // p(1) + … + p(12) diagrams, most of them N.
+        assert_eq!(checked, 271);
+        assert!(winning > 200, "{winning}");
+        let empty = Diagram::new(vec![]).unwrap();
+        assert_eq!(file.winning_bites(&empty).unwrap(), None);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Every partition of at most `left` cells with parts at most `most`, onto `out`.
+    fn partitions(left: u32, most: u32, parts: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        out.push(parts.clone());
+        for k in 1..=most.min(left) {
+            parts.push(k);
+            partitions(left - k, k, parts, out);
+            parts.pop();
         }
     }
 }

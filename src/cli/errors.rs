@@ -54,6 +54,7 @@ pub fn flag(input: chompute::Input) -> String {
         I::Memory => "--memory",
         I::Part => "--part",
         I::ValueBytes => "--value-bytes",
+        I::Engine => "--engine",
         other => return other.library_name().to_string(),
     }
     .to_string()

@@ -11,12 +11,9 @@ use anyhow::anyhow;
 use chompute::chomp::multiplayer::check::{class_claims, ordinal_claims, PositionReport};
 use chompute::chomp::multiplayer::classes::{check_players, classes_ranker};
 use chompute::chomp::multiplayer::ord_file;
-use chompute::chomp::multiplayer::ordinal::{
-    add_to_histogram, OrdEngine, OrdPlan, Ords, RectangleOrdinal,
-};
+use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, RectangleOrdinal};
 use chompute::chomp::{
-    all_normalised_rules, ordinals_three_rows, rule_classes, Choice, ChompBox, Diagram, OrdTable,
-    OrdinalPlane, Ranker, Rule,
+    all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, OrdinalPlane, Ranker, Rule,
 };
 use chompute::claim::Claim;
 use chompute::render::figures::write_ordinal_plane_png;
@@ -196,7 +193,7 @@ fn ord(args: &ChompOrdArgs) -> anyhow::Result<()> {
     // position's own columns for --position (ranks do not depend on the box's width).
     let mut resumed = 0;
     let (histogram, table) = match engine {
-        OrdEngine::ThreeRow => ordinals_by_first_rows(args, shape, &mut list)?,
+        OrdEngine::ThreeRow => ordinals_by_first_rows(args, plan, &mut list)?,
         _ => ordinals_of_box(args, plan, &mut list, &mut resumed)?,
     };
     let seconds = start.elapsed().as_secs_f64();
@@ -271,24 +268,12 @@ fn ord_plan(args: &ChompOrdArgs) -> anyhow::Result<OrdPlan> {
             ));
         }
     }
-    // A saved table is the packed engine's.
-    let engine = match (&args.output, args.engine) {
-        (None, e) => e,
-        (Some(_), OrdEngine::Auto | OrdEngine::Packed) => OrdEngine::Packed,
-        (Some(_), OrdEngine::PackedColex) => OrdEngine::PackedColex,
-        (Some(_), e) => {
-            return Err(anyhow!(
-                "-o saves the packed engine's table; give --engine packed or leave out --engine {}",
-                e.name()
-            ))
-        }
-    };
-    let plan = OrdPlan::new(shape, engine)?;
-    // The checks read every option of every position by rank: a table by colex rank.
-    if args.check && plan.keeps_pairs() && args.output.is_none() {
-        return Ok(OrdPlan::new(shape, OrdEngine::PackedColex)?);
-    }
-    Ok(plan)
+    Ok(OrdPlan::for_run(
+        shape,
+        args.engine,
+        args.output.is_some(),
+        args.check,
+    )?)
 }
 
 /// Where `--list K` sends the positions of ordinal K (nowhere with `--check --csv`, which
@@ -319,58 +304,21 @@ fn list_sink(args: &ChompOrdArgs, shape: ChompBox) -> anyhow::Result<ListSink> {
 }
 
 /// The three-row engine: ordinals first row by first row, into the histogram and the list,
-/// kept as a table for `--check` (the whole box) or `--position` (its columns).
+/// kept as a table for `--check` or `--rectangles` (the whole box) or `--position` (its
+/// columns).
 fn ordinals_by_first_rows(
     args: &ChompOrdArgs,
-    shape: ChompBox,
+    plan: OrdPlan,
     list: &mut ListSink,
 ) -> anyhow::Result<(Vec<u64>, Option<OrdTable>)> {
-    let n = args.rule.players() as u8;
-    let mut histogram = vec![0u64; n as usize + 1];
     let keep_cols = if args.check || args.rectangles {
-        Some(shape.cols)
+        Some(plan.shape.cols)
     } else {
         args.position.as_ref().map(|p| p.width().max(1))
     };
-    let choice = Choice::new(&args.rule);
-    let mut kept: Vec<u8> = Vec::new();
-    let mut rows = [0u32; 3];
-    let mut failure: Option<anyhow::Error> = None;
-    let pb = crate::cmd::bars::bar(shape.cols as u64 + 1, "first rows");
-    ordinals_three_rows(shape.cols, &choice, |a, slice| {
-        add_to_histogram(&mut histogram, slice);
-        if keep_cols.is_some_and(|c| a <= c) {
-            kept.extend_from_slice(slice);
-        }
-        if let (Some(k), None) = (args.list, &failure) {
-            let mut i = 0;
-            for b in 0..=a {
-                for c in 0..=b {
-                    if slice[i] == k {
-                        rows = [a, b, c];
-                        if let Err(e) = list.push(&rows) {
-                            failure = Some(e);
-                        }
-                    }
-                    i += 1;
-                }
-            }
-        }
-        pb.inc(1);
-    });
-    pb.finish_and_clear();
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    let table = match keep_cols {
-        Some(c) => Some(OrdTable {
-            ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
-            players: n,
-            ords: Ords::Bytes(kept),
-        }),
-        None => None,
-    };
-    Ok((histogram, table))
+    let streamed =
+        plan.stream_three_rows(&args.rule, keep_cols, args.list, |rows| list.push(rows))?;
+    Ok((streamed.histogram, streamed.table))
 }
 
 /// The packed, general and layered engines: the whole box's table (saved to `-o FILE`,

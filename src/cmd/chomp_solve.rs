@@ -156,19 +156,10 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed)
 }
 
-/// `chomp solve --plan`: the blocks a run would follow.
+/// `chomp solve --plan`: the pieces a run would follow, as the library's plan says.
 fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
-    let memory = args
-        .memory
-        .or_else(chompute::memory::available_bytes)
-        .unwrap_or(u64::MAX);
-    let plan = blocks::plan_for(
-        args.shape,
-        args.output.as_deref(),
-        memory,
-        args.part.is_some(),
-    )?;
-    print_report(&plan, args.format.get())
+    let plan = SolvePlan::preview(args.shape, args.output.as_deref(), args.memory, args.part)?;
+    print_report(&plan.pieces()?, args.format.get())
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.
@@ -458,20 +449,12 @@ fn query_cells(args: &ChompQueryArgs, file: &CellsFile) -> anyhow::Result<()> {
             file.max()
         ))
     };
-    let is_p = file.is_p(p.rows())?.ok_or_else(outside)?;
-    let mut bites = Vec::new();
-    for q in p.options() {
-        // The empty diagram (the poison eaten) is no winning bite.
-        if file.is_p(q.rows())? == Some(true) {
-            bites.push(q);
-        }
-    }
-    bites.sort();
+    let bites = file.winning_bites(p)?.ok_or_else(outside)?;
     let report = CellsQueryReport {
         position: p.to_string(),
         cells: p.volume(),
         max: file.max(),
-        p: is_p,
+        p: bites.is_empty(),
         bites: bites.iter().map(rows_of).collect(),
         bite_cells: cells_of(p, &bites),
     };

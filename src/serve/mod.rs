@@ -356,13 +356,6 @@ impl Server {
 /// bytes is.
 pub const TILE_COMPRESSION: crate::render::Compression = crate::render::Compression::Balanced;
 
-impl Server {
-    /// The tiles held in the cache now.
-    pub fn cached_tiles(&self) -> usize {
-        self.cache.len()
-    }
-}
-
 /// The answer of `/api/cell`; integers as strings, exact past 2^53.
 #[derive(serde::Serialize)]
 struct CellAnswer {

@@ -22,6 +22,7 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
 use crate::chomp::engine::schedule::VolumeLayers;
 use crate::chomp::index::colex::Ranker;
+use crate::error::Input;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
@@ -143,6 +144,39 @@ impl OrdPlan {
         Ok(OrdPlan { shape, engine })
     }
 
+    /// The plan of a run that may keep its table in a file (`saved`) and may check the
+    /// claims on it (`checked`). A saved table is the packed engine's: `Auto` then takes the
+    /// packed engine on every box, and the byte engines are refused, naming the output and
+    /// the engine. The checks read every option of every position by rank, so an unsaved
+    /// square box is checked on the packed table by colex rank rather than by pairs.
+    pub fn for_run(
+        shape: ChompBox,
+        engine: OrdEngine,
+        saved: bool,
+        checked: bool,
+    ) -> crate::Result<OrdPlan> {
+        let engine = match (saved, engine) {
+            (false, e) => e,
+            (true, OrdEngine::Auto | OrdEngine::Packed) => OrdEngine::Packed,
+            (true, OrdEngine::PackedColex) => OrdEngine::PackedColex,
+            (true, e) => {
+                return Err(crate::Error::conflict(
+                    &[Input::Output, Input::Engine],
+                    format!(
+                        "{{0}} keeps the packed engine's table: choose {{1}} packed or \
+                         packed-colex, or leave {{1}} out (got {})",
+                        e.name()
+                    ),
+                ))
+            }
+        };
+        let plan = OrdPlan::new(shape, engine)?;
+        if checked && !saved && plan.keeps_pairs() {
+            return OrdPlan::new(shape, OrdEngine::PackedColex);
+        }
+        Ok(plan)
+    }
+
     /// How many positions of the box have each ordinal 0..=n under `rule`. The three-row
     /// engine streams first row by first row and keeps no table, so it takes every box it
     /// accepts (3×10000 as well); the others compute the table. Stops with
@@ -151,17 +185,60 @@ impl OrdPlan {
         if self.engine != OrdEngine::ThreeRow {
             return Ok(self.table(rule)?.histogram());
         }
-        let mut h = vec![0u64; rule.players() + 1];
+        let streamed = self.stream_three_rows(rule, None, None, |_| Ok::<(), crate::Error>(()))?;
+        Ok(streamed.histogram)
+    }
+
+    /// The three-row engine streamed first row by first row ([`OrdEngine::ThreeRow`] only):
+    /// the histogram; the table of the positions with first row at most `keep_cols`, when
+    /// asked (ranks do not depend on the box's width, so it answers for those positions);
+    /// and `each(rows)` for every position of ordinal `list`, in rank order. Stops at the
+    /// first error of `each`, or with [`crate::Error::Interrupted`] when its
+    /// [`crate::cancel`] token is cancelled.
+    pub fn stream_three_rows<E: From<crate::Error>>(
+        &self,
+        rule: &Rule,
+        keep_cols: Option<u32>,
+        list: Option<u8>,
+        mut each: impl FnMut(&[u32]) -> Result<(), E>,
+    ) -> Result<Streamed, E> {
+        if self.engine != OrdEngine::ThreeRow {
+            return Err(crate::Error::invalid(format!(
+                "the {} engine keeps a table; only the three-row engine streams",
+                self.engine.name()
+            ))
+            .into());
+        }
         let cols = self.shape.cols;
+        let keep = keep_cols.map(|c| c.min(cols));
+        let mut histogram = vec![0u64; rule.players() + 1];
+        let mut kept: Vec<u8> = Vec::new();
         let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
-        let mut stopped = Ok(());
+        let mut stopped: Result<(), E> = Ok(());
         super::three_row::ordinals_three_rows_while(cols, &Choice::new(rule), |a, slice| {
-            add_to_histogram(&mut h, slice);
+            add_to_histogram(&mut histogram, slice);
+            if keep.is_some_and(|c| a <= c) {
+                kept.extend_from_slice(slice);
+            }
+            if let Some(k) = list {
+                stopped = each_with_ordinal(a, slice, k, &mut each);
+            }
             phase.set(a as u64 + 1);
-            stopped = crate::cancel::check();
+            if stopped.is_ok() {
+                stopped = crate::cancel::check().map_err(E::from);
+            }
             stopped.is_ok()
         });
-        stopped.map(|_| h)
+        stopped?;
+        let table = match keep {
+            Some(c) => Some(OrdTable {
+                ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
+                players: rule.players() as u8,
+                ords: Ords::Bytes(kept),
+            }),
+            None => None,
+        };
+        Ok(Streamed { histogram, table })
     }
 
     /// Whether the table keeps one entry for each transposed pair: the packed engine on a
@@ -229,6 +306,36 @@ impl OrdPlan {
             OrdEngine::General | OrdEngine::Auto => OrdTable::compute(self.shape, rule),
         }
     }
+}
+
+/// What [`OrdPlan::stream_three_rows`] keeps: the histogram of the whole box, and the table of
+/// the first columns when asked.
+#[derive(Debug)]
+pub struct Streamed {
+    /// How many positions of the box have each ordinal 0..=n.
+    pub histogram: Vec<u64>,
+    /// The ordinals of the positions with first row at most the columns kept.
+    pub table: Option<OrdTable>,
+}
+
+/// `each(rows)` for the positions (a, b, c), b ≤ a, c ≤ b in rank order, whose ordinal in
+/// `slice` (the three-row engine's slice of first row `a`) is `k`.
+fn each_with_ordinal<E>(
+    a: u32,
+    slice: &[u8],
+    k: u8,
+    each: &mut impl FnMut(&[u32]) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut i = 0;
+    for b in 0..=a {
+        for c in 0..=b {
+            if slice[i] == k {
+                each(&[a, b, c])?;
+            }
+            i += 1;
+        }
+    }
+    Ok(())
 }
 
 /// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
@@ -532,6 +639,120 @@ mod tests {
         };
         let e = OrdPlan::new(wide, OrdEngine::Auto).unwrap_err();
         assert!(e.to_string().contains("at most 10000 columns"), "{e}");
+    }
+
+    #[test]
+    fn a_run_plan_answers_for_a_saved_table_and_for_the_checks() {
+        let square = ChompBox { rows: 5, cols: 5 };
+        let three = ChompBox { rows: 3, cols: 7 };
+        let engine = |shape, engine, saved, checked| {
+            OrdPlan::for_run(shape, engine, saved, checked)
+                .unwrap()
+                .engine
+        };
+        // Nothing saved, nothing checked: the engine asked for, as `new` chooses it.
+        assert_eq!(
+            engine(three, OrdEngine::Auto, false, false),
+            OrdEngine::ThreeRow
+        );
+        assert_eq!(
+            engine(square, OrdEngine::Auto, false, false),
+            OrdEngine::Packed
+        );
+        assert_eq!(
+            engine(square, OrdEngine::General, false, false),
+            OrdEngine::General
+        );
+        // A saved table is the packed engine's, on 3 rows as well.
+        assert_eq!(
+            engine(three, OrdEngine::Auto, true, false),
+            OrdEngine::Packed
+        );
+        assert_eq!(
+            engine(square, OrdEngine::Auto, true, true),
+            OrdEngine::Packed
+        );
+        let colex = OrdEngine::PackedColex;
+        assert_eq!(engine(square, colex, true, false), colex);
+        for e in [OrdEngine::General, OrdEngine::Layers, OrdEngine::ThreeRow] {
+            let err = OrdPlan::for_run(three, e, true, false).unwrap_err();
+            assert_eq!(err.input(), Some(Input::Output), "{err}");
+            let words = err.to_string();
+            assert!(
+                words.contains("the output file keeps the packed engine's table"),
+                "{words}"
+            );
+            assert!(words.contains(&format!("(got {})", e.name())), "{words}");
+            assert!(!words.contains("--"), "{words}");
+        }
+        // Unsaved checks of a square read the table by colex rank, not by pairs.
+        assert!(OrdPlan::new(square, OrdEngine::Auto).unwrap().keeps_pairs());
+        assert_eq!(engine(square, OrdEngine::Auto, false, true), colex);
+        assert_eq!(engine(square, OrdEngine::Packed, false, true), colex);
+        assert_eq!(
+            engine(three, OrdEngine::Auto, false, true),
+            OrdEngine::ThreeRow
+        );
+        let oblong = ChompBox { rows: 4, cols: 6 };
+        assert_eq!(
+            engine(oblong, OrdEngine::Auto, false, true),
+            OrdEngine::Packed
+        );
+    }
+
+    #[test]
+    fn the_three_row_stream_keeps_the_histogram_the_columns_and_the_list_of_the_table() {
+        let rule = Rule::parse("0,2,1").unwrap();
+        let shape = ChompBox { rows: 3, cols: 11 };
+        let whole = OrdPlan::new(shape, OrdEngine::General)
+            .unwrap()
+            .table(&rule)
+            .unwrap();
+        let plan = OrdPlan::new(shape, OrdEngine::ThreeRow).unwrap();
+        for k in 0..=3u8 {
+            let mut listed: Vec<Vec<u32>> = Vec::new();
+            let streamed = plan
+                .stream_three_rows(&rule, Some(6), Some(k), |rows| {
+                    listed.push(rows.to_vec());
+                    Ok::<(), crate::Error>(())
+                })
+                .unwrap();
+            assert_eq!(streamed.histogram, whole.histogram());
+            let mut want: Vec<Vec<u32>> = Vec::new();
+            whole.positions_with(k, |rows| want.push(rows.to_vec()));
+            // The table lists by lexicographic order, the stream by rank order.
+            let mut sorted = listed.clone();
+            sorted.sort();
+            want.sort();
+            assert_eq!(sorted, want, "ordinal {k}");
+            let ranker = &whole.ranker;
+            let ranks: Vec<u64> = listed
+                .iter()
+                .map(|r| ranker.rank(&Diagram::new(r.clone()).unwrap()).unwrap())
+                .collect();
+            assert!(ranks.windows(2).all(|w| w[0] < w[1]), "rank order");
+            let kept = streamed.table.unwrap();
+            assert_eq!(kept.ranker.shape, ChompBox { rows: 3, cols: 6 });
+            for r in 0..kept.ords.len() {
+                assert_eq!(kept.ords.get(r), whole.ords.get(r), "rank {r}");
+            }
+        }
+        // No columns asked, no table; the stream stops at the first error of `each`.
+        let mut calls = 0;
+        let stopped = plan.stream_three_rows(&rule, None, Some(1), |_| {
+            calls += 1;
+            Err(crate::Error::invalid("stop"))
+        });
+        assert!(stopped.unwrap_err().to_string().contains("stop"));
+        assert_eq!(calls, 1);
+        let none = plan
+            .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))
+            .unwrap();
+        assert!(none.table.is_none());
+        let packed = OrdPlan::new(shape, OrdEngine::Packed).unwrap();
+        assert!(packed
+            .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))
+            .is_err());
     }
 
     /// Ordinary Chomp by plain win/lose recursion on diagrams: the mover loses at P iff every

@@ -6,7 +6,7 @@
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
-use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
+use super::blocks::{blocks_dir, solve_file, Part, PlanSummary, SolveEvent, Solved};
 use super::file::save_table;
 use super::solve::solve_layers;
 use super::table::PTable;
@@ -127,6 +127,71 @@ impl SolvePlan {
         })
     }
 
+    /// The plan of a run to `output` (or to a file not yet named) on the CPU, made only to say
+    /// which pieces it would follow ([`SolvePlan::pieces`]): nothing runs, so the box need not
+    /// fit in memory; a named table file must still be one.
+    pub fn preview(
+        shape: ChompBox,
+        output: Option<&Path>,
+        memory: Option<u64>,
+        part: Option<Part>,
+    ) -> Result<SolvePlan> {
+        if let Some(o) = output {
+            super::blocks::check_target(o)?;
+        }
+        Ok(SolvePlan {
+            shape,
+            layout: BitLayout::for_box(shape)?,
+            route: Route::File,
+            output: output.map(Path::to_path_buf),
+            memory,
+            part,
+        })
+    }
+
+    /// The memory a run may take: the memory asked for, else what the machine has (no limit
+    /// when that is unknown).
+    pub fn memory_limit(&self) -> u64 {
+        self.memory
+            .or_else(crate::memory::available_bytes)
+            .unwrap_or(u64::MAX)
+    }
+
+    /// The pieces a run of this plan in blocks follows, in numbers: those of its table file's
+    /// checkpoint folder when there is one (with how much of each is done), else a new plan in
+    /// [`SolvePlan::memory_limit`], in waves when the run is a part.
+    pub fn pieces(&self) -> Result<PlanSummary> {
+        super::blocks::plan_for(
+            self.shape,
+            self.output.as_deref(),
+            self.memory_limit(),
+            self.part.is_some(),
+        )
+    }
+
+    /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
+    /// [`Route::Gpu`] on `device` (the table is not saved here). A face that hands the table
+    /// on (Python's `chomp_solve`) takes it from here; a file route's table is its file.
+    pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
+        match self.route {
+            Route::Memory => {
+                let table = PTable::empty(self.layout.clone())?;
+                solve_layers(&table, 0, |_, _, _| Ok(()))?;
+                Ok(table)
+            }
+            Route::Gpu => {
+                let gpu = device.ok_or_else(|| {
+                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
+                })?;
+                gpu.check(self.shape)?;
+                gpu.solve(self.shape)
+            }
+            Route::File => Err(Error::invalid(
+                "a plan to a table file keeps its table in the file, not in memory",
+            )),
+        }
+    }
+
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
     /// events (resumed, steps, blocks).
     pub fn run(
@@ -134,30 +199,17 @@ impl SolvePlan {
         device: Option<&dyn LayerSolver>,
         report: impl FnMut(SolveEvent),
     ) -> Result<Solved> {
-        let whole = |table: &PTable| Solved {
+        if let (Route::File, Some(out)) = (self.route, &self.output) {
+            return solve_file(self.shape, out, self.memory, self.part, report);
+        }
+        let table = self.table(device)?;
+        if let (Route::Gpu, Some(o)) = (self.route, &self.output) {
+            save_table(&table, o)?;
+        }
+        Ok(Solved {
             p_positions: table.p_count(),
             index: table.layout().clone(),
             blocks: None,
-        };
-        match (self.route, &self.output) {
-            (Route::Memory, _) => {
-                let table = PTable::empty(self.layout.clone())?;
-                solve_layers(&table, 0, |_, _, _| Ok(()))?;
-                Ok(whole(&table))
-            }
-            (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
-            (Route::File, None) => unreachable!("a file route names its file"),
-            (Route::Gpu, out) => {
-                let gpu = device.ok_or_else(|| {
-                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
-                })?;
-                gpu.check(self.shape)?;
-                let table = gpu.solve(self.shape)?;
-                if let Some(o) = out {
-                    save_table(&table, o)?;
-                }
-                Ok(whole(&table))
-            }
-        }
+        })
     }
 }

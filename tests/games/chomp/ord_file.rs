@@ -326,7 +326,7 @@ fn query_answers_from_the_file_and_refuses_a_damaged_one() {
         &chompute(&[
             "chomp", "ord", "--rule", "0,1,2", "--box", "4x4", "-o", d, "--engine", "general",
         ]),
-        "-o saves the packed engine's table",
+        "-o keeps the packed engine's table: choose --engine packed or packed-colex",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
