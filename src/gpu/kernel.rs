@@ -126,11 +126,17 @@ pub enum KernelId {
     BlockCounts,
     /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
     ChompLayer,
+    /// `chomp_hook.wgsl`: one step of a square's table in the hook index.
+    ChompHookStep,
+    /// `chomp_hook.wgsl`: the bits of a square's table at chosen indexes.
+    ChompHookGather,
+    /// `chomp_hook.wgsl`: the hook index's arithmetic alone (tests).
+    ChompHookProbe,
 }
 
 impl KernelId {
     /// One id of every kernel (the block kernel at its default shape), for the tests.
-    pub const ALL: [KernelId; 7] = [
+    pub const ALL: [KernelId; 10] = [
         KernelId::PRows,
         KernelId::CountP,
         KernelId::NimpassLevel,
@@ -141,6 +147,9 @@ impl KernelId {
         }),
         KernelId::BlockCounts,
         KernelId::ChompLayer,
+        KernelId::ChompHookStep,
+        KernelId::ChompHookGather,
+        KernelId::ChompHookProbe,
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -153,6 +162,9 @@ impl KernelId {
             KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
             KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
+            KernelId::ChompHookStep => &super::chomp_hook::CHOMP_HOOK_STEP,
+            KernelId::ChompHookGather => &super::chomp_hook::CHOMP_HOOK_GATHER,
+            KernelId::ChompHookProbe => &super::chomp_hook::CHOMP_HOOK_PROBE,
         }
     }
 
@@ -169,7 +181,7 @@ impl KernelId {
 }
 
 /// Every kernel chompute runs.
-pub fn all() -> [&'static Kernel; 7] {
+pub fn all() -> [&'static Kernel; 10] {
     KernelId::ALL.map(KernelId::kernel)
 }
 

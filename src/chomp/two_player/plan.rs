@@ -1,13 +1,13 @@
-//! `chomp solve` planned before any work: where the box is solved (the CPU or the GPU's layer
-//! kernel), how its bits are laid out, and whether it runs whole in memory, to a resumable file
-//! (whole, or in blocks when it does not fit), with every refusal said up front. The command
+//! `chomp solve` planned before any work: where the box is solved (the CPU, or a device through
+//! `super::device::solve_on`), how its bits are laid out, and whether it runs whole in memory,
+//! to a resumable file (whole, or in blocks when it does not fit), with every refusal said up front. The command
 //! line and Python translate their arguments into a [`SolvePlan`] and print what it reports.
 //!
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
 use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
-use super::file::{partial_path, save_table};
+use super::file::partial_path;
 use super::solve::solve_layers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
@@ -24,7 +24,7 @@ pub enum Route {
     /// On the CPU to a table file, resumable: whole in memory when it fits, else in blocks
     /// (and with a part, only that share of the next wave).
     File,
-    /// The GPU's layer kernel, in memory, the table saved when a file is named.
+    /// A device (`super::device::solve_on`), the table saved when a file is named.
     Gpu,
 }
 
@@ -47,10 +47,9 @@ pub struct SolvePlan {
 
 impl SolvePlan {
     /// Plan the solve of `shape` on the GPU (`gpu`) or the CPU, to `output` when given, in at
-    /// most `memory` bytes. Refuses here, before any work: a GPU table file of a square (the
-    /// kernel keeps every position, the file one bit per transposed pair), a GPU run beside a
-    /// CPU run's checkpoint, a table file that is not a file, and a table without a file that
-    /// does not fit.
+    /// most `memory` bytes. Refuses here, before any work: a GPU table file the host cannot
+    /// hold, a GPU run beside a CPU run's checkpoint, a table file that is not a file, and a
+    /// table without a file that does not fit.
     pub fn new(
         shape: ChompBox,
         gpu: bool,
@@ -63,13 +62,12 @@ impl SolvePlan {
             _ if gpu => {
                 if let Some(o) = output {
                     crate::output::check_target(o)?;
-                    if layout.hook_index().is_some() {
-                        return Err(Error::invalid(format!(
-                            "the GPU kernel keeps every position of the {shape} box, but its \
-                             table file keeps one bit per transposed pair: save it with \
-                             --backend cpu"
-                        )));
-                    }
+                    memory.map_or(Room::SYSTEM, Room::assume).ensure(
+                        layout.bytes(),
+                        &format!("saving the GPU's table of the {shape} box"),
+                        "the host reads it back whole to write it; solve it without a table \
+                         file and read its winning bites on the device",
+                    )?;
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
                         .find(|c| c.exists())
@@ -122,16 +120,9 @@ impl SolvePlan {
             }
             (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
             (Route::File, None) => unreachable!("a file route names its file"),
-            (Route::Gpu, out) => {
-                let ctx = crate::gpu::GpuContext::shared()?;
-                let gpu = crate::gpu::chomp::ChompGpu::new(ctx);
-                gpu.check(self.shape)?;
-                let table = gpu.solve(self.shape)?;
-                if let Some(o) = out {
-                    save_table(&table, o)?;
-                }
-                Ok(whole(&table))
-            }
+            (Route::Gpu, _) => Err(Error::invalid(
+                "a GPU solve runs on a device: two_player::device::solve_on",
+            )),
         }
     }
 }
