@@ -315,6 +315,7 @@ fn index_of(rows_in: array<u32, MAXN>) -> vec2<u32> {
         }
         if (a < b) {
             var t: array<u32, MAXN>;
+            t = array<u32, MAXN>();
             var len = b;
             for (var i = 0u; i < a; i = i + 1u) {
                 while (len > 0u && cur[len - 1u] <= i) {
@@ -407,7 +408,9 @@ fn locate(q: vec2<u32>) {
 
 // The rows of the located position.
 fn compose() {
+    // Declared and then zeroed by a statement: every entry past the last row must be 0.
     var cur: array<u32, MAXN>;
+    cur = array<u32, MAXN>();
     if (hook_a > 0u) {
         cur[0] = hook_a;
         for (var i = 1u; i < hook_b; i = i + 1u) {
@@ -419,6 +422,7 @@ fn compose() {
         level = level - 1u;
         let k = sides[level];
         var up: array<u32, MAXN>;
+        up = array<u32, MAXN>();
         up[0] = k;
         for (var i = 1u; i < k; i = i + 1u) {
             up[i] = cur[i - 1u] + 1u;
@@ -503,23 +507,22 @@ fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
         if (k > 0u) {
             // The colex successor of mu: lengthen the deepest row that can grow, empty the
             // rows below it.
+            // (No break here: the deepest row that can grow is the last one found.)
             let r = hook_b - 1u;
-            var j = r;
-            loop {
-                if (j == 0u) {
-                    break;
-                }
-                j = j - 1u;
+            var grow = r;
+            for (var j = 0u; j < r; j = j + 1u) {
                 var cap = hook_a - 1u;
                 if (j > 0u) {
                     cap = mu[j - 1u];
                 }
                 if (mu[j] < cap) {
-                    mu[j] = mu[j] + 1u;
-                    for (var u = j + 1u; u < r; u = u + 1u) {
-                        mu[u] = 0u;
-                    }
-                    break;
+                    grow = j;
+                }
+            }
+            if (grow < r) {
+                mu[grow] = mu[grow] + 1u;
+                for (var u = grow + 1u; u < r; u = u + 1u) {
+                    mu[u] = 0u;
                 }
             }
             rank_x = add64(rank_x, vec2<u32>(1u, 0u));

@@ -80,6 +80,43 @@ pub(crate) const CHOMP_HOOK_PROBE: Kernel = hook_kernel("chomp_hook_probe");
 
 const WORKGROUP: u64 = 64;
 
+/// The kernel of entry `entry` (0 step, 1 gather, 2 probe) with `tables` table bindings: the
+/// file as it is for [`TABLE_BINDINGS`], else its text without the bindings and switch cases
+/// of the buffers past `tables` (a device that binds fewer storage buffers, such as lavapipe's
+/// 32), made once and kept.
+pub(crate) fn kernel(entry: usize, tables: u8) -> &'static Kernel {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    let full = [&CHOMP_HOOK_STEP, &CHOMP_HOOK_GATHER, &CHOMP_HOOK_PROBE][entry];
+    let tables = (tables as u32).clamp(1, TABLE_BINDINGS);
+    if tables == TABLE_BINDINGS {
+        return full;
+    }
+    static CUT: OnceLock<Mutex<HashMap<(usize, u32), &'static Kernel>>> = OnceLock::new();
+    let mut cut = CUT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    cut.entry((entry, tables)).or_insert_with(|| {
+        let dropped: Vec<String> = (tables..TABLE_BINDINGS)
+            .flat_map(|k| [format!(" t{k}: "), format!("&t{k}[")])
+            .collect();
+        let source: String = full
+            .source
+            .lines()
+            .filter(|l| !dropped.iter().any(|d| l.contains(d.as_str())))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let storage = &STORAGE[..(OTHER_BINDINGS + tables) as usize];
+        Box::leak(Box::new(Kernel {
+            file: Box::leak(format!("chomp_hook.wgsl ({tables} table bindings)").into_boxed_str()),
+            source: Box::leak(source.into_boxed_str()),
+            storage,
+            ..hook_kernel(full.entry)
+        }))
+    })
+}
+
 kernel_params! {
     /// Params of `chomp_hook.wgsl`: the side n and n + 1, where the squares and the blocks
     /// start in the index buffer, the items of this dispatch and its x extent in workgroups,
@@ -175,28 +212,21 @@ impl ChompDevice for ChompGpuDevice {
             Some(w) => w.clamp(2, largest).next_power_of_two().min(largest),
             None => words.next_power_of_two().clamp(2, largest),
         };
+        let max_bindings = limits.max_storage_buffers_per_shader_stage;
         let plan = Preflight {
             device: self.ctx.info.name.clone(),
             max_binding: limits.max_storage_buffer_binding_size,
             max_buffer: limits.max_buffer_size,
-            max_bindings: limits.max_storage_buffers_per_shader_stage,
-            table_bindings: TABLE_BINDINGS,
+            max_bindings,
+            table_bindings: max_bindings
+                .saturating_sub(OTHER_BINDINGS)
+                .min(TABLE_BINDINGS),
             table_bytes: words * 4,
             buffer_words,
             buffers: words.div_ceil(buffer_words),
         };
         let shape = layout.shape();
-        if plan.max_bindings < TABLE_BINDINGS + OTHER_BINDINGS {
-            return Err(Error::too_large(
-                format!("the {shape} box on this GPU"),
-                format!(
-                    "{}; the kernel binds {} storage buffers",
-                    plan.line(),
-                    TABLE_BINDINGS + OTHER_BINDINGS
-                ),
-            ));
-        }
-        if plan.buffers > TABLE_BINDINGS as u64 {
+        if plan.buffers > plan.table_bindings as u64 {
             return Err(Error::too_large(
                 format!("the {shape} box on this GPU"),
                 format!("{}: more buffers than the kernel binds", plan.line()),
@@ -242,6 +272,8 @@ pub struct HookTable {
     /// Stand-ins bound where the table has no buffer.
     spare: Vec<wgpu::Buffer>,
     shift: u32,
+    /// Table bindings of the kernel (the table's buffers and the stand-ins).
+    bindings: u8,
     words: u64,
     stats: std::sync::Mutex<Option<PullStats>>,
 }
@@ -268,22 +300,24 @@ impl HookTable {
                 }
             }
         }
-        HookTable::with_buffers(ctx, hook, tables, plan.buffer_words)
+        HookTable::with_buffers(ctx, hook, tables, plan.buffer_words, plan.table_bindings)
     }
 
     /// The index alone, no table (its buffers of `buffer_words` u32 words, a power of two, are
-    /// not allocated): for [`HookTable::probe`] on boxes of any size.
+    /// not allocated): for [`HookTable::probe`] on boxes of any size, on a device that binds
+    /// `bindings` table buffers ([`Preflight::table_bindings`]).
     pub fn probe_only(
         ctx: Arc<GpuContext>,
         hook: Arc<HookIndex>,
         buffer_words: u64,
+        bindings: u32,
     ) -> Result<HookTable> {
         if !buffer_words.is_power_of_two() || buffer_words < 2 {
             return Err(Error::invalid(format!(
                 "table buffers hold a power of two words, at least 2, not {buffer_words}"
             )));
         }
-        HookTable::with_buffers(ctx, hook, Vec::new(), buffer_words)
+        HookTable::with_buffers(ctx, hook, Vec::new(), buffer_words, bindings)
     }
 
     fn with_buffers(
@@ -291,9 +325,11 @@ impl HookTable {
         hook: Arc<HookIndex>,
         tables: Vec<wgpu::Buffer>,
         buffer_words: u64,
+        bindings: u32,
     ) -> Result<HookTable> {
+        let bindings = bindings.clamp(1, TABLE_BINDINGS);
         let words = hook.len().div_ceil(32).max(1);
-        let spare = (tables.len() as u32..TABLE_BINDINGS)
+        let spare = (tables.len() as u32..bindings)
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
             .collect::<Result<Vec<_>>>()?;
         let (words_index, sq0, bk0) = index_words(&hook);
@@ -313,6 +349,7 @@ impl HookTable {
             tables,
             spare,
             shift: buffer_words.trailing_zeros(),
+            bindings: bindings as u8,
             words,
             stats: std::sync::Mutex::new(None),
         })
@@ -391,7 +428,7 @@ impl HookTable {
                     input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
                     let buf = input.get()?;
                     ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-                    self.run(KernelId::ChompHookStep, &arena, buf, &counter, part.len() as u32, stats)?;
+                    self.run(KernelId::ChompHookStep(self.bindings), &arena, buf, &counter, part.len() as u32, stats)?;
                 }
                 Ok(Vec::new())
             },
@@ -434,7 +471,7 @@ impl HookTable {
     /// in `positions`, its index, that bit's buffer and word, and the rows the index locates.
     pub fn probe(&self, positions: &[Rows]) -> Result<Vec<(u64, u32, u32, Rows)>> {
         let input: Vec<u32> = positions.iter().flat_map(|r| r.iter().copied()).collect();
-        let out = self.gather_run(KernelId::ChompHookProbe, &input, positions.len(), PROBE_WORDS)?;
+        let out = self.gather_run(KernelId::ChompHookProbe(self.bindings), &input, positions.len(), PROBE_WORDS)?;
         Ok(out
             .chunks(PROBE_WORDS)
             .map(|o| {
@@ -494,7 +531,7 @@ impl DeviceTable for HookTable {
         let mut out = Vec::with_capacity(indexes.len());
         for part in indexes.chunks(1 << 20) {
             let input: Vec<u32> = part.iter().flat_map(|&q| [q as u32, (q >> 32) as u32]).collect();
-            let got = self.gather_run(KernelId::ChompHookGather, &input, part.len(), 1)?;
+            let got = self.gather_run(KernelId::ChompHookGather(self.bindings), &input, part.len(), 1)?;
             out.extend(got.into_iter().map(|b| b == 1));
         }
         Ok(out)

@@ -126,12 +126,13 @@ pub enum KernelId {
     BlockCounts,
     /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
     ChompLayer,
-    /// `chomp_hook.wgsl`: one step of a square's table in the hook index.
-    ChompHookStep,
-    /// `chomp_hook.wgsl`: the bits of a square's table at chosen indexes.
-    ChompHookGather,
-    /// `chomp_hook.wgsl`: the hook index's arithmetic alone (tests).
-    ChompHookProbe,
+    /// `chomp_hook.wgsl` cut to this many table bindings: one step of a square's table in the
+    /// hook index.
+    ChompHookStep(u8),
+    /// `chomp_hook.wgsl` cut to this many table bindings: the bits at chosen indexes.
+    ChompHookGather(u8),
+    /// `chomp_hook.wgsl` cut to this many table bindings: the index arithmetic alone (tests).
+    ChompHookProbe(u8),
 }
 
 impl KernelId {
@@ -147,9 +148,9 @@ impl KernelId {
         }),
         KernelId::BlockCounts,
         KernelId::ChompLayer,
-        KernelId::ChompHookStep,
-        KernelId::ChompHookGather,
-        KernelId::ChompHookProbe,
+        KernelId::ChompHookStep(super::chomp_hook::TABLE_BINDINGS as u8),
+        KernelId::ChompHookGather(super::chomp_hook::TABLE_BINDINGS as u8),
+        KernelId::ChompHookProbe(super::chomp_hook::TABLE_BINDINGS as u8),
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -162,9 +163,9 @@ impl KernelId {
             KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
             KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
-            KernelId::ChompHookStep => &super::chomp_hook::CHOMP_HOOK_STEP,
-            KernelId::ChompHookGather => &super::chomp_hook::CHOMP_HOOK_GATHER,
-            KernelId::ChompHookProbe => &super::chomp_hook::CHOMP_HOOK_PROBE,
+            KernelId::ChompHookStep(t) => super::chomp_hook::kernel(0, t),
+            KernelId::ChompHookGather(t) => super::chomp_hook::kernel(1, t),
+            KernelId::ChompHookProbe(t) => super::chomp_hook::kernel(2, t),
         }
     }
 

@@ -952,6 +952,49 @@ fn gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9() {
     );
 }
 
+/// `chomp solve --backend gpu -o FILE` of a square (the hook kernel) writes the CPU's file
+/// byte for byte (8×8 and 9×9: from 10×10 on the kernel is open on lavapipe, issue 42), with the default table buffers and with tiny ones, and its `--bites` (read
+/// on the device) equal `chomp bites --table` of that file.
+#[test]
+fn gpu_hook_file_and_bites_equal_the_cpus() {
+    if crate::common::gpu_or_skip("gpu_hook_file_and_bites_equal_the_cpus").is_none() {
+        return;
+    }
+    let dir = scratch_dir("chomp-gpu-hook-file");
+    for side in ["8x8", "9x9"] {
+        let cpu = dir.join(format!("cpu-{side}.tbl"));
+        let c = chompute(&["chomp", "solve", "--box", side, "-o", cpu.to_str().unwrap()]);
+        assert!(c.status.success(), "{}", stderr(&c));
+        for words in ["", "4"] {
+            let gpu = dir.join(format!("gpu-{side}-{words}.tbl"));
+            let o = std::process::Command::new(crate::common::bin())
+                .args(["--backend", "gpu", "chomp", "solve", "--box", side, "--json"])
+                .args(["--bites", "-o", gpu.to_str().unwrap()])
+                .env("CHOMPUTE_GPU_TABLE_WORDS", words)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{side} {words}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(err.contains("largest binding"), "{side}: the preflight line: {err}");
+            assert_eq!(
+                std::fs::read(&cpu).unwrap(),
+                std::fs::read(&gpu).unwrap(),
+                "{side} with table buffers of '{words}' words: the GPU's file"
+            );
+            let bites = chompute(&["chomp", "bites", "--table", cpu.to_str().unwrap(), "--json"]);
+            assert!(bites.status.success(), "{}", stderr(&bites));
+            let run = crate::common::json_of(&o);
+            assert_eq!(
+                run["rectangles"],
+                crate::common::json_of(&bites)["rectangles"],
+                "{side}: bites read on the device"
+            );
+            assert_eq!(run["p_positions"], crate::common::json_of(&c)["p_positions"]);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `chomp bites -o FILE.png` says what it wrote, as `chomp image` does, and prints the table
 /// only when asked for a format beside the picture.
 #[test]
