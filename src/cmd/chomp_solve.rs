@@ -89,9 +89,10 @@ impl Report for SolveReport {
 fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow::Result<()> {
     use chompute::chomp::two_player::device::{solve_on, DeviceOptions};
     let buffer_words = match std::env::var("CHOMPUTE_GPU_TABLE_WORDS") {
-        Ok(v) if !v.is_empty() => Some(v.parse::<u64>().map_err(|_| {
-            anyhow!("CHOMPUTE_GPU_TABLE_WORDS='{v}' is not a number of words")
-        })?),
+        Ok(v) if !v.is_empty() => Some(
+            v.parse::<u64>()
+                .map_err(|_| anyhow!("CHOMPUTE_GPU_TABLE_WORDS='{v}' is not a number of words"))?,
+        ),
         _ => None,
     };
     let options = DeviceOptions {
@@ -101,8 +102,10 @@ fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow:
     };
     let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
     let device = chompute::gpu::chomp_hook::ChompGpuDevice::new(ctx);
-    let run = solve_on(&device, plan, options, |p| eprintln!("chompute: {}", p.line()))
-        .map_err(super::on_gpu)?;
+    let run = solve_on(&device, plan, options, |p| {
+        eprintln!("chompute: {}", p.line())
+    })
+    .map_err(super::on_gpu)?;
     if let Some(s) = run.stats {
         eprintln!(
             "chompute: the kernel read {} options for {} positions ({:.2} a position)",
@@ -202,7 +205,14 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             return report_part(args, part, &run, start.elapsed().as_secs_f64());
         }
     }
-    report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed, None)
+    report_solved(
+        args,
+        &solved,
+        "cpu",
+        start.elapsed().as_secs_f64(),
+        resumed,
+        None,
+    )
 }
 
 /// `chomp solve --plan`: the blocks a run would follow.

@@ -60,7 +60,10 @@ const STORAGE: [Access; (OTHER_BINDINGS + TABLE_BINDINGS) as usize] = {
 
 const fn hook_kernel(entry: &'static str) -> Kernel {
     Kernel {
-        consts: &[("MAXN", MAX_SIDE as u32 + 1), ("PROBE_WORDS", PROBE_WORDS as u32)],
+        consts: &[
+            ("MAXN", MAX_SIDE as u32 + 1),
+            ("PROBE_WORDS", PROBE_WORDS as u32),
+        ],
         ..Kernel::with_params::<ChompHookParams>(
             "chomp_hook.wgsl",
             include_str!("../../shaders/chomp_hook.wgsl"),
@@ -142,7 +145,11 @@ fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
     for r in 0..s {
         for j in 0..s {
             for len in 0..s {
-                let w = if j < r { hook.weight(r, j, len as u32) } else { 0 };
+                let w = if j < r {
+                    hook.weight(r, j, len as u32)
+                } else {
+                    0
+                };
                 out.extend([w as u32, (w >> 32) as u32]);
             }
         }
@@ -158,7 +165,13 @@ fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
         at_tables.push(
             sq.at
                 .iter()
-                .map(|&i| if i == usize::MAX { u32::MAX } else { first + i as u32 })
+                .map(|&i| {
+                    if i == usize::MAX {
+                        u32::MAX
+                    } else {
+                        first + i as u32
+                    }
+                })
                 .collect::<Vec<u32>>(),
         );
         first += sq.blocks.len() as u32;
@@ -295,7 +308,12 @@ impl HookTable {
                 Err(e) => {
                     return Err(Error::too_large(
                         format!("the {0}x{0} box on this GPU", hook.side()),
-                        format!("{}: buffer {} of {} not allocated ({e})", plan.line(), k + 1, plan.buffers),
+                        format!(
+                            "{}: buffer {} of {} not allocated ({e})",
+                            plan.line(),
+                            k + 1,
+                            plan.buffers
+                        ),
                     ))
                 }
             }
@@ -395,7 +413,14 @@ impl HookTable {
         ctx.checked(|| {
             arena.write(ctx, 0, &[self.params(count, gx, stats)]);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
-            dispatch(&mut enc, "chomp_hook", &pipeline, &bind, arena.offset(0), (gx, gy));
+            dispatch(
+                &mut enc,
+                "chomp_hook",
+                &pipeline,
+                &bind,
+                arena.offset(0),
+                (gx, gy),
+            );
             ctx.queue.submit([enc.finish()])
         })
     }
@@ -428,7 +453,14 @@ impl HookTable {
                     input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
                     let buf = input.get()?;
                     ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-                    self.run(KernelId::ChompHookStep(self.bindings), &arena, buf, &counter, part.len() as u32, stats)?;
+                    self.run(
+                        KernelId::ChompHookStep(self.bindings),
+                        &arena,
+                        buf,
+                        &counter,
+                        part.len() as u32,
+                        stats,
+                    )?;
                 }
                 Ok(Vec::new())
             },
@@ -438,7 +470,10 @@ impl HookTable {
             bytemuck::cast_slice::<u8, u32>(b).to_vec()
         })?;
         if stats {
-            *self.stats.lock().map_err(|_| Error::Gpu("stats poisoned".into()))? = Some(PullStats {
+            *self
+                .stats
+                .lock()
+                .map_err(|_| Error::Gpu("stats poisoned".into()))? = Some(PullStats {
                 positions: self.hook.len() - 1,
                 options: read[0] as u64 | (read[1] as u64) << 32,
             });
@@ -471,7 +506,12 @@ impl HookTable {
     /// in `positions`, its index, that bit's buffer and word, and the rows the index locates.
     pub fn probe(&self, positions: &[Rows]) -> Result<Vec<(u64, u32, u32, Rows)>> {
         let input: Vec<u32> = positions.iter().flat_map(|r| r.iter().copied()).collect();
-        let out = self.gather_run(KernelId::ChompHookProbe(self.bindings), &input, positions.len(), PROBE_WORDS)?;
+        let out = self.gather_run(
+            KernelId::ChompHookProbe(self.bindings),
+            &input,
+            positions.len(),
+            PROBE_WORDS,
+        )?;
         Ok(out
             .chunks(PROBE_WORDS)
             .map(|o| {
@@ -483,7 +523,13 @@ impl HookTable {
     }
 
     /// Run a gather-shaped kernel: `count` items of `input`, `per` result words each.
-    fn gather_run(&self, id: KernelId, input: &[u32], count: usize, per: usize) -> Result<Vec<u32>> {
+    fn gather_run(
+        &self,
+        id: KernelId,
+        input: &[u32],
+        count: usize,
+        per: usize,
+    ) -> Result<Vec<u32>> {
         let ctx = &*self.ctx;
         let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
         let input_buf = ctx
@@ -530,8 +576,16 @@ impl DeviceTable for HookTable {
     fn bits_at(&self, indexes: &[u64]) -> Result<Vec<bool>> {
         let mut out = Vec::with_capacity(indexes.len());
         for part in indexes.chunks(1 << 20) {
-            let input: Vec<u32> = part.iter().flat_map(|&q| [q as u32, (q >> 32) as u32]).collect();
-            let got = self.gather_run(KernelId::ChompHookGather(self.bindings), &input, part.len(), 1)?;
+            let input: Vec<u32> = part
+                .iter()
+                .flat_map(|&q| [q as u32, (q >> 32) as u32])
+                .collect();
+            let got = self.gather_run(
+                KernelId::ChompHookGather(self.bindings),
+                &input,
+                part.len(),
+                1,
+            )?;
             out.extend(got.into_iter().map(|b| b == 1));
         }
         Ok(out)

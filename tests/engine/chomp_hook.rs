@@ -110,8 +110,7 @@ fn position(n: usize, seed: &mut u64) -> Rows {
 
 #[test]
 fn gpu_hook_index_arithmetic_agrees_past_2_to_the_32() {
-    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_index_arithmetic_agrees_past_2_32")
-    else {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_index_arithmetic_agrees_past_2_32") else {
         return;
     };
     let bindings = {
@@ -159,7 +158,9 @@ fn gpu_bites_read_on_the_device_equal_the_tables() {
         let layout = BitLayout::for_box(square(n)).unwrap();
         let cpu = PTable::empty(layout.clone()).unwrap();
         solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
-        let plan = device.preflight(&layout, Some(tiniest(&device, &layout))).unwrap();
+        let plan = device
+            .preflight(&layout, Some(tiniest(&device, &layout)))
+            .unwrap();
         let table = device.solve_hook(&layout, &plan, true).unwrap();
         let bites = device_bites(&*table, &layout, square(n)).unwrap();
         assert_eq!(bites, cpu.rectangle_bites(square(n)), "{n}x{n}");
@@ -168,4 +169,3 @@ fn gpu_bites_read_on_the_device_equal_the_tables() {
         assert!(stats.options >= stats.positions, "{n}: {stats:?}");
     }
 }
-

@@ -373,7 +373,9 @@ fn every_kernel_equals_its_cpu_twin_on_random_inputs() {
                     );
                 }
             }
-            KernelId::ChompHookStep(_) | KernelId::ChompHookGather(_) | KernelId::ChompHookProbe(_) => {
+            KernelId::ChompHookStep(_)
+            | KernelId::ChompHookGather(_)
+            | KernelId::ChompHookProbe(_) => {
                 // The square's twin: the pull scan's kernel against the forward solver on a
                 // side drawn here (every side to 12 in tests/engine/chomp_hook.rs).
                 let n = size(&mut rng, 2, 9) as usize;

@@ -963,19 +963,38 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
     let dir = scratch_dir("chomp-gpu-hook-file");
     for side in ["8x8", "9x9"] {
         let cpu = dir.join(format!("cpu-{side}.tbl"));
-        let c = chompute(&["chomp", "solve", "--box", side, "-o", cpu.to_str().unwrap()]);
+        let c = chompute(&[
+            "chomp",
+            "solve",
+            "--box",
+            side,
+            "--json",
+            "-o",
+            cpu.to_str().unwrap(),
+        ]);
         assert!(c.status.success(), "{}", stderr(&c));
-        for words in ["", "4"] {
+        for words in ["", "16"] {
             let gpu = dir.join(format!("gpu-{side}-{words}.tbl"));
             let o = std::process::Command::new(crate::common::bin())
-                .args(["--backend", "gpu", "chomp", "solve", "--box", side, "--json"])
+                .args([
+                    "--backend",
+                    "gpu",
+                    "chomp",
+                    "solve",
+                    "--box",
+                    side,
+                    "--json",
+                ])
                 .args(["--bites", "-o", gpu.to_str().unwrap()])
                 .env("CHOMPUTE_GPU_TABLE_WORDS", words)
                 .output()
                 .unwrap();
             assert!(o.status.success(), "{side} {words}: {}", stderr(&o));
             let err = stderr(&o);
-            assert!(err.contains("largest binding"), "{side}: the preflight line: {err}");
+            assert!(
+                err.contains("largest binding"),
+                "{side}: the preflight line: {err}"
+            );
             assert_eq!(
                 std::fs::read(&cpu).unwrap(),
                 std::fs::read(&gpu).unwrap(),
@@ -989,7 +1008,10 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
                 crate::common::json_of(&bites)["rectangles"],
                 "{side}: bites read on the device"
             );
-            assert_eq!(run["p_positions"], crate::common::json_of(&c)["p_positions"]);
+            assert_eq!(
+                run["p_positions"],
+                crate::common::json_of(&c)["p_positions"]
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
