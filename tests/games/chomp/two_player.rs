@@ -973,7 +973,7 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
             cpu.to_str().unwrap(),
         ]);
         assert!(c.status.success(), "{}", stderr(&c));
-        for words in ["", "16"] {
+        for words in ["", "32"] {
             let gpu = dir.join(format!("gpu-{side}-{words}.tbl"));
             let o = std::process::Command::new(crate::common::bin())
                 .args([
