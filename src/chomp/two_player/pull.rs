@@ -159,8 +159,8 @@ impl<'a> PullScan<'a> {
         let mut cur = [0u32; MAX_SIDE + 1];
         if loc.a > 0 {
             cur[0] = loc.a;
-            for i in 1..loc.b as usize {
-                cur[i] = loc.mu[i - 1] + 1;
+            for (c, m) in cur[1..loc.b as usize].iter_mut().zip(&loc.mu) {
+                *c = m + 1;
             }
         }
         for level in (0..loc.depth).rev() {
@@ -239,7 +239,7 @@ impl<'a> PullScan<'a> {
                 advance_rows(&mut loc.mu[..r], 0, loc.a - 1);
                 loc.x += 1;
             }
-            if q != 0 && self.decide(&loc, &is_p, &mut read) {
+            if q != 0 && self.decide(&loc, is_p, &mut read) {
                 words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
             }
         }
