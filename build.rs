@@ -4,7 +4,8 @@
 //!
 //! naga is the version wgpu compiles the kernels with (Cargo.lock holds one naga 30), and every
 //! file is a complete module: pipeline-specialised numbers are WGSL `override` constants that
-//! the host sets when it builds the pipeline, never text glued onto the source.
+//! the host sets when it builds the pipeline, never text glued onto the source. The validator
+//! allows subgroup operations (wgpu's SUBGROUP feature), which `ca_regs.wgsl` needs.
 
 use std::path::{Path, PathBuf};
 
@@ -39,9 +40,11 @@ fn validate(path: &Path) -> Result<(), String> {
         std::fs::read_to_string(path).map_err(|e| format!("error: cannot read {name}: {e}"))?;
     let module = naga::front::wgsl::parse_str(&source)
         .map_err(|e| e.emit_to_string_with_path(&source, &name))?;
+    // Subgroup operations are allowed: `ca_regs.wgsl` shuffles (the host runs it only on
+    // devices opened with wgpu's SUBGROUP feature); every other capability stays refused.
     naga::valid::Validator::new(
         naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
+        naga::valid::Capabilities::default() | naga::valid::Capabilities::SUBGROUP,
     )
     .validate(&module)
     .map_err(|e| e.emit_to_string_with_path(&source, &name))?;

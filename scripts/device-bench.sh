@@ -6,12 +6,85 @@
 #   scripts/device-bench.sh run       # there, from the repository root: GPU tests on the real
 #                                     # adapter first, then `bench` and the timed commands
 #   scripts/device-bench.sh chomp     # there: only the Chomp section (the hook kernel to 22x22)
+#   scripts/device-bench.sh kernels   # there: the automaton's three kernels and `auto` per job
+#                                     # (at most 9 minutes on an H200; see kernels_and_auto)
 #
 # `run` unpacks Vulkan loader .deb files from .gl/ when present (for machines whose image has
 # the GPU driver but no loader) and writes bench.txt and ca.json under $OUT (or /tmp/chompute-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+# --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
+# The three GPU kernels at `ca 32767` and `ca 65535`, each with its cell updates/s and its bytes
+# of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
+# `info --json` (the choices `auto` makes from the measured rates, in a cache directory of its
+# own); `render 30001 -o` under `auto` and under `cpu` (auto must not be slower, same pixels).
+# Writes ca-kernels.json, bench-save.txt, info.json and render-auto.txt under $OUT.
+kernels_and_auto() {
+    local B=.devbin/chompute
+    echo "== automaton kernels: correctness of the register kernel on this adapter"
+    .devbin/t-engine automaton 2>&1 | grep -E "^test |result|panicked|assert"
+    .devbin/t-engine every_kernel 2>&1 | grep -E "^test |result|panicked|assert"
+    echo "== automaton kernels: ca 32767 and ca 65535 (rate, bytes per update)"
+    : > "$OUT/ca-kernels.json"
+    for steps in 32767 65535; do
+        for kernel in step block regs; do
+            T timeout 120 $B --backend gpu ca $steps --json --kernel $kernel > /tmp/ca-one.json
+            cat /tmp/ca-one.json >> "$OUT/ca-kernels.json"
+            python3 -c "import json,sys; v=json.load(sys.stdin); print('ca %s, %s kernel: %.3e cell updates/s, %.4f bytes per update, %s live cells' % (v['steps'], v['kernel'], v['cell_updates_per_second'], v['bytes_per_update'], v['live_cells']))" < /tmp/ca-one.json
+            tail -1 /tmp/ca-one.json
+        done
+    done
+    T $B --backend gpu ca 4097 --verify --kernel regs | tail -4
+    echo "== auto per job: bench --save, then info --json (own cache directory)"
+    export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
+    T $B info | tail -9
+    T $B bench --save | tee "$OUT/bench-save.txt"
+    $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
+    $B info | tail -9
+    echo "== render 30001 under auto and under cpu"
+    T $B render 30001 -o /tmp/auto.png 2>&1 | tee "$OUT/render-auto.txt"
+    T $B --backend cpu render 30001 -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
+    T $B render 30001 -o /tmp/auto.png 2>&1 | tee -a "$OUT/render-auto.txt"
+    T $B --backend cpu render 30001 -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
+    same_pixels /tmp/auto.png /tmp/cpu.png && echo "render 30001: auto and cpu pixels identical"
+    unset XDG_CACHE_HOME
+}
+# The helpers `run` defines for itself, at the top level for `kernels`.
+# Whether two PNGs have the same pixels (their tEXt chunks name the command, so the bytes of a
+# GPU and a CPU render differ there).
+same_pixels() {
+    python3 - "$1" "$2" <<'PY'
+import struct, sys, zlib
+def pixels(path):
+    b = open(path, "rb").read()
+    i, data = 8, b""
+    while i < len(b):
+        (n,) = struct.unpack(">I", b[i:i + 4])
+        if b[i + 4:i + 8] == b"IDAT":
+            data += b[i + 8:i + 8 + n]
+        i += 12 + n
+    return zlib.decompress(data)
+sys.exit(0 if pixels(sys.argv[1]) == pixels(sys.argv[2]) else 1)
+PY
+}
+# Time a command: its milliseconds and exit status after its output.
+T() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"; }
+
+# What `kernels` runs first: the Vulkan loader where the image lacks one, $OUT, the environment
+# of the carried test binaries (as `run` does).
+setup() {
+    if ls .gl/*.deb >/dev/null 2>&1; then
+        for f in .gl/*.deb; do dpkg -x "$f" /; done
+        ldconfig
+    fi
+    OUT=${OUT:-/tmp/chompute-out}; mkdir -p "$OUT"
+    export XDG_RUNTIME_DIR=/tmp/chompute-xdg; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+    export CHOMPUTE_REQUIRE_GPU=1
+    # The tests run the carried binary: cargo's path to the one it built is not on this machine.
+    export CHOMPUTE_BIN="$PWD/.devbin/chompute"
+}
+# --- end of the automaton's kernels and `auto` per job ----------------------------------------
 # ---- Chomp on the GPU: the hook kernel (issue 42) -------------------------------------------
 # `chomp_gpu_section BIN OUT DEADLINE`: 18x18 and 20x20 with --backend gpu (P-counts and bites
 # against the committed data), 21x21 (P-count 1,825,627,339 and bites), then 22x22 while time
@@ -81,6 +154,13 @@ prepare)
     done < /tmp/chompute-test-bins
     strip .devbin/* && ls -la .devbin
     ;;
+kernels)
+    setup
+    echo "== $(date -u) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+    kernels_and_auto
+    echo "== $(date -u) done"
+    ;;
 run)
     if ls .gl/*.deb >/dev/null 2>&1; then
         for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -144,7 +224,7 @@ PY
     T $B --backend gpu nimpass --heaps 4 --max 400
     T $B --backend cpu nimpass --heaps 4 --max 400
     T $B chomp ord --rule 0,1,2 --box 13x13
-    echo "== two-player Chomp: the layer kernel (u32 ranks, one binding) against the CPU"
+    echo "== two-player Chomp: squares on the GPU (the hook kernel) against the CPU"
     for side in 14 16; do
         T $B --backend gpu chomp solve --box ${side}x${side} --json
         T $B --backend cpu chomp solve --box ${side}x${side} --json
@@ -157,17 +237,14 @@ PY
     ;;
 chomp)
     # The Chomp section alone (after `prepare`), within 9 minutes.
-    if ls .gl/*.deb >/dev/null 2>&1; then
-        for f in .gl/*.deb; do dpkg -x "$f" /; done
-        ldconfig
-    fi
-    OUT=${OUT:-/tmp/chompute-out}; mkdir -p "$OUT"
-    export XDG_RUNTIME_DIR=/tmp/chompute-xdg; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-    T() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"; }
+    setup
+    echo "== $(date -u) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     chomp_gpu_section .devbin/chompute "$OUT" 530
+    echo "== $(date -u) done"
     ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare|run|chomp" >&2
+    echo "usage: scripts/device-bench.sh prepare|run|kernels|chomp" >&2
     exit 2
     ;;
 esac

@@ -127,6 +127,12 @@ pub enum Input {
     Players,
     /// A claim of a registry, by name.
     Claim,
+    /// The memory a table run may take.
+    Memory,
+    /// A share of a wave of pieces.
+    Part,
+    /// The bytes of one Grundy value.
+    ValueBytes,
 }
 
 impl Input {
@@ -154,6 +160,9 @@ impl Input {
             Input::Pass => "the pass",
             Input::Players => "the number of players",
             Input::Claim => "the claim",
+            Input::Memory => "the memory",
+            Input::Part => "a part",
+            Input::ValueBytes => "the value width",
         }
     }
 }

@@ -9,6 +9,25 @@ use clap::Parser;
 use cli::Cli;
 use std::process::ExitCode;
 
+/// Start the pool of worker threads now, so that a machine or an address-space limit
+/// (`ulimit -v`) that cannot give their stacks is one line before any work, not a panic in the
+/// middle of it: one thread a core, else a single worker.
+fn start_worker_threads() -> Result<(), String> {
+    let all = rayon::ThreadPoolBuilder::new().build_global();
+    match all {
+        Ok(()) => Ok(()),
+        Err(_) => rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build_global()
+            .map_err(|e| {
+                format!(
+                    "cannot start a worker thread ({e}); the memory or the address-space \
+                     limit (ulimit -v) is too small"
+                )
+            }),
+    }
+}
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -39,6 +58,11 @@ fn main() -> ExitCode {
         }
     };
     quiet_vulkan_loader();
+    chompute::memory::one_arena_under_address_limit();
+    if let Err(line) = start_worker_threads() {
+        eprintln!("chompute: {line}");
+        return ExitCode::from(2);
+    }
     // `serve` catches Ctrl-C and SIGTERM itself to finish the requests in flight and exit 0;
     // every other command removes its temporary files and exits 130 at once.
     if !matches!(cli.command, cli::Command::Serve(_)) {

@@ -42,6 +42,30 @@ fn address_space_room() -> Option<u64> {
     Some(r.rlim_cur.saturating_sub(mapped))
 }
 
+/// Under an address-space limit (`ulimit -v`), let every thread allocate from one arena of the
+/// C library's allocator: each further arena reserves 64 MiB of address space, which the limit
+/// counts though the memory does not, so that a worker's first allocation could fail where
+/// [`available_bytes`] said there was room. Call before starting threads; nothing without a
+/// limit.
+pub fn one_arena_under_address_limit() {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit fills the struct it is given.
+    let limited = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) } == 0
+        && r.rlim_cur != libc::RLIM_INFINITY;
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if limited {
+        // SAFETY: mallopt with a documented parameter, before other threads allocate.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = limited;
+}
+
 /// `VmSize` of a /proc/self/status text, in bytes.
 fn vm_size(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmSize:"))?;
@@ -107,8 +131,8 @@ fn check_room(bytes: u64, available: Option<u64>, what: &str, hint: &str) -> cra
             what,
             format!(
                 "it needs {} of memory but only {} is available; {hint}",
-                gib(bytes),
-                gib(room)
+                sizes_apart(bytes, room).0,
+                sizes_apart(bytes, room).1
             ),
         )),
         _ => Ok(()),
@@ -124,6 +148,27 @@ pub fn human_bytes(bytes: u64) -> String {
         b if b < 1 << 30 => format!("{}.{} MiB", b >> 20, ((b & ((1 << 20) - 1)) * 10) >> 20),
         b => gib(b),
     }
+}
+
+/// Two amounts in units that show their difference: [`human_bytes`] when the two read
+/// apart, else both in bytes (`2,726,297 B` against `2,726,296 B`, never "2.6 MiB of 2.6 MiB").
+pub fn sizes_apart(a: u64, b: u64) -> (String, String) {
+    let (x, y) = (human_bytes(a), human_bytes(b));
+    if x != y || a == b {
+        return (x, y);
+    }
+    let exact = |n: u64| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        format!("{out} B")
+    };
+    (exact(a), exact(b))
 }
 
 /// Bytes as GiB with one decimal (for messages only).

@@ -133,6 +133,8 @@ class ChompTable:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
+    def winning_cells(self, position: _Position) -> list[Tuple[int, int]]:
+        """The cell (row, column), 1-based from the poisoned corner, each winning bite takes, in the order of winning_bites."""
     def save(self, path: Union[str, PathLike[str]]) -> None:
         """Write the table as `chompute chomp solve -o` does (byte for byte), for open_table."""
 
@@ -186,10 +188,12 @@ class ChompTableFile:
         """Whether a position of the box is P."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:
         """The P options of a position, sorted; empty for a P-position."""
+    def winning_cells(self, position: _Position) -> list[Tuple[int, int]]:
+        """The cell (row, column), 1-based from the poisoned corner, each winning bite takes, in the order of winning_bites."""
     def rectangle_bites(
         self, rows: Optional[int] = None, cols: Optional[int] = None
     ) -> list[dict[str, Any]]:
-        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites"}, rows first."""
+        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites", "bite_cells"}, rows first; bites and cells are tuples."""
     def verify(self) -> None:
         """Check every chunk's CRC-32 and recount the P-positions; raises on damage."""
 
@@ -209,8 +213,40 @@ class ChompGrundyFile:
     def verify(self) -> None:
         """Check every chunk's CRC-32 and the largest value; raises on damage."""
 
-def open_table(path: Union[str, PathLike[str]]) -> Union[ChompTableFile, ChompGrundyFile]:
-    """Open a saved Chomp table (either kind) without loading it; a damaged or foreign file raises ValueError."""
+class ChompOrdFile:
+    """A saved ordinal table (`chomp ord -o`), read a checked chunk at a time (see open_table)."""
+
+    @property
+    def box(self) -> Tuple[int, int]:
+        """The box as (rows, columns)."""
+    @property
+    def rule(self) -> str:
+        """The rule, normalised ("0,1,2")."""
+    @property
+    def histogram(self) -> list[int]:
+        """Positions of each ordinal 0..=n, as the header says."""
+    def ordinal(self, position: _Position) -> int:
+        """The ordinal of a position of the box."""
+    def verify(self) -> None:
+        """Check every chunk's CRC-32 and recount the histogram; raises on damage."""
+
+class ChompCellsFile:
+    """A saved cells table (`chomp cells -o`), read a checked chunk at a time (see open_table)."""
+
+    @property
+    def max_cells(self) -> int:
+        """N, the most cells of a diagram in the file."""
+    def p_positions(self, n: int) -> int:
+        """The P-positions among the diagrams of n cells."""
+    def is_p(self, position: _Position) -> bool:
+        """Whether a diagram of at most max_cells cells is a P-position."""
+    def verify(self) -> None:
+        """Check every chunk's CRC-32 and recount every n; raises on damage."""
+
+def open_table(
+    path: Union[str, PathLike[str]],
+) -> Union[ChompTableFile, ChompGrundyFile, ChompOrdFile, ChompCellsFile]:
+    """Open a saved Chomp table of any kind without loading it; a damaged or foreign file raises ValueError."""
 
 def chomp_cells(max_n: int, *, progress: Optional[_Progress] = None) -> list[dict[str, int]]:
     """For n = 1..max_n: {"n", "diagrams", "p_positions"} of the Young diagrams of n cells."""

@@ -4,7 +4,7 @@
 
 use crate::errors::{bad_argument, invalid, OrRaise};
 use chompute::chocolate::grid::Window;
-use chompute::gpu::{BackendChoice, Engine};
+use chompute::gpu::{BackendChoice, Engine, Job};
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
@@ -103,7 +103,9 @@ pub fn backend(name: &str) -> PyResult<BackendChoice> {
     name.parse().or_raise()
 }
 
-/// The engine a `backend` name selects (`gpu` without a GPU is an error).
-pub fn engine(name: &str) -> PyResult<Engine> {
-    Engine::select(backend(name)?).or_raise()
+/// The engine a `backend` name selects for `job` (`gpu` without a GPU is an error; `auto`
+/// decides per job as the command line does, by the rates saved for this machine or the
+/// default table).
+pub fn engine(name: &str, job: Job) -> PyResult<Engine> {
+    Engine::for_job(backend(name)?, job).or_raise()
 }

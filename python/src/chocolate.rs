@@ -10,7 +10,7 @@ use chompute::chocolate::count::{CountMethod, CountPlan};
 use chompute::chocolate::grid::{unpack_rows, Window};
 use chompute::chocolate::rows::p_cells;
 use chompute::chocolate::theorems::{check_claims, select};
-use chompute::gpu::Engine;
+use chompute::gpu::{Engine, Job};
 use numpy::{PyArray2, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -99,7 +99,7 @@ pub fn count(
         } else {
             "cpu"
         };
-        let counted = engine(name).and_then(|e| count_generated(py, &e, w));
+        let counted = engine(name, Job::Count).and_then(|e| count_generated(py, &e, w));
         counted.map_err(|e| {
             raised = Some(e);
             chompute::Error::Interrupted
@@ -174,7 +174,7 @@ pub fn p_grid<'py>(
     backend: &str,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
     let (w, _) = bar_window(m, n, window)?;
-    let engine = engine(backend)?;
+    let engine = engine(backend, Job::Generate)?;
     let array = bool_array(
         py,
         w.height,
@@ -235,7 +235,7 @@ pub fn automaton<'py>(
             format!("at most {MAX_STEPS}"),
         )));
     }
-    let engine = engine(backend)?;
+    let engine = engine(backend, Job::Automaton)?;
     let side = steps + 1;
     // Everything the call will hold, checked by the library before the first step.
     Automaton::ensure_room_for_bytes(steps, matches!(engine, Engine::Cpu)).or_raise()?;
@@ -376,7 +376,12 @@ pub fn render<'py>(
     request.compression = compression.parse().or_raise()?;
     request.output = Some(path.clone());
     request.made_by = Some(format!("chompute {} (Python)", env!("CARGO_PKG_VERSION")));
-    let cells = CellSource::new(engine(backend)?, verify);
+    let job = if request.fit.is_some() {
+        Job::Fit
+    } else {
+        Job::Render
+    };
+    let cells = CellSource::new(engine(backend, job)?, verify);
     write_picture(py, request, cells, progress)
 }
 

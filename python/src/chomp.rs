@@ -148,6 +148,42 @@ fn diagram_tuple<'py>(py: Python<'py>, rows: &[u32]) -> PyResult<Bound<'py, PyTu
     PyTuple::new(py, trimmed)
 }
 
+/// The cells (row, column), 1-based from the poisoned corner, that the bites from `p` to
+/// `options` take, each a tuple.
+pub fn cell_list<'py>(
+    py: Python<'py>,
+    p: &Diagram,
+    options: &[Diagram],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for q in options {
+        list.append(chompute::chomp::two_player::table::bitten_cell(p, q))?;
+    }
+    Ok(list)
+}
+
+/// Every rectangle's winning bites as `chomp bites --json` gives them, each a dict {"rows",
+/// "cols", "bites", "bite_cells"}, the bites and cells as tuples.
+pub fn rectangle_dicts<'py>(
+    py: Python<'py>,
+    rects: &[chompute::chomp::two_player::RectangleBites],
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for r in rects {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("rows", r.rows)?;
+        d.set_item("cols", r.cols)?;
+        let bites = PyList::empty(py);
+        for b in &r.bites {
+            bites.append(diagram_tuple(py, b)?)?;
+        }
+        d.set_item("bites", bites)?;
+        d.set_item("bite_cells", PyList::new(py, r.bite_cells.iter().copied())?)?;
+        list.append(d)?;
+    }
+    Ok(list)
+}
+
 /// A list of positions, each a tuple of row lengths.
 pub fn diagram_list<'py>(py: Python<'py>, diagrams: &[Diagram]) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);

@@ -6,7 +6,7 @@
 //! Tests: python/tests/test_chomp_solve.py.
 
 use crate::args::u64_arg;
-use crate::chomp::{box_arg, diagram_list, position_arg};
+use crate::chomp::{box_arg, cell_list, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::{in_background, in_background_reporting};
@@ -157,6 +157,24 @@ impl ChompTable {
         };
         let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
         diagram_list(py, &bites)
+    }
+
+    /// The cells the winning bites of a position take, in the order of `winning_bites`: each a
+    /// tuple (row, column), 1-based from the poisoned corner.
+    fn winning_cells<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        self.rank_of(&p)?;
+        let bits = self.bits.bind(py).readonly();
+        let source = ArrayBits {
+            layout: &self.index,
+            bytes: bits.as_slice()?,
+        };
+        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
+        cell_list(py, &p, &bites)
     }
 
     /// Write the table to `path` as `chompute chomp solve -o` does (a temporary file renamed

@@ -73,6 +73,8 @@ pub fn keyword(input: chompute::Input) -> String {
         I::Pass => "pass_",
         I::Players => "players",
         I::Claim => "claims",
+        I::Memory => "memory",
+        I::ValueBytes => "value_bytes",
         other => return other.library_name().to_string(),
     }
     .to_string()

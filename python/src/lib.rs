@@ -59,6 +59,8 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(chomp_solve::chomp_cells, m)?)?;
     m.add_class::<table_file::ChompTableFile>()?;
     m.add_class::<table_file::ChompGrundyFile>()?;
+    m.add_class::<table_file::ChompOrdFile>()?;
+    m.add_class::<table_file::ChompCellsFile>()?;
     m.add_function(wrap_pyfunction!(table_file::open_table, m)?)?;
     Ok(())
 }

@@ -1,16 +1,18 @@
-//! Saved Chomp tables, read without loading them: `open_table(path)` answers from a file that
-//! `chompute chomp solve -o` or `chomp grundy -o` (or `ChompTable.save`, `ChompGrundy.save`)
-//! wrote, reading only the chunks a question touches, each checked against its CRC-32. The
+//! Saved Chomp tables, read without loading them: `open_table(path)` answers from a file of
+//! any kind that `chompute chomp solve -o`, `chomp grundy -o`, `chomp ord -o` or `chomp cells
+//! -o` (or `ChompTable.save`, `ChompGrundy.save`) wrote, reading only the chunks a question touches, each checked against its CRC-32. The
 //! library opens, checks and answers; this file converts.
 //!
 //! Tests: python/tests/test_chomp_solve.py.
 
-use crate::chomp::{diagram_list, position_arg};
+use crate::chomp::{cell_list, diagram_list, position_arg, rectangle_dicts};
 use crate::errors::OrRaise;
-use crate::report::to_python;
 use crate::run::in_background;
+use chompute::chomp::multiplayer::ord_file::OrdFile;
+use chompute::chomp::saved::SavedTable;
+use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
-use chompute::chomp::two_player::grundy_file::{GrundyFile, SavedTable};
+use chompute::chomp::two_player::grundy_file::GrundyFile;
 use chompute::chomp::ChompBox;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -70,8 +72,21 @@ impl ChompTableFile {
         diagram_list(py, &bites)
     }
 
+    /// The cells the winning bites of a position take, in the order of `winning_bites`: each a
+    /// tuple (row, column), 1-based from the poisoned corner.
+    fn winning_cells<'py>(
+        &self,
+        py: Python<'py>,
+        position: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let p = position_arg(position)?;
+        let bites = self.file.winning_bites(&p).or_raise()?;
+        cell_list(py, &p, &bites)
+    }
+
     /// The winning bites of every rectangle of the box (or of the rows × cols corner of it),
-    /// rows first, each a dict {"rows", "cols", "bites"}: `chomp bites --table FILE --json`.
+    /// rows first, each a dict {"rows", "cols", "bites", "bite_cells"} with the positions left
+    /// and the cells bitten as tuples: `chomp bites --table FILE --json`.
     #[pyo3(signature = (rows = None, cols = None))]
     fn rectangle_bites<'py>(
         &self,
@@ -86,7 +101,7 @@ impl ChompTableFile {
         };
         let file = self.file.clone();
         let bites = in_background(py, move || file.rectangle_bites(corner))?.or_raise()?;
-        to_python(py, &bites)
+        Ok(rectangle_dicts(py, &bites)?.into_any())
     }
 
     /// Read the whole file: every chunk against its CRC-32, and the P-positions recounted
@@ -160,10 +175,109 @@ impl ChompGrundyFile {
     }
 }
 
-/// Open a saved Chomp table without loading it: a `ChompTableFile` for a one-bit table
-/// (`chomp solve -o`, `ChompTable.save`), a `ChompGrundyFile` for a Grundy table (`chomp
-/// grundy -o`, `ChompGrundy.save`). The header and the file's length are checked here, each
-/// chunk before it is first read; a damaged or foreign file raises ValueError.
+/// A saved ordinal table (`chomp ord -o FILE`): the ordinal of every position of its box under
+/// its rule, read from the file a chunk at a time.
+#[pyclass(module = "chompute", name = "ChompOrdFile", frozen)]
+pub struct ChompOrdFile {
+    file: Arc<OrdFile>,
+}
+
+#[pymethods]
+impl ChompOrdFile {
+    /// The box as (rows, columns).
+    #[getter]
+    fn r#box(&self) -> (usize, u32) {
+        let s = self.file.shape();
+        (s.rows, s.cols)
+    }
+
+    /// The rule, normalised ("0,1,2").
+    #[getter]
+    fn rule(&self) -> String {
+        self.file.rule().normalised()
+    }
+
+    /// Positions of each ordinal 0..=n, as the header says.
+    #[getter]
+    fn histogram(&self) -> Vec<u64> {
+        self.file.histogram().to_vec()
+    }
+
+    /// The ordinal of a position ("4,3,1" or (4, 3, 1)).
+    fn ordinal(&self, position: &Bound<'_, PyAny>) -> PyResult<u8> {
+        self.file.ordinal(&position_arg(position)?).or_raise()
+    }
+
+    /// Read the whole file: every chunk against its CRC-32 and the histogram recounted.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file.clone();
+        in_background(py, move || file.verify())?.or_raise()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<chompute.ChompOrdFile box {}: rule {}>",
+            self.file.shape(),
+            self.file.rule().normalised()
+        )
+    }
+}
+
+/// A saved cells table (`chomp cells --max N -o FILE`): P or N for every Young diagram of up
+/// to N cells, read from the file a chunk at a time.
+#[pyclass(module = "chompute", name = "ChompCellsFile", frozen)]
+pub struct ChompCellsFile {
+    file: Arc<CellsFile>,
+}
+
+#[pymethods]
+impl ChompCellsFile {
+    /// N, the most cells of a diagram in the file.
+    #[getter]
+    fn max_cells(&self) -> u32 {
+        self.file.max()
+    }
+
+    /// The P-positions among the diagrams of `n` cells (1 ≤ n ≤ max_cells).
+    fn p_positions(&self, n: u32) -> PyResult<u64> {
+        if n == 0 || n > self.file.max() {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "n must be from 1 to {} (got {n})",
+                self.file.max()
+            )));
+        }
+        Ok(self.file.p_positions(n))
+    }
+
+    /// Whether a diagram ("4,3,1" or (4, 3, 1)) is a P-position.
+    fn is_p(&self, position: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let p = position_arg(position)?;
+        match self.file.is_p(p.rows()).or_raise()? {
+            Some(is_p) => Ok(is_p),
+            None => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{p} has no cells or more than the file's {}",
+                self.file.max()
+            ))),
+        }
+    }
+
+    /// Read the whole file: every chunk against its CRC-32 and every count recounted.
+    fn verify(&self, py: Python<'_>) -> PyResult<()> {
+        let file = self.file.clone();
+        in_background(py, move || file.verify())?.or_raise()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<chompute.ChompCellsFile up to {} cells>", self.file.max())
+    }
+}
+
+/// Open a saved Chomp table of any kind without loading it: a `ChompTableFile` for a one-bit
+/// table (`chomp solve -o`, `ChompTable.save`), a `ChompGrundyFile` for a Grundy table (`chomp
+/// grundy -o`, `ChompGrundy.save`), a `ChompOrdFile` for an ordinal table (`chomp ord -o`), a
+/// `ChompCellsFile` for a cells table (`chomp cells -o`). The header and the file's length are
+/// checked here, each chunk before it is first read; a damaged or foreign file raises
+/// ValueError.
 #[pyfunction]
 pub fn open_table(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
     Ok(match SavedTable::open(&path).or_raise()? {
@@ -177,6 +291,20 @@ pub fn open_table(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
         SavedTable::Grundy(file) => Py::new(
             py,
             ChompGrundyFile {
+                file: Arc::new(file),
+            },
+        )?
+        .into_any(),
+        SavedTable::Ords(file) => Py::new(
+            py,
+            ChompOrdFile {
+                file: Arc::new(file),
+            },
+        )?
+        .into_any(),
+        SavedTable::Cells(file) => Py::new(
+            py,
+            ChompCellsFile {
                 file: Arc::new(file),
             },
         )?

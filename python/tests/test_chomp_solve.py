@@ -1,6 +1,7 @@
 """Two-player Chomp tables against slow references written here."""
 
 import functools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,18 @@ def options(rows):
                 continue
             q = tuple(a if i < x else min(a, c) for i, a in enumerate(rows))
             out.append(tuple(a for a in q if a > 0))
+    return out
+
+
+def bites_by_cell(rows):
+    """Every bite except the poison as {option: the cell (row, column) it takes, 1-based}."""
+    out = {}
+    for x in range(len(rows)):
+        for c in range(rows[x]):
+            if x == 0 and c == 0:
+                continue
+            q = tuple(a if i < x else min(a, c) for i, a in enumerate(rows))
+            out[tuple(a for a in q if a > 0)] = (x + 1, c + 1)
     return out
 
 
@@ -56,6 +69,7 @@ def test_solve_matches_a_slow_reference_on_a_box_that_is_not_square():
         assert t.is_p(d) == slow_is_p(d), d
         want = sorted({q for q in options(d) if slow_is_p(q)})
         assert t.winning_bites(d) == want, d
+        assert t.winning_cells(d) == [bites_by_cell(d)[q] for q in want], d
 
 
 def test_the_table_is_a_read_only_view_of_the_bits():
@@ -202,7 +216,11 @@ def test_a_saved_table_answers_from_the_file_as_the_slow_reference(tmp_path, sha
     rect = f.rectangle_bites()
     assert len(rect) == shape[0] * shape[1]
     two_by_three = next(r for r in rect if (r["rows"], r["cols"]) == (2, 3))
-    assert [tuple(b) for b in two_by_three["bites"]] == f.winning_bites((3, 3))
+    assert two_by_three["bites"] == f.winning_bites((3, 3))
+    assert two_by_three["bite_cells"] == f.winning_cells((3, 3)) == [(2, 3)]
+    for r in rect:
+        whole = (r["cols"],) * r["rows"]
+        assert r["bite_cells"] == [bites_by_cell(whole)[q] for q in r["bites"]], r
     assert len(f.rectangle_bites(2, 2)) == 4
     with pytest.raises(ValueError, match="does not fit"):
         f.is_p((shape[1] + 1,))
@@ -250,3 +268,40 @@ def test_a_damaged_or_foreign_table_file_raises_and_never_answers(tmp_path):
         chompute.open_table(foreign)
     with pytest.raises(OSError):
         chompute.open_table(tmp_path / "missing.tbl")
+
+
+LEGACY = Path(__file__).resolve().parents[2] / "tests" / "data" / "legacy-2f83573"
+
+
+def test_open_table_opens_every_kind_including_files_of_the_previous_format():
+    # One-bit and Grundy tables of the previous format still answer as fresh ones do.
+    bits = chompute.open_table(LEGACY / "p-table-6x9.tbl")
+    assert isinstance(bits, chompute.ChompTableFile)
+    bits.verify()
+    for d in diagrams(6, 9):
+        assert bits.is_p(d) == slow_is_p(d), d
+    grundy = chompute.open_table(LEGACY / "grundy-5x6.tbl")
+    assert isinstance(grundy, chompute.ChompGrundyFile)
+    for d in diagrams(5, 6):
+        assert grundy.value(d) == slow_grundy(d), d
+    # An ordinal table: every ordinal as the engine in memory gives it.
+    ords = chompute.open_table(LEGACY / "ord-4x5.tbl")
+    assert isinstance(ords, chompute.ChompOrdFile)
+    ords.verify()
+    assert (ords.box, ords.rule) == ((4, 5), "0,1,2")
+    fresh = chompute.chomp_ordinals("0,1,2", (4, 5))
+    for d in diagrams(4, 5):
+        assert ords.ordinal(d) == fresh.ordinal(d), d
+    assert sum(ords.histogram) == len(list(diagrams(4, 5))) + 1
+    # A cells table: P or N of every diagram of up to 14 cells, by the slow rule.
+    cells = chompute.open_table(LEGACY / "cells-14.tbl")
+    assert isinstance(cells, chompute.ChompCellsFile)
+    cells.verify()
+    assert cells.max_cells == 14
+    for d in diagrams(5, 5):
+        if 0 < sum(d) <= 14:
+            assert cells.is_p(d) == slow_is_p(d), d
+    for row in chompute.chomp_cells(14):
+        assert cells.p_positions(row["n"]) == row["p_positions"]
+    with pytest.raises(ValueError):
+        cells.p_positions(15)

@@ -757,6 +757,182 @@ pub fn ca_block(
     }
 }
 
+/// Tile geometry of the register-resident kernel `ca_regs.wgsl` and its twin [`ca_regs`]: each
+/// invocation (a *lane*) holds one word column of `steps_max + out_rows` rows of b_{n-1} and
+/// b_n in registers; the `lanes` lanes of one subgroup hold adjacent words, lane 0 the halo word
+/// left of the other lanes' `lanes - 1` output words, and pass their left neighbour's bits along
+/// by subgroup shuffle. The first `steps_max` rows are the halo above the output rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RegsShape {
+    /// Most steps one launch takes (≤ 32, so the halo word's last bit stays exact).
+    pub steps_max: u32,
+    /// Output rows per lane.
+    pub out_rows: u32,
+    /// Lanes of one subgroup (the device's subgroup size, 4 to 128).
+    pub lanes: u32,
+}
+
+/// Steps per launch of `ca_regs.wgsl` (its `STEPS_MAX`).
+pub const REGS_STEPS: u32 = 16;
+/// Output rows per lane of `ca_regs.wgsl` (its `OUT_ROWS`).
+pub const REGS_OUT_ROWS: u32 = 32;
+
+/// Bytes of grid traffic and cell updates of one tile of a kernel that runs `steps` steps on
+/// it: its own arithmetic, edges of the grid left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileTraffic {
+    /// Bytes read and written by one tile.
+    pub bytes: u64,
+    /// Cell updates one tile makes.
+    pub updates: u64,
+}
+
+impl TileTraffic {
+    /// Cell updates per byte of traffic.
+    pub fn updates_per_byte(&self) -> f64 {
+        self.updates as f64 / self.bytes as f64
+    }
+
+    /// Bytes of traffic per cell update.
+    pub fn bytes_per_update(&self) -> f64 {
+        self.bytes as f64 / self.updates as f64
+    }
+
+    /// The step kernel `ca_step.wgsl`: per 32-cell word and step it reads the word of b_n and
+    /// of b_{n-1} (their left neighbours and the row above come from the cache or registers)
+    /// and writes the word of b_{n+1}: 12 bytes for 32 updates.
+    pub fn step_kernel() -> TileTraffic {
+        TileTraffic {
+            bytes: 12,
+            updates: 32,
+        }
+    }
+}
+
+impl BlockShape {
+    /// One tile of `ca_block.wgsl`: it reads b_{n-1} and b_n over [`BLOCK_COLS`] words of
+    /// `in_rows` rows and writes two generations over its output words and rows, for
+    /// `steps_max` steps of its output cells.
+    pub fn traffic(&self) -> TileTraffic {
+        let (cols, out_cols) = (BLOCK_COLS as u64, BLOCK_COLS as u64 - 1);
+        let (rows, out_rows) = (self.in_rows() as u64, self.tile_rows as u64);
+        TileTraffic {
+            bytes: 4 * (2 * cols * rows + 2 * out_cols * out_rows),
+            updates: 32 * out_cols * out_rows * self.steps_max as u64,
+        }
+    }
+}
+
+impl RegsShape {
+    /// The shape `ca_regs.wgsl` runs on a device whose subgroups have `lanes` lanes.
+    pub fn for_lanes(lanes: u32) -> RegsShape {
+        RegsShape {
+            steps_max: REGS_STEPS,
+            out_rows: REGS_OUT_ROWS,
+            lanes,
+        }
+    }
+
+    /// Rows each lane holds, halo included.
+    pub fn held_rows(&self) -> usize {
+        (self.steps_max + self.out_rows) as usize
+    }
+
+    /// Output words of one subgroup's tile.
+    pub fn out_words(&self) -> usize {
+        self.lanes as usize - 1
+    }
+
+    /// One subgroup's tile: every lane reads its `held_rows` words of b_{n-1} and b_n once;
+    /// the `lanes - 1` output lanes write two generations over their `out_rows` rows; in
+    /// between, `steps_max` steps of the output cells touch no memory.
+    pub fn traffic(&self) -> TileTraffic {
+        let (lanes, out) = (self.lanes as u64, self.out_words() as u64);
+        let (held, out_rows) = (self.held_rows() as u64, self.out_rows as u64);
+        TileTraffic {
+            bytes: 4 * (2 * lanes * held + 2 * out * out_rows),
+            updates: 32 * out * out_rows * self.steps_max as u64,
+        }
+    }
+}
+
+/// `steps` steps at once (1 ≤ steps ≤ shape.steps_max), the twin of `ca_regs.wgsl`, subgroup
+/// tile by subgroup tile with the kernel's arithmetic, on u32 rows of `stride` words (bit 31 =
+/// leftmost cell): from b_{n-1} (`prev`) and b_n (`cur`) write b_{n+steps-1} into `prev_out`
+/// and b_{n+steps} into `cur_out`, over the active square of b_{n+steps}.
+///
+/// Subgroup tile g holds grid words `g·(lanes-1) - 1 ..` (lane l the word `g·(lanes-1) + l - 1`)
+/// and grid rows `t0 - steps_max .. t0 + out_rows` for its tile row t0. A step walks each
+/// lane's rows top to bottom; the held top row reads zero above it and lane 0 reads zero bits
+/// to its left (the shuffle has no lane below 0), so staleness creeps one row down and one bit
+/// right per step and never reaches the output rows and lanes.
+#[allow(clippy::too_many_arguments)]
+pub fn ca_regs(
+    prev: &[u32],
+    cur: &[u32],
+    prev_out: &mut [u32],
+    cur_out: &mut [u32],
+    stride: usize,
+    n: u64,
+    steps: u32,
+    shape: RegsShape,
+) {
+    assert!((1..=shape.steps_max).contains(&steps) && shape.steps_max <= 32);
+    assert!((2..=128).contains(&shape.lanes));
+    let rows = (n + steps as u64 + 1) as usize;
+    let words = rows.div_ceil(32);
+    assert!(words <= stride && rows * stride <= cur_out.len());
+    let (k, held, lanes) = (
+        shape.steps_max as usize,
+        shape.held_rows(),
+        shape.lanes as usize,
+    );
+    // p[lane][r], c[lane][r]: each lane's registers.
+    let mut p = vec![vec![0u32; held]; lanes];
+    let mut c = vec![vec![0u32; held]; lanes];
+    let mut sv = vec![0u32; lanes];
+    for t0 in (0..rows).step_by(shape.out_rows as usize) {
+        for base in (0..words).step_by(shape.out_words()) {
+            // Lane l is grid word base + l - 1; held row r is grid row t0 + r - k.
+            let word = |l: usize| (base + l).checked_sub(1).filter(|&w| w < words);
+            let row = |r: usize| (t0 + r).checked_sub(k).filter(|&i| i < rows);
+            for l in 0..lanes {
+                for r in 0..held {
+                    (p[l][r], c[l][r]) = match (row(r), word(l)) {
+                        (Some(i), Some(w)) => (prev[i * stride + w], cur[i * stride + w]),
+                        _ => (0, 0),
+                    };
+                }
+            }
+            for _ in 0..steps {
+                let mut up = vec![(0u32, 0u32); lanes];
+                for r in 0..held {
+                    for l in 0..lanes {
+                        sv[l] = c[l][r] ^ up[l].0 ^ up[l].1;
+                    }
+                    for l in 0..lanes {
+                        // subgroupShuffleUp(s, 1): the lane to the left; lane 0 has none.
+                        let left = if l > 0 { sv[l - 1] } else { 0 };
+                        let a = c[l][r];
+                        let t = a ^ up[l].0;
+                        up[l] = (a, p[l][r]);
+                        p[l][r] = a;
+                        c[l][r] = t ^ (sv[l] >> 1) ^ (left << 31);
+                    }
+                }
+            }
+            for l in 1..lanes {
+                for r in k..held {
+                    if let (Some(i), Some(w)) = (row(r), word(l)) {
+                        prev_out[i * stride + w] = p[l][r];
+                        cur_out[i * stride + w] = c[l][r];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The rule read cell by cell, straight from docs/mathematics.md §3, on a dense 0/1 grid: the slow
 /// reference the packed step is checked against.
 pub fn ca_generations_naive(steps: u64) -> Vec<Vec<Vec<bool>>> {
@@ -917,6 +1093,116 @@ mod tests {
                 (prev, cur) = (po, co);
             }
         }
+    }
+
+    /// b_n read off the P-grid of C(n+1,n+1) into rows of `stride` words of a grid of `side`
+    /// rows (zero beyond it); for n = u64::MAX (b_{-1}) all zero.
+    fn grid_of(n: u64, side: usize, stride: usize) -> Vec<u32> {
+        let mut g = vec![0u32; side * stride];
+        if n == u64::MAX {
+            return g;
+        }
+        let w = Window::full(n + 1, n + 1).unwrap();
+        let wpr = w.words_per_row();
+        let mut p = vec![0u32; w.total_words().unwrap()];
+        p_rows_cpu(&w, &mut p);
+        for (dst, src) in g.chunks_mut(stride).zip(p.chunks(wpr)) {
+            dst[..wpr].copy_from_slice(src);
+        }
+        g
+    }
+
+    #[test]
+    fn register_steps_equal_single_steps() {
+        // Subgroups of 8, 32, 4 and 128 lanes (7, 31, 3 and 127 output words) on grids of 10,
+        // 35, 9 and 132 words: several tiles across each, the last one overhanging; tiles of
+        // 32, 5 and 9 output rows; 16 and 32 steps per launch, launches of every length (not
+        // multiples of the steps), starting at generations not multiples of them.
+        let shapes = [
+            (RegsShape::for_lanes(8), vec![16, 1, 16, 9, 3], 300u64),
+            (RegsShape::for_lanes(32), vec![16, 16, 7], 1100),
+            (
+                RegsShape {
+                    steps_max: 32,
+                    out_rows: 5,
+                    lanes: 4,
+                },
+                vec![32, 11, 32],
+                263,
+            ),
+            (
+                RegsShape {
+                    steps_max: 16,
+                    out_rows: 9,
+                    lanes: 128,
+                },
+                vec![5, 16],
+                4200,
+            ),
+        ];
+        for (shape, steps_list, capacity) in shapes {
+            let side = capacity as usize + 1;
+            let stride = side.div_ceil(32) + 1;
+            let mut n = capacity - steps_list.iter().sum::<u32>() as u64;
+            let (mut prev, mut cur) = (
+                grid_of(n.wrapping_sub(1), side, stride),
+                grid_of(n, side, stride),
+            );
+            for steps in steps_list {
+                let (mut po, mut co) = (vec![0u32; side * stride], vec![0u32; side * stride]);
+                ca_regs(&prev, &cur, &mut po, &mut co, stride, n, steps, shape);
+                n += steps as u64;
+                assert_eq!(co, grid_of(n, side, stride), "{shape:?}: b_{n}");
+                assert_eq!(po, grid_of(n - 1, side, stride), "{shape:?}: b_{}", n - 1);
+                (prev, cur) = (po, co);
+            }
+        }
+        // From b_0, in launches of 16 and 5 steps, each generation against single steps.
+        let shape = RegsShape::for_lanes(8);
+        let capacity = 150u64;
+        let (side, stride) = (capacity as usize + 1, (capacity as usize + 1).div_ceil(32));
+        let (mut prev, mut cur) = (vec![0u32; side * stride], vec![0u32; side * stride]);
+        cur[0] = 1 << 31;
+        let mut single = Automaton::new(capacity).unwrap();
+        let mut n = 0;
+        for steps in [16, 5, 16, 16, 13, 16, 16, 16, 16, 16, 4] {
+            let (mut po, mut co) = (vec![0u32; side * stride], vec![0u32; side * stride]);
+            ca_regs(&prev, &cur, &mut po, &mut co, stride, n, steps, shape);
+            single.run(steps as u64);
+            n += steps as u64;
+            let wpr = (n as usize + 1).div_ceil(32);
+            let rows: Vec<u32> = co
+                .chunks(stride)
+                .take(n as usize + 1)
+                .flat_map(|r| r[..wpr].to_vec())
+                .collect();
+            assert_eq!(rows, single.current_u32(), "b_{n} from b_0");
+            (prev, cur) = (po, co);
+        }
+        assert_eq!(n, capacity);
+    }
+
+    #[test]
+    fn tile_traffic_by_the_kernels_arithmetic() {
+        // The step kernel: 2.67 updates per byte; the register kernel with 32 and 8 lanes:
+        // 25.1 and 23.6, past the 8 of the goal.
+        assert!((TileTraffic::step_kernel().updates_per_byte() - 32.0 / 12.0).abs() < 1e-12);
+        let regs = RegsShape::for_lanes(32).traffic();
+        assert_eq!(
+            regs,
+            TileTraffic {
+                bytes: 4 * (2 * 32 * 48 + 2 * 31 * 32),
+                updates: 32 * 31 * 32 * 16,
+            }
+        );
+        assert!(regs.updates_per_byte() >= 8.0);
+        assert!(RegsShape::for_lanes(8).traffic().updates_per_byte() >= 8.0);
+        assert!(RegsShape::for_lanes(4).traffic().updates_per_byte() >= 8.0);
+        let block = BlockShape {
+            steps_max: 16,
+            tile_rows: 48,
+        };
+        assert_eq!(block.traffic().bytes, 4 * (2 * 64 * 64 + 2 * 63 * 48));
     }
 
     #[test]

@@ -96,6 +96,16 @@ impl Diagram {
         Diagram::new(rows).expect("a bite keeps rows non-increasing")
     }
 
+    /// The cell a bite from this position to `option` takes: (row, column), 1-based from the
+    /// poisoned corner (1,1). Each option is left by exactly one bite: its first row shorter
+    /// than ours is the bitten row, and its length there plus one the bitten column. `None`
+    /// when `option` is not an option of this position.
+    pub fn bitten_cell(&self, option: &Diagram) -> Option<(usize, u32)> {
+        let x = (0..self.height()).find(|&x| option.0.get(x).copied().unwrap_or(0) < self.0[x])?;
+        let t = option.0.get(x).copied().unwrap_or(0);
+        (self.bite(x, t) == *option).then_some((x + 1, t + 1))
+    }
+
     /// Every option of this position, in the order `Ranker::for_each_option` visits them.
     pub fn options(&self) -> Vec<Diagram> {
         let mut out = Vec::with_capacity(self.volume() as usize);
@@ -258,5 +268,33 @@ mod tests {
         assert_eq!(Diagram::parse("1,1,1").unwrap().options().len(), 3);
         assert!(Diagram::parse("1,2").is_err());
         assert_eq!(Diagram::parse("3,0,0").unwrap().to_string(), "3");
+    }
+
+    #[test]
+    fn each_option_names_the_cell_its_bite_takes() {
+        // The 7x11 rectangle's winning bite leaves (11,11,11,11,6,6,6): row 5, column 7.
+        let r = Diagram::new(vec![11; 7]).unwrap();
+        let q = Diagram::parse("11,11,11,11,6,6,6").unwrap();
+        assert_eq!(r.bitten_cell(&q), Some((5, 7)));
+        assert_eq!(r.bitten_cell(&Diagram::empty()), Some((1, 1)));
+        // Against every bite of every position of the 4x4 box, and nothing else is an option.
+        let mut rows = vec![0u32; 4];
+        while advance_rows(&mut rows, 0, 4) {
+            let p = Diagram::new(rows.clone()).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for_each_move(p.rows(), |x, t| {
+                assert_eq!(p.bitten_cell(&p.bite(x, t)), Some((x + 1, t + 1)), "{p}");
+                assert!(
+                    seen.insert(p.bite(x, t)),
+                    "{p}: two bites leave one position"
+                );
+            });
+            assert_eq!(p.bitten_cell(&p), None);
+            let mut bigger = p.rows().to_vec();
+            bigger.push(1);
+            if let Some(b) = Diagram::new(bigger) {
+                assert_eq!(p.bitten_cell(&b), None, "{p}");
+            }
+        }
     }
 }

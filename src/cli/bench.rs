@@ -17,6 +17,11 @@ pub struct BenchArgs {
     /// GPU; the CPU runs min(this, 4095)).
     #[arg(long, value_name = "STEPS", value_parser = parse_size)]
     pub ca_steps: Option<u64>,
+    /// Save the measured rates for `--backend auto` in the cache directory
+    /// ($XDG_CACHE_HOME/chompute/rates.json or ~/.cache/chompute/rates.json), keyed by this
+    /// adapter, its driver and the CPU count; `chompute info` then shows the choices.
+    #[arg(long)]
+    pub save: bool,
     #[command(flatten)]
     pub format: Output<BenchOutput>,
 }

@@ -26,8 +26,9 @@ pub struct CaArgs {
     /// (binary) by the extension.
     #[arg(long, value_name = "FILE", alias = "stack")]
     pub mesh: Option<std::path::PathBuf>,
-    /// GPU kernel: `block` takes up to 16 steps per dispatch in workgroup memory, `step` one
-    /// step per dispatch; `auto` picks step, the faster wherever both were measured.
+    /// GPU kernel: `regs` takes 16 steps per dispatch in registers (needs subgroups), `block`
+    /// up to 16 in workgroup memory, `step` one step per dispatch; `auto` picks regs on a real
+    /// GPU with subgroups, else step.
     #[arg(long, value_enum, default_value_t = CaKernelChoice::Auto)]
     pub kernel: CaKernelChoice,
     #[command(flatten)]
@@ -45,10 +46,12 @@ impl Offer for CaOutput {
 /// The automaton's GPU kernel (`ca --kernel`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum CaKernelChoice {
-    /// The step kernel, the faster on lavapipe and on an NVIDIA H200 (BENCHMARKS.md).
+    /// The register kernel on a real GPU with subgroups, else the step kernel.
     Auto,
     /// One step per dispatch (`ca_step.wgsl`).
     Step,
     /// Many steps per dispatch (`ca_block.wgsl`), tiles sized to the device.
     Block,
+    /// Many steps per dispatch in registers, neighbours by subgroup shuffle (`ca_regs.wgsl`).
+    Regs,
 }

@@ -29,14 +29,15 @@ pub enum ChompCommand {
     /// transposed pair for squares); with -o, a saved
     /// table that an interrupted run resumes.
     Solve(ChompSolveArgs),
-    /// One position of a saved table: P or N and every winning bite, (a Grundy table) its
-    /// value and a move to each smaller value, or (an ordinal table) its ordinal, Sol and a
-    /// solution chain.
+    /// One position of a saved table: (a one-bit or cells table) P or N and every winning bite,
+    /// (a Grundy table) its value and a move to each smaller value, or (an ordinal table) its
+    /// ordinal, Sol and a solution chain.
     Query(ChompQueryArgs),
-    /// The winning bites of every rectangle of a box, each as the P-position it leaves.
+    /// The winning bites of every rectangle of a box, each as the cell bitten and the
+    /// P-position it leaves.
     Bites(ChompBitesArgs),
-    /// The Grundy value (nim-value) of every position of a box; with -o, a saved table that an
-    /// interrupted run resumes.
+    /// The Grundy value (nim-value) of every position of a box, of one position, or of every
+    /// partition of at most N cells; with -o, a saved table that an interrupted run resumes.
     Grundy(ChompGrundyArgs),
     /// For every n up to N: the Young diagrams of n cells and how many are P-positions.
     Cells(ChompCellsArgs),
@@ -144,9 +145,22 @@ pub struct ChompImageArgs {
 
 #[derive(Debug, Args)]
 pub struct ChompGrundyArgs {
-    /// The box ROWSxCOLUMNS.
-    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse)]
-    pub shape: chompute::chomp::ChompBox,
+    /// The box ROWSxCOLUMNS (default, with --position: the smallest box holding it).
+    #[arg(long = "box", value_parser = chompute::chomp::ChompBox::parse, required_unless_present_any = ["position", "findstat"])]
+    pub shape: Option<chompute::chomp::ChompBox>,
+    /// Report this position's Grundy value and a move to each smaller value (the cell bitten
+    /// and the position left), as `chomp query` of a saved table does: row lengths a,b,c.
+    #[arg(long, value_parser = chompute::chomp::Diagram::parse, conflicts_with_all = ["bfile", "output"])]
+    pub position: Option<chompute::chomp::Diagram>,
+    /// With --position: also draw it, every cell coloured by the Grundy value of what its bite
+    /// leaves (value 0: a winning bite), the poisoned corner (1,1) at the top left.
+    #[arg(long, value_name = "FILE", requires = "position")]
+    pub picture: Option<std::path::PathBuf>,
+    /// Print every partition of n ≤ N cells with its Grundy value, one `[λ] => value` a line,
+    /// as FindStat's statistic St000681 lists them (n ascending, then reverse lexicographic
+    /// order; N ≤ 50). No box: the diagrams of n cells are the partitions of n.
+    #[arg(long, value_name = "N", conflicts_with_all = ["shape", "position", "bfile", "output", "by_rank", "value_bytes", FORMAT_FLAGS])]
+    pub findstat: Option<u32>,
     /// Print one sequence as an OEIS b-file (`n value` per line).
     #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
     pub bfile: Option<chompute::chomp::two_player::grundy::GrundySequence>,
@@ -192,7 +206,7 @@ pub struct ChompCellsArgs {
     /// reads its options, the twin); both give the same counts.
     #[arg(long, value_enum, default_value_t = chompute::chomp::two_player::cells::CellsEngine::Forward)]
     pub engine: chompute::chomp::two_player::cells::CellsEngine,
-    /// Also save the bits of every diagram here (`chompute chomp cells-table 1`, read by
+    /// Also save the bits of every diagram here (`chompute chomp cells-table 2`, read by
     /// `chomp query`); the run keeps its state in FILE.partial, written in place now and
     /// then, and the same command resumes from it. Forward engine only.
     #[arg(short, long, value_name = "FILE")]

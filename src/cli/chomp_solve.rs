@@ -43,8 +43,12 @@ pub struct ChompSolveArgs {
 
 #[derive(Debug, Args)]
 pub struct ChompQueryArgs {
-    /// A table saved by `chomp solve -o` (P or N), by `chomp grundy -o` (Grundy values) or by
-    /// `chomp ord -o` (n-player ordinals: the ordinal, Sol and a solution chain).
+    /// A saved table of any of the four kinds, as its first line says: `chomp solve -o` (one
+    /// bit a position: P or N and the winning bites), `chomp grundy -o` (Grundy values: the
+    /// value and a move to each smaller one), `chomp ord -o` (n-player ordinals: the ordinal,
+    /// Sol and a solution chain) or `chomp cells -o` (one bit a diagram of at most N cells, no
+    /// box: P or N and the winning bites). A bite is named by the cell it takes, (row, column)
+    /// from the poisoned corner (1,1), and the position it leaves.
     #[arg(value_name = "FILE")]
     pub table: std::path::PathBuf,
     /// The position: row lengths a,b,c (top row first).
@@ -80,5 +84,6 @@ pub struct ChompBitesArgs {
 /// `chomp bites`'s output flags.
 pub struct ChompBitesOutput;
 impl Offer for ChompBitesOutput {
-    const CSV: Option<&'static str> = Some("Print CSV on stdout: rows,cols,winning_bites,bites.");
+    const CSV: Option<&'static str> =
+        Some("Print CSV on stdout: rows,cols,winning_bites,bites,cells.");
 }

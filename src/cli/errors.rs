@@ -51,6 +51,9 @@ pub fn flag(input: chompute::Input) -> String {
         I::Pass => "--pass",
         I::Players => "--players",
         I::Claim => "--claim",
+        I::Memory => "--memory",
+        I::Part => "--part",
+        I::ValueBytes => "--value-bytes",
         other => return other.library_name().to_string(),
     }
     .to_string()

@@ -26,6 +26,9 @@ struct CaReport {
     /// The GPU kernel (`step`, or `block KxR`: K steps per dispatch, R rows per tile); null on
     /// the CPU.
     kernel: Option<String>,
+    /// Bytes of grid traffic (read and written) per cell update by the GPU kernel's tile
+    /// arithmetic; null on the CPU.
+    bytes_per_update: Option<f64>,
     /// Live cells of generation STEPS, = g(STEPS+1).
     live_cells: u64,
     cell_updates: u64,
@@ -52,7 +55,10 @@ impl Report for CaReport {
             out,
             "generation {steps}: {live} live cells = g({side}) = P-positions of C({side},{side})"
         )?;
-        let kernel = self.kernel.as_ref().map(|k| format!(" ({k} kernel)"));
+        let kernel = self.kernel.as_ref().map(|k| {
+            let bytes = self.bytes_per_update.unwrap_or_default();
+            format!(" ({k} kernel, {bytes:.3} bytes per update)")
+        });
         writeln!(
             out,
             "{steps} steps, {updates} cell updates in {:.3} s on the {}{}: {:.3e} cell updates/s",
@@ -138,7 +144,7 @@ fn runner(
     ctx: Option<&std::sync::Arc<chompute::gpu::GpuContext>>,
     choice: CaKernelChoice,
     steps: u64,
-) -> anyhow::Result<(Box<dyn AutomatonBackend>, Option<String>)> {
+) -> anyhow::Result<(Box<dyn AutomatonBackend>, Option<CaKernel>)> {
     Ok(match ctx {
         Some(ctx) => {
             let kernel = match choice {
@@ -147,10 +153,13 @@ fn runner(
                 CaKernelChoice::Block => CaKernel::block(ctx).ok_or_else(|| {
                     anyhow!("--kernel block: this GPU has too little workgroup memory for a tile")
                 })?,
+                CaKernelChoice::Regs => CaKernel::regs(ctx).ok_or_else(|| {
+                    anyhow!("--kernel regs: this GPU has no subgroup operations; use --kernel step")
+                })?,
             };
             let gpu = CaGpu::with_options(ctx.clone(), steps, kernel, ctx.max_binding_bytes())
                 .map_err(super::on_gpu)?;
-            (Box::new(gpu), Some(kernel.name()))
+            (Box::new(gpu), Some(kernel))
         }
         None => (Box::new(Automaton::new(steps)?), None),
     })
@@ -166,12 +175,12 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
             steps + 1
         ))
     });
-    let engine = super::engine(backend)?;
+    let engine = super::engine(backend, chompute::gpu::Job::Automaton)?;
     let ctx = match &engine {
         Engine::Gpu(ctx) => Some(ctx.clone()),
         Engine::Cpu => None,
     };
-    let (mut runner, kernel_name) = runner(ctx.as_ref(), args.kernel, steps)?;
+    let (mut runner, kernel) = runner(ctx.as_ref(), args.kernel, steps)?;
     // The watchers of the run, in the order they see each generation: frames, the stack,
     // the verification (on the GPU with a CPU twin beside it; on the CPU the runner itself).
     let mut frame_writer = match &args.frames {
@@ -233,7 +242,8 @@ pub fn run(backend: BackendChoice, args: &CaArgs) -> anyhow::Result<()> {
     let report = CaReport {
         steps,
         backend: engine.name(),
-        kernel: kernel_name,
+        kernel: kernel.map(|k| k.name()),
+        bytes_per_update: kernel.map(|k| k.traffic().bytes_per_update()),
         live_cells: live,
         cell_updates: updates,
         seconds: compute_seconds,

@@ -10,6 +10,7 @@ use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
+use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
 use chompute::chomp::two_player::cells_file::{CellsEvent, CellsFile};
@@ -18,7 +19,7 @@ use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
-use chompute::chomp::two_player::grundy_file::{self, GrundyFile, SavedTable};
+use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
 use chompute::chomp::two_player::plan::{Route, SolvePlan};
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::two_player::RectangleBites;
@@ -122,7 +123,15 @@ fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow:
 /// volume-layer kernel on the GPU with `--backend gpu`.
 pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
-    let gpu = backend == BackendChoice::Gpu;
+    // `gpu` forces the layer kernel; `auto` takes it where the rates saved for this machine
+    // (or the default table) give Chomp to the GPU.
+    let gpu = match backend {
+        BackendChoice::Auto => matches!(
+            chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
+            Ok(chompute::gpu::Engine::Gpu(_))
+        ),
+        other => other == BackendChoice::Gpu,
+    };
     if args.plan && !gpu {
         return print_plan(args);
     }
@@ -150,7 +159,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     ));
     let mut resumed = 0;
-    let solved = plan.run(|event| match event {
+    let solved = plan.run(None, |event| match event {
         SolveEvent::Whole(RunEvent::Resumed {
             path,
             layers_done,
@@ -385,13 +394,39 @@ fn rows_of(d: &Diagram) -> Vec<u32> {
     d.rows().to_vec()
 }
 
+/// The cell (row, column) each bite from `p` to one of `options` takes.
+fn cells_of(p: &Diagram, options: &[Diagram]) -> Vec<(usize, u32)> {
+    options
+        .iter()
+        .map(|q| chompute::chomp::two_player::table::bitten_cell(p, q))
+        .collect()
+}
+
+/// A bite as the cell it takes and the position it leaves: `(5,7) leaves (11,11,6)`.
+fn said_bite(cell: (usize, u32), q: &[u32]) -> String {
+    format!("({},{}) leaves ({})", cell.0, cell.1, text_bite(q))
+}
+
+/// Bites as `said_bite` says them, separated by "; ".
+fn said_bites(cells: &[(usize, u32)], bites: &[Vec<u32>]) -> String {
+    let said: Vec<String> = cells
+        .iter()
+        .zip(bites)
+        .map(|(&c, q)| said_bite(c, q))
+        .collect();
+    said.join("; ")
+}
+
 #[derive(Serialize)]
 struct QueryReport {
     position: String,
     #[serde(rename = "box")]
     shape: String,
     p: bool,
+    /// The positions the winning bites leave.
     bites: Vec<Vec<u32>>,
+    /// The cell each winning bite takes, (row, column) from (1,1), in the order of `bites`.
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for QueryReport {
@@ -400,29 +435,29 @@ impl Report for QueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        let list: Vec<String> = self
-            .bites
-            .iter()
-            .map(|q| format!("({})", text_bite(q)))
-            .collect();
-        let n = self.bites.len();
-        let s = if n == 1 { "" } else { "s" };
-        writeln!(out, "{p}: N, {n} winning bite{s}: {}", list.join(" "))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
+}
+
+/// "1 winning bite: (3,3) leaves (5,3,2)".
+fn said_winning(cells: &[(usize, u32)], bites: &[Vec<u32>]) -> String {
+    let n = bites.len();
+    let s = if n == 1 { "" } else { "s" };
+    format!("{n} winning bite{s}: {}", said_bites(cells, bites))
 }
 
 /// `chomp query FILE --position a,b,c`: a one-bit table's P or N and winning bites, or a
 /// Grundy table's value and a move to each smaller value, as the file's first line says.
 pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
-    if OrdFile::is_ord_table(&args.table)? {
-        return query_ord(args, &OrdFile::open(&args.table)?);
-    }
-    if CellsFile::is_cells_table(&args.table)? {
-        return query_cells(args, &CellsFile::open(&args.table)?);
-    }
     let file = match SavedTable::open(&args.table)? {
         SavedTable::Bits(file) => file,
         SavedTable::Grundy(file) => return query_grundy(args, &file),
+        SavedTable::Ords(file) => return query_ord(args, &file),
+        SavedTable::Cells(file) => return query_cells(args, &file),
     };
     if args.verify {
         file.verify()?;
@@ -435,6 +470,7 @@ pub fn query(args: &ChompQueryArgs) -> anyhow::Result<()> {
         shape: file.shape().to_string(),
         p: is_p,
         bites: bites.iter().map(rows_of).collect(),
+        bite_cells: cells_of(p, &bites),
     };
     print_report(&report, args.format.get())
 }
@@ -447,6 +483,8 @@ struct CellsQueryReport {
     p: bool,
     /// The positions a winning bite leaves (empty for a P-position).
     bites: Vec<Vec<u32>>,
+    /// The cell each winning bite takes, (row, column) from (1,1), in the order of `bites`.
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for CellsQueryReport {
@@ -455,8 +493,11 @@ impl Report for CellsQueryReport {
         if self.p {
             return writeln!(out, "{p}: P (every bite loses)");
         }
-        let list: Vec<String> = self.bites.iter().map(|q| text_bite(q)).collect();
-        writeln!(out, "{p}: N, winning bites leave {}", list.join(" "))
+        writeln!(
+            out,
+            "{p}: N, {}",
+            said_winning(&self.bite_cells, &self.bites)
+        )
     }
 }
 
@@ -479,15 +520,17 @@ fn query_cells(args: &ChompQueryArgs, file: &CellsFile) -> anyhow::Result<()> {
     for q in p.options() {
         // The empty diagram (the poison eaten) is no winning bite.
         if file.is_p(q.rows())? == Some(true) {
-            bites.push(q.rows().to_vec());
+            bites.push(q);
         }
     }
+    bites.sort();
     let report = CellsQueryReport {
         position: p.to_string(),
         cells: p.volume(),
         max: file.max(),
         p: is_p,
-        bites,
+        bites: bites.iter().map(rows_of).collect(),
+        bite_cells: cells_of(p, &bites),
     };
     print_report(&report, args.format.get())
 }
@@ -501,6 +544,8 @@ struct GrundyQueryReport {
     p: bool,
     /// At index g, a position of value g that a bite leaves.
     moves: Vec<Vec<u32>>,
+    /// The cell each of `moves` bites, (row, column) from (1,1).
+    bite_cells: Vec<(usize, u32)>,
 }
 
 impl Report for GrundyQueryReport {
@@ -512,13 +557,14 @@ impl Report for GrundyQueryReport {
         let list: Vec<String> = self
             .moves
             .iter()
+            .zip(&self.bite_cells)
             .enumerate()
-            .map(|(v, q)| format!("{v} ({})", text_bite(q)))
+            .map(|(v, (q, &c))| format!("{v}: {}", said_bite(c, q)))
             .collect();
         writeln!(
             out,
             "{p}: Grundy value {g}, a move to each smaller value: {}",
-            list.join(" ")
+            list.join("; ")
         )
     }
 }
@@ -531,14 +577,24 @@ fn query_grundy(args: &ChompQueryArgs, file: &GrundyFile) -> anyhow::Result<()> 
     let p = &args.position;
     let grundy = file.value(p)?;
     let moves = file.moves(p)?;
-    let report = GrundyQueryReport {
+    let report = grundy_query_report(p, file.shape(), grundy, &moves);
+    print_report(&report, args.format.get())
+}
+
+fn grundy_query_report(
+    p: &Diagram,
+    shape: ChompBox,
+    grundy: u16,
+    moves: &[Diagram],
+) -> GrundyQueryReport {
+    GrundyQueryReport {
         position: p.to_string(),
-        shape: file.shape().to_string(),
+        shape: shape.to_string(),
         grundy,
         p: grundy == 0,
         moves: moves.iter().map(rows_of).collect(),
-    };
-    print_report(&report, args.format.get())
+        bite_cells: cells_of(p, moves),
+    }
 }
 
 #[derive(Serialize)]
@@ -665,15 +721,10 @@ fn text_bite(b: &[u32]) -> String {
 impl Report for BitesReport {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         for r in &self.rectangles {
-            let list: Vec<String> = r
-                .bites
-                .iter()
-                .map(|b| format!("({})", text_bite(b)))
-                .collect();
-            let what = if list.is_empty() {
+            let what = if r.bites.is_empty() {
                 "P".to_string()
             } else {
-                list.join(" ")
+                said_bites(&r.bite_cells, &r.bites)
             };
             writeln!(out, "{}x{}: {what}", r.rows, r.cols)?;
         }
@@ -681,12 +732,24 @@ impl Report for BitesReport {
     }
 
     fn csv(&self, out: &mut Stdout) -> std::io::Result<()> {
-        writeln!(out, "rows,cols,winning_bites,bites")?;
+        writeln!(out, "rows,cols,winning_bites,bites,cells")?;
         for r in &self.rectangles {
             let list: Vec<String> = r.bites.iter().map(|b| text_bite(b)).collect();
             let bites = list.join(" ");
-            let field = csv_field(&bites);
-            writeln!(out, "{},{},{},{field}", r.rows, r.cols, r.bites.len())?;
+            let cells: Vec<String> = r
+                .bite_cells
+                .iter()
+                .map(|(x, y)| format!("{x},{y}"))
+                .collect();
+            let cells = cells.join(" ");
+            let (bites, cells) = (csv_field(&bites), csv_field(&cells));
+            writeln!(
+                out,
+                "{},{},{},{bites},{cells}",
+                r.rows,
+                r.cols,
+                r.bites.len()
+            )?;
         }
         Ok(())
     }
@@ -765,9 +828,24 @@ impl Report for GrundyReport {
     }
 }
 
-/// `chomp grundy --box RxC [-o FILE]`: with -o, resumable and saved.
+/// `chomp grundy --box RxC [-o FILE]`: with -o, resumable and saved; `--position P` one
+/// position's value and moves; `--findstat N` every partition of at most N cells.
 pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
-    let shape = args.shape;
+    if let Some(max) = args.findstat {
+        return print_findstat(max);
+    }
+    let shape = match (args.shape, &args.position) {
+        (Some(s), _) => s,
+        (None, Some(p)) if !p.is_empty() => ChompBox::of(p),
+        _ => {
+            return Err(anyhow!(
+                "give the box with --box ROWSxCOLUMNS or a --position"
+            ))
+        }
+    };
+    if let Some(path) = &args.picture {
+        chompute::output::check_target(path)?;
+    }
     let width = args.value_bytes.map(|b| match b {
         1 => ValueBytes::One,
         _ => ValueBytes::Two,
@@ -791,6 +869,28 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         })?,
     };
     let seconds = start.elapsed().as_secs_f64();
+    if let Some(p) = &args.position {
+        let (Some(grundy), Some(moves)) = (table.value(p), table.moves(p)) else {
+            return Err(chompute::Error::invalid(format!(
+                "{p} is not a position of the {shape} box"
+            ))
+            .into());
+        };
+        if let Some(path) = &args.picture {
+            let description = super::describe_pictures(&format!(
+                "the Chomp position ({p}), every cell coloured by the Grundy value of the \
+                 position its bite leaves (palette entry 2+k for value k; 1 the poisoned cell)"
+            ));
+            chompute::render::figures::write_position_png(
+                path,
+                p.rows(),
+                |row, col| table.value(&p.bite(row - 1, col - 1)).unwrap_or(0),
+                Some(&description),
+            )?;
+        }
+        let report = grundy_query_report(p, shape, grundy, &moves);
+        return print_report(&report, args.format.get());
+    }
     let sequence = match args.bfile {
         Some(kind) => Some(table.sequence(kind)?),
         None => None,
@@ -808,6 +908,18 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         sequence,
     };
     print_report(&report, args.format())
+}
+
+/// `chomp grundy --findstat N`: `[λ] => value` for every partition of n ≤ N, FindStat's
+/// format for St000681.
+fn print_findstat(max: u32) -> anyhow::Result<()> {
+    use chompute::chomp::two_player::grundy_cells::{by_cells, findstat_line};
+    let mut out = super::out::stdout();
+    for (p, g) in by_cells(max)? {
+        writeln!(out, "{}", findstat_line(&p, g))?;
+    }
+    out.flush()?;
+    Ok(())
 }
 
 #[derive(Serialize)]
@@ -844,11 +956,16 @@ impl Report for CellsReport {
 
 /// Say on stderr that a cells run resumes from its checkpoint.
 fn said_cells(event: CellsEvent) {
-    if let CellsEvent::Resumed { path, done } = event {
-        eprintln!(
+    match event {
+        CellsEvent::Resumed { path, done } => eprintln!(
             "chompute: resuming from {}: the diagrams of up to {done} cells done",
             path.display()
-        );
+        ),
+        CellsEvent::Restarted { path, why } => eprintln!(
+            "chompute: starting afresh: the checkpoint {} could not be resumed ({why})",
+            path.display()
+        ),
+        CellsEvent::Snapshot { .. } => {}
     }
 }
 

@@ -1,11 +1,14 @@
-//! `chompute info`: the adapter and limits, or why there is no GPU.
+//! `chompute info`: the adapter and limits, or why there is no GPU, and what `auto` picks for
+//! each job and why.
 //!
 //! Tests: the command as users run it in tests/faults/backend.rs, tests/faults/pipes.rs,
 //! tests/pictures/cli_foundation.rs.
 
 use super::out::{print_report, Report, Stdout};
 use crate::cli::InfoArgs;
+use chompute::gpu::choice::{decide_all, rates_path, saved_rates, Decision};
 use chompute::gpu::context::AdapterReport;
+use chompute::gpu::engine::adapter_view;
 use chompute::gpu::GpuContext;
 use serde::Serialize;
 use std::io::Write;
@@ -16,7 +19,12 @@ use std::io::Write;
 struct InfoReport {
     #[serde(serialize_with = "sorted_keys")]
     adapter: Option<AdapterReport>,
+    /// Per job, what `--backend auto` picks and why.
+    auto: Vec<Decision>,
+    /// "gpu" when `auto` may use the adapter at all (a real one), else "cpu".
     auto_selects: &'static str,
+    /// Where `bench --save` keeps the measured rates (null without a cache directory).
+    rates_file: Option<String>,
     reason: Option<String>,
     /// The bytes of one P-grid tile (the text's last limit).
     #[serde(skip)]
@@ -34,7 +42,7 @@ impl Report for InfoReport {
         let Some(r) = &self.adapter else {
             let reason = self.reason.as_deref().unwrap_or_default();
             writeln!(out, "no GPU: {reason}")?;
-            return writeln!(out, "--backend auto selects: cpu");
+            return self.choices(out);
         };
         let software = if r.software { " (software)" } else { "" };
         writeln!(out, "adapter:      {}", r.name)?;
@@ -71,23 +79,50 @@ impl Report for InfoReport {
         for (name, value) in limits {
             writeln!(out, "  {name} {value}")?;
         }
-        writeln!(out, "--backend auto selects: {}", self.auto_selects)
+        let subgroups = match r.subgroup_sizes {
+            Some([min, max]) => format!("{min} to {max} lanes"),
+            None => "none".into(),
+        };
+        writeln!(out, "  subgroups:                  {subgroups}")?;
+        self.choices(out)
+    }
+}
+
+impl InfoReport {
+    /// What `auto` picks for each job, and why.
+    fn choices(&self, out: &mut Stdout) -> std::io::Result<()> {
+        writeln!(out, "--backend auto selects, per job:")?;
+        for d in &self.auto {
+            let (job, side) = (d.job.name(), d.side.name());
+            writeln!(out, "  {job:<10} {side}  {}", d.reason.describe())?;
+        }
+        if let Some(path) = &self.rates_file {
+            writeln!(out, "rates file: {path}")?;
+        }
+        Ok(())
     }
 }
 
 pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
-    let report = match GpuContext::shared() {
+    let shared = GpuContext::shared();
+    let auto = decide_all(&adapter_view(shared.as_deref().ok()), saved_rates());
+    let rates_file = rates_path().map(|p| p.display().to_string());
+    let report = match shared {
         Ok(ctx) => {
             let r = ctx.report();
             InfoReport {
                 auto_selects: if r.software { "cpu" } else { "gpu" },
                 adapter: Some(r),
+                auto,
+                rates_file,
                 reason: None,
                 tile_bytes: ctx.max_binding_bytes(),
             }
         }
         Err(e) => InfoReport {
             adapter: None,
+            auto,
+            rates_file,
             reason: Some(match e {
                 chompute::Error::NoAdapter(why) => format!("{why} or use --backend cpu"),
                 other => other.to_string(),

@@ -22,7 +22,7 @@ mod theorems;
 
 use crate::cli::{Cli, Command};
 use chompute::claim::Claim;
-use chompute::gpu::{BackendChoice, Engine, GpuContext};
+use chompute::gpu::{BackendChoice, Engine, GpuContext, Job};
 
 /// Run one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
@@ -39,7 +39,7 @@ fn run_command(cli: Cli) -> anyhow::Result<()> {
             gpu_kernel(backend)?;
             count::run(backend, &a)
         }
-        Command::Grid(a) => grid::run(engine(backend)?, &a),
+        Command::Grid(a) => grid::run(engine(backend, Job::Generate)?, &a),
         Command::Bench(a) => {
             gpu_kernel(backend)?;
             bench::run(backend, &a)
@@ -129,9 +129,10 @@ pub(crate) fn on_gpu(e: chompute::Error) -> anyhow::Error {
     }
 }
 
-/// The engine for `--backend`, or why there is none, in the CLI's words.
-pub(crate) fn engine(backend: BackendChoice) -> anyhow::Result<Engine> {
-    Engine::select(backend).map_err(on_gpu)
+/// The engine for `--backend` and a job (`auto` decides per job), or why there is none, in the
+/// CLI's words.
+pub(crate) fn engine(backend: BackendChoice, job: Job) -> anyhow::Result<Engine> {
+    Engine::for_job(backend, job).map_err(on_gpu)
 }
 
 /// `chompute completions SHELL`: the completion script clap_complete makes from the CLI.

@@ -13,7 +13,7 @@ use chompute::memory::Room;
 use chompute::render::encode::output::{check_output, stream_image, summary};
 use chompute::render::picture::source::CellSource;
 use chompute::render::picture::{check_tile_size, Scale};
-use chompute::render::plan::{bar_text, describe, Plan, Request, DZI_TILE};
+use chompute::render::plan::{bar_text, describe, one_colour, Plan, Request, DZI_TILE};
 use chompute::render::pyramid::dzi::{write_dzi_from_tiles, DziReport};
 use chompute::render::pyramid::tiles::{ShardReport, TileManifest, TileRows};
 use indicatif::ProgressBar;
@@ -92,8 +92,24 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         room: room(),
     })?;
     let pic = &plan.picture;
-    let cells = CellSource::new(super::engine(backend)?, args.verify);
+    let job = if args.fit.is_some() {
+        chompute::gpu::Job::Fit
+    } else {
+        chompute::gpu::Job::Render
+    };
+    let cells = CellSource::new(super::engine(backend, job)?, args.verify);
     let done = plan.run(&cells)?;
+    // Said once the picture is written (a refused render says only why it was refused).
+    let warned = one_colour(pic);
+    if let Some(why) = &warned {
+        eprintln!("chompute: warning: the picture comes out in one colour: {why}");
+    }
+    if let (None, Some(v), Scale::Fit(b)) = (&warned, done.one_value, pic.scale) {
+        eprintln!(
+            "chompute: warning: the picture comes out in one colour: every pixel's {b}×{b} \
+             block has the same shade (pixel value {v})"
+        );
+    }
     let what = bar_text(pic);
     if let (Some((path, spec)), Some(bytes)) = (&plan.output, done.output_bytes) {
         crate::cmd::bars::summary(&summary(

@@ -23,8 +23,8 @@ pub fn run(backend: BackendChoice, args: &ServeArgs) -> anyhow::Result<()> {
         &format!("--cache-mb {}", args.cache_mb),
         "give a smaller --cache-mb",
     )?;
-    // `auto` takes the GPU only when it is a real one; built once for the server's life.
-    let engine = super::engine(backend)?;
+    // `auto` decides as for `render`; built once for the server's life.
+    let engine = super::engine(backend, chompute::gpu::Job::Render)?;
     let config = Config {
         addr: SocketAddr::new(args.bind, args.port),
         cache_bytes,

@@ -1,7 +1,9 @@
-//! The automaton kernels: `ca_step.wgsl` (one step per dispatch) and `ca_block.wgsl` (up to
-//! 16 steps per dispatch in workgroup memory), rotating grids on the GPU, bands of rows that fit
-//! one storage binding, and many steps per submission. The CPU twins are
-//! `chocolate::automaton::ca_step` and `chocolate::automaton::ca_block`.
+//! The automaton kernels: `ca_step.wgsl` (one step per dispatch), `ca_block.wgsl` (up to 16
+//! steps per dispatch in workgroup memory) and `ca_regs.wgsl` (16 steps per dispatch in
+//! registers, neighbours' bits by subgroup shuffle), rotating grids on the GPU, bands of rows
+//! that fit one storage binding, and many steps per submission. The CPU twins are
+//! `chocolate::automaton::ca_step`, `chocolate::automaton::ca_block` and
+//! `chocolate::automaton::ca_regs`.
 //!
 //! A grid holds generations up to `capacity`: (capacity+1) rows of `stride` u32 words, the
 //! stride padded so that every row starts at a legal storage-binding offset. A band of rows is
@@ -11,9 +13,9 @@
 //! submission's dispatches sit in one uniform buffer at dynamic offsets, so a batch of hundreds
 //! of steps is one submission with no host round trip.
 //!
-//! The step kernel rotates three grids (b_{n-1}, b_n, b_{n+1}). The block kernel reads b_{n-1}
-//! and b_n from one pair of grids and writes b_{n+k-1} and b_{n+k} to the other pair (a tile's
-//! halo is its neighbours' output, so it cannot write in place): four grids.
+//! The step kernel rotates three grids (b_{n-1}, b_n, b_{n+1}). The block and register kernels
+//! read b_{n-1} and b_n from one pair of grids and write b_{n+k-1} and b_{n+k} to the other pair
+//! (a tile's halo is its neighbours' output, so it cannot write in place): four grids.
 //!
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/automaton.rs,
 //! tests/engine/foundation.rs.
@@ -21,7 +23,9 @@
 use super::context::{dispatch, GpuContext, ParamsArena, Pipeline, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use super::ptest::{CountParams, COUNT_P};
-use crate::chocolate::automaton::{BlockShape, BLOCK_COLS};
+use crate::chocolate::automaton::{
+    BlockShape, RegsShape, TileTraffic, BLOCK_COLS, REGS_OUT_ROWS, REGS_STEPS,
+};
 use crate::chocolate::backend::AutomatonBackend;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -32,6 +36,8 @@ const GROUP_WORDS: u32 = 64;
 const ROWS_PER_INVOCATION: u32 = 8;
 /// Invocations down a tile of the block kernel (its `LANES_Y`).
 const BLOCK_LANES: u32 = 4;
+/// Invocations per workgroup of the register kernel (its `GROUP`).
+const REGS_GROUP: u32 = 128;
 
 /// `ca_step.wgsl`: one invocation per word column of [`ROWS_PER_INVOCATION`] rows.
 pub(crate) const CA_STEP: Kernel = Kernel {
@@ -67,6 +73,28 @@ pub(crate) const CA_BLOCK: Kernel = Kernel {
     )
 };
 
+/// `ca_regs.wgsl`: one workgroup of [`REGS_GROUP`] lanes, whole subgroups of any size.
+pub(crate) const CA_REGS: Kernel = Kernel {
+    consts: &[
+        ("STEPS_MAX", REGS_STEPS),
+        ("OUT_ROWS", REGS_OUT_ROWS),
+        ("HELD", REGS_STEPS + REGS_OUT_ROWS),
+        ("GROUP", REGS_GROUP),
+    ],
+    ..Kernel::with_params::<StepParams>(
+        "ca_regs.wgsl",
+        include_str!("../../shaders/ca_regs.wgsl"),
+        "ca_regs",
+        [REGS_GROUP, 1, 1],
+        &[
+            Access::Read,
+            Access::Read,
+            Access::ReadWrite,
+            Access::ReadWrite,
+        ],
+    )
+};
+
 /// Steps encoded into one submission (a multiple of every block length).
 pub const STEPS_PER_SUBMISSION: u64 = 256;
 
@@ -92,17 +120,40 @@ pub enum CaKernel {
     Step,
     /// `ca_block.wgsl`: up to `steps_max` steps per dispatch in workgroup memory, four grids.
     Block(BlockShape),
+    /// `ca_regs.wgsl`: up to `steps_max` steps per dispatch in registers, four grids; `lanes`
+    /// is the device's smallest subgroup, which the dispatch is sized for.
+    Regs(RegsShape),
 }
 
 impl CaKernel {
-    /// The kernel `ca` and `bench` use: the step kernel, measured faster than the block kernel
-    /// wherever both ran (BENCHMARKS.md, "The automaton"). On lavapipe it is about 1.9× faster,
-    /// its workgroup barriers being costly and its "memory" the CPU's cache either way; on an
-    /// NVIDIA H200 it made 7.9·10¹² cell updates/s against the block kernel's 6.4·10¹² (32767
-    /// steps): the block kernel moves 10× fewer grid bytes, but its barriers and halo
-    /// recomputation cost more than the H200's 4.8 TB/s saves. `--kernel block` still runs it.
-    pub fn best(_ctx: &GpuContext) -> CaKernel {
-        CaKernel::Step
+    /// The kernel `ca --kernel auto` and `bench` use: the register kernel on a real GPU with
+    /// subgroups, else the step kernel. The step kernel was measured faster than the block
+    /// kernel wherever both ran (BENCHMARKS.md, "The automaton"): on an NVIDIA H200 7.9·10¹²
+    /// cell updates/s against 6.4·10¹², the block kernel's barriers costing more than its 10×
+    /// less traffic saves. The register kernel moves as little as the block kernel with no
+    /// barrier at all. On a software adapter (lavapipe) the step kernel stays: there "memory"
+    /// is the CPU's cache either way, and the register kernel's 48-row columns spill.
+    pub fn best(ctx: &GpuContext) -> CaKernel {
+        match CaKernel::regs(ctx) {
+            Some(regs) if !ctx.is_software() => regs,
+            _ => CaKernel::Step,
+        }
+    }
+
+    /// The register kernel, where the device has subgroup operations.
+    pub fn regs(ctx: &GpuContext) -> Option<CaKernel> {
+        ctx.subgroup_sizes()
+            .map(|(min, _)| CaKernel::Regs(RegsShape::for_lanes(min.clamp(4, REGS_GROUP))))
+    }
+
+    /// Bytes of grid traffic and cell updates of one tile, by the kernel's own arithmetic
+    /// (the register kernel's for its smallest subgroup).
+    pub fn traffic(&self) -> TileTraffic {
+        match self {
+            CaKernel::Step => TileTraffic::step_kernel(),
+            CaKernel::Block(s) => s.traffic(),
+            CaKernel::Regs(s) => s.traffic(),
+        }
     }
 
     /// The block kernel with the largest tile this device's workgroup memory holds, if any.
@@ -111,11 +162,49 @@ impl CaKernel {
             .map(CaKernel::Block)
     }
 
-    /// A short name for reports: `step`, or `block` with steps × output rows per tile.
+    /// Whether this device runs the kernel: the register kernel needs subgroups of at least
+    /// its lanes, the block kernel a tile within the device's workgroup memory.
+    fn check(&self, ctx: &GpuContext) -> Result<()> {
+        let kernel = *self;
+        let workgroup_bytes = ctx.limits.max_compute_workgroup_storage_size;
+        if let CaKernel::Regs(shape) = kernel {
+            let lanes = ctx.subgroup_sizes().map(|(min, _)| min);
+            if lanes.is_none_or(|min| shape.lanes < 4 || shape.lanes > min) {
+                return Err(Error::bad_argument(
+                    "the register kernel's subgroup",
+                    format!("{shape:?}"),
+                    format!("a GPU with subgroup operations whose smallest subgroup has at least {} lanes (this one: {lanes:?})", shape.lanes),
+                ));
+            }
+            if (shape.steps_max, shape.out_rows) != (REGS_STEPS, REGS_OUT_ROWS) {
+                return Err(Error::bad_argument(
+                    "the register kernel's shape",
+                    format!("{shape:?}"),
+                    format!("{REGS_STEPS} steps and {REGS_OUT_ROWS} output rows, the shader's"),
+                ));
+            }
+        }
+        if let CaKernel::Block(shape) = kernel {
+            if !(1..=32).contains(&shape.steps_max)
+                || shape.tile_rows == 0
+                || shape.workgroup_bytes() > workgroup_bytes as u64
+            {
+                return Err(Error::bad_argument(
+                    "the block shape",
+                    format!("{shape:?}"),
+                    format!("1 to 32 steps and a tile within this GPU's {workgroup_bytes} bytes of workgroup memory"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A short name for reports: `step`, or `block` or `regs` with steps × output rows per tile.
     pub fn name(&self) -> String {
         match self {
             CaKernel::Step => "step".into(),
             CaKernel::Block(s) => format!("block {}x{}", s.steps_max, s.tile_rows),
+            CaKernel::Regs(s) => format!("regs {}x{}", s.steps_max, s.out_rows),
         }
     }
 
@@ -124,13 +213,14 @@ impl CaKernel {
         match self {
             CaKernel::Step => KernelId::CaStep,
             CaKernel::Block(s) => KernelId::CaBlock(*s),
+            CaKernel::Regs(_) => KernelId::CaRegs,
         }
     }
 
     fn grids(&self) -> usize {
         match self {
             CaKernel::Step => 3,
-            CaKernel::Block(_) => 4,
+            CaKernel::Block(_) | CaKernel::Regs(_) => 4,
         }
     }
 
@@ -139,6 +229,7 @@ impl CaKernel {
         match self {
             CaKernel::Step => 1,
             CaKernel::Block(s) => s.steps_max as u64,
+            CaKernel::Regs(s) => s.steps_max as u64,
         }
     }
 
@@ -147,6 +238,7 @@ impl CaKernel {
         match self {
             CaKernel::Step => ROWS_PER_INVOCATION as u64,
             CaKernel::Block(s) => s.tile_rows as u64,
+            CaKernel::Regs(s) => s.out_rows as u64,
         }
     }
 
@@ -155,6 +247,29 @@ impl CaKernel {
         match self {
             CaKernel::Step => 1,
             CaKernel::Block(s) => s.steps_max as u64,
+            CaKernel::Regs(s) => s.steps_max as u64,
+        }
+    }
+
+    /// Workgroups of one dispatch over `words` words and `rows` rows.
+    fn groups(&self, words: u32, rows: u32) -> (u32, u32) {
+        match self {
+            CaKernel::Step => (
+                words.div_ceil(GROUP_WORDS),
+                rows.div_ceil(ROWS_PER_INVOCATION),
+            ),
+            CaKernel::Block(s) => (
+                words.div_ceil(BLOCK_COLS as u32 - 1),
+                rows.div_ceil(s.tile_rows),
+            ),
+            // A workgroup's subgroups of `lanes` lanes each own `lanes - 1` words; larger
+            // subgroups own more words a workgroup, so the dispatch covers the grid whatever
+            // the size the device picks.
+            CaKernel::Regs(s) => {
+                let lanes = s.lanes.min(REGS_GROUP);
+                let words_per_group = REGS_GROUP / lanes * (lanes - 1);
+                (words.div_ceil(words_per_group), rows.div_ceil(s.out_rows))
+            }
         }
     }
 }
@@ -248,19 +363,7 @@ impl CaGpu {
                 format!("at most {max_steps}"),
             ));
         }
-        let workgroup_bytes = ctx.limits.max_compute_workgroup_storage_size;
-        if let CaKernel::Block(shape) = kernel {
-            if !(1..=32).contains(&shape.steps_max)
-                || shape.tile_rows == 0
-                || shape.workgroup_bytes() > workgroup_bytes as u64
-            {
-                return Err(Error::bad_argument(
-                    "the block shape",
-                    format!("{shape:?}"),
-                    format!("1 to 32 steps and a tile within this GPU's {workgroup_bytes} bytes of workgroup memory"),
-                ));
-            }
-        }
+        kernel.check(&ctx)?;
         let side = capacity + 1;
         let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
         let stride = side.div_ceil(32).div_ceil(align_words) * align_words;
@@ -320,7 +423,9 @@ impl CaGpu {
             CaKernel::Step => (0..3)
                 .map(|phase| (vec![phase, (phase + 1) % 3], vec![(phase + 2) % 3]))
                 .collect(),
-            CaKernel::Block(_) => vec![(vec![0, 1], vec![2, 3]), (vec![2, 3], vec![0, 1])],
+            CaKernel::Block(_) | CaKernel::Regs(_) => {
+                vec![(vec![0, 1], vec![2, 3]), (vec![2, 3], vec![0, 1])]
+            }
         };
         let window = |grid: usize, first_row: u64, rows: u64| {
             wgpu::BindingResource::Buffer(wgpu::BufferBinding {
@@ -458,7 +563,7 @@ impl CaGpu {
             let words = rows_active.div_ceil(32) as u32;
             let phase = match self.kernel {
                 CaKernel::Step => prev,
-                CaKernel::Block(_) => cur / 2,
+                CaKernel::Block(_) | CaKernel::Regs(_) => cur / 2,
             };
             for (b, band) in self.bands.iter().enumerate() {
                 if band.start >= rows_active {
@@ -476,21 +581,11 @@ impl CaGpu {
                     pad1: 0,
                     pad2: 0,
                 });
-                let groups = match self.kernel {
-                    CaKernel::Step => (
-                        words.div_ceil(GROUP_WORDS),
-                        rows.div_ceil(ROWS_PER_INVOCATION),
-                    ),
-                    CaKernel::Block(s) => (
-                        words.div_ceil(BLOCK_COLS as u32 - 1),
-                        rows.div_ceil(s.tile_rows),
-                    ),
-                };
-                dispatches.push((b, phase, offset, groups));
+                dispatches.push((b, phase, offset, self.kernel.groups(words, rows)));
             }
             (prev, cur) = match self.kernel {
                 CaKernel::Step => (cur, 3 - prev - cur),
-                CaKernel::Block(_) => ((prev + 2) % 4, (cur + 2) % 4),
+                CaKernel::Block(_) | CaKernel::Regs(_) => ((prev + 2) % 4, (cur + 2) % 4),
             };
             done += k;
         }

@@ -35,6 +35,7 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
+use crate::chomp::two_player::plan::LayerSolver;
 use crate::chomp::two_player::driver::{drive_steps, Run};
 use crate::chomp::two_player::pull::{leaf_weights, PullStats};
 use crate::chomp::two_player::PTable;
@@ -207,12 +208,17 @@ impl ChompGpuDevice {
     }
 }
 
-impl ChompDevice for ChompGpuDevice {
-    fn solve_colex(&self, shape: ChompBox) -> Result<PTable> {
-        let gpu = super::chomp::ChompGpu::new(self.ctx.clone());
-        gpu.check(shape)?;
-        gpu.solve(shape)
+impl LayerSolver for ChompGpuDevice {
+    fn check(&self, shape: ChompBox) -> Result<()> {
+        super::chomp::ChompGpu::new(self.ctx.clone()).check(shape)
     }
+
+    fn solve(&self, shape: ChompBox) -> Result<PTable> {
+        super::chomp::ChompGpu::new(self.ctx.clone()).solve(shape)
+    }
+}
+
+impl ChompDevice for ChompGpuDevice {
 
     fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
         let limits = &self.ctx.limits;

@@ -37,6 +37,9 @@ pub struct AdapterReport {
     pub max_compute_invocations_per_workgroup: u32,
     /// The workgroup memory one workgroup may use, in bytes.
     pub max_compute_workgroup_storage_size: u32,
+    /// The smallest and largest subgroup, where the device has subgroup operations (the
+    /// automaton's register kernel needs them); null without.
+    pub subgroup_sizes: Option<[u32; 2]>,
 }
 
 /// A compute pipeline and the layout of its bind group 0: binding 0 the params uniform at a
@@ -105,9 +108,11 @@ impl GpuContext {
         })?;
         let info = adapter.get_info();
         let limits = adapter.limits();
+        // Subgroups where the adapter has them: the register kernel of the automaton shuffles.
+        let features = adapter.features() & wgpu::Features::SUBGROUP;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("chompute"),
-            required_features: wgpu::Features::empty(),
+            required_features: features,
             required_limits: limits.clone(),
             ..Default::default()
         }))
@@ -138,6 +143,17 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// Whether the device was opened with subgroup operations (wgpu's SUBGROUP feature).
+    pub fn has_subgroups(&self) -> bool {
+        self.device.features().contains(wgpu::Features::SUBGROUP)
+    }
+
+    /// The smallest and largest subgroup the device may run, where it has subgroups.
+    pub fn subgroup_sizes(&self) -> Option<(u32, u32)> {
+        self.has_subgroups()
+            .then_some((self.info.subgroup_min_size, self.info.subgroup_max_size))
+    }
+
     /// The adapter and its limits, for `info` and benchmark reports.
     pub fn report(&self) -> AdapterReport {
         AdapterReport {
@@ -154,6 +170,7 @@ impl GpuContext {
                 .limits
                 .max_compute_invocations_per_workgroup,
             max_compute_workgroup_storage_size: self.limits.max_compute_workgroup_storage_size,
+            subgroup_sizes: self.subgroup_sizes().map(|(a, b)| [a, b]),
         }
     }
 

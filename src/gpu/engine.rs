@@ -1,12 +1,15 @@
 //! Where work runs: the backend a user chooses ([`BackendChoice`]: `auto`, `gpu`, `cpu`) and
-//! the engine it resolves to ([`Engine`]), which hands out each computation's backend (the
-//! WGSL kernel on the shared [`GpuContext`], or its CPU twin). `auto` takes a GPU only when it
-//! is a real one: lavapipe runs every kernel, but slower than the CPU paths.
+//! the engine it resolves to for a job ([`Engine::for_job`]), which hands out each
+//! computation's backend (the WGSL kernel on the shared [`GpuContext`], or its CPU twin).
+//! `auto` decides per job ([`super::choice`]): by the rates `bench` saved for this machine,
+//! else by the default table; it takes a GPU only when it is a real one (lavapipe runs every
+//! kernel, but slower than the CPU paths).
 //!
 //! Tests: tests/faults/backend.rs, tests/engine/foundation.rs (each kernel against the CPU).
 
 use super::block_count::BlockCountGpu;
 use super::ca::CaGpu;
+use super::choice::{decide, saved_rates, AdapterView, Job, MachineKey, Side};
 use super::context::{GpuContext, SHARED};
 use super::nimpass::NimPassGpu;
 use super::ptest::PGridGpu;
@@ -24,7 +27,8 @@ use std::sync::{Arc, OnceLock};
 #[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
-    /// The GPU when it is a real one (not a software rasteriser), else the CPU.
+    /// Per job, the faster side on this machine: by the rates `bench` saved, else the
+    /// default table; never a software adapter.
     #[default]
     Auto,
     /// The GPU, software adapters included; an error if there is none.
@@ -73,7 +77,25 @@ pub enum Engine {
 }
 
 impl Engine {
-    /// Resolve a backend choice. `auto` never fails: without a real GPU it is the CPU.
+    /// The engine for `job`: `cpu` and `gpu` force a side (`gpu` fails without an adapter);
+    /// `auto` never fails: the side [`super::choice::decide`] picks on this machine, the CPU
+    /// without a real GPU.
+    pub fn for_job(choice: BackendChoice, job: Job) -> Result<Engine> {
+        if choice != BackendChoice::Auto {
+            return Engine::select(choice);
+        }
+        let Some(ctx) = real_gpu() else {
+            return Ok(Engine::Cpu);
+        };
+        let view = AdapterView::Real(MachineKey::of(&ctx));
+        Ok(match decide(job, &view, saved_rates()).side {
+            Side::Gpu => Engine::Gpu(ctx),
+            Side::Cpu => Engine::Cpu,
+        })
+    }
+
+    /// Resolve a backend choice for every job at once. `auto` never fails: a real GPU when
+    /// there is one, else the CPU; prefer [`Engine::for_job`], which decides per job.
     pub fn select(choice: BackendChoice) -> Result<Engine> {
         match choice {
             BackendChoice::Cpu => Ok(Engine::Cpu),
@@ -135,7 +157,9 @@ impl Engine {
         side: usize,
     ) -> Result<crate::pass::nimpass::NimPass> {
         if k == 4 {
-            return Engine::select(choice)?.nim_pass().four_heaps(side);
+            return Engine::for_job(choice, Job::NimPass)?
+                .nim_pass()
+                .four_heaps(side);
         }
         if choice == BackendChoice::Gpu {
             return Err(Error::conflict(
@@ -153,6 +177,23 @@ impl Engine {
             Engine::Cpu => Box::new(Automaton::new(capacity)?),
             Engine::Gpu(ctx) => Box::new(CaGpu::new(ctx.clone(), capacity)?),
         })
+    }
+}
+
+/// The shared context when it is a real GPU (looked for without opening a device first).
+fn real_gpu() -> Option<Arc<GpuContext>> {
+    if !real_adapter_present() {
+        return None;
+    }
+    GpuContext::shared().ok().filter(|ctx| !ctx.is_software())
+}
+
+/// The adapter as `auto` sees it, for `info`: none, software, or real with its rates' key.
+pub fn adapter_view(ctx: Option<&GpuContext>) -> AdapterView {
+    match ctx {
+        None => AdapterView::None,
+        Some(ctx) if ctx.is_software() => AdapterView::Software,
+        Some(ctx) => AdapterView::Real(MachineKey::of(ctx)),
     }
 }
 
@@ -196,11 +237,18 @@ fn gpu_device_nodes_present() -> bool {
 
 /// The GPU `count`'s method `all` may add for a backend choice: none with `cpu` or without an
 /// adapter; a software adapter (lavapipe, far slower than the CPU row) only when `gpu` asks for
-/// it, since `auto` takes a GPU only when it is a real one.
+/// it; with `auto`, a real GPU when `auto` gives it the count ([`Job::Count`]).
 pub fn count_gpu(backend: BackendChoice) -> crate::chocolate::count::CountGpu {
     use crate::chocolate::count::CountGpu;
-    if backend == BackendChoice::Cpu {
-        return CountGpu::None;
+    match backend {
+        BackendChoice::Cpu => return CountGpu::None,
+        BackendChoice::Auto => {
+            return match Engine::for_job(backend, Job::Count) {
+                Ok(Engine::Gpu(_)) => CountGpu::Real,
+                _ => CountGpu::None,
+            }
+        }
+        BackendChoice::Gpu => {}
     }
     match GpuContext::shared() {
         Ok(ctx) if ctx.is_software() && backend == BackendChoice::Gpu => CountGpu::Software,

@@ -122,6 +122,8 @@ pub enum KernelId {
     CaStep,
     /// `ca_block.wgsl` specialised to one tile shape.
     CaBlock(BlockShape),
+    /// `ca_regs.wgsl`: many steps in registers (needs subgroup operations).
+    CaRegs,
     /// `block_count.wgsl`: the digit method's P-counts of a picture's blocks.
     BlockCounts,
     /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
@@ -137,7 +139,7 @@ pub enum KernelId {
 
 impl KernelId {
     /// One id of every kernel (the block kernel at its default shape), for the tests.
-    pub const ALL: [KernelId; 10] = [
+    pub const ALL: [KernelId; 11] = [
         KernelId::PRows,
         KernelId::CountP,
         KernelId::NimpassLevel,
@@ -146,6 +148,7 @@ impl KernelId {
             steps_max: 8,
             tile_rows: 13,
         }),
+        KernelId::CaRegs,
         KernelId::BlockCounts,
         KernelId::ChompLayer,
         KernelId::ChompHookStep(super::chomp_hook::TABLE_BINDINGS as u8),
@@ -161,6 +164,7 @@ impl KernelId {
             KernelId::NimpassLevel => &super::nimpass::NIMPASS_LEVEL,
             KernelId::CaStep => &super::ca::CA_STEP,
             KernelId::CaBlock(_) => &super::ca::CA_BLOCK,
+            KernelId::CaRegs => &super::ca::CA_REGS,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
             KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
             KernelId::ChompHookStep(t) => super::chomp_hook::kernel(0, t),
@@ -182,7 +186,7 @@ impl KernelId {
 }
 
 /// Every kernel chompute runs.
-pub fn all() -> [&'static Kernel; 10] {
+pub fn all() -> [&'static Kernel; 11] {
     KernelId::ALL.map(KernelId::kernel)
 }
 

@@ -5,6 +5,7 @@
 
 pub mod block_count;
 pub mod ca;
+pub mod choice;
 pub mod chomp;
 pub mod chomp_hook;
 pub mod context;
@@ -13,5 +14,6 @@ pub mod kernel;
 pub mod nimpass;
 pub mod ptest;
 
+pub use choice::Job;
 pub use context::GpuContext;
 pub use engine::{count_gpu, BackendChoice, Engine};

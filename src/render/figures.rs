@@ -410,6 +410,102 @@ pub fn write_bites_png(
     Ok((width, height))
 }
 
+/// The colour of a winning bite (a cell whose bite leaves value 0) in the position picture.
+pub const WINNING_BITE: [u8; 3] = [255, 204, 0];
+
+/// Pixels a cell of the position picture takes.
+pub const POSITION_CELL: u32 = 32;
+/// Most rows or columns the position picture draws.
+pub const POSITION_MAX_SIDE: u32 = 64;
+
+/// A picture of one Chomp position: its Young diagram, rows down from the poisoned corner
+/// (1,1) at the top left, every cell coloured by the Grundy value of the position that biting
+/// it leaves (`leaves(row, column)`, 1-based; its value 0 marks a winning bite), the poisoned
+/// cell in the ink colour, with axes and a legend. Returns the picture's width and height.
+pub fn write_position_png(
+    path: &Path,
+    rows: &[u32],
+    leaves: impl Fn(usize, u32) -> u16,
+    description: Option<&str>,
+) -> Result<(u32, u32)> {
+    let (height, width) = (rows.len() as u32, rows.first().copied().unwrap_or(0));
+    if height == 0 || height > POSITION_MAX_SIDE || width > POSITION_MAX_SIDE {
+        return Err(Error::too_large(
+            "the position picture",
+            format!("{height} rows of up to {width} cells; 1 to {POSITION_MAX_SIDE} a side"),
+        ));
+    }
+    let mut value = vec![None; (height * width) as usize];
+    for (x, &a) in rows.iter().enumerate() {
+        for t in 0..a {
+            if (x, t) != (0, 0) {
+                value[x * width as usize + t as usize] = Some(leaves(x + 1, t + 1));
+            }
+        }
+    }
+    let most = value.iter().flatten().copied().max().unwrap_or(0);
+    let most = u8::try_from(most)
+        .ok()
+        .filter(|&m| m < 250)
+        .ok_or_else(|| Error::too_large("the position picture", "a value above 249"))?;
+    let scale = POSITION_CELL;
+    let (gw, gh) = (width * scale, height * scale);
+    let axes = Axes::new("columns", "rows", gw, gh);
+    // The legend names the values some bite leaves, each once.
+    let mut present = vec![false; most as usize + 1];
+    value
+        .iter()
+        .flatten()
+        .for_each(|&v| present[v as usize] = true);
+    let names: Vec<(u8, String)> = std::iter::once((1, "poisoned cell".to_string()))
+        .chain(
+            (0..=most)
+                .filter(|&k| present[k as usize])
+                .map(|k| match k {
+                    0 => (2, "winning bite".to_string()),
+                    k => (2 + k, format!("leaves {k}")),
+                }),
+        )
+        .collect();
+    let entries: Vec<(u8, &str)> = names.iter().map(|(c, n)| (*c, n.as_str())).collect();
+    // Wide enough for two legend entries a line.
+    let wide = (AXIS_BAND + gw).max(480);
+    let legend = Legend::new(&entries, 1, 0, wide);
+    let mut palette = ordinal_palette(most);
+    // Value 0, the winning bites, in gold: a colour no other value takes.
+    palette[6..9].copy_from_slice(&WINNING_BITE);
+    let picture_width = wide.max(legend.width());
+    let top = AXIS_BAND + gh;
+    let spec = PngSpec {
+        width: picture_width,
+        height: top + legend.height(),
+        format: PixelFormat::Indexed { bits: 8, palette },
+        compression: Compression::Balanced,
+        description: description.map(str::to_string),
+    };
+    write_png(path, &spec, |y, row| {
+        for (x, px) in row.iter_mut().enumerate() {
+            let x = x as u32;
+            *px = if y >= top {
+                legend.pixel(x, y - top)
+            } else if y >= AXIS_BAND && (AXIS_BAND..AXIS_BAND + gw).contains(&x) {
+                let (gx, gy) = (x - AXIS_BAND, y - AXIS_BAND);
+                let (r, c) = ((gy / scale) as usize, gx / scale);
+                let edge = gx.is_multiple_of(scale) || gy.is_multiple_of(scale);
+                match (edge, rows[r] > c, value[r * width as usize + c as usize]) {
+                    (true, _, _) | (_, false, _) => 0,
+                    (false, true, None) => 1,
+                    (false, true, Some(v)) => 2 + v as u8,
+                }
+            } else {
+                axes.ink(x, y) as u8
+            };
+        }
+        Ok(())
+    })?;
+    Ok((picture_width, spec.height))
+}
+
 /// A legend's entries for `names`: palette entry 2+k for the k-th, as [`ordinal_palette`]
 /// colours them (entries 0 and 1 are the background and the ink).
 fn legend_entries(names: &[String]) -> Vec<(u8, &str)> {

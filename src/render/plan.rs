@@ -129,6 +129,9 @@ pub struct Report {
     pub dzi: Option<DziReport>,
     /// What the shard did.
     pub shard: Option<ShardReport>,
+    /// A fitted picture file whose pixels all came out alike: their one value (the shade
+    /// level for an indexed picture, the gray for a gray one).
+    pub one_value: Option<u8>,
 }
 
 impl Plan {
@@ -243,17 +246,22 @@ impl Plan {
         let mut report = Report::default();
         if let Some((path, spec)) = &self.output {
             let phase = crate::progress::phase("rows", Some(pic.height));
+            // A fitted picture has one byte a pixel: watch whether they all come out alike.
+            let mut alike = Alike::new(matches!(pic.scale, Scale::Fit(_)));
             report.output_bytes = Some(stream_image(path, spec, |sink| {
                 while sink.rows_left() > 0 {
                     let before = sink.rows_left();
                     sink.fill_band(|y0, rows, bytes| {
                         crate::cancel::check()?;
-                        pic.fill_rows(cells, pic.band(y0 as u64, rows as u64), bytes)
+                        pic.fill_rows(cells, pic.band(y0 as u64, rows as u64), bytes)?;
+                        alike.see(bytes);
+                        Ok(())
                     })?;
                     phase.inc((before - sink.rows_left()) as u64);
                 }
                 Ok(())
             })?);
+            report.one_value = alike.value();
         }
         if let Some((dir, tile)) = &self.dzi {
             let window = pic.window;
@@ -282,6 +290,70 @@ impl Plan {
         }
         Ok(report)
     }
+}
+
+/// Whether every byte seen so far is one value (for pictures of one byte a pixel).
+struct Alike {
+    watching: bool,
+    value: Option<u8>,
+}
+
+impl Alike {
+    fn new(watching: bool) -> Alike {
+        Alike {
+            watching,
+            value: None,
+        }
+    }
+
+    fn see(&mut self, bytes: &[u8]) {
+        if !self.watching || bytes.is_empty() {
+            return;
+        }
+        let v = *self.value.get_or_insert(bytes[0]);
+        if bytes.iter().any(|&b| b != v) {
+            self.watching = false;
+        }
+    }
+
+    fn value(&self) -> Option<u8> {
+        self.value.filter(|_| self.watching)
+    }
+}
+
+/// Why a picture comes out in one colour, decided before it is drawn from the exact P-count
+/// of its window (docs/mathematics.md §1b): the P and N colours are the same, every cell is
+/// P (for a whole bar exactly when m = n = 2^k, Thm 3.3), or no cell is (for a whole bar
+/// always when m and n differ in parity). `None` when the window holds both kinds of cell; a
+/// fitted picture may still shade every block alike, which [`Report::one_value`] says.
+pub fn one_colour(pic: &Picture) -> Option<String> {
+    if let Some([p, n]) = pic.colours {
+        if p == n {
+            return Some("the P and N colours are the same".into());
+        }
+    }
+    let w = &pic.window;
+    let count = crate::chocolate::window::p_count(w);
+    let area = w.height as u128 * w.width as u128;
+    let whole = w.height == w.m && w.width == w.n;
+    let bar = bar_text(pic);
+    if count == area {
+        let why = if whole {
+            format!(": m = n = 2^{}", w.m.trailing_zeros())
+        } else {
+            String::new()
+        };
+        return Some(format!("every cell of {bar} is a P-position{why}"));
+    }
+    if count == 0 {
+        let why = if whole && (w.m ^ w.n) & 1 == 1 {
+            ": m and n differ in parity"
+        } else {
+            ""
+        };
+        return Some(format!("no cell of {bar} is a P-position{why}"));
+    }
+    None
 }
 
 /// The bar and the window a picture shows: `C(30001,30001)`, or `C(100,100), window
@@ -313,4 +385,61 @@ pub fn describe(pic: &Picture) -> String {
         None => "P-cells black on white".into(),
     };
     format!("{}, {scale}, {colours}", bar_text(pic))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chocolate::p_cell;
+
+    /// Whether the cells of `w` are all P or all N, cell by cell.
+    fn all_alike(w: &Window) -> bool {
+        let first = p_cell(w.m, w.n, w.row0, w.col0);
+        (w.row0..w.row0 + w.height)
+            .all(|i| (w.col0..w.col0 + w.width).all(|j| p_cell(w.m, w.n, i, j) == first))
+    }
+
+    #[test]
+    fn one_colour_is_decided_by_the_count() {
+        let said = |w: Window| one_colour(&Picture::cells(w, 1, None).unwrap());
+        for m in 1..=40 {
+            for n in 1..=40 {
+                let w = Window::full(m, n).unwrap();
+                let why = said(w);
+                assert_eq!(why.is_some(), all_alike(&w), "C({m},{n})");
+                // Every cell P exactly for m = n = 2^k, and the reason says so.
+                let all_p = m == n && m.is_power_of_two();
+                assert_eq!(
+                    why.as_deref().is_some_and(|y| y.starts_with("every cell")),
+                    all_p,
+                    "C({m},{n}): {why:?}"
+                );
+            }
+        }
+        let w = Window::full(4096, 4096).unwrap();
+        assert_eq!(
+            said(w).unwrap(),
+            "every cell of C(4096,4096) is a P-position: m = n = 2^12"
+        );
+        assert_eq!(said(Window::full(4097, 4097).unwrap()), None);
+        // Windows of bars that are not special, every one.
+        for (m, n) in [(12, 12), (13, 17), (16, 16), (9, 14)] {
+            for r0 in 1..=m {
+                for c0 in 1..=n {
+                    for h in 1..=m - r0 + 1 {
+                        for wd in 1..=n - c0 + 1 {
+                            let w = Window::new(m, n, r0, c0, h, wd).unwrap();
+                            assert_eq!(said(w).is_some(), all_alike(&w), "{w:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // The same two colours say nothing of the cells.
+        let same = Picture::cells(Window::full(11, 11).unwrap(), 1, Some([[1, 2, 3]; 2])).unwrap();
+        assert_eq!(
+            one_colour(&same).unwrap(),
+            "the P and N colours are the same"
+        );
+    }
 }

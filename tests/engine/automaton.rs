@@ -5,7 +5,7 @@ use crate::common;
 use crate::meshes;
 
 use chompute::chocolate::automaton::Automaton;
-use chompute::chocolate::automaton::BlockShape;
+use chompute::chocolate::automaton::{BlockShape, RegsShape};
 use chompute::chocolate::backend::AutomatonBackend;
 use chompute::chocolate::grid::{p_rows_cpu, Window};
 use chompute::gpu::ca::{CaGpu, CaKernel};
@@ -21,8 +21,9 @@ fn p_grid(m: u64) -> Vec<u32> {
 }
 
 /// Every kernel the device can run: the step kernel, the block kernel with the device's largest
-/// tile, and block shapes with 8, 16 and 32 steps per block and short tiles (many tiles per
-/// band).
+/// tile, block shapes with 8, 16 and 32 steps per block and short tiles (many tiles per band),
+/// and where the device has subgroups the register kernel, dispatched for its smallest subgroup
+/// and for subgroups of 4 lanes (more workgroups than the grid needs, the extra ones idle).
 fn kernels(ctx: &chompute::gpu::GpuContext) -> Vec<CaKernel> {
     let limit = ctx.limits.max_compute_workgroup_storage_size;
     let largest = BlockShape::for_workgroup_bytes(limit).expect("16 KiB of workgroup memory");
@@ -36,7 +37,22 @@ fn kernels(ctx: &chompute::gpu::GpuContext) -> Vec<CaKernel> {
             out.push(CaKernel::Block(shape));
         }
     }
+    out.extend(regs_kernels(ctx));
     out
+}
+
+/// The register kernel for the device's smallest subgroup, and for subgroups of 4 lanes when
+/// that is smaller; none without subgroups.
+fn regs_kernels(ctx: &chompute::gpu::GpuContext) -> Vec<CaKernel> {
+    let Some(best) = CaKernel::regs(ctx) else {
+        return Vec::new();
+    };
+    let four = CaKernel::Regs(RegsShape::for_lanes(4));
+    if best == four {
+        vec![best]
+    } else {
+        vec![best, four]
+    }
 }
 
 /// Every automaton of the backend: on the CPU the automaton; on the GPU every kernel, each with
@@ -162,6 +178,45 @@ backend_tests! {
         }
     }
 
+    /// The register kernel (CPU: the same run of the automaton) across subgroup tiles (7 words
+    /// each with 8 lanes, 3 with 4) and row tiles (32 rows) and bands (small ones, 16 halo rows
+    /// each), in launches that stop at generations not multiples of its 16 steps and go on from
+    /// there, every stop compared with the CPU automaton.
+    fn register_kernel_across_tiles_and_bands(engine) {
+        let steps = 777;
+        let mut chosen: Vec<(String, Box<dyn AutomatonBackend>)> = Vec::new();
+        match &engine {
+            Engine::Cpu => chosen = automata(&engine, steps, false),
+            Engine::Gpu(ctx) => {
+                if std::env::var_os("CHOMPUTE_REQUIRE_GPU").is_some() {
+                    assert!(ctx.has_subgroups(), "the adapter has no subgroup operations");
+                }
+                // Bands of 37 rows below 16 halo rows: band edges fall inside row tiles.
+                let align_words = (ctx.limits.min_storage_buffer_offset_alignment as u64 / 4).max(1);
+                let row_bytes = 4 * (steps + 1).div_ceil(32).div_ceil(align_words) * align_words;
+                for kernel in regs_kernels(ctx) {
+                    for tile_bytes in [ctx.max_binding_bytes(), (16 + 37) * row_bytes] {
+                        let gpu = CaGpu::with_options(ctx.clone(), steps, kernel, tile_bytes);
+                        let gpu = gpu.unwrap();
+                        let name = format!("{}, {} bands", kernel.name(), gpu.bands().len());
+                        chosen.push((name, Box::new(gpu)));
+                    }
+                }
+            }
+        }
+        for (name, mut a) in chosen {
+            let mut twin = Automaton::new(steps).unwrap();
+            for k in [5, 16, 11, 33, 1, 47, 64, 100, 200, 300] {
+                a.advance(k).unwrap();
+                twin.run(k);
+                let n = a.generation();
+                assert_eq!(a.current_u32().unwrap(), twin.current_u32(), "{name}: b_{n}");
+                assert_eq!(a.previous_u32().unwrap(), twin.previous_u32(), "{name}: b_{}", n - 1);
+            }
+            assert_generation_is_the_p_grid(&name, a.as_ref());
+        }
+    }
+
     /// The backend's own automaton, as `Engine::automaton` hands it out.
     fn engine_automaton_is_the_p_grid(engine) {
         let mut a = engine.automaton(300).unwrap();
@@ -223,7 +278,13 @@ fn ca_verify_on_the_gpu() {
     if gpu_or_skip("ca_verify_on_the_gpu").is_none() {
         return;
     }
-    for kernel in ["step", "block"] {
+    let subgroups = gpu_or_skip("ca_verify_on_the_gpu").is_some_and(|ctx| ctx.has_subgroups());
+    let kernels: &[&str] = if subgroups {
+        &["step", "block", "regs"]
+    } else {
+        &["step", "block"]
+    };
+    for &kernel in kernels {
         let v = json_of(&chompute(&[
             "--backend",
             "gpu",
@@ -434,10 +495,29 @@ fn bench_reports_the_automaton() {
         );
         let tail = find("ca steps (last quarter)", "gpu").expect("GPU large-square row");
         assert!(tail["per_second"].as_f64().unwrap() > 0.0);
-        // The other kernel, tagged, beside it.
+        // The other kernels, tagged, beside it (two rows each): the block kernel, and the
+        // register kernel where the device has subgroups.
         let tagged = |m: &&serde_json::Value| {
             m["backend"] == "gpu" && m["kernel"].as_str().unwrap().starts_with("ca steps [")
         };
-        assert_eq!(ms.iter().filter(tagged).count(), 2);
+        let ctx = chompute::gpu::GpuContext::shared().unwrap();
+        let kernels = if ctx.has_subgroups() { 3 } else { 2 };
+        assert_eq!(ms.iter().filter(tagged).count(), 2 * (kernels - 1));
+        // Each kernel's traffic per cell update by its tile arithmetic: the step kernel 12
+        // bytes per 32 updates, the register kernel past 8 updates per byte.
+        let traffic = v["ca_traffic"].as_array().unwrap();
+        assert_eq!(traffic.len(), kernels);
+        let of = |name: &str| {
+            traffic
+                .iter()
+                .find(|t| t["kernel"].as_str().unwrap().starts_with(name))
+                .unwrap()["updates_per_byte"]
+                .as_f64()
+                .unwrap()
+        };
+        assert!((of("step") - 32.0 / 12.0).abs() < 1e-9);
+        if ctx.has_subgroups() {
+            assert!(of("regs") >= 8.0, "{traffic:?}");
+        }
     }
 }

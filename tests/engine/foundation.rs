@@ -340,6 +340,12 @@ fn every_kernel_equals_its_cpu_twin_on_random_inputs() {
                 size(&mut rng, 20, 90),
                 size(&mut rng, 3, 60),
             ),
+            // Without subgroups the register kernel cannot be built; with them it is checked.
+            KernelId::CaRegs => {
+                if let Some(kernel) = CaKernel::regs(&ctx) {
+                    automaton(kernel, size(&mut rng, 20, 90), size(&mut rng, 20, 60));
+                }
+            }
             KernelId::BlockCounts => {
                 for (k, w) in random_windows(8, rng.next()).into_iter().enumerate() {
                     let block = size(&mut rng, 2, w.height.max(w.width).max(3));

@@ -101,3 +101,60 @@ fn without_an_adapter_gpu_kernels_fail_and_cpu_only_commands_say_so() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A rates file that cannot be used (not JSON, another program's, another version) is ignored
+/// with one warning line, and never fails a command: `info` still lists every job's choice,
+/// and commands run.
+#[test]
+fn an_unusable_rates_file_is_ignored_with_one_warning() {
+    let dir = scratch("rates");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(cache.join("chompute")).unwrap();
+    let file = cache.join("chompute").join("rates.json");
+    let cache_s = cache.to_str().unwrap();
+    for text in [
+        "{ this is not json",
+        r#"{"format": "fftw-wisdom", "version": 1}"#,
+        r#"{"format": "chompute-rates", "version": 99, "machines": []}"#,
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let info = with_env(&["info", "--json"], &[("XDG_CACHE_HOME", cache_s)]);
+        info.assert_success();
+        let lines = info.stderr_lines();
+        let warnings: Vec<&&str> = lines
+            .iter()
+            .filter(|l| l.contains("ignoring the rates file"))
+            .collect();
+        assert_eq!(warnings.len(), 1, "{text}: {lines:?}");
+        assert!(warnings[0].starts_with("chompute: warning: ") && warnings[0].contains(s(&file)));
+        let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let auto = v["auto"].as_array().unwrap();
+        assert_eq!(auto.len(), 7, "{v}");
+        assert!(auto.iter().all(|d| d["reason"] != "measured"), "{v}");
+        assert_eq!(v["rates_file"], s(&file));
+        // Commands that `auto` decides for run as ever.
+        let count = with_env(&["count", "37"], &[("XDG_CACHE_HOME", cache_s)]);
+        count.assert_success();
+        assert_eq!(String::from_utf8_lossy(&count.stdout).trim(), "161");
+    }
+    // Without an adapter every job is the CPU's, for want of one.
+    let mut env = NO_ADAPTER.to_vec();
+    env.push(("XDG_CACHE_HOME", cache_s));
+    let info = with_env(&["info", "--json"], &env);
+    info.assert_success();
+    let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    for d in v["auto"].as_array().unwrap() {
+        assert_eq!(
+            (&d["side"], &d["reason"]),
+            (&"cpu".into(), &"no-adapter".into())
+        );
+    }
+    // `bench --save` without an adapter, or with --backend cpu, refuses before any work.
+    with_env(&["bench", "--quick", "--save"], &env).assert_error("needs a GPU adapter");
+    with_env(
+        &["--backend", "cpu", "bench", "--quick", "--save"],
+        &[("XDG_CACHE_HOME", cache_s)],
+    )
+    .assert_error("drop --backend cpu");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

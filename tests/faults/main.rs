@@ -26,4 +26,5 @@ mod numbers;
 mod pipes;
 mod serve;
 mod status;
+mod tables;
 mod targets;

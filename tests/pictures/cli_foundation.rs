@@ -138,6 +138,25 @@ fn info_reports_the_adapter_or_why_not() {
         let auto = if a["software"] == true { "cpu" } else { "gpu" };
         assert_eq!(v["auto_selects"], auto);
     }
+    // Every job's choice, and why.
+    let jobs: Vec<&str> = v["auto"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["job"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        jobs,
+        [
+            "render",
+            "generate",
+            "count",
+            "fit",
+            "automaton",
+            "nimpass",
+            "chomp"
+        ]
+    );
     let plain = chompute(&["info"]);
     assert!(plain.status.success() && stdout(&plain).contains("--backend auto selects"));
 }
@@ -145,7 +164,20 @@ fn info_reports_the_adapter_or_why_not() {
 #[test]
 fn bench_quick_reports_both_backends() {
     let have_gpu = common::gpu_or_skip("bench_quick_reports_both_backends").is_some();
-    let o = chompute(&["bench", "--quick", "--json"]);
+    // With a GPU, `--save` too, into a cache directory of the test's own.
+    let cache = common::scratch_dir("bench_save_cache");
+    let with_cache = |args: &[&str]| {
+        std::process::Command::new(common::bin())
+            .args(args)
+            .env("XDG_CACHE_HOME", &cache)
+            .output()
+            .unwrap()
+    };
+    let o = if have_gpu {
+        with_cache(&["bench", "--quick", "--json", "--save"])
+    } else {
+        chompute(&["bench", "--quick", "--json"])
+    };
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let ms = v["measurements"].as_array().unwrap();
@@ -158,5 +190,56 @@ fn bench_quick_reports_both_backends() {
     if have_gpu {
         assert!(has("p-grid generate", "gpu") && has("p-grid count", "gpu"));
         assert!(v["adapter"]["name"].is_string());
+        saved_rates_are_the_measurements(&v, &cache);
+        let info = with_cache(&["info", "--json"]);
+        assert!(
+            info.status.success() && stderr(&info).is_empty(),
+            "{}",
+            stderr(&info)
+        );
+        let i: serde_json::Value = serde_json::from_str(&stdout(&info)).unwrap();
+        for d in i["auto"].as_array().unwrap() {
+            // A software adapter is never `auto`'s, measured or not; a real one goes by the
+            // measured rates.
+            let want = if v["adapter"]["software"] == true {
+                "software-adapter"
+            } else {
+                "measured"
+            };
+            assert_eq!(d["reason"], want, "{i}");
+        }
+    }
+    std::fs::remove_dir_all(&cache).ok();
+}
+
+/// The rates file `bench --save` wrote holds, for this adapter and CPU count, each job's rates
+/// as the rows of its report.
+fn saved_rates_are_the_measurements(v: &serde_json::Value, cache: &std::path::Path) {
+    use chompute::gpu::choice::{read_rates, Job};
+    let path = cache.join("chompute").join("rates.json");
+    assert_eq!(v["saved"]["file"], path.to_str().unwrap());
+    let file = read_rates(&path).unwrap().expect("the rates file");
+    assert_eq!(file.machines.len(), 1);
+    let m = &file.machines[0];
+    assert_eq!(m.key.adapter, v["adapter"]["name"].as_str().unwrap());
+    assert_eq!(m.key.cpus, chompute::gpu::choice::cpus());
+    assert_eq!(m.jobs.len(), Job::ALL.len(), "{m:?}");
+    let ms = v["measurements"].as_array().unwrap();
+    for job in Job::ALL {
+        let (cpu_row, gpu_row, size) = job.bench_rows();
+        let rate = |kernel: &str, backend: &str| {
+            ms.iter()
+                .find(|r| {
+                    r["kernel"] == kernel
+                        && r["backend"] == backend
+                        && r["size"].as_str().unwrap().starts_with(size)
+                })
+                .unwrap()["per_second"]
+                .as_f64()
+                .unwrap()
+        };
+        let saved = m.jobs[job.name()];
+        assert_eq!(saved.cpu, rate(cpu_row, "cpu"), "{job}");
+        assert_eq!(saved.gpu, rate(gpu_row, "gpu"), "{job}");
     }
 }

@@ -709,3 +709,57 @@ fn an_interrupt_leaves_no_file() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_picture_in_one_colour_is_said_on_stderr() {
+    let dir = scratch_dir("one-colour");
+    let out = dir.join("x.png");
+    let run = |args: &[&str]| {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(["-o", path_str(&out)]);
+        let o = chompute(&all);
+        ok(&o);
+        stderr(&o)
+    };
+    // Every cell of C(2^k, 2^k) is P: one colour, and the warning says why.
+    let said = run(&["render", "4096", "--colors", "#1b4965,#fde2e4"]);
+    assert_eq!(
+        said,
+        "chompute: warning: the picture comes out in one colour: every cell of C(4096,4096) \
+         is a P-position: m = n = 2^12\n"
+    );
+    let d = decode(&out);
+    assert!(d
+        .pixels
+        .iter()
+        .all(|row| row.iter().all(|&v| v == d.pixels[0][0])));
+    // One more row and column: both kinds of cell, and nothing said.
+    assert_eq!(run(&["render", "4097"]), "");
+    let d = decode(&out);
+    assert!(d.pixels.iter().flatten().any(|&v| v != d.pixels[0][0]));
+    // Bars of different parity have no P-cell; a window of N-cells only is said too.
+    assert!(run(&["render", "100", "201"])
+        .contains("no cell of C(100,201) is a P-position: m and n differ in parity"));
+    // C(11,11) = P(3) in the corners and P(5) in the centre, nothing between (Thm 3.4).
+    let window = run(&["render", "11", "--window", "1,4,3,5"]);
+    assert!(
+        window.ends_with("no cell of C(11,11), window 1,4,3,5 is a P-position\n"),
+        "{window}"
+    );
+    assert_eq!(
+        run(&["render", "11", "--window", "1,1,1,1"])
+            .lines()
+            .count(),
+        1
+    );
+    // A fitted picture whose every block has the same shade, though it holds both kinds of
+    // cell: said from its pixels.
+    let flat = run(&["render", "18446744073709551615", "--fit", "1024"]);
+    assert_eq!(
+        flat,
+        "chompute: warning: the picture comes out in one colour: every pixel's \
+         18014398509481984×18014398509481984 block has the same shade (pixel value 170)\n"
+    );
+    assert_eq!(run(&["render", "40000", "--fit", "512"]), "");
+    let _ = std::fs::remove_dir_all(&dir);
+}

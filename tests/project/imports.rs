@@ -154,3 +154,80 @@ fn no_two_files_of_the_chomp_engine_import_each_other() {
     let colex = src.join("chomp/two_player/colex.rs");
     assert!(edges[&colex].contains(&src.join("chomp/two_player/forward.rs")));
 }
+
+/// The layer of a file of src/chomp: what it may import is at its layer or below.
+fn layer(src: &Path, file: &Path) -> usize {
+    let rel = file.strip_prefix(src.join("chomp")).unwrap();
+    let top = rel.iter().next().unwrap().to_string_lossy().into_owned();
+    match top.as_str() {
+        "diagram.rs" => 0,
+        "bits.rs" => 1,
+        "index" => 2,
+        "store" => 3,
+        "two_player" => 4,
+        "multiplayer" => 5,
+        // saved.rs opens every kind; mod.rs names them all.
+        _ => 6,
+    }
+}
+
+#[test]
+fn the_chomp_folders_import_in_their_order_mod_files_included() {
+    // diagram ← bits ← index ← store (the container every table kind shares) ← two_player ←
+    // multiplayer ← saved (every kind opened): a folder never imports one above it, so the
+    // store knows no kind and the kinds share it.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join("chomp"), &mut files);
+    let mut checked = 0;
+    for file in &files {
+        let code = std::fs::read_to_string(file).unwrap();
+        let module = module_of(&src, file);
+        // A mod.rs is its folder's module: its `super::` is the folder above.
+        let module = match file.file_name().is_some_and(|n| n == "mod.rs") {
+            true => {
+                let mut m = module.clone();
+                m.push("mod".into());
+                m
+            }
+            false => module,
+        };
+        for path in references(&code, &module) {
+            let Some(target) = file_of(&src, &path).filter(|t| !t.as_os_str().is_empty()) else {
+                continue;
+            };
+            checked += 1;
+            assert!(
+                layer(&src, &target) <= layer(&src, file),
+                "{} imports {}, a folder above it",
+                file.display(),
+                target.display()
+            );
+        }
+    }
+    assert!(checked > 50, "the references are found ({checked})");
+    // The mathematics never imports the GPU side: a device enters through a trait defined
+    // here and implemented in src/gpu/ (plan.rs's `LayerSolver`).
+    for file in &files {
+        let code = std::fs::read_to_string(file).unwrap();
+        let code = code.split("#[cfg(test)]").next().unwrap_or("");
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            assert!(
+                !line.contains("crate::gpu"),
+                "{} imports the GPU side: {line}",
+                file.display()
+            );
+        }
+    }
+    // Nothing of the store names a table kind.
+    for file in files.iter().filter(|f| layer(&src, f) == 3) {
+        let code = std::fs::read_to_string(file).unwrap();
+        for kind in ["two_player", "multiplayer", "saved"] {
+            assert!(
+                !code.contains(&format!("chomp::{kind}")),
+                "{} names {kind}",
+                file.display()
+            );
+        }
+    }
+}

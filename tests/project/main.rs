@@ -6,4 +6,5 @@ mod faces;
 mod function_length;
 mod imports;
 mod mathematics;
+mod pictures;
 mod readme;

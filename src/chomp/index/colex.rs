@@ -210,6 +210,39 @@ pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
     go(ranker, 0, v, ranker.shape.cols, 0, out);
 }
 
+/// How many leading rows make a block's prefix in an R-row box: ⌊R/2⌋ (0 for one row, so the
+/// whole box is one block).
+pub fn prefix_rows(rows: usize) -> usize {
+    rows / 2
+}
+
+/// Visit the colex ranks `base..base + len`, a range of one block of [`Layers`] (or any run of
+/// ranks inside one): `f(rows, rank)` for every position in rank order, `rows` holding all R
+/// row lengths.
+#[inline]
+pub fn for_each_in_range(
+    ranker: &Ranker,
+    base: u64,
+    len: u64,
+    rows: &mut [u32],
+    mut f: impl FnMut(&[u32], u64),
+) {
+    if len == 0 {
+        return;
+    }
+    ranker.unrank_into(base, rows);
+    let p = prefix_rows(ranker.shape.rows);
+    let end = base + len;
+    let mut rank = base;
+    loop {
+        f(rows, rank);
+        rank += 1;
+        if rank == end || !advance_rows(rows, p, ranker.shape.cols) {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@
 use super::hook::{Kind, MAX_SIDE};
 use super::{HookIndex, Ranker};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::two_player::schedule::for_each_in_range;
+use crate::chomp::index::colex::for_each_in_range;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
 

@@ -8,7 +8,7 @@
 //! ([`PackedOrds`]) as little-endian u64 words, then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp ord-table 1
+//! chompute chomp ord-table 2
 //! box 4x6
 //! rank colex-lattice-path
 //! rule 0,2,1
@@ -49,16 +49,15 @@ use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::two_player::file::{self as store, CheckedBody, Checkpoint, ChunkWriter};
+use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, ORD_TABLE};
 use crate::chomp::two_player::run::RunEvent;
 use crate::chomp::two_player::schedule::{Layers, TableSteps};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
-pub use crate::chomp::two_player::file::ORD_MAGIC;
 const PARTIAL_MAGIC: &str = "chompute chomp ord-table partial 1";
 
 /// Words copied at a time when a table is written.
@@ -138,12 +137,12 @@ impl Unpacker {
 }
 
 /// The header of an ordinal table file.
-fn ord_header(layout: &BitLayout, rule: &Rule, histogram: &[u64]) -> String {
+fn ord_header(magic: &str, layout: &BitLayout, rule: &Rule, histogram: &[u64]) -> String {
     let (shape, positions) = (layout.shape(), layout.positions());
     let players = rule.players() as u8;
     let hist: Vec<String> = histogram.iter().map(u64::to_string).collect();
     store::sealed_header(
-        ORD_MAGIC,
+        magic,
         shape,
         &layout.scheme(),
         &[
@@ -177,13 +176,18 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             &packed
         }
     };
-    let header = ord_header(&table.layout(), rule, &table.histogram());
+    let header = ord_header(
+        &ORD_TABLE.magic(),
+        &table.layout(),
+        rule,
+        &table.histogram(),
+    );
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out);
+        let mut body = ChunkWriter::new(out, &header);
         let mut buf = Vec::with_capacity(WORDS_AT_ONCE * 8);
         for words in ords.words().chunks(WORDS_AT_ONCE) {
             buf.clear();
@@ -252,9 +256,9 @@ pub fn compute_to_file(
         Ords::Hook(h) => &h.ords,
         Ords::Bytes(_) => unreachable!("packed above"),
     };
+    crate::output::keep_checkpoint(&partial);
     let (mut checkpoint, start) = open_checkpoint(&partial, &layout, &steps, rule, packed)?;
     crate::output::remove_stale_temps(out);
-    crate::output::keep_checkpoint(&partial);
     if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {
             path: partial.clone(),
@@ -425,51 +429,34 @@ pub struct OrdFile {
 }
 
 impl OrdFile {
-    /// Whether the file at `path` starts with the ordinal table's first line (so that a reader
-    /// of saved tables knows which kind to open).
-    pub fn is_ord_table(path: &Path) -> Result<bool> {
-        store::starts_with_line(path, ORD_MAGIC)
-    }
-
     /// Open a table written by [`save_ords`]: checks the header (its CRC, the box, the
     /// numbering, the rule, the width, the histogram) and the file's length, and reads the
     /// trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<OrdFile> {
-        let file = store::open_regular(path)?;
-        let (pairs, start) = store::read_header(path, &mut BufReader::new(&file), ORD_MAGIC)?;
-        let prefix = store::read_prefix(&file, path, start)?;
-        if !store::header_crc_holds(&prefix) {
-            return Err(store::damaged(
-                path,
-                "the header does not match its header-crc32",
-            ));
-        }
+        let sealed = Sealed::open(path, ORD_TABLE)?;
+        let pairs = &sealed.pairs;
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
-        let shape = ChompBox::parse(store::field(path, &pairs, "box")?).map_err(bad)?;
-        let rank = store::field(path, &pairs, "rank")?;
-        let rule = Rule::parse(store::field(path, &pairs, "rule")?).map_err(bad)?;
-        let histogram = store::field(path, &pairs, "histogram")?
+        let shape = ChompBox::parse(store::field(path, pairs, "box")?).map_err(bad)?;
+        let rank = store::field(path, pairs, "rank")?;
+        let rule = Rule::parse(store::field(path, pairs, "rule")?).map_err(bad)?;
+        let histogram = store::field(path, pairs, "histogram")?
             .split(' ')
             .map(|c| c.parse::<u64>())
             .collect::<std::result::Result<Vec<u64>, _>>()
             .map_err(|_| store::damaged(path, "'histogram' is not a list of numbers"))?;
         let layout = ord_layout(shape, rank).map_err(|e| bad(e.to_string()))?;
         // Every other line follows from these: the header must be exactly the one written.
-        let header = ord_header(&layout, &rule, &histogram);
+        let header = ord_header(&sealed.magic(), &layout, &rule, &histogram);
         let sum = histogram.iter().try_fold(0u64, |a, &c| a.checked_add(c));
-        if header.as_bytes() != prefix
-            || histogram.len() != rule.players() + 1
-            || sum != Some(layout.positions())
-        {
-            return Err(store::damaged(
-                path,
-                "the header does not match its box and rule",
-            ));
+        let why = "the header does not match its box and rule";
+        sealed.expect(&header, why)?;
+        if histogram.len() != rule.players() + 1 || sum != Some(layout.positions()) {
+            return Err(store::damaged(path, why));
         }
         let bits = PackedOrds::bits_for(rule.players() as u8);
         let what = format!("an ordinal table of the {shape} box");
         let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
-        let body = CheckedBody::open(path, file, start, bytes, &what)?;
+        let body = sealed.body(bytes, &what)?;
         Ok(OrdFile {
             path: path.to_path_buf(),
             body,
@@ -595,13 +582,13 @@ impl OrdFile {
             });
         })?;
         if let Some(r) = bad {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!("entry {r} holds a value no ordinal of {n} players takes"),
             ));
         }
         if h != self.histogram {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!(
                     "the ordinals count {h:?}, the header says {:?}",

@@ -30,14 +30,17 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::file::{self as store, Checkpoint};
+use super::assembly::{Assembled, Assembly, Pieces};
+use super::file;
 use super::forward::Resume;
 use super::piece::{self, Span, WINDOW_MAGIC};
 use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
-use crate::error::{Error, Result};
+use crate::chomp::store;
+use crate::chomp::store::Checkpoint;
+use crate::error::{Error, Input, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
 use std::io::{BufReader, Write};
@@ -60,12 +63,7 @@ pub const SNAPSHOT_EVERY: std::time::Duration = std::time::Duration::from_secs(1
 /// is written) at most.
 const REPLAY_WORDS: usize = 1 << 16;
 
-/// The checkpoint folder of a table file: `FILE.blocks`.
-pub fn blocks_dir(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".blocks");
-    PathBuf::from(s)
-}
+pub use crate::chomp::store::blocks_dir;
 
 /// How the pieces of a plan are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,17 +116,23 @@ impl BlockPlan {
     pub fn new(index: BitLayout, memory: u64, layout: Layout) -> Result<BlockPlan> {
         let shape = index.shape();
         if layout == Layout::Waves && index.hook_index().is_none() {
-            return Err(Error::invalid(format!(
-                "the {shape} box is not square: only a square's table splits into waves of \
-                 independent blocks (--part); solve it in one process"
-            )));
+            return Err(Error::conflict(
+                &[Input::Part],
+                format!(
+                    "the {shape} box is not square: only a square's table splits into waves of \
+                     independent blocks ({{0}}); solve it in one process"
+                ),
+            ));
         }
         if memory < MIN_MEMORY {
-            return Err(Error::invalid(format!(
-                "--memory {} is below the smallest block: {} works",
-                crate::memory::human_bytes(memory),
-                crate::memory::human_bytes(MIN_MEMORY)
-            )));
+            return Err(Error::conflict(
+                &[Input::Memory],
+                format!(
+                    "{{0}} {} is below the smallest block: {} works",
+                    crate::memory::human_bytes(memory),
+                    crate::memory::human_bytes(MIN_MEMORY)
+                ),
+            ));
         }
         // Bits of a piece, less one word for a piece that does not start on a word.
         let cap_bits = (memory / 8 * 7) * 8 - 64;
@@ -264,7 +268,8 @@ impl BlockPlan {
             }
         }
         blocks.sort_by_key(|&(b, len)| (std::cmp::Reverse(len), b));
-        let mut load = vec![0u64; parts as usize];
+        // More parts than blocks: the parts past the blocks' number have no share.
+        let mut load = vec![0u64; (parts as usize).min(blocks.len()).max(1)];
         let mut mine = Vec::new();
         for (b, len) in blocks {
             let i = (0..load.len())
@@ -281,7 +286,7 @@ impl BlockPlan {
     }
 
     fn plan_text(&self) -> String {
-        store::header_text(
+        file::header_text(
             PLAN_MAGIC,
             &self.index,
             &[
@@ -466,11 +471,11 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
         return 0;
     };
     let mut r = BufReader::with_capacity(1 << 20, file);
-    let Ok(_) = store::read_header(&path, &mut r, store::PARTIAL_MAGIC) else {
+    let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
         return 0;
     };
     let mut steps = 0;
-    while let Ok(Some((v, _, _))) = store::read_record(&mut r, plan.index.len()) {
+    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
         if v != steps {
             break;
         }
@@ -604,19 +609,26 @@ pub fn solve_in_blocks_with(
     } else {
         Layout::Windows
     };
+    check_target(out)?;
+    crate::output::keep_checkpoint(&dir);
     let mut plan = if plan_path.exists() {
         BlockPlan::read(&plan_path, &index)?
     } else {
         let plan = BlockPlan::new(index, memory, layout)?;
+        // Checked before the folder exists: a plan that cannot run is never written.
+        ensure_piece_memory(&plan, shape)?;
         write_plan(&plan, out)?;
         plan
     };
     if part.is_some() && plan.layout != Layout::Waves {
-        return Err(Error::invalid(format!(
-            "{} was planned in windows, for one process: finish it without --part, or remove \
+        return Err(Error::conflict(
+            &[Input::Part],
+            format!(
+                "{} was planned in windows, for one process: finish it without {{0}}, or remove \
              it to plan waves",
-            dir.display()
-        )));
+                dir.display()
+            ),
+        ));
     }
     plan.snapshot_every = snapshot_every;
     // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
@@ -628,24 +640,36 @@ pub fn solve_in_blocks_with(
             dir.display()
         ))
     })?;
+    // A run of the table whole in memory keeps FILE.partial (and FILE.marks): one in progress
+    // is refused; one stopped is of no use to the pieces and goes.
+    let partial = store::partial_path(out);
+    if store::locked_elsewhere(&partial) {
+        return Err(Error::invalid(format!(
+            "{} is being solved by another process (its checkpoint {} is locked)",
+            out.display(),
+            partial.display()
+        )));
+    }
+    for stale in [partial, store::marks_path(out)] {
+        if stale.is_file() {
+            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+        }
+    }
     crate::output::remove_stale_temps(out);
     crate::output::remove_stale_temps(&dir);
-    crate::output::keep_checkpoint(&dir);
-    crate::memory::ensure_available(
-        plan.window_bytes(),
-        &format!("a piece of the {shape} box"),
-        "the folder's plan keeps its pieces; remove it to plan smaller ones",
-    )?;
+    ensure_piece_memory(&plan, shape)?;
     let windows = plan.windows();
-    // Once the table is being assembled its pieces go into it one by one: all are finished.
-    let assembling = assembling(&dir, &plan);
+    // The pieces already in the table being assembled (each checked against its record)
+    // have left the folder; the others are on disk or solved (again) now.
+    let assembly = match Assembly::begun(&dir) {
+        true if part.is_none() => Some(Assembly::reopen(&plan, &dir)?),
+        _ => None,
+    };
+    let in_table = assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
     let mut counts: Vec<Option<u64>> = (0..windows)
-        .map(|k| {
-            if assembling {
-                Some(0)
-            } else {
-                window_p_positions(&dir, &plan, k).ok()
-            }
+        .map(|k| match &assembly {
+            Some(a) if k < in_table => Some(a.pieces[k as usize].p),
+            _ => window_p_positions(&dir, &plan, k).ok(),
         })
         .collect();
     let mut run = BlockRun {
@@ -658,26 +682,7 @@ pub fn solve_in_blocks_with(
         wave: None,
         saved: false,
     };
-    let todo: Vec<u64> = match part {
-        None => (0..windows)
-            .filter(|&k| counts[k as usize].is_none())
-            .collect(),
-        Some(Part { part, parts }) => {
-            // This part's next wave: the first it has not marked done. (Not "the first with
-            // pieces left": a part whose share of a wave is empty, or done, must not take a
-            // share of the next wave, which that wave's own run of this part will take.)
-            let next = (0..plan.waves()).find(|&w| !part_done_path(&dir, w, part, parts).exists());
-            run.wave = next;
-            match next {
-                Some(w) => plan
-                    .part_pieces(w, part, parts)
-                    .into_iter()
-                    .filter(|&k| counts[k as usize].is_none())
-                    .collect(),
-                None => Vec::new(),
-            }
-        }
-    };
+    let todo = pieces_to_solve(&plan, &dir, part, &counts, &mut run);
     for k in todo {
         // Every piece this one depends on must be finished (another part's, in waves).
         if let Some(j) = (0..windows).find(|&j| plan.depends(k, j) && counts[j as usize].is_none())
@@ -689,7 +694,7 @@ pub fn solve_in_blocks_with(
                 plan.pieces[j as usize].wave + 1
             )));
         }
-        let (p, replayed) = solve_one(&plan, &dir, k, &mut report)?;
+        let (p, replayed) = solve_one(&plan, &dir, k, assembly.as_ref(), &mut report)?;
         run.replayed += replayed;
         counts[k as usize] = Some(p);
     }
@@ -708,93 +713,76 @@ pub fn solve_in_blocks_with(
     if part.is_some() {
         return Ok(run);
     }
-    let p_positions =
-        (!assembling).then(|| counts.iter().map(|c| c.expect("every piece solved")).sum());
+    let p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
+    let assembly = match assembly {
+        Some(a) => a,
+        None => Assembly::create(&plan, &dir, p_positions)?,
+    };
     report(BlockEvent::Assembling);
-    run.p_positions = assemble(&plan, &dir, out, p_positions, &mut report)?;
+    run.p_positions = assemble(&plan, &dir, out, assembly, &mut report)?;
     std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     crate::output::drop_checkpoint(&dir);
     run.saved = true;
     Ok(run)
 }
 
-/// The table being assembled in a checkpoint folder.
-fn assembly_path(dir: &Path) -> PathBuf {
-    dir.join("table")
+/// The pieces this run solves: every unfinished one, or with `part` its share of the next
+/// wave it has not marked done (set in `run.wave`).
+fn pieces_to_solve(
+    plan: &BlockPlan,
+    dir: &Path,
+    part: Option<Part>,
+    counts: &[Option<u64>],
+    run: &mut BlockRun,
+) -> Vec<u64> {
+    match part {
+        None => (0..plan.windows())
+            .filter(|&k| counts[k as usize].is_none())
+            .collect(),
+        Some(Part { part, parts }) => {
+            // This part's next wave: the first it has not marked done. (Not "the first with
+            // pieces left": a part whose share of a wave is empty, or done, must not take a
+            // share of the next wave, which that wave's own run of this part will take.)
+            let next = (0..plan.waves()).find(|&w| !part_done_path(dir, w, part, parts).exists());
+            run.wave = next;
+            match next {
+                Some(w) => plan
+                    .part_pieces(w, part, parts)
+                    .into_iter()
+                    .filter(|&k| counts[k as usize].is_none())
+                    .collect(),
+                None => Vec::new(),
+            }
+        }
+    }
 }
 
-/// Whether the table is being assembled: its file is begun and a piece is gone into it.
-fn assembling(dir: &Path, plan: &BlockPlan) -> bool {
-    assembly_path(dir).exists() && (0..plan.windows()).any(|k| !window_path(dir, k).exists())
-}
-
-/// Write the table from the finished pieces, in place: into `FILE.blocks/table`, piece by
-/// piece in index order, each piece's file removed once its words are in the table and synced,
-/// so the disk holds the table's bits about once (not the pieces and the table beside them);
-/// then move it to `out`. `p_positions` starts a new table; `None` resumes the one begun (its
-/// pieces still on disk come next; a piece's first word, shared with the piece before when the
-/// piece does not start on a word, is read back and OR-ed). Returns the P-positions.
+/// Put every finished piece not yet in the table into it, in index order (each piece's file
+/// removed once its words are in the table, durable and recorded: [`Assembly::append`]), then
+/// move the table to `out`. Returns the P-positions.
 fn assemble(
     plan: &BlockPlan,
     dir: &Path,
     out: &Path,
-    p_positions: Option<u64>,
+    mut assembly: Assembly,
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<u64> {
-    let path = assembly_path(dir);
     let windows = plan.windows();
-    let (mut table, p) = match p_positions {
-        Some(p) => {
-            if path.exists() {
-                std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-            }
-            (store::TableInPlace::create(&path, &plan.index, p)?, p)
-        }
-        None => store::TableInPlace::reopen(&path, &plan.index)?,
-    };
-    let first = (0..windows)
-        .find(|&k| window_path(dir, k).exists())
-        .unwrap_or(windows);
-    let lost = |k: u64| {
-        Error::invalid(format!(
-            "{}: piece {k} is neither in the table being assembled nor on disk; the folder is              damaged: remove it to solve the box again",
-            dir.display()
-        ))
-    };
-    if let Some(k) = (first..windows).find(|&k| !window_path(dir, k).exists()) {
-        return Err(lost(k));
-    }
-    let mut words = Vec::new();
-    for k in first..windows {
-        let (lo, _) = plan.window(k);
+    for k in assembly.pieces.len() as u64..windows {
         // The piece whole in memory (as when it was solved) and its CRC checked before any of
         // it goes into the table.
-        words.clear();
-        for_each_window_slice(dir, plan, k, |ws| {
+        let mut words = Vec::new();
+        let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
             words.extend_from_slice(ws);
             Ok(())
         })?;
-        let w0 = lo >> 6;
-        if table.words() < w0 + (lo % 64 != 0) as u64 {
-            return Err(lost(k.saturating_sub(1)));
-        }
-        if lo % 64 != 0 {
-            words[0] |= table.word(w0)?;
-        }
-        table.truncate_words(w0)?;
-        table.append(&words)?;
-        table.sync()?;
+        assembly.append(plan, k, words, Assembled { crc, p })?;
         let done = window_path(dir, k);
         std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
         report(BlockEvent::Assembled { window: k, windows });
         crate::cancel::check()?;
     }
-    if first == windows && table.words() * 8 != plan.index.bytes() {
-        return Err(lost(windows - 1));
-    }
-    table.finish()?;
-    crate::output::publish(&path, out)?;
-    Ok(p)
+    assembly.finish(plan, dir, out)
 }
 
 /// What `chomp solve -o FILE` reports as it goes.
@@ -840,6 +828,7 @@ pub fn solve_file(
     mut report: impl FnMut(SolveEvent),
 ) -> Result<Solved> {
     let index = BitLayout::for_box(shape)?;
+    check_target(out)?;
     let blocks = part.is_some() || in_blocks(&index, out, memory);
     let memory_or_machine = memory
         .or_else(crate::memory::available_bytes)
@@ -854,7 +843,7 @@ pub fn solve_file(
     let kept = [
         blocks_dir(out),
         store::partial_path(out),
-        super::run::marks_path(out),
+        store::marks_path(out),
     ];
     store::ensure_disk(out, needed, &kept)?;
     if !blocks {
@@ -874,6 +863,45 @@ pub fn solve_file(
         p_positions: run.p_positions,
         blocks: Some(run),
     })
+}
+
+/// The memory a piece of `plan` takes, checked against what the machine has.
+fn ensure_piece_memory(plan: &BlockPlan, shape: ChompBox) -> Result<()> {
+    crate::memory::ensure_available(
+        plan.window_bytes(),
+        &format!("a piece of the {shape} box"),
+        "the folder's plan keeps its pieces; remove it to plan smaller ones",
+    )
+}
+
+impl Pieces for BlockPlan {
+    fn index(&self) -> &BitLayout {
+        &self.index
+    }
+
+    fn windows(&self) -> u64 {
+        BlockPlan::windows(self)
+    }
+
+    fn window(&self, k: u64) -> (u64, u64) {
+        BlockPlan::window(self, k)
+    }
+}
+
+/// Refuse, before any work, a table file that a resumable run cannot write: anything but a
+/// regular file or a new path in a folder of files, or one whose folder of pieces
+/// (`FILE.blocks`) is taken by something that is not a folder.
+pub fn check_target(out: &Path) -> Result<()> {
+    store::check_resumable_target(out)?;
+    let dir = blocks_dir(out);
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::invalid(format!(
+            "{}: the folder of pieces of {} would go there, but it is not a folder; move it",
+            dir.display(),
+            out.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Start `out`'s checkpoint folder with `plan`.
@@ -902,6 +930,7 @@ fn solve_one(
     plan: &BlockPlan,
     dir: &Path,
     k: u64,
+    assembly: Option<&Assembly>,
     report: &mut impl FnMut(BlockEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
@@ -974,7 +1003,7 @@ fn solve_one(
             let mut words_read = 0u64;
             for j in deps {
                 let mut at = plan.window(j).0 & !63;
-                for_each_window_slice(dir, plan, j, |ws| {
+                for_each_window_slice(dir, plan, j, assembly, |ws| {
                     words_read += ws.len() as u64;
                     phase.set(words_read);
                     for (i, &w) in ws.iter().enumerate() {
@@ -1061,17 +1090,36 @@ fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
 }
 
-/// Every word of finished window `k`, in slices, then its CRC checked.
+/// Every word of finished piece `k` (from its `lo` rounded down, other pieces' bits clear), in
+/// slices, then its CRC checked: from the table being assembled when `assembly` holds it, else
+/// from its file. Returns the piece's CRC-32 and P-positions. A piece whose file fails its CRC
+/// is removed, so that the same command solves it again.
 fn for_each_window_slice(
     dir: &Path,
     plan: &BlockPlan,
     k: u64,
+    assembly: Option<&Assembly>,
     each: impl FnMut(&[u64]) -> Result<()>,
-) -> Result<()> {
+) -> Result<(u32, u64)> {
+    if let Some(a) = assembly.filter(|a| k < a.pieces.len() as u64) {
+        a.for_each_piece_slice(plan, k, plan.chunk_words(), each)?;
+        let rec = a.pieces[k as usize];
+        return Ok((rec.crc, rec.p));
+    }
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
     let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
-    piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each)
+    match piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each) {
+        Ok(()) => Ok((h.crc(), h.number)),
+        Err(Error::Invalid(why)) => {
+            drop(file);
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            Err(Error::invalid(format!(
+                "{why}; it is removed, and the same command solves piece {k} again"
+            )))
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
@@ -1271,8 +1319,10 @@ mod tests {
             let pieces = plan.windows();
             assert!(pieces >= 4, "{pieces}");
             for stop in [0, 1, pieces / 2, pieces - 1] {
-                for torn in [false, true] {
-                    let out = dir.join(format!("a-{:?}-{stop}-{torn}.tbl", plan.layout));
+                // 0: stopped; 1: and torn after the synced words; 2: and a bit of the first
+                // piece's words flipped on disk (its file gone: solved again).
+                for damage in 0..3 {
+                    let out = dir.join(format!("a-{:?}-{stop}-{damage}.tbl", plan.layout));
                     write_plan(&plan, &out).unwrap();
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
@@ -1292,8 +1342,14 @@ mod tests {
                     });
                     assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
                     assert!(!out.exists());
-                    let table = assembly_path(&folder);
-                    if torn {
+                    let table = super::super::assembly::table_path(&folder);
+                    if damage == 2 {
+                        let mut bytes = std::fs::read(&table).unwrap();
+                        let body = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
+                        bytes[body] ^= 1;
+                        std::fs::write(&table, &bytes).unwrap();
+                    }
+                    if damage == 1 {
                         // Killed while the next piece was going in: part of it, and a torn
                         // word, after the synced words.
                         use std::io::Write;
@@ -1320,23 +1376,32 @@ mod tests {
                             },
                         )
                         .unwrap();
-                    assert_eq!(solved, 0, "no piece is solved again");
-                    assert_eq!(assembled, pieces - stop - 1);
+                    match damage {
+                        2 => {
+                            // Every piece that had left the folder is solved again.
+                            assert_eq!(solved, stop + 1);
+                            assert_eq!(assembled, pieces);
+                        }
+                        _ => {
+                            assert_eq!(solved, 0, "no piece is solved again");
+                            assert_eq!(assembled, pieces - stop - 1);
+                        }
+                    }
                     assert!(before >= 2);
                     assert_eq!(
                         run.p_positions,
-                        store::TableFile::open(&whole).unwrap().p_positions
+                        file::TableFile::open(&whole).unwrap().p_positions
                     );
                     assert_eq!(
                         std::fs::read(&out).unwrap(),
                         want,
-                        "{:?}, stopped after piece {stop}, torn {torn}",
+                        "{:?}, stopped after piece {stop}, damage {damage}",
                         plan.layout
                     );
                     assert!(!folder.exists());
                 }
             }
-            // A piece lost from the folder during the assembly is one line, not a wrong table.
+            // A piece lost from the folder during the assembly is solved again.
             let out = dir.join(format!("lost-{:?}.tbl", plan.layout));
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
@@ -1348,10 +1413,15 @@ mod tests {
                 })
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
-            let e =
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |_| {}).unwrap_err();
-            assert!(e.to_string().contains("neither in the table"), "{e}");
-            assert!(!out.exists());
+            let mut solved = 0;
+            solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_EVERY, |e| {
+                if let BlockEvent::Window { .. } = e {
+                    solved += 1;
+                }
+            })
+            .unwrap();
+            assert_eq!(solved, 1);
+            assert_eq!(std::fs::read(&out).unwrap(), want);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

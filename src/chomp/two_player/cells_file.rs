@@ -1,4 +1,4 @@
-//! The cells table file (`chompute chomp cells-table 1`, docs/formats.md): the bits of every
+//! The cells table file (`chompute chomp cells-table 2`, docs/formats.md): the bits of every
 //! Young diagram of up to N cells, and the checkpoint a run of `chomp cells --max N -o FILE`
 //! resumes from, which is the same file under the name `FILE.partial`.
 //!
@@ -22,17 +22,20 @@
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
 
 use super::cells::{CellsEngine, CellsTable};
-use super::file::{damaged, flock_now, header_crc_holds};
+use crate::chomp::store::{damaged, header_crc_holds};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Duration;
 
 /// The first line of a cells table file.
-pub const CELLS_MAGIC: &str = "chompute chomp cells-table 1";
+pub const CELLS_MAGIC: &str = "chompute chomp cells-table 2";
+/// The first line of a version-1 cells file (its chunk CRCs not bound to its header), read but
+/// no longer written.
+const CELLS_MAGIC_V1: &str = "chompute chomp cells-table 1";
 /// Bytes of the body covered by one CRC-32 (a page: a stopped write leaves each whole).
 pub const CHUNK: u64 = 4096;
 /// Bytes of a slot's text.
@@ -48,16 +51,43 @@ struct Geometry {
     words: u64,
     chunks: u64,
     slot_bytes: u64,
+    /// The first line of its slots.
+    magic: &'static str,
+    /// What every chunk's CRC starts from: the CRC of the lines that fix the file's shape
+    /// (magic, `max`, `words`, `chunk-bytes`), so that a body answers only under its own
+    /// header (0 in version-1 files).
+    seed: u32,
 }
 
 impl Geometry {
-    fn new(words: u64) -> Geometry {
+    fn new(max: u32, words: u64) -> Geometry {
         let chunks = (words * 8).div_ceil(CHUNK);
         Geometry {
             words,
             chunks,
             slot_bytes: SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK),
+            magic: CELLS_MAGIC,
+            seed: crate::chomp::store::chunk_seed(
+                format!("{CELLS_MAGIC}\nmax {max}\nwords {words}\nchunk-bytes {CHUNK}\n")
+                    .as_bytes(),
+            ),
         }
+    }
+
+    /// The geometry of a version-1 file of the same size.
+    fn legacy(self) -> Geometry {
+        Geometry {
+            magic: CELLS_MAGIC_V1,
+            seed: 0,
+            ..self
+        }
+    }
+
+    /// The CRC of one chunk of the body.
+    fn crc(&self, chunk: &[u8]) -> u32 {
+        let mut h = crc32fast::Hasher::new_with_initial(self.seed);
+        h.update(chunk);
+        h.finalize()
     }
 
     fn body_at(&self) -> u64 {
@@ -71,7 +101,7 @@ impl Geometry {
 
 /// Bytes of the cells table file of `table`'s size.
 pub fn file_bytes(table: &CellsTable) -> u64 {
-    Geometry::new(table.words().len() as u64).file_bytes()
+    Geometry::new(table.max(), table.words().len() as u64).file_bytes()
 }
 
 /// One slot: what the body held when it was written.
@@ -84,10 +114,10 @@ struct Slot {
 }
 
 /// The CRC-32 of chunk `i` of `words`.
-fn chunk_crc(words: &[AtomicU64], i: usize) -> u32 {
+fn chunk_crc(geo: &Geometry, words: &[AtomicU64], i: usize) -> u32 {
     let mut bytes = [0u8; CHUNK as usize];
     chunk_bytes(words, i, &mut bytes);
-    crc32fast::hash(&bytes)
+    geo.crc(&bytes)
 }
 
 /// Chunk `i` of `words` as bytes (zeros past the last word).
@@ -100,10 +130,10 @@ fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     }
 }
 
-fn crcs_of(words: &[AtomicU64], chunks: u64) -> Vec<u32> {
-    (0..chunks as usize)
+fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
+    (0..geo.chunks as usize)
         .into_par_iter()
-        .map(|i| chunk_crc(words, i))
+        .map(|i| chunk_crc(geo, words, i))
         .collect()
 }
 
@@ -112,8 +142,9 @@ fn slot_bytes(max: u32, geo: &Geometry, slot: &Slot) -> Vec<u8> {
     let crc_bytes: Vec<u8> = slot.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
     let p: Vec<String> = slot.p.iter().map(|c| c.to_string()).collect();
     let mut text = format!(
-        "{CELLS_MAGIC}\nmax {max}\nwords {}\nchunk-bytes {CHUNK}\nseq {}\nsteps {}\n\
+        "{}\nmax {max}\nwords {}\nchunk-bytes {CHUNK}\nseq {}\nsteps {}\n\
          p-positions {}\ncrcs-crc32 {:08x}\n",
+        geo.magic,
         geo.words,
         slot.seq,
         slot.steps,
@@ -151,10 +182,11 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     }
     let text = std::str::from_utf8(header).map_err(|_| damaged(path, "a slot is not text"))?;
     let mut lines = text.lines();
-    if lines.next() != Some(CELLS_MAGIC) {
+    if lines.next() != Some(geo.magic) {
         return Err(Error::invalid(format!(
-            "{}: not a chompute cells table (its first line is not '{CELLS_MAGIC}')",
-            path.display()
+            "{}: not a chompute cells table (its first line is not '{}')",
+            path.display(),
+            geo.magic
         )));
     }
     let pairs: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(' ')).collect();
@@ -240,19 +272,36 @@ struct Writer {
 }
 
 impl Writer {
-    /// A new file of `table`'s (empty) tables: one slot of no steps, the body zeros.
-    fn create(path: &Path, table: &CellsTable) -> Result<Writer> {
+    /// The checkpoint at `path` of a run of `table`'s size, held under an exclusive lock: a
+    /// new one, or one left by a stopped run whose body goes into `table`'s words (which must
+    /// be zero). Returns the writer, the steps done and, when a file was there but could not
+    /// be resumed (torn in its first moments, of an older version, or damaged), why it was
+    /// begun again: a file with no whole slot is no checkpoint.
+    fn open(path: &Path, table: &CellsTable) -> Result<(Writer, u64, Option<String>)> {
         let io = |e| Error::io(path, e);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(io)?;
-        flock_now(&file, false).map_err(io)?;
-        let geo = Geometry::new(table.words().len() as u64);
+        let file = crate::chomp::store::open_checkpoint_file(path, "computed")?;
+        let len = file.metadata().map_err(io)?.len();
+        if len == 0 {
+            return Ok((Writer::begin(file, path, table)?, 0, None));
+        }
+        match Writer::resume(file.try_clone().map_err(io)?, path, table) {
+            Ok((w, steps)) => Ok((w, steps, None)),
+            Err(Error::Invalid(why)) if !why.contains(" cells, not ") => {
+                table.words().iter().for_each(|w| w.store(0, Relaxed));
+                Ok((Writer::begin(file, path, table)?, 0, Some(why)))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Begin `file` (locked) as the checkpoint of `table`'s (empty) tables: one slot of no
+    /// steps, the body zeros.
+    fn begin(file: File, path: &Path, table: &CellsTable) -> Result<Writer> {
+        let io = |e| Error::io(path, e);
+        let geo = Geometry::new(table.max(), table.words().len() as u64);
+        file.set_len(0).map_err(io)?;
         file.set_len(geo.file_bytes()).map_err(io)?;
-        let zero = crc32fast::hash(&[0u8; CHUNK as usize]);
+        let zero = geo.crc(&[0u8; CHUNK as usize]);
         let mut w = Writer {
             file,
             path: path.to_path_buf(),
@@ -269,23 +318,11 @@ impl Writer {
         Ok(w)
     }
 
-    /// Open the file of a stopped run and read its body into `table`'s words (which must be
-    /// zero). Returns the writer and the steps done.
-    fn resume(path: &Path, table: &CellsTable) -> Result<(Writer, u64)> {
+    /// Read the checkpoint `file` (locked) of a stopped run into `table`'s words (which must
+    /// be zero). Returns the writer and the steps done; an error when it cannot be resumed.
+    fn resume(file: File, path: &Path, table: &CellsTable) -> Result<(Writer, u64)> {
         let io = |e| Error::io(path, e);
-        super::file::check_regular(path)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io)?;
-        flock_now(&file, false).map_err(|e| {
-            Error::invalid(format!(
-                "{}: another run is writing it ({e})",
-                path.display()
-            ))
-        })?;
-        let geo = Geometry::new(table.words().len() as u64);
+        let geo = Geometry::new(table.max(), table.words().len() as u64);
         if file.metadata().map_err(io)?.len() != geo.file_bytes() {
             return Err(damaged(path, "its length is not that of its header"));
         }
@@ -303,7 +340,7 @@ impl Writer {
                 .map_err(io)?;
             let crcs: Vec<u32> = bytes
                 .par_chunks(CHUNK as usize)
-                .map(crc32fast::hash)
+                .map(|c| geo.crc(c))
                 .collect();
             for (j, &c) in crcs.iter().enumerate() {
                 let i = first + j;
@@ -398,7 +435,7 @@ impl Writer {
     /// changed, then a sync.
     fn snapshot(&mut self, table: &CellsTable, steps: u64) -> Result<()> {
         let words = table.words();
-        let crcs = crcs_of(words, self.geo.chunks);
+        let crcs = crcs_of(&self.geo, words);
         let changed: Vec<usize> = (0..crcs.len())
             .filter(|&i| crcs[i] != self.newest.crcs[i])
             .collect();
@@ -446,6 +483,13 @@ pub enum CellsEvent {
         /// The largest number of cells whose table was final in it.
         done: u32,
     },
+    /// The checkpoint at `path` could not be resumed (`why`) and was begun again.
+    Restarted {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Why it could not be resumed.
+        why: String,
+    },
     /// The state after `done` cells was saved.
     Snapshot {
         /// The largest number of cells whose table is final in it.
@@ -483,15 +527,18 @@ pub fn compute_to_file_with(
     mut report: impl FnMut(CellsEvent),
     mut after: impl FnMut(u32) -> Result<()>,
 ) -> Result<CellsTable> {
-    super::file::check_resumable_target(out)?;
-    let partial = super::file::partial_path(out);
+    crate::chomp::store::check_resumable_target(out)?;
+    let partial = crate::chomp::store::partial_path(out);
     let mut table = CellsTable::zeroed(max, CellsEngine::Forward)?;
-    super::file::ensure_disk(out, file_bytes(&table), std::slice::from_ref(&partial))?;
-    let (mut writer, start) = match partial.exists() {
-        true => Writer::resume(&partial, &table)?,
-        false => (Writer::create(&partial, &table)?, 0),
-    };
+    crate::chomp::store::ensure_disk(out, file_bytes(&table), std::slice::from_ref(&partial))?;
     crate::output::keep_checkpoint(&partial);
+    let (mut writer, start, restarted) = Writer::open(&partial, &table)?;
+    if let Some(why) = restarted {
+        report(CellsEvent::Restarted {
+            path: partial.clone(),
+            why,
+        });
+    }
     if start > 0 {
         report(CellsEvent::Resumed {
             path: partial.clone(),
@@ -525,6 +572,7 @@ pub fn compute_to_file_with(
 
 /// A finished cells table file, opened to answer single diagrams without loading it: every
 /// bit read comes from a chunk checked against the newest slot's CRC.
+#[derive(Debug)]
 pub struct CellsFile {
     file: File,
     path: PathBuf,
@@ -537,16 +585,14 @@ pub struct CellsFile {
 impl CellsFile {
     /// Open `path`, a finished file (`steps` = `max` in its newest slot).
     pub fn open(path: &Path) -> Result<CellsFile> {
-        let file = super::file::open_regular(path)?;
-        let mut first = vec![0u8; CELLS_MAGIC.len() + 1];
-        file.read_exact_at(&mut first, 0)
-            .map_err(|_| damaged(path, "it is too short"))?;
-        if &first[..CELLS_MAGIC.len()] != CELLS_MAGIC.as_bytes() {
+        let file = crate::chomp::store::open_regular(path)?;
+        let first = crate::chomp::store::first_bytes(path, 64)?;
+        let Some(version) = crate::chomp::store::CELLS_TABLE.version_of(&first) else {
             return Err(Error::invalid(format!(
                 "{}: not a chompute cells table",
                 path.display()
             )));
-        }
+        };
         // `max` from the first slot's text, then every slot read (and checked) with it.
         let mut text = vec![0u8; SLOT_HEADER as usize];
         let got = file.read_at(&mut text, 0).map_err(|e| Error::io(path, e))?;
@@ -561,12 +607,24 @@ impl CellsFile {
         for n in 1..=max as usize {
             at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64);
         }
-        let geo = Geometry::new(at[max as usize + 1]);
+        let mut geo = Geometry::new(max, at[max as usize + 1]);
+        if version != crate::chomp::store::CELLS_TABLE.version {
+            geo = geo.legacy();
+        }
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len != geo.file_bytes() {
             return Err(damaged(path, "its length is not that of its header"));
         }
         let slot = newest_slots(&file, path, &geo, max)?.swap_remove(0);
+        // A finished file holds one slot, the first; the spare ones are zeros.
+        let mut spare = vec![0u8; geo.slot_bytes as usize];
+        for k in 1..SLOTS {
+            file.read_exact_at(&mut spare, k * geo.slot_bytes)
+                .map_err(|e| Error::io(path, e))?;
+            if slot.seq != 0 || spare.iter().any(|&b| b != 0) {
+                return Err(damaged(path, format!("its slot {k} is not empty")));
+            }
+        }
         if slot.steps != max as u64 {
             return Err(Error::invalid(format!(
                 "{}: the run that writes it is not finished ({} of {max} cells done)",
@@ -582,11 +640,6 @@ impl CellsFile {
             counts,
             at,
         })
-    }
-
-    /// Whether `path` starts as a cells table file (a regular file; nothing else is read).
-    pub fn is_cells_table(path: &Path) -> Result<bool> {
-        super::file::starts_with_line(path, CELLS_MAGIC)
     }
 
     /// The largest number of cells.
@@ -624,7 +677,7 @@ impl CellsFile {
         self.file
             .read_exact_at(&mut bytes, self.geo.body_at() + chunk * CHUNK)
             .map_err(|e| Error::io(&self.path, e))?;
-        if crc32fast::hash(&bytes) != self.slot.crcs[chunk as usize] {
+        if self.geo.crc(&bytes) != self.slot.crcs[chunk as usize] {
             return Err(damaged(&self.path, format!("chunk {chunk} fails its CRC")));
         }
         let at = (word * 8 % CHUNK) as usize;
@@ -645,7 +698,7 @@ impl CellsFile {
                 .read_exact_at(bytes, self.geo.body_at() + first * CHUNK)
                 .map_err(|e| Error::io(&self.path, e))?;
             for (j, c) in bytes.chunks(CHUNK as usize).enumerate() {
-                if crc32fast::hash(c) != self.slot.crcs[first as usize + j] {
+                if self.geo.crc(c) != self.slot.crcs[first as usize + j] {
                     return Err(damaged(
                         &self.path,
                         format!("chunk {} fails its CRC", first as usize + j),
@@ -666,7 +719,7 @@ impl CellsFile {
         for n in 1..=self.max() {
             let p = self.counts.partitions(n) - set[n as usize];
             if p != self.p_positions(n) {
-                return Err(damaged(
+                return Err(crate::chomp::store::disagrees(
                     &self.path,
                     format!(
                         "{p} P-positions of {n} cells in its bits, {} in its header",
@@ -682,6 +735,7 @@ impl CellsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::store::flock_now;
 
     const ZERO: Snapshots = Snapshots::Every(Duration::ZERO);
 
@@ -731,7 +785,7 @@ mod tests {
         let out = d.join("c.bin");
         let (t, resumed) = finish(23, &out);
         assert_eq!(resumed, None);
-        assert!(!super::super::file::partial_path(&out).exists());
+        assert!(!crate::chomp::store::partial_path(&out).exists());
         let scan = CellsTable::compute_with(23, CellsEngine::Scan, |_| {}).unwrap();
         assert_eq!(t.rows(), scan.rows());
         let f = CellsFile::open(&out).unwrap();
@@ -787,7 +841,7 @@ mod tests {
         let whole = d.join("whole.bin");
         finish(30, &whole);
         let out = d.join("m.bin");
-        let partial = super::super::file::partial_path(&out);
+        let partial = crate::chomp::store::partial_path(&out);
         stopped(30, &out, 14);
         let older = std::fs::read(&partial).unwrap();
         // Resumed, then stopped again after 20: the body of 20, but every other chunk that
@@ -810,7 +864,7 @@ mod tests {
             .unwrap()
             .words()
             .len();
-        let geo = Geometry::new(words as u64);
+        let geo = Geometry::new(30, words as u64);
         let mut mixed = 0;
         for i in 0..geo.chunks as usize {
             let at = (geo.body_at() as usize) + i * CHUNK as usize;
@@ -822,12 +876,26 @@ mod tests {
         }
         assert!(mixed > 0);
         std::fs::write(&partial, &newer).unwrap();
-        // A flipped bit in the body matches neither slot: refused, not resumed.
+        // A flipped bit in the body matches neither slot; a file of zeros (killed in its first
+        // moments) or of garbage has no whole slot: each is no checkpoint, begun again.
         let mut damaged = newer.clone();
         damaged[geo.body_at() as usize + 100] ^= 4;
-        std::fs::write(&partial, &damaged).unwrap();
-        let e = compute_to_file_with(30, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("damaged"), "{e}");
+        let zeros = vec![0u8; newer.len() / 3];
+        let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
+        for bad in [damaged, zeros, garbage] {
+            std::fs::write(&partial, &bad).unwrap();
+            let mut restarted = false;
+            compute_to_file_with(
+                30,
+                &out,
+                ZERO,
+                |e| restarted |= matches!(e, CellsEvent::Restarted { .. }),
+                |_| Ok(()),
+            )
+            .unwrap();
+            assert!(restarted);
+            assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
+        }
         // The mix resumes from the older state and ends in the same file.
         std::fs::write(&partial, &newer).unwrap();
         let (_, resumed) = finish(30, &out);
@@ -853,11 +921,11 @@ mod tests {
         stopped(20, &out, 5);
         let e = compute_to_file_with(21, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("up to 20 cells, not 21"), "{e}");
-        let partial = super::super::file::partial_path(&out);
+        let partial = crate::chomp::store::partial_path(&out);
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
         let e = compute_to_file_with(20, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
-        assert!(e.to_string().contains("another run"), "{e}");
+        assert!(e.to_string().contains("another process"), "{e}");
         drop(held);
         std::fs::remove_dir_all(&d).unwrap();
     }

@@ -15,7 +15,7 @@
 
 use super::blocks::Solved;
 use super::file::save_table;
-use super::plan::SolvePlan;
+use super::plan::{LayerSolver, SolvePlan};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::ChompBox;
@@ -76,10 +76,9 @@ pub trait DeviceTable {
     fn stats(&self) -> Option<PullStats>;
 }
 
-/// A device that solves two-player tables.
-pub trait ChompDevice: Send + Sync {
-    /// The volume-layer kernel's table of a box that is not square (colex layout).
-    fn solve_colex(&self, shape: ChompBox) -> Result<PTable>;
+/// A device that solves two-player tables: a box that is not square by its volume-layer
+/// kernel (the plan's [`LayerSolver`]), a square by the hook kernel.
+pub trait ChompDevice: LayerSolver + Send + Sync {
     /// How `layout`'s table would lie on the device, with buffers of `buffer_words` u32 words
     /// when given (a test's tiny buffers) else the largest the device binds; refuses a table
     /// the device cannot bind.
@@ -130,10 +129,7 @@ pub fn solve_on(
 ) -> Result<DeviceSolve> {
     let layout = &plan.layout;
     if layout.hook_index().is_none() {
-        let table = device.solve_colex(plan.shape)?;
-        if let Some(o) = &plan.output {
-            save_table(&table, o)?;
-        }
+        let table = plan.solve_layers_on(device)?;
         return Ok(DeviceSolve {
             preflight: None,
             solved: Solved {

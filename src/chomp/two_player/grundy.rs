@@ -273,7 +273,7 @@ impl GrundyTable {
                     format!(
                         "a value exceeds {limit}, the most one byte holds; \
                              two bytes a position need {} of memory",
-                        crate::memory::gib(
+                        crate::memory::human_bytes(
                             GrundyPlan {
                                 width: ValueBytes::Two,
                                 ..plan
@@ -406,6 +406,30 @@ impl GrundyTable {
             None => self.ranker.rank(p).map(|r| self.values.get(r)),
             Some(hook) => hook.index(p.rows()).map(|x| self.values.get(x)),
         }
+    }
+
+    /// For each value g below G(`p`), one position of value g that a bite from `p` leaves (the
+    /// least such position in the order of row lengths), at index g; empty when `p` is P,
+    /// `None` when `p` is empty or outside the box. By the mex definition each exists.
+    pub fn moves(&self, p: &Diagram) -> Option<Vec<Diagram>> {
+        let g = self.value(p)?;
+        let mut options = p.options();
+        options.retain(|q| !q.is_empty());
+        options.sort();
+        let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
+        for q in options {
+            let v = self
+                .value(&q)
+                .expect("an option lies in its position's box");
+            if let Some(slot @ None) = out.get_mut(v as usize) {
+                *slot = Some(q);
+            }
+        }
+        Some(
+            out.into_iter()
+                .map(|q| q.expect("the mex leaves a move to every smaller value"))
+                .collect(),
+        )
     }
 
     /// The largest value among the positions of the `rows`×`cols` box (which must lie inside

@@ -8,7 +8,7 @@
 //! in colex rank order, then a trailer of chunk CRCs:
 //!
 //! ```text
-//! chompute chomp grundy-table 1
+//! chompute chomp grundy-table 2
 //! box 4x6
 //! rank colex-lattice-path
 //! positions 210
@@ -39,28 +39,27 @@
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
-use super::file::{self as store, CheckedBody, Checkpoint, ChunkWriter, TableFile};
 use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use super::run::RunEvent;
 use super::schedule::{Layers, TableSteps};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
+use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-pub use super::file::GRUNDY_MAGIC;
 const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
 
 /// Values copied at a time when a table or a record is written.
 const VALUES_AT_ONCE: u64 = 1 << 16;
 
 /// The header of a Grundy table file.
-fn grundy_header(layout: &BitLayout, width: ValueBytes, max_value: u64) -> String {
+fn grundy_header(magic: &str, layout: &BitLayout, width: ValueBytes, max_value: u64) -> String {
     let (shape, positions) = (layout.shape(), layout.positions());
     store::sealed_header(
-        GRUNDY_MAGIC,
+        magic,
         shape,
         &layout.scheme(),
         &[
@@ -76,13 +75,18 @@ fn grundy_header(layout: &BitLayout, width: ValueBytes, max_value: u64) -> Strin
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
     let plan = table.plan();
     let len = table.entries();
-    let header = grundy_header(&table.layout(), plan.width, table.max_grundy() as u64);
+    let header = grundy_header(
+        &GRUNDY_TABLE.magic(),
+        &table.layout(),
+        plan.width,
+        table.max_grundy() as u64,
+    );
     let mut file = AtomicFile::create(path)?;
     let io = |e| Error::io(path, e);
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out);
+        let mut body = ChunkWriter::new(out, &header);
         let mut buf = Vec::new();
         let mut at = 0;
         while at < len {
@@ -117,9 +121,9 @@ pub fn compute_to_file(
     let body = plan.bytes() + plan.bytes().div_ceil(store::CHUNK_BYTES) * 4;
     let needed = body + plan.bytes() + 28 * layers + 8192;
     store::ensure_disk(out, needed, std::slice::from_ref(&partial))?;
+    crate::output::keep_checkpoint(&partial);
     let (mut checkpoint, start) = open_checkpoint(&partial, &table)?;
     crate::output::remove_stale_temps(out);
-    crate::output::keep_checkpoint(&partial);
     if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {
             path: partial.clone(),
@@ -186,11 +190,14 @@ fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)
         let rank = store::field(path, pairs, "rank")?;
         let bytes = store::field(path, pairs, "value-bytes")?;
         if rank != scheme || bytes != w.to_string() {
-            return Err(Error::invalid(format!(
-                "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
-                 '{scheme}'; rerun with --value-bytes {bytes} (and the same layout) or remove it",
-                path.display()
-            )));
+            return Err(Error::conflict(
+                &[crate::error::Input::ValueBytes],
+                format!(
+                    "{} keeps values of {bytes} bytes numbered by '{rank}', this run {w} by \
+                 '{scheme}'; rerun with {{0}} {bytes} (and the same layout) or remove it",
+                    path.display()
+                ),
+            ));
         }
         Ok(())
     };
@@ -285,18 +292,11 @@ impl GrundyFile {
     /// Open a table written by [`save_grundy`]: checks the header (its CRC, the box, the
     /// numbering, the value width) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<GrundyFile> {
-        let file = store::open_regular(path)?;
-        let (pairs, start) = store::read_header(path, &mut BufReader::new(&file), GRUNDY_MAGIC)?;
-        let prefix = store::read_prefix(&file, path, start)?;
-        if !store::header_crc_holds(&prefix) {
-            return Err(store::damaged(
-                path,
-                "the header does not match its header-crc32",
-            ));
-        }
-        let shape = ChompBox::parse(store::field(path, &pairs, "box")?)
+        let sealed = Sealed::open(path, GRUNDY_TABLE)?;
+        let pairs = &sealed.pairs;
+        let shape = ChompBox::parse(store::field(path, pairs, "box")?)
             .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        let rank = store::field(path, &pairs, "rank")?;
+        let rank = store::field(path, pairs, "rank")?;
         let layout = BitLayout::from_scheme(shape, rank)
             .ok()
             .filter(|l| l.hook_index().is_none_or(|h| h.min_child() == shape.rows))
@@ -314,7 +314,7 @@ impl GrundyFile {
                 path.display()
             )));
         }
-        let width = match store::number(path, &pairs, "value-bytes")? {
+        let width = match store::number(path, pairs, "value-bytes")? {
             1 => ValueBytes::One,
             2 => ValueBytes::Two,
             n => {
@@ -324,7 +324,7 @@ impl GrundyFile {
                 ))
             }
         };
-        let max_value = store::number(path, &pairs, "max-value")?;
+        let max_value = store::number(path, pairs, "max-value")?;
         if max_value > width.max_value() as u64 {
             return Err(store::damaged(
                 path,
@@ -334,16 +334,10 @@ impl GrundyFile {
                 ),
             ));
         }
-        let header = grundy_header(&layout, width, max_value);
-        if header.as_bytes() != prefix {
-            return Err(store::damaged(
-                path,
-                "the header does not match its header-crc32",
-            ));
-        }
+        let header = grundy_header(&sealed.magic(), &layout, width, max_value);
+        sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a Grundy table of the {shape} box");
-        let bytes = layout.len() * width.bytes();
-        let body = CheckedBody::open(path, file, start, bytes, &what)?;
+        let body = sealed.body(layout.len() * width.bytes(), &what)?;
         Ok(GrundyFile {
             path: path.to_path_buf(),
             body,
@@ -471,13 +465,13 @@ impl GrundyFile {
             }
         })?;
         if first != Some(0) {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 "the empty diagram's value is not 0",
             ));
         }
         if largest != self.max_value {
-            return Err(store::damaged(
+            return Err(store::disagrees(
                 &self.path,
                 format!(
                     "the largest value is {largest}, the header says {}",
@@ -486,36 +480,5 @@ impl GrundyFile {
             ));
         }
         Ok(())
-    }
-}
-
-/// A saved table of either kind, told apart by its first line.
-#[derive(Debug)]
-pub enum SavedTable {
-    /// A one-bit table (`chomp solve -o`).
-    Bits(TableFile),
-    /// A Grundy table (`chomp grundy -o`).
-    Grundy(GrundyFile),
-}
-
-impl SavedTable {
-    /// Open `path` as the kind of table its first line names; any other file is refused.
-    pub fn open(path: &Path) -> Result<SavedTable> {
-        let first = store::first_bytes(path, 64)?;
-        if first.starts_with(format!("{GRUNDY_MAGIC}\n").as_bytes()) {
-            return GrundyFile::open(path).map(SavedTable::Grundy);
-        }
-        if !first.starts_with(store::TABLE_KIND.as_bytes()) {
-            return Err(Error::invalid(format!(
-                "{}: not a chompute table (its first line is none of a one-bit table's \
-                 '{}', a Grundy table's '{GRUNDY_MAGIC}', an ordinal table's '{}' or a cells \
-                 table's '{}')",
-                path.display(),
-                store::TABLE_MAGIC,
-                store::ORD_MAGIC,
-                super::cells_file::CELLS_MAGIC
-            )));
-        }
-        TableFile::open(path).map(SavedTable::Bits)
     }
 }

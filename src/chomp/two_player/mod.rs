@@ -17,11 +17,13 @@
 //! - [`blocks`]: boxes larger than memory, in windows and waves;
 //! - [`grundy`]: Grundy values on the colex schedule;
 //! - [`grundy_file`]: Grundy tables on disk, their checkpoint, and the reader of either kind;
-//! - [`cells`]: P-positions by number of cells.
+//! - [`cells`]: P-positions by number of cells;
+//! - [`grundy_cells`]: Grundy values by number of cells, as FindStat's St000681 lists them.
 //!
 //! Tests: the unit tests of these files; tests/games/chomp/two_player.rs,
 //! tests/games/chomp/grundy_file.rs, tests/games/blocks.rs.
 
+mod assembly;
 pub mod blocks;
 pub mod cells;
 pub mod cells_file;
@@ -31,6 +33,7 @@ pub mod driver;
 pub mod file;
 pub mod forward;
 pub mod grundy;
+pub mod grundy_cells;
 pub mod grundy_file;
 pub mod hook;
 pub mod piece;

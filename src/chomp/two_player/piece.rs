@@ -8,9 +8,10 @@
 //! Tests: src/chomp/two_player/blocks.rs and src/chomp/two_player/run.rs, whose runs resume
 //! from them; tests/games/blocks.rs.
 
-use super::file as store;
+use super::file;
 use crate::chomp::bits::Window;
 use crate::chomp::index::BitLayout;
+use crate::chomp::store;
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
@@ -32,6 +33,13 @@ pub struct Cadence {
     every: Duration,
     last: Instant,
     write_time: Duration,
+}
+
+impl PieceHeader {
+    /// The CRC-32 of the piece's words.
+    pub fn crc(&self) -> u32 {
+        self.crc
+    }
 }
 
 impl Cadence {
@@ -86,7 +94,7 @@ pub struct PieceHeader {
 /// The header of a piece: its finished bits (`p-positions`) or a snapshot of its marks
 /// (`step`).
 fn piece_header_text(span: Span, magic: &str, number: (&str, u64), crc: u32) -> String {
-    store::header_text(
+    file::header_text(
         magic,
         span.index,
         &[
@@ -241,11 +249,7 @@ pub fn read_piece_words(
         at += n as u64;
     }
     if crc.finalize() != h.crc {
-        return Err(Error::CheckFailed(format!(
-            "{}: the bits do not match its crc32; the piece is damaged: remove the file to \
-             solve its window again",
-            path.display()
-        )));
+        return Err(store::damaged(path, "the bits do not match its crc32"));
     }
     Ok(())
 }

@@ -1,20 +1,32 @@
-//! `chomp solve` planned before any work: where the box is solved (the CPU, or a device through
-//! `super::device::solve_on`), how its bits are laid out, and whether it runs whole in memory,
-//! to a resumable file (whole, or in blocks when it does not fit), with every refusal said up front. The command
-//! line and Python translate their arguments into a [`SolvePlan`] and print what it reports.
+//! `chomp solve` planned before any work: where the box is solved (the CPU, the GPU's layer
+//! kernel through [`LayerSolver`], or a square's hook solver through `super::device::solve_on`),
+//! how its bits are laid out, and whether it runs whole in memory, to a resumable file (whole,
+//! or in blocks when it does not fit), with every refusal said up front. The command line and
+//! Python translate their arguments into a [`SolvePlan`] and print what it reports.
 //!
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
 use super::blocks::{blocks_dir, solve_file, Part, SolveEvent, Solved};
-use super::file::partial_path;
+use super::file::save_table;
 use super::solve::solve_layers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
+use crate::chomp::store::partial_path;
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};
+
+/// A solver of a whole box in memory on another device (the GPU's layer kernel, implemented
+/// in `crate::gpu::chomp`): the plan asks it and never names the device. Plain Rust here.
+pub trait LayerSolver {
+    /// Whether the box fits the solver; an error saying why not.
+    fn check(&self, shape: ChompBox) -> Result<()>;
+
+    /// The table of the box, every position by colex rank.
+    fn solve(&self, shape: ChompBox) -> Result<PTable>;
+}
 
 /// How a planned solve runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,10 +84,13 @@ impl SolvePlan {
                         .into_iter()
                         .find(|c| c.exists())
                     {
-                        return Err(Error::invalid(format!(
-                            "{} is the checkpoint of a CPU run: resume it with --backend cpu",
-                            c.display()
-                        )));
+                        return Err(Error::conflict(
+                            &[crate::error::Input::Backend],
+                            format!(
+                                "{} is the checkpoint of a CPU run: resume it with {{0}} cpu",
+                                c.display()
+                            ),
+                        ));
                     }
                 }
                 Route::Gpu
@@ -85,7 +100,10 @@ impl SolvePlan {
                     "a table is resumable only in a file: name one with -o FILE",
                 ));
             }
-            Some(_) => Route::File,
+            Some(o) => {
+                super::blocks::check_target(o)?;
+                Route::File
+            }
             None => {
                 memory.map_or(Room::SYSTEM, Room::assume).ensure(
                     layout.bytes(),
@@ -105,8 +123,13 @@ impl SolvePlan {
         })
     }
 
-    /// Run the plan; `report` hears a file run's events (resumed, steps, blocks).
-    pub fn run(&self, report: impl FnMut(SolveEvent)) -> Result<Solved> {
+    /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
+    /// events (resumed, steps, blocks).
+    pub fn run(
+        &self,
+        device: Option<&dyn LayerSolver>,
+        report: impl FnMut(SolveEvent),
+    ) -> Result<Solved> {
         let whole = |table: &PTable| Solved {
             p_positions: table.p_count(),
             index: table.layout().clone(),
@@ -120,9 +143,26 @@ impl SolvePlan {
             }
             (Route::File, Some(out)) => solve_file(self.shape, out, self.memory, self.part, report),
             (Route::File, None) => unreachable!("a file route names its file"),
-            (Route::Gpu, _) => Err(Error::invalid(
-                "a GPU solve runs on a device: two_player::device::solve_on",
+            (Route::Gpu, _) if self.layout.hook_index().is_some() => Err(Error::invalid(
+                "a square on the GPU runs on its hook solver: two_player::device::solve_on",
             )),
+            (Route::Gpu, _) => {
+                let gpu = device.ok_or_else(|| {
+                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
+                })?;
+                Ok(whole(&self.solve_layers_on(gpu)?))
+            }
         }
+    }
+
+    /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
+    /// saved to the plan's file when one is named.
+    pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
+        gpu.check(self.shape)?;
+        let table = gpu.solve(self.shape)?;
+        if let Some(o) = &self.output {
+            save_table(&table, o)?;
+        }
+        Ok(table)
     }
 }

@@ -13,7 +13,7 @@
 //! Tests: tests/games/chomp/two_player.rs (resumed runs write the one file, from a snapshot
 //! and from the records alone); src/chomp/two_player/blocks.rs.
 
-use super::file::{check_resumable_target, partial_path, save_table, Checkpoint};
+use super::file::save_table;
 use super::forward::Resume;
 use super::piece::{self, Cadence, Span};
 use super::schedule::Progress;
@@ -22,6 +22,7 @@ use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
+use crate::chomp::store::{self, check_resumable_target, partial_path, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,12 +33,7 @@ pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(10);
 /// Words a snapshot is written and read by.
 const CHUNK_WORDS: usize = 1 << 16;
 
-/// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
-pub fn marks_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".marks");
-    PathBuf::from(s)
-}
+pub use crate::chomp::store::marks_path;
 
 /// What a run that keeps a checkpoint reports: where it starts and how far it has come.
 pub enum RunEvent {
@@ -101,16 +97,26 @@ pub fn solve_to_file_with(
             .for_each(|w| w.store(0, std::sync::atomic::Ordering::Relaxed));
     }
     let mut after = Vec::new();
+    // Said to be kept from the moment it may exist: an interrupt line never misses it.
+    crate::output::keep_checkpoint(&partial);
+    crate::output::keep_checkpoint(&marks);
     let (mut checkpoint, start) =
         Checkpoint::open_for(&partial, table.layout(), |step, r| match snapshot {
             Some(s) if step >= s => after.push(r),
             Some(_) => {}
             None => table.set_p_bit(r),
         })?;
+    // A run in blocks of the same table holds its folder's plan: refused while it runs.
+    let plan = store::blocks_dir(out).join("plan");
+    if store::locked_elsewhere(&plan) {
+        return Err(Error::invalid(format!(
+            "{} is being solved by another process (its folder {} is locked)",
+            out.display(),
+            plan.parent().unwrap_or(&plan).display()
+        )));
+    }
     crate::output::remove_stale_temps(out);
     crate::output::remove_stale_temps(&marks);
-    crate::output::keep_checkpoint(&partial);
-    crate::output::keep_checkpoint(&marks);
     let layers = steps(table.layout());
     if start > 0 || checkpoint.dropped_bytes > 0 {
         report(RunEvent::Resumed {

@@ -20,8 +20,9 @@
 //!
 //! Tests: this file's unit tests.
 
-use crate::chomp::diagram::{advance_rows, binomial, ChompBox};
+use crate::chomp::diagram::{binomial, ChompBox};
 use crate::chomp::index::colex::positions_of_volume;
+pub use crate::chomp::index::colex::{for_each_in_range, prefix_rows};
 use crate::chomp::index::{HookIndex, Ranker};
 
 /// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
@@ -132,12 +133,6 @@ impl Schedule for VolumeLayers<'_> {
     }
 }
 
-/// How many leading rows make a block's prefix in an R-row box: ⌊R/2⌋ (0 for one row, so the
-/// whole box is one block).
-pub fn prefix_rows(rows: usize) -> usize {
-    rows / 2
-}
-
 /// Number of prefix-volume layers of a box: p·C + 1.
 pub fn layer_count(shape: ChompBox) -> u64 {
     prefix_rows(shape.rows) as u64 * shape.cols as u64 + 1
@@ -212,33 +207,6 @@ impl Layer {
 pub fn block_len(ranker: &Ranker, p: usize, cap: u32) -> u64 {
     let free = (ranker.shape.rows - p) as u64;
     binomial(cap as u64 + free, free).unwrap_or(u64::MAX)
-}
-
-/// Visit the colex ranks `base..base + len`, a range of one block of [`Layers`] (or any run of
-/// ranks inside one): `f(rows, rank)` for every position in rank order, `rows` holding all R
-/// row lengths.
-#[inline]
-pub fn for_each_in_range(
-    ranker: &Ranker,
-    base: u64,
-    len: u64,
-    rows: &mut [u32],
-    mut f: impl FnMut(&[u32], u64),
-) {
-    if len == 0 {
-        return;
-    }
-    ranker.unrank_into(base, rows);
-    let p = prefix_rows(ranker.shape.rows);
-    let end = base + len;
-    let mut rank = base;
-    loop {
-        f(rows, rank);
-        rank += 1;
-        if rank == end || !advance_rows(rows, p, ranker.shape.cols) {
-            return;
-        }
-    }
 }
 
 /// Positions of one colex layer, for progress and records.

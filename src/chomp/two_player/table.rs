@@ -73,10 +73,12 @@ pub trait BitSource {
         let mut out = Vec::new();
         for r in 1..=shape.rows.min(own.rows) {
             for c in 1..=shape.cols.min(own.cols) {
-                let bites = self.winning_bites(&rectangle(r, c))?.unwrap_or_default();
+                let whole = rectangle(r, c);
+                let bites = self.winning_bites(&whole)?.unwrap_or_default();
                 out.push(RectangleBites {
                     rows: r,
                     cols: c,
+                    bite_cells: bites.iter().map(|d| bitten_cell(&whole, d)).collect(),
                     bites: bites.iter().map(|d| d.rows().to_vec()).collect(),
                 });
             }
@@ -217,7 +219,8 @@ impl BitSource for PTable {
     }
 }
 
-/// The winning bites of one rectangle, each as the row lengths of the P-position it leaves.
+/// The winning bites of one rectangle, each as the row lengths of the P-position it leaves
+/// and as the cell it bites.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RectangleBites {
     /// Rows of the rectangle.
@@ -226,6 +229,15 @@ pub struct RectangleBites {
     pub cols: u32,
     /// The P-positions its winning bites leave, sorted.
     pub bites: Vec<Vec<u32>>,
+    /// The cell each bite takes, (row, column) from the poisoned corner (1,1), in the order
+    /// of `bites`.
+    pub bite_cells: Vec<(usize, u32)>,
+}
+
+/// The cell (row, column), 1-based, that a bite from `p` to its option `q` takes.
+pub fn bitten_cell(p: &Diagram, q: &Diagram) -> (usize, u32) {
+    p.bitten_cell(q)
+        .expect("a winning bite leaves an option of its position")
 }
 
 /// The rectangle of `rows` rows of `cols` cells.

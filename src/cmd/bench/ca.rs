@@ -1,5 +1,5 @@
-//! `chompute bench` figures for the automaton: both GPU kernels and the CPU, with the host's
-//! memory bandwidth beside them.
+//! `chompute bench` figures for the automaton: every GPU kernel the device runs and the CPU,
+//! with the host's memory bandwidth beside them and each kernel's grid traffic per cell update.
 //!
 //! Tests: `bench --quick` in tests/pictures/cli_outputs.rs and the device script's full run.
 
@@ -7,11 +7,12 @@ use super::{BenchEnv, Measurement};
 use chompute::chocolate::automaton::{cell_updates, Automaton};
 use chompute::chocolate::g_recurrence;
 use chompute::gpu::ca::{CaGpu, CaKernel, STEPS_PER_SUBMISSION};
+use serde::Serialize;
 
 /// The automaton for `bench`: cell updates per second on the CPU and the GPU, each running
 /// from b_0 for a number of steps that suits it (the GPU's scaled to the adapter: 32767 steps,
 /// 1.2·10^13 cell updates, on a real GPU), and the host's memory bandwidth for comparison.
-pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()> {
+pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<Vec<Traffic>> {
     let cpu_steps = env
         .ca_steps
         .unwrap_or(if env.quick { 1023 } else { 4095 })
@@ -54,6 +55,7 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
             Ok(())
         },
     )?;
+    let mut traffic = Vec::new();
     if let Some(ctx) = &env.gpu {
         let gpu_steps = env
             .ca_steps
@@ -64,15 +66,20 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
                 (false, false) => 32767,
             });
         // The kernel `ca` uses ([`CaKernel::best`]) in the rows `ca steps` and `ca steps (last
-        // quarter)`; the other kernel beside it, tagged, for comparison.
+        // quarter)`; the others beside it, tagged, for comparison.
         let best = CaKernel::best(ctx);
-        let other = match best {
-            CaKernel::Step => CaKernel::block(ctx),
-            CaKernel::Block(_) => Some(CaKernel::Step),
-        };
         let mut kernels = vec![(best, String::new())];
-        kernels.extend(other.map(|k| (k, format!(" [{} kernel]", k.name()))));
+        for other in [
+            Some(CaKernel::Step),
+            CaKernel::block(ctx),
+            CaKernel::regs(ctx),
+        ] {
+            if let Some(k) = other.filter(|k| *k != best) {
+                kernels.push((k, format!(" [{} kernel]", k.name())));
+            }
+        }
         for (kernel, tag) in kernels {
+            traffic.push(Traffic::of(kernel));
             let mut g =
                 CaGpu::with_options(ctx.clone(), gpu_steps, kernel, ctx.max_binding_bytes())?;
             let size = format!("{gpu_steps} steps, {}", kernel.name());
@@ -121,5 +128,27 @@ pub fn bench_ca(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result<()
             });
         }
     }
-    Ok(())
+    Ok(traffic)
+}
+
+/// One automaton kernel's grid traffic by its own tile arithmetic.
+#[derive(Debug, Clone, Serialize)]
+pub struct Traffic {
+    /// The kernel's name, as `ca` reports it.
+    pub kernel: String,
+    /// Bytes read and written per cell update.
+    pub bytes_per_update: f64,
+    /// Cell updates per byte of traffic.
+    pub updates_per_byte: f64,
+}
+
+impl Traffic {
+    fn of(kernel: CaKernel) -> Traffic {
+        let t = kernel.traffic();
+        Traffic {
+            kernel: kernel.name(),
+            bytes_per_update: t.bytes_per_update(),
+            updates_per_byte: t.updates_per_byte(),
+        }
+    }
 }

@@ -171,6 +171,18 @@ struct BenchReport<'a> {
     adapter: Option<chompute::gpu::context::AdapterReport>,
     gpu_skipped_because: Option<String>,
     measurements: &'a [Measurement],
+    /// Each GPU automaton kernel's grid traffic per cell update, by its tile arithmetic.
+    ca_traffic: Vec<ca::Traffic>,
+    /// With --save: where the rates went and which jobs they decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    saved: Option<Saved>,
+}
+
+/// The rates `bench --save` wrote.
+#[derive(Serialize)]
+struct Saved {
+    file: String,
+    jobs: Vec<String>,
 }
 
 impl Report for BenchReport<'_> {
@@ -228,6 +240,16 @@ impl Report for BenchReport<'_> {
                 rate(gpu)
             )?;
         }
+        if let Some(s) = &self.saved {
+            writeln!(out, "rates saved to {} for: {}", s.file, s.jobs.join(", "))?;
+        }
+        for t in &self.ca_traffic {
+            writeln!(
+                out,
+                "ca traffic: {} kernel, {:.4} bytes per cell update ({:.2} updates per byte)",
+                t.kernel, t.bytes_per_update, t.updates_per_byte
+            )?;
+        }
         Ok(())
     }
 
@@ -253,6 +275,20 @@ impl Report for BenchReport<'_> {
 }
 
 pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
+    let rates_file = match (args.save, chompute::gpu::choice::rates_path()) {
+        (false, _) => None,
+        (true, _) if backend == BackendChoice::Cpu => {
+            return Err(anyhow::anyhow!(
+                "--save keeps the GPU's rates beside the CPU's: drop --backend cpu"
+            ))
+        }
+        (true, None) => {
+            return Err(anyhow::anyhow!(
+                "--save: no cache directory (set XDG_CACHE_HOME or HOME)"
+            ))
+        }
+        (true, Some(path)) => Some(path),
+    };
     let (gpu, why_not) = match backend {
         BackendChoice::Cpu => (None, Some("--backend cpu".to_string())),
         _ => match GpuContext::shared() {
@@ -262,6 +298,10 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
             Err(e) => (None, Some(e.to_string())),
         },
     };
+    if let (Some(_), None) = (&rates_file, &gpu) {
+        let why = why_not.unwrap_or_default();
+        return Err(anyhow::anyhow!("--save needs a GPU adapter ({why})"));
+    }
     let env = BenchEnv {
         gpu,
         quick: args.quick,
@@ -275,13 +315,52 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
     window::bench_block_counts(&env, &mut out)?;
     chomp::bench_chomp(&env, &mut out)?;
     pass::bench_pass(&env, &mut out)?;
-    ca::bench_ca(&env, &mut out)?;
+    let ca_traffic = ca::bench_ca(&env, &mut out)?;
     env.progress.finish_and_clear();
 
+    let saved = match (&rates_file, &env.gpu) {
+        (Some(path), Some(ctx)) => Some(save(path, ctx, &out)?),
+        _ => None,
+    };
     let report = BenchReport {
+        saved,
         adapter: env.gpu.as_ref().map(|c| c.report()),
         gpu_skipped_because: why_not,
         measurements: &out,
+        ca_traffic,
     };
     print_report(&report, args.format.get())
+}
+
+/// Save each job's CPU and GPU rates from this run's rows (the rows [`Job::bench_rows`] names;
+/// a job with either row missing is left out) for this machine.
+fn save(path: &std::path::Path, ctx: &GpuContext, out: &[Measurement]) -> anyhow::Result<Saved> {
+    use chompute::gpu::choice::{now_seconds, save_rates, JobRates, MachineKey, MachineRates};
+    use chompute::gpu::Job;
+    let rate = |kernel: &str, backend: &str, size: &str| {
+        out.iter()
+            .find(|m| m.kernel == kernel && m.backend == backend && m.size.starts_with(size))
+            .map(|m| m.per_second)
+            .filter(|r| r.is_finite() && *r > 0.0)
+    };
+    let mut jobs = std::collections::BTreeMap::new();
+    for job in Job::ALL {
+        let (cpu_row, gpu_row, size) = job.bench_rows();
+        if let (Some(cpu), Some(gpu)) = (rate(cpu_row, "cpu", size), rate(gpu_row, "gpu", size)) {
+            jobs.insert(job.name().to_string(), JobRates { cpu, gpu });
+        }
+    }
+    let names = jobs.keys().cloned().collect();
+    save_rates(
+        path,
+        MachineRates {
+            key: MachineKey::of(ctx),
+            measured_at: now_seconds(),
+            jobs,
+        },
+    )?;
+    Ok(Saved {
+        file: path.display().to_string(),
+        jobs: names,
+    })
 }

@@ -9,9 +9,10 @@ use crate::common::{
     scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
-use chompute::chomp::two_player::file::partial_path;
+use chompute::chomp::saved::SavedTable;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::grundy::{GrundyPlan, GrundyTable, ValueBytes};
-use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile, SavedTable};
+use chompute::chomp::two_player::grundy_file::{compute_to_file, GrundyFile};
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::memory::Room;
@@ -109,7 +110,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             };
             assert!(
                 head.starts_with(&format!(
-                    "chompute chomp grundy-table 1\nbox {shape}\nrank {rank}\n\
+                    "chompute chomp grundy-table 2\nbox {shape}\nrank {rank}\n\
                      positions {positions}\nvalue-bytes {}\nmax-value {}\nchunk-bytes 65536\n\
                      header-crc32 ",
                     width.bytes(),
@@ -121,7 +122,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             assert_eq!(file.value(&top).unwrap(), mem.value(&top).unwrap());
             match SavedTable::open(&path).unwrap() {
                 SavedTable::Grundy(_) => {}
-                SavedTable::Bits(_) => panic!("{shape}: a Grundy table read as a one-bit one"),
+                other => panic!("{shape}: a Grundy table read as {}", other.kind().title),
             }
         }
     }
@@ -280,7 +281,7 @@ fn a_checkpoint_of_another_box_or_width_and_a_second_writer_are_refused() {
     let path = dir.join("g");
     stopped_run(plan(bx(6, 6), ValueBytes::One), &path, 3);
     let e = compute_to_file(plan(bx(6, 6), ValueBytes::Two), &path, |_| {}).unwrap_err();
-    assert!(e.to_string().contains("--value-bytes 1"), "{e}");
+    assert!(e.to_string().contains("the value width 1"), "{e}");
     // One value a transposed pair, or every position: another numbering, refused.
     let e = compute_to_file(by_rank(bx(6, 6), ValueBytes::One), &path, |_| {}).unwrap_err();
     assert!(
@@ -442,7 +443,7 @@ fn cli_grundy_o_and_query() {
     let o = chompute(&["chomp", "query", f, "--position", "3"]);
     assert_eq!(
         stdout(&o),
-        "3: Grundy value 2, a move to each smaller value: 0 (1) 1 (2)\n"
+        "3: Grundy value 2, a move to each smaller value: 0: (1,2) leaves (1); 1: (1,3) leaves (2)\n"
     );
     assert_usage_error(
         &chompute(&["chomp", "query", f, "--position", "9"]),

@@ -2,5 +2,6 @@
 
 mod grundy_file;
 mod multiplayer;
+mod named_bites;
 mod ord_file;
 mod two_player;

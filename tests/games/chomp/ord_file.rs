@@ -11,7 +11,7 @@ use crate::common::{
 use chompute::cancel::Cancel;
 use chompute::chomp::multiplayer::ord_file::{compute_to_file, OrdFile};
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan, OrdTable};
-use chompute::chomp::two_player::file::partial_path;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::run::RunEvent;
 use chompute::chomp::{ChompBox, Rule};
 use std::path::Path;
@@ -124,7 +124,7 @@ fn a_saved_table_equals_the_table_in_memory_ordinal_for_ordinal() {
             };
             assert!(
                 head.starts_with(&format!(
-                    "chompute chomp ord-table 1\nbox {shape}\nrank {rank}\n\
+                    "chompute chomp ord-table 2\nbox {shape}\nrank {rank}\n\
                      rule {}\nplayers {}\npositions {positions}\nordinal-bits {bits}\n\
                      histogram {}\nchunk-bytes 65536\nheader-crc32 ",
                     r.normalised(),

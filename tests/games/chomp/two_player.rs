@@ -6,8 +6,9 @@ use crate::common::{
     assert_usage_error, chompute, interrupted_when, json_of, scratch_dir, stderr, stdout,
 };
 use chompute::cancel::Cancel;
+use chompute::chomp::store::partial_path;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
-use chompute::chomp::two_player::file::{partial_path, TableFile};
+use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
 use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_with, RunEvent};
@@ -138,6 +139,20 @@ fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other(
                 "{name}: rectangle {k}"
             );
             let bites: Vec<Vec<u32>> = serde_json::from_value(rect["bites"].clone()).unwrap();
+            // Each bite's cell (row, column) is the one whose bite leaves its position: the rows
+            // above it keep all c cells, it and the rows below keep column - 1.
+            let cells: Vec<(usize, u32)> =
+                serde_json::from_value(rect["bite_cells"].clone()).unwrap();
+            assert_eq!(cells.len(), bites.len(), "{name}: {r}x{c}");
+            for (&(row, col), b) in cells.iter().zip(&bites) {
+                assert!(
+                    (1..=r).contains(&row) && (1..=c).contains(&col),
+                    "{name}: {r}x{c}"
+                );
+                let mut left = vec![c; row - 1];
+                left.extend(std::iter::repeat_n(col - 1, r - row + 1));
+                assert_eq!(trimmed(left), *b, "{name}: {r}x{c} bite ({row},{col})");
+            }
             // Every bite leaves a diagram inside the rectangle, with fewer cells.
             for b in &bites {
                 let d = Diagram::new(b.clone()).unwrap();
@@ -166,7 +181,8 @@ fn the_committed_bites_agree_with_the_solver_the_classical_facts_and_each_other(
                 let w = &want[(r - 1) * small.cols as usize + c as usize - 1];
                 assert_eq!((w.rows, w.cols), (r, c));
                 assert_eq!(
-                    bites, w.bites,
+                    (&bites, &cells),
+                    (&w.bites, &w.bite_cells),
                     "{name}: {r}x{c} against a fresh 12x12 table"
                 );
             }
@@ -575,8 +591,10 @@ fn a_cells_file_run_stopped_by_an_interrupt_resumes_to_the_identical_file() {
     assert_eq!(j["p"], false);
     assert_eq!(
         j["bites"],
-        serde_json::json!([[3, 2], [3, 1, 1], [2, 2, 1]])
+        serde_json::json!([[2, 2, 1], [3, 1, 1], [3, 2]])
     );
+    // Each named by the cell it bites, in the same order.
+    assert_eq!(j["bite_cells"], serde_json::json!([[1, 3], [2, 2], [3, 1]]));
     let q = chompute(&["chomp", "query", o, "--position", "40,40"]);
     assert_eq!(q.status.code(), Some(2));
     assert!(stderr(&q).contains("1 to 78 cells"), "{}", stderr(&q));
@@ -790,6 +808,10 @@ fn cli_solve_query_bites_grundy_cells() {
     assert_eq!(j["rectangles"].as_array().unwrap().len(), 12);
     // Rectangles row by row: 3x3 is the eleventh.
     assert_eq!(j["rectangles"][10]["bites"], serde_json::json!([[3, 1, 1]]));
+    assert_eq!(
+        j["rectangles"][10]["bite_cells"],
+        serde_json::json!([[2, 2]])
+    );
     // Read bit by bit from the file, the bites equal those of the box solved now.
     let o = chompute(&[
         "chomp", "bites", "--table", f, "--box", "7x5", "--verify", "--csv",
@@ -1050,5 +1072,5 @@ fn bites_with_a_picture_say_what_they_wrote() {
         png.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).starts_with("rows,cols,winning_bites,bites\n"));
+    assert!(stdout(&o).starts_with("rows,cols,winning_bites,bites,cells\n"));
 }

@@ -1,0 +1,189 @@
+//! The checkpoint of a run in progress as a log: a header, then one record per finished step
+//! (`LAYR`, the step, the number of items, the items, the CRC-32 of all after the tag),
+//! appended as steps end. A torn or damaged record ends the log: it and all after it are cut
+//! off when the log is reopened, and a log with no whole header is a new one.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
+
+use super::files::open_checkpoint_file;
+use super::header::read_header;
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+/// Bytes a record's items are read by.
+const READ_BYTES: u64 = 1 << 16;
+
+pub(crate) const RECORD_TAG: &[u8; 4] = b"LAYR";
+
+/// The checkpoint of a run in progress: finished layers appended as they end.
+#[derive(Debug)]
+pub struct Checkpoint {
+    path: PathBuf,
+    file: File,
+    /// When the records were last made durable.
+    synced: std::time::Instant,
+    /// Bytes after the last whole record, cut off when it was opened (a torn or damaged
+    /// record and everything after it).
+    pub dropped_bytes: u64,
+}
+
+impl Checkpoint {
+    /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
+    /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
+    /// process"): a new one (also when only part of its header was written), or an existing
+    /// one whose header `check` accepts and whose records `read` reads back, returning the
+    /// first step still to do and the bytes of the whole records. What follows those records
+    /// (a torn or damaged one and everything after it) is cut off and counted in
+    /// `dropped_bytes`.
+    pub(crate) fn open_log(
+        path: &Path,
+        header: &str,
+        magic: &str,
+        verb: &str,
+        check: impl FnOnce(&[(String, String)]) -> Result<()>,
+        read: impl FnOnce(&mut dyn Read) -> Result<(u64, u64)>,
+    ) -> Result<(Checkpoint, u64)> {
+        let io = |e| Error::io(path, e);
+        let mut file = open_checkpoint_file(path, verb)?;
+        let len = file.metadata().map_err(io)?.len();
+        let mut start = vec![0u8; (len as usize).min(header.len())];
+        file.read_exact_at(&mut start, 0).map_err(io)?;
+        let (next, good_end) = if len < header.len() as u64 && header.as_bytes().starts_with(&start)
+        {
+            // New, or cut off while its header was written (a kill in the first moments):
+            // a fresh checkpoint.
+            file.set_len(0).map_err(io)?;
+            file.write_all_at(header.as_bytes(), 0).map_err(io)?;
+            file.sync_data().map_err(io)?;
+            (0, header.len() as u64)
+        } else {
+            let mut reader = BufReader::with_capacity(1 << 20, &file);
+            let (pairs, header_len) = read_header(path, &mut reader, magic)?;
+            check(&pairs)?;
+            let (next, records) = read(&mut reader)?;
+            (next, header_len + records)
+        };
+        if good_end < len {
+            file.set_len(good_end).map_err(io)?;
+        }
+        file.seek(SeekFrom::Start(good_end)).map_err(io)?;
+        Ok((
+            Checkpoint {
+                path: path.to_path_buf(),
+                file,
+                synced: std::time::Instant::now(),
+                dropped_bytes: len.saturating_sub(good_end),
+            },
+            next,
+        ))
+    }
+
+    /// Append one record: the tag, `step`, `n`, the payload that `payload` streams to the sink
+    /// it is given (n items), and the CRC-32 of everything after the tag; then make it durable
+    /// (paced).
+    pub(crate) fn append_with(
+        &mut self,
+        step: u64,
+        n: u64,
+        payload: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+    ) -> Result<()> {
+        let path = self.path.clone();
+        let io = |e| Error::io(&path, e);
+        let mut crc = crc32fast::Hasher::new();
+        {
+            let mut out = BufWriter::with_capacity(1 << 16, &mut self.file);
+            let mut head = [0u8; 16];
+            head[..8].copy_from_slice(&step.to_le_bytes());
+            head[8..].copy_from_slice(&n.to_le_bytes());
+            crc.update(&head);
+            out.write_all(RECORD_TAG).map_err(io)?;
+            out.write_all(&head).map_err(io)?;
+            payload(&mut |bytes: &[u8]| {
+                crc.update(bytes);
+                out.write_all(bytes).map_err(io)
+            })?;
+            out.write_all(&crc.finalize().to_le_bytes()).map_err(io)?;
+            out.flush().map_err(io)?;
+        }
+        // A record is in the file (and survives the process) once written; making it durable
+        // against a crash of the machine is paced, so that the tens of thousands of short
+        // steps of a symmetric run do not wait on the disk each.
+        if self.synced.elapsed() >= std::time::Duration::from_secs(2) {
+            self.file.sync_data().map_err(io)?;
+            self.synced = std::time::Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Make every record written so far durable now.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        self.file
+            .sync_data()
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.synced = std::time::Instant::now();
+        Ok(())
+    }
+
+    /// Keep the first `len` bytes (the header and the records to keep) and append after them.
+    pub(crate) fn truncate(&mut self, len: u64) -> Result<()> {
+        let io = |e| Error::io(&self.path, e);
+        self.file.set_len(len).map_err(io)?;
+        self.file.seek(SeekFrom::Start(len)).map_err(io)?;
+        Ok(())
+    }
+
+    /// Remove the checkpoint once the table is saved.
+    pub fn remove(self) -> Result<()> {
+        drop(self.file);
+        std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,
+/// at a torn or damaged record (its CRC), when `accept(step, n)` refuses its head, or when
+/// `payload`, given the items in slices of whole items as they are read (before the CRC is
+/// checked), refuses one.
+pub(crate) fn read_raw_record(
+    r: &mut (impl Read + ?Sized),
+    unit: u64,
+    accept: impl FnOnce(u64, u64) -> bool,
+    mut payload: impl FnMut(&[u8]) -> bool,
+) -> Result<Option<(u64, u64)>> {
+    let mut tag = [0u8; 4];
+    if r.read_exact(&mut tag).is_err() || &tag != RECORD_TAG {
+        return Ok(None);
+    }
+    let mut head = [0u8; 16];
+    if r.read_exact(&mut head).is_err() {
+        return Ok(None);
+    }
+    let v = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+    let n = u64::from_le_bytes(head[8..].try_into().expect("8 bytes"));
+    let Some(total) = n.checked_mul(unit).filter(|_| accept(v, n)) else {
+        return Ok(None);
+    };
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&head);
+    let per = (READ_BYTES / unit).max(1) * unit;
+    let mut buf = vec![0u8; per.min(total) as usize];
+    let mut left = total;
+    while left > 0 {
+        let part = &mut buf[..per.min(left) as usize];
+        if r.read_exact(part).is_err() {
+            return Ok(None);
+        }
+        crc.update(part);
+        if !payload(part) {
+            return Ok(None);
+        }
+        left -= part.len() as u64;
+    }
+    let mut tail = [0u8; 4];
+    if r.read_exact(&mut tail).is_err() || u32::from_le_bytes(tail) != crc.finalize() {
+        return Ok(None);
+    }
+    Ok(Some((v, 4 + 16 + total + 4)))
+}

@@ -1,0 +1,231 @@
+//! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk,
+//! each seeded with the CRC of the file's header ([`chunk_seed`]), so an edited header (its
+//! own CRC recomputed) fails every chunk. Written once through ([`ChunkWriter`]), or in place
+//! ([`ChunkCrcs`] kept beside the writes), and read back only from checked chunks
+//! ([`CheckedBody`]).
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
+
+use super::files::damaged;
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// What every chunk CRC of a body written after `header` starts from: the header's CRC-32.
+pub(crate) fn chunk_seed(header: &[u8]) -> u32 {
+    crc32fast::hash(header)
+}
+
+/// Bytes of bits covered by one CRC-32 of the trailer (the last chunk may be shorter).
+pub const CHUNK_BYTES: u64 = 1 << 16;
+
+/// The CRC-32 of every [`CHUNK_BYTES`] chunk of a body, kept as the body is written.
+pub(crate) struct ChunkCrcs {
+    /// Every chunk's CRC starts from this value: the CRC-32 of the file's header (0 in
+    /// files of a legacy version), so a chunk's CRC holds only under the header it was
+    /// written under.
+    seed: u32,
+    crc: crc32fast::Hasher,
+    in_chunk: u64,
+    written: u64,
+    crcs: Vec<u32>,
+}
+
+impl ChunkCrcs {
+    /// The CRCs of a body whose chunks are seeded with `seed` ([`chunk_seed`]).
+    pub(crate) fn new(seed: u32) -> ChunkCrcs {
+        ChunkCrcs {
+            seed,
+            crc: crc32fast::Hasher::new_with_initial(seed),
+            in_chunk: 0,
+            written: 0,
+            crcs: Vec::new(),
+        }
+    }
+
+    /// Bytes of body seen so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// The body goes on with `bytes`.
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            let n = ((CHUNK_BYTES - self.in_chunk) as usize).min(rest.len());
+            self.crc.update(&rest[..n]);
+            self.in_chunk += n as u64;
+            rest = &rest[n..];
+            if self.in_chunk == CHUNK_BYTES {
+                let done = std::mem::replace(
+                    &mut self.crc,
+                    crc32fast::Hasher::new_with_initial(self.seed),
+                );
+                self.crcs.push(done.finalize());
+                self.in_chunk = 0;
+            }
+        }
+        self.written += bytes.len() as u64;
+    }
+
+    /// The body ends after its first `len` bytes (at most those seen), `partial` being the
+    /// bytes of its last chunk from the chunk's start to `len`.
+    pub(crate) fn cut(&mut self, len: u64, partial: &[u8]) {
+        debug_assert!(len <= self.written && partial.len() as u64 == len % CHUNK_BYTES);
+        self.crcs.truncate((len / CHUNK_BYTES) as usize);
+        self.crc = crc32fast::Hasher::new_with_initial(self.seed);
+        self.crc.update(partial);
+        self.in_chunk = len % CHUNK_BYTES;
+        self.written = len;
+    }
+
+    /// The trailer: one CRC-32 per chunk (the last one possibly shorter), little-endian.
+    pub(crate) fn trailer(mut self) -> Vec<u8> {
+        if self.in_chunk > 0 {
+            self.crcs.push(self.crc.finalize());
+        }
+        self.crcs.iter().flat_map(|c| c.to_le_bytes()).collect()
+    }
+}
+
+/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
+/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
+pub(crate) struct ChunkWriter<W: Write> {
+    out: W,
+    crcs: ChunkCrcs,
+}
+
+impl<W: Write> ChunkWriter<W> {
+    /// A writer of a body that starts here in `out`, after `header` (whose CRC seeds every
+    /// chunk's).
+    pub(crate) fn new(out: W, header: &str) -> ChunkWriter<W> {
+        ChunkWriter {
+            out,
+            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
+        }
+    }
+
+    /// Bytes of body written so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.crcs.written()
+    }
+
+    /// Append `bytes` to the body.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.crcs.update(bytes);
+        self.out.write_all(bytes)
+    }
+
+    /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
+    pub(crate) fn finish(mut self) -> std::io::Result<W> {
+        self.out.write_all(&self.crcs.trailer())?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+/// The body of a saved table (`bytes` bytes from `start`) and its trailer of chunk CRC-32s
+/// ([`ChunkWriter`]'s): every byte read through it comes from a chunk checked against its CRC
+/// (once per chunk, remembered).
+#[derive(Debug)]
+pub(crate) struct CheckedBody {
+    path: PathBuf,
+    file: File,
+    start: u64,
+    bytes: u64,
+    /// The trailer: the CRC-32 of each chunk of the body.
+    crcs: Vec<u32>,
+    /// What every chunk's CRC starts from ([`ChunkCrcs`]).
+    seed: u32,
+    /// Bit c set once chunk c was checked against its CRC.
+    checked: Vec<AtomicU64>,
+}
+
+impl CheckedBody {
+    /// The body of `file` after a header of `start` bytes: checks that the file is exactly the
+    /// header, the body and its trailer (`what` names the table in the error), and reads the
+    /// trailer.
+    pub(crate) fn open(
+        path: &Path,
+        file: File,
+        start: u64,
+        bytes: u64,
+        what: &str,
+        seed: u32,
+    ) -> Result<CheckedBody> {
+        let chunks = bytes.div_ceil(CHUNK_BYTES);
+        let want = start + bytes + chunks * 4;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != want {
+            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
+        }
+        let mut trailer = vec![0u8; (chunks * 4) as usize];
+        file.read_exact_at(&mut trailer, start + bytes)
+            .map_err(|e| Error::io(path, e))?;
+        let crcs = trailer
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        Ok(CheckedBody {
+            path: path.to_path_buf(),
+            file,
+            start,
+            bytes,
+            crcs,
+            seed,
+            checked: (0..chunks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        })
+    }
+
+    /// Read chunk `c` into `buf` and check it against its CRC-32.
+    pub(crate) fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
+        let at = c * CHUNK_BYTES;
+        let n = (self.bytes - at).min(CHUNK_BYTES) as usize;
+        buf.resize(n, 0);
+        self.file
+            .read_exact_at(buf, self.start + at)
+            .map_err(|e| Error::io(&self.path, e))?;
+        let mut crc = crc32fast::Hasher::new_with_initial(self.seed);
+        crc.update(buf);
+        if crc.finalize() != self.crcs[c as usize] {
+            return Err(damaged(
+                &self.path,
+                format!("chunk {c} of the table does not match its crc32"),
+            ));
+        }
+        self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
+        Ok(())
+    }
+
+    /// Bytes `at..at + out.len()` of the body, from checked chunks.
+    pub(crate) fn read_at(&self, at: u64, out: &mut [u8]) -> Result<()> {
+        let end = at + out.len() as u64;
+        assert!(end <= self.bytes, "a read inside the body");
+        if out.is_empty() {
+            return Ok(());
+        }
+        for c in at / CHUNK_BYTES..=(end - 1) / CHUNK_BYTES {
+            if self.checked[(c / 64) as usize].load(Relaxed) >> (c % 64) & 1 == 0 {
+                self.read_chunk(c, &mut Vec::new())?;
+            }
+        }
+        self.file
+            .read_exact_at(out, self.start + at)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Every chunk of the body in order to `each`, each checked before it goes.
+    pub(crate) fn for_each_chunk(&self, mut each: impl FnMut(&[u8])) -> Result<()> {
+        let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
+        for c in 0..self.crcs.len() as u64 {
+            self.read_chunk(c, &mut buf)?;
+            each(&buf);
+        }
+        Ok(())
+    }
+}

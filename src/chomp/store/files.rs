@@ -1,0 +1,222 @@
+//! What a table file's path must be, and what the file system must give: a regular file
+//! (never a directory, device or FIFO), its lock, the room on disk, and the one error for a
+//! file found damaged.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
+
+use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// The checkpoint path of a table file: `FILE.partial`.
+pub fn partial_path(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".partial");
+    PathBuf::from(s)
+}
+
+/// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
+pub fn marks_path(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".marks");
+    PathBuf::from(s)
+}
+
+/// The checkpoint folder of a table solved in pieces: `FILE.blocks`.
+pub fn blocks_dir(table: &Path) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(".blocks");
+    PathBuf::from(s)
+}
+
+/// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
+/// or a directory is no table).
+pub fn check_regular(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: not a regular file; a table is read from and written to a regular file",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Open a saved table for reading: a regular file (checked before and after the open, which
+/// does not block).
+pub(crate) fn open_regular(path: &Path) -> Result<File> {
+    check_regular(path)?;
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// The first `n` bytes of the regular file `path`, or all of it when shorter.
+pub(crate) fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let mut first = vec![0u8; n];
+    let mut got = 0;
+    while got < first.len() {
+        match file.read_at(&mut first[got..], got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    first.truncate(got);
+    Ok(first)
+}
+
+/// Whether the regular file `path` starts with the line `magic` (nothing else is read).
+pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
+    let want = format!("{magic}\n");
+    Ok(first_bytes(path, want.len())? == want.as_bytes())
+}
+
+/// The error for a verify whose recount disagrees with what the header states (a check that
+/// found a disagreement: exit status 1): `PATH: WHY; the file is damaged`.
+pub(crate) fn disagrees(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::CheckFailed(format!("{}: {why}; the file is damaged", path.display()))
+}
+
+/// The error for a file found damaged: `PATH: WHY; the file is damaged`.
+pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
+    Error::invalid(format!("{}: {why}; the file is damaged", path.display()))
+}
+
+/// The first `n` bytes of `file`.
+pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
+    let mut b = vec![0u8; n as usize];
+    file.read_exact_at(&mut b, 0)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(b)
+}
+
+/// Whether another process holds an flock on the file `path` (an exclusive lock cannot be
+/// taken now); false when there is no such file.
+pub(crate) fn locked_elsewhere(path: &Path) -> bool {
+    match OpenOptions::new().read(true).open(path) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => flock_now(&f, false).is_err(),
+        _ => false,
+    }
+}
+
+/// Open (or create) the checkpoint file `path` for reading and writing, holding an exclusive
+/// flock on it: a second process is refused at once ("TABLE is being `verb` by another
+/// process"), and anything but a regular file is no checkpoint.
+pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return Err(Error::invalid(format!(
+            "{}: the checkpoint is not a regular file",
+            path.display()
+        )));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    flock_now(&file, false).map_err(|_| {
+        Error::invalid(format!(
+            "{} is being {verb} by another process (its checkpoint {} is locked)",
+            path.with_extension("").display(),
+            path.display()
+        ))
+    })?;
+    Ok(file)
+}
+
+/// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,
+/// so also when the process dies).
+pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// [`Error::TooLarge`] when the file system of `out` has less than `bytes` free (statvfs);
+/// nothing when it cannot be asked. What `kept` already holds (a file, or a folder's files: the
+/// checkpoint being resumed) counts as room.
+pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return Ok(());
+    };
+    // SAFETY: a statvfs is plain data, all zeros a valid value.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a statvfs to fill.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return Ok(());
+    }
+    let free = (st.f_bavail as u64).saturating_mul(st.f_frsize as u64);
+    let have = kept.iter().map(|p| dir_bytes(p)).sum::<u64>();
+    if bytes > free.saturating_add(have) {
+        return Err(Error::too_large(
+            format!("the table {}", out.display()),
+            format!(
+                "it needs {} of disk for the table and its checkpoint, but {} has {} free; \
+                 choose another folder",
+                crate::memory::human_bytes(bytes),
+                dir.display(),
+                crate::memory::human_bytes(free)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes of a file, or of the files of a folder (one level), 0 when absent.
+pub(crate) fn dir_bytes(p: &Path) -> u64 {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(p)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok()?.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+/// Refuse an output that a resumable run cannot keep a checkpoint beside: `-`, or anything
+/// but a regular file or a new path (a device, a FIFO has no "beside").
+pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
+    crate::output::check_target(out)?;
+    // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
+    // leads to (`/dev/stdout` may lead to a regular file).
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let special = std::fs::canonicalize(parent)
+        .is_ok_and(|p| ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)));
+    if out.as_os_str() == "-" || special || out.exists() && !out.is_file() {
+        return Err(Error::invalid(format!(
+            "{}: a table that can resume is saved to a regular file",
+            out.display()
+        )));
+    }
+    Ok(())
+}

@@ -1,0 +1,248 @@
+//! The sealed header every table file starts with: an ASCII line naming its kind and
+//! version, `key value` lines, then `header-crc32` of the bytes before that line and an empty
+//! line. [`Sealed::open`] reads one, checks its CRC and its kind, and hands the kind's reader
+//! its fields and its body.
+//!
+//! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
+
+use super::chunks::{chunk_seed, CheckedBody};
+use super::files::{damaged, open_regular, read_prefix};
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::BitLayout;
+use crate::error::{Error, Result};
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+
+/// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
+/// version written now, and the older version still read (whose chunk CRCs do not depend on
+/// the header), if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Kind {
+    /// The kind's word in the first line (`p-table`, `grundy-table`, …).
+    pub name: &'static str,
+    /// What a reader calls it ("a one-bit table", "a Grundy table", …).
+    pub title: &'static str,
+    /// The version written.
+    pub version: u32,
+    /// A version that is read but no longer written.
+    pub legacy: Option<u32>,
+}
+
+impl Kind {
+    /// The first line of a file of this kind as written now.
+    pub fn magic(&self) -> String {
+        format!("chompute chomp {} {}", self.name, self.version)
+    }
+
+    /// The first line of a file of this kind at `version`.
+    pub fn magic_of(&self, version: u32) -> String {
+        format!("chompute chomp {} {version}", self.name)
+    }
+
+    /// The version a file of this kind starts with, when its first bytes (`first`) name one
+    /// this kind reads.
+    pub fn version_of(&self, first: &[u8]) -> Option<u32> {
+        [Some(self.version), self.legacy]
+            .into_iter()
+            .flatten()
+            .find(|&v| first.starts_with(format!("{}\n", self.magic_of(v)).as_bytes()))
+    }
+}
+
+/// A sealed header read from a file, its CRC checked: the kind's reader takes its fields,
+/// checks that the header is exactly the one it would write ([`Sealed::expect`]) and opens
+/// the body ([`Sealed::body`]).
+#[derive(Debug)]
+pub(crate) struct Sealed {
+    pub(crate) path: PathBuf,
+    file: File,
+    /// The `key value` pairs after the first line.
+    pub(crate) pairs: Vec<(String, String)>,
+    /// Bytes of header.
+    pub(crate) start: u64,
+    /// The header's bytes.
+    prefix: Vec<u8>,
+    /// The version its first line names.
+    pub(crate) version: u32,
+    kind: Kind,
+}
+
+impl Sealed {
+    /// Open the regular file `path` as a table of `kind`: its first line names a version the
+    /// kind reads, and its header holds its CRC.
+    pub(crate) fn open(path: &Path, kind: Kind) -> Result<Sealed> {
+        let file = open_regular(path)?;
+        let first = super::files::first_bytes(path, 64)?;
+        let version = kind.version_of(&first).ok_or_else(|| {
+            Error::invalid(format!(
+                "{}: not a chompute table of this kind (its first line is not '{}')",
+                path.display(),
+                kind.magic()
+            ))
+        })?;
+        let (pairs, start) =
+            read_header(path, &mut BufReader::new(&file), &kind.magic_of(version))?;
+        let prefix = read_prefix(&file, path, start)?;
+        if !header_crc_holds(&prefix) {
+            return Err(damaged(path, "the header does not match its header-crc32"));
+        }
+        Ok(Sealed {
+            path: path.to_path_buf(),
+            file,
+            pairs,
+            start,
+            prefix,
+            version,
+            kind,
+        })
+    }
+
+    /// The first line as read (the magic to rebuild the header with).
+    pub(crate) fn magic(&self) -> String {
+        self.kind.magic_of(self.version)
+    }
+
+    /// The number `key` holds.
+    pub(crate) fn number(&self, key: &str) -> Result<u64> {
+        number(&self.path, &self.pairs, key)
+    }
+
+    /// The box and numbering the header names.
+    pub(crate) fn layout(&self) -> Result<BitLayout> {
+        header_index(&self.path, &self.pairs)
+    }
+
+    /// The header must be exactly `header`, the one the kind writes for the fields read
+    /// (`why` says what it would not match).
+    pub(crate) fn expect(&self, header: &str, why: &str) -> Result<()> {
+        if header.as_bytes() != self.prefix {
+            return Err(damaged(&self.path, why));
+        }
+        Ok(())
+    }
+
+    /// The body of `bytes` bytes after the header and its trailer of chunk CRCs, seeded with
+    /// the header's CRC (or with 0 in a file of the kind's legacy version).
+    pub(crate) fn body(self, bytes: u64, what: &str) -> Result<CheckedBody> {
+        let seed = match self.version == self.kind.version {
+            true => chunk_seed(&self.prefix),
+            false => 0,
+        };
+        CheckedBody::open(&self.path, self.file, self.start, bytes, what, seed)
+    }
+}
+
+/// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.
+pub(crate) fn header_lines(
+    magic: &str,
+    shape: ChompBox,
+    scheme: &str,
+    extra: &[(&str, String)],
+) -> String {
+    let mut h = format!("{magic}\nbox {shape}\nrank {scheme}\n");
+    for (k, v) in extra {
+        h.push_str(&format!("{k} {v}\n"));
+    }
+    h.push('\n');
+    h
+}
+
+/// A header sealed by its CRC ([`header_lines`] with `header-crc32`, the CRC-32 of the bytes
+/// before that line, as its last line): a table file's header.
+pub(crate) fn sealed_header(
+    magic: &str,
+    shape: ChompBox,
+    scheme: &str,
+    extra: &[(&str, String)],
+) -> String {
+    let mut h = header_lines(magic, shape, scheme, extra);
+    h.pop(); // the empty line comes after the header's CRC
+    let crc = crc32fast::hash(h.as_bytes());
+    h.push_str(&format!("header-crc32 {crc:08x}\n\n"));
+    h
+}
+
+/// Read a header: lines up to the empty one. Returns the `key value` pairs after the magic line
+/// and the header's length in bytes.
+pub(crate) fn read_header(
+    path: &Path,
+    r: &mut impl Read,
+    magic: &str,
+) -> Result<(Vec<(String, String)>, u64)> {
+    let bad =
+        |why: &str| Error::invalid(format!("{}: not a chompute table ({why})", path.display()));
+    let mut bytes = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        match r.read(&mut byte) {
+            Ok(0) => return Err(bad("no end of header")),
+            Ok(_) => bytes.push(byte[0]),
+            Err(e) => return Err(Error::io(path, e)),
+        }
+        if bytes.ends_with(b"\n\n") {
+            break;
+        }
+        if bytes.len() > 4096 {
+            return Err(bad("header too long"));
+        }
+    }
+    let text = std::str::from_utf8(&bytes).map_err(|_| bad("header is not text"))?;
+    let mut lines = text.lines();
+    if lines.next() != Some(magic) {
+        return Err(bad(&format!("its first line is not '{magic}'")));
+    }
+    let pairs = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            l.split_once(' ')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| bad("a header line is not 'key value'"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((pairs, bytes.len() as u64))
+}
+
+/// The number a header's `key` holds.
+pub(crate) fn number(path: &Path, pairs: &[(String, String)], key: &str) -> Result<u64> {
+    field(path, pairs, key)?
+        .parse()
+        .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
+}
+
+pub(crate) fn field<'a>(path: &Path, pairs: &'a [(String, String)], key: &str) -> Result<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+        .ok_or_else(|| Error::invalid(format!("{}: the header has no '{key}'", path.display())))
+}
+
+pub(crate) fn header_index(path: &Path, pairs: &[(String, String)]) -> Result<BitLayout> {
+    let b = field(path, pairs, "box")?;
+    let shape =
+        ChompBox::parse(b).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
+    let scheme = field(path, pairs, "rank")?;
+    BitLayout::from_scheme(shape, scheme).map_err(|e| match e {
+        Error::Invalid(m) => Error::invalid(format!("{}: {m}", path.display())),
+        other => other,
+    })
+}
+
+/// Whether a sealed header (its bytes, up to and with the empty line: [`sealed_header`]) ends
+/// with the `header-crc32` of the bytes before that line.
+pub(crate) fn header_crc_holds(header: &[u8]) -> bool {
+    const KEY: &[u8] = b"header-crc32 ";
+    let Some(body) = header.strip_suffix(b"\n\n") else {
+        return false;
+    };
+    let at = body.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let Some(hex) = body[at..].strip_prefix(KEY) else {
+        return false;
+    };
+    let stated = std::str::from_utf8(hex)
+        .ok()
+        .filter(|h| h.len() == 8)
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
+    stated == Some(crc32fast::hash(&body[..at]))
+}

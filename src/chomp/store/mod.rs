@@ -1,0 +1,79 @@
+//! The one checked container under every table kind (the one-bit table, Grundy values,
+//! ordinals, P-positions by cells): what a file of any kind is made of, written once.
+//!
+//! - [`header`]: the sealed header: the kind and its version, the kind's `key value` fields,
+//!   and `header-crc32`; [`header::Sealed`] opens a file of a [`Kind`] and checks it.
+//! - [`chunks`]: the body's trailer of chunk CRCs, each seeded with the header's CRC so that
+//!   a body answers only under the header it was written under, and [`CheckedBody`], which
+//!   never returns a byte from a chunk it has not checked.
+//! - [`checkpoint`]: the checkpoint as a log of step records; a file with no whole header or
+//!   record is no checkpoint at all.
+//! - [`files`]: the target (a regular file or nothing), the lock, the disk, the error for a
+//!   damaged file.
+//!
+//! A kind says only its header fields, how its body is read and written, and what a verify
+//! recounts: `two_player::file` (bits), `two_player::grundy_file` (values),
+//! `multiplayer::ord_file` (packed ordinals), `two_player::cells_file` (the cells bits, in
+//! slots written in place). Files of a kind's legacy version (chunk CRCs not bound to the
+//! header) are still read; none is written.
+//!
+//! Tests: this folder's unit tests; tests/faults/tables.rs (every kind, old files).
+
+pub mod checkpoint;
+pub mod chunks;
+pub mod files;
+pub mod header;
+
+pub(crate) use checkpoint::read_raw_record;
+pub use checkpoint::Checkpoint;
+pub use chunks::CHUNK_BYTES;
+pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
+pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
+pub(crate) use files::{
+    check_resumable_target, damaged, disagrees, first_bytes, flock_now, locked_elsewhere,
+    open_checkpoint_file, open_regular, read_prefix, starts_with_line,
+};
+pub(crate) use header::{
+    field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
+    Sealed,
+};
+
+/// The one-bit table (`chomp solve -o`): version 3 binds its chunk CRCs to its header;
+/// version 2 files are still read.
+pub const P_TABLE: Kind = Kind {
+    name: "p-table",
+    title: "a one-bit table",
+    version: 3,
+    legacy: Some(2),
+};
+/// The Grundy table (`chomp grundy -o`).
+pub const GRUNDY_TABLE: Kind = Kind {
+    name: "grundy-table",
+    title: "a Grundy table",
+    version: 2,
+    legacy: Some(1),
+};
+/// The ordinal table (`chomp ord -o`).
+pub const ORD_TABLE: Kind = Kind {
+    name: "ord-table",
+    title: "an ordinal table",
+    version: 2,
+    legacy: Some(1),
+};
+/// The cells table (`chomp cells -o`), its own checkpoint.
+pub const CELLS_TABLE: Kind = Kind {
+    name: "cells-table",
+    title: "a cells table",
+    version: 2,
+    legacy: Some(1),
+};
+/// Every kind, in the order a reader names them.
+pub const KINDS: [Kind; 4] = [P_TABLE, GRUNDY_TABLE, ORD_TABLE, CELLS_TABLE];
+
+/// The kind and version the file at `path` names in its first line, if any of [`KINDS`].
+pub fn kind_of(path: &std::path::Path) -> crate::error::Result<Option<(Kind, u32)>> {
+    let first = first_bytes(path, 64)?;
+    Ok(KINDS
+        .iter()
+        .find_map(|k| k.version_of(&first).map(|v| (*k, v))))
+}

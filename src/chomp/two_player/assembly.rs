@@ -1,0 +1,315 @@
+//! The table of a box solved in blocks, assembled in place inside its checkpoint folder
+//! (`FILE.blocks/table`): each finished piece's words go into it in index order and the
+//! piece's file is removed, so the disk holds the bits about once plus one piece.
+//!
+//! Before a piece's file is removed, its CRC-32 and P-positions (from its own header) are
+//! appended to the journal `FILE.blocks/assembled` (the store's checkpoint log, one record a
+//! piece, made durable). A resumed assembly keeps a piece's words in the table only when they
+//! still give that CRC, read back with the bits of the pieces beside it masked off: words
+//! that do not are cut off with every piece after them, and a piece that is then neither in
+//! the table nor on disk is solved again (its dependencies read from the table, through
+//! [`Assembly::for_each_piece_slice`]). So damage to the table between runs is never
+//! carried into the published file.
+//!
+//! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
+//! any piece, with a flipped bit), tests/faults/.
+
+use super::file::TableInPlace;
+use crate::chomp::bits::Window;
+use crate::chomp::store::{self, Checkpoint};
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+/// The pieces of a table in index order, as a plan of blocks cuts it: what an assembly needs
+/// of the plan.
+pub(super) trait Pieces {
+    /// How the table numbers positions.
+    fn index(&self) -> &crate::chomp::index::BitLayout;
+    /// Number of pieces.
+    fn windows(&self) -> u64;
+    /// Piece `k`'s indexes `lo..hi`; piece k+1 starts where piece k ends.
+    fn window(&self, k: u64) -> (u64, u64);
+}
+
+const JOURNAL_MAGIC: &str = "chompute chomp assembly 1";
+/// Bytes of a journal record: the tag, the piece, the count (2), its CRC and P-positions, the
+/// record's CRC.
+const RECORD_BYTES: u64 = 4 + 8 + 8 + 16 + 4;
+
+/// The table being assembled in a checkpoint folder.
+pub(super) fn table_path(dir: &Path) -> PathBuf {
+    dir.join("table")
+}
+
+fn journal_path(dir: &Path) -> PathBuf {
+    dir.join("assembled")
+}
+
+/// A piece as it went into the table: the CRC-32 of its words (bits of other pieces clear)
+/// and its P-positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Assembled {
+    pub crc: u32,
+    pub p: u64,
+}
+
+/// The table being assembled, its journal, and the pieces verified in it (the first
+/// `pieces.len()` of the plan).
+pub(super) struct Assembly {
+    table: TableInPlace,
+    journal: Checkpoint,
+    /// The box's P-positions, as the table's header says.
+    pub p_positions: u64,
+    /// The pieces in the table, in order, each checked against its record.
+    pub pieces: Vec<Assembled>,
+}
+
+/// The CRC-32 of piece `lo..hi`'s words as its file holds them: from `lo` rounded down, the
+/// bits outside the piece clear.
+fn piece_crc(lo: u64, hi: u64, words: &mut [u64]) -> u32 {
+    mask_piece(lo, hi, words);
+    let mut crc = crc32fast::Hasher::new();
+    for w in words.iter() {
+        crc.update(&w.to_le_bytes());
+    }
+    crc.finalize()
+}
+
+/// Clear the bits of `words` (from `lo` rounded down) outside `lo..hi`.
+fn mask_piece(lo: u64, hi: u64, words: &mut [u64]) {
+    if let Some(first) = words.first_mut() {
+        *first &= u64::MAX << (lo % 64);
+    }
+    if !hi.is_multiple_of(64) {
+        if let Some(last) = words.last_mut() {
+            *last &= (1u64 << (hi % 64)) - 1;
+        }
+    }
+}
+
+impl Assembly {
+    /// Whether `dir` holds an assembly begun by an earlier run.
+    pub(super) fn begun(dir: &Path) -> bool {
+        table_path(dir).exists()
+    }
+
+    /// Begin the table of `plan`, whose box has `p_positions` (anything at its place is
+    /// replaced), and its journal.
+    pub(super) fn create(plan: &dyn Pieces, dir: &Path, p_positions: u64) -> Result<Assembly> {
+        for p in [table_path(dir), journal_path(dir)] {
+            if p.exists() {
+                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+            }
+        }
+        let table = TableInPlace::create(&table_path(dir), plan.index(), p_positions)?;
+        let (journal, _) = open_journal(plan, dir, &mut Vec::new())?;
+        Ok(Assembly {
+            table,
+            journal,
+            p_positions,
+            pieces: Vec::new(),
+        })
+    }
+
+    /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
+    /// keeping the pieces whose words still give their record's CRC (the first that does not
+    /// ends what is kept).
+    pub(super) fn reopen(plan: &dyn Pieces, dir: &Path) -> Result<Assembly> {
+        let mut records = Vec::new();
+        let (journal, _) = open_journal(plan, dir, &mut records)?;
+        let (mut table, p_positions) = TableInPlace::reopen(&table_path(dir), plan.index())?;
+        let mut pieces = Vec::new();
+        for (k, rec) in records.into_iter().enumerate() {
+            let (lo, hi) = plan.window(k as u64);
+            let n = Window::words_for(lo, hi);
+            if (lo >> 6) + n > table.words() {
+                break;
+            }
+            let mut words = vec![0u64; n as usize];
+            table.read_words(lo >> 6, &mut words)?;
+            if piece_crc(lo, hi, &mut words) != rec.crc {
+                break;
+            }
+            pieces.push(rec);
+        }
+        let end = match pieces.len() as u64 {
+            0 => 0,
+            m => plan.window(m - 1).1.div_ceil(64),
+        };
+        table.truncate_words(end)?;
+        let mut assembly = Assembly {
+            table,
+            journal,
+            p_positions,
+            pieces,
+        };
+        let kept = journal_header(plan).len() as u64 + RECORD_BYTES * assembly.pieces.len() as u64;
+        assembly.journal.truncate(kept)?;
+        Ok(assembly)
+    }
+
+    /// Piece `k`'s words (from its `lo` rounded down, the bits of other pieces clear), read
+    /// from the table in slices of at most `chunk` words: `k` must be one of
+    /// [`Assembly::pieces`].
+    pub(super) fn for_each_piece_slice(
+        &self,
+        plan: &dyn Pieces,
+        k: u64,
+        chunk: usize,
+        mut each: impl FnMut(&[u64]) -> Result<()>,
+    ) -> Result<()> {
+        assert!(k < self.pieces.len() as u64, "a piece in the table");
+        let (lo, hi) = plan.window(k);
+        let n = Window::words_for(lo, hi);
+        let mut at = 0;
+        let mut buf = Vec::with_capacity(chunk);
+        while at < n {
+            let m = (n - at).min(chunk as u64);
+            buf.resize(m as usize, 0);
+            self.table.read_words((lo >> 6) + at, &mut buf)?;
+            // Only the piece's first and last words are shared with its neighbours (0 masks
+            // nothing at either end).
+            let from = if at == 0 { lo } else { 0 };
+            let to = if at + m == n { hi } else { 0 };
+            mask_piece(from, to, &mut buf);
+            each(&buf)?;
+            at += m;
+        }
+        Ok(())
+    }
+
+    /// Put piece `k` (the next: `k` = [`Assembly::pieces`]'s length), whose `words` (from its
+    /// `lo` rounded down) its file held with CRC `crc` and `p` P-positions, into the table and
+    /// make it durable, then record it. The piece's file may go once this returns.
+    pub(super) fn append(
+        &mut self,
+        plan: &dyn Pieces,
+        k: u64,
+        mut words: Vec<u64>,
+        rec: Assembled,
+    ) -> Result<()> {
+        assert_eq!(k, self.pieces.len() as u64, "pieces go in in order");
+        let (lo, _) = plan.window(k);
+        let w0 = lo >> 6;
+        if lo % 64 != 0 {
+            // The first word is shared with the piece before.
+            words[0] |= self.table.word(w0)?;
+        }
+        self.table.truncate_words(w0)?;
+        self.table.append(&words)?;
+        self.table.sync()?;
+        self.journal.append_with(k, 2, |sink| {
+            let mut b = [0u8; 16];
+            b[..8].copy_from_slice(&(rec.crc as u64).to_le_bytes());
+            b[8..].copy_from_slice(&rec.p.to_le_bytes());
+            sink(&b)
+        })?;
+        self.journal.sync()?;
+        self.pieces.push(rec);
+        Ok(())
+    }
+
+    /// Every piece is in: write the header's P-positions and the trailer, move the table to
+    /// `out`, remove the journal. Returns the P-positions.
+    pub(super) fn finish(self, plan: &dyn Pieces, dir: &Path, out: &Path) -> Result<u64> {
+        if self.pieces.len() as u64 != plan.windows() {
+            return Err(Error::invalid(format!(
+                "{}: {} of {} pieces are in the table",
+                dir.display(),
+                self.pieces.len(),
+                plan.windows()
+            )));
+        }
+        let p: u64 = self.pieces.iter().map(|r| r.p).sum();
+        if p != self.p_positions {
+            return Err(store::damaged(
+                &table_path(dir),
+                format!(
+                    "its pieces hold {p} P-positions, its header says {}",
+                    self.p_positions
+                ),
+            ));
+        }
+        self.table.finish()?;
+        crate::output::publish(&table_path(dir), out)?;
+        self.journal.remove()?;
+        Ok(p)
+    }
+}
+
+fn journal_header(plan: &dyn Pieces) -> String {
+    store::header_lines(
+        JOURNAL_MAGIC,
+        plan.index().shape(),
+        &plan.index().scheme(),
+        &[],
+    )
+}
+
+/// Open the journal of `plan`'s assembly, its records read into `records` in order.
+fn open_journal(
+    plan: &dyn Pieces,
+    dir: &Path,
+    records: &mut Vec<Assembled>,
+) -> Result<(Checkpoint, u64)> {
+    let path = journal_path(dir);
+    let header = journal_header(plan);
+    let want = (plan.index().shape().to_string(), plan.index().scheme());
+    let check = |pairs: &[(String, String)]| {
+        let got = (
+            store::field(&path, pairs, "box")?.to_string(),
+            store::field(&path, pairs, "rank")?.to_string(),
+        );
+        match got == want {
+            true => Ok(()),
+            false => Err(store::damaged(&path, "it is not the journal of this box")),
+        }
+    };
+    let read = |reader: &mut dyn std::io::Read| {
+        let mut good = 0u64;
+        loop {
+            let mut item = Vec::new();
+            let next = records.len() as u64;
+            let got = store::read_raw_record(
+                reader,
+                8,
+                |k, n| k == next && n == 2 && k < plan.windows(),
+                |b| {
+                    item.extend_from_slice(b);
+                    true
+                },
+            )?;
+            match got {
+                Some((_, bytes)) if item.len() == 16 => {
+                    let crc = u64::from_le_bytes(item[..8].try_into().expect("8 bytes"));
+                    let p = u64::from_le_bytes(item[8..].try_into().expect("8 bytes"));
+                    records.push(Assembled { crc: crc as u32, p });
+                    good += bytes;
+                }
+                _ => break,
+            }
+        }
+        Ok((records.len() as u64, good))
+    };
+    Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piece_read_back_from_the_table_has_its_own_bits_only() {
+        // Pieces 0..100 and 100..200 share word 1; each one's masked words give its own CRC.
+        let (a, b) = (0x0123_4567_89ab_cdefu64, 0xfedc_ba98_7654_3210u64);
+        let table = [a, b, !0u64, 0x0f];
+        let mut first = table[..2].to_vec();
+        let mut second = table[1..4].to_vec();
+        mask_piece(0, 100, &mut first);
+        mask_piece(100, 200, &mut second);
+        assert_eq!(first, vec![a, b & ((1 << 36) - 1)]);
+        assert_eq!(second, vec![b & !((1 << 36) - 1), !0, 0x0f & 0xff]);
+        // OR-ing the two back gives the shared word.
+        assert_eq!(first[1] | second[0], b);
+    }
+}
