@@ -26,11 +26,12 @@ struct Params {
     groups_x: u32,
     shift: u32,
     stats: u32,
+    twice: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> hix: array<u32>;
-@group(0) @binding(2) var<storage, read> io: array<u32>;
+@group(0) @binding(2) var<storage, read_write> io: array<u32>;
 @group(0) @binding(3) var<storage, read_write> results: array<atomic<u32>>;
 
 @group(0) @binding(4) var<storage, read_write> t0: array<atomic<u32>>;
@@ -491,7 +492,25 @@ fn count_reads(v: u32) {
     }
 }
 
-// One range of a step: io[4i..4i+4] its first index (two words), its length, unused.
+// Whether every loop so far ran to its own end: a loop of params.twice (2) trips, a uniform so
+// that no compiler unrolls it, ends after one trip once the driver has cut loops short.
+// Mesa's llvmpipe (lavapipe) counts the iterations of every loop of one shader call (a SIMD
+// group of invocations) together and, past 65,535 (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS),
+// ends every loop after its current trip; the count only falls, so a full sentinel means no
+// loop before it was cut.
+fn loops_whole() -> bool {
+    var trips = 0u;
+    for (var c = 0u; c < params.twice; c = c + 1u) {
+        trips = trips + 1u;
+    }
+    return trips == params.twice;
+}
+
+// One range of a step: io[4i..4i+4] its first index (two words), its length, and how many of
+// its positions earlier dispatches of the step decided. The walk goes on from there and stops
+// before the first position whose decision a cut loop may have spoilt (see loops_whole): that
+// position is left undecided, the range's count says where to resume, and results[2] counts
+// the ranges left unfinished, for the host to dispatch the step again.
 @compute @workgroup_size(64)
 fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x + gid.y * params.groups_x * WORKGROUP;
@@ -500,11 +519,16 @@ fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     let base = vec2<u32>(io[4u * i], io[4u * i + 1u]);
     let len = io[4u * i + 2u];
-    reads = 0u;
-    locate(base);
-    for (var k = 0u; k < len; k = k + 1u) {
+    let resume = io[4u * i + 3u];
+    if (resume >= len) {
+        return;
+    }
+    var kept = 0u;
+    locate(add64(base, vec2<u32>(resume, 0u)));
+    var k = resume;
+    loop {
         let q = add64(base, vec2<u32>(k, 0u));
-        if (k > 0u) {
+        if (k > resume) {
             // The colex successor of mu: lengthen the deepest row that can grow, empty the
             // rows below it.
             // (No break here: the deepest row that can grow is the last one found.)
@@ -527,13 +551,27 @@ fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
             }
             rank_x = add64(rank_x, vec2<u32>(1u, 0u));
         }
-        if ((q.x != 0u || q.y != 0u) && decide()) {
+        reads = 0u;
+        let p = (q.x != 0u || q.y != 0u) && decide();
+        if (!loops_whole()) {
+            break;
+        }
+        if (p) {
             let at = word_of(q);
             or_word(at.x, at.y, 1u << (q.x & 31u));
         }
+        kept = kept + reads;
+        k = k + 1u;
+        if (k >= len) {
+            break;
+        }
+    }
+    io[4u * i + 3u] = k;
+    if (k < len) {
+        atomicAdd(&results[2], 1u);
     }
     if (params.stats != 0u) {
-        count_reads(reads);
+        count_reads(kept);
     }
 }
 

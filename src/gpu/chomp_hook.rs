@@ -35,8 +35,8 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
-use crate::chomp::two_player::plan::LayerSolver;
 use crate::chomp::two_player::driver::{drive_steps, Run};
+use crate::chomp::two_player::plan::LayerSolver;
 use crate::chomp::two_player::pull::{leaf_weights, PullStats};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
@@ -55,7 +55,6 @@ pub const PROBE_WORDS: usize = 36;
 const STORAGE: [Access; (OTHER_BINDINGS + TABLE_BINDINGS) as usize] = {
     let mut a = [Access::ReadWrite; (OTHER_BINDINGS + TABLE_BINDINGS) as usize];
     a[0] = Access::Read;
-    a[1] = Access::Read;
     a
 };
 
@@ -134,6 +133,7 @@ kernel_params! {
         groups_x: u32,
         shift: u32,
         stats: u32,
+        twice: u32,
     }
 }
 
@@ -219,7 +219,6 @@ impl LayerSolver for ChompGpuDevice {
 }
 
 impl ChompDevice for ChompGpuDevice {
-
     fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
         let limits = &self.ctx.limits;
         let max_binding = limits
@@ -389,6 +388,7 @@ impl HookTable {
             groups_x,
             shift: self.shift,
             stats: stats as u32,
+            twice: 2,
         }
     }
 
@@ -437,11 +437,20 @@ impl HookTable {
         let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let mut input = Reusable::new("chomp hook ranges", storage);
+        // results[0..2]: the options read; results[2]: the ranges a dispatch left unfinished.
         let counter = ctx.buffer(
             "chomp hook counter",
-            8,
-            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            16,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
         )?;
+        let readback = Readback::default();
+        let unfinished = |ctx: &GpuContext| -> Result<u32> {
+            readback.read(ctx, &counter, 8, 4, |b| {
+                bytemuck::cast_slice::<u8, u32>(b)[0]
+            })
+        };
         let chunk = ((ctx.max_binding_bytes() / 16).min(1 << 20)) as usize;
         let run = Run::whole(&*self.hook, self.hook.len());
         drive_steps(
@@ -449,32 +458,61 @@ impl HookTable {
             |_, ranges| {
                 for part in ranges.chunks(chunk) {
                     let mut words = Vec::with_capacity(part.len() * 4);
+                    let mut longest = 0;
                     for &(b, l) in part {
                         let l = u32::try_from(l).map_err(|_| {
                             Error::Gpu(format!("a range of {l} positions is longer than 2^32"))
                         })?;
+                        longest = longest.max(l);
                         words.extend([b as u32, (b >> 32) as u32, l, 0]);
                     }
                     let bytes = (words.len() * 4) as u64;
                     input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
                     let buf = input.get()?;
                     ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-                    self.run(
-                        KernelId::ChompHookStep(self.bindings),
-                        &arena,
-                        buf,
-                        &counter,
-                        part.len() as u32,
-                        stats,
-                    )?;
+                    let dispatch = || {
+                        self.run(
+                            KernelId::ChompHookStep(self.bindings),
+                            &arena,
+                            buf,
+                            &counter,
+                            part.len() as u32,
+                            stats,
+                        )
+                    };
+                    dispatch()?;
+                    // A software adapter cuts long walks short (see the shader's
+                    // loops_whole): dispatch the step again until every range is walked, each
+                    // dispatch deciding at least one more position of each unfinished range.
+                    if self.ctx.is_software() {
+                        let mut rounds = 0u64;
+                        while unfinished(ctx)? > 0 {
+                            rounds += 1;
+                            if rounds > longest as u64 {
+                                return Err(Error::Gpu(
+                                    "the hook kernel's walks of a step made no progress".into(),
+                                ));
+                            }
+                            ctx.queue
+                                .write_buffer(&counter, 8, bytemuck::cast_slice(&[0u32]));
+                            dispatch()?;
+                        }
+                    }
                 }
                 Ok(Vec::new())
             },
             |_, _, _| Ok(()),
         )?;
-        let read: Vec<u32> = Readback::default().read(ctx, &counter, 0, 8, |b| {
+        let read: Vec<u32> = readback.read(ctx, &counter, 0, 12, |b| {
             bytemuck::cast_slice::<u8, u32>(b).to_vec()
         })?;
+        readback.release();
+        if read[2] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device cut {} walks of the hook kernel short: its driver ends long loops",
+                read[2]
+            )));
+        }
         if stats {
             *self
                 .stats
