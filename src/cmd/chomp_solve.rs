@@ -123,13 +123,18 @@ fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow:
 /// volume-layer kernel on the GPU with `--backend gpu`.
 pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
-    // `gpu` forces the layer kernel; `auto` takes it where the rates saved for this machine
-    // (or the default table) give Chomp to the GPU.
+    // `gpu` forces the GPU; `auto` takes it where the rates saved for this machine (or the
+    // default table) give Chomp to the GPU, and only for a box that is not square: `bench`
+    // measures the layer kernel, and the hook kernel of a square is slower than the CPU's
+    // forward solver wherever it was measured (BENCHMARKS.md).
     let gpu = match backend {
-        BackendChoice::Auto => matches!(
-            chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
-            Ok(chompute::gpu::Engine::Gpu(_))
-        ),
+        BackendChoice::Auto => {
+            shape.rows as u64 != shape.cols as u64
+                && matches!(
+                    chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
+                    Ok(chompute::gpu::Engine::Gpu(_))
+                )
+        }
         other => other == BackendChoice::Gpu,
     };
     if args.plan && !gpu {

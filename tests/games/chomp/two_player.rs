@@ -1045,6 +1045,31 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A square whose table the device cannot bind is refused in one line before any work, with
+/// the device's numbers: 22×22 (123 GiB of bits) on any adapter this project tests on, and
+/// 12×12 in buffers of 2 words.
+#[test]
+fn gpu_hook_refuses_a_table_past_the_devices_bindings_in_one_line() {
+    if crate::common::gpu_or_skip("gpu_hook_refuses_a_table_past_the_devices_bindings").is_none() {
+        return;
+    }
+    for (side, words) in [("22x22", ""), ("12x12", "2")] {
+        let o = std::process::Command::new(crate::common::bin())
+            .args(["--backend", "gpu", "chomp", "solve", "--box", side])
+            .env("CHOMPUTE_GPU_TABLE_WORDS", words)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{side}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "{side}: {err}");
+        assert!(
+            err.contains("largest binding") && err.contains("more buffers than the kernel binds"),
+            "{side}: {err}"
+        );
+        assert!(stdout(&o).is_empty(), "{side}");
+    }
+}
+
 /// `chomp bites -o FILE.png` says what it wrote, as `chomp image` does, and prints the table
 /// only when asked for a format beside the picture.
 #[test]
