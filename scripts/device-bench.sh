@@ -5,6 +5,7 @@
 #                                     # into .devbin/ (git-ignored), stripped
 #   scripts/device-bench.sh run       # there, from the repository root: GPU tests on the real
 #                                     # adapter first, then `bench` and the timed commands
+#   scripts/device-bench.sh chomp     # there: only the Chomp section (the hook kernel to 22x22)
 #   scripts/device-bench.sh kernels   # there: the automaton's three kernels and `auto` per job
 #                                     # (at most 9 minutes on an H200; see kernels_and_auto)
 #
@@ -84,6 +85,61 @@ setup() {
     export CHOMPUTE_BIN="$PWD/.devbin/chompute"
 }
 # --- end of the automaton's kernels and `auto` per job ----------------------------------------
+# ---- Chomp on the GPU: the hook kernel (issue 42) -------------------------------------------
+# `chomp_gpu_section BIN OUT DEADLINE`: 18x18 and 20x20 with --backend gpu (P-counts and bites
+# against the committed data), 21x21 (P-count 1,825,627,339 and bites), then 22x22 while time
+# is left, its bites written to OUT/chomp-bites-22x22.json. Each run is cut at DEADLINE (seconds
+# of this shell's $SECONDS), so the whole script stays within 9 minutes.
+chomp_gpu_section() {
+    local B=$1 OUT=$2 DEADLINE=$3
+    echo "== two-player Chomp on the GPU: the hook kernel (64-bit indexes, many bindings)"
+    # check JSON P-COUNT BITES-FILE: the run's P-count and rectangles against the committed ones.
+    check() {
+        python3 - "$@" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+want_p, bites = int(sys.argv[2]), sys.argv[3]
+ok = int(run["p_positions"]) == want_p
+print(f"{run['box']}: {run['p_positions']} P-positions, want {want_p}: {'equal' if ok else 'DIFFERENT'}")
+if bites != "-":
+    same = run["rectangles"] == json.load(open(bites))["rectangles"]
+    print(f"{run['box']}: bites {'equal to' if same else 'DIFFERENT from'} {bites}")
+    ok = ok and same
+sys.exit(0 if ok else 1)
+PY
+    }
+    # one SIDE CAP P-COUNT BITES: solve SIDExSIDE on the GPU within CAP seconds (and the deadline).
+    one() {
+        local side=$1 cap=$2 left=$((DEADLINE - SECONDS))
+        [ "$left" -lt "$cap" ] && cap=$left
+        if [ "$cap" -lt 20 ]; then echo "${side}x${side}: no time left"; return 1; fi
+        /usr/bin/time -f "${side}x${side}: %e s wall, %M KB host memory" timeout "$cap" \
+            "$B" --backend gpu chomp solve --box "${side}x${side}" --bites --json \
+            > "$OUT/chomp-gpu-${side}.json" || { echo "${side}x${side}: stopped (rc $?)"; return 1; }
+        nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader 2>/dev/null
+        check "$OUT/chomp-gpu-${side}.json" "$3" "$4"
+    }
+    CHOMPUTE_GPU_STATS=1 T "$B" --backend gpu chomp solve --box 14x14 --json
+    T "$B" --backend cpu chomp solve --box 14x14 --json
+    one 18 120 37993832 docs/data/chomp-bites-18x18.json
+    one 20 150 451253296 docs/data/chomp-bites-20x20.json || return
+    one 21 300 1825627339 docs/data/chomp-bites-21x21.json || return
+    # 22x22: nobody's P-count to compare with; its bites go to OUT for docs/data.
+    local left=$((DEADLINE - SECONDS))
+    if [ "$left" -ge 60 ]; then
+        /usr/bin/time -f "22x22: %e s wall, %M KB host memory" timeout "$left" \
+            "$B" --backend gpu chomp solve --box 22x22 --bites --json > "$OUT/chomp-gpu-22.json" \
+            && python3 - "$OUT/chomp-gpu-22.json" "$OUT/chomp-bites-22x22.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))
+print(f"22x22: {run['p_positions']} P-positions in {run['seconds']:.1f} s")
+out = {"backend": "gpu", "box": run["box"], "rectangles": run["rectangles"]}
+open(sys.argv[2], "w").write(json.dumps(out, separators=(",", ":")) + "\n")
+PY
+    else
+        echo "22x22: no time left ($left s)"
+    fi
+}
 
 case "${1:-}" in
 prepare)
@@ -168,18 +224,27 @@ PY
     T $B --backend gpu nimpass --heaps 4 --max 400
     T $B --backend cpu nimpass --heaps 4 --max 400
     T $B chomp ord --rule 0,1,2 --box 13x13
-    echo "== two-player Chomp: the layer kernel (u32 ranks, one binding) against the CPU"
+    echo "== two-player Chomp: squares on the GPU (the hook kernel) against the CPU"
     for side in 14 16; do
         T $B --backend gpu chomp solve --box ${side}x${side} --json
         T $B --backend cpu chomp solve --box ${side}x${side} --json
     done
+    chomp_gpu_section "$B" "$OUT" 540
     echo "== two-player Chomp: the forward solver on the machine's 16 cores (hook index, 0.57 GB)"
     T $B --backend cpu chomp solve --box 18x18 --json
     echo "== the 20x20 box (8.7 GB), last: whatever time is left"
     T $B --backend cpu chomp solve --box 20x20 --json
     ;;
+chomp)
+    # The Chomp section alone (after `prepare`), within 9 minutes.
+    setup
+    echo "== $(date -u) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
+    chomp_gpu_section .devbin/chompute "$OUT" 530
+    echo "== $(date -u) done"
+    ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare|run|kernels" >&2
+    echo "usage: scripts/device-bench.sh prepare|run|kernels|chomp" >&2
     exit 2
     ;;
 esac

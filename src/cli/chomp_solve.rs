@@ -32,6 +32,11 @@ pub struct ChompSolveArgs {
     /// --part (any), the plan in waves.
     #[arg(long)]
     pub plan: bool,
+    /// With --backend gpu: also print the winning bites of every rectangle of the box, read
+    /// from the table on the device (as `chomp bites --table` reads them from a file), for a
+    /// box whose table the host cannot hold.
+    #[arg(long)]
+    pub bites: bool,
     #[command(flatten)]
     pub format: Output<JsonOnly>,
 }

@@ -50,6 +50,9 @@ struct SolveReport {
     /// Whether the table keeps one bit per transposed pair (the text says so).
     #[serde(skip)]
     pairs: bool,
+    /// `--bites`: the winning bites of every rectangle, read on the device.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rectangles: Option<Vec<RectangleBites>>,
 }
 
 impl Report for SolveReport {
@@ -69,21 +72,69 @@ impl Report for SolveReport {
         if let Some(f) = &self.file {
             writeln!(out, "table saved to {f}")?;
         }
+        if let Some(rectangles) = &self.rectangles {
+            let bites = BitesReport {
+                shape: self.shape.clone(),
+                rectangles: rectangles.clone(),
+            };
+            bites.text(out)?;
+        }
         Ok(())
     }
+}
+
+/// `chomp solve --backend gpu`: a square by the hook kernel (its layout on the device said
+/// first, on stderr), any other box by the volume-layer kernel. `CHOMPUTE_GPU_TABLE_WORDS`
+/// sets the words of each table buffer (tests), `CHOMPUTE_GPU_STATS=1` counts the options
+/// the kernel reads.
+fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow::Result<()> {
+    use chompute::chomp::two_player::device::{solve_on, DeviceOptions};
+    let buffer_words = match std::env::var("CHOMPUTE_GPU_TABLE_WORDS") {
+        Ok(v) if !v.is_empty() => Some(
+            v.parse::<u64>()
+                .map_err(|_| anyhow!("CHOMPUTE_GPU_TABLE_WORDS='{v}' is not a number of words"))?,
+        ),
+        _ => None,
+    };
+    let options = DeviceOptions {
+        buffer_words,
+        stats: std::env::var("CHOMPUTE_GPU_STATS").is_ok_and(|v| v == "1"),
+        bites: args.bites,
+    };
+    let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
+    let device = chompute::gpu::chomp_hook::ChompGpuDevice::new(ctx);
+    let run = solve_on(&device, plan, options, |p| {
+        eprintln!("chompute: {}", p.line())
+    })
+    .map_err(super::on_gpu)?;
+    if let Some(s) = run.stats {
+        eprintln!(
+            "chompute: the kernel read {} options for {} positions ({:.2} a position)",
+            s.options,
+            s.positions,
+            s.options as f64 / s.positions.max(1) as f64
+        );
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    report_solved(args, &run.solved, "gpu", seconds, 0, run.bites)
 }
 
 /// `chomp solve --box RxC [-o FILE]`: the prefix layers on the CPU (resumable with -o), or the
 /// volume-layer kernel on the GPU with `--backend gpu`.
 pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()> {
     let shape = args.shape;
-    // `gpu` forces the layer kernel; `auto` takes it where the rates saved for this machine
-    // (or the default table) give Chomp to the GPU.
+    // `gpu` forces the GPU; `auto` takes it where the rates saved for this machine (or the
+    // default table) give Chomp to the GPU, and only for a box that is not square: `bench`
+    // measures the layer kernel, and the hook kernel of a square is slower than the CPU's
+    // forward solver wherever it was measured (BENCHMARKS.md).
     let gpu = match backend {
-        BackendChoice::Auto => matches!(
-            chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
-            Ok(chompute::gpu::Engine::Gpu(_))
-        ),
+        BackendChoice::Auto => {
+            shape.rows as u64 != shape.cols as u64
+                && matches!(
+                    chompute::gpu::Engine::for_job(backend, chompute::gpu::Job::Chomp),
+                    Ok(chompute::gpu::Engine::Gpu(_))
+                )
+        }
         other => other == BackendChoice::Gpu,
     };
     if args.plan && !gpu {
@@ -92,11 +143,13 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     let plan = SolvePlan::new(shape, gpu, args.output.as_deref(), args.memory, args.part)?;
     let start = Instant::now();
     if plan.route == Route::Gpu {
-        let gpu = chompute::gpu::chomp::ChompGpu::new(
-            chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?,
-        );
-        let solved = plan.run(Some(&gpu), |_| {}).map_err(super::on_gpu)?;
-        return report_solved(args, &solved, "gpu", start.elapsed().as_secs_f64(), 0);
+        return solve_gpu(args, &plan, start);
+    }
+    if args.bites {
+        return Err(anyhow!(
+            "--bites reads the winning bites on the device: add --backend gpu, or run \
+             chomp bites --table on the saved table"
+        ));
     }
     let index = &plan.layout;
     crate::cmd::bars::summary(&format!(
@@ -153,7 +206,14 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             return report_part(args, part, &run, start.elapsed().as_secs_f64());
         }
     }
-    report_solved(args, &solved, "cpu", start.elapsed().as_secs_f64(), resumed)
+    report_solved(
+        args,
+        &solved,
+        "cpu",
+        start.elapsed().as_secs_f64(),
+        resumed,
+        None,
+    )
 }
 
 /// `chomp solve --plan`: the pieces a run would follow, as the library's plan says.
@@ -305,6 +365,7 @@ fn report_solved(
     backend: &'static str,
     seconds: f64,
     resumed: u64,
+    rectangles: Option<Vec<RectangleBites>>,
 ) -> anyhow::Result<()> {
     let shape = args.shape;
     let bytes = table.index.bytes();
@@ -320,6 +381,7 @@ fn report_solved(
         layers: chompute::chomp::two_player::solve::steps(&table.index),
         blocks: table.blocks.map(|b| b.windows),
         pairs: table.index.hook_index().is_some(),
+        rectangles,
     };
     print_report(&report, args.format.get())
 }

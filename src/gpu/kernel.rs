@@ -128,11 +128,18 @@ pub enum KernelId {
     BlockCounts,
     /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
     ChompLayer,
+    /// `chomp_hook.wgsl` cut to this many table bindings: one step of a square's table in the
+    /// hook index.
+    ChompHookStep(u8),
+    /// `chomp_hook.wgsl` cut to this many table bindings: the bits at chosen indexes.
+    ChompHookGather(u8),
+    /// `chomp_hook.wgsl` cut to this many table bindings: the index arithmetic alone (tests).
+    ChompHookProbe(u8),
 }
 
 impl KernelId {
     /// One id of every kernel (the block kernel at its default shape), for the tests.
-    pub const ALL: [KernelId; 8] = [
+    pub const ALL: [KernelId; 11] = [
         KernelId::PRows,
         KernelId::CountP,
         KernelId::NimpassLevel,
@@ -144,6 +151,9 @@ impl KernelId {
         KernelId::CaRegs,
         KernelId::BlockCounts,
         KernelId::ChompLayer,
+        KernelId::ChompHookStep(super::chomp_hook::TABLE_BINDINGS as u8),
+        KernelId::ChompHookGather(super::chomp_hook::TABLE_BINDINGS as u8),
+        KernelId::ChompHookProbe(super::chomp_hook::TABLE_BINDINGS as u8),
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -157,6 +167,9 @@ impl KernelId {
             KernelId::CaRegs => &super::ca::CA_REGS,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
             KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
+            KernelId::ChompHookStep(t) => super::chomp_hook::kernel(0, t),
+            KernelId::ChompHookGather(t) => super::chomp_hook::kernel(1, t),
+            KernelId::ChompHookProbe(t) => super::chomp_hook::kernel(2, t),
         }
     }
 
@@ -173,7 +186,7 @@ impl KernelId {
 }
 
 /// Every kernel chompute runs.
-pub fn all() -> [&'static Kernel; 8] {
+pub fn all() -> [&'static Kernel; 11] {
     KernelId::ALL.map(KernelId::kernel)
 }
 

@@ -7,6 +7,7 @@ pub mod block_count;
 pub mod ca;
 pub mod choice;
 pub mod chomp;
+pub mod chomp_hook;
 pub mod context;
 pub mod engine;
 pub mod kernel;

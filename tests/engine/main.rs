@@ -9,6 +9,7 @@ mod meshes;
 
 mod automaton;
 mod cancel;
+mod chomp_hook;
 mod foundation;
 mod octahedron;
 mod theorems;

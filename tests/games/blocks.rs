@@ -128,7 +128,7 @@ fn bad_block_requests_are_one_line() {
         ]),
         "not a size such as 512M",
     );
-    // The GPU kernel's table is not the CPU's for a square: refused before any GPU is asked.
+    // A GPU table file the host cannot hold is refused before any GPU is asked.
     assert_usage_error(
         &chompute(&[
             "--backend",
@@ -136,11 +136,13 @@ fn bad_block_requests_are_one_line() {
             "chomp",
             "solve",
             "--box",
-            "6x6",
+            "20x20",
             "-o",
             o,
+            "--memory",
+            "1G",
         ]),
-        "save it with --backend cpu",
+        "solve it without a table file and read its winning bites on the device",
     );
     assert!(!std::path::Path::new(o).exists());
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,7 +1,8 @@
-//! `chomp solve` planned before any work: where the box is solved (the CPU or the GPU's layer
-//! kernel), how its bits are laid out, and whether it runs whole in memory, to a resumable file
-//! (whole, or in blocks when it does not fit), with every refusal said up front. The command
-//! line and Python translate their arguments into a [`SolvePlan`] and print what it reports.
+//! `chomp solve` planned before any work: where the box is solved (the CPU, the GPU's layer
+//! kernel through [`LayerSolver`], or a square's hook solver through `super::device::solve_on`),
+//! how its bits are laid out, and whether it runs whole in memory, to a resumable file (whole,
+//! or in blocks when it does not fit), with every refusal said up front. The command line and
+//! Python translate their arguments into a [`SolvePlan`] and print what it reports.
 //!
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
@@ -35,7 +36,7 @@ pub enum Route {
     /// On the CPU to a table file, resumable: whole in memory when it fits, else in blocks
     /// (and with a part, only that share of the next wave).
     File,
-    /// The GPU's layer kernel, in memory, the table saved when a file is named.
+    /// A device (`super::device::solve_on`), the table saved when a file is named.
     Gpu,
 }
 
@@ -58,10 +59,9 @@ pub struct SolvePlan {
 
 impl SolvePlan {
     /// Plan the solve of `shape` on the GPU (`gpu`) or the CPU, to `output` when given, in at
-    /// most `memory` bytes. Refuses here, before any work: a GPU table file of a square (the
-    /// kernel keeps every position, the file one bit per transposed pair), a GPU run beside a
-    /// CPU run's checkpoint, a table file that is not a file, and a table without a file that
-    /// does not fit.
+    /// most `memory` bytes. Refuses here, before any work: a GPU table file the host cannot
+    /// hold, a GPU run beside a CPU run's checkpoint, a table file that is not a file, and a
+    /// table without a file that does not fit.
     pub fn new(
         shape: ChompBox,
         gpu: bool,
@@ -74,16 +74,12 @@ impl SolvePlan {
             _ if gpu => {
                 if let Some(o) = output {
                     crate::output::check_target(o)?;
-                    if layout.hook_index().is_some() {
-                        return Err(Error::conflict(
-                            &[crate::error::Input::Backend],
-                            format!(
-                                "the GPU kernel keeps every position of the {shape} box, but its \
-                             table file keeps one bit per transposed pair: save it with \
-                             {{0}} cpu"
-                            ),
-                        ));
-                    }
+                    memory.map_or(Room::SYSTEM, Room::assume).ensure(
+                        layout.bytes(),
+                        &format!("saving the GPU's table of the {shape} box"),
+                        "the host reads it back whole to write it; solve it without a table \
+                         file and read its winning bites on the device",
+                    )?;
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
                         .find(|c| c.exists())
@@ -179,6 +175,9 @@ impl SolvePlan {
                 solve_layers(&table, 0, |_, _, _| Ok(()))?;
                 Ok(table)
             }
+            Route::Gpu if self.layout.hook_index().is_some() => Err(Error::invalid(
+                "a square on the GPU runs on its hook solver: two_player::device::solve_on",
+            )),
             Route::Gpu => {
                 let gpu = device.ok_or_else(|| {
                     Error::invalid("a plan on the GPU runs with the GPU's layer solver")
@@ -211,5 +210,16 @@ impl SolvePlan {
             index: table.layout().clone(),
             blocks: None,
         })
+    }
+
+    /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
+    /// saved to the plan's file when one is named.
+    pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
+        gpu.check(self.shape)?;
+        let table = gpu.solve(self.shape)?;
+        if let Some(o) = &self.output {
+            save_table(&table, o)?;
+        }
+        Ok(table)
     }
 }

@@ -219,7 +219,10 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     // One entry a transposed pair, or every position: the steps differ, so a checkpoint of
     // one layout is refused by the other.
     let e = compute_to_file(by_rank(bx(6, 6)), &r, &other, |_| {}).unwrap_err();
-    assert!(e.to_string().contains("numbered by 'transpose-hook 6'"), "{e}");
+    assert!(
+        e.to_string().contains("numbered by 'transpose-hook 6'"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

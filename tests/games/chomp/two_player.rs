@@ -975,6 +975,102 @@ fn gpu_layer_kernel_equals_its_twin_on_every_box_to_9x9() {
     );
 }
 
+/// `chomp solve --backend gpu -o FILE` of a square (the hook kernel) writes the CPU's file
+/// byte for byte (10×10 and 12×12), with the default table buffers and with small ones (21 to
+/// 23 buffers, within lavapipe's bindings), and its `--bites` (read on the device) equal
+/// `chomp bites --table` of that file.
+#[test]
+fn gpu_hook_file_and_bites_equal_the_cpus() {
+    if crate::common::gpu_or_skip("gpu_hook_file_and_bites_equal_the_cpus").is_none() {
+        return;
+    }
+    let dir = scratch_dir("chomp-gpu-hook-file");
+    for (side, small) in [("10x10", "128"), ("12x12", "2048")] {
+        let cpu = dir.join(format!("cpu-{side}.tbl"));
+        let c = chompute(&[
+            "chomp",
+            "solve",
+            "--box",
+            side,
+            "--json",
+            "-o",
+            cpu.to_str().unwrap(),
+        ]);
+        assert!(c.status.success(), "{}", stderr(&c));
+        for words in ["", small] {
+            let gpu = dir.join(format!("gpu-{side}-{words}.tbl"));
+            let o = std::process::Command::new(crate::common::bin())
+                .args([
+                    "--backend",
+                    "gpu",
+                    "chomp",
+                    "solve",
+                    "--box",
+                    side,
+                    "--json",
+                ])
+                .args(["--bites", "-o", gpu.to_str().unwrap()])
+                .env("CHOMPUTE_GPU_TABLE_WORDS", words)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{side} {words}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(
+                err.contains("largest binding"),
+                "{side}: the preflight line: {err}"
+            );
+            assert_eq!(
+                words.is_empty(),
+                err.contains(" in 1 of at most"),
+                "{side} with '{words}' words: one buffer only by default: {err}"
+            );
+            assert_eq!(
+                std::fs::read(&cpu).unwrap(),
+                std::fs::read(&gpu).unwrap(),
+                "{side} with table buffers of '{words}' words: the GPU's file"
+            );
+            let bites = chompute(&["chomp", "bites", "--table", cpu.to_str().unwrap(), "--json"]);
+            assert!(bites.status.success(), "{}", stderr(&bites));
+            let run = crate::common::json_of(&o);
+            assert_eq!(
+                run["rectangles"],
+                crate::common::json_of(&bites)["rectangles"],
+                "{side}: bites read on the device"
+            );
+            assert_eq!(
+                run["p_positions"],
+                crate::common::json_of(&c)["p_positions"]
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A square whose table the device cannot bind is refused in one line before any work, with
+/// the device's numbers: 22×22 (123 GiB of bits) on any adapter this project tests on, and
+/// 12×12 in buffers of 2 words.
+#[test]
+fn gpu_hook_refuses_a_table_past_the_devices_bindings_in_one_line() {
+    if crate::common::gpu_or_skip("gpu_hook_refuses_a_table_past_the_devices_bindings").is_none() {
+        return;
+    }
+    for (side, words) in [("22x22", ""), ("12x12", "2")] {
+        let o = std::process::Command::new(crate::common::bin())
+            .args(["--backend", "gpu", "chomp", "solve", "--box", side])
+            .env("CHOMPUTE_GPU_TABLE_WORDS", words)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{side}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "{side}: {err}");
+        assert!(
+            err.contains("largest binding") && err.contains("more buffers than the kernel binds"),
+            "{side}: {err}"
+        );
+        assert!(stdout(&o).is_empty(), "{side}");
+    }
+}
+
 /// `chomp bites -o FILE.png` says what it wrote, as `chomp image` does, and prints the table
 /// only when asked for a format beside the picture.
 #[test]

@@ -1,0 +1,614 @@
+// Two-player Chomp on a square in the hook index (CPU twin: chomp::two_player::pull, the same
+// walk of a range, the same options in the same order, the same bits; the steps are those of
+// the CPU's forward solver, walked by the one driver). One invocation per range of a step: it
+// decides the range's positions in index order (a position's options lie in earlier steps or
+// earlier in its own range), each P when none of its options is P, reading options until the
+// first P one, and sets its own bit with atomicOr (a word may be shared with the next range).
+//
+// Indexes and ranks are 64-bit, as vec2<u32> (x the low half, y the high). The table's bits
+// lie in up to 64 buffers of 2^params.shift u32 words each (bit q is bit q % 32 of word
+// q / 32, that word in buffer word >> shift at word & (2^shift - 1)): each within one storage
+// binding, all of them together the device's memory.
+//
+// `hix`: the hook index. weights[(r * s + j) * s + len] (two words each, low first) is the
+// colex weight C(len + r-1-j, r-j); at sq0 + 3m the square m's first block_first, its block_first count and
+// where its `at` table starts (at[a * (m+1) + b]: the block_first of hook (a, b), a ≥ b); at bk0 + 6i
+// block_first i: its first index in its square (two words), kind (0 the empty diagram, 1 colex, 2 a
+// child square), r and c of a colex block_first (interiors of r rows of at most c cells), the side of
+// a child square.
+
+struct Params {
+    n: u32,
+    s: u32,
+    sq0: u32,
+    bk0: u32,
+    count: u32,
+    groups_x: u32,
+    shift: u32,
+    stats: u32,
+    twice: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> hix: array<u32>;
+@group(0) @binding(2) var<storage, read_write> io: array<u32>;
+@group(0) @binding(3) var<storage, read_write> results: array<atomic<u32>>;
+
+@group(0) @binding(4) var<storage, read_write> t0: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> t1: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> t2: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> t3: array<atomic<u32>>;
+@group(0) @binding(8) var<storage, read_write> t4: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> t5: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> t6: array<atomic<u32>>;
+@group(0) @binding(11) var<storage, read_write> t7: array<atomic<u32>>;
+@group(0) @binding(12) var<storage, read_write> t8: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read_write> t9: array<atomic<u32>>;
+@group(0) @binding(14) var<storage, read_write> t10: array<atomic<u32>>;
+@group(0) @binding(15) var<storage, read_write> t11: array<atomic<u32>>;
+@group(0) @binding(16) var<storage, read_write> t12: array<atomic<u32>>;
+@group(0) @binding(17) var<storage, read_write> t13: array<atomic<u32>>;
+@group(0) @binding(18) var<storage, read_write> t14: array<atomic<u32>>;
+@group(0) @binding(19) var<storage, read_write> t15: array<atomic<u32>>;
+@group(0) @binding(20) var<storage, read_write> t16: array<atomic<u32>>;
+@group(0) @binding(21) var<storage, read_write> t17: array<atomic<u32>>;
+@group(0) @binding(22) var<storage, read_write> t18: array<atomic<u32>>;
+@group(0) @binding(23) var<storage, read_write> t19: array<atomic<u32>>;
+@group(0) @binding(24) var<storage, read_write> t20: array<atomic<u32>>;
+@group(0) @binding(25) var<storage, read_write> t21: array<atomic<u32>>;
+@group(0) @binding(26) var<storage, read_write> t22: array<atomic<u32>>;
+@group(0) @binding(27) var<storage, read_write> t23: array<atomic<u32>>;
+@group(0) @binding(28) var<storage, read_write> t24: array<atomic<u32>>;
+@group(0) @binding(29) var<storage, read_write> t25: array<atomic<u32>>;
+@group(0) @binding(30) var<storage, read_write> t26: array<atomic<u32>>;
+@group(0) @binding(31) var<storage, read_write> t27: array<atomic<u32>>;
+@group(0) @binding(32) var<storage, read_write> t28: array<atomic<u32>>;
+@group(0) @binding(33) var<storage, read_write> t29: array<atomic<u32>>;
+@group(0) @binding(34) var<storage, read_write> t30: array<atomic<u32>>;
+@group(0) @binding(35) var<storage, read_write> t31: array<atomic<u32>>;
+@group(0) @binding(36) var<storage, read_write> t32: array<atomic<u32>>;
+@group(0) @binding(37) var<storage, read_write> t33: array<atomic<u32>>;
+@group(0) @binding(38) var<storage, read_write> t34: array<atomic<u32>>;
+@group(0) @binding(39) var<storage, read_write> t35: array<atomic<u32>>;
+@group(0) @binding(40) var<storage, read_write> t36: array<atomic<u32>>;
+@group(0) @binding(41) var<storage, read_write> t37: array<atomic<u32>>;
+@group(0) @binding(42) var<storage, read_write> t38: array<atomic<u32>>;
+@group(0) @binding(43) var<storage, read_write> t39: array<atomic<u32>>;
+@group(0) @binding(44) var<storage, read_write> t40: array<atomic<u32>>;
+@group(0) @binding(45) var<storage, read_write> t41: array<atomic<u32>>;
+@group(0) @binding(46) var<storage, read_write> t42: array<atomic<u32>>;
+@group(0) @binding(47) var<storage, read_write> t43: array<atomic<u32>>;
+@group(0) @binding(48) var<storage, read_write> t44: array<atomic<u32>>;
+@group(0) @binding(49) var<storage, read_write> t45: array<atomic<u32>>;
+@group(0) @binding(50) var<storage, read_write> t46: array<atomic<u32>>;
+@group(0) @binding(51) var<storage, read_write> t47: array<atomic<u32>>;
+@group(0) @binding(52) var<storage, read_write> t48: array<atomic<u32>>;
+@group(0) @binding(53) var<storage, read_write> t49: array<atomic<u32>>;
+@group(0) @binding(54) var<storage, read_write> t50: array<atomic<u32>>;
+@group(0) @binding(55) var<storage, read_write> t51: array<atomic<u32>>;
+@group(0) @binding(56) var<storage, read_write> t52: array<atomic<u32>>;
+@group(0) @binding(57) var<storage, read_write> t53: array<atomic<u32>>;
+@group(0) @binding(58) var<storage, read_write> t54: array<atomic<u32>>;
+@group(0) @binding(59) var<storage, read_write> t55: array<atomic<u32>>;
+@group(0) @binding(60) var<storage, read_write> t56: array<atomic<u32>>;
+@group(0) @binding(61) var<storage, read_write> t57: array<atomic<u32>>;
+@group(0) @binding(62) var<storage, read_write> t58: array<atomic<u32>>;
+@group(0) @binding(63) var<storage, read_write> t59: array<atomic<u32>>;
+@group(0) @binding(64) var<storage, read_write> t60: array<atomic<u32>>;
+@group(0) @binding(65) var<storage, read_write> t61: array<atomic<u32>>;
+@group(0) @binding(66) var<storage, read_write> t62: array<atomic<u32>>;
+@group(0) @binding(67) var<storage, read_write> t63: array<atomic<u32>>;
+
+// The word `local` of table buffer `buf` (a binding each: WGSL selects a binding by name only).
+fn load_word(buf: u32, local: u32) -> u32 {
+    switch buf {
+        case 0u: { return atomicLoad(&t0[local]); }
+        case 1u: { return atomicLoad(&t1[local]); }
+        case 2u: { return atomicLoad(&t2[local]); }
+        case 3u: { return atomicLoad(&t3[local]); }
+        case 4u: { return atomicLoad(&t4[local]); }
+        case 5u: { return atomicLoad(&t5[local]); }
+        case 6u: { return atomicLoad(&t6[local]); }
+        case 7u: { return atomicLoad(&t7[local]); }
+        case 8u: { return atomicLoad(&t8[local]); }
+        case 9u: { return atomicLoad(&t9[local]); }
+        case 10u: { return atomicLoad(&t10[local]); }
+        case 11u: { return atomicLoad(&t11[local]); }
+        case 12u: { return atomicLoad(&t12[local]); }
+        case 13u: { return atomicLoad(&t13[local]); }
+        case 14u: { return atomicLoad(&t14[local]); }
+        case 15u: { return atomicLoad(&t15[local]); }
+        case 16u: { return atomicLoad(&t16[local]); }
+        case 17u: { return atomicLoad(&t17[local]); }
+        case 18u: { return atomicLoad(&t18[local]); }
+        case 19u: { return atomicLoad(&t19[local]); }
+        case 20u: { return atomicLoad(&t20[local]); }
+        case 21u: { return atomicLoad(&t21[local]); }
+        case 22u: { return atomicLoad(&t22[local]); }
+        case 23u: { return atomicLoad(&t23[local]); }
+        case 24u: { return atomicLoad(&t24[local]); }
+        case 25u: { return atomicLoad(&t25[local]); }
+        case 26u: { return atomicLoad(&t26[local]); }
+        case 27u: { return atomicLoad(&t27[local]); }
+        case 28u: { return atomicLoad(&t28[local]); }
+        case 29u: { return atomicLoad(&t29[local]); }
+        case 30u: { return atomicLoad(&t30[local]); }
+        case 31u: { return atomicLoad(&t31[local]); }
+        case 32u: { return atomicLoad(&t32[local]); }
+        case 33u: { return atomicLoad(&t33[local]); }
+        case 34u: { return atomicLoad(&t34[local]); }
+        case 35u: { return atomicLoad(&t35[local]); }
+        case 36u: { return atomicLoad(&t36[local]); }
+        case 37u: { return atomicLoad(&t37[local]); }
+        case 38u: { return atomicLoad(&t38[local]); }
+        case 39u: { return atomicLoad(&t39[local]); }
+        case 40u: { return atomicLoad(&t40[local]); }
+        case 41u: { return atomicLoad(&t41[local]); }
+        case 42u: { return atomicLoad(&t42[local]); }
+        case 43u: { return atomicLoad(&t43[local]); }
+        case 44u: { return atomicLoad(&t44[local]); }
+        case 45u: { return atomicLoad(&t45[local]); }
+        case 46u: { return atomicLoad(&t46[local]); }
+        case 47u: { return atomicLoad(&t47[local]); }
+        case 48u: { return atomicLoad(&t48[local]); }
+        case 49u: { return atomicLoad(&t49[local]); }
+        case 50u: { return atomicLoad(&t50[local]); }
+        case 51u: { return atomicLoad(&t51[local]); }
+        case 52u: { return atomicLoad(&t52[local]); }
+        case 53u: { return atomicLoad(&t53[local]); }
+        case 54u: { return atomicLoad(&t54[local]); }
+        case 55u: { return atomicLoad(&t55[local]); }
+        case 56u: { return atomicLoad(&t56[local]); }
+        case 57u: { return atomicLoad(&t57[local]); }
+        case 58u: { return atomicLoad(&t58[local]); }
+        case 59u: { return atomicLoad(&t59[local]); }
+        case 60u: { return atomicLoad(&t60[local]); }
+        case 61u: { return atomicLoad(&t61[local]); }
+        case 62u: { return atomicLoad(&t62[local]); }
+        case 63u: { return atomicLoad(&t63[local]); }
+        default: { return 0u; }
+    }
+}
+
+// Set bits `v` of the word `local` of table buffer `buf`.
+fn or_word(buf: u32, local: u32, v: u32) {
+    switch buf {
+        case 0u: { atomicOr(&t0[local], v); }
+        case 1u: { atomicOr(&t1[local], v); }
+        case 2u: { atomicOr(&t2[local], v); }
+        case 3u: { atomicOr(&t3[local], v); }
+        case 4u: { atomicOr(&t4[local], v); }
+        case 5u: { atomicOr(&t5[local], v); }
+        case 6u: { atomicOr(&t6[local], v); }
+        case 7u: { atomicOr(&t7[local], v); }
+        case 8u: { atomicOr(&t8[local], v); }
+        case 9u: { atomicOr(&t9[local], v); }
+        case 10u: { atomicOr(&t10[local], v); }
+        case 11u: { atomicOr(&t11[local], v); }
+        case 12u: { atomicOr(&t12[local], v); }
+        case 13u: { atomicOr(&t13[local], v); }
+        case 14u: { atomicOr(&t14[local], v); }
+        case 15u: { atomicOr(&t15[local], v); }
+        case 16u: { atomicOr(&t16[local], v); }
+        case 17u: { atomicOr(&t17[local], v); }
+        case 18u: { atomicOr(&t18[local], v); }
+        case 19u: { atomicOr(&t19[local], v); }
+        case 20u: { atomicOr(&t20[local], v); }
+        case 21u: { atomicOr(&t21[local], v); }
+        case 22u: { atomicOr(&t22[local], v); }
+        case 23u: { atomicOr(&t23[local], v); }
+        case 24u: { atomicOr(&t24[local], v); }
+        case 25u: { atomicOr(&t25[local], v); }
+        case 26u: { atomicOr(&t26[local], v); }
+        case 27u: { atomicOr(&t27[local], v); }
+        case 28u: { atomicOr(&t28[local], v); }
+        case 29u: { atomicOr(&t29[local], v); }
+        case 30u: { atomicOr(&t30[local], v); }
+        case 31u: { atomicOr(&t31[local], v); }
+        case 32u: { atomicOr(&t32[local], v); }
+        case 33u: { atomicOr(&t33[local], v); }
+        case 34u: { atomicOr(&t34[local], v); }
+        case 35u: { atomicOr(&t35[local], v); }
+        case 36u: { atomicOr(&t36[local], v); }
+        case 37u: { atomicOr(&t37[local], v); }
+        case 38u: { atomicOr(&t38[local], v); }
+        case 39u: { atomicOr(&t39[local], v); }
+        case 40u: { atomicOr(&t40[local], v); }
+        case 41u: { atomicOr(&t41[local], v); }
+        case 42u: { atomicOr(&t42[local], v); }
+        case 43u: { atomicOr(&t43[local], v); }
+        case 44u: { atomicOr(&t44[local], v); }
+        case 45u: { atomicOr(&t45[local], v); }
+        case 46u: { atomicOr(&t46[local], v); }
+        case 47u: { atomicOr(&t47[local], v); }
+        case 48u: { atomicOr(&t48[local], v); }
+        case 49u: { atomicOr(&t49[local], v); }
+        case 50u: { atomicOr(&t50[local], v); }
+        case 51u: { atomicOr(&t51[local], v); }
+        case 52u: { atomicOr(&t52[local], v); }
+        case 53u: { atomicOr(&t53[local], v); }
+        case 54u: { atomicOr(&t54[local], v); }
+        case 55u: { atomicOr(&t55[local], v); }
+        case 56u: { atomicOr(&t56[local], v); }
+        case 57u: { atomicOr(&t57[local], v); }
+        case 58u: { atomicOr(&t58[local], v); }
+        case 59u: { atomicOr(&t59[local], v); }
+        case 60u: { atomicOr(&t60[local], v); }
+        case 61u: { atomicOr(&t61[local], v); }
+        case 62u: { atomicOr(&t62[local], v); }
+        case 63u: { atomicOr(&t63[local], v); }
+        default: { }
+    }
+}
+
+// Row buffers: the largest side the hook index takes is 31, so 32 entries with a zero after.
+const MAXN: u32 = 32u;
+const WORKGROUP: u32 = 64u;
+// Words of one probe result: the index (2), its buffer and word (2), the rows it unranks to.
+const PROBE_WORDS: u32 = 36u;
+
+const EMPTY: u32 = 0u;
+const COLEX: u32 = 1u;
+
+// The position being decided: its chain of diagonal hooks (sides, outermost first), its
+// innermost hook (a, b) (a = 0: the empty diagram) with interior mu at colex rank x in the
+// block_first that starts at index `block_first`; `rows` its row lengths once composed.
+var<private> depth: u32;
+var<private> sides: array<u32, MAXN>;
+var<private> hook_a: u32;
+var<private> hook_b: u32;
+var<private> rank_x: vec2<u32>;
+var<private> block_first: vec2<u32>;
+var<private> mu: array<u32, MAXN>;
+var<private> rows: array<u32, MAXN>;
+var<private> reads: u32;
+
+fn add64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    let lo = a.x + b.x;
+    return vec2<u32>(lo, a.y + b.y + select(0u, 1u, lo < a.x));
+}
+
+fn sub64(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {
+    return vec2<u32>(a.x - b.x, a.y - b.y - select(0u, 1u, a.x < b.x));
+}
+
+fn le64(a: vec2<u32>, b: vec2<u32>) -> bool {
+    return a.y < b.y || (a.y == b.y && a.x <= b.x);
+}
+
+fn weight(r: u32, j: u32, len: u32) -> vec2<u32> {
+    let i = ((r * params.s + j) * params.s + len) * 2u;
+    return vec2<u32>(hix[i], hix[i + 1u]);
+}
+
+fn block_off(id: u32) -> vec2<u32> {
+    let k = params.bk0 + id * 6u;
+    return vec2<u32>(hix[k], hix[k + 1u]);
+}
+
+// The buffer and word of bit q.
+fn word_of(q: vec2<u32>) -> vec2<u32> {
+    let w = (q.x >> 5u) | (q.y << 27u);
+    let hi = q.y >> 5u;
+    let buf = (w >> params.shift) | (hi << (32u - params.shift));
+    return vec2<u32>(buf, w & ((1u << params.shift) - 1u));
+}
+
+fn is_p(q: vec2<u32>) -> bool {
+    let at = word_of(q);
+    return ((load_word(at.x, at.y) >> (q.x & 31u)) & 1u) == 1u;
+}
+
+// The index of any position of the square (its own or its transpose's): at each level the
+// hook (a, b), transposed when a < b, then a colex rank or one level down.
+fn index_of(rows_in: array<u32, MAXN>) -> vec2<u32> {
+    var cur = rows_in;
+    var m = params.n;
+    var idx = vec2<u32>(0u, 0u);
+    loop {
+        var a = cur[0];
+        if (a == 0u) {
+            return idx;
+        }
+        var b = 0u;
+        while (b < m && cur[b] > 0u) {
+            b = b + 1u;
+        }
+        if (a < b) {
+            var t: array<u32, MAXN>;
+            t = array<u32, MAXN>();
+            var len = b;
+            for (var i = 0u; i < a; i = i + 1u) {
+                while (len > 0u && cur[len - 1u] <= i) {
+                    len = len - 1u;
+                }
+                t[i] = len;
+            }
+            cur = t;
+            let x = a;
+            a = b;
+            b = x;
+        }
+        let at_base = hix[params.sq0 + m * 3u + 2u];
+        let id = hix[at_base + a * (m + 1u) + b];
+        idx = add64(idx, block_off(id));
+        let k = params.bk0 + id * 6u;
+        if (hix[k + 2u] == COLEX) {
+            let r = hix[k + 3u];
+            for (var j = 0u; j < r; j = j + 1u) {
+                idx = add64(idx, weight(r, j, cur[j + 1u] - 1u));
+            }
+            return idx;
+        }
+        let mc = hix[k + 5u];
+        for (var i = 0u; i < m; i = i + 1u) {
+            cur[i] = select(0u, cur[i + 1u] - 1u, i < mc);
+        }
+        m = mc;
+    }
+    return idx;
+}
+
+// Where index q lies (the private state above, rows not composed).
+fn locate(q: vec2<u32>) {
+    var m = params.n;
+    var x = q;
+    depth = 0u;
+    block_first = vec2<u32>(0u, 0u);
+    hook_a = 0u;
+    hook_b = 0u;
+    rank_x = vec2<u32>(0u, 0u);
+    for (var i = 0u; i < MAXN; i = i + 1u) {
+        mu[i] = 0u;
+    }
+    loop {
+        let first = hix[params.sq0 + m * 3u];
+        var lo = 0u;
+        var hi = hix[params.sq0 + m * 3u + 1u];
+        while (hi - lo > 1u) {
+            let mid = (lo + hi) / 2u;
+            if (le64(block_off(first + mid), x)) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let id = first + lo;
+        let off = block_off(id);
+        block_first = add64(block_first, off);
+        x = sub64(x, off);
+        let k = params.bk0 + id * 6u;
+        let kind = hix[k + 2u];
+        if (kind == EMPTY) {
+            return;
+        }
+        if (kind == COLEX) {
+            let r = hix[k + 3u];
+            let c = hix[k + 4u];
+            var top = c;
+            for (var j = 0u; j < r; j = j + 1u) {
+                var len = top;
+                while (!le64(weight(r, j, len), x)) {
+                    len = len - 1u;
+                }
+                x = sub64(x, weight(r, j, len));
+                mu[j] = len;
+                top = len;
+            }
+            hook_a = c + 1u;
+            hook_b = r + 1u;
+            rank_x = sub64(q, block_first);
+            return;
+        }
+        let mc = hix[k + 5u];
+        sides[depth] = mc + 1u;
+        depth = depth + 1u;
+        m = mc;
+    }
+}
+
+// The rows of the located position.
+fn compose() {
+    // Declared and then zeroed by a statement: every entry past the last row must be 0.
+    var cur: array<u32, MAXN>;
+    cur = array<u32, MAXN>();
+    if (hook_a > 0u) {
+        cur[0] = hook_a;
+        for (var i = 1u; i < hook_b; i = i + 1u) {
+            cur[i] = mu[i - 1u] + 1u;
+        }
+    }
+    var level = depth;
+    while (level > 0u) {
+        level = level - 1u;
+        let k = sides[level];
+        var up: array<u32, MAXN>;
+        up = array<u32, MAXN>();
+        up[0] = k;
+        for (var i = 1u; i < k; i = i + 1u) {
+            up[i] = cur[i - 1u] + 1u;
+        }
+        cur = up;
+    }
+    rows = cur;
+}
+
+// Whether the located position is P: no option is, read until the first P one.
+fn decide() -> bool {
+    // Bites in the interior: the same block_first, a smaller colex rank.
+    if (hook_b > 1u && mu[0] > 0u) {
+        let r = hook_b - 1u;
+        let here = add64(block_first, rank_x);
+        var last = r - 1u;
+        for (var t = 0u; t < mu[0]; t = t + 1u) {
+            while (mu[last] <= t) {
+                last = last - 1u;
+            }
+            var delta = vec2<u32>(0u, 0u);
+            var row = last + 1u;
+            loop {
+                row = row - 1u;
+                delta = add64(delta, sub64(weight(r, row, mu[row]), weight(r, row, t)));
+                reads = reads + 1u;
+                if (is_p(sub64(here, delta))) {
+                    return false;
+                }
+                if (row == 0u) {
+                    break;
+                }
+            }
+        }
+    }
+    // Every other bite but the poison's: a cell of a hook of the chain or the innermost one.
+    compose();
+    let d = depth;
+    for (var i = 0u; i < params.n; i = i + 1u) {
+        let len = rows[i];
+        if (len == 0u) {
+            break;
+        }
+        for (var j = 0u; j < len; j = j + 1u) {
+            if ((i > d && j > d) || (i == 0u && j == 0u)) {
+                continue;
+            }
+            var opt = rows;
+            for (var k = i; k < params.n; k = k + 1u) {
+                opt[k] = min(opt[k], j);
+            }
+            reads = reads + 1u;
+            if (is_p(index_of(opt))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+// Add v to the 64-bit counter at results[0] (low) and results[1] (high).
+fn count_reads(v: u32) {
+    let old = atomicAdd(&results[0], v);
+    if (old + v < old) {
+        atomicAdd(&results[1], 1u);
+    }
+}
+
+// Whether every loop so far ran to its own end: a loop of params.twice (2) trips, a uniform so
+// that no compiler unrolls it, ends after one trip once the driver has cut loops short.
+// Mesa's llvmpipe (lavapipe) counts the iterations of every loop of one shader call (a SIMD
+// group of invocations) together and, past 65,535 (gallivm's LP_MAX_TGSI_LOOP_ITERATIONS),
+// ends every loop after its current trip; the count only falls, so a full sentinel means no
+// loop before it was cut.
+fn loops_whole() -> bool {
+    var trips = 0u;
+    for (var c = 0u; c < params.twice; c = c + 1u) {
+        trips = trips + 1u;
+    }
+    return trips == params.twice;
+}
+
+// One range of a step: io[4i..4i+4] its first index (two words), its length, and how many of
+// its positions earlier dispatches of the step decided. The walk goes on from there and stops
+// before the first position whose decision a cut loop may have spoilt (see loops_whole): that
+// position is left undecided, the range's count says where to resume, and results[2] counts
+// the ranges left unfinished, for the host to dispatch the step again.
+@compute @workgroup_size(64)
+fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.groups_x * WORKGROUP;
+    if (i >= params.count) {
+        return;
+    }
+    let base = vec2<u32>(io[4u * i], io[4u * i + 1u]);
+    let len = io[4u * i + 2u];
+    let resume = io[4u * i + 3u];
+    if (resume >= len) {
+        return;
+    }
+    var kept = 0u;
+    locate(add64(base, vec2<u32>(resume, 0u)));
+    var k = resume;
+    loop {
+        let q = add64(base, vec2<u32>(k, 0u));
+        if (k > resume) {
+            // The colex successor of mu: lengthen the deepest row that can grow, empty the
+            // rows below it.
+            // (No break here: the deepest row that can grow is the last one found.)
+            let r = hook_b - 1u;
+            var grow = r;
+            for (var j = 0u; j < r; j = j + 1u) {
+                var cap = hook_a - 1u;
+                if (j > 0u) {
+                    cap = mu[j - 1u];
+                }
+                if (mu[j] < cap) {
+                    grow = j;
+                }
+            }
+            if (grow < r) {
+                mu[grow] = mu[grow] + 1u;
+                for (var u = grow + 1u; u < r; u = u + 1u) {
+                    mu[u] = 0u;
+                }
+            }
+            rank_x = add64(rank_x, vec2<u32>(1u, 0u));
+        }
+        reads = 0u;
+        let p = (q.x != 0u || q.y != 0u) && decide();
+        if (!loops_whole()) {
+            break;
+        }
+        if (p) {
+            let at = word_of(q);
+            or_word(at.x, at.y, 1u << (q.x & 31u));
+        }
+        kept = kept + reads;
+        k = k + 1u;
+        if (k >= len) {
+            break;
+        }
+    }
+    io[4u * i + 3u] = k;
+    if (k < len) {
+        atomicAdd(&results[2], 1u);
+    }
+    if (params.stats != 0u) {
+        count_reads(kept);
+    }
+}
+
+// The bits at indexes io[2i], io[2i+1] (low, high) into results[i].
+@compute @workgroup_size(64)
+fn chomp_hook_gather(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.groups_x * WORKGROUP;
+    if (i >= params.count) {
+        return;
+    }
+    let q = vec2<u32>(io[2u * i], io[2u * i + 1u]);
+    atomicStore(&results[i], select(0u, 1u, is_p(q)));
+}
+
+// The index arithmetic alone, for the tests: io[32i..32i+32] the rows of a position; into
+// results[PROBE_WORDS * i..]: its index (low, high), that bit's buffer and word, and the rows the
+// index locates (the stored one of the position and its transpose).
+@compute @workgroup_size(64)
+fn chomp_hook_probe(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x + gid.y * params.groups_x * WORKGROUP;
+    if (i >= params.count) {
+        return;
+    }
+    var p: array<u32, MAXN>;
+    for (var k = 0u; k < MAXN; k = k + 1u) {
+        p[k] = io[MAXN * i + k];
+    }
+    let q = index_of(p);
+    let at = word_of(q);
+    let o = PROBE_WORDS * i;
+    atomicStore(&results[o], q.x);
+    atomicStore(&results[o + 1u], q.y);
+    atomicStore(&results[o + 2u], at.x);
+    atomicStore(&results[o + 3u], at.y);
+    locate(q);
+    compose();
+    for (var k = 0u; k < MAXN; k = k + 1u) {
+        atomicStore(&results[o + 4u + k], rows[k]);
+    }
+}

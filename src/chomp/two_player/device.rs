@@ -1,0 +1,283 @@
+//! Two-player tables on a device (a GPU) as traits, implemented in `crate::gpu`
+//! (`ChompGpuDevice`): the mathematics here does not know what a GPU is. A square is solved by
+//! the pull scan of `super::pull` in the hook index of `chomp solve`'s own table (the same bits,
+//! the same file); any other box by the volume-layer kernel.
+//!
+//! A square's table stays on the device: the host reads back its P-count (streamed, a chunk at
+//! a time, so a table larger than the host's memory is counted), its words (for a table file,
+//! when the host holds them) or only the bits of chosen positions ([`DeviceTable::bits_at`]):
+//! the winning bites of every rectangle ([`device_bites`]) read about n⁴/4 bits of a table of
+//! 10¹² (22×22).
+//!
+//! Tests: tests/engine/chomp_hook.rs (lavapipe: the forward solver's bits to 12×12 with the
+//! default and the tiniest buffers, the index arithmetic past 2^32, the bites), tests/games
+//! through `chomp solve --backend gpu`.
+
+use super::blocks::Solved;
+use super::file::save_table;
+use super::plan::{LayerSolver, SolvePlan};
+use super::pull::PullStats;
+use super::table::{BitSource, PTable, RectangleBites};
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::BitLayout;
+use crate::error::{Error, Result};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// How a square's table is laid out on a device, said before any work.
+#[derive(Debug, Clone)]
+pub struct Preflight {
+    /// The device's name.
+    pub device: String,
+    /// The largest storage binding, in bytes.
+    pub max_binding: u64,
+    /// The largest buffer, in bytes.
+    pub max_buffer: u64,
+    /// Storage buffers one kernel may bind.
+    pub max_bindings: u32,
+    /// Table buffers the kernel selects from.
+    pub table_bindings: u32,
+    /// Bytes of the table.
+    pub table_bytes: u64,
+    /// u32 words in each table buffer (a power of two; the last may be shorter).
+    pub buffer_words: u64,
+    /// Table buffers used.
+    pub buffers: u64,
+}
+
+impl Preflight {
+    /// The one line said before any work.
+    pub fn line(&self) -> String {
+        format!(
+            "device {}: largest binding {} bytes, largest buffer {} bytes, {} storage bindings; \
+             table {} bytes in {} of at most {} buffers of {} bytes",
+            self.device,
+            self.max_binding,
+            self.max_buffer,
+            self.max_bindings,
+            self.table_bytes,
+            self.buffers,
+            self.table_bindings,
+            self.buffer_words * 4
+        )
+    }
+}
+
+/// A square's table held on a device.
+pub trait DeviceTable {
+    /// The P-positions of the box (a pair stored once counts twice), read back a chunk at a
+    /// time.
+    fn p_count(&self) -> Result<u64>;
+    /// Every word of the table (bit b of word b / 64), for a table file.
+    fn words(&self) -> Result<Vec<u64>>;
+    /// The bits at `indexes`, in order.
+    fn bits_at(&self, indexes: &[u64]) -> Result<Vec<bool>>;
+    /// Options read by the kernel, when counted.
+    fn stats(&self) -> Option<PullStats>;
+}
+
+/// A device that solves two-player tables: a box that is not square by its volume-layer
+/// kernel (the plan's [`LayerSolver`]), a square by the hook kernel.
+pub trait ChompDevice: LayerSolver + Send + Sync {
+    /// How `layout`'s table would lie on the device, with buffers of `buffer_words` u32 words
+    /// when given (a test's tiny buffers) else the largest the device binds; refuses a table
+    /// the device cannot bind.
+    fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight>;
+    /// Solve `layout`'s table (a square's hook index) as `plan` lays it out, counting the
+    /// options read when `stats`; the table stays on the device.
+    fn solve_hook(
+        &self,
+        layout: &BitLayout,
+        plan: &Preflight,
+        stats: bool,
+    ) -> Result<Box<dyn DeviceTable>>;
+}
+
+/// What a device run is asked for besides the table.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeviceOptions {
+    /// Table buffers of this many u32 words (a power of two), for tests; else the largest.
+    pub buffer_words: Option<u64>,
+    /// Count the options the kernel reads.
+    pub stats: bool,
+    /// The winning bites of every rectangle of the box, read on the device.
+    pub bites: bool,
+}
+
+/// What a device run gives.
+#[derive(Debug)]
+pub struct DeviceSolve {
+    /// The table's layout on the device (a square), said before the work.
+    pub preflight: Option<Preflight>,
+    /// The P-count and layout.
+    pub solved: Solved,
+    /// The winning bites of every rectangle, when asked for.
+    pub bites: Option<Vec<RectangleBites>>,
+    /// The options the kernel read, when counted.
+    pub stats: Option<PullStats>,
+}
+
+/// Run `plan` (a GPU route) on `device`: a square by the hook kernel, the table kept on the
+/// device (saved to the plan's file, which the plan checked the host can hold), any other box
+/// by the volume-layer kernel. `said(preflight)` hears the square's layout on the device
+/// before any work.
+pub fn solve_on(
+    device: &dyn ChompDevice,
+    plan: &SolvePlan,
+    options: DeviceOptions,
+    said: impl FnOnce(&Preflight),
+) -> Result<DeviceSolve> {
+    let layout = &plan.layout;
+    if layout.hook_index().is_none() {
+        let table = plan.solve_layers_on(device)?;
+        return Ok(DeviceSolve {
+            preflight: None,
+            solved: Solved {
+                p_positions: table.p_count(),
+                index: layout.clone(),
+                blocks: None,
+            },
+            bites: options.bites.then(|| table.rectangle_bites(plan.shape)),
+            stats: None,
+        });
+    }
+    let preflight = device.preflight(layout, options.buffer_words)?;
+    said(&preflight);
+    let table = device.solve_hook(layout, &preflight, options.stats)?;
+    let p_positions = match &plan.output {
+        Some(o) => {
+            let host = PTable::from_words(layout.clone(), table.words()?)?;
+            save_table(&host, o)?;
+            host.p_count()
+        }
+        None => table.p_count()?,
+    };
+    let bites = match options.bites {
+        true => Some(device_bites(&*table, layout, plan.shape)?),
+        false => None,
+    };
+    Ok(DeviceSolve {
+        preflight: Some(preflight),
+        solved: Solved {
+            p_positions,
+            index: layout.clone(),
+            blocks: None,
+        },
+        bites,
+        stats: table.stats(),
+    })
+}
+
+/// The P-count of bits `first..first + 32 * words.len()` of a table in a hook index (u32
+/// words, bit b of word b / 32), weighted as [`leaf_weights`] says: the one count of a table
+/// read back in chunks (`leaves` from `super::pull::leaf_weights`).
+pub fn weighted_count(leaves: &[(u64, u64, u64)], first: u64, words: &[u32]) -> u64 {
+    let end = first + 32 * words.len() as u64;
+    let start = leaves.partition_point(|&(_, hi, _)| hi <= first);
+    let mut total = 0u64;
+    for &(lo, hi, w) in &leaves[start..] {
+        if lo >= end {
+            break;
+        }
+        let (a, b) = (lo.max(first) - first, hi.min(end) - first);
+        total += w * count_range(words, a, b);
+    }
+    total
+}
+
+/// Set bits of `words` from bit `a` to bit `b` (exclusive).
+fn count_range(words: &[u32], a: u64, b: u64) -> u64 {
+    if a >= b {
+        return 0;
+    }
+    let (wa, wb) = ((a / 32) as usize, ((b - 1) / 32) as usize);
+    let lo_mask = u32::MAX << (a % 32);
+    let hi_mask = u32::MAX >> (31 - (b - 1) % 32);
+    if wa == wb {
+        return (words[wa] & lo_mask & hi_mask).count_ones() as u64;
+    }
+    let mid: u64 = words[wa + 1..wb]
+        .iter()
+        .map(|w| w.count_ones() as u64)
+        .sum();
+    (words[wa] & lo_mask).count_ones() as u64 + mid + (words[wb] & hi_mask).count_ones() as u64
+}
+
+/// A [`BitSource`] that answers N and notes every bit asked for: the bites of the rectangles
+/// read the same bits whatever they hold.
+struct Recorder<'a> {
+    layout: &'a BitLayout,
+    asked: RefCell<Vec<u64>>,
+}
+
+impl BitSource for Recorder<'_> {
+    fn layout(&self) -> &BitLayout {
+        self.layout
+    }
+
+    fn is_p_bit(&self, b: u64) -> Result<bool> {
+        self.asked.borrow_mut().push(b);
+        Ok(false)
+    }
+}
+
+/// The bits read from the device, answered from memory.
+struct Gathered<'a> {
+    layout: &'a BitLayout,
+    bits: HashMap<u64, bool>,
+}
+
+impl BitSource for Gathered<'_> {
+    fn layout(&self) -> &BitLayout {
+        self.layout
+    }
+
+    fn is_p_bit(&self, b: u64) -> Result<bool> {
+        self.bits
+            .get(&b)
+            .copied()
+            .ok_or_else(|| Error::invalid(format!("bit {b} was not read from the device")))
+    }
+}
+
+/// The winning bites of every rectangle of `shape` from a table on a device: the bits they
+/// need are listed first, read in one gather, then the bites are found as
+/// [`BitSource::rectangle_bites`] finds them in a file.
+pub fn device_bites(
+    table: &dyn DeviceTable,
+    layout: &BitLayout,
+    shape: ChompBox,
+) -> Result<Vec<RectangleBites>> {
+    let recorder = Recorder {
+        layout,
+        asked: RefCell::new(Vec::new()),
+    };
+    recorder.rectangle_bites(shape)?;
+    let mut asked = recorder.asked.into_inner();
+    asked.sort_unstable();
+    asked.dedup();
+    let bits = table.bits_at(&asked)?;
+    let gathered = Gathered {
+        layout,
+        bits: asked.into_iter().zip(bits).collect(),
+    };
+    gathered.rectangle_bites(shape)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_count_masks_both_ends() {
+        let words = [u32::MAX, 0b1011, u32::MAX];
+        assert_eq!(count_range(&words, 0, 96), 32 + 3 + 32);
+        assert_eq!(count_range(&words, 3, 5), 2);
+        assert_eq!(count_range(&words, 31, 34), 1 + 2);
+        assert_eq!(count_range(&words, 33, 64), 2);
+        assert_eq!(count_range(&words, 40, 40), 0);
+        let leaves = [(0, 40, 2), (40, 90, 1)];
+        assert_eq!(weighted_count(&leaves, 0, &words), 2 * 35 + 26);
+        assert_eq!(weighted_count(&leaves, 32, &words[1..]), 2 * 3 + 26);
+    }
+}

@@ -1,0 +1,653 @@
+//! Two-player Chomp of a square on the GPU: `chomp_hook.wgsl` over the hook index of
+//! `chomp solve`'s own table (the same bits, so the same file), 64-bit indexes, the table in up
+//! to [`TABLE_BINDINGS`] buffers. The CPU twin is `two_player::pull` (the same walk of a range,
+//! the same options in the same order); the GPU==CPU tests compare with the forward solver.
+//! This is the [`ChompDevice`] of the GPU; the volume-layer kernel (`super::chomp`) still
+//! solves the boxes that are not square.
+//!
+//! # The algorithm: a pull scan
+//! Each step of the forward solver's schedule is one dispatch (split where it has more ranges
+//! than the range buffer holds), one invocation per range, which decides its positions in
+//! index order: a position is P when none of its options is, read until the first P one. A
+//! forward marking (each P-position marks its parents, as the CPU does) reads less, but its
+//! fills branch by the hooks they reach and recurse into child squares, and its marks land
+//! anywhere in the table; the pull scan's options are each one index computed on its own, and
+//! its only write is the position's own bit. Measured by the CPU twin's [`PullStats`] and the
+//! kernel's own count (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position
+//! on 10×10 (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for
+//! 1,363,341); a position has up to n² options, so the first P one comes early.
+//!
+//! Its limit is parallelism: one invocation a range, and a step of the 20×20 box has some
+//! hundreds of ranges of some thousands of positions. The positions of one range whose free
+//! rows hold equally many cells are independent too; splitting a range by them is the next
+//! step for a real GPU.
+//!
+//! # Walks cut short by a driver
+//! Mesa's llvmpipe (lavapipe) ends every loop of a shader call once all its loops together
+//! have made 65,535 trips (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`, one count for a SIMD group
+//! of invocations): a range of some hundred positions passes that from 10×10 on, and its walk
+//! stopped there silently, leaving later P-positions N. The kernel ends each position with a
+//! loop of two trips that a cut ends after one: then it leaves that position undecided and
+//! records where the walk stopped, and on a software adapter the host dispatches the step again
+//! until every walk is done (each dispatch starts with a fresh count). Any other device gets
+//! one dispatch a step and an error if a walk was cut.
+//!
+//! # Tables larger than one binding
+//! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
+//! the device's largest binding; the kernel selects one by a switch on the buffer's number
+//! (bindings 4, 5, …: WGSL names a binding statically, and binding arrays of storage buffers
+//! are an optional feature). `buffer_words` (or `CHOMPUTE_GPU_TABLE_WORDS` on the command line)
+//! forces small buffers, so that the tests on lavapipe cross every boundary.
+//!
+//! Tests: tests/engine/chomp_hook.rs.
+
+use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
+use super::kernel::{kernel_params, Access, Kernel, KernelId};
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::engine::driver::{drive_steps, Run};
+use crate::chomp::index::hook::{Rows, MAX_SIDE};
+use crate::chomp::index::{BitLayout, HookIndex};
+use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
+use crate::chomp::two_player::plan::LayerSolver;
+use crate::chomp::two_player::pull::{leaf_weights, PullStats};
+use crate::chomp::two_player::PTable;
+use crate::error::{Error, Result};
+use std::sync::Arc;
+use wgpu::util::DeviceExt;
+
+/// Table buffers the kernel binds (bindings 4 to 67).
+pub const TABLE_BINDINGS: u32 = 64;
+
+/// Storage bindings besides the table: the index, the input, the results.
+const OTHER_BINDINGS: u32 = 3;
+
+/// Words of one probe result (`PROBE_WORDS` in the shader).
+pub const PROBE_WORDS: usize = 36;
+
+const STORAGE: [Access; (OTHER_BINDINGS + TABLE_BINDINGS) as usize] = {
+    let mut a = [Access::ReadWrite; (OTHER_BINDINGS + TABLE_BINDINGS) as usize];
+    a[0] = Access::Read;
+    a
+};
+
+const fn hook_kernel(entry: &'static str) -> Kernel {
+    Kernel {
+        consts: &[
+            ("MAXN", MAX_SIDE as u32 + 1),
+            ("PROBE_WORDS", PROBE_WORDS as u32),
+        ],
+        ..Kernel::with_params::<ChompHookParams>(
+            "chomp_hook.wgsl",
+            include_str!("../../shaders/chomp_hook.wgsl"),
+            entry,
+            [64, 1, 1],
+            &STORAGE,
+        )
+    }
+}
+
+/// `chomp_hook.wgsl`'s step: one invocation per range of a step.
+pub(crate) const CHOMP_HOOK_STEP: Kernel = hook_kernel("chomp_hook_step");
+/// `chomp_hook.wgsl`'s gather: the bits at chosen indexes.
+pub(crate) const CHOMP_HOOK_GATHER: Kernel = hook_kernel("chomp_hook_gather");
+/// `chomp_hook.wgsl`'s probe: the index arithmetic alone.
+pub(crate) const CHOMP_HOOK_PROBE: Kernel = hook_kernel("chomp_hook_probe");
+
+const WORKGROUP: u64 = 64;
+
+/// The kernel of entry `entry` (0 step, 1 gather, 2 probe) with `tables` table bindings: the
+/// file as it is for [`TABLE_BINDINGS`], else its text without the bindings and switch cases
+/// of the buffers past `tables` (a device that binds fewer storage buffers, such as lavapipe's
+/// 32), made once and kept.
+pub(crate) fn kernel(entry: usize, tables: u8) -> &'static Kernel {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    let full = [&CHOMP_HOOK_STEP, &CHOMP_HOOK_GATHER, &CHOMP_HOOK_PROBE][entry];
+    let tables = (tables as u32).clamp(1, TABLE_BINDINGS);
+    if tables == TABLE_BINDINGS {
+        return full;
+    }
+    static CUT: OnceLock<Mutex<HashMap<(usize, u32), &'static Kernel>>> = OnceLock::new();
+    let mut cut = CUT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    cut.entry((entry, tables)).or_insert_with(|| {
+        let dropped: Vec<String> = (tables..TABLE_BINDINGS)
+            .flat_map(|k| [format!(" t{k}: "), format!("&t{k}[")])
+            .collect();
+        let source: String = full
+            .source
+            .lines()
+            .filter(|l| !dropped.iter().any(|d| l.contains(d.as_str())))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let storage = &STORAGE[..(OTHER_BINDINGS + tables) as usize];
+        Box::leak(Box::new(Kernel {
+            file: Box::leak(format!("chomp_hook.wgsl ({tables} table bindings)").into_boxed_str()),
+            source: Box::leak(source.into_boxed_str()),
+            storage,
+            ..hook_kernel(full.entry)
+        }))
+    })
+}
+
+kernel_params! {
+    /// Params of `chomp_hook.wgsl`: the side n and n + 1, where the squares and the blocks
+    /// start in the index buffer, the items of this dispatch and its x extent in workgroups,
+    /// log2 of the words of a table buffer, whether to count the options read.
+    struct ChompHookParams {
+        n: u32,
+        s: u32,
+        sq0: u32,
+        bk0: u32,
+        count: u32,
+        groups_x: u32,
+        shift: u32,
+        stats: u32,
+        twice: u32,
+    }
+}
+
+/// The hook index as the kernel reads it (see the shader's header): weights, squares, `at`
+/// tables, blocks; and where the squares and blocks start.
+fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
+    let n = hook.side();
+    let s = n + 1;
+    let mut out = Vec::new();
+    for r in 0..s {
+        for j in 0..s {
+            for len in 0..s {
+                let w = if j < r {
+                    hook.weight(r, j, len as u32)
+                } else {
+                    0
+                };
+                out.extend([w as u32, (w >> 32) as u32]);
+            }
+        }
+    }
+    let sq0 = out.len();
+    out.resize(sq0 + 3 * s, 0);
+    let mut first = 0u32;
+    let mut at_tables = Vec::new();
+    for m in 0..s {
+        let sq = &hook.squares[m];
+        out[sq0 + 3 * m] = first;
+        out[sq0 + 3 * m + 1] = sq.blocks.len() as u32;
+        at_tables.push(
+            sq.at
+                .iter()
+                .map(|&i| {
+                    if i == usize::MAX {
+                        u32::MAX
+                    } else {
+                        first + i as u32
+                    }
+                })
+                .collect::<Vec<u32>>(),
+        );
+        first += sq.blocks.len() as u32;
+    }
+    for (m, at) in at_tables.into_iter().enumerate() {
+        out[sq0 + 3 * m + 2] = out.len() as u32;
+        out.extend(at);
+    }
+    let bk0 = out.len();
+    for m in 0..s {
+        for b in &hook.squares[m].blocks {
+            use crate::chomp::index::hook::Kind;
+            let (kind, r, c, mc) = match b.kind {
+                Kind::Empty => (0, 0, 0, 0),
+                Kind::Colex { r, c } => (1, r as u32, c, 0),
+                Kind::Child { m } => (2, 0, 0, m as u32),
+            };
+            out.extend([b.off as u32, (b.off >> 32) as u32, kind, r, c, mc]);
+        }
+    }
+    (out, sq0 as u32, bk0 as u32)
+}
+
+/// The two-player tables on one GPU context.
+pub struct ChompGpuDevice {
+    ctx: Arc<GpuContext>,
+}
+
+impl ChompGpuDevice {
+    /// The device of `ctx`.
+    pub fn new(ctx: Arc<GpuContext>) -> ChompGpuDevice {
+        ChompGpuDevice { ctx }
+    }
+}
+
+impl LayerSolver for ChompGpuDevice {
+    fn check(&self, shape: ChompBox) -> Result<()> {
+        super::chomp::ChompGpu::new(self.ctx.clone()).check(shape)
+    }
+
+    fn solve(&self, shape: ChompBox) -> Result<PTable> {
+        super::chomp::ChompGpu::new(self.ctx.clone()).solve(shape)
+    }
+}
+
+impl ChompDevice for ChompGpuDevice {
+    fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
+        let limits = &self.ctx.limits;
+        let max_binding = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let words = layout.len().div_ceil(32).max(1);
+        let largest = prev_power_of_two((max_binding / 4).min(1 << 31));
+        let buffer_words = match buffer_words {
+            Some(w) => w.clamp(2, largest).next_power_of_two().min(largest),
+            None => words.next_power_of_two().clamp(2, largest),
+        };
+        let max_bindings = limits.max_storage_buffers_per_shader_stage;
+        let plan = Preflight {
+            device: self.ctx.info.name.clone(),
+            max_binding: limits.max_storage_buffer_binding_size,
+            max_buffer: limits.max_buffer_size,
+            max_bindings,
+            table_bindings: max_bindings
+                .saturating_sub(OTHER_BINDINGS)
+                .min(TABLE_BINDINGS),
+            table_bytes: words * 4,
+            buffer_words,
+            buffers: words.div_ceil(buffer_words),
+        };
+        let shape = layout.shape();
+        if plan.buffers > plan.table_bindings as u64 {
+            return Err(Error::too_large(
+                format!("the {shape} box on this GPU"),
+                format!("{}: more buffers than the kernel binds", plan.line()),
+            ));
+        }
+        Ok(plan)
+    }
+
+    fn solve_hook(
+        &self,
+        layout: &BitLayout,
+        plan: &Preflight,
+        stats: bool,
+    ) -> Result<Box<dyn DeviceTable>> {
+        let Some(hook) = layout.hook_index() else {
+            return Err(Error::invalid(format!(
+                "the hook kernel solves squares, not the {} box",
+                layout.shape()
+            )));
+        };
+        let table = HookTable::new(self.ctx.clone(), hook.clone(), plan)?;
+        table.solve(stats)?;
+        Ok(Box::new(table))
+    }
+}
+
+fn prev_power_of_two(x: u64) -> u64 {
+    if x == 0 {
+        0
+    } else {
+        1 << (63 - x.leading_zeros())
+    }
+}
+
+/// A square's table on the GPU: its buffers and the hook index the kernel reads.
+pub struct HookTable {
+    ctx: Arc<GpuContext>,
+    hook: Arc<HookIndex>,
+    index: wgpu::Buffer,
+    sq0: u32,
+    bk0: u32,
+    tables: Vec<wgpu::Buffer>,
+    /// Stand-ins bound where the table has no buffer.
+    spare: Vec<wgpu::Buffer>,
+    shift: u32,
+    /// Table bindings of the kernel (the table's buffers and the stand-ins).
+    bindings: u8,
+    words: u64,
+    stats: std::sync::Mutex<Option<PullStats>>,
+}
+
+impl HookTable {
+    /// The buffers of `hook`'s table laid out as `plan` says, zeroed; refuses in one line a
+    /// table the device cannot allocate.
+    pub fn new(ctx: Arc<GpuContext>, hook: Arc<HookIndex>, plan: &Preflight) -> Result<HookTable> {
+        let words = hook.len().div_ceil(32).max(1);
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let mut tables = Vec::new();
+        for k in 0..plan.buffers {
+            let w = (words - k * plan.buffer_words).min(plan.buffer_words);
+            let made = ctx.buffer("chomp hook table", w * 4, usage);
+            match made {
+                Ok(b) => tables.push(b),
+                Err(e) => {
+                    return Err(Error::too_large(
+                        format!("the {0}x{0} box on this GPU", hook.side()),
+                        format!(
+                            "{}: buffer {} of {} not allocated ({e})",
+                            plan.line(),
+                            k + 1,
+                            plan.buffers
+                        ),
+                    ))
+                }
+            }
+        }
+        HookTable::with_buffers(ctx, hook, tables, plan.buffer_words, plan.table_bindings)
+    }
+
+    /// The index alone, no table (its buffers of `buffer_words` u32 words, a power of two, are
+    /// not allocated): for [`HookTable::probe`] on boxes of any size, on a device that binds
+    /// `bindings` table buffers ([`Preflight::table_bindings`]).
+    pub fn probe_only(
+        ctx: Arc<GpuContext>,
+        hook: Arc<HookIndex>,
+        buffer_words: u64,
+        bindings: u32,
+    ) -> Result<HookTable> {
+        if !buffer_words.is_power_of_two() || buffer_words < 2 {
+            return Err(Error::invalid(format!(
+                "table buffers hold a power of two words, at least 2, not {buffer_words}"
+            )));
+        }
+        HookTable::with_buffers(ctx, hook, Vec::new(), buffer_words, bindings)
+    }
+
+    fn with_buffers(
+        ctx: Arc<GpuContext>,
+        hook: Arc<HookIndex>,
+        tables: Vec<wgpu::Buffer>,
+        buffer_words: u64,
+        bindings: u32,
+    ) -> Result<HookTable> {
+        let bindings = bindings.clamp(1, TABLE_BINDINGS);
+        let words = hook.len().div_ceil(32).max(1);
+        let spare = (tables.len() as u32..bindings)
+            .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
+            .collect::<Result<Vec<_>>>()?;
+        let (words_index, sq0, bk0) = index_words(&hook);
+        let index = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("chomp hook index"),
+                contents: bytemuck::cast_slice(&words_index),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        Ok(HookTable {
+            ctx,
+            hook,
+            index,
+            sq0,
+            bk0,
+            tables,
+            spare,
+            shift: buffer_words.trailing_zeros(),
+            bindings: bindings as u8,
+            words,
+            stats: std::sync::Mutex::new(None),
+        })
+    }
+
+    fn params(&self, count: u32, groups_x: u32, stats: bool) -> ChompHookParams {
+        ChompHookParams {
+            n: self.hook.side() as u32,
+            s: self.hook.side() as u32 + 1,
+            sq0: self.sq0,
+            bk0: self.bk0,
+            count,
+            groups_x,
+            shift: self.shift,
+            stats: stats as u32,
+            twice: 2,
+        }
+    }
+
+    /// Run kernel `id` over `count` items with `input` and `results` bound.
+    fn run(
+        &self,
+        id: KernelId,
+        arena: &ParamsArena,
+        input: &wgpu::Buffer,
+        results: &wgpu::Buffer,
+        count: u32,
+        stats: bool,
+    ) -> Result<wgpu::SubmissionIndex> {
+        let ctx = &*self.ctx;
+        let pipeline = ctx.pipeline(id)?;
+        let (gx, gy) = dispatch_2d(
+            (count as u64).div_ceil(WORKGROUP) as u32,
+            ctx.limits.max_compute_workgroups_per_dimension,
+        );
+        let mut buffers = vec![
+            self.index.as_entire_binding(),
+            input.as_entire_binding(),
+            results.as_entire_binding(),
+        ];
+        buffers.extend(self.tables.iter().map(|b| b.as_entire_binding()));
+        buffers.extend(self.spare.iter().map(|b| b.as_entire_binding()));
+        let bind = ctx.bind_group("chomp_hook", &pipeline, arena, &buffers);
+        ctx.checked(|| {
+            arena.write(ctx, 0, &[self.params(count, gx, stats)]);
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            dispatch(
+                &mut enc,
+                "chomp_hook",
+                &pipeline,
+                &bind,
+                arena.offset(0),
+                (gx, gy),
+            );
+            ctx.queue.submit([enc.finish()])
+        })
+    }
+
+    /// Solve the table: every step of the hook index through the one driver.
+    pub fn solve(&self, stats: bool) -> Result<()> {
+        let ctx = &*self.ctx;
+        let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let mut input = Reusable::new("chomp hook ranges", storage);
+        // results[0..2]: the options read; results[2]: the ranges a dispatch left unfinished.
+        let counter = ctx.buffer(
+            "chomp hook counter",
+            16,
+            wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+        )?;
+        let readback = Readback::default();
+        let unfinished = |ctx: &GpuContext| -> Result<u32> {
+            readback.read(ctx, &counter, 8, 4, |b| {
+                bytemuck::cast_slice::<u8, u32>(b)[0]
+            })
+        };
+        let chunk = ((ctx.max_binding_bytes() / 16).min(1 << 20)) as usize;
+        let run = Run::whole(&*self.hook, self.hook.len());
+        drive_steps(
+            run,
+            |_, ranges| {
+                for part in ranges.chunks(chunk) {
+                    let mut words = Vec::with_capacity(part.len() * 4);
+                    let mut longest = 0;
+                    for &(b, l) in part {
+                        let l = u32::try_from(l).map_err(|_| {
+                            Error::Gpu(format!("a range of {l} positions is longer than 2^32"))
+                        })?;
+                        longest = longest.max(l);
+                        words.extend([b as u32, (b >> 32) as u32, l, 0]);
+                    }
+                    let bytes = (words.len() * 4) as u64;
+                    input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
+                    let buf = input.get()?;
+                    ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
+                    let dispatch = || {
+                        self.run(
+                            KernelId::ChompHookStep(self.bindings),
+                            &arena,
+                            buf,
+                            &counter,
+                            part.len() as u32,
+                            stats,
+                        )
+                    };
+                    dispatch()?;
+                    // A software adapter cuts long walks short (see the shader's
+                    // loops_whole): dispatch the step again until every range is walked, each
+                    // dispatch deciding at least one more position of each unfinished range.
+                    if self.ctx.is_software() {
+                        let mut rounds = 0u64;
+                        while unfinished(ctx)? > 0 {
+                            rounds += 1;
+                            if rounds > longest as u64 {
+                                return Err(Error::Gpu(
+                                    "the hook kernel's walks of a step made no progress".into(),
+                                ));
+                            }
+                            ctx.queue
+                                .write_buffer(&counter, 8, bytemuck::cast_slice(&[0u32]));
+                            dispatch()?;
+                        }
+                    }
+                }
+                Ok(Vec::new())
+            },
+            |_, _, _| Ok(()),
+        )?;
+        let read: Vec<u32> = readback.read(ctx, &counter, 0, 12, |b| {
+            bytemuck::cast_slice::<u8, u32>(b).to_vec()
+        })?;
+        readback.release();
+        if read[2] > 0 {
+            return Err(Error::Gpu(format!(
+                "the device cut {} walks of the hook kernel short: its driver ends long loops",
+                read[2]
+            )));
+        }
+        if stats {
+            *self
+                .stats
+                .lock()
+                .map_err(|_| Error::Gpu("stats poisoned".into()))? = Some(PullStats {
+                positions: self.hook.len() - 1,
+                options: read[0] as u64 | (read[1] as u64) << 32,
+            });
+        }
+        Ok(())
+    }
+
+    /// Visit the table's u32 words in order, a chunk at a time: `f(first_word, words)`.
+    fn for_each_chunk(&self, mut f: impl FnMut(u64, &[u32])) -> Result<()> {
+        let readback = Readback::default();
+        let chunk = (self.ctx.max_binding_bytes()).min(256 << 20) & !3;
+        let mut first = 0u64;
+        for buf in &self.tables {
+            let size = buf.size();
+            let mut off = 0;
+            while off < size {
+                let bytes = (size - off).min(chunk);
+                readback.read(&self.ctx, buf, off, bytes, |b| {
+                    f(first + off / 4, bytemuck::cast_slice::<u8, u32>(b))
+                })?;
+                off += bytes;
+            }
+            first += size / 4;
+        }
+        readback.release();
+        Ok(())
+    }
+
+    /// Where each position's bits of the probe kernel (see the shader): for every row list
+    /// in `positions`, its index, that bit's buffer and word, and the rows the index locates.
+    pub fn probe(&self, positions: &[Rows]) -> Result<Vec<(u64, u32, u32, Rows)>> {
+        let input: Vec<u32> = positions.iter().flat_map(|r| r.iter().copied()).collect();
+        let out = self.gather_run(
+            KernelId::ChompHookProbe(self.bindings),
+            &input,
+            positions.len(),
+            PROBE_WORDS,
+        )?;
+        Ok(out
+            .chunks(PROBE_WORDS)
+            .map(|o| {
+                let mut rows = [0u32; MAX_SIDE + 1];
+                rows.copy_from_slice(&o[4..4 + MAX_SIDE + 1]);
+                (o[0] as u64 | (o[1] as u64) << 32, o[2], o[3], rows)
+            })
+            .collect())
+    }
+
+    /// Run a gather-shaped kernel: `count` items of `input`, `per` result words each.
+    fn gather_run(
+        &self,
+        id: KernelId,
+        input: &[u32],
+        count: usize,
+        per: usize,
+    ) -> Result<Vec<u32>> {
+        let ctx = &*self.ctx;
+        let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
+        let input_buf = ctx
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("chomp hook gather input"),
+                contents: bytemuck::cast_slice(if input.is_empty() { &[0u32] } else { input }),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bytes = ((count * per).max(1) * 4) as u64;
+        let results = ctx.buffer(
+            "chomp hook gather results",
+            bytes,
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        )?;
+        if count > 0 {
+            self.run(id, &arena, &input_buf, &results, count as u32, false)?;
+        }
+        Readback::default().read(ctx, &results, 0, bytes, |b| {
+            bytemuck::cast_slice::<u8, u32>(b)[..count * per].to_vec()
+        })
+    }
+}
+
+impl DeviceTable for HookTable {
+    fn p_count(&self) -> Result<u64> {
+        let leaves = leaf_weights(&self.hook);
+        let mut total = 0u64;
+        self.for_each_chunk(|first, words| total += weighted_count(&leaves, first * 32, words))?;
+        Ok(total)
+    }
+
+    fn words(&self) -> Result<Vec<u64>> {
+        let mut out: Vec<u32> = Vec::with_capacity(self.words as usize + 1);
+        self.for_each_chunk(|_, words| out.extend_from_slice(words))?;
+        let want = crate::chomp::bits::words_for_bits(self.hook.len()) as usize;
+        out.resize(want * 2, 0);
+        Ok(out
+            .chunks(2)
+            .map(|p| p[0] as u64 | (p[1] as u64) << 32)
+            .collect())
+    }
+
+    fn bits_at(&self, indexes: &[u64]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(indexes.len());
+        for part in indexes.chunks(1 << 20) {
+            let input: Vec<u32> = part
+                .iter()
+                .flat_map(|&q| [q as u32, (q >> 32) as u32])
+                .collect();
+            let got = self.gather_run(
+                KernelId::ChompHookGather(self.bindings),
+                &input,
+                part.len(),
+                1,
+            )?;
+            out.extend(got.into_iter().map(|b| b == 1));
+        }
+        Ok(out)
+    }
+
+    fn stats(&self) -> Option<PullStats> {
+        self.stats.lock().ok().and_then(|s| *s)
+    }
+}

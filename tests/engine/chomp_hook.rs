@@ -1,0 +1,173 @@
+//! The GPU's hook kernel (`chomp_hook.wgsl`) against the CPU: the forward solver's bits on
+//! every square to 12×12 with the default buffers and with the tiniest (as many as the kernel
+//! binds, so positions and their options lie in different buffers and steps cross buffers),
+//! the index arithmetic on indexes past 2^32 (22×22, no table allocated), and the winning
+//! bites read on the device.
+
+use chompute::chomp::index::hook::{Rows, MAX_SIDE};
+use chompute::chomp::index::{BitLayout, HookIndex};
+use chompute::chomp::two_player::device::{device_bites, ChompDevice};
+use chompute::chomp::two_player::solve::solve_layers;
+use chompute::chomp::two_player::PTable;
+use chompute::chomp::ChompBox;
+use chompute::gpu::chomp_hook::{ChompGpuDevice, HookTable, TABLE_BINDINGS};
+use chompute::gpu::GpuContext;
+use std::sync::Arc;
+
+fn square(n: usize) -> ChompBox {
+    ChompBox {
+        rows: n,
+        cols: n as u32,
+    }
+}
+
+/// The smallest buffers the kernel can bind `layout`'s table in on `device`.
+fn tiniest(device: &ChompGpuDevice, layout: &BitLayout) -> u64 {
+    let bindings = device.preflight(layout, None).unwrap().table_bindings;
+    assert!(bindings > 1 && bindings <= TABLE_BINDINGS, "{bindings}");
+    layout
+        .len()
+        .div_ceil(32)
+        .div_ceil(bindings as u64)
+        .next_power_of_two()
+        .max(2)
+}
+
+/// The hook kernel's words of the n×n table (buffers of `buffer_words`, or the tiniest with
+/// `Some(0)`) and the forward solver's.
+pub fn gpu_and_cpu(
+    ctx: &Arc<GpuContext>,
+    n: usize,
+    buffer_words: Option<u64>,
+) -> (Vec<u64>, Vec<u64>) {
+    let layout = BitLayout::for_box(square(n)).unwrap();
+    let cpu = PTable::empty(layout.clone()).unwrap();
+    solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+    let device = ChompGpuDevice::new(ctx.clone());
+    let words = buffer_words.map(|w| if w == 0 { tiniest(&device, &layout) } else { w });
+    let plan = device.preflight(&layout, words).unwrap();
+    if buffer_words.is_some() && layout.len() > 64 * 32 {
+        assert!(plan.buffers > 1, "{n}: {}", plan.line());
+    }
+    let table = device.solve_hook(&layout, &plan, false).unwrap();
+    assert_eq!(table.p_count().unwrap(), cpu.p_count(), "{n}: P-count");
+    (table.words().unwrap(), cpu.words())
+}
+
+#[test]
+fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_every_square_to_9() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_gives_the_forward_solvers_bits")
+    else {
+        return;
+    };
+    for n in 1..=9 {
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None);
+        assert!(gpu == cpu, "{n}x{n}: default buffers");
+    }
+}
+
+/// From 10×10 on, a range's walk runs past the 65,535 loop trips that lavapipe allows one
+/// shader call: the kernel notices the cut and the host dispatches the step again from where
+/// each walk stopped.
+#[test]
+fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_squares_10_to_12() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_10_to_12") else {
+        return;
+    };
+    for n in 10..=12 {
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None);
+        assert!(gpu == cpu, "{n}x{n}: default buffers");
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0));
+        assert!(gpu == cpu, "{n}x{n}: tiniest buffers");
+    }
+}
+
+#[test]
+fn gpu_hook_kernel_gives_the_same_bits_in_the_tiniest_buffers() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_gives_the_same_bits_in_tiny")
+    else {
+        return;
+    };
+    for n in 1..=9 {
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0));
+        assert!(gpu == cpu, "{n}x{n}: tiniest buffers");
+    }
+}
+
+/// A position of the n-square from a seed: rows non-increasing, each at most n.
+fn position(n: usize, seed: &mut u64) -> Rows {
+    let mut rows = [0u32; MAX_SIDE + 1];
+    let mut top = n as u32;
+    for r in rows.iter_mut().take(n) {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let v = ((*seed >> 33) % (top as u64 + 2)) as u32;
+        *r = v.min(top);
+        top = *r;
+    }
+    rows
+}
+
+#[test]
+fn gpu_hook_index_arithmetic_agrees_past_2_to_the_32() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_index_arithmetic_agrees_past_2_32") else {
+        return;
+    };
+    let bindings = {
+        let layout = BitLayout::for_box(square(4)).unwrap();
+        let device = ChompGpuDevice::new(ctx.clone());
+        device.preflight(&layout, None).unwrap().table_bindings
+    };
+    for (n, words) in [(22usize, 1u64 << 29), (22, 1 << 20), (18, 1 << 12), (9, 2)] {
+        let hook = Arc::new(HookIndex::new(n).unwrap());
+        let table = HookTable::probe_only(ctx.clone(), hook.clone(), words, bindings).unwrap();
+        let mut seed = n as u64 * 7919 + words;
+        let mut positions: Vec<Rows> = (0..2000).map(|_| position(n, &mut seed)).collect();
+        // And stored positions spread over the whole index (past 2^32 for 22x22).
+        let step = hook.len() / 1000;
+        positions.extend((1..1000).map(|k| hook.unrank(k * step + k)));
+        // The last positions of the index, whose indexes are the largest.
+        positions.push(hook.unrank(hook.len() - 1));
+        let mut full = [0u32; MAX_SIDE + 1];
+        full[..n].iter_mut().for_each(|r| *r = n as u32);
+        positions.push(full);
+        let got = table.probe(&positions).unwrap();
+        let mut past = 0;
+        for (p, (index, buf, word, rows)) in positions.iter().zip(got) {
+            let want = hook.index(&p[..n]).unwrap();
+            assert_eq!(index, want, "{n}: the index of {p:?}");
+            assert_eq!(buf as u64, (want >> 5) / words, "{n}: buffer of {want}");
+            assert_eq!(word as u64, (want >> 5) % words, "{n}: word of {want}");
+            assert_eq!(rows, hook.unrank(want), "{n}: the rows of {want}");
+            past += (want >> 32 > 0) as u32;
+        }
+        if n == 22 {
+            assert!(past > 1000, "{n}: {past} indexes past 2^32");
+        }
+    }
+}
+
+#[test]
+fn gpu_bites_read_on_the_device_equal_the_tables() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_bites_read_on_the_device_equal_the_tables")
+    else {
+        return;
+    };
+    let device = ChompGpuDevice::new(ctx);
+    for n in [7usize, 9, 11] {
+        let layout = BitLayout::for_box(square(n)).unwrap();
+        let cpu = PTable::empty(layout.clone()).unwrap();
+        solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+        let plan = device
+            .preflight(&layout, Some(tiniest(&device, &layout)))
+            .unwrap();
+        let table = device.solve_hook(&layout, &plan, true).unwrap();
+        let bites = device_bites(&*table, &layout, square(n)).unwrap();
+        assert_eq!(bites, cpu.rectangle_bites(square(n)), "{n}x{n}");
+        // The kernel reads the options its CPU twin reads, no more (a walk dispatched again
+        // counts only the positions it kept).
+        let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
+        assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
+    }
+}
