@@ -112,7 +112,7 @@ fn bad_block_requests_are_one_line() {
     );
     assert_usage_error(
         &chompute(&["chomp", "solve", "--box", "14x14", "--memory", "200K"]),
-        "give -o FILE to solve it in blocks",
+        "name a table file with -o to solve it in blocks",
     );
     assert_usage_error(
         &chompute(&["chomp", "solve", "--box", "14x14", "--part", "1/2"]),

@@ -14,7 +14,7 @@ use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::partial_path;
-use crate::error::{Error, Result};
+use crate::error::{Error, Input, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};
 
@@ -96,8 +96,9 @@ impl SolvePlan {
                 Route::Gpu
             }
             Some(o) if o.as_os_str() == "-" => {
-                return Err(Error::invalid(
-                    "a table is resumable only in a file: name one with -o FILE",
+                return Err(Error::conflict(
+                    &[Input::Output],
+                    "a table is resumable only in a file: name one with {0}",
                 ));
             }
             Some(o) => {
@@ -105,11 +106,21 @@ impl SolvePlan {
                 Route::File
             }
             None => {
-                memory.map_or(Room::SYSTEM, Room::assume).ensure(
-                    layout.bytes(),
-                    &format!("the one-bit table of the {shape} box"),
-                    "give -o FILE to solve it in blocks that fit",
-                )?;
+                let room = memory.map_or(Room::SYSTEM, Room::assume);
+                let what = format!("the one-bit table of the {shape} box");
+                if let Err(Error::TooLarge { what, needed }) =
+                    room.ensure(layout.bytes(), &what, "")
+                {
+                    // Said in the face's words: the file that lets it run in blocks.
+                    return Err(Error::conflict(
+                        &[Input::Output],
+                        format!(
+                            "{what} does not fit in memory ({}); name a table file with {{0}} to solve \
+                             it in blocks that fit",
+                            needed.trim_end_matches(['.', ';', ' '])
+                        ),
+                    ));
+                }
                 Route::Memory
             }
         };
