@@ -242,6 +242,20 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     }))
 }
 
+/// The number of cells that the first slot of `file` states when its header is whole (the
+/// first slot lies at the start whatever the file's size).
+fn stated_max(file: &File) -> Option<u64> {
+    let mut bytes = vec![0u8; SLOT_HEADER as usize];
+    file.read_exact_at(&mut bytes, 0).ok()?;
+    let end = bytes.windows(2).position(|w| w == b"\n\n")?;
+    let header = &bytes[..end + 2];
+    header_crc_holds(header).then_some(())?;
+    std::str::from_utf8(header)
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("max ")?.parse().ok())
+}
+
 /// The newest slots of a file, newest first (at most two). Every slot's text is read; a
 /// file with none whole is damaged.
 fn newest_slots(file: &File, path: &Path, geo: &Geometry, max: u32) -> Result<Vec<Slot>> {
@@ -285,9 +299,19 @@ impl Writer {
         if len == 0 {
             return Ok((Writer::begin(file, path, table)?, 0, None));
         }
+        // A checkpoint of another run's size is kept and refused, whatever its length; one
+        // that cannot be read is begun again.
+        let max = table.max() as u64;
+        if let Some(other) = stated_max(&file).filter(|&m| m != max) {
+            return Err(Error::invalid(format!(
+                "{} holds the diagrams of up to {other} cells, not {max}; remove it or ask for \
+                 {other}",
+                path.display()
+            )));
+        }
         match Writer::resume(file.try_clone().map_err(io)?, path, table) {
             Ok((w, steps)) => Ok((w, steps, None)),
-            Err(Error::Invalid(why)) if !why.contains(" cells, not ") => {
+            Err(Error::Invalid(why)) => {
                 table.words().iter().for_each(|w| w.store(0, Relaxed));
                 Ok((Writer::begin(file, path, table)?, 0, Some(why)))
             }
@@ -957,6 +981,9 @@ mod tests {
         stopped(20, &out, 5);
         let e = compute_to_file_with(21, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("up to 20 cells, not 21"), "{e}");
+        // Of another length too: refused, never begun again over the other run's work.
+        let e = compute_to_file_with(40, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+        assert!(e.to_string().contains("up to 20 cells, not 40"), "{e}");
         let partial = crate::chomp::store::partial_path(&out);
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
