@@ -115,8 +115,8 @@ impl SolvePlan {
                     return Err(Error::conflict(
                         &[Input::Output],
                         format!(
-                            "{what} does not fit in memory ({}); name a table file with {{0}} to solve \
-                             it in blocks that fit",
+                            "{what} is too large: {}; name a table file with {{0}} to solve it in \
+                             blocks that fit",
                             needed.trim_end_matches(['.', ';', ' '])
                         ),
                     ));
