@@ -212,10 +212,10 @@ impl SolvePlan {
         if let (Route::File, Some(out)) = (self.route, &self.output) {
             return solve_file(self.shape, out, self.memory, self.part, report);
         }
-        let table = self.table(device)?;
-        if let (Route::Gpu, Some(o)) = (self.route, &self.output) {
-            save_table(&table, o)?;
-        }
+        let table = match (self.route, device) {
+            (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
+            _ => self.table(device)?,
+        };
         Ok(Solved {
             p_positions: table.p_count(),
             index: table.layout().clone(),
@@ -226,8 +226,7 @@ impl SolvePlan {
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
     /// saved to the plan's file when one is named.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
-        gpu.check(self.shape)?;
-        let table = gpu.solve(self.shape)?;
+        let table = self.table(Some(gpu))?;
         if let Some(o) = &self.output {
             save_table(&table, o)?;
         }
