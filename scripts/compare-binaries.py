@@ -61,6 +61,12 @@ COMMANDS = [
     ("chomp solve --box 12x24 (colex)", ["chomp", "solve", "--box", "12x24", "--json"]),
     ("chomp grundy --box 14x14", ["chomp", "grundy", "--box", "14x14", "--json"]),
     ("chomp cells --max 80", ["chomp", "cells", "--max", "80", "--json"], 600),
+    # The store's four kinds written to a file (issue 40: the one store and lifecycle must not
+    # slow them): the one-bit table, Grundy values, ordinals and P-positions by cells.
+    ("chomp solve --box 18x18 -o", ["chomp", "solve", "--box", "18x18", "-o", "{D}/t18.chomp", "--json"], 600),
+    ("chomp grundy --box 16x16 -o", ["chomp", "grundy", "--box", "16x16", "-o", "{D}/g16.grundy", "--json"], 600),
+    ("chomp ord 0,1,2 16x16 -o", ["chomp", "ord", "--rule", "0,1,2", "--box", "16x16", "-o", "{D}/o16.ord"], 600),
+    ("chomp cells --max 80 -o", ["chomp", "cells", "--max", "80", "-o", "{D}/c80.cells", "--json"], 600),
     ("gp 16384 --check", ["gp", "16384", "--check"]),
     ("nimpass 4 heaps ≤ 256 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "256"]),
     ("nimpass 4 heaps ≤ 512 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "512"]),
