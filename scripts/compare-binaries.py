@@ -67,6 +67,11 @@ COMMANDS = [
     ("chomp grundy --box 16x16 -o", ["chomp", "grundy", "--box", "16x16", "-o", "{D}/g16.grundy", "--json"], 600),
     ("chomp ord 0,1,2 16x16 -o", ["chomp", "ord", "--rule", "0,1,2", "--box", "16x16", "-o", "{D}/o16.ord"], 600),
     ("chomp cells --max 80 -o", ["chomp", "cells", "--max", "80", "-o", "{D}/c80.cells", "--json"], 600),
+    # The same four at sizes that a loaded 2-core machine runs in minutes (grundy 16x16 takes
+    # about 10 minutes there).
+    ("store small: chomp solve --box 17x17 -o", ["chomp", "solve", "--box", "17x17", "-o", "{D}/t17.chomp", "--json"]),
+    ("store small: chomp grundy --box 14x14 -o", ["chomp", "grundy", "--box", "14x14", "-o", "{D}/g14.grundy", "--json"]),
+    ("store small: chomp ord 0,1,2 14x14 -o", ["chomp", "ord", "--rule", "0,1,2", "--box", "14x14", "-o", "{D}/o14.ord"]),
     ("gp 16384 --check", ["gp", "16384", "--check"]),
     ("nimpass 4 heaps ≤ 256 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "256"]),
     ("nimpass 4 heaps ≤ 512 (cpu)", ["--backend", "cpu", "nimpass", "--heaps", "4", "--max", "512"]),
@@ -122,7 +127,8 @@ def measure(binary, args, scratch, timeout):
         pass
     shutil.rmtree(d, ignore_errors=True)
     out_file.seek(0)
-    out = out_file.read().decode(errors="replace")
+    # The scratch directory's name differs from run to run; a path under it prints as {D}.
+    out = out_file.read().decode(errors="replace").replace(d, "{D}")
     code = None if timed_out else p.returncode
     return {
         "ok": code == 0,
