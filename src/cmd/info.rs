@@ -6,7 +6,8 @@
 
 use super::out::{print_report, Report, Stdout};
 use crate::cli::InfoArgs;
-use chompute::gpu::choice::{decide_all, rates_path, saved_rates, Decision};
+use chompute::gpu::ca::CaKernel;
+use chompute::gpu::choice::{decide_all, rates_path, saved_rates, Decision, KernelReason};
 use chompute::gpu::context::AdapterReport;
 use chompute::gpu::engine::adapter_view;
 use chompute::gpu::GpuContext;
@@ -23,12 +24,22 @@ struct InfoReport {
     auto: Vec<Decision>,
     /// "gpu" when `auto` may use the adapter at all (a real one), else "cpu".
     auto_selects: &'static str,
+    /// The kernel `ca --kernel auto` steps the automaton with on the adapter, and why
+    /// (null without one).
+    automaton_kernel: Option<KernelChoice>,
     /// Where `bench --save` keeps the measured rates (null without a cache directory).
     rates_file: Option<String>,
     reason: Option<String>,
     /// The bytes of one P-grid tile (the text's last limit).
     #[serde(skip)]
     tile_bytes: u64,
+}
+
+/// The automaton kernel `ca --kernel auto` picks.
+#[derive(Serialize)]
+struct KernelChoice {
+    kernel: String,
+    reason: KernelReason,
 }
 
 /// The adapter as a JSON object with its keys sorted.
@@ -84,6 +95,13 @@ impl Report for InfoReport {
             None => "none".into(),
         };
         writeln!(out, "  subgroups:                  {subgroups}")?;
+        if let Some(k) = &self.automaton_kernel {
+            let why = match k.reason {
+                KernelReason::Measured => "the fastest measured rate",
+                KernelReason::Rule => "no measured rate",
+            };
+            writeln!(out, "ca --kernel auto: {} ({why})", k.kernel)?;
+        }
         self.choices(out)
     }
 }
@@ -110,8 +128,13 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
     let report = match shared {
         Ok(ctx) => {
             let r = ctx.report();
+            let (kernel, reason) = CaKernel::best_with_reason(&ctx, saved_rates());
             InfoReport {
                 auto_selects: if r.software { "cpu" } else { "gpu" },
+                automaton_kernel: Some(KernelChoice {
+                    kernel: kernel.name(),
+                    reason,
+                }),
                 adapter: Some(r),
                 auto,
                 rates_file,
@@ -128,6 +151,7 @@ pub fn run(args: &InfoArgs) -> anyhow::Result<()> {
                 other => other.to_string(),
             }),
             auto_selects: "cpu",
+            automaton_kernel: None,
             tile_bytes: 0,
         },
     };

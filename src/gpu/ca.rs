@@ -20,6 +20,7 @@
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/automaton.rs,
 //! tests/engine/foundation.rs.
 
+use super::choice;
 use super::context::{dispatch, GpuContext, ParamsArena, Pipeline, Readback};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use super::ptest::{CountParams, COUNT_P};
@@ -126,14 +127,48 @@ pub enum CaKernel {
 }
 
 impl CaKernel {
-    /// The kernel `ca --kernel auto` and `bench` use: the register kernel on a real GPU with
+    /// The kernel `ca --kernel auto` and `bench` use: the fastest of the kernels this device
+    /// runs by the rates `bench --save` measured on this machine
+    /// ([`choice::fastest_kernel`]), else [`CaKernel::by_rule`].
+    pub fn best(ctx: &GpuContext) -> CaKernel {
+        CaKernel::best_with_reason(ctx, choice::saved_rates()).0
+    }
+
+    /// [`CaKernel::best`] with the rates file `saved`, and why it is that kernel.
+    pub fn best_with_reason(
+        ctx: &GpuContext,
+        saved: Option<&choice::RatesFile>,
+    ) -> (CaKernel, choice::KernelReason) {
+        let runs: Vec<CaKernel> = [
+            Some(CaKernel::Step),
+            CaKernel::block(ctx),
+            CaKernel::regs(ctx),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let families: Vec<&str> = runs.iter().map(|k| k.family()).collect();
+        let key = choice::MachineKey::of(ctx);
+        match choice::fastest_kernel(&families, &key, saved) {
+            Some(f) => (
+                *runs
+                    .iter()
+                    .find(|k| k.family() == f)
+                    .expect("a kernel it runs"),
+                choice::KernelReason::Measured,
+            ),
+            None => (CaKernel::by_rule(ctx), choice::KernelReason::Rule),
+        }
+    }
+
+    /// The kernel without measured rates: the register kernel on a real GPU with
     /// subgroups, else the step kernel. The step kernel was measured faster than the block
     /// kernel wherever both ran (BENCHMARKS.md, "The automaton"): on an NVIDIA H200 7.9·10¹²
     /// cell updates/s against 6.4·10¹², the block kernel's barriers costing more than its 10×
     /// less traffic saves. The register kernel moves as little as the block kernel with no
     /// barrier at all. On a software adapter (lavapipe) the step kernel stays: there "memory"
     /// is the CPU's cache either way, and the register kernel's 48-row columns spill.
-    pub fn best(ctx: &GpuContext) -> CaKernel {
+    pub fn by_rule(ctx: &GpuContext) -> CaKernel {
         match CaKernel::regs(ctx) {
             Some(regs) if !ctx.is_software() => regs,
             _ => CaKernel::Step,
@@ -197,6 +232,15 @@ impl CaKernel {
             }
         }
         Ok(())
+    }
+
+    /// The kernel's family, as the rates file keys it: `step`, `block` or `regs`.
+    pub fn family(&self) -> &'static str {
+        match self {
+            CaKernel::Step => "step",
+            CaKernel::Block(_) => "block",
+            CaKernel::Regs(_) => "regs",
+        }
     }
 
     /// A short name for reports: `step`, or `block` or `regs` with steps × output rows per tile.

@@ -165,6 +165,11 @@ pub struct MachineRates {
     pub measured_at: u64,
     /// The rates by job name.
     pub jobs: BTreeMap<String, JobRates>,
+    /// The automaton's GPU kernels by family (`step`, `block`, `regs`): cell updates per
+    /// second on the last quarter of `bench`'s run, which `ca --kernel auto` picks from.
+    /// Absent in files saved before kernels were measured.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernels: BTreeMap<String, f64>,
 }
 
 /// The whole rates file.
@@ -215,6 +220,16 @@ impl RatesFile {
             .find(|(_, r)| !(r.cpu.is_finite() && r.gpu.is_finite() && r.cpu > 0.0 && r.gpu > 0.0));
         if let Some((job, _)) = bad {
             return Err(format!("the rates of {job} are not positive numbers"));
+        }
+        let bad = file
+            .machines
+            .iter()
+            .flat_map(|m| m.kernels.iter())
+            .find(|(_, r)| !(r.is_finite() && **r > 0.0));
+        if let Some((kernel, _)) = bad {
+            return Err(format!(
+                "the rate of the {kernel} kernel is not a positive number"
+            ));
         }
         Ok(file)
     }
@@ -326,6 +341,36 @@ pub fn decide_all(adapter: &AdapterView, saved: Option<&RatesFile>) -> Vec<Decis
         .iter()
         .map(|&job| decide(job, adapter, saved))
         .collect()
+}
+
+/// Why `ca --kernel auto` steps the automaton with the kernel it picks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KernelReason {
+    /// The fastest of the kernels this device runs whose rates `bench --save` measured here.
+    Measured,
+    /// No kernel this device runs was measured here: the rule (the register kernel on a real
+    /// GPU with subgroups, else the step kernel).
+    Rule,
+}
+
+/// The fastest of `runs` (kernel families this device runs) by the kernel rates saved for
+/// `key` in `saved`; `None` when none of them was measured there. A tie goes to the earlier.
+pub fn fastest_kernel<'a>(
+    runs: &[&'a str],
+    key: &MachineKey,
+    saved: Option<&RatesFile>,
+) -> Option<&'a str> {
+    let rates = &saved?.machine(key)?.kernels;
+    let mut best: Option<(&str, f64)> = None;
+    for &k in runs {
+        if let Some(&r) = rates.get(k) {
+            if best.is_none_or(|(_, b)| r > b) {
+                best = Some((k, r));
+            }
+        }
+    }
+    best.map(|(k, _)| k)
 }
 
 /// Where the rates file lives: `$XDG_CACHE_HOME/chompute/rates.json`, else
@@ -442,6 +487,7 @@ mod tests {
             key: h200(),
             measured_at: 1,
             jobs,
+            kernels: BTreeMap::new(),
         });
         let text = serde_json::to_string(&file).unwrap();
         let file = RatesFile::parse(&text).unwrap();
@@ -466,6 +512,46 @@ mod tests {
     }
 
     #[test]
+    fn the_automaton_kernel_is_the_fastest_measured_one_the_device_runs() {
+        // A file saved before kernels were measured reads, with none.
+        let text = r#"{"format": "chompute-rates", "version": 1, "machines": [{"adapter":
+            "NVIDIA H200", "driver": "NVIDIA 580.159.04", "cpus": 16, "measured_at": 0,
+            "jobs": {}}]}"#;
+        let old = RatesFile::parse(text).unwrap();
+        assert!(old.machines[0].kernels.is_empty());
+        let all = ["step", "block", "regs"];
+        assert_eq!(fastest_kernel(&all, &h200(), Some(&old)), None);
+        let mut file = RatesFile::new();
+        file.insert(MachineRates {
+            key: h200(),
+            measured_at: 1,
+            jobs: BTreeMap::new(),
+            // The H200's step and block kernels (BENCHMARKS.md, 2026-12-04), and a register
+            // kernel slower than the step kernel, as a device might measure it.
+            kernels: [
+                ("step".to_string(), 7.93e12),
+                ("block".to_string(), 6.35e12),
+                ("regs".to_string(), 5.0e12),
+            ]
+            .into(),
+        });
+        let file = RatesFile::parse(&serde_json::to_string(&file).unwrap()).unwrap();
+        // The measured rates decide, not the rule's preference for the register kernel.
+        assert_eq!(fastest_kernel(&all, &h200(), Some(&file)), Some("step"));
+        // Only what the device runs: without the step kernel, the faster of the others.
+        assert_eq!(
+            fastest_kernel(&["block", "regs"], &h200(), Some(&file)),
+            Some("block")
+        );
+        // A kernel the device runs but that was not measured is not picked by rates.
+        assert_eq!(fastest_kernel(&["other"], &h200(), Some(&file)), None);
+        // Another machine's rates, or none: the rule.
+        let other = MachineKey { cpus: 8, ..h200() };
+        assert_eq!(fastest_kernel(&all, &other, Some(&file)), None);
+        assert_eq!(fastest_kernel(&all, &h200(), None), None);
+    }
+
+    #[test]
     fn unusable_rates_files_are_refused_with_a_reason() {
         for (text, why) in [
             ("{", "not JSON"),
@@ -480,6 +566,11 @@ mod tests {
                 r#"{"format": "chompute-rates", "version": 1, "machines": [{"adapter": "a",
                 "driver": "d", "cpus": 2, "measured_at": 0, "jobs": {"count": {"cpu": -1, "gpu": 2}}}]}"#,
                 "not positive",
+            ),
+            (
+                r#"{"format": "chompute-rates", "version": 1, "machines": [{"adapter": "a",
+                "driver": "d", "cpus": 2, "measured_at": 0, "jobs": {}, "kernels": {"regs": 0}}]}"#,
+                "regs kernel is not a positive",
             ),
         ] {
             let e = RatesFile::parse(text).unwrap_err();
@@ -496,6 +587,7 @@ mod tests {
             key: MachineKey { cpus, ..h200() },
             measured_at: 7,
             jobs: [("render".to_string(), JobRates { cpu, gpu: 1.0 })].into(),
+            kernels: BTreeMap::new(),
         };
         save_rates(&path, rates(16, 2.0)).unwrap();
         save_rates(&path, rates(8, 3.0)).unwrap();

@@ -158,3 +158,80 @@ fn an_unusable_rates_file_is_ignored_with_one_warning() {
     .assert_error("drop --backend cpu");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `ca --kernel auto` steps the automaton with the fastest kernel measured on this machine
+/// (the rates file's `kernels`, keyed as `bench --save` keys them), and by the rule where none
+/// was: the step kernel on a software adapter. `info` says which and why.
+#[test]
+fn the_automaton_kernel_auto_picks_is_the_fastest_measured_here() {
+    let Some(ctx) = super::common::gpu_or_skip("the_automaton_kernel_auto_picks") else {
+        return;
+    };
+    let key = chompute::gpu::choice::MachineKey::of(&ctx);
+    let dir = scratch("kernel-rates");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(cache.join("chompute")).unwrap();
+    let file = cache.join("chompute").join("rates.json");
+    let cache_s = cache.to_str().unwrap();
+    let picked = |kernels: Option<serde_json::Value>| {
+        match &kernels {
+            Some(k) => {
+                let machine = serde_json::json!({
+                    "adapter": key.adapter, "driver": key.driver, "cpus": key.cpus,
+                    "measured_at": 0, "jobs": {}, "kernels": k,
+                });
+                let text = serde_json::json!({
+                    "format": "chompute-rates", "version": 1, "machines": [machine],
+                });
+                std::fs::write(&file, text.to_string()).unwrap();
+            }
+            None => {
+                let _ = std::fs::remove_file(&file);
+            }
+        }
+        let env = [("XDG_CACHE_HOME", cache_s)];
+        let ca = with_env(&["--backend", "gpu", "ca", "300", "--json"], &env);
+        ca.assert_success();
+        let v: serde_json::Value = serde_json::from_slice(&ca.stdout).unwrap();
+        assert_eq!(v["live_cells"], 3001, "{v}");
+        let info = with_env(&["info", "--json"], &env);
+        info.assert_success();
+        let i: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let k = &i["automaton_kernel"];
+        assert_eq!(k["kernel"], v["kernel"], "{i}");
+        let family = v["kernel"].as_str().unwrap().split(' ').next().unwrap();
+        (
+            family.to_string(),
+            k["reason"].as_str().unwrap().to_string(),
+        )
+    };
+    let rule = if ctx.is_software() || ctx.subgroup_sizes().is_none() {
+        "step"
+    } else {
+        "regs"
+    };
+    assert_eq!(picked(None), (rule.into(), "rule".into()));
+    // Rates only of a kernel this device does not run: still the rule.
+    let other = serde_json::json!({"warp9": 1e15});
+    assert_eq!(picked(Some(other)), (rule.into(), "rule".into()));
+    let block_fastest = serde_json::json!({"step": 1e9, "block": 5e9, "regs": 2e9});
+    if chompute::gpu::ca::CaKernel::block(&ctx).is_some() {
+        assert_eq!(
+            picked(Some(block_fastest)),
+            ("block".into(), "measured".into())
+        );
+    }
+    let step_fastest = serde_json::json!({"step": 9e9, "block": 5e9, "regs": 2e9});
+    assert_eq!(
+        picked(Some(step_fastest)),
+        ("step".into(), "measured".into())
+    );
+    if ctx.subgroup_sizes().is_some() {
+        let regs_fastest = serde_json::json!({"step": 1e9, "regs": 3e9});
+        assert_eq!(
+            picked(Some(regs_fastest)),
+            ("regs".into(), "measured".into())
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -242,4 +242,23 @@ fn saved_rates_are_the_measurements(v: &serde_json::Value, cache: &std::path::Pa
         assert_eq!(saved.cpu, rate(cpu_row, "cpu"), "{job}");
         assert_eq!(saved.gpu, rate(gpu_row, "gpu"), "{job}");
     }
+    // Each automaton kernel measured, by its family, at the rate of its last-quarter row.
+    let quarters: Vec<&serde_json::Value> = ms
+        .iter()
+        .filter(|r| {
+            let k = r["kernel"].as_str().unwrap();
+            r["backend"] == "gpu" && k.starts_with("ca steps") && k.ends_with("(last quarter)")
+        })
+        .collect();
+    assert!(!quarters.is_empty());
+    assert_eq!(m.kernels.len(), quarters.len(), "{m:?}");
+    for r in quarters {
+        let size = r["size"].as_str().unwrap();
+        let family = size.rsplit(", ").next().unwrap().split(' ').next().unwrap();
+        assert_eq!(
+            m.kernels[family],
+            r["per_second"].as_f64().unwrap(),
+            "{size}"
+        );
+    }
 }

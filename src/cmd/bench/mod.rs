@@ -350,6 +350,18 @@ fn save(path: &std::path::Path, ctx: &GpuContext, out: &[Measurement]) -> anyhow
             jobs.insert(job.name().to_string(), JobRates { cpu, gpu });
         }
     }
+    // Each automaton kernel's large-grid rate (its `(last quarter)` row, whose size ends in the
+    // kernel's name), for `ca --kernel auto`.
+    let kernels = out
+        .iter()
+        .filter(|m| m.backend == "gpu" && m.kernel.starts_with("ca steps"))
+        .filter(|m| m.kernel.ends_with("(last quarter)"))
+        .filter(|m| m.per_second.is_finite() && m.per_second > 0.0)
+        .filter_map(|m| {
+            let name = m.size.rsplit(", ").next()?;
+            Some((name.split(' ').next()?.to_string(), m.per_second))
+        })
+        .collect();
     let names = jobs.keys().cloned().collect();
     save_rates(
         path,
@@ -357,6 +369,7 @@ fn save(path: &std::path::Path, ctx: &GpuContext, out: &[Measurement]) -> anyhow
             key: MachineKey::of(ctx),
             measured_at: now_seconds(),
             jobs,
+            kernels,
         },
     )?;
     Ok(Saved {
