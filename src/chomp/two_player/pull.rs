@@ -34,7 +34,7 @@
 
 use super::table::PTable;
 use crate::chomp::diagram::advance_rows;
-use crate::chomp::engine::driver::{drive, Run};
+use crate::chomp::engine::driver::{drive_steps, Run};
 use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
@@ -73,12 +73,16 @@ pub struct Located {
 /// The pull scan of one hook index.
 pub struct PullScan<'a> {
     index: &'a HookIndex,
+    counts: LevelCounts,
 }
 
 impl<'a> PullScan<'a> {
     /// The scan of `index`'s table.
     pub fn new(index: &'a HookIndex) -> PullScan<'a> {
-        PullScan { index }
+        PullScan {
+            index,
+            counts: LevelCounts::for_side(index.n),
+        }
     }
 
     /// The index of any position of the square (its own or its transpose's), by the descent
@@ -247,9 +251,287 @@ impl<'a> PullScan<'a> {
     }
 }
 
+/// How many diagrams of at most `f` rows of at most `cap` cells hold `v` cells, for every
+/// f ≤ `f_max`, cap ≤ `cap_max`: the sizes of the levels of a range (its free rows), and the
+/// unranking of a level's positions.
+#[derive(Debug, Clone)]
+pub struct LevelCounts {
+    caps: usize,
+    vs: usize,
+    n: Vec<u64>,
+}
+
+impl LevelCounts {
+    /// The counts of the ranges of the hook index of the n-square: a colex block of r ≤ n-1
+    /// rows of at most n-1 cells has r - r/2 free rows.
+    pub fn for_side(n: usize) -> LevelCounts {
+        let r = n.saturating_sub(1);
+        LevelCounts::new(r - r / 2, r)
+    }
+
+    /// The counts for at most `f_max` rows of at most `cap_max` cells.
+    pub fn new(f_max: usize, cap_max: usize) -> LevelCounts {
+        let (caps, vs) = (cap_max + 1, f_max * cap_max + 1);
+        let mut n = vec![0u64; (f_max + 1) * caps * vs];
+        for cap in 0..caps {
+            n[cap * vs] = 1;
+        }
+        // By the first row ℓ ≤ cap: the f - 1 rows under it hold at most ℓ cells each.
+        for f in 1..=f_max {
+            for cap in 0..caps {
+                for v in 0..vs {
+                    let mut sum = 0u64;
+                    for l in 0..=cap.min(v) {
+                        sum = sum.saturating_add(n[((f - 1) * caps + l) * vs + v - l]);
+                    }
+                    n[(f * caps + cap) * vs + v] = sum;
+                }
+            }
+        }
+        LevelCounts { caps, vs, n }
+    }
+
+    /// Rows the counts reach (f ≤ this).
+    pub fn f_max(&self) -> usize {
+        self.n.len() / (self.caps * self.vs) - 1
+    }
+
+    /// Cells a row holds at most (cap ≤ this).
+    pub fn cap_max(&self) -> usize {
+        self.caps - 1
+    }
+
+    /// Diagrams of at most `f` rows of at most `cap` cells holding `v` cells.
+    pub fn count(&self, f: usize, cap: usize, v: usize) -> u64 {
+        if v >= self.vs {
+            return 0;
+        }
+        self.n[(f * self.caps + cap) * self.vs + v]
+    }
+
+    /// The `t`-th diagram (rows into `out[..f]`) of at most `f` rows of at most `cap` cells
+    /// holding `v` cells, first rows descending: the kernel's order.
+    pub fn unrank(&self, f: usize, cap: usize, v: usize, mut t: u64, out: &mut [u32]) {
+        let (mut cap, mut rem) = (cap, v);
+        for i in 0..f {
+            let mut l = cap.min(rem);
+            loop {
+                let c = self.count(f - i - 1, l, rem - l);
+                if t < c {
+                    break;
+                }
+                t -= c;
+                l -= 1;
+            }
+            out[i] = l as u32;
+            rem -= l;
+            cap = l;
+        }
+    }
+
+    /// The table as the kernel reads it: `count(f, cap, v)` at `(f * caps + cap) * vs + v`,
+    /// each at most u32::MAX (a range's counts are below its length, under 2^32); and caps,
+    /// vs.
+    pub fn words(&self) -> (Vec<u32>, u32, u32) {
+        let w = self.n.iter().map(|&c| c.min(u32::MAX as u64) as u32).collect();
+        (w, self.caps as u32, self.vs as u32)
+    }
+}
+
+/// One unit of the level split of a step: positions `first..first + count` (in
+/// [`LevelCounts::unrank`]'s order) of the level `level` (cells in the free rows) of the range
+/// that starts at `base`, whose `f` free rows hold at most `cap` cells each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelUnit {
+    /// The range's first index.
+    pub base: u64,
+    /// Its free rows (0: a range of one position).
+    pub f: u32,
+    /// The cells a free row holds at most.
+    pub cap: u32,
+    /// Cells in the free rows.
+    pub level: u32,
+    /// The first position of the level the unit decides.
+    pub first: u32,
+    /// Positions it decides.
+    pub count: u32,
+}
+
+/// A range's free rows and their cap, from its first position: the last r - r/2 rows of the
+/// interior of its colex block (r rows), under the prefix's last row (or the block's c).
+fn range_shape(loc: &Located) -> (usize, usize) {
+    let r = loc.b.saturating_sub(1) as usize;
+    let p = r / 2;
+    let cap = match (r - p, p) {
+        (0, _) => 0,
+        (_, 0) => loc.a as usize - 1,
+        _ => loc.mu[p - 1] as usize,
+    };
+    (r - p, cap)
+}
+
+impl PullScan<'_> {
+    /// The level split of a step's ranges: for each level (cells in the free rows, ascending)
+    /// the units that decide it, each range's positions of that level cut into units of at
+    /// most ⌈positions of the level / `target`⌉, so a level has about `target` units or one
+    /// a position. Positions of one level of one range are independent: an option in the same
+    /// range comes of a bite in the free rows (a bite in the prefix or the hooks leaves the
+    /// range), which removes cells there. Fails on a range that is not a whole prefix block.
+    pub fn step_levels(&self, ranges: &[(u64, u64)], target: u64) -> Result<Vec<Vec<LevelUnit>>> {
+        let counts = &self.counts;
+        let mut shapes = Vec::with_capacity(ranges.len());
+        let mut levels = 0usize;
+        for &(base, len) in ranges {
+            let loc = self.locate(base);
+            let (f, cap) = range_shape(&loc);
+            let r = loc.b.saturating_sub(1) as usize;
+            let whole = loc.mu[r / 2..r].iter().all(|&x| x == 0)
+                && f <= counts.f_max()
+                && cap <= counts.cap_max()
+                && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len
+                && len <= u32::MAX as u64;
+            if !whole {
+                return Err(Error::invalid(format!(
+                    "the range of {len} positions at index {base} is not a prefix block"
+                )));
+            }
+            levels = levels.max(f * cap + 1);
+            shapes.push((base, f, cap));
+        }
+        let mut out = Vec::with_capacity(levels);
+        for v in 0..levels {
+            let total: u64 = shapes.iter().map(|&(_, f, c)| counts.count(f, c, v)).sum();
+            let per = total.div_ceil(target.max(1)).max(1);
+            let mut units = Vec::new();
+            for &(base, f, cap) in &shapes {
+                let size = counts.count(f, cap, v);
+                let mut first = 0;
+                while first < size {
+                    let count = per.min(size - first);
+                    units.push(LevelUnit {
+                        base,
+                        f: f as u32,
+                        cap: cap as u32,
+                        level: v as u32,
+                        first: first as u32,
+                        count: count as u32,
+                    });
+                    first += count;
+                }
+            }
+            out.push(units);
+        }
+        Ok(out)
+    }
+
+    /// Locate the `t`-th position of `unit`'s level of its range, its range's first position
+    /// `start` located: the free rows unranked, the colex rank moved by their weights.
+    pub fn place(&self, start: &Located, unit: &LevelUnit, t: u64) -> Located {
+        let mut loc = *start;
+        let r = loc.b.saturating_sub(1) as usize;
+        let p = r / 2;
+        let (f, cap) = (unit.f as usize, unit.cap as usize);
+        self.counts
+            .unrank(f, cap, unit.level as usize, t, &mut loc.mu[p..]);
+        for j in p..p + f {
+            loc.x += self.index.weight(r, j, loc.mu[j]);
+        }
+        loc
+    }
+
+    /// Decide the positions of one unit of a step's level split, setting the P bits in
+    /// `words`; returns the options read.
+    pub fn unit(&self, unit: &LevelUnit, words: &[AtomicU64]) -> u64 {
+        let start = self.locate(unit.base);
+        let mut read = 0u64;
+        let is_p = |q: u64| (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1 == 1;
+        for k in 0..unit.count as u64 {
+            let loc = self.place(&start, unit, unit.first as u64 + k);
+            let q = loc.block + loc.x;
+            if q != 0 && self.decide(&loc, is_p, &mut read) {
+                words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
+            }
+        }
+        read
+    }
+}
+
+/// What the level split makes of a square's schedule (counted, no position decided): steps,
+/// ranges a step and positions a range, and the levels (one dispatch each) and the positions
+/// of a level (the independent units of a dispatch).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SplitStats {
+    /// Steps of the schedule.
+    pub steps: u64,
+    /// Ranges in all.
+    pub ranges: u64,
+    /// Most ranges of one step.
+    pub max_ranges: u64,
+    /// Positions in all.
+    pub positions: u64,
+    /// Most positions of one range.
+    pub max_range: u64,
+    /// Levels in all: the dispatches of the split.
+    pub levels: u64,
+    /// Most levels of one step.
+    pub max_levels: u64,
+    /// Most positions of one level of a step (one dispatch).
+    pub max_level: u64,
+    /// Levels (of a step) of at least 10,000 positions, and the positions they hold.
+    pub wide_levels: u64,
+    /// The positions of those levels.
+    pub wide_positions: u64,
+}
+
+/// Count the schedule of `hook` and its level split ([`SplitStats`]).
+pub fn split_stats(hook: &HookIndex) -> SplitStats {
+    let scan = PullScan::new(hook);
+    let mut st = SplitStats {
+        steps: hook.steps(),
+        ..SplitStats::default()
+    };
+    let mut ranges = Vec::new();
+    for step in 0..hook.steps() {
+        hook.step_ranges(step, &mut ranges);
+        let mut sizes: Vec<u64> = Vec::new();
+        for &(base, len) in &ranges {
+            let (f, cap) = range_shape(&scan.locate(base));
+            sizes.resize(sizes.len().max(f * cap + 1), 0);
+            for (v, s) in sizes.iter_mut().enumerate().take(f * cap + 1) {
+                *s += scan.counts.count(f, cap, v);
+            }
+            st.positions += len;
+            st.max_range = st.max_range.max(len);
+        }
+        st.ranges += ranges.len() as u64;
+        st.max_ranges = st.max_ranges.max(ranges.len() as u64);
+        st.levels += sizes.len() as u64;
+        st.max_levels = st.max_levels.max(sizes.len() as u64);
+        for &s in &sizes {
+            st.max_level = st.max_level.max(s);
+            if s >= 10_000 {
+                st.wide_levels += 1;
+                st.wide_positions += s;
+            }
+        }
+    }
+    st
+}
+
+/// Units a level of a step is cut into, about (see [`PullScan::step_levels`]): enough to
+/// fill a large GPU, few enough that their list is small beside the positions.
+pub const LEVEL_UNITS: u64 = 1 << 16;
+
 /// Solve a square's table in `layout` (its hook index) by the pull scan, on the CPU: the twin
-/// of the GPU's hook kernel. Returns the table and what it read.
+/// of the GPU's hook kernel, each step's levels in turn, a level's units in parallel. Returns
+/// the table and what it read.
 pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
+    solve_pull_split(layout, LEVEL_UNITS)
+}
+
+/// [`solve_pull`] with each level cut into about `target` units.
+pub fn solve_pull_split(layout: &BitLayout, target: u64) -> Result<(PTable, PullStats)> {
+    use rayon::prelude::*;
     let Some(hook) = layout.hook_index() else {
         return Err(Error::invalid(format!(
             "the pull scan solves squares by transposed pairs, not the {} box",
@@ -258,18 +540,21 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
     };
     let table = PTable::empty(layout.clone())?;
     let scan = PullScan::new(hook);
-    let options = AtomicU64::new(0);
-    drive(
+    let mut options = 0u64;
+    drive_steps(
         Run::whole(&**hook, hook.len()),
-        || (),
-        |_, b, l, _| {
-            options.fetch_add(scan.range(b, l, table.raw_words()), Relaxed);
+        |_, ranges| {
+            for units in scan.step_levels(ranges, target)? {
+                let words = table.raw_words();
+                options += units.par_iter().map(|u| scan.unit(u, words)).sum::<u64>();
+            }
+            Ok(Vec::new())
         },
         |_, _, _| Ok(()),
     )?;
     let stats = PullStats {
         positions: hook.len() - 1,
-        options: options.into_inner(),
+        options,
     };
     Ok((table, stats))
 }
@@ -306,6 +591,7 @@ pub fn leaf_weights(hook: &HookIndex) -> Vec<(u64, u64, u64)> {
 mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
+    use crate::chomp::index::hook::min_child_for;
     use crate::chomp::index::hook::tests::all_positions;
     use crate::chomp::index::Ranker;
     use crate::chomp::two_player::solve::solve_layers;
@@ -338,14 +624,118 @@ mod tests {
     }
 
     #[test]
+    fn a_levels_diagrams_are_its_count_each_once() {
+        let counts = LevelCounts::new(5, 6);
+        for f in 0..=5usize {
+            for cap in 0..=6usize {
+                let mut all = 0u64;
+                for v in 0..=f * cap {
+                    let mut seen = std::collections::HashSet::new();
+                    for t in 0..counts.count(f, cap, v) {
+                        let mut out = [0u32; 8];
+                        counts.unrank(f, cap, v, t, &mut out);
+                        let rows = &out[..f];
+                        assert!(rows.windows(2).all(|w| w[0] >= w[1]), "{rows:?}");
+                        assert!(rows.iter().all(|&x| x as usize <= cap));
+                        assert_eq!(rows.iter().sum::<u32>() as usize, v);
+                        assert!(seen.insert(rows.to_vec()), "{f}/{cap}/{v}: {rows:?} twice");
+                    }
+                    all += seen.len() as u64;
+                }
+                let want = crate::chomp::diagram::binomial((f + cap) as u64, f as u64).unwrap();
+                assert_eq!(all, want, "{f}×{cap}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_level_units_of_a_step_cover_its_ranges_once() {
+        for n in [5usize, 8, 10] {
+            let hook = HookIndex::with_min_child(n, min_child_for(n)).unwrap();
+            let scan = PullScan::new(&hook);
+            let mut ranges = Vec::new();
+            for step in 0..hook.steps() {
+                hook.step_ranges(step, &mut ranges);
+                let mut want: Vec<u64> = ranges.iter().flat_map(|&(b, l)| b..b + l).collect();
+                let mut got = Vec::new();
+                for (v, units) in scan.step_levels(&ranges, 5).unwrap().iter().enumerate() {
+                    for u in units {
+                        assert_eq!(u.level as usize, v);
+                        let start = scan.locate(u.base);
+                        for t in u.first as u64..(u.first + u.count) as u64 {
+                            let loc = scan.place(&start, u, t);
+                            let q = loc.block + loc.x;
+                            assert_eq!(scan.compose(&scan.locate(q)), scan.compose(&loc));
+                            got.push(q);
+                        }
+                    }
+                }
+                want.sort_unstable();
+                got.sort_unstable();
+                assert_eq!(got, want, "{n}: step {step}");
+            }
+        }
+    }
+
+    /// The level split with each level decided from the table as it stood before the level
+    /// (its own bits written elsewhere, merged after it): the split's independence claim, not
+    /// an order that happens to work.
+    fn frozen_levels(layout: &BitLayout) -> Vec<u64> {
+        let hook = layout.hook_index().unwrap();
+        let scan = PullScan::new(hook);
+        let mut bits = vec![0u64; (hook.len() as usize).div_ceil(64)];
+        let mut ranges = Vec::new();
+        for step in 0..hook.steps() {
+            hook.step_ranges(step, &mut ranges);
+            for units in scan.step_levels(&ranges, 2).unwrap() {
+                let mut found = Vec::new();
+                for u in &units {
+                    let start = scan.locate(u.base);
+                    for t in u.first as u64..(u.first + u.count) as u64 {
+                        let loc = scan.place(&start, u, t);
+                        let q = loc.block + loc.x;
+                        let is_p = |o: u64| (bits[(o >> 6) as usize] >> (o & 63)) & 1 == 1;
+                        if q != 0 && scan.decide(&loc, is_p, &mut 0) {
+                            found.push(q);
+                        }
+                    }
+                }
+                for q in found {
+                    bits[(q >> 6) as usize] |= 1 << (q & 63);
+                }
+            }
+        }
+        bits
+    }
+
+    #[test]
     fn the_pull_scan_gives_the_forward_solvers_bits() {
-        for n in 1..=9usize {
+        for n in 1..=10usize {
             for min_child in [0, 3, n.saturating_sub(6), 100usize] {
+                if n == 10 && min_child != 4 {
+                    continue;
+                }
                 let layout = layout(n, min_child);
                 let want = PTable::empty(layout.clone()).unwrap();
                 solve_layers(&want, 0, |_, _, _| Ok(())).unwrap();
                 let (got, stats) = solve_pull(&layout).unwrap();
                 assert_eq!(got.words(), want.words(), "{n}/{min_child}");
+                let (cut, cut_stats) = solve_pull_split(&layout, 3).unwrap();
+                assert_eq!(cut.words(), want.words(), "{n}/{min_child}: small units");
+                assert_eq!(cut_stats, stats);
+                let walked = PTable::empty(layout.clone()).unwrap();
+                let scan = PullScan::new(layout.hook_index().unwrap());
+                let mut ranges = Vec::new();
+                let mut read = 0;
+                for step in 0..scan.index.steps() {
+                    scan.index.step_ranges(step, &mut ranges);
+                    for &(b, l) in &ranges {
+                        read += scan.range(b, l, walked.raw_words());
+                    }
+                }
+                assert_eq!(walked.words(), want.words(), "{n}/{min_child}: the walk");
+                assert_eq!(frozen_levels(&layout), want.words(), "{n}/{min_child}: frozen");
+                assert_eq!(read, stats.options, "{n}/{min_child}: the walk's reads");
                 assert_eq!(stats.positions, layout.len() - 1);
                 assert!(stats.options >= stats.positions - 1, "{n}: {stats:?}");
                 let weighted: u64 = leaf_weights(layout.hook_index().unwrap())
