@@ -49,7 +49,7 @@ use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
 use crate::chomp::two_player::plan::LayerSolver;
-use crate::chomp::two_player::pull::{leaf_weights, PullStats};
+use crate::chomp::two_player::pull::{leaf_weights, LevelCounts, PullScan, PullStats, LEVEL_UNITS};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -135,7 +135,9 @@ pub(crate) fn kernel(entry: usize, tables: u8) -> &'static Kernel {
 kernel_params! {
     /// Params of `chomp_hook.wgsl`: the side n and n + 1, where the squares and the blocks
     /// start in the index buffer, the items of this dispatch and its x extent in workgroups,
-    /// log2 of the words of a table buffer, whether to count the options read.
+    /// log2 of the words of a table buffer, whether to count the options read, the loop
+    /// sentinel's trips (2), the dispatch's first unit, where the level counts start in the
+    /// index buffer and their extents.
     struct ChompHookParams {
         n: u32,
         s: u32,
@@ -146,12 +148,17 @@ kernel_params! {
         shift: u32,
         stats: u32,
         twice: u32,
+        unit0: u32,
+        lc0: u32,
+        caps: u32,
+        vs: u32,
     }
 }
 
 /// The hook index as the kernel reads it (see the shader's header): weights, squares, `at`
-/// tables, blocks; and where the squares and blocks start.
-fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
+/// tables, blocks, level counts; and where the squares, blocks and counts start, and the
+/// counts' extents.
+fn index_words(hook: &HookIndex) -> (Vec<u32>, [u32; 5]) {
     let n = hook.side();
     let s = n + 1;
     let mut out = Vec::new();
@@ -205,7 +212,10 @@ fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
             out.extend([b.off as u32, (b.off >> 32) as u32, kind, r, c, mc]);
         }
     }
-    (out, sq0 as u32, bk0 as u32)
+    let lc0 = out.len();
+    let (counts, caps, vs) = LevelCounts::for_side(n).words();
+    out.extend(counts);
+    (out, [sq0 as u32, bk0 as u32, lc0 as u32, caps, vs])
 }
 
 /// The two-player tables on one GPU context.
@@ -296,8 +306,8 @@ pub struct HookTable {
     ctx: Arc<GpuContext>,
     hook: Arc<HookIndex>,
     index: wgpu::Buffer,
-    sq0: u32,
-    bk0: u32,
+    /// Where the squares, blocks and level counts start in `index`, the counts' extents.
+    at: [u32; 5],
     tables: Vec<wgpu::Buffer>,
     /// Stand-ins bound where the table has no buffer.
     spare: Vec<wgpu::Buffer>,
@@ -367,7 +377,7 @@ impl HookTable {
         let spare = (tables.len() as u32..bindings)
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
             .collect::<Result<Vec<_>>>()?;
-        let (words_index, sq0, bk0) = index_words(&hook);
+        let (words_index, at) = index_words(&hook);
         let index = ctx
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -379,8 +389,7 @@ impl HookTable {
             ctx,
             hook,
             index,
-            sq0,
-            bk0,
+            at,
             tables,
             spare,
             shift: buffer_words.trailing_zeros(),
@@ -390,17 +399,22 @@ impl HookTable {
         })
     }
 
-    fn params(&self, count: u32, groups_x: u32, stats: bool) -> ChompHookParams {
+    fn params(&self, count: u32, groups_x: u32, stats: bool, unit0: u32) -> ChompHookParams {
+        let [sq0, bk0, lc0, caps, vs] = self.at;
         ChompHookParams {
             n: self.hook.side() as u32,
             s: self.hook.side() as u32 + 1,
-            sq0: self.sq0,
-            bk0: self.bk0,
+            sq0,
+            bk0,
             count,
             groups_x,
             shift: self.shift,
             stats: stats as u32,
             twice: 2,
+            unit0,
+            lc0,
+            caps,
+            vs,
         }
     }
 
@@ -429,7 +443,7 @@ impl HookTable {
         buffers.extend(self.spare.iter().map(|b| b.as_entire_binding()));
         let bind = ctx.bind_group("chomp_hook", &pipeline, arena, &buffers);
         ctx.checked(|| {
-            arena.write(ctx, 0, &[self.params(count, gx, stats)]);
+            arena.write(ctx, 0, &[self.params(count, gx, stats, 0)]);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             dispatch(
                 &mut enc,
@@ -443,82 +457,62 @@ impl HookTable {
         })
     }
 
-    /// Solve the table: every step of the hook index through the one driver.
+    /// Solve the table: every step of the hook index through the one driver, each step's
+    /// levels in turn ([`PullScan::step_levels`], one dispatch a level or a part of one).
     pub fn solve(&self, stats: bool) -> Result<()> {
         let ctx = &*self.ctx;
-        let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let mut input = Reusable::new("chomp hook ranges", storage);
-        // results[0..2]: the options read; results[2]: the ranges a dispatch left unfinished.
-        let counter = ctx.buffer(
-            "chomp hook counter",
-            16,
-            wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        )?;
-        let readback = Readback::default();
-        let unfinished = |ctx: &GpuContext| -> Result<u32> {
-            readback.read(ctx, &counter, 8, 4, |b| {
-                bytemuck::cast_slice::<u8, u32>(b)[0]
-            })
+        let mut step = StepRun {
+            table: self,
+            arena: ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, SLOTS)?,
+            pipeline: ctx.pipeline(KernelId::ChompHookStep(self.bindings))?,
+            input: Reusable::new(
+                "chomp hook units",
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            ),
+            // results[0..2]: the options read; results[2]: the units a dispatch left unfinished.
+            counter: ctx.buffer(
+                "chomp hook counter",
+                16,
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            )?,
+            readback: Readback::default(),
+            stats,
         };
-        let chunk = ((ctx.max_binding_bytes() / 16).min(1 << 20)) as usize;
+        let unit_cap = ((ctx.max_binding_bytes() / UNIT_BYTES).min(1 << 20)) as usize;
+        let scan = PullScan::new(&self.hook);
         let run = Run::whole(&*self.hook, self.hook.len());
+        let mut words: Vec<u32> = Vec::new();
+        let mut parts: Vec<(u32, u32)> = Vec::new();
         drive_steps(
             run,
             |_, ranges| {
-                for part in ranges.chunks(chunk) {
-                    let mut words = Vec::with_capacity(part.len() * 4);
-                    let mut longest = 0;
-                    for &(b, l) in part {
-                        let l = u32::try_from(l).map_err(|_| {
-                            Error::Gpu(format!("a range of {l} positions is longer than 2^32"))
-                        })?;
-                        longest = longest.max(l);
-                        words.extend([b as u32, (b >> 32) as u32, l, 0]);
-                    }
-                    let bytes = (words.len() * 4) as u64;
-                    input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
-                    let buf = input.get()?;
-                    ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-                    let dispatch = || {
-                        self.run(
-                            KernelId::ChompHookStep(self.bindings),
-                            &arena,
-                            buf,
-                            &counter,
-                            part.len() as u32,
-                            stats,
-                        )
-                    };
-                    dispatch()?;
-                    // A software adapter cuts long walks short (see the shader's
-                    // loops_whole): dispatch the step again until every range is walked, each
-                    // dispatch deciding at least one more position of each unfinished range.
-                    if self.ctx.is_software() {
-                        let mut rounds = 0u64;
-                        while unfinished(ctx)? > 0 {
-                            rounds += 1;
-                            if rounds > longest as u64 {
-                                return Err(Error::Gpu(
-                                    "the hook kernel's walks of a step made no progress".into(),
-                                ));
-                            }
-                            ctx.queue
-                                .write_buffer(&counter, 8, bytemuck::cast_slice(&[0u32]));
-                            dispatch()?;
+                for units in scan.step_levels(ranges, LEVEL_UNITS)? {
+                    for piece in units.chunks(unit_cap) {
+                        if words.len() / 8 + piece.len() > unit_cap || parts.len() == SLOTS as usize
+                        {
+                            step.flush(&words, &parts)?;
+                            (words.clear(), parts.clear());
+                        }
+                        parts.push(((words.len() / 8) as u32, piece.len() as u32));
+                        for u in piece {
+                            let b = u.base;
+                            words.extend([b as u32, (b >> 32) as u32, u.f, u.cap]);
+                            words.extend([u.level, u.first, u.count, 0]);
                         }
                     }
                 }
+                step.flush(&words, &parts)?;
+                (words.clear(), parts.clear());
                 Ok(Vec::new())
             },
             |_, _, _| Ok(()),
         )?;
-        let read: Vec<u32> = readback.read(ctx, &counter, 0, 12, |b| {
+        let read: Vec<u32> = step.readback.read(ctx, &step.counter, 0, 12, |b| {
             bytemuck::cast_slice::<u8, u32>(b).to_vec()
         })?;
-        readback.release();
+        step.readback.release();
         if read[2] > 0 {
             return Err(Error::Gpu(format!(
                 "the device cut {} walks of the hook kernel short: its driver ends long loops",
@@ -607,6 +601,94 @@ impl HookTable {
         Readback::default().read(ctx, &results, 0, bytes, |b| {
             bytemuck::cast_slice::<u8, u32>(b)[..count * per].to_vec()
         })
+    }
+}
+
+/// Params slots of one submission: the dispatches of the levels sent at once.
+const SLOTS: u64 = 256;
+
+/// Bytes of one unit of a level (`io[8u..8u+8]` in the shader).
+const UNIT_BYTES: u64 = 32;
+
+/// The step kernel's buffers while a table is solved.
+struct StepRun<'a> {
+    table: &'a HookTable,
+    arena: ParamsArena,
+    pipeline: super::context::Pipeline,
+    input: Reusable,
+    counter: wgpu::Buffer,
+    readback: Readback,
+    stats: bool,
+}
+
+impl StepRun<'_> {
+    /// Dispatch the units `words` in `parts` (first unit, units), one dispatch each, in order:
+    /// one submission on a hardware adapter; on a software one each part alone, again until
+    /// every unit is walked (see the shader's loops_whole), each dispatch deciding at least one
+    /// more position of each unfinished unit.
+    fn flush(&mut self, words: &[u32], parts: &[(u32, u32)]) -> Result<()> {
+        if parts.is_empty() {
+            return Ok(());
+        }
+        let table = self.table;
+        let ctx = &*table.ctx;
+        self.input
+            .ensure(ctx, (words.len() * 4) as u64, ctx.max_binding_bytes())?;
+        let buf = self.input.get()?;
+        ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(words));
+        let mut buffers = vec![
+            table.index.as_entire_binding(),
+            buf.as_entire_binding(),
+            self.counter.as_entire_binding(),
+        ];
+        buffers.extend(table.tables.iter().map(|b| b.as_entire_binding()));
+        buffers.extend(table.spare.iter().map(|b| b.as_entire_binding()));
+        let bind = ctx.bind_group("chomp_hook", &self.pipeline, &self.arena, &buffers);
+        let max = ctx.limits.max_compute_workgroups_per_dimension;
+        let groups = |count: u32| dispatch_2d((count as u64).div_ceil(WORKGROUP) as u32, max);
+        let params: Vec<ChompHookParams> = parts
+            .iter()
+            .map(|&(u0, count)| table.params(count, groups(count).0, self.stats, u0))
+            .collect();
+        let submit = |range: std::ops::Range<usize>| {
+            ctx.checked(|| {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                for k in range {
+                    let offset = self.arena.offset(k as u64);
+                    let g = groups(parts[k].1);
+                    dispatch(&mut enc, "chomp_hook", &self.pipeline, &bind, offset, g);
+                }
+                ctx.queue.submit([enc.finish()])
+            })
+        };
+        self.arena.write(ctx, 0, &params);
+        if !ctx.is_software() {
+            submit(0..parts.len())?;
+            return Ok(());
+        }
+        let counter = &self.counter;
+        let readback = &self.readback;
+        let unfinished = || -> Result<u32> {
+            readback.read(ctx, counter, 8, 4, |b| bytemuck::cast_slice::<u8, u32>(b)[0])
+        };
+        for (k, &(u0, count)) in parts.iter().enumerate() {
+            let units = &words[8 * u0 as usize..8 * (u0 + count) as usize];
+            let longest = units.chunks(8).map(|u| u[6]).max().unwrap_or(0);
+            submit(k..k + 1)?;
+            let mut rounds = 0u32;
+            while unfinished()? > 0 {
+                rounds += 1;
+                if rounds > longest {
+                    return Err(Error::Gpu(
+                        "the hook kernel's walks of a level made no progress".into(),
+                    ));
+                }
+                ctx.queue
+                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
+                submit(k..k + 1)?;
+            }
+        }
+        Ok(())
     }
 }
 
