@@ -10,7 +10,8 @@ use chompute::chomp::two_player::pull::split_stats;
 fn main() {
     println!(
         "side | steps | ranges (max/step, mean/step) | positions a range (max, mean) | \
-         levels (max/step, all) | positions a level (max, mean) | levels ≥ 10^4 (their share)"
+         levels (max/step, all) | positions a level (max, mean) | levels ≥ 10^4 (their share) | \
+         sequential positions: range walk, split"
     );
     for arg in std::env::args().skip(1) {
         let Ok(n) = arg.parse::<usize>() else {
@@ -26,7 +27,7 @@ fn main() {
         };
         let s = split_stats(&hook);
         println!(
-            "{n}×{n} | {} | {}, {:.1} | {}, {:.1} | {}, {} | {}, {:.1} | {} ({:.1} %)",
+            "{n}×{n} | {} | {}, {:.1} | {}, {:.1} | {}, {} | {}, {:.1} | {} ({:.1} %) | {}, {}",
             s.steps,
             s.max_ranges,
             s.ranges as f64 / s.steps as f64,
@@ -38,6 +39,8 @@ fn main() {
             s.positions as f64 / s.levels as f64,
             s.wide_levels,
             100.0 * s.wide_positions as f64 / s.positions as f64,
+            s.walk_path,
+            s.split_path,
         );
     }
 }

@@ -3,10 +3,11 @@
 // those of the CPU's forward solver, walked by the one driver). A step's ranges are split into
 // levels (the cells of a position's free rows, the last rows of its colex block under the
 // range's prefix), one dispatch a level, ascending: an option in the same range has fewer
-// cells there, every other option lies in an earlier step. One invocation per unit of a level
-// (a run of the level's positions of one range, unranked by the level counts): it decides
-// them in turn, each P when none of its options is P, reading options until the first P one,
-// and sets its own bit with atomicOr (a word may be shared).
+// cells there, every other option lies in an earlier step. An invocation decides `per`
+// consecutive positions of the level (1 on a hardware adapter), each found by a binary search
+// of the level's range starts and unranked by the level counts: P when none of its options is
+// P, reading options until the first P one; it sets its own bit with atomicOr (a word may be
+// shared).
 //
 // Indexes and ranks are 64-bit, as vec2<u32> (x the low half, y the high). The table's bits
 // lie in up to 64 buffers of 2^params.shift u32 words each (bit q is bit q % 32 of word
@@ -31,7 +32,12 @@ struct Params {
     shift: u32,
     stats: u32,
     twice: u32,
-    unit0: u32,
+    level: u32,
+    s0: u32,
+    slen: u32,
+    size: u32,
+    per: u32,
+    res0: u32,
     lc0: u32,
     caps: u32,
     vs: u32,
@@ -547,40 +553,55 @@ fn place(r: u32, p: u32, f: u32, cap0: u32, v: u32, t0: u32, x0: vec2<u32>) {
     rank_x = x;
 }
 
-// One unit of a level: io[8u..8u+8] (u = unit0 + i) its range's first index (two words), the
-// range's free rows f and their cap, the level, the first of the level's positions it decides,
-// how many, and how many of them earlier dispatches decided. The walk goes on from there and
-// stops before the first position whose decision a cut loop may have spoilt (see loops_whole):
-// that position is left undecided, the unit's count says where to resume, and results[2]
-// counts the units left unfinished, for the host to dispatch the level again.
-@compute @workgroup_size(64)
-fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.groups_x * WORKGROUP;
-    if (i >= params.count) {
-        return;
+// Locate position k of the dispatch's level: the last of the level's ranges whose start
+// (io[s0 + j], j < slen) is at most k, its first index, free rows f and their cap at io[4j..];
+// then its free rows unranked. Returns its index.
+fn place_level(k: u32) -> vec2<u32> {
+    var lo = 0u;
+    var hi = params.slen;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (io[params.s0 + mid] <= k) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
     }
-    let u = 8u * (params.unit0 + i);
-    let base = vec2<u32>(io[u], io[u + 1u]);
-    let f = io[u + 2u];
-    let cap = io[u + 3u];
-    let level = io[u + 4u];
-    let first = io[u + 5u];
-    let count = io[u + 6u];
-    let resume = io[u + 7u];
-    if (resume >= count) {
-        return;
-    }
+    let t = k - io[params.s0 + lo];
+    let base = vec2<u32>(io[4u * lo], io[4u * lo + 1u]);
     locate(base);
-    let x0 = rank_x;
     var r = 0u;
     if (hook_b > 0u) {
         r = hook_b - 1u;
     }
+    place(r, r / 2u, io[4u * lo + 2u], io[4u * lo + 3u], params.level, t, rank_x);
+    return add64(block_first, rank_x);
+}
+
+// The positions g * per .. (g + 1) * per of the dispatch's level (of params.size), from where
+// earlier dispatches of the level left invocation g (io[res0 + g], when res0 > 0: a software
+// adapter). The walk stops before the first position whose decision a cut loop may have
+// spoilt (see loops_whole): that position is left undecided, io[res0 + g] says where to
+// resume (every invocation writes it, so a finished one is not walked again), and results[2]
+// counts the invocations left unfinished, for the host to dispatch the level again.
+@compute @workgroup_size(64)
+fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let g = gid.x + gid.y * params.groups_x * WORKGROUP;
+    if (g >= params.count) {
+        return;
+    }
+    let first = g * params.per;
+    let last = min(first + params.per, params.size);
+    var k = first;
+    if (params.res0 > 0u) {
+        k = first + io[params.res0 + g];
+    }
+    if (k >= last) {
+        return;
+    }
     var kept = 0u;
-    var k = resume;
     loop {
-        place(r, r / 2u, f, cap, level, first + k, x0);
-        let q = add64(block_first, rank_x);
+        let q = place_level(k);
         reads = 0u;
         let p = (q.x != 0u || q.y != 0u) && decide();
         if (!loops_whole()) {
@@ -592,12 +613,14 @@ fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         kept = kept + reads;
         k = k + 1u;
-        if (k >= count) {
+        if (k >= last) {
             break;
         }
     }
-    io[u + 7u] = k;
-    if (k < count) {
+    if (params.res0 > 0u) {
+        io[params.res0 + g] = k - first;
+    }
+    if (k < last) {
         atomicAdd(&results[2], 1u);
     }
     if (params.stats != 0u) {

@@ -1,36 +1,58 @@
 //! Two-player Chomp of a square on the GPU: `chomp_hook.wgsl` over the hook index of
 //! `chomp solve`'s own table (the same bits, so the same file), 64-bit indexes, the table in up
-//! to [`TABLE_BINDINGS`] buffers. The CPU twin is `two_player::pull` (the same walk of a range,
-//! the same options in the same order); the GPU==CPU tests compare with the forward solver.
+//! to [`TABLE_BINDINGS`] buffers. The CPU twin is `two_player::pull` (the same units of the
+//! same levels, the same options in the same order); the GPU==CPU tests compare with the
+//! forward solver.
 //! This is the [`ChompDevice`] of the GPU; the volume-layer kernel (`super::chomp`) still
 //! solves the boxes that are not square.
 //!
 //! # The algorithm: a pull scan
-//! Each step of the forward solver's schedule is one dispatch (split where it has more ranges
-//! than the range buffer holds), one invocation per range, which decides its positions in
-//! index order: a position is P when none of its options is, read until the first P one. A
-//! forward marking (each P-position marks its parents, as the CPU does) reads less, but its
-//! fills branch by the hooks they reach and recurse into child squares, and its marks land
-//! anywhere in the table; the pull scan's options are each one index computed on its own, and
-//! its only write is the position's own bit. Measured by the CPU twin's [`PullStats`] and the
-//! kernel's own count (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position
-//! on 10×10 (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for
-//! 1,363,341); a position has up to n² options, so the first P one comes early.
+//! Each step of the forward solver's schedule is split into levels; a position is P when none
+//! of its options is, read until the first P one. A forward marking (each P-position marks its
+//! parents, as the CPU does) reads less, but its fills branch by the hooks they reach and
+//! recurse into child squares, and its marks land anywhere in the table; the pull scan's
+//! options are each one index computed on its own, and its only write is the position's own
+//! bit. Measured by the CPU twin's [`PullStats`] and the kernel's own count
+//! (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position on 10×10
+//! (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for 1,363,341);
+//! a position has up to n² options, so the first P one comes early.
 //!
-//! Its limit is parallelism: one invocation a range, and a step of the 20×20 box has some
-//! hundreds of ranges of some thousands of positions. The positions of one range whose free
-//! rows hold equally many cells are independent too; splitting a range by them is the next
-//! step for a real GPU.
+//! # Parallelism: levels of a step
+//! A range of a step is a prefix block of a colex block (its first r/2 interior rows fixed, the
+//! f = r - r/2 *free* rows under them, each of at most `cap` cells). An option of a position in
+//! the same range comes of a bite in the free rows (a bite in the prefix or in a hook leaves
+//! the range), so it has fewer cells there: the positions of a range with equally many cells
+//! in the free rows (a *level*) are independent, and a step is decided level by level,
+//! ascending, all the ranges' positions of a level at once. The host cuts each level into
+//! about [`LEVEL_UNITS`] units (a run of one range's positions of the level, unranked by the
+//! level counts `two_player::pull::LevelCounts` in the index buffer), one invocation a unit,
+//! one dispatch a level, the levels of a step in one submission (wgpu orders the dispatches
+//! and makes each one's writes visible to the next).
+//!
+//! Walking each range in index order, one invocation a range, left a GPU nearly idle: a step
+//! of the 20×20 box has 929 ranges on average (at most 132,856), and its longest range,
+//! walked by one invocation, has up to 6,906,900 positions. The schedule counted
+//! (`cargo run --release --example chomp_split -- 16 18 20`, BENCHMARKS.md):
+//!
+//! | box | steps | ranges a step (max, mean) | positions a range (max, mean) | levels (all, max a step) | positions a level (max, mean) | positions in levels ≥ 10⁴ |
+//! |---|---|---|---|---|---|---|
+//! | 16×16 | 20,914 | 4,672, 63.0 | 170,544, 229.9 | 434,671, 106 | 90,096, 696 | 57.5 % |
+//! | 18×18 | 35,930 | 24,591, 231.4 | 1,081,575, 549.5 | 1,011,619, 137 | 931,635, 4,516 | 87.3 % |
+//! | 20×20 | 56,958 | 132,856, 929.3 | 6,906,900, 1,310.6 | 2,096,878, 172 | 10,057,877, 33,084 | 96.9 % |
+//!
+//! So the 20×20 box is some 2.1 million dispatches (37 a step on average), and almost all its
+//! positions lie in levels of at least ten thousand independent positions, up to ten million.
 //!
 //! # Walks cut short by a driver
 //! Mesa's llvmpipe (lavapipe) ends every loop of a shader call once all its loops together
 //! have made 65,535 trips (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`, one count for a SIMD group
-//! of invocations): a range of some hundred positions passes that from 10×10 on, and its walk
-//! stopped there silently, leaving later P-positions N. The kernel ends each position with a
-//! loop of two trips that a cut ends after one: then it leaves that position undecided and
-//! records where the walk stopped, and on a software adapter the host dispatches the step again
-//! until every walk is done (each dispatch starts with a fresh count). Any other device gets
-//! one dispatch a step and an error if a walk was cut.
+//! of invocations): a long walk stopped there silently, leaving later P-positions N. The
+//! kernel ends each position with a loop of two trips that a cut ends after one: then it leaves
+//! that position undecided and records where its unit stopped, and on a software adapter the
+//! host dispatches each level alone and again until every unit is done (each dispatch starts
+//! with a fresh count, so it decides at least one more position of each unfinished unit). Any
+//! other device gets all the levels of a step in one submission and an error if a walk was
+//! cut.
 //!
 //! # Tables larger than one binding
 //! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
@@ -49,7 +71,7 @@ use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
 use crate::chomp::two_player::plan::LayerSolver;
-use crate::chomp::two_player::pull::{leaf_weights, LevelCounts, PullScan, PullStats, LEVEL_UNITS};
+use crate::chomp::two_player::pull::{leaf_weights, LevelCounts, PullScan, PullStats, StepSplit};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -86,7 +108,7 @@ const fn hook_kernel(entry: &'static str) -> Kernel {
     }
 }
 
-/// `chomp_hook.wgsl`'s step: one invocation per range of a step.
+/// `chomp_hook.wgsl`'s step: one invocation per unit of a level of a step.
 pub(crate) const CHOMP_HOOK_STEP: Kernel = hook_kernel("chomp_hook_step");
 /// `chomp_hook.wgsl`'s gather: the bits at chosen indexes.
 pub(crate) const CHOMP_HOOK_GATHER: Kernel = hook_kernel("chomp_hook_gather");
@@ -136,8 +158,10 @@ kernel_params! {
     /// Params of `chomp_hook.wgsl`: the side n and n + 1, where the squares and the blocks
     /// start in the index buffer, the items of this dispatch and its x extent in workgroups,
     /// log2 of the words of a table buffer, whether to count the options read, the loop
-    /// sentinel's trips (2), the dispatch's first unit, where the level counts start in the
-    /// index buffer and their extents.
+    /// sentinel's trips (2); the dispatch's level, where its range starts lie in the input and
+    /// how many, its positions, the positions an invocation decides, where the invocations'
+    /// resume counts lie (0: none); where the level counts start in the index buffer and their
+    /// extents.
     struct ChompHookParams {
         n: u32,
         s: u32,
@@ -148,7 +172,12 @@ kernel_params! {
         shift: u32,
         stats: u32,
         twice: u32,
-        unit0: u32,
+        level: u32,
+        s0: u32,
+        slen: u32,
+        size: u32,
+        per: u32,
+        res0: u32,
         lc0: u32,
         caps: u32,
         vs: u32,
@@ -399,7 +428,7 @@ impl HookTable {
         })
     }
 
-    fn params(&self, count: u32, groups_x: u32, stats: bool, unit0: u32) -> ChompHookParams {
+    fn params(&self, count: u32, groups_x: u32, stats: bool) -> ChompHookParams {
         let [sq0, bk0, lc0, caps, vs] = self.at;
         ChompHookParams {
             n: self.hook.side() as u32,
@@ -411,7 +440,12 @@ impl HookTable {
             shift: self.shift,
             stats: stats as u32,
             twice: 2,
-            unit0,
+            level: 0,
+            s0: 0,
+            slen: 0,
+            size: 0,
+            per: 1,
+            res0: 0,
             lc0,
             caps,
             vs,
@@ -443,7 +477,7 @@ impl HookTable {
         buffers.extend(self.spare.iter().map(|b| b.as_entire_binding()));
         let bind = ctx.bind_group("chomp_hook", &pipeline, arena, &buffers);
         ctx.checked(|| {
-            arena.write(ctx, 0, &[self.params(count, gx, stats, 0)]);
+            arena.write(ctx, 0, &[self.params(count, gx, stats)]);
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             dispatch(
                 &mut enc,
@@ -458,7 +492,7 @@ impl HookTable {
     }
 
     /// Solve the table: every step of the hook index through the one driver, each step's
-    /// levels in turn ([`PullScan::step_levels`], one dispatch a level or a part of one).
+    /// levels in turn ([`PullScan::split`], one dispatch a level).
     pub fn solve(&self, stats: bool) -> Result<()> {
         let ctx = &*self.ctx;
         let mut step = StepRun {
@@ -480,31 +514,12 @@ impl HookTable {
             readback: Readback::default(),
             stats,
         };
-        let unit_cap = ((ctx.max_binding_bytes() / UNIT_BYTES).min(1 << 20)) as usize;
         let scan = PullScan::new(&self.hook);
         let run = Run::whole(&*self.hook, self.hook.len());
-        let mut words: Vec<u32> = Vec::new();
-        let mut parts: Vec<(u32, u32)> = Vec::new();
         drive_steps(
             run,
             |_, ranges| {
-                for units in scan.step_levels(ranges, LEVEL_UNITS)? {
-                    for piece in units.chunks(unit_cap) {
-                        if words.len() / 8 + piece.len() > unit_cap || parts.len() == SLOTS as usize
-                        {
-                            step.flush(&words, &parts)?;
-                            (words.clear(), parts.clear());
-                        }
-                        parts.push(((words.len() / 8) as u32, piece.len() as u32));
-                        for u in piece {
-                            let b = u.base;
-                            words.extend([b as u32, (b >> 32) as u32, u.f, u.cap]);
-                            words.extend([u.level, u.first, u.count, 0]);
-                        }
-                    }
-                }
-                step.flush(&words, &parts)?;
-                (words.clear(), parts.clear());
+                step.levels(&scan.split(ranges)?)?;
                 Ok(Vec::new())
             },
             |_, _, _| Ok(()),
@@ -604,11 +619,8 @@ impl HookTable {
     }
 }
 
-/// Params slots of one submission: the dispatches of the levels sent at once.
-const SLOTS: u64 = 256;
-
-/// Bytes of one unit of a level (`io[8u..8u+8]` in the shader).
-const UNIT_BYTES: u64 = 32;
+/// Params slots: a step's levels (at most 15 free rows of 30 cells, 451 levels).
+const SLOTS: u64 = 512;
 
 /// The step kernel's buffers while a table is solved.
 struct StepRun<'a> {
@@ -622,20 +634,37 @@ struct StepRun<'a> {
 }
 
 impl StepRun<'_> {
-    /// Dispatch the units `words` in `parts` (first unit, units), one dispatch each, in order:
-    /// one submission on a hardware adapter; on a software one each part alone, again until
-    /// every unit is walked (see the shader's loops_whole), each dispatch deciding at least one
-    /// more position of each unfinished unit.
-    fn flush(&mut self, words: &[u32], parts: &[(u32, u32)]) -> Result<()> {
-        if parts.is_empty() {
+    /// Dispatch the levels of one step, in order, one position an invocation: the input holds
+    /// the ranges (first index, free rows, cap), every level's range starts and, on a software
+    /// adapter, a resume count an invocation. One submission on a hardware adapter; on a
+    /// software one each level alone, again until every invocation is done (see the shader's
+    /// loops_whole), each dispatch leaving fewer unfinished.
+    fn levels(&mut self, split: &StepSplit) -> Result<()> {
+        let levels = split.levels();
+        if levels == 0 {
             return Ok(());
+        }
+        if levels as u64 > SLOTS {
+            return Err(Error::Gpu(format!("a step of {levels} levels")));
         }
         let table = self.table;
         let ctx = &*table.ctx;
+        let software = ctx.is_software();
+        let mut words: Vec<u32> = Vec::with_capacity(4 * split.ranges.len() + split.starts.len());
+        for &(b, f, cap) in &split.ranges {
+            words.extend([b as u32, (b >> 32) as u32, f, cap]);
+        }
+        let s0 = words.len() as u32;
+        words.extend_from_slice(&split.starts);
+        let res0 = words.len();
+        let widest = split.sizes.iter().copied().max().unwrap_or(0) as usize;
+        if software {
+            words.resize(res0 + widest.max(1), 0);
+        }
         self.input
             .ensure(ctx, (words.len() * 4) as u64, ctx.max_binding_bytes())?;
         let buf = self.input.get()?;
-        ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(words));
+        ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
         let mut buffers = vec![
             table.index.as_entire_binding(),
             buf.as_entire_binding(),
@@ -645,25 +674,34 @@ impl StepRun<'_> {
         buffers.extend(table.spare.iter().map(|b| b.as_entire_binding()));
         let bind = ctx.bind_group("chomp_hook", &self.pipeline, &self.arena, &buffers);
         let max = ctx.limits.max_compute_workgroups_per_dimension;
-        let groups = |count: u32| dispatch_2d((count as u64).div_ceil(WORKGROUP) as u32, max);
-        let params: Vec<ChompHookParams> = parts
-            .iter()
-            .map(|&(u0, count)| table.params(count, groups(count).0, self.stats, u0))
+        let groups = |count: u64| dispatch_2d(count.div_ceil(WORKGROUP) as u32, max);
+        let params: Vec<ChompHookParams> = (0..levels)
+            .map(|v| {
+                let size = split.sizes[v] as u32;
+                ChompHookParams {
+                    level: v as u32,
+                    s0: s0 + split.at[v] as u32,
+                    slen: (split.at[v + 1] - split.at[v]) as u32,
+                    size,
+                    res0: if software { res0 as u32 } else { 0 },
+                    ..table.params(size, groups(size as u64).0, self.stats)
+                }
+            })
             .collect();
+        self.arena.write(ctx, 0, &params);
         let submit = |range: std::ops::Range<usize>| {
             ctx.checked(|| {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
-                for k in range {
-                    let offset = self.arena.offset(k as u64);
-                    let g = groups(parts[k].1);
+                for v in range {
+                    let offset = self.arena.offset(v as u64);
+                    let g = groups(split.sizes[v]);
                     dispatch(&mut enc, "chomp_hook", &self.pipeline, &bind, offset, g);
                 }
                 ctx.queue.submit([enc.finish()])
             })
         };
-        self.arena.write(ctx, 0, &params);
-        if !ctx.is_software() {
-            submit(0..parts.len())?;
+        if !software {
+            submit(0..levels)?;
             return Ok(());
         }
         let counter = &self.counter;
@@ -671,21 +709,25 @@ impl StepRun<'_> {
         let unfinished = || -> Result<u32> {
             readback.read(ctx, counter, 8, 4, |b| bytemuck::cast_slice::<u8, u32>(b)[0])
         };
-        for (k, &(u0, count)) in parts.iter().enumerate() {
-            let units = &words[8 * u0 as usize..8 * (u0 + count) as usize];
-            let longest = units.chunks(8).map(|u| u[6]).max().unwrap_or(0);
-            submit(k..k + 1)?;
-            let mut rounds = 0u32;
-            while unfinished()? > 0 {
-                rounds += 1;
-                if rounds > longest {
+        let zeros = vec![0u32; widest.max(1)];
+        for v in 0..levels {
+            if v > 0 {
+                ctx.queue
+                    .write_buffer(buf, res0 as u64 * 4, bytemuck::cast_slice(&zeros));
+            }
+            submit(v..v + 1)?;
+            let mut left = unfinished()?;
+            while left > 0 {
+                ctx.queue
+                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
+                submit(v..v + 1)?;
+                let now = unfinished()?;
+                if now >= left {
                     return Err(Error::Gpu(
                         "the hook kernel's walks of a level made no progress".into(),
                     ));
                 }
-                ctx.queue
-                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
-                submit(k..k + 1)?;
+                left = now;
             }
         }
         Ok(())

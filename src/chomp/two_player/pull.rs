@@ -1,7 +1,8 @@
 //! The pull scan of a square's table in the hook index (`index::hook`, any smallest child
 //! side, so the layout of `chomp solve`'s own table): the CPU twin of the GPU's hook kernel
 //! (`shaders/chomp_hook.wgsl`), the same steps (the forward solver's, walked by the one
-//! driver), the same walk of a range, the same options in the same order, the same bits.
+//! driver), the same levels and units of a step, the same options in the same order, the same
+//! bits.
 //!
 //! # Why a pull scan
 //! The forward solver (`super::forward`) marks the parents of every P-position, a fill that
@@ -26,11 +27,26 @@
 //!   ([`PullScan::index_of`]): at each level the hook (a, b), the transpose when a < b, then a
 //!   colex rank or one level down.
 //!
-//! A range of a step lies in one colex block of the innermost square (a prefix block of the
-//! colex layers), so its positions follow each other as colex successors of μ.
+//! # Levels: the parallelism of a step
+//! A range of a step is a prefix block of one colex block of the innermost square: the first
+//! r/2 rows of μ fixed, the last f = r - r/2 (the *free* rows) every filling under the prefix's
+//! last row (`cap` cells, or the block's c when there is no prefix). A bite in the prefix or in
+//! a hook leaves the range (it removes a prefix cell, or changes the hook or the chain), so an
+//! option in the same range comes of a bite in the free rows and has fewer cells there. The
+//! positions of a range with equally many cells in the free rows (a *level*) are therefore
+//! independent once the lower levels and the earlier steps are done.
+//! [`PullScan::split`] numbers the positions of each level of a step (all its ranges) and
+//! [`PullScan::place`] finds position i of a level: its range by a binary search of the level's
+//! range starts, its free rows unranked by [`LevelCounts`] (diagrams by cells in an f × cap
+//! box, first rows descending). The kernel runs a level's positions in parallel, one dispatch
+//! a level; [`solve_pull`] does the same on the CPU. [`split_stats`] counts the split of a schedule (BENCHMARKS.md,
+//! `examples/chomp_split.rs`).
 //!
-//! Tests: this file's unit tests (the bits of the forward solver on every square to 9×9 and
-//! several smallest child sides; the index against `HookIndex::index`).
+//! Tests: this file's unit tests (the bits of the forward solver on every square to 10×10 and
+//! several smallest child sides, with units of every size and with each level decided from the
+//! table frozen before it, so that the independence of a level is checked, not an order that
+//! happens to work; the level counts and their unranking; the units of every step cover its
+//! ranges once; the index against `HookIndex::index`).
 
 use super::table::PTable;
 use crate::chomp::engine::driver::{drive_steps, Run};
@@ -316,23 +332,35 @@ impl LevelCounts {
     }
 }
 
-/// One unit of the level split of a step: positions `first..first + count` (in
-/// [`LevelCounts::unrank`]'s order) of the level `level` (cells in the free rows) of the range
-/// that starts at `base`, whose `f` free rows hold at most `cap` cells each.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LevelUnit {
-    /// The range's first index.
-    pub base: u64,
-    /// Its free rows (0: a range of one position).
-    pub f: u32,
-    /// The cells a free row holds at most.
-    pub cap: u32,
-    /// Cells in the free rows.
-    pub level: u32,
-    /// The first position of the level the unit decides.
-    pub first: u32,
-    /// Positions it decides.
-    pub count: u32,
+/// The level split of one step: its ranges, those with the most levels first, and for each
+/// level (cells in the free rows) the ranges that have it (a prefix of `ranges`) with where
+/// their positions start in the level's numbering. Position i of level v is position
+/// i - start of the last range whose start is at most i, in [`LevelCounts::unrank`]'s order.
+#[derive(Debug, Clone, Default)]
+pub struct StepSplit {
+    /// First index, free rows, cap of each range.
+    pub ranges: Vec<(u64, u32, u32)>,
+    /// `starts[at[v]..at[v + 1]]`: level v's starts, one for each of its ranges.
+    pub starts: Vec<u32>,
+    /// Where each level's starts begin (one more entry than levels).
+    pub at: Vec<usize>,
+    /// Positions of each level.
+    pub sizes: Vec<u64>,
+}
+
+impl StepSplit {
+    /// Levels of the step.
+    pub fn levels(&self) -> usize {
+        self.sizes.len()
+    }
+
+    /// Position `i` of level `v`: its range (index in `ranges`) and its rank in the range's
+    /// level.
+    pub fn position(&self, v: usize, i: u64) -> (usize, u64) {
+        let s = &self.starts[self.at[v]..self.at[v + 1]];
+        let j = s.partition_point(|&x| x as u64 <= i) - 1;
+        (j, i - s[j] as u64)
+    }
 }
 
 /// A range's free rows and their cap, from its first position: the last r - r/2 rows of the
@@ -349,16 +377,14 @@ fn range_shape(loc: &Located) -> (usize, usize) {
 }
 
 impl PullScan<'_> {
-    /// The level split of a step's ranges: for each level (cells in the free rows, ascending)
-    /// the units that decide it, each range's positions of that level cut into units of at
-    /// most ⌈positions of the level / `target`⌉, so a level has about `target` units or one
-    /// a position. Positions of one level of one range are independent: an option in the same
-    /// range comes of a bite in the free rows (a bite in the prefix or the hooks leaves the
-    /// range), which removes cells there. Fails on a range that is not a whole prefix block.
-    pub fn step_levels(&self, ranges: &[(u64, u64)], target: u64) -> Result<Vec<Vec<LevelUnit>>> {
+    /// The level split of a step's ranges ([`StepSplit`]). Positions of one level are
+    /// independent: an option in the same range comes of a bite in the free rows (a bite in
+    /// the prefix or the hooks leaves the range), which removes cells there. Fails on a range
+    /// that is not a whole prefix block, or a level of 2^32 positions or more.
+    pub fn split(&self, ranges: &[(u64, u64)]) -> Result<StepSplit> {
         use rayon::prelude::*;
         let counts = &self.counts;
-        let shapes = ranges
+        let mut shapes = ranges
             .par_iter()
             .with_min_len(256)
             .map(|&(base, len)| {
@@ -368,76 +394,65 @@ impl PullScan<'_> {
                 let whole = loc.mu[r / 2..r].iter().all(|&x| x == 0)
                     && f <= counts.f_max()
                     && cap <= counts.cap_max()
-                    && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len
-                    && len <= u32::MAX as u64;
+                    && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len;
                 if !whole {
                     return Err(Error::invalid(format!(
                         "the range of {len} positions at index {base} is not a prefix block"
                     )));
                 }
-                Ok((base, f, cap))
+                Ok((base, f as u32, cap as u32))
             })
             .collect::<Result<Vec<_>>>()?;
-        let mut totals: Vec<u64> = Vec::new();
-        for &(_, f, cap) in &shapes {
-            totals.resize(totals.len().max(f * cap + 1), 0);
-            for (v, t) in totals.iter_mut().enumerate().take(f * cap + 1) {
-                *t += counts.count(f, cap, v);
-            }
-        }
-        let per: Vec<u64> = totals
-            .iter()
-            .map(|t| t.div_ceil(target.max(1)).max(1))
-            .collect();
-        let mut out = vec![Vec::new(); totals.len()];
-        for &(base, f, cap) in &shapes {
-            for (v, units) in out.iter_mut().enumerate().take(f * cap + 1) {
-                let size = counts.count(f, cap, v);
-                let mut first = 0;
-                while first < size {
-                    let count = per[v].min(size - first);
-                    units.push(LevelUnit {
-                        base,
-                        f: f as u32,
-                        cap: cap as u32,
-                        level: v as u32,
-                        first: first as u32,
-                        count: count as u32,
-                    });
-                    first += count;
+        shapes.sort_by_key(|&(_, f, cap)| std::cmp::Reverse(f * cap));
+        let levels = shapes.first().map_or(0, |&(_, f, cap)| (f * cap) as usize + 1);
+        let mut split = StepSplit {
+            at: vec![0],
+            ..StepSplit::default()
+        };
+        for v in 0..levels {
+            let mut size = 0u64;
+            for &(_, f, cap) in shapes.iter().take_while(|&&(_, f, c)| (f * c) as usize >= v) {
+                split.starts.push(size as u32);
+                size += counts.count(f as usize, cap as usize, v);
+                if size > u32::MAX as u64 {
+                    return Err(Error::invalid(format!(
+                        "a level of 2^32 positions or more at index {}",
+                        shapes[0].0
+                    )));
                 }
             }
+            split.at.push(split.starts.len());
+            split.sizes.push(size);
         }
-        Ok(out)
+        split.ranges = shapes;
+        Ok(split)
     }
 
-    /// Locate the `t`-th position of `unit`'s level of its range, its range's first position
-    /// `start` located: the free rows unranked, the colex rank moved by their weights.
-    pub fn place(&self, start: &Located, unit: &LevelUnit, t: u64) -> Located {
-        let mut loc = *start;
+    /// Locate position `i` of level `v` of `split`: its range's first position located, the
+    /// free rows unranked, the colex rank moved by their weights.
+    pub fn place(&self, split: &StepSplit, v: usize, i: u64) -> Located {
+        let (j, t) = split.position(v, i);
+        let (base, f, cap) = split.ranges[j];
+        let mut loc = self.locate(base);
         let r = loc.b.saturating_sub(1) as usize;
         let p = r / 2;
-        let (f, cap) = (unit.f as usize, unit.cap as usize);
         self.counts
-            .unrank(f, cap, unit.level as usize, t, &mut loc.mu[p..]);
-        for j in p..p + f {
+            .unrank(f as usize, cap as usize, v, t, &mut loc.mu[p..]);
+        for j in p..p + f as usize {
             loc.x += self.index.weight(r, j, loc.mu[j]);
         }
         loc
     }
 
-    /// Decide the positions of one unit of a step's level split, setting the P bits in
-    /// `words`; returns the options read.
-    pub fn unit(&self, unit: &LevelUnit, words: &[AtomicU64]) -> u64 {
-        let start = self.locate(unit.base);
-        let mut read = 0u64;
+    /// Decide position `i` of level `v` of `split`, setting its P bit in `words`; returns the
+    /// options read.
+    pub fn decide_at(&self, split: &StepSplit, v: usize, i: u64, words: &[AtomicU64]) -> u64 {
+        let loc = self.place(split, v, i);
+        let q = loc.block + loc.x;
         let is_p = |q: u64| (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1 == 1;
-        for k in 0..unit.count as u64 {
-            let loc = self.place(&start, unit, unit.first as u64 + k);
-            let q = loc.block + loc.x;
-            if q != 0 && self.decide(&loc, is_p, &mut read) {
-                words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
-            }
+        let mut read = 0;
+        if q != 0 && self.decide(&loc, is_p, &mut read) {
+            words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
         }
         read
     }
@@ -468,6 +483,10 @@ pub struct SplitStats {
     pub wide_levels: u64,
     /// The positions of those levels.
     pub wide_positions: u64,
+    /// The positions one after the other of the range walk: the sum over the steps of the
+    /// longest range (a range one invocation, in index order). The split's is `levels` (one
+    /// position an invocation).
+    pub walk_path: u64,
 }
 
 /// Count the schedule of `hook` and its level split ([`SplitStats`]).
@@ -481,6 +500,7 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
     for step in 0..hook.steps() {
         hook.step_ranges(step, &mut ranges);
         let mut sizes: Vec<u64> = Vec::new();
+        let mut longest = 0;
         for &(base, len) in &ranges {
             let (f, cap) = range_shape(&scan.locate(base));
             sizes.resize(sizes.len().max(f * cap + 1), 0);
@@ -488,8 +508,10 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
                 *s += scan.counts.count(f, cap, v);
             }
             st.positions += len;
-            st.max_range = st.max_range.max(len);
+            longest = longest.max(len);
         }
+        st.max_range = st.max_range.max(longest);
+        st.walk_path += longest;
         st.ranges += ranges.len() as u64;
         st.max_ranges = st.max_ranges.max(ranges.len() as u64);
         st.levels += sizes.len() as u64;
@@ -505,19 +527,10 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
     st
 }
 
-/// Units a level of a step is cut into, about (see [`PullScan::step_levels`]): enough to
-/// fill a large GPU, few enough that their list is small beside the positions.
-pub const LEVEL_UNITS: u64 = 1 << 16;
-
 /// Solve a square's table in `layout` (its hook index) by the pull scan, on the CPU: the twin
-/// of the GPU's hook kernel, each step's levels in turn, a level's units in parallel. Returns
-/// the table and what it read.
+/// of the GPU's hook kernel, each step's levels in turn, a level's positions in parallel.
+/// Returns the table and what it read.
 pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
-    solve_pull_split(layout, LEVEL_UNITS)
-}
-
-/// [`solve_pull`] with each level cut into about `target` units.
-pub fn solve_pull_split(layout: &BitLayout, target: u64) -> Result<(PTable, PullStats)> {
     use rayon::prelude::*;
     let Some(hook) = layout.hook_index() else {
         return Err(Error::invalid(format!(
@@ -531,9 +544,14 @@ pub fn solve_pull_split(layout: &BitLayout, target: u64) -> Result<(PTable, Pull
     drive_steps(
         Run::whole(&**hook, hook.len()),
         |_, ranges| {
-            for units in scan.step_levels(ranges, target)? {
-                let words = table.raw_words();
-                options += units.par_iter().map(|u| scan.unit(u, words)).sum::<u64>();
+            let split = scan.split(ranges)?;
+            let words = table.raw_words();
+            for (v, &size) in split.sizes.iter().enumerate() {
+                options += (0..size as u32)
+                    .into_par_iter()
+                    .with_min_len(64)
+                    .map(|i| scan.decide_at(&split, v, i as u64, words))
+                    .sum::<u64>();
             }
             Ok(Vec::new())
         },
@@ -636,7 +654,7 @@ mod tests {
     }
 
     #[test]
-    fn the_level_units_of_a_step_cover_its_ranges_once() {
+    fn the_levels_of_a_step_number_its_ranges_positions_once() {
         for n in [5usize, 8, 10] {
             let hook = HookIndex::with_min_child(n, min_child_for(n)).unwrap();
             let scan = PullScan::new(&hook);
@@ -645,16 +663,20 @@ mod tests {
                 hook.step_ranges(step, &mut ranges);
                 let mut want: Vec<u64> = ranges.iter().flat_map(|&(b, l)| b..b + l).collect();
                 let mut got = Vec::new();
-                for (v, units) in scan.step_levels(&ranges, 5).unwrap().iter().enumerate() {
-                    for u in units {
-                        assert_eq!(u.level as usize, v);
-                        let start = scan.locate(u.base);
-                        for t in u.first as u64..(u.first + u.count) as u64 {
-                            let loc = scan.place(&start, u, t);
-                            let q = loc.block + loc.x;
-                            assert_eq!(scan.compose(&scan.locate(q)), scan.compose(&loc));
-                            got.push(q);
-                        }
+                let split = scan.split(&ranges).unwrap();
+                for v in 0..split.levels() {
+                    for i in 0..split.sizes[v] {
+                        let loc = scan.place(&split, v, i);
+                        let q = loc.block + loc.x;
+                        assert_eq!(scan.compose(&scan.locate(q)), scan.compose(&loc));
+                        let rows = scan.compose(&loc);
+                        let (j, _) = split.position(v, i);
+                        let (base, f, _) = split.ranges[j];
+                        let r = scan.locate(base).b.saturating_sub(1) as usize;
+                        let free: u32 = loc.mu[r / 2..r].iter().sum();
+                        assert_eq!(free as usize, v, "{rows:?}");
+                        assert!(f as usize == r - r / 2);
+                        got.push(q);
                     }
                 }
                 want.sort_unstable();
@@ -674,17 +696,15 @@ mod tests {
         let mut ranges = Vec::new();
         for step in 0..hook.steps() {
             hook.step_ranges(step, &mut ranges);
-            for units in scan.step_levels(&ranges, 2).unwrap() {
+            let split = scan.split(&ranges).unwrap();
+            for v in 0..split.levels() {
                 let mut found = Vec::new();
-                for u in &units {
-                    let start = scan.locate(u.base);
-                    for t in u.first as u64..(u.first + u.count) as u64 {
-                        let loc = scan.place(&start, u, t);
-                        let q = loc.block + loc.x;
-                        let is_p = |o: u64| (bits[(o >> 6) as usize] >> (o & 63)) & 1 == 1;
-                        if q != 0 && scan.decide(&loc, is_p, &mut 0) {
-                            found.push(q);
-                        }
+                for i in 0..split.sizes[v] {
+                    let loc = scan.place(&split, v, i);
+                    let q = loc.block + loc.x;
+                    let is_p = |o: u64| (bits[(o >> 6) as usize] >> (o & 63)) & 1 == 1;
+                    if q != 0 && scan.decide(&loc, is_p, &mut 0) {
+                        found.push(q);
                     }
                 }
                 for q in found {
@@ -707,9 +727,6 @@ mod tests {
                 solve_layers(&want, 0, |_, _, _| Ok(())).unwrap();
                 let (got, stats) = solve_pull(&layout).unwrap();
                 assert_eq!(got.words(), want.words(), "{n}/{min_child}");
-                let (cut, cut_stats) = solve_pull_split(&layout, 3).unwrap();
-                assert_eq!(cut.words(), want.words(), "{n}/{min_child}: small units");
-                assert_eq!(cut_stats, stats);
                 assert_eq!(frozen_levels(&layout), want.words(), "{n}/{min_child}: frozen");
                 assert_eq!(stats.positions, layout.len() - 1);
                 assert!(stats.options >= stats.positions - 1, "{n}: {stats:?}");
