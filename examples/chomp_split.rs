@@ -11,7 +11,7 @@ fn main() {
     println!(
         "side | steps | ranges (max/step, mean/step) | positions a range (max, mean) | \
          levels (max/step, all) | positions a level (max, mean) | levels ≥ 10^4 (their share) | \
-         sequential positions: range walk, split"
+         positions one after another: range walk, levels"
     );
     for arg in std::env::args().skip(1) {
         let Ok(n) = arg.parse::<usize>() else {
@@ -40,7 +40,7 @@ fn main() {
             s.wide_levels,
             100.0 * s.wide_positions as f64 / s.positions as f64,
             s.walk_path,
-            s.split_path,
+            s.levels,
         );
     }
 }

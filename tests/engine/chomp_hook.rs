@@ -66,9 +66,9 @@ fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_every_square_to_9() {
     }
 }
 
-/// From 10×10 on, a range's walk runs past the 65,535 loop trips that lavapipe allows one
-/// shader call: the kernel notices the cut and the host dispatches the step again from where
-/// each walk stopped.
+/// The larger squares, whose levels hold up to a thousand positions; should a shader call run
+/// past the 65,535 loop trips that lavapipe allows one, the kernel notices the cut and the
+/// host dispatches the level again from where each invocation stopped.
 #[test]
 fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_squares_10_to_12() {
     let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_10_to_12") else {
