@@ -345,6 +345,10 @@ pub struct HookTable {
     bindings: u8,
     words: u64,
     stats: std::sync::Mutex<Option<PullStats>>,
+    /// Positions of a level an invocation decides, one after another.
+    per: u32,
+    /// Levels dispatched again (walks cut short on a software adapter).
+    again: std::sync::atomic::AtomicU64,
 }
 
 impl HookTable {
@@ -425,7 +429,21 @@ impl HookTable {
             bindings: bindings as u8,
             words,
             stats: std::sync::Mutex::new(None),
+            per: 1,
+            again: Default::default(),
         })
+    }
+
+    /// Let each invocation decide `per` consecutive positions of a level (1, the default,
+    /// gives a GPU the most parallelism): for the tests, whose longer walks run past lavapipe's
+    /// loop budget, so that the dispatches again from where each walk stopped are exercised.
+    pub fn set_positions_per_invocation(&mut self, per: u32) {
+        self.per = per.max(1);
+    }
+
+    /// How many times a level was dispatched again because walks were cut short.
+    pub fn dispatched_again(&self) -> u64 {
+        self.again.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn params(&self, count: u32, groups_x: u32, stats: bool) -> ChompHookParams {
@@ -634,7 +652,8 @@ struct StepRun<'a> {
 }
 
 impl StepRun<'_> {
-    /// Dispatch the levels of one step, in order, one position an invocation: the input holds
+    /// Dispatch the levels of one step, in order, [`HookTable::per`] positions an invocation
+    /// (one but in tests): the input holds
     /// the ranges (first index, free rows, cap), every level's range starts and, on a software
     /// adapter, a resume count an invocation. One submission on a hardware adapter; on a
     /// software one each level alone, again until every invocation is done (see the shader's
@@ -657,7 +676,13 @@ impl StepRun<'_> {
         let s0 = words.len() as u32;
         words.extend_from_slice(&split.starts);
         let res0 = words.len();
-        let widest = split.sizes.iter().copied().max().unwrap_or(0) as usize;
+        let per = table.per;
+        let widest = split
+            .sizes
+            .iter()
+            .map(|s| s.div_ceil(per as u64))
+            .max()
+            .unwrap_or(0) as usize;
         if software {
             words.resize(res0 + widest.max(1), 0);
         }
@@ -678,13 +703,15 @@ impl StepRun<'_> {
         let params: Vec<ChompHookParams> = (0..levels)
             .map(|v| {
                 let size = split.sizes[v] as u32;
+                let count = size.div_ceil(per);
                 ChompHookParams {
                     level: v as u32,
                     s0: s0 + split.at[v] as u32,
                     slen: (split.at[v + 1] - split.at[v]) as u32,
                     size,
+                    per,
                     res0: if software { res0 as u32 } else { 0 },
-                    ..table.params(size, groups(size as u64).0, self.stats)
+                    ..table.params(count, groups(count as u64).0, self.stats)
                 }
             })
             .collect();
@@ -694,7 +721,7 @@ impl StepRun<'_> {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
                 for v in range {
                     let offset = self.arena.offset(v as u64);
-                    let g = groups(split.sizes[v]);
+                    let g = groups(split.sizes[v].div_ceil(per as u64));
                     dispatch(&mut enc, "chomp_hook", &self.pipeline, &bind, offset, g);
                 }
                 ctx.queue.submit([enc.finish()])
@@ -707,7 +734,9 @@ impl StepRun<'_> {
         let counter = &self.counter;
         let readback = &self.readback;
         let unfinished = || -> Result<u32> {
-            readback.read(ctx, counter, 8, 4, |b| bytemuck::cast_slice::<u8, u32>(b)[0])
+            readback.read(ctx, counter, 8, 4, |b| {
+                bytemuck::cast_slice::<u8, u32>(b)[0]
+            })
         };
         let zeros = vec![0u32; widest.max(1)];
         for v in 0..levels {
@@ -716,18 +745,20 @@ impl StepRun<'_> {
                     .write_buffer(buf, res0 as u64 * 4, bytemuck::cast_slice(&zeros));
             }
             submit(v..v + 1)?;
-            let mut left = unfinished()?;
-            while left > 0 {
-                ctx.queue
-                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
-                submit(v..v + 1)?;
-                let now = unfinished()?;
-                if now >= left {
+            let mut rounds = 0u32;
+            while unfinished()? > 0 {
+                rounds += 1;
+                if rounds > per {
                     return Err(Error::Gpu(
                         "the hook kernel's walks of a level made no progress".into(),
                     ));
                 }
-                left = now;
+                ctx.queue
+                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
+                submit(v..v + 1)?;
+                table
+                    .again
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
         }
         Ok(())

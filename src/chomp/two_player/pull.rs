@@ -327,7 +327,11 @@ impl LevelCounts {
     /// each at most u32::MAX (a range's counts are below its length, under 2^32); and caps,
     /// vs.
     pub fn words(&self) -> (Vec<u32>, u32, u32) {
-        let w = self.n.iter().map(|&c| c.min(u32::MAX as u64) as u32).collect();
+        let w = self
+            .n
+            .iter()
+            .map(|&c| c.min(u32::MAX as u64) as u32)
+            .collect();
         (w, self.caps as u32, self.vs as u32)
     }
 }
@@ -404,14 +408,19 @@ impl PullScan<'_> {
             })
             .collect::<Result<Vec<_>>>()?;
         shapes.sort_by_key(|&(_, f, cap)| std::cmp::Reverse(f * cap));
-        let levels = shapes.first().map_or(0, |&(_, f, cap)| (f * cap) as usize + 1);
+        let levels = shapes
+            .first()
+            .map_or(0, |&(_, f, cap)| (f * cap) as usize + 1);
         let mut split = StepSplit {
             at: vec![0],
             ..StepSplit::default()
         };
         for v in 0..levels {
             let mut size = 0u64;
-            for &(_, f, cap) in shapes.iter().take_while(|&&(_, f, c)| (f * c) as usize >= v) {
+            for &(_, f, cap) in shapes
+                .iter()
+                .take_while(|&&(_, f, c)| (f * c) as usize >= v)
+            {
                 split.starts.push(size as u32);
                 size += counts.count(f as usize, cap as usize, v);
                 if size > u32::MAX as u64 {
@@ -727,7 +736,11 @@ mod tests {
                 solve_layers(&want, 0, |_, _, _| Ok(())).unwrap();
                 let (got, stats) = solve_pull(&layout).unwrap();
                 assert_eq!(got.words(), want.words(), "{n}/{min_child}");
-                assert_eq!(frozen_levels(&layout), want.words(), "{n}/{min_child}: frozen");
+                assert_eq!(
+                    frozen_levels(&layout),
+                    want.words(),
+                    "{n}/{min_child}: frozen"
+                );
                 assert_eq!(stats.positions, layout.len() - 1);
                 assert!(stats.options >= stats.positions - 1, "{n}: {stats:?}");
                 let weighted: u64 = leaf_weights(layout.hook_index().unwrap())
