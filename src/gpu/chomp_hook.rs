@@ -42,6 +42,9 @@
 //!
 //! So the 20×20 box is some 2.1 million dispatches (37 a step on average), and almost all its
 //! positions lie in levels of at least ten thousand independent positions, up to ten million.
+//! The positions decided one after another (the sum over the steps of the longest range for
+//! the walk, the levels for the split) fall from 1,044,434,054 to 2,096,878 on 20×20, from
+//! 142,362,047 to 1,011,619 on 18×18.
 //!
 //! # Walks cut short by a driver
 //! Mesa's llvmpipe (lavapipe) ends every loop of a shader call once all its loops together

@@ -181,20 +181,19 @@ fn gpu_hook_kernel_resumes_walks_cut_short() {
         return;
     };
     let device = ChompGpuDevice::new(ctx.clone());
-    for n in [12usize] {
-        let layout = BitLayout::for_box(square(n)).unwrap();
-        let cpu = PTable::empty(layout.clone()).unwrap();
-        solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
-        let plan = device.preflight(&layout, None).unwrap();
-        let hook = layout.hook_index().unwrap().clone();
-        let mut table = HookTable::new(ctx.clone(), hook, &plan).unwrap();
-        table.set_positions_per_invocation(4096);
-        table.solve(true).unwrap();
-        assert!(table.words().unwrap() == cpu.words(), "{n}x{n}");
-        let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
-        assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
-        if ctx.is_software() {
-            assert!(table.dispatched_again() > 0, "{n}x{n}: no walk was cut");
-        }
+    let n = 12usize;
+    let layout = BitLayout::for_box(square(n)).unwrap();
+    let cpu = PTable::empty(layout.clone()).unwrap();
+    solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+    let plan = device.preflight(&layout, None).unwrap();
+    let hook = layout.hook_index().unwrap().clone();
+    let mut table = HookTable::new(ctx.clone(), hook, &plan).unwrap();
+    table.set_positions_per_invocation(4096);
+    table.solve(true).unwrap();
+    assert!(table.words().unwrap() == cpu.words(), "{n}x{n}");
+    let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
+    assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
+    if ctx.is_software() {
+        assert!(table.dispatched_again() > 0, "{n}x{n}: no walk was cut");
     }
 }

@@ -307,7 +307,7 @@ impl LevelCounts {
     /// holding `v` cells, first rows descending: the kernel's order.
     pub fn unrank(&self, f: usize, cap: usize, v: usize, mut t: u64, out: &mut [u32]) {
         let (mut cap, mut rem) = (cap, v);
-        for i in 0..f {
+        for (i, row) in out.iter_mut().enumerate().take(f) {
             let mut l = cap.min(rem);
             loop {
                 let c = self.count(f - i - 1, l, rem - l);
@@ -317,7 +317,7 @@ impl LevelCounts {
                 t -= c;
                 l -= 1;
             }
-            out[i] = l as u32;
+            *row = l as u32;
             rem -= l;
             cap = l;
         }
