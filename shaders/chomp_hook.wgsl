@@ -1,9 +1,13 @@
 // Two-player Chomp on a square in the hook index (CPU twin: chomp::two_player::pull, the same
-// walk of a range, the same options in the same order, the same bits; the steps are those of
-// the CPU's forward solver, walked by the one driver). One invocation per range of a step: it
-// decides the range's positions in index order (a position's options lie in earlier steps or
-// earlier in its own range), each P when none of its options is P, reading options until the
-// first P one, and sets its own bit with atomicOr (a word may be shared with the next range).
+// units, the same positions, the same options in the same order, the same bits; the steps are
+// those of the CPU's forward solver, walked by the one driver). A step's ranges are split into
+// levels (the cells of a position's free rows, the last rows of its colex block under the
+// range's prefix), one dispatch a level, ascending: an option in the same range has fewer
+// cells there, every other option lies in an earlier step. An invocation decides `per`
+// consecutive positions of the level (1 on a hardware adapter), each found by a binary search
+// of the level's range starts and unranked by the level counts: P when none of its options is
+// P, reading options until the first P one; it sets its own bit with atomicOr (a word may be
+// shared).
 //
 // Indexes and ranks are 64-bit, as vec2<u32> (x the low half, y the high). The table's bits
 // lie in up to 64 buffers of 2^params.shift u32 words each (bit q is bit q % 32 of word
@@ -15,7 +19,8 @@
 // where its `at` table starts (at[a * (m+1) + b]: the block_first of hook (a, b), a ≥ b); at bk0 + 6i
 // block_first i: its first index in its square (two words), kind (0 the empty diagram, 1 colex, 2 a
 // child square), r and c of a colex block_first (interiors of r rows of at most c cells), the side of
-// a child square.
+// a child square. At lc0 + (f * caps + cap) * vs + v: how many diagrams of at most f rows of at
+// most cap cells hold v cells (the level counts; 0 for v ≥ vs).
 
 struct Params {
     n: u32,
@@ -27,6 +32,15 @@ struct Params {
     shift: u32,
     stats: u32,
     twice: u32,
+    level: u32,
+    s0: u32,
+    slen: u32,
+    size: u32,
+    per: u32,
+    res0: u32,
+    lc0: u32,
+    caps: u32,
+    vs: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -506,51 +520,88 @@ fn loops_whole() -> bool {
     return trips == params.twice;
 }
 
-// One range of a step: io[4i..4i+4] its first index (two words), its length, and how many of
-// its positions earlier dispatches of the step decided. The walk goes on from there and stops
-// before the first position whose decision a cut loop may have spoilt (see loops_whole): that
-// position is left undecided, the range's count says where to resume, and results[2] counts
-// the ranges left unfinished, for the host to dispatch the step again.
+// How many diagrams of at most f rows of at most cap cells hold v cells.
+fn level_count(f: u32, cap: u32, v: u32) -> u32 {
+    if (v >= params.vs) {
+        return 0u;
+    }
+    return hix[params.lc0 + (f * params.caps + cap) * params.vs + v];
+}
+
+// The t-th diagram (first rows descending) of at most f rows of at most cap cells holding v
+// cells into mu[p..p + f], and its colex rank added to x0 into rank_x (r rows in all).
+fn place(r: u32, p: u32, f: u32, cap0: u32, v: u32, t0: u32, x0: vec2<u32>) {
+    var cap = cap0;
+    var rem = v;
+    var t = t0;
+    var x = x0;
+    for (var i = 0u; i < f; i = i + 1u) {
+        var l = min(cap, rem);
+        loop {
+            let c = level_count(f - i - 1u, l, rem - l);
+            if (t < c || l == 0u) {
+                break;
+            }
+            t = t - c;
+            l = l - 1u;
+        }
+        mu[p + i] = l;
+        x = add64(x, weight(r, p + i, l));
+        rem = rem - l;
+        cap = l;
+    }
+    rank_x = x;
+}
+
+// Locate position k of the dispatch's level: the last of the level's ranges whose start
+// (io[s0 + j], j < slen) is at most k, its first index, free rows f and their cap at io[4j..];
+// then its free rows unranked. Returns its index.
+fn place_level(k: u32) -> vec2<u32> {
+    var lo = 0u;
+    var hi = params.slen;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (io[params.s0 + mid] <= k) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let t = k - io[params.s0 + lo];
+    let base = vec2<u32>(io[4u * lo], io[4u * lo + 1u]);
+    locate(base);
+    var r = 0u;
+    if (hook_b > 0u) {
+        r = hook_b - 1u;
+    }
+    place(r, r / 2u, io[4u * lo + 2u], io[4u * lo + 3u], params.level, t, rank_x);
+    return add64(block_first, rank_x);
+}
+
+// The positions g * per .. (g + 1) * per of the dispatch's level (of params.size), from where
+// earlier dispatches of the level left invocation g (io[res0 + g], when res0 > 0: a software
+// adapter). The walk stops before the first position whose decision a cut loop may have
+// spoilt (see loops_whole): that position is left undecided, io[res0 + g] says where to
+// resume (every invocation writes it, so a finished one is not walked again), and results[2]
+// counts the invocations left unfinished, for the host to dispatch the level again.
 @compute @workgroup_size(64)
 fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x + gid.y * params.groups_x * WORKGROUP;
-    if (i >= params.count) {
+    let g = gid.x + gid.y * params.groups_x * WORKGROUP;
+    if (g >= params.count) {
         return;
     }
-    let base = vec2<u32>(io[4u * i], io[4u * i + 1u]);
-    let len = io[4u * i + 2u];
-    let resume = io[4u * i + 3u];
-    if (resume >= len) {
+    let first = g * params.per;
+    let last = min(first + params.per, params.size);
+    var k = first;
+    if (params.res0 > 0u) {
+        k = first + io[params.res0 + g];
+    }
+    if (k >= last) {
         return;
     }
     var kept = 0u;
-    locate(add64(base, vec2<u32>(resume, 0u)));
-    var k = resume;
     loop {
-        let q = add64(base, vec2<u32>(k, 0u));
-        if (k > resume) {
-            // The colex successor of mu: lengthen the deepest row that can grow, empty the
-            // rows below it.
-            // (No break here: the deepest row that can grow is the last one found.)
-            let r = hook_b - 1u;
-            var grow = r;
-            for (var j = 0u; j < r; j = j + 1u) {
-                var cap = hook_a - 1u;
-                if (j > 0u) {
-                    cap = mu[j - 1u];
-                }
-                if (mu[j] < cap) {
-                    grow = j;
-                }
-            }
-            if (grow < r) {
-                mu[grow] = mu[grow] + 1u;
-                for (var u = grow + 1u; u < r; u = u + 1u) {
-                    mu[u] = 0u;
-                }
-            }
-            rank_x = add64(rank_x, vec2<u32>(1u, 0u));
-        }
+        let q = place_level(k);
         reads = 0u;
         let p = (q.x != 0u || q.y != 0u) && decide();
         if (!loops_whole()) {
@@ -562,12 +613,14 @@ fn chomp_hook_step(@builtin(global_invocation_id) gid: vec3<u32>) {
         }
         kept = kept + reads;
         k = k + 1u;
-        if (k >= len) {
+        if (k >= last) {
             break;
         }
     }
-    io[4u * i + 3u] = k;
-    if (k < len) {
+    if (params.res0 > 0u) {
+        io[params.res0 + g] = k - first;
+    }
+    if (k < last) {
         atomicAdd(&results[2], 1u);
     }
     if (params.stats != 0u) {

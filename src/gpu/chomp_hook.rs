@@ -1,36 +1,61 @@
 //! Two-player Chomp of a square on the GPU: `chomp_hook.wgsl` over the hook index of
 //! `chomp solve`'s own table (the same bits, so the same file), 64-bit indexes, the table in up
-//! to [`TABLE_BINDINGS`] buffers. The CPU twin is `two_player::pull` (the same walk of a range,
-//! the same options in the same order); the GPU==CPU tests compare with the forward solver.
+//! to [`TABLE_BINDINGS`] buffers. The CPU twin is `two_player::pull` (the same units of the
+//! same levels, the same options in the same order); the GPU==CPU tests compare with the
+//! forward solver.
 //! This is the [`ChompDevice`] of the GPU; the volume-layer kernel (`super::chomp`) still
 //! solves the boxes that are not square.
 //!
 //! # The algorithm: a pull scan
-//! Each step of the forward solver's schedule is one dispatch (split where it has more ranges
-//! than the range buffer holds), one invocation per range, which decides its positions in
-//! index order: a position is P when none of its options is, read until the first P one. A
-//! forward marking (each P-position marks its parents, as the CPU does) reads less, but its
-//! fills branch by the hooks they reach and recurse into child squares, and its marks land
-//! anywhere in the table; the pull scan's options are each one index computed on its own, and
-//! its only write is the position's own bit. Measured by the CPU twin's [`PullStats`] and the
-//! kernel's own count (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position
-//! on 10×10 (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for
-//! 1,363,341); a position has up to n² options, so the first P one comes early.
+//! Each step of the forward solver's schedule is split into levels; a position is P when none
+//! of its options is, read until the first P one. A forward marking (each P-position marks its
+//! parents, as the CPU does) reads less, but its fills branch by the hooks they reach and
+//! recurse into child squares, and its marks land anywhere in the table; the pull scan's
+//! options are each one index computed on its own, and its only write is the position's own
+//! bit. Measured by the CPU twin's [`PullStats`] and the kernel's own count
+//! (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position on 10×10
+//! (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for 1,363,341);
+//! a position has up to n² options, so the first P one comes early.
 //!
-//! Its limit is parallelism: one invocation a range, and a step of the 20×20 box has some
-//! hundreds of ranges of some thousands of positions. The positions of one range whose free
-//! rows hold equally many cells are independent too; splitting a range by them is the next
-//! step for a real GPU.
+//! # Parallelism: levels of a step
+//! A range of a step is a prefix block of a colex block (its first r/2 interior rows fixed, the
+//! f = r - r/2 *free* rows under them, each of at most `cap` cells). An option of a position in
+//! the same range comes of a bite in the free rows (a bite in the prefix or in a hook leaves
+//! the range), so it has fewer cells there: the positions of a range with equally many cells
+//! in the free rows (a *level*) are independent, and a step is decided level by level,
+//! ascending, all the ranges' positions of a level at once. The host cuts each level into
+//! about [`LEVEL_UNITS`] units (a run of one range's positions of the level, unranked by the
+//! level counts `two_player::pull::LevelCounts` in the index buffer), one invocation a unit,
+//! one dispatch a level, the levels of a step in one submission (wgpu orders the dispatches
+//! and makes each one's writes visible to the next).
+//!
+//! Walking each range in index order, one invocation a range, left a GPU nearly idle: a step
+//! of the 20×20 box has 929 ranges on average (at most 132,856), and its longest range,
+//! walked by one invocation, has up to 6,906,900 positions. The schedule counted
+//! (`cargo run --release --example chomp_split -- 16 18 20`, BENCHMARKS.md):
+//!
+//! | box | steps | ranges a step (max, mean) | positions a range (max, mean) | levels (all, max a step) | positions a level (max, mean) | positions in levels ≥ 10⁴ |
+//! |---|---|---|---|---|---|---|
+//! | 16×16 | 20,914 | 4,672, 63.0 | 170,544, 229.9 | 434,671, 106 | 90,096, 696 | 57.5 % |
+//! | 18×18 | 35,930 | 24,591, 231.4 | 1,081,575, 549.5 | 1,011,619, 137 | 931,635, 4,516 | 87.3 % |
+//! | 20×20 | 56,958 | 132,856, 929.3 | 6,906,900, 1,310.6 | 2,096,878, 172 | 10,057,877, 33,084 | 96.9 % |
+//!
+//! So the 20×20 box is some 2.1 million dispatches (37 a step on average), and almost all its
+//! positions lie in levels of at least ten thousand independent positions, up to ten million.
+//! The positions decided one after another (the sum over the steps of the longest range for
+//! the walk, the levels for the split) fall from 1,044,434,054 to 2,096,878 on 20×20, from
+//! 142,362,047 to 1,011,619 on 18×18.
 //!
 //! # Walks cut short by a driver
 //! Mesa's llvmpipe (lavapipe) ends every loop of a shader call once all its loops together
 //! have made 65,535 trips (gallivm's `LP_MAX_TGSI_LOOP_ITERATIONS`, one count for a SIMD group
-//! of invocations): a range of some hundred positions passes that from 10×10 on, and its walk
-//! stopped there silently, leaving later P-positions N. The kernel ends each position with a
-//! loop of two trips that a cut ends after one: then it leaves that position undecided and
-//! records where the walk stopped, and on a software adapter the host dispatches the step again
-//! until every walk is done (each dispatch starts with a fresh count). Any other device gets
-//! one dispatch a step and an error if a walk was cut.
+//! of invocations): a long walk stopped there silently, leaving later P-positions N. The
+//! kernel ends each position with a loop of two trips that a cut ends after one: then it leaves
+//! that position undecided and records where its unit stopped, and on a software adapter the
+//! host dispatches each level alone and again until every unit is done (each dispatch starts
+//! with a fresh count, so it decides at least one more position of each unfinished unit). Any
+//! other device gets all the levels of a step in one submission and an error if a walk was
+//! cut.
 //!
 //! # Tables larger than one binding
 //! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
@@ -49,7 +74,7 @@ use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
 use crate::chomp::two_player::plan::LayerSolver;
-use crate::chomp::two_player::pull::{leaf_weights, PullStats};
+use crate::chomp::two_player::pull::{leaf_weights, LevelCounts, PullScan, PullStats, StepSplit};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -86,7 +111,7 @@ const fn hook_kernel(entry: &'static str) -> Kernel {
     }
 }
 
-/// `chomp_hook.wgsl`'s step: one invocation per range of a step.
+/// `chomp_hook.wgsl`'s step: one invocation per unit of a level of a step.
 pub(crate) const CHOMP_HOOK_STEP: Kernel = hook_kernel("chomp_hook_step");
 /// `chomp_hook.wgsl`'s gather: the bits at chosen indexes.
 pub(crate) const CHOMP_HOOK_GATHER: Kernel = hook_kernel("chomp_hook_gather");
@@ -135,7 +160,11 @@ pub(crate) fn kernel(entry: usize, tables: u8) -> &'static Kernel {
 kernel_params! {
     /// Params of `chomp_hook.wgsl`: the side n and n + 1, where the squares and the blocks
     /// start in the index buffer, the items of this dispatch and its x extent in workgroups,
-    /// log2 of the words of a table buffer, whether to count the options read.
+    /// log2 of the words of a table buffer, whether to count the options read, the loop
+    /// sentinel's trips (2); the dispatch's level, where its range starts lie in the input and
+    /// how many, its positions, the positions an invocation decides, where the invocations'
+    /// resume counts lie (0: none); where the level counts start in the index buffer and their
+    /// extents.
     struct ChompHookParams {
         n: u32,
         s: u32,
@@ -146,12 +175,22 @@ kernel_params! {
         shift: u32,
         stats: u32,
         twice: u32,
+        level: u32,
+        s0: u32,
+        slen: u32,
+        size: u32,
+        per: u32,
+        res0: u32,
+        lc0: u32,
+        caps: u32,
+        vs: u32,
     }
 }
 
 /// The hook index as the kernel reads it (see the shader's header): weights, squares, `at`
-/// tables, blocks; and where the squares and blocks start.
-fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
+/// tables, blocks, level counts; and where the squares, blocks and counts start, and the
+/// counts' extents.
+fn index_words(hook: &HookIndex) -> (Vec<u32>, [u32; 5]) {
     let n = hook.side();
     let s = n + 1;
     let mut out = Vec::new();
@@ -205,7 +244,10 @@ fn index_words(hook: &HookIndex) -> (Vec<u32>, u32, u32) {
             out.extend([b.off as u32, (b.off >> 32) as u32, kind, r, c, mc]);
         }
     }
-    (out, sq0 as u32, bk0 as u32)
+    let lc0 = out.len();
+    let (counts, caps, vs) = LevelCounts::for_side(n).words();
+    out.extend(counts);
+    (out, [sq0 as u32, bk0 as u32, lc0 as u32, caps, vs])
 }
 
 /// The two-player tables on one GPU context.
@@ -296,8 +338,8 @@ pub struct HookTable {
     ctx: Arc<GpuContext>,
     hook: Arc<HookIndex>,
     index: wgpu::Buffer,
-    sq0: u32,
-    bk0: u32,
+    /// Where the squares, blocks and level counts start in `index`, the counts' extents.
+    at: [u32; 5],
     tables: Vec<wgpu::Buffer>,
     /// Stand-ins bound where the table has no buffer.
     spare: Vec<wgpu::Buffer>,
@@ -306,6 +348,10 @@ pub struct HookTable {
     bindings: u8,
     words: u64,
     stats: std::sync::Mutex<Option<PullStats>>,
+    /// Positions of a level an invocation decides, one after another.
+    per: u32,
+    /// Levels dispatched again (walks cut short on a software adapter).
+    again: std::sync::atomic::AtomicU64,
 }
 
 impl HookTable {
@@ -367,7 +413,7 @@ impl HookTable {
         let spare = (tables.len() as u32..bindings)
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
             .collect::<Result<Vec<_>>>()?;
-        let (words_index, sq0, bk0) = index_words(&hook);
+        let (words_index, at) = index_words(&hook);
         let index = ctx
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -379,28 +425,51 @@ impl HookTable {
             ctx,
             hook,
             index,
-            sq0,
-            bk0,
+            at,
             tables,
             spare,
             shift: buffer_words.trailing_zeros(),
             bindings: bindings as u8,
             words,
             stats: std::sync::Mutex::new(None),
+            per: 1,
+            again: Default::default(),
         })
     }
 
+    /// Let each invocation decide `per` consecutive positions of a level (1, the default,
+    /// gives a GPU the most parallelism): for the tests, whose longer walks run past lavapipe's
+    /// loop budget, so that the dispatches again from where each walk stopped are exercised.
+    pub fn set_positions_per_invocation(&mut self, per: u32) {
+        self.per = per.max(1);
+    }
+
+    /// How many times a level was dispatched again because walks were cut short.
+    pub fn dispatched_again(&self) -> u64 {
+        self.again.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     fn params(&self, count: u32, groups_x: u32, stats: bool) -> ChompHookParams {
+        let [sq0, bk0, lc0, caps, vs] = self.at;
         ChompHookParams {
             n: self.hook.side() as u32,
             s: self.hook.side() as u32 + 1,
-            sq0: self.sq0,
-            bk0: self.bk0,
+            sq0,
+            bk0,
             count,
             groups_x,
             shift: self.shift,
             stats: stats as u32,
             twice: 2,
+            level: 0,
+            s0: 0,
+            slen: 0,
+            size: 0,
+            per: 1,
+            res0: 0,
+            lc0,
+            caps,
+            vs,
         }
     }
 
@@ -443,82 +512,43 @@ impl HookTable {
         })
     }
 
-    /// Solve the table: every step of the hook index through the one driver.
+    /// Solve the table: every step of the hook index through the one driver, each step's
+    /// levels in turn ([`PullScan::split`], one dispatch a level).
     pub fn solve(&self, stats: bool) -> Result<()> {
         let ctx = &*self.ctx;
-        let arena = ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, 1)?;
-        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
-        let mut input = Reusable::new("chomp hook ranges", storage);
-        // results[0..2]: the options read; results[2]: the ranges a dispatch left unfinished.
-        let counter = ctx.buffer(
-            "chomp hook counter",
-            16,
-            wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        )?;
-        let readback = Readback::default();
-        let unfinished = |ctx: &GpuContext| -> Result<u32> {
-            readback.read(ctx, &counter, 8, 4, |b| {
-                bytemuck::cast_slice::<u8, u32>(b)[0]
-            })
+        let mut step = StepRun {
+            table: self,
+            arena: ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, SLOTS)?,
+            pipeline: ctx.pipeline(KernelId::ChompHookStep(self.bindings))?,
+            input: Reusable::new(
+                "chomp hook units",
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            ),
+            // results[0..2]: the options read; results[2]: the units a dispatch left unfinished.
+            counter: ctx.buffer(
+                "chomp hook counter",
+                16,
+                wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+            )?,
+            readback: Readback::default(),
+            stats,
         };
-        let chunk = ((ctx.max_binding_bytes() / 16).min(1 << 20)) as usize;
+        let scan = PullScan::new(&self.hook);
         let run = Run::whole(&*self.hook, self.hook.len());
         drive_steps(
             run,
             |_, ranges| {
-                for part in ranges.chunks(chunk) {
-                    let mut words = Vec::with_capacity(part.len() * 4);
-                    let mut longest = 0;
-                    for &(b, l) in part {
-                        let l = u32::try_from(l).map_err(|_| {
-                            Error::Gpu(format!("a range of {l} positions is longer than 2^32"))
-                        })?;
-                        longest = longest.max(l);
-                        words.extend([b as u32, (b >> 32) as u32, l, 0]);
-                    }
-                    let bytes = (words.len() * 4) as u64;
-                    input.ensure(ctx, bytes, ctx.max_binding_bytes())?;
-                    let buf = input.get()?;
-                    ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-                    let dispatch = || {
-                        self.run(
-                            KernelId::ChompHookStep(self.bindings),
-                            &arena,
-                            buf,
-                            &counter,
-                            part.len() as u32,
-                            stats,
-                        )
-                    };
-                    dispatch()?;
-                    // A software adapter cuts long walks short (see the shader's
-                    // loops_whole): dispatch the step again until every range is walked, each
-                    // dispatch deciding at least one more position of each unfinished range.
-                    if self.ctx.is_software() {
-                        let mut rounds = 0u64;
-                        while unfinished(ctx)? > 0 {
-                            rounds += 1;
-                            if rounds > longest as u64 {
-                                return Err(Error::Gpu(
-                                    "the hook kernel's walks of a step made no progress".into(),
-                                ));
-                            }
-                            ctx.queue
-                                .write_buffer(&counter, 8, bytemuck::cast_slice(&[0u32]));
-                            dispatch()?;
-                        }
-                    }
-                }
+                step.levels(&scan.split(ranges)?)?;
                 Ok(Vec::new())
             },
             |_, _, _| Ok(()),
         )?;
-        let read: Vec<u32> = readback.read(ctx, &counter, 0, 12, |b| {
+        let read: Vec<u32> = step.readback.read(ctx, &step.counter, 0, 12, |b| {
             bytemuck::cast_slice::<u8, u32>(b).to_vec()
         })?;
-        readback.release();
+        step.readback.release();
         if read[2] > 0 {
             return Err(Error::Gpu(format!(
                 "the device cut {} walks of the hook kernel short: its driver ends long loops",
@@ -607,6 +637,134 @@ impl HookTable {
         Readback::default().read(ctx, &results, 0, bytes, |b| {
             bytemuck::cast_slice::<u8, u32>(b)[..count * per].to_vec()
         })
+    }
+}
+
+/// Params slots: a step's levels (at most 15 free rows of 30 cells, 451 levels).
+const SLOTS: u64 = 512;
+
+/// The step kernel's buffers while a table is solved.
+struct StepRun<'a> {
+    table: &'a HookTable,
+    arena: ParamsArena,
+    pipeline: super::context::Pipeline,
+    input: Reusable,
+    counter: wgpu::Buffer,
+    readback: Readback,
+    stats: bool,
+}
+
+impl StepRun<'_> {
+    /// Dispatch the levels of one step, in order, [`HookTable::per`] positions an invocation
+    /// (one but in tests): the input holds
+    /// the ranges (first index, free rows, cap), every level's range starts and, on a software
+    /// adapter, a resume count an invocation. One submission on a hardware adapter; on a
+    /// software one each level alone, again until every invocation is done (see the shader's
+    /// loops_whole), each dispatch leaving fewer unfinished.
+    fn levels(&mut self, split: &StepSplit) -> Result<()> {
+        let levels = split.levels();
+        if levels == 0 {
+            return Ok(());
+        }
+        if levels as u64 > SLOTS {
+            return Err(Error::Gpu(format!("a step of {levels} levels")));
+        }
+        let table = self.table;
+        let ctx = &*table.ctx;
+        let software = ctx.is_software();
+        let mut words: Vec<u32> = Vec::with_capacity(4 * split.ranges.len() + split.starts.len());
+        for &(b, f, cap) in &split.ranges {
+            words.extend([b as u32, (b >> 32) as u32, f, cap]);
+        }
+        let s0 = words.len() as u32;
+        words.extend_from_slice(&split.starts);
+        let res0 = words.len();
+        let per = table.per;
+        let widest = split
+            .sizes
+            .iter()
+            .map(|s| s.div_ceil(per as u64))
+            .max()
+            .unwrap_or(0) as usize;
+        if software {
+            words.resize(res0 + widest.max(1), 0);
+        }
+        self.input
+            .ensure(ctx, (words.len() * 4) as u64, ctx.max_binding_bytes())?;
+        let buf = self.input.get()?;
+        ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
+        let mut buffers = vec![
+            table.index.as_entire_binding(),
+            buf.as_entire_binding(),
+            self.counter.as_entire_binding(),
+        ];
+        buffers.extend(table.tables.iter().map(|b| b.as_entire_binding()));
+        buffers.extend(table.spare.iter().map(|b| b.as_entire_binding()));
+        let bind = ctx.bind_group("chomp_hook", &self.pipeline, &self.arena, &buffers);
+        let max = ctx.limits.max_compute_workgroups_per_dimension;
+        let groups = |count: u64| dispatch_2d(count.div_ceil(WORKGROUP) as u32, max);
+        let params: Vec<ChompHookParams> = (0..levels)
+            .map(|v| {
+                let size = split.sizes[v] as u32;
+                let count = size.div_ceil(per);
+                ChompHookParams {
+                    level: v as u32,
+                    s0: s0 + split.at[v] as u32,
+                    slen: (split.at[v + 1] - split.at[v]) as u32,
+                    size,
+                    per,
+                    res0: if software { res0 as u32 } else { 0 },
+                    ..table.params(count, groups(count as u64).0, self.stats)
+                }
+            })
+            .collect();
+        self.arena.write(ctx, 0, &params);
+        let submit = |range: std::ops::Range<usize>| {
+            ctx.checked(|| {
+                let mut enc = ctx.device.create_command_encoder(&Default::default());
+                for v in range {
+                    let offset = self.arena.offset(v as u64);
+                    let g = groups(split.sizes[v].div_ceil(per as u64));
+                    dispatch(&mut enc, "chomp_hook", &self.pipeline, &bind, offset, g);
+                }
+                ctx.queue.submit([enc.finish()])
+            })
+        };
+        if !software {
+            submit(0..levels)?;
+            return Ok(());
+        }
+        let counter = &self.counter;
+        let readback = &self.readback;
+        let unfinished = || -> Result<u32> {
+            readback.read(ctx, counter, 8, 4, |b| {
+                bytemuck::cast_slice::<u8, u32>(b)[0]
+            })
+        };
+        let zeros = vec![0u32; widest.max(1)];
+        for v in 0..levels {
+            if v > 0 {
+                ctx.queue
+                    .write_buffer(buf, res0 as u64 * 4, bytemuck::cast_slice(&zeros));
+            }
+            submit(v..v + 1)?;
+            let mut rounds = 0u32;
+            while unfinished()? > 0 {
+                rounds += 1;
+                if rounds > per {
+                    return Err(Error::Gpu(
+                        "the hook kernel's walks of a level made no progress".into(),
+                    ));
+                }
+                ctx.queue
+                    .write_buffer(counter, 8, bytemuck::cast_slice(&[0u32]));
+                submit(v..v + 1)?;
+                table
+                    .again
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
+        Ok(())
     }
 }
 

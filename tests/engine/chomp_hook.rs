@@ -6,7 +6,7 @@
 
 use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
-use chompute::chomp::two_player::device::{device_bites, ChompDevice};
+use chompute::chomp::two_player::device::{device_bites, ChompDevice, DeviceTable};
 use chompute::chomp::two_player::solve::solve_layers;
 use chompute::chomp::two_player::PTable;
 use chompute::chomp::ChompBox;
@@ -66,9 +66,9 @@ fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_every_square_to_9() {
     }
 }
 
-/// From 10×10 on, a range's walk runs past the 65,535 loop trips that lavapipe allows one
-/// shader call: the kernel notices the cut and the host dispatches the step again from where
-/// each walk stopped.
+/// The larger squares, whose levels hold up to a thousand positions; should a shader call run
+/// past the 65,535 loop trips that lavapipe allows one, the kernel notices the cut and the
+/// host dispatches the level again from where each invocation stopped.
 #[test]
 fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_squares_10_to_12() {
     let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_10_to_12") else {
@@ -169,5 +169,31 @@ fn gpu_bites_read_on_the_device_equal_the_tables() {
         // counts only the positions it kept).
         let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
         assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
+    }
+}
+
+/// Walks of a whole level an invocation run past the 65,535 loop trips that lavapipe allows a
+/// shader call: the kernel leaves the position where a walk was cut undecided and the host
+/// dispatches the level again from where each walk stopped, until the bits are the CPU's.
+#[test]
+fn gpu_hook_kernel_resumes_walks_cut_short() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_resumes_walks_cut_short") else {
+        return;
+    };
+    let device = ChompGpuDevice::new(ctx.clone());
+    let n = 12usize;
+    let layout = BitLayout::for_box(square(n)).unwrap();
+    let cpu = PTable::empty(layout.clone()).unwrap();
+    solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+    let plan = device.preflight(&layout, None).unwrap();
+    let hook = layout.hook_index().unwrap().clone();
+    let mut table = HookTable::new(ctx.clone(), hook, &plan).unwrap();
+    table.set_positions_per_invocation(4096);
+    table.solve(true).unwrap();
+    assert!(table.words().unwrap() == cpu.words(), "{n}x{n}");
+    let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
+    assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
+    if ctx.is_software() {
+        assert!(table.dispatched_again() > 0, "{n}x{n}: no walk was cut");
     }
 }
