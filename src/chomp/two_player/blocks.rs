@@ -37,7 +37,7 @@ use super::piece::{self, Span, WINDOW_MAGIC};
 use super::solve::{solve_window, step_ranges, steps};
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::engine::lifecycle::Cadence;
+use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::chomp::store::Checkpoint;
@@ -511,46 +511,6 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
         .sum()
 }
 
-/// What a run in blocks reports.
-pub enum BlockEvent {
-    /// Window `window` of `windows` starts (`done` windows were finished before this run).
-    Window {
-        /// The window, from 0.
-        window: u64,
-        /// Windows in all.
-        windows: u64,
-        /// Its first index and one past its last.
-        lo: u64,
-        /// One past its last index.
-        hi: u64,
-        /// Steps read back from its checkpoint.
-        resumed_steps: u64,
-        /// Bytes of torn or damaged records cut off its checkpoint.
-        dropped_bytes: u64,
-    },
-    /// The P indexes below the window are being replayed into it.
-    Replay {
-        /// P indexes replayed so far.
-        replayed: u64,
-    },
-    /// A step of the schedule is finished in the window.
-    Step {
-        /// The step, from 0.
-        step: u64,
-        /// Whether a snapshot of the window's marks was saved after it.
-        snapshot: bool,
-    },
-    /// All windows are finished; the table is being written.
-    Assembling,
-    /// Piece `window` of `windows` is in the table being written, and its file is removed.
-    Assembled {
-        /// The piece, from 0.
-        window: u64,
-        /// Pieces in all.
-        windows: u64,
-    },
-}
-
 /// What a run in blocks did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockRun {
@@ -603,146 +563,233 @@ pub fn solve_in_blocks(
     shape: ChompBox,
     out: &Path,
     memory: u64,
-    report: impl FnMut(BlockEvent),
+    report: impl FnMut(RunEvent),
 ) -> Result<BlockRun> {
     solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_FLOOR, report)
 }
 
 /// [`solve_in_blocks`], or with `part` only that share of the next unfinished wave (planned
 /// in waves when the folder is new), snapshotting a window's marks every `snapshot_every`.
-/// A run without a part finishes every piece left, in wave order, and writes the table.
+/// A run without a part finishes every piece left, in wave order, and writes the table; a
+/// part keeps the folder for the run that does. Through the engine's one lifecycle
+/// ([`run_to_file`]): the target, the disk, the lock, the pieces, the assembly published.
 pub fn solve_in_blocks_with(
     shape: ChompBox,
     out: &Path,
     memory: u64,
     part: Option<Part>,
     snapshot_every: std::time::Duration,
-    mut report: impl FnMut(BlockEvent),
+    report: impl FnMut(RunEvent),
 ) -> Result<BlockRun> {
-    let index = BitLayout::for_box(shape)?;
-    let dir = blocks_dir(out);
-    let plan_path = dir.join("plan");
-    let split = if part.is_some() {
-        Split::Waves
-    } else {
-        Split::Windows
-    };
-    check_target(out)?;
-    crate::output::keep_checkpoint(&dir);
-    let mut plan = if plan_path.exists() {
-        BlockPlan::read(&plan_path, &index)?
-    } else {
-        let plan = BlockPlan::new(index, memory, split)?;
-        // Checked before the folder exists: a plan that cannot run is never written.
-        ensure_piece_memory(&plan, shape)?;
-        store::ensure_disk(out, plan.disk_bytes(), std::slice::from_ref(&dir))?;
-        write_plan(&plan, out)?;
-        plan
-    };
-    if part.is_some() && plan.split != Split::Waves {
-        return Err(Error::conflict(
-            &[Input::Part],
-            format!(
-                "{} was planned in windows, for one process: finish it without {{0}}, or remove \
-             it to plan waves",
-                dir.display()
-            ),
-        ));
-    }
-    plan.snapshot_every = snapshot_every;
-    // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
-    let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
-    store::flock_now(&plan_file, part.is_some()).map_err(|_| {
-        Error::invalid(format!(
-            "{} is being solved by another process (its folder {} is locked)",
-            out.display(),
-            dir.display()
-        ))
-    })?;
-    // A run of the table whole in memory keeps FILE.partial (and FILE.marks): one in progress
-    // is refused; one stopped is of no use to the pieces and goes.
-    let partial = store::partial_path(out);
-    if store::locked_elsewhere(&partial) {
-        return Err(Error::invalid(format!(
-            "{} is being solved by another process (its checkpoint {} is locked)",
-            out.display(),
-            partial.display()
-        )));
-    }
-    for stale in [partial, store::marks_path(out)] {
-        if stale.is_file() {
-            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+    let job = || BlocksJob::new(shape, out, memory, part, snapshot_every);
+    run_to_file(out, job, report)
+}
+
+/// A run in blocks: the mode's part of the run to a file. Its checkpoint is the folder
+/// `FILE.blocks`; its disk peak the plan's; its resume the plan's lock, the pieces already
+/// finished and the assembly begun; its steps the pieces, then the assembly in place; its
+/// publishing the assembled table's rename.
+struct BlocksJob {
+    plan: BlockPlan,
+    /// Whether the plan is new: written once the disk is checked.
+    new_plan: bool,
+    part: Option<Part>,
+    dir: PathBuf,
+    /// The plan file, locked: exclusively by a plain run, shared by the parts.
+    lock: Option<File>,
+    assembly: Option<Assembly>,
+    /// Each piece's P-positions, once finished.
+    counts: Vec<Option<u64>>,
+    run: BlockRun,
+}
+
+impl BlocksJob {
+    /// The plan a run of `shape` to `out` follows: its folder's, else a new one for `memory`
+    /// (in waves for a part), checked before the folder exists: a plan that cannot run is
+    /// never written.
+    fn new(
+        shape: ChompBox,
+        out: &Path,
+        memory: u64,
+        part: Option<Part>,
+        snapshot_every: std::time::Duration,
+    ) -> Result<BlocksJob> {
+        check_target(out)?;
+        let index = BitLayout::for_box(shape)?;
+        let dir = blocks_dir(out);
+        let plan_path = dir.join("plan");
+        let new_plan = !plan_path.exists();
+        let mut plan = match new_plan {
+            false => BlockPlan::read(&plan_path, &index)?,
+            true if part.is_some() => BlockPlan::new(index, memory, Split::Waves)?,
+            true => BlockPlan::new(index, memory, Split::Windows)?,
+        };
+        if part.is_some() && plan.split != Split::Waves {
+            return Err(Error::conflict(
+                &[Input::Part],
+                format!(
+                    "{} was planned in windows, for one process: finish it without {{0}}, or \
+                     remove it to plan waves",
+                    dir.display()
+                ),
+            ));
         }
-    }
-    crate::output::remove_stale_temps(out);
-    crate::output::remove_stale_temps(&dir);
-    ensure_piece_memory(&plan, shape)?;
-    let windows = plan.windows();
-    // The pieces already in the table being assembled (each checked against its record)
-    // have left the folder; the others are on disk or solved (again) now.
-    let assembly = match Assembly::begun(&dir) {
-        true if part.is_none() => Some(Assembly::reopen(&plan, &dir)?),
-        _ => None,
-    };
-    let in_table = assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
-    let mut counts: Vec<Option<u64>> = (0..windows)
-        .map(|k| match &assembly {
-            Some(a) if k < in_table => Some(a.pieces[k as usize].p),
-            _ => window_p_positions(&dir, &plan, k).ok(),
+        crate::memory::ensure_available(
+            plan.window_bytes(),
+            &format!("a piece of the {shape} box"),
+            "the folder's plan keeps its pieces; remove it to plan smaller ones",
+        )?;
+        plan.snapshot_every = snapshot_every;
+        let windows = plan.windows();
+        Ok(BlocksJob {
+            run: BlockRun {
+                p_positions: 0,
+                windows,
+                windows_resumed: 0,
+                replayed: 0,
+                waves: plan.waves(),
+                waves_done: 0,
+                wave: None,
+                saved: false,
+            },
+            plan,
+            new_plan,
+            part,
+            dir,
+            lock: None,
+            assembly: None,
+            counts: Vec::new(),
         })
-        .collect();
-    let mut run = BlockRun {
-        p_positions: 0,
-        windows,
-        windows_resumed: counts.iter().filter(|c| c.is_some()).count() as u64,
-        replayed: 0,
-        waves: plan.waves(),
-        waves_done: 0,
-        wave: None,
-        saved: false,
-    };
-    let todo = pieces_to_solve(&plan, &dir, part, &counts, &mut run);
-    for k in todo {
-        // Every piece this one depends on must be finished (another part's, in waves).
-        if let Some(j) = (0..windows).find(|&j| plan.depends(k, j) && counts[j as usize].is_none())
-        {
+    }
+}
+
+impl Job for BlocksJob {
+    type Output = BlockRun;
+
+    fn disk_bytes(&self) -> u64 {
+        self.plan.disk_bytes()
+    }
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        vec![self.dir.clone()]
+    }
+
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
+        let dir = &self.dir;
+        if self.new_plan {
+            write_plan(&self.plan, out)?;
+        }
+        // One plain run at a time on a folder, beside any number of parts (a part locks its
+        // pieces).
+        let plan_path = dir.join("plan");
+        let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
+        store::flock_now(&plan_file, self.part.is_some()).map_err(|_| {
+            Error::invalid(format!(
+                "{} is being solved by another process (its folder {} is locked)",
+                out.display(),
+                dir.display()
+            ))
+        })?;
+        self.lock = Some(plan_file);
+        // A run of the table whole in memory (or on a device) holds FILE.partial: one in
+        // progress is refused; one stopped is of no use to the pieces and goes, with its marks.
+        let partial = store::partial_path(out);
+        if store::locked_elsewhere(&partial) {
             return Err(Error::invalid(format!(
-                "piece {k} of {} needs piece {j}, which is not finished: run the parts of wave \
-                 {} first",
-                dir.display(),
-                plan.pieces[j as usize].wave + 1
+                "{} is being solved by another process (its checkpoint {} is locked)",
+                out.display(),
+                partial.display()
             )));
         }
-        let (p, replayed) = solve_one(&plan, &dir, k, assembly.as_ref(), &mut report)?;
-        run.replayed += replayed;
-        counts[k as usize] = Some(p);
+        for stale in [partial, store::marks_path(out)] {
+            if stale.is_file() {
+                std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+            }
+        }
+        crate::output::remove_stale_temps(dir);
+        // The pieces already in the table being assembled (each checked against its record
+        // as it is read) have left the folder; the others are on disk or solved (again) now.
+        if self.part.is_none() && Assembly::begun(dir) {
+            self.assembly = Some(Assembly::reopen(&self.plan, dir)?);
+        }
+        let in_table = self.assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
+        self.counts = (0..self.plan.windows())
+            .map(|k| match &self.assembly {
+                Some(a) if k < in_table => Some(a.pieces[k as usize].p),
+                _ => window_p_positions(dir, &self.plan, k).ok(),
+            })
+            .collect();
+        self.run.windows_resumed = self.counts.iter().filter(|c| c.is_some()).count() as u64;
+        Ok(Vec::new())
     }
-    if let (Some(Part { part, parts }), Some(w)) = (part, run.wave) {
-        let done = part_done_path(&dir, w, part, parts);
-        std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let (plan, dir) = (&self.plan, &self.dir);
+        let todo = pieces_to_solve(plan, dir, self.part, &self.counts, &mut self.run);
+        for k in todo {
+            // Every piece this one depends on must be finished (another part's, in waves).
+            let missing = (0..plan.windows())
+                .find(|&j| plan.depends(k, j) && self.counts[j as usize].is_none());
+            if let Some(j) = missing {
+                return Err(Error::invalid(format!(
+                    "piece {k} of {} needs piece {j}, which is not finished: run the parts of \
+                     wave {} first",
+                    dir.display(),
+                    plan.pieces[j as usize].wave + 1
+                )));
+            }
+            let (p, replayed) = solve_one(plan, dir, k, self.assembly.as_ref(), report)?;
+            self.run.replayed += replayed;
+            self.counts[k as usize] = Some(p);
+        }
+        if let (Some(Part { part, parts }), Some(w)) = (self.part, self.run.wave) {
+            let done = part_done_path(dir, w, part, parts);
+            std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+        }
+        self.run.waves_done = (0..plan.waves())
+            .take_while(|&w| {
+                let mut pieces = plan.pieces.iter().zip(&self.counts);
+                pieces.all(|(p, c)| p.wave != w || c.is_some())
+            })
+            .count() as u64;
+        if self.part.is_some() {
+            return Ok(());
+        }
+        let mut assembly = match self.assembly.take() {
+            Some(a) => a,
+            None => {
+                let p = self
+                    .counts
+                    .iter()
+                    .map(|c| c.expect("every piece solved"))
+                    .sum();
+                Assembly::create(plan, dir, p)?
+            }
+        };
+        report(RunEvent::Assembling);
+        assemble(plan, dir, &mut assembly, report)?;
+        self.assembly = Some(assembly);
+        Ok(())
     }
-    run.waves_done = (0..plan.waves())
-        .take_while(|&w| {
-            plan.pieces
-                .iter()
-                .zip(&counts)
-                .all(|(p, c)| p.wave != w || c.is_some())
-        })
-        .count() as u64;
-    if part.is_some() {
-        return Ok(run);
+
+    fn discard(&mut self) -> Result<()> {
+        // Finished pieces serve any rerun: nothing is discarded.
+        Ok(())
     }
-    let p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
-    let assembly = match assembly {
-        Some(a) => a,
-        None => Assembly::create(&plan, &dir, p_positions)?,
-    };
-    report(BlockEvent::Assembling);
-    run.p_positions = assemble(&plan, &dir, out, assembly, &mut report)?;
-    std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    crate::output::drop_checkpoint(&dir);
-    run.saved = true;
-    Ok(run)
+
+    fn publishes(&self) -> bool {
+        self.part.is_none()
+    }
+
+    fn publish(mut self, out: &Path) -> Result<BlockRun> {
+        let Some(assembly) = self.assembly.take().filter(|_| self.part.is_none()) else {
+            return Ok(self.run);
+        };
+        self.run.p_positions = assembly.finish(&self.plan, &self.dir, out)?;
+        std::fs::remove_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        self.run.saved = true;
+        Ok(self.run)
+    }
 }
 
 /// The pieces this run solves: every unfinished one, or with `part` its share of the next
@@ -777,15 +824,13 @@ fn pieces_to_solve(
 }
 
 /// Put every finished piece not yet in the table into it, in index order (each piece's file
-/// removed once its words are in the table, durable and recorded: [`Assembly::append`]), then
-/// move the table to `out`. Returns the P-positions.
+/// removed once its words are in the table, durable and recorded: [`Assembly::append`]).
 fn assemble(
     plan: &BlockPlan,
     dir: &Path,
-    out: &Path,
-    mut assembly: Assembly,
-    report: &mut impl FnMut(BlockEvent),
-) -> Result<u64> {
+    assembly: &mut Assembly,
+    report: &mut dyn FnMut(RunEvent),
+) -> Result<()> {
     let windows = plan.windows();
     for k in assembly.pieces.len() as u64..windows {
         // The piece whole in memory (as when it was solved) and its CRC checked before any of
@@ -798,101 +843,13 @@ fn assemble(
         assembly.append(plan, k, words, Assembled { crc, p })?;
         let done = window_path(dir, k);
         std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
-        report(BlockEvent::Assembled { window: k, windows });
+        report(RunEvent::Assembled {
+            piece: k,
+            pieces: windows,
+        });
         crate::cancel::check()?;
     }
-    assembly.finish(plan, dir, out)
-}
-
-/// What `chomp solve -o FILE` reports as it goes.
-pub enum SolveEvent {
-    /// The table is solved whole in memory: its checkpoint's events.
-    Whole(crate::chomp::engine::lifecycle::RunEvent),
-    /// The table is solved in blocks.
-    Block(BlockEvent),
-}
-
-/// A table saved by [`solve_file`].
-#[derive(Debug, Clone)]
-pub struct Solved {
-    /// The table's index.
-    pub index: BitLayout,
-    /// P-positions of the box.
-    pub p_positions: u64,
-    /// How it ran in blocks, when it did.
-    pub blocks: Option<BlockRun>,
-}
-
-/// Whether a run of the table of `index` saved to `out` goes in blocks: when `out`'s block
-/// folder exists (a run to resume), or when the table's bits exceed `memory` (default: what
-/// the machine has, [`crate::memory::available_bytes`]).
-pub fn in_blocks(index: &BitLayout, out: &Path, memory: Option<u64>) -> bool {
-    blocks_dir(out).exists()
-        || memory
-            .or_else(crate::memory::available_bytes)
-            .is_some_and(|m| index.bytes() > m)
-}
-
-/// Solve `shape` and save its table to `out`, whole in memory when it fits in `memory`
-/// (default: what the machine has) and in blocks of at most `memory` otherwise (see
-/// [`in_blocks`]); either way resumable, and either way the same bytes. With `part`, only
-/// that share of the next wave ([`solve_in_blocks_with`]), and the table is written by the
-/// plain run that finishes the last wave. Refused before any work when the disk lacks room
-/// for the table and its checkpoint.
-pub fn solve_file(
-    shape: ChompBox,
-    out: &Path,
-    memory: Option<u64>,
-    part: Option<Part>,
-    mut report: impl FnMut(SolveEvent),
-) -> Result<Solved> {
-    let index = BitLayout::for_box(shape)?;
-    check_target(out)?;
-    let blocks = part.is_some() || in_blocks(&index, out, memory);
-    let memory_or_machine = memory
-        .or_else(crate::memory::available_bytes)
-        .unwrap_or(u64::MAX);
-    // Each mode checks the disk for its own peak: the whole run in the engine's lifecycle,
-    // the run in blocks by its plan's pieces.
-    if !blocks {
-        let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
-        return Ok(Solved {
-            p_positions: table.p_count(),
-            index,
-            blocks: None,
-        });
-    }
-    if memory.is_none() && memory_or_machine < MIN_MEMORY {
-        // No memory was asked for: what the machine leaves is the limit, and the line says
-        // where it comes from rather than naming an input nobody gave.
-        return Err(Error::too_large(
-            format!("the {shape} box in blocks"),
-            format!(
-                "a block needs at least {}, but this process may take only {} more (its free \
-                 memory, cgroup and address-space limit, ulimit -v); raise the limit",
-                crate::memory::human_bytes(MIN_MEMORY),
-                crate::memory::human_bytes(memory_or_machine)
-            ),
-        ));
-    }
-    let memory = memory_or_machine;
-    let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_FLOOR, |e| {
-        report(SolveEvent::Block(e))
-    })?;
-    Ok(Solved {
-        index,
-        p_positions: run.p_positions,
-        blocks: Some(run),
-    })
-}
-
-/// The memory a piece of `plan` takes, checked against what the machine has.
-fn ensure_piece_memory(plan: &BlockPlan, shape: ChompBox) -> Result<()> {
-    crate::memory::ensure_available(
-        plan.window_bytes(),
-        &format!("a piece of the {shape} box"),
-        "the folder's plan keeps its pieces; remove it to plan smaller ones",
-    )
+    Ok(())
 }
 
 impl Pieces for BlockPlan {
@@ -952,7 +909,7 @@ fn solve_one(
     dir: &Path,
     k: u64,
     assembly: Option<&Assembly>,
-    report: &mut impl FnMut(BlockEvent),
+    report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
@@ -987,9 +944,9 @@ fn solve_one(
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
     };
-    report(BlockEvent::Window {
-        window: k,
-        windows: plan.windows(),
+    report(RunEvent::Piece {
+        piece: k,
+        pieces: plan.windows(),
         lo,
         hi,
         resumed_steps: start,
@@ -1040,7 +997,7 @@ fn solve_one(
                         sink(&qs)?;
                         replayed += qs.len() as u64;
                         qs.clear();
-                        (report.borrow_mut())(BlockEvent::Replay { replayed });
+                        (report.borrow_mut())(RunEvent::Replayed(replayed));
                     }
                     Ok(())
                 })?;
@@ -1066,8 +1023,9 @@ fn solve_one(
                     )
                 })?;
                 snapshot_done = progress.done;
+                (report.borrow_mut())(RunEvent::Snapshot { step: step + 1 });
             }
-            (report.borrow_mut())(BlockEvent::Step { step, snapshot });
+            (report.borrow_mut())(RunEvent::Step(progress));
             Ok(())
         },
     )?;
@@ -1302,7 +1260,7 @@ mod tests {
             let blocks = dir.join(format!("{n}-blocks.tbl"));
             let mut windows = 0;
             let run = solve_in_blocks(b, &blocks, memory, |e| {
-                if let BlockEvent::Window { .. } = e {
+                if let RunEvent::Piece { .. } = e {
                     windows += 1;
                 }
             })
@@ -1336,7 +1294,7 @@ mod tests {
             let out = dir.join("count.tbl");
             write_plan(&plan, &out).unwrap();
             solve_in_blocks_with(shape(n), &out, 0, None, Duration::ZERO, |e| {
-                if let BlockEvent::Step { .. } = e {
+                if let RunEvent::Step(_) = e {
                     steps_in_all += 1;
                 }
             })
@@ -1355,7 +1313,7 @@ mod tests {
                 let mut seen = 0u64;
                 let got = token.scope(|| {
                     solve_in_blocks_with(shape(n), &out, 0, None, every, |e| {
-                        if let BlockEvent::Step { .. } = e {
+                        if let RunEvent::Step(_) = e {
                             seen += 1;
                             if seen == stop {
                                 token.cancel();
@@ -1381,8 +1339,8 @@ mod tests {
                 let mut resumed = 0;
                 let mut rest = 0u64;
                 solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
-                    BlockEvent::Window { resumed_steps, .. } => resumed += resumed_steps,
-                    BlockEvent::Step { .. } => rest += 1,
+                    RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
+                    RunEvent::Step(_) => rest += 1,
                     _ => {}
                 })
                 .unwrap();
@@ -1423,7 +1381,7 @@ mod tests {
                     let token = Cancel::new();
                     let got = token.scope(|| {
                         solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                            if let BlockEvent::Assembled { window, .. } = e {
+                            if let RunEvent::Assembled { piece: window, .. } = e {
                                 // The pieces in the table are gone from the disk, the
                                 // others wait: the bits are on disk about once.
                                 for k in 0..pieces {
@@ -1465,8 +1423,8 @@ mod tests {
                             None,
                             SNAPSHOT_FLOOR,
                             |e| match e {
-                                BlockEvent::Window { .. } => solved += 1,
-                                BlockEvent::Assembled { .. } => assembled += 1,
+                                RunEvent::Piece { .. } => solved += 1,
+                                RunEvent::Assembled { .. } => assembled += 1,
                                 _ => {}
                             },
                         )
@@ -1502,7 +1460,7 @@ mod tests {
             let token = Cancel::new();
             let _ = token.scope(|| {
                 solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                    if let BlockEvent::Assembled { .. } = e {
+                    if let RunEvent::Assembled { .. } = e {
                         token.cancel();
                     }
                 })
@@ -1510,7 +1468,7 @@ mod tests {
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             let mut solved = 0;
             solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                if let BlockEvent::Window { .. } = e {
+                if let RunEvent::Piece { .. } = e {
                     solved += 1;
                 }
             })

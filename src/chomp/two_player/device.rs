@@ -13,8 +13,8 @@
 //! default and the tiniest buffers, the index arithmetic past 2^32, the bites), tests/games
 //! through `chomp solve --backend gpu`.
 
-use super::blocks::Solved;
 use super::file::save_table;
+use super::plan::Solved;
 use super::plan::{LayerSolver, SolvePlan};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
