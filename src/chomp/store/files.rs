@@ -138,6 +138,49 @@ pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
     Ok(file)
 }
 
+/// The lock a run to `table` that keeps no checkpoint takes (a table solved on a device):
+/// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
+/// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
+/// file, in any modes, the second is refused at once. The lock file is empty, which every
+/// mode takes for no checkpoint, and is removed with the lock.
+#[derive(Debug)]
+pub struct TableLock {
+    path: PathBuf,
+    file: File,
+}
+
+/// Take [`TableLock`] on `table`.
+pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
+    let path = partial_path(table);
+    let file = open_checkpoint_file(&path, "solved")?;
+    let lock = TableLock { path, file };
+    if lock.file.metadata().is_ok_and(|m| m.len() > 0) {
+        return Err(Error::invalid(format!(
+            "{} is the checkpoint of another run of {}: resume that run, or remove it",
+            lock.path.display(),
+            table.display()
+        )));
+    }
+    let plan = blocks_dir(table).join("plan");
+    if locked_elsewhere(&plan) {
+        return Err(Error::invalid(format!(
+            "{} is being solved by another process (its folder {} is locked)",
+            table.display(),
+            blocks_dir(table).display()
+        )));
+    }
+    Ok(lock)
+}
+
+impl Drop for TableLock {
+    fn drop(&mut self) {
+        // Still held: no other run has written a checkpoint into it.
+        if self.file.metadata().is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,
 /// so also when the process dies).
 pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {

@@ -83,18 +83,29 @@ impl SolvePlan {
     ) -> Result<SolvePlan> {
         let layout = BitLayout::for_box(shape)?;
         let route = match output {
+            Some(o) if o.as_os_str() == "-" => {
+                return Err(Error::conflict(
+                    &[Input::Output],
+                    "a table is saved only to a file, which a run locks and resumes beside: name \
+                     one with {0}",
+                ));
+            }
             _ if gpu => {
                 if let Some(o) = output {
-                    crate::output::check_target(o)?;
+                    super::blocks::check_target(o)?;
                     memory.map_or(Room::SYSTEM, Room::assume).ensure(
                         layout.bytes(),
                         &format!("saving the GPU's table of the {shape} box"),
                         "the host reads it back whole to write it; solve it without a table \
                          file and read its winning bites on the device",
                     )?;
+                    // An empty FILE.partial is the lock a device run left when it was killed:
+                    // no checkpoint.
+                    let checkpoint =
+                        |c: &PathBuf| std::fs::metadata(c).is_ok_and(|m| m.is_dir() || m.len() > 0);
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
-                        .find(|c| c.exists())
+                        .find(checkpoint)
                     {
                         return Err(Error::conflict(
                             &[crate::error::Input::Backend],
@@ -106,12 +117,6 @@ impl SolvePlan {
                     }
                 }
                 Route::Gpu
-            }
-            Some(o) if o.as_os_str() == "-" => {
-                return Err(Error::conflict(
-                    &[Input::Output],
-                    "a table is resumable only in a file: name one with {0}",
-                ));
             }
             Some(o) => {
                 super::blocks::check_target(o)?;
@@ -280,12 +285,17 @@ impl SolvePlan {
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file when one is named.
+    /// saved to the plan's file when one is named, through the engine's one lifecycle (the
+    /// target, the lock, the disk, the file published).
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
-        let table = self.table(Some(gpu))?;
-        if let Some(o) = &self.output {
-            save_table(&table, o)?;
+        match &self.output {
+            None => self.table(Some(gpu)),
+            Some(o) => super::run::solve_unresumable(
+                o,
+                &self.layout,
+                || self.table(Some(gpu)),
+                |table, out| save_table(&table, out).map(|()| table),
+            ),
         }
-        Ok(table)
     }
 }
