@@ -12,7 +12,6 @@ use anyhow::anyhow;
 use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
-use chompute::chomp::two_player::blocks;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
 use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
@@ -23,6 +22,7 @@ use chompute::chomp::two_player::grundy::{
 use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
 use chompute::chomp::two_player::plan::{Route, SolvePlan, Solved};
 use chompute::chomp::two_player::RectangleBites;
+use chompute::chomp::two_player::{block_plan, blocks, plan_summary};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -222,7 +222,7 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.
-impl Report for blocks::PlanSummary {
+impl Report for plan_summary::PlanSummary {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         writeln!(
             out,
@@ -277,7 +277,7 @@ struct PartReport {
 /// What `chomp solve --part I/N` did.
 fn report_part(
     args: &ChompSolveArgs,
-    part: blocks::Part,
+    part: block_plan::Part,
     run: &blocks::BlockRun,
     seconds: f64,
 ) -> anyhow::Result<()> {

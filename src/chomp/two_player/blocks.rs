@@ -9,10 +9,13 @@
 //! idea (a `-S SIZE` buffer, runs on disk, one merge): the result does not depend on the
 //! buffer.
 //!
+//! A run in blocks is the engine's one lifecycle ([`run_to_file`]) with the folder of pieces
+//! as its checkpoint: the target checked, the disk for the plan's peak, the plan's lock, the
+//! pieces finished and the assembly begun read back, the pieces solved, the table assembled
+//! and published. A part does its share of a wave and publishes nothing.
+//!
 //! # The checkpoint folder `FILE.blocks/`
-//! - `plan`: `chompute chomp blocks 1`, `box`, `rank`, `layout windows|waves`, `piece-bits W`,
-//!   `pieces K`, an empty line. The pieces follow from these ([`BlockPlan`]). A resumed run
-//!   keeps the plan it finds, whatever `--memory` says now (the pieces must not move).
+//! - `plan`: how the pieces are cut ([`BlockPlan`], its file in [`super::block_plan`]).
 //! - `window-K.bits`: a finished piece ([`piece`]'s format: `chompute chomp window 1`, `box`,
 //!   `rank`, `lo`, `hi`, `p-positions` of the piece, a pair stored once counting two, `crc32`
 //!   of the words, then the words from index lo rounded down to 64). Written under a
@@ -30,486 +33,20 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::assembly::{Assembled, Assembly, Pieces};
-use super::file;
+use super::assembly::{Assembled, Assembly};
+use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, Span, WINDOW_MAGIC};
-use super::solve::{solve_window, step_ranges, steps};
+use super::piece::{self, WINDOW_MAGIC};
+use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
+use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store;
-use crate::chomp::store::Checkpoint;
+use crate::chomp::store::{self, blocks_dir, Checkpoint};
 use crate::error::{Error, Input, Result};
-use crate::output::AtomicFile;
 use std::fs::File;
-use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
-
-const PLAN_MAGIC: &str = "chompute chomp blocks 1";
-
-/// The smallest `--memory` a run in blocks takes: a piece of 84 KiB of bits and the smallest
-/// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
-pub const MIN_MEMORY: u64 = 96 << 10;
-
-/// The least time between two snapshots of a window's marks; they come by the window's
-/// piece's time so far ([`Cadence`](crate::chomp::engine::lifecycle::Cadence)). A snapshot
-/// writes the window's bits (11 GB for a third of 21×21, about 35 s), so they are also at
-/// least 10 times the last one's writing time apart.
-pub use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
-
-/// Words read from a finished piece at a time (when its P indexes are replayed or the table
-/// is written) at most.
-const REPLAY_WORDS: usize = 1 << 16;
-
-pub use crate::chomp::store::blocks_dir;
-
-/// How the pieces of a plan are cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Split {
-    /// Windows of equal size, each depending on all before it: for one process, the fewest
-    /// replays.
-    Windows,
-    /// The hook blocks (split where larger than memory), a wave per hook sum: the blocks of
-    /// one wave do not depend on each other, so the parts of a wave may run at once.
-    Waves,
-}
-
-/// One piece of a plan: indexes `lo..hi`, solved in one window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Piece {
-    /// First index.
-    pub lo: u64,
-    /// One past the last index.
-    pub hi: u64,
-    /// The wave: a piece depends only on pieces of earlier waves and on the earlier pieces of
-    /// its own group.
-    pub wave: u64,
-    /// The group of hook blocks of its wave it is a piece of (pieces of one group are solved
-    /// in order, by one part).
-    pub block: u64,
-}
-
-/// How a square box is cut into pieces that fit in memory.
-#[derive(Debug, Clone)]
-pub struct BlockPlan {
-    /// The table's index (the hook index of a square box).
-    pub index: BitLayout,
-    /// How the pieces are cut.
-    pub split: Split,
-    /// Indexes per piece at most.
-    pub piece_bits: u64,
-    /// The pieces, in index order.
-    pub pieces: Vec<Piece>,
-    /// The least time between snapshots of a window's marks (they come by the expected run
-    /// time, so that a resume costs the work since the last), see [`SNAPSHOT_FLOOR`]; zero:
-    /// at every step.
-    pub snapshot_every: std::time::Duration,
-}
-
-impl BlockPlan {
-    /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. [`Split::Windows`] cuts the table into equal windows,
-    /// [`Split::Waves`] into its hook blocks, each split into equal pieces where larger.
-    /// Waves need the hook blocks of a square box: the colex rank of any other box is one
-    /// chain of windows, solved by one process.
-    pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
-        let shape = index.shape();
-        if split == Split::Waves && index.hook_index().is_none() {
-            return Err(Error::conflict(
-                &[Input::Part],
-                format!(
-                    "the {shape} box is not square: only a square's table splits into waves of \
-                     independent blocks ({{0}}); solve it in one process"
-                ),
-            ));
-        }
-        if memory < MIN_MEMORY {
-            return Err(Error::conflict(
-                &[Input::Memory],
-                format!(
-                    "{{0}} {} is below the smallest block: {} works",
-                    crate::memory::human_bytes(memory),
-                    crate::memory::human_bytes(MIN_MEMORY)
-                ),
-            ));
-        }
-        // Bits of a piece, less one word for a piece that does not start on a word.
-        let cap_bits = (memory / 8 * 7) * 8 - 64;
-        let piece_bits = match split {
-            Split::Windows => {
-                let len = index.len();
-                let windows = len.div_ceil(cap_bits).max(1);
-                len.div_ceil(windows).div_ceil(64) * 64
-            }
-            Split::Waves => cap_bits,
-        };
-        Ok(BlockPlan::with(index, split, piece_bits))
-    }
-
-    fn with(index: BitLayout, split: Split, piece_bits: u64) -> BlockPlan {
-        let len = index.len();
-        let mut pieces = Vec::new();
-        match split {
-            Split::Windows => {
-                let mut lo = 0;
-                while lo < len {
-                    let k = pieces.len() as u64;
-                    let hi = (lo + piece_bits).min(len);
-                    pieces.push(Piece {
-                        lo,
-                        hi,
-                        wave: k,
-                        block: k,
-                    });
-                    lo = hi;
-                }
-            }
-            Split::Waves => {
-                let hook = index.hook_index().expect("a block plan has a hook index");
-                // Groups: a hook block, or consecutive small blocks of one wave (so that the
-                // many small early blocks do not each replay the table before them); a group
-                // stays under an eighth of its wave (so a wave still shares out) unless that
-                // is under 2^20 indexes.
-                let blocks = hook.hook_blocks();
-                let mut wave_bits = std::collections::HashMap::new();
-                for b in &blocks {
-                    *wave_bits.entry(b.sum).or_insert(0u64) += b.hi - b.lo;
-                }
-                let mut groups: Vec<(u64, u64, usize)> = Vec::new();
-                for b in &blocks {
-                    let cap = piece_bits.min((wave_bits[&b.sum] / 8).max(1 << 20));
-                    match groups.last_mut() {
-                        Some((lo, hi, sum)) if *sum == b.sum && b.hi - *lo <= cap => *hi = b.hi,
-                        _ => groups.push((b.lo, b.hi, b.sum)),
-                    }
-                }
-                for (group, &(glo, ghi, sum)) in groups.iter().enumerate() {
-                    // Sum 0 (the empty diagram) is wave 0, sum s ≥ 2 wave s - 1.
-                    let wave = sum.saturating_sub(1) as u64;
-                    let parts = (ghi - glo).div_ceil(piece_bits);
-                    let step = (ghi - glo).div_ceil(parts);
-                    let mut lo = glo;
-                    while lo < ghi {
-                        let hi = (lo + step).min(ghi);
-                        pieces.push(Piece {
-                            lo,
-                            hi,
-                            wave,
-                            block: group as u64,
-                        });
-                        lo = hi;
-                    }
-                }
-            }
-        }
-        BlockPlan {
-            index,
-            split,
-            piece_bits,
-            pieces,
-            snapshot_every: SNAPSHOT_FLOOR,
-        }
-    }
-
-    /// Number of pieces.
-    pub fn windows(&self) -> u64 {
-        self.pieces.len() as u64
-    }
-
-    /// Number of waves.
-    pub fn waves(&self) -> u64 {
-        self.pieces.last().map_or(0, |p| p.wave + 1)
-    }
-
-    /// Piece `k` as a span of the table.
-    pub fn span(&self, k: u64) -> Span<'_> {
-        let (lo, hi) = self.window(k);
-        Span {
-            index: &self.index,
-            lo,
-            hi,
-        }
-    }
-
-    /// Piece `k`: its indexes `lo..hi`.
-    pub fn window(&self, k: u64) -> (u64, u64) {
-        let p = self.pieces[k as usize];
-        (p.lo, p.hi)
-    }
-
-    /// Whether piece `k` needs the P-positions of piece `j` (replayed into it).
-    pub fn depends(&self, k: u64, j: u64) -> bool {
-        let (a, b) = (self.pieces[k as usize], self.pieces[j as usize]);
-        b.wave < a.wave || (b.block == a.block && b.lo < a.lo)
-    }
-
-    /// Bytes of memory a piece takes at most: its bits and three buffers of
-    /// [`BlockPlan::chunk_words`] words (read, replayed, written), together at most 1/8 of the
-    /// `--memory` the plan was made for.
-    pub fn window_bytes(&self) -> u64 {
-        self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
-    }
-
-    /// Bytes on disk at the run's peak: every piece's file (its words, chunk CRCs and
-    /// header), and beside them either the piece in progress (its checkpoint's records,
-    /// bounded as [`p_record_bound`](super::run::p_record_bound) bounds a whole table's, and
-    /// the snapshot of its marks) or, during the assembly, the first piece's words in the
-    /// table; the plan and the journal.
-    pub fn disk_bytes(&self) -> u64 {
-        let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
-        let words = |k| {
-            let (lo, hi) = self.window(k);
-            Window::words_for(lo, hi)
-        };
-        let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
-        let largest = (0..self.windows()).map(words).max().unwrap_or(0);
-        let steps = steps(&self.index);
-        let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
-        let running = file(largest) + records;
-        let journal = 64 * 1024 + 32 * self.windows();
-        pieces + running.max(file(largest)) + journal
-    }
-
-    /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
-    /// 65536.
-    pub fn chunk_words(&self) -> usize {
-        (self.piece_bits / 1344).clamp(512, REPLAY_WORDS as u64) as usize
-    }
-
-    /// The pieces of `wave` that part `part` of `parts` (from 1) solves: the wave's blocks,
-    /// largest first, each to the part with the fewest indexes so far (the lowest on a tie).
-    pub fn part_pieces(&self, wave: u64, part: u64, parts: u64) -> Vec<u64> {
-        let mut blocks: Vec<(u64, u64)> = Vec::new();
-        for p in self.pieces.iter().filter(|p| p.wave == wave) {
-            match blocks.iter_mut().find(|(b, _)| *b == p.block) {
-                Some((_, len)) => *len += p.hi - p.lo,
-                None => blocks.push((p.block, p.hi - p.lo)),
-            }
-        }
-        blocks.sort_by_key(|&(b, len)| (std::cmp::Reverse(len), b));
-        // More parts than blocks: the parts past the blocks' number have no share.
-        let mut load = vec![0u64; (parts as usize).min(blocks.len()).max(1)];
-        let mut mine = Vec::new();
-        for (b, len) in blocks {
-            let i = (0..load.len())
-                .min_by_key(|&i| (load[i], i))
-                .expect("parts ≥ 1");
-            load[i] += len;
-            if i as u64 + 1 == part {
-                mine.push(b);
-            }
-        }
-        (0..self.windows())
-            .filter(|&k| mine.contains(&self.pieces[k as usize].block))
-            .collect()
-    }
-
-    fn plan_text(&self) -> String {
-        file::header_text(
-            PLAN_MAGIC,
-            &self.index,
-            &[
-                (
-                    "layout",
-                    match self.split {
-                        Split::Windows => "windows",
-                        Split::Waves => "waves",
-                    }
-                    .to_string(),
-                ),
-                ("piece-bits", self.piece_bits.to_string()),
-                ("pieces", self.windows().to_string()),
-            ],
-        )
-    }
-
-    /// The plan a checkpoint folder names, checked against `index`. (A plan without a
-    /// `layout` line is of windows of `window-bits`, as the first runs in blocks wrote.)
-    fn read(path: &Path, index: &BitLayout) -> Result<BlockPlan> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let (pairs, _) = store::read_header(path, &mut BufReader::new(file), PLAN_MAGIC)?;
-        let got = store::header_index(path, &pairs)?;
-        if got.shape() != index.shape() || got.scheme() != index.scheme() {
-            return Err(Error::invalid(format!(
-                "{} is the plan of the {} box numbered '{}', not of this run's {} box ('{}'); \
-                 remove its folder to start afresh",
-                path.display(),
-                got.shape(),
-                got.scheme(),
-                index.shape(),
-                index.scheme()
-            )));
-        }
-        let bad = |what: &str| Error::invalid(format!("{}: {what}", path.display()));
-        let (split, key) = match store::field(path, &pairs, "layout") {
-            Err(_) => (Split::Windows, "window-bits"),
-            Ok("windows") => (Split::Windows, "piece-bits"),
-            Ok("waves") => (Split::Waves, "piece-bits"),
-            Ok(other) => {
-                return Err(bad(&format!(
-                    "layout '{other}' is neither windows nor waves"
-                )))
-            }
-        };
-        let piece_bits: u64 = store::field(path, &pairs, key)?
-            .parse()
-            .ok()
-            .filter(|&w: &u64| w > 0 && (split == Split::Waves || w % 64 == 0))
-            .ok_or_else(|| bad(&format!("'{key}' is not a valid piece size")))?;
-        Ok(BlockPlan::with(index.clone(), split, piece_bits))
-    }
-}
-
-/// One wave of a plan, as [`BlockPlan::summary`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct WaveSummary {
-    /// The wave, from 1.
-    pub wave: u64,
-    /// Its groups of hook blocks (independent of each other: a part takes whole groups).
-    pub groups: u64,
-    /// Its pieces.
-    pub pieces: u64,
-    /// Its indexes (bits).
-    pub bits: u64,
-    /// Its largest group's indexes: the most one part of the wave may have to do.
-    pub largest_group_bits: u64,
-    /// Pieces already finished in the checkpoint folder, when one was read.
-    pub pieces_done: u64,
-    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
-    /// progress has recorded.
-    pub bits_done: u64,
-}
-
-/// A plan in numbers (`chomp solve --plan`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PlanSummary {
-    /// The box.
-    #[serde(rename = "box")]
-    pub shape: String,
-    /// `windows` or `waves`.
-    pub layout: &'static str,
-    /// Indexes of the table.
-    pub bits: u64,
-    /// Bytes of the table's bits.
-    pub bytes: u64,
-    /// Bytes a piece takes in memory at most.
-    pub piece_bytes: u64,
-    /// Steps of the schedule (each piece walks them).
-    pub steps: u64,
-    /// Pieces in all.
-    pub pieces: u64,
-    /// The waves.
-    pub waves: Vec<WaveSummary>,
-}
-
-impl BlockPlan {
-    /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
-    pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
-        let mut waves: Vec<WaveSummary> = Vec::new();
-        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
-        for (k, p) in self.pieces.iter().enumerate() {
-            if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
-                waves.push(WaveSummary {
-                    wave: p.wave + 1,
-                    groups: 0,
-                    pieces: 0,
-                    bits: 0,
-                    largest_group_bits: 0,
-                    pieces_done: 0,
-                    bits_done: 0,
-                });
-            }
-            let w = waves.last_mut().expect("pushed");
-            w.pieces += 1;
-            w.bits += p.hi - p.lo;
-            let d = done(k as u64);
-            w.pieces_done += (d == p.hi - p.lo) as u64;
-            w.bits_done += d;
-            match block_bits.last_mut() {
-                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
-                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
-            }
-        }
-        for (wave, _, bits) in block_bits {
-            let i = waves.partition_point(|w| w.wave < wave + 1);
-            let w = &mut waves[i];
-            w.groups += 1;
-            w.largest_group_bits = w.largest_group_bits.max(bits);
-        }
-        PlanSummary {
-            shape: self.index.shape().to_string(),
-            layout: match self.split {
-                Split::Windows => "windows",
-                Split::Waves => "waves",
-            },
-            bits: self.index.len(),
-            bytes: self.index.bytes(),
-            piece_bytes: self.window_bytes(),
-            steps: steps(&self.index),
-            pieces: self.windows(),
-            waves,
-        }
-    }
-}
-
-/// The plan a run of `shape` to `out` follows: the one in `out`'s checkpoint folder when there
-/// is one (with its finished pieces counted), else a new one for `memory` bytes, in waves when
-/// `waves`.
-pub fn plan_for(
-    shape: ChompBox,
-    out: Option<&Path>,
-    memory: u64,
-    waves: bool,
-) -> Result<PlanSummary> {
-    let index = BitLayout::for_box(shape)?;
-    if let Some(out) = out {
-        let dir = blocks_dir(out);
-        let plan_path = dir.join("plan");
-        if plan_path.exists() {
-            let plan = BlockPlan::read(&plan_path, &index)?;
-            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
-        }
-    }
-    let split = if waves { Split::Waves } else { Split::Windows };
-    Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
-}
-
-/// Indexes of piece `k` decided: all when its file is there, else those of the steps its
-/// checkpoint records (read only: a run may be appending to it).
-fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
-    let (lo, hi) = plan.window(k);
-    if window_p_positions(dir, plan, k).is_ok() {
-        return hi - lo;
-    }
-    let path = dir.join(format!("window-{k}.partial"));
-    let Ok(file) = File::open(&path) else {
-        return 0;
-    };
-    let mut r = BufReader::with_capacity(1 << 20, file);
-    let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
-        return 0;
-    };
-    let mut steps = 0;
-    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
-        if v != steps {
-            break;
-        }
-        steps += 1;
-    }
-    let mut ranges = Vec::new();
-    (0..steps)
-        .map(|s| {
-            step_ranges(&plan.index, s, &mut ranges);
-            ranges
-                .iter()
-                .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
-                .sum::<u64>()
-        })
-        .sum()
-}
 
 /// What a run in blocks did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -531,32 +68,6 @@ pub struct BlockRun {
     /// Whether the table was written.
     pub saved: bool,
 }
-
-/// One share of the work: part `part` (from 1) of `parts`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Part {
-    /// This share, from 1.
-    pub part: u64,
-    /// Shares in all.
-    pub parts: u64,
-}
-
-impl Part {
-    /// `I/N` with 1 ≤ I ≤ N.
-    pub fn parse(s: &str) -> std::result::Result<Part, String> {
-        let bad = || format!("'{s}' is not a part I/N with 1 ≤ I ≤ N, such as 2/3");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (part, parts): (u64, u64) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if part == 0 || part > parts {
-            return Err(bad());
-        }
-        Ok(Part { part, parts })
-    }
-}
-
 /// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
 /// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder.
 pub fn solve_in_blocks(
@@ -852,21 +363,6 @@ fn assemble(
     Ok(())
 }
 
-impl Pieces for BlockPlan {
-    fn index(&self) -> &BitLayout {
-        &self.index
-    }
-
-    fn windows(&self) -> u64 {
-        BlockPlan::windows(self)
-    }
-
-    fn window(&self, k: u64) -> (u64, u64) {
-        BlockPlan::window(self, k)
-    }
-}
-
-/// Refuse, before any work, a table file that a resumable run cannot write: anything but a
 /// regular file or a new path in a folder of files, or one whose folder of pieces
 /// (`FILE.blocks`) is taken by something that is not a folder.
 pub fn check_target(out: &Path) -> Result<()> {
@@ -882,18 +378,6 @@ pub fn check_target(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Start `out`'s checkpoint folder with `plan`.
-fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
-    let dir = blocks_dir(out);
-    let plan_path = dir.join("plan");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let mut f = AtomicFile::create_piece(&plan_path)?;
-    f.write_all(plan.plan_text().as_bytes())
-        .map_err(|e| Error::io(&plan_path, e))?;
-    f.commit()
-}
-
-/// The mark that part `part` of `parts` has finished its share of wave `w`.
 fn part_done_path(dir: &Path, w: u64, part: u64, parts: u64) -> PathBuf {
     dir.join(format!("wave-{w}.part-{part}-of-{parts}"))
 }
@@ -1063,7 +547,7 @@ fn lock_piece(path: &Path, k: u64) -> Result<File> {
 }
 
 /// The P-positions a finished window's header names.
-fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
+pub(super) fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
     Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
@@ -1187,62 +671,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn plans_cut_the_table_into_equal_windows_that_fit() {
-        let index = BitLayout::for_box(shape(14)).unwrap();
-        let plan = BlockPlan::new(index.clone(), 1 << 20, Split::Windows).unwrap();
-        assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
-        assert_eq!(plan.piece_bits % 64, 0);
-        assert_eq!(plan.window(plan.windows() - 1).1, index.len());
-        assert!(plan.windows() >= 3, "{}", plan.windows());
-        assert_eq!(plan.waves(), plan.windows());
-        let whole = BlockPlan::new(index.clone(), 1 << 30, Split::Windows).unwrap();
-        assert_eq!(whole.windows(), 1);
-        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Split::Windows).unwrap_err();
-        assert!(small.to_string().contains("96.0 KiB works"), "{small}");
-        // A box that is not square is cut into windows, never into waves.
-        let colex = BitLayout::for_box(ChompBox { rows: 9, cols: 14 }).unwrap();
-        let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Split::Windows).unwrap();
-        assert!(plan.windows() >= 2 && plan.window(plan.windows() - 1).1 == colex.len());
-        let waves = BlockPlan::new(colex, 1 << 20, Split::Waves).unwrap_err();
-        assert!(waves.to_string().contains("not square"), "{waves}");
-        // A piece and its buffers fit in the memory asked for.
-        for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
-            for n in [14, 21] {
-                let ix = BitLayout::for_box(shape(n)).unwrap();
-                for split in [Split::Windows, Split::Waves] {
-                    let plan = BlockPlan::new(ix.clone(), memory, split).unwrap();
-                    assert!(plan.window_bytes() <= memory, "{n}, {memory}, {split:?}");
-                }
-            }
-        }
-        // Waves: 2n of them, the pieces cover the table in order, none larger than asked.
-        let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Split::Waves).unwrap();
-        assert_eq!(waves.waves(), 28);
-        let mut at = 0;
-        for p in &waves.pieces {
-            assert_eq!(p.lo, at);
-            assert!(p.hi - p.lo <= waves.piece_bits);
-            at = p.hi;
-        }
-        assert_eq!(at, index.len());
-        assert!(waves.pieces.iter().any(|p| p.lo % 64 != 0));
-        // Every piece goes to exactly one part of its wave.
-        for parts in [1, 2, 3, 5] {
-            let mut seen = vec![0; waves.pieces.len()];
-            for w in 0..waves.waves() {
-                for part in 1..=parts {
-                    for k in waves.part_pieces(w, part, parts) {
-                        assert_eq!(waves.pieces[k as usize].wave, w);
-                        seen[k as usize] += 1;
-                    }
-                }
-            }
-            assert!(seen.iter().all(|&c| c == 1), "{parts} parts");
-        }
-    }
-
-    #[test]
     fn a_box_solved_in_blocks_writes_the_in_memory_file() {
         let dir = std::env::temp_dir().join(format!("chompute-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -1529,13 +957,5 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("planned in windows"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn parts_are_read_as_i_of_n() {
-        assert_eq!(Part::parse("2/3"), Ok(Part { part: 2, parts: 3 }));
-        for bad in ["0/3", "4/3", "3", "a/b", "/", "1/0"] {
-            assert!(Part::parse(bad).is_err(), "{bad}");
-        }
     }
 }

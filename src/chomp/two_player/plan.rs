@@ -7,13 +7,16 @@
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
-use super::blocks::{blocks_dir, solve_in_blocks_with, Part, PlanSummary, MIN_MEMORY};
+use super::block_plan::{Part, MIN_MEMORY};
+use super::blocks::solve_in_blocks_with;
 use super::file::save_table;
+use super::plan_summary::{plan_for, PlanSummary};
 use super::solve::solve_layers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::index::BitLayout;
+use crate::chomp::store::blocks_dir;
 use crate::chomp::store::partial_path;
 use crate::error::{Error, Input, Result};
 use crate::memory::Room;
@@ -185,7 +188,7 @@ impl SolvePlan {
     /// checkpoint folder when there is one (with how much of each is done), else a new plan in
     /// [`SolvePlan::memory_limit`], in waves when the run is a part.
     pub fn pieces(&self) -> Result<PlanSummary> {
-        super::blocks::plan_for(
+        plan_for(
             self.shape,
             self.output.as_deref(),
             self.memory_limit(),
