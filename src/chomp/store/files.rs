@@ -104,10 +104,28 @@ pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
 
 /// Whether another process holds an flock on the file `path` (an exclusive lock cannot be
 /// taken now); false when there is no such file.
-pub(crate) fn locked_elsewhere(path: &Path) -> bool {
+fn locked_elsewhere(path: &Path) -> bool {
     match OpenOptions::new().read(true).open(path) {
         Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => flock_now(&f, false).is_err(),
         _ => false,
+    }
+}
+
+/// The error for a run to `table` while another process holds the lock on `held` (the
+/// checkpoint or the plan of a run in any mode).
+pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
+    Error::invalid(format!(
+        "{} is being solved by another process ({} is locked)",
+        table.display(),
+        held.display()
+    ))
+}
+
+/// Refuse a run to `table` while another process holds an flock on `held`.
+pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
+    match locked_elsewhere(held) {
+        true => Err(being_solved(table, held)),
+        false => Ok(()),
     }
 }
 
@@ -161,14 +179,7 @@ pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
             table.display()
         )));
     }
-    let plan = blocks_dir(table).join("plan");
-    if locked_elsewhere(&plan) {
-        return Err(Error::invalid(format!(
-            "{} is being solved by another process (its folder {} is locked)",
-            table.display(),
-            blocks_dir(table).display()
-        )));
-    }
+    refuse_if_held(table, &blocks_dir(table).join("plan"))?;
     Ok(lock)
 }
 

@@ -40,7 +40,7 @@ use super::piece::{self, WINDOW_MAGIC};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent, SNAPSHOT_FLOOR};
+use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, blocks_dir, Checkpoint};
 use crate::error::{Error, Input, Result};
@@ -69,22 +69,13 @@ pub struct BlockRun {
     pub saved: bool,
 }
 /// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
-/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder.
-pub fn solve_in_blocks(
-    shape: ChompBox,
-    out: &Path,
-    memory: u64,
-    report: impl FnMut(RunEvent),
-) -> Result<BlockRun> {
-    solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_FLOOR, report)
-}
-
-/// [`solve_in_blocks`], or with `part` only that share of the next unfinished wave (planned
-/// in waves when the folder is new), snapshotting a window's marks every `snapshot_every`.
+/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder;
+/// or with `part` only that share of the next unfinished wave (planned in waves when the
+/// folder is new). A window's marks are snapshotted at most every `snapshot_every`.
 /// A run without a part finishes every piece left, in wave order, and writes the table; a
 /// part keeps the folder for the run that does. Through the engine's one lifecycle
 /// ([`run_to_file`]): the target, the disk, the lock, the pieces, the assembly published.
-pub fn solve_in_blocks_with(
+pub fn solve_in_blocks(
     shape: ChompBox,
     out: &Path,
     memory: u64,
@@ -194,24 +185,13 @@ impl Job for BlocksJob {
         // pieces).
         let plan_path = dir.join("plan");
         let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
-        store::flock_now(&plan_file, self.part.is_some()).map_err(|_| {
-            Error::invalid(format!(
-                "{} is being solved by another process (its folder {} is locked)",
-                out.display(),
-                dir.display()
-            ))
-        })?;
+        store::flock_now(&plan_file, self.part.is_some())
+            .map_err(|_| store::being_solved(out, &plan_path))?;
         self.lock = Some(plan_file);
         // A run of the table whole in memory (or on a device) holds FILE.partial: one in
         // progress is refused; one stopped is of no use to the pieces and goes, with its marks.
         let partial = store::partial_path(out);
-        if store::locked_elsewhere(&partial) {
-            return Err(Error::invalid(format!(
-                "{} is being solved by another process (its checkpoint {} is locked)",
-                out.display(),
-                partial.display()
-            )));
-        }
+        store::refuse_if_held(out, &partial)?;
         for stale in [partial, store::marks_path(out)] {
             if stale.is_file() {
                 std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
@@ -404,7 +384,8 @@ fn solve_one(
     };
     let base = win.base();
     let partial = dir.join(format!("window-{k}.partial"));
-    let _lock = lock_piece(&dir.join(format!("window-{k}.lock")), k)?;
+    // Held while the piece is solved: a second process on the same piece is refused at once.
+    let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
     let snapshot = match piece::load_marks(&marks_path, plan.span(k), &words, plan.chunk_words()) {
@@ -528,24 +509,6 @@ fn solve_one(
     Ok((p, replayed))
 }
 
-/// Hold piece `k`'s lock (an flock on `path`, released when the file is closed, so also when
-/// the process dies): a second process on the same piece is refused at once.
-fn lock_piece(path: &Path, k: u64) -> Result<File> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    if store::flock_now(&file, false).is_err() {
-        return Err(Error::invalid(format!(
-            "piece {k} of {} is being solved by another process",
-            path.parent().unwrap_or(path).display()
-        )));
-    }
-    Ok(file)
-}
-
 /// The P-positions a finished window's header names.
 pub(super) fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     let path = window_path(dir, k);
@@ -588,6 +551,7 @@ fn for_each_window_slice(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
     use std::time::Duration;
 
     fn shape(n: usize) -> ChompBox {
@@ -615,7 +579,7 @@ mod tests {
             assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
             let folder = blocks_dir(&out);
             let mut peak = 0;
-            solve_in_blocks_with(shape(n), &out, memory, None, Duration::ZERO, |_| {
+            solve_in_blocks(shape(n), &out, memory, None, Duration::ZERO, |_| {
                 peak = peak.max(bytes_under(&folder));
             })
             .unwrap();
@@ -687,7 +651,7 @@ mod tests {
             crate::chomp::two_player::run::solve_to_file(b, &whole, |_| {}).unwrap();
             let blocks = dir.join(format!("{n}-blocks.tbl"));
             let mut windows = 0;
-            let run = solve_in_blocks(b, &blocks, memory, |e| {
+            let run = solve_in_blocks(b, &blocks, memory, None, SNAPSHOT_FLOOR, |e| {
                 if let RunEvent::Piece { .. } = e {
                     windows += 1;
                 }
@@ -721,7 +685,7 @@ mod tests {
         {
             let out = dir.join("count.tbl");
             write_plan(&plan, &out).unwrap();
-            solve_in_blocks_with(shape(n), &out, 0, None, Duration::ZERO, |e| {
+            solve_in_blocks(shape(n), &out, 0, None, Duration::ZERO, |e| {
                 if let RunEvent::Step(_) = e {
                     steps_in_all += 1;
                 }
@@ -740,7 +704,7 @@ mod tests {
                 let token = Cancel::new();
                 let mut seen = 0u64;
                 let got = token.scope(|| {
-                    solve_in_blocks_with(shape(n), &out, 0, None, every, |e| {
+                    solve_in_blocks(shape(n), &out, 0, None, every, |e| {
                         if let RunEvent::Step(_) = e {
                             seen += 1;
                             if seen == stop {
@@ -766,7 +730,7 @@ mod tests {
                 }
                 let mut resumed = 0;
                 let mut rest = 0u64;
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
+                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
                     RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
                     RunEvent::Step(_) => rest += 1,
                     _ => {}
@@ -808,7 +772,7 @@ mod tests {
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
                     let got = token.scope(|| {
-                        solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                             if let RunEvent::Assembled { piece: window, .. } = e {
                                 // The pieces in the table are gone from the disk, the
                                 // others wait: the bits are on disk about once.
@@ -844,18 +808,11 @@ mod tests {
                     let mut solved = 0;
                     let mut assembled = 0;
                     let run =
-                        solve_in_blocks_with(
-                            shape(n),
-                            &out,
-                            0,
-                            None,
-                            SNAPSHOT_FLOOR,
-                            |e| match e {
-                                RunEvent::Piece { .. } => solved += 1,
-                                RunEvent::Assembled { .. } => assembled += 1,
-                                _ => {}
-                            },
-                        )
+                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
+                            RunEvent::Piece { .. } => solved += 1,
+                            RunEvent::Assembled { .. } => assembled += 1,
+                            _ => {}
+                        })
                         .unwrap();
                     match damage {
                         2 => {
@@ -887,7 +844,7 @@ mod tests {
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
             let _ = token.scope(|| {
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                     if let RunEvent::Assembled { .. } = e {
                         token.cancel();
                     }
@@ -895,7 +852,7 @@ mod tests {
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             let mut solved = 0;
-            solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+            solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                 if let RunEvent::Piece { .. } = e {
                     solved += 1;
                 }
@@ -920,7 +877,7 @@ mod tests {
             write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
-                solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
+                solve_in_blocks(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
             };
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
@@ -946,7 +903,7 @@ mod tests {
         let out = dir.join("windows.tbl");
         let index = BitLayout::for_box(shape(9)).unwrap();
         write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
-        let e = solve_in_blocks_with(
+        let e = solve_in_blocks(
             shape(9),
             &out,
             0,

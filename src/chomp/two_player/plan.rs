@@ -8,7 +8,7 @@
 //! tests/faults/ (refusals and exit codes).
 
 use super::block_plan::{Part, MIN_MEMORY};
-use super::blocks::solve_in_blocks_with;
+use super::blocks::solve_in_blocks;
 use super::file::save_table;
 use super::plan_summary::{plan_for, PlanSummary};
 use super::solve::solve_layers;
@@ -279,7 +279,7 @@ impl SolvePlan {
                 ),
             ));
         }
-        let run = solve_in_blocks_with(self.shape, out, memory, self.part, SNAPSHOT_FLOOR, report)?;
+        let run = solve_in_blocks(self.shape, out, memory, self.part, SNAPSHOT_FLOOR, report)?;
         Ok(Solved {
             index: self.layout.clone(),
             p_positions: run.p_positions,

@@ -113,14 +113,7 @@ impl Job for Whole {
                 None => table.set_p_bit(r),
             })?;
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
-        let plan = store::blocks_dir(out).join("plan");
-        if store::locked_elsewhere(&plan) {
-            return Err(Error::invalid(format!(
-                "{} is being solved by another process (its folder {} is locked)",
-                out.display(),
-                plan.parent().unwrap_or(&plan).display()
-            )));
-        }
+        store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
         let mut said = Vec::new();
         if start > 0 || checkpoint.dropped_bytes > 0 {
