@@ -550,6 +550,9 @@ fn for_each_window_slice(
 
 #[cfg(test)]
 mod tests {
+    use super::super::block_plan::MIN_MEMORY;
+    use super::super::file;
+    use super::super::solve::steps;
     use super::*;
     use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
     use std::time::Duration;
@@ -635,6 +638,7 @@ mod tests {
         }
     }
 
+    #[test]
     fn a_box_solved_in_blocks_writes_the_in_memory_file() {
         let dir = std::env::temp_dir().join(format!("chompute-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
