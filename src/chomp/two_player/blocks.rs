@@ -49,7 +49,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
 /// What a run in blocks did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BlockRun {
     /// P-positions of the box (0 for a part that left the table unfinished).
     pub p_positions: u64,
@@ -142,17 +142,11 @@ impl BlocksJob {
             "the folder's plan keeps its pieces; remove it to plan smaller ones",
         )?;
         plan.snapshot_every = snapshot_every;
-        let windows = plan.windows();
         Ok(BlocksJob {
             run: BlockRun {
-                p_positions: 0,
-                windows,
-                windows_resumed: 0,
-                replayed: 0,
+                windows: plan.windows(),
                 waves: plan.waves(),
-                waves_done: 0,
-                wave: None,
-                saved: false,
+                ..BlockRun::default()
             },
             plan,
             new_plan,
