@@ -25,8 +25,8 @@ pub struct ChompSolveArgs {
     /// in 2·side waves, the blocks of one wave independent; other boxes are one chain of
     /// windows, solved by one process), record it in FILE.blocks/ and
     /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
-    #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::two_player::blocks::Part::parse)]
-    pub part: Option<chompute::chomp::two_player::blocks::Part>,
+    #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::two_player::block_plan::Part::parse)]
+    pub part: Option<chompute::chomp::two_player::block_plan::Part>,
     /// Print the plan of blocks this run would follow (or, with -o, the one its checkpoint
     /// folder follows, with the pieces done) and exit: pieces, waves, bits per wave. With
     /// --part (any), the plan in waves.

@@ -12,7 +12,6 @@ use anyhow::anyhow;
 use chompute::chomp::engine::lifecycle::RunEvent;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
-use chompute::chomp::two_player::blocks::{self, BlockEvent, SolveEvent, Solved};
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
 use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
@@ -21,8 +20,9 @@ use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
 use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
-use chompute::chomp::two_player::plan::{Route, SolvePlan};
+use chompute::chomp::two_player::plan::{Route, SolvePlan, Solved};
 use chompute::chomp::two_player::RectangleBites;
+use chompute::chomp::two_player::{block_plan, blocks, plan_summary};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -165,20 +165,14 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
     ));
     let mut resumed = 0;
     let solved = plan.run(None, |event| match event {
-        SolveEvent::Whole(event) => {
-            // Said before the first layer's bar is drawn.
-            if let Some(done) = said_resumed(&event) {
-                resumed = done;
-            }
-        }
-        SolveEvent::Block(BlockEvent::Window {
-            window,
-            windows,
+        RunEvent::Piece {
+            piece: window,
+            pieces: windows,
             lo,
             hi,
             resumed_steps,
             dropped_bytes,
-        }) => {
+        } => {
             if dropped_bytes > 0 {
                 eprintln!(
                     "chompute: piece {}: resuming after {resumed_steps} steps{}",
@@ -196,10 +190,15 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
                 }
             ));
         }
-        SolveEvent::Block(BlockEvent::Assembling) => {
+        RunEvent::Assembling => {
             crate::cmd::bars::summary("every block solved: writing the table in place of them");
         }
-        _ => {}
+        event => {
+            // Said before the first layer's bar is drawn.
+            if let Some(done) = said_resumed(&event) {
+                resumed = done;
+            }
+        }
     })?;
     if let (Some(part), Some(run)) = (args.part, solved.blocks) {
         if !run.saved {
@@ -223,7 +222,7 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.
-impl Report for blocks::PlanSummary {
+impl Report for plan_summary::PlanSummary {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         writeln!(
             out,
@@ -278,7 +277,7 @@ struct PartReport {
 /// What `chomp solve --part I/N` did.
 fn report_part(
     args: &ChompSolveArgs,
-    part: blocks::Part,
+    part: block_plan::Part,
     run: &blocks::BlockRun,
     seconds: f64,
 ) -> anyhow::Result<()> {
@@ -345,7 +344,7 @@ pub(super) fn said_resumed(event: &RunEvent) -> Option<u64> {
             );
             None
         }
-        RunEvent::Snapshot { .. } | RunEvent::Step(_) => None,
+        _ => None,
     }
 }
 

@@ -11,10 +11,12 @@
 //! 4. the steps, with snapshots a quarter of the run so far apart ([`Cadence`]);
 //! 5. the file published under its name, the checkpoints removed.
 //!
-//! A kind says only its [`Job`]: its disk peak, its checkpoints, how they are read back, how
-//! its steps run and how its file is written. Runs in blocks (`two_player::blocks`) keep
-//! pieces rather than one checkpoint and publish through their assembly; they share the
-//! target check, the lock, the cadence and the step log.
+//! A kind and run mode says only its [`Job`]: its disk peak, its checkpoints, how they are
+//! read back under their lock, how its steps run and how its file is written. Every mode goes
+//! through here: a table whole in memory (a checkpoint file), in blocks (a folder of pieces,
+//! published through their assembly), a part of a wave of blocks (which does its share and
+//! publishes nothing: [`Job::publishes`]), and a table solved on a device (no checkpoint: the
+//! lock alone).
 //!
 //! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
 //! resumes to the same bytes, with a truthful line); the kinds' tests.
@@ -55,6 +57,32 @@ pub enum RunEvent {
     },
     /// A step finished.
     Step(Progress),
+    /// A run in pieces begins piece `piece` (from 0) of `pieces`: indexes `lo..hi`.
+    Piece {
+        /// The piece, from 0.
+        piece: u64,
+        /// Pieces in all.
+        pieces: u64,
+        /// Its first index.
+        lo: u64,
+        /// One past its last index.
+        hi: u64,
+        /// Steps read back from its checkpoint.
+        resumed_steps: u64,
+        /// Bytes of torn or damaged records cut off its checkpoint.
+        dropped_bytes: u64,
+    },
+    /// The P indexes of the pieces before it replayed into the piece so far.
+    Replayed(u64),
+    /// Every piece is solved: the table is being assembled from them.
+    Assembling,
+    /// Piece `piece` of `pieces` is in the table being assembled, and its file is removed.
+    Assembled {
+        /// The piece, from 0.
+        piece: u64,
+        /// Pieces in all.
+        pieces: u64,
+    },
 }
 
 /// One kind's run to a file: what [`run_to_file`] asks of it, in the order it asks.
@@ -78,7 +106,13 @@ pub trait Job {
     }
     /// Remove the checkpoints (the run cannot resume from them).
     fn discard(&mut self) -> Result<()>;
-    /// Write the file to `out` (a temporary name, then renamed) and remove the checkpoints.
+    /// Whether the run writes the file: false for a share of the work (a part of a wave of
+    /// blocks), whose checkpoints stay for the run that finishes and are still said kept.
+    fn publishes(&self) -> bool {
+        true
+    }
+    /// Write the file to `out` (a temporary name, then renamed) and remove the checkpoints;
+    /// a run that [does not publish](Job::publishes) only returns what it did.
     fn publish(self, out: &Path) -> Result<Self::Output>;
 }
 
@@ -107,8 +141,11 @@ pub fn run_to_file<J: Job>(
         }
         return Err(e);
     }
+    let publishes = job.publishes();
     let table = job.publish(out)?;
-    kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
+    if publishes {
+        kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
+    }
     Ok(table)
 }
 

@@ -104,10 +104,28 @@ pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
 
 /// Whether another process holds an flock on the file `path` (an exclusive lock cannot be
 /// taken now); false when there is no such file.
-pub(crate) fn locked_elsewhere(path: &Path) -> bool {
+fn locked_elsewhere(path: &Path) -> bool {
     match OpenOptions::new().read(true).open(path) {
         Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => flock_now(&f, false).is_err(),
         _ => false,
+    }
+}
+
+/// The error for a run to `table` while another process holds the lock on `held` (the
+/// checkpoint or the plan of a run in any mode).
+pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
+    Error::invalid(format!(
+        "{} is being solved by another process ({} is locked)",
+        table.display(),
+        held.display()
+    ))
+}
+
+/// Refuse a run to `table` while another process holds an flock on `held`.
+pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
+    match locked_elsewhere(held) {
+        true => Err(being_solved(table, held)),
+        false => Ok(()),
     }
 }
 
@@ -136,6 +154,42 @@ pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
         ))
     })?;
     Ok(file)
+}
+
+/// The lock a run to `table` that keeps no checkpoint takes (a table solved on a device):
+/// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
+/// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
+/// file, in any modes, the second is refused at once. The lock file is empty, which every
+/// mode takes for no checkpoint, and is removed with the lock.
+#[derive(Debug)]
+pub struct TableLock {
+    path: PathBuf,
+    file: File,
+}
+
+/// Take [`TableLock`] on `table`.
+pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
+    let path = partial_path(table);
+    let file = open_checkpoint_file(&path, "solved")?;
+    let lock = TableLock { path, file };
+    if lock.file.metadata().is_ok_and(|m| m.len() > 0) {
+        return Err(Error::invalid(format!(
+            "{} is the checkpoint of another run of {}: resume that run, or remove it",
+            lock.path.display(),
+            table.display()
+        )));
+    }
+    refuse_if_held(table, &blocks_dir(table).join("plan"))?;
+    Ok(lock)
+}
+
+impl Drop for TableLock {
+    fn drop(&mut self) {
+        // Still held: no other run has written a checkpoint into it.
+        if self.file.metadata().is_ok_and(|m| m.len() == 0) {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,

@@ -28,11 +28,11 @@ pub(crate) use checkpoint::read_raw_record;
 pub use checkpoint::Checkpoint;
 pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
-pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
 pub(crate) use files::{
-    check_resumable_target, damaged, disagrees, first_bytes, flock_now, locked_elsewhere,
-    open_checkpoint_file, open_regular, read_prefix, starts_with_line,
+    being_solved, check_resumable_target, damaged, disagrees, first_bytes, flock_now, lock_table,
+    open_checkpoint_file, open_regular, read_prefix, refuse_if_held, starts_with_line,
 };
+pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path, TableLock};
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
     Sealed,

@@ -64,17 +64,6 @@ pub(super) struct Assembly {
     pub pieces: Vec<Assembled>,
 }
 
-/// The CRC-32 of piece `lo..hi`'s words as its file holds them: from `lo` rounded down, the
-/// bits outside the piece clear.
-fn piece_crc(lo: u64, hi: u64, words: &mut [u64]) -> u32 {
-    mask_piece(lo, hi, words);
-    let mut crc = crc32fast::Hasher::new();
-    for w in words.iter() {
-        crc.update(&w.to_le_bytes());
-    }
-    crc.finalize()
-}
-
 /// Clear the bits of `words` (from `lo` rounded down) outside `lo..hi`.
 fn mask_piece(lo: u64, hi: u64, words: &mut [u64]) {
     if let Some(first) = words.first_mut() {
@@ -112,26 +101,22 @@ impl Assembly {
     }
 
     /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
-    /// keeping the pieces whose words still give their record's CRC (the first that does not
-    /// ends what is kept).
+    /// read once, keeping the pieces whose words still give their record's CRC as they are
+    /// read (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &dyn Pieces, dir: &Path) -> Result<Assembly> {
         let mut records = Vec::new();
         let (journal, _) = open_journal(plan, dir, &mut records)?;
-        let (mut table, p_positions) = TableInPlace::reopen(&table_path(dir), plan.index())?;
-        let mut pieces = Vec::new();
-        for (k, rec) in records.into_iter().enumerate() {
-            let (lo, hi) = plan.window(k as u64);
-            let n = Window::words_for(lo, hi);
-            if (lo >> 6) + n > table.words() {
-                break;
-            }
-            let mut words = vec![0u64; n as usize];
-            table.read_words(lo >> 6, &mut words)?;
-            if piece_crc(lo, hi, &mut words) != rec.crc {
-                break;
-            }
-            pieces.push(rec);
-        }
+        let mut check = PieceCheck {
+            plan,
+            records: &records,
+            pieces: Vec::new(),
+            crc: crc32fast::Hasher::new(),
+        };
+        let (mut table, p_positions) =
+            TableInPlace::reopen(&table_path(dir), plan.index(), |first, words| {
+                words.iter().zip(first..).all(|(&x, w)| check.word(w, x))
+            })?;
+        let pieces = check.pieces;
         let end = match pieces.len() as u64 {
             0 => 0,
             m => plan.window(m - 1).1.div_ceil(64),
@@ -234,6 +219,48 @@ impl Assembly {
         crate::output::publish(&table_path(dir), out)?;
         self.journal.remove()?;
         Ok(p)
+    }
+}
+
+/// The pieces of a table being reopened, checked word by word as the words are read: each
+/// piece's words (the bits of its neighbours masked off) against its record's CRC.
+struct PieceCheck<'a> {
+    plan: &'a dyn Pieces,
+    records: &'a [Assembled],
+    /// The pieces whose words gave their record's CRC, in order.
+    pieces: Vec<Assembled>,
+    /// The CRC of the next piece's words so far.
+    crc: crc32fast::Hasher,
+}
+
+impl PieceCheck<'_> {
+    /// Word `w` of the table is `x`: whether to read on (false once a piece fails its CRC or
+    /// every recorded piece is checked).
+    fn word(&mut self, w: u64, x: u64) -> bool {
+        // A word may end one piece and begin the next.
+        while let Some(rec) = self.records.get(self.pieces.len()) {
+            let (lo, hi) = self.plan.window(self.pieces.len() as u64);
+            let end = hi.div_ceil(64);
+            let mut v = [x];
+            mask_piece(
+                if w == lo >> 6 { lo } else { 0 },
+                if w + 1 == end { hi } else { 0 },
+                &mut v,
+            );
+            self.crc.update(&v[0].to_le_bytes());
+            if w + 1 < end {
+                return true;
+            }
+            let crc = std::mem::take(&mut self.crc).finalize();
+            if crc != rec.crc {
+                return false;
+            }
+            self.pieces.push(*rec);
+            if hi % 64 == 0 {
+                break;
+            }
+        }
+        self.pieces.len() < self.records.len()
     }
 }
 

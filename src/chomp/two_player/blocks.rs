@@ -9,10 +9,13 @@
 //! idea (a `-S SIZE` buffer, runs on disk, one merge): the result does not depend on the
 //! buffer.
 //!
+//! A run in blocks is the engine's one lifecycle ([`run_to_file`]) with the folder of pieces
+//! as its checkpoint: the target checked, the disk for the plan's peak, the plan's lock, the
+//! pieces finished and the assembly begun read back, the pieces solved, the table assembled
+//! and published. A part does its share of a wave and publishes nothing.
+//!
 //! # The checkpoint folder `FILE.blocks/`
-//! - `plan`: `chompute chomp blocks 1`, `box`, `rank`, `layout windows|waves`, `piece-bits W`,
-//!   `pieces K`, an empty line. The pieces follow from these ([`BlockPlan`]). A resumed run
-//!   keeps the plan it finds, whatever `--memory` says now (the pieces must not move).
+//! - `plan`: how the pieces are cut ([`BlockPlan`], its file in [`super::block_plan`]).
 //! - `window-K.bits`: a finished piece ([`piece`]'s format: `chompute chomp window 1`, `box`,
 //!   `rank`, `lo`, `hi`, `p-positions` of the piece, a pair stored once counting two, `crc32`
 //!   of the words, then the words from index lo rounded down to 64). Written under a
@@ -30,529 +33,23 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::assembly::{Assembled, Assembly, Pieces};
-use super::file;
+use super::assembly::{Assembled, Assembly};
+use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, Span, WINDOW_MAGIC};
-use super::solve::{solve_window, step_ranges, steps};
+use super::piece::{self, WINDOW_MAGIC};
+use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::engine::lifecycle::Cadence;
+use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store;
-use crate::chomp::store::Checkpoint;
+use crate::chomp::store::{self, blocks_dir, Checkpoint};
 use crate::error::{Error, Input, Result};
-use crate::output::AtomicFile;
 use std::fs::File;
-use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
-const PLAN_MAGIC: &str = "chompute chomp blocks 1";
-
-/// The smallest `--memory` a run in blocks takes: a piece of 84 KiB of bits and the smallest
-/// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
-pub const MIN_MEMORY: u64 = 96 << 10;
-
-/// The least time between two snapshots of a window's marks; they come by the window's
-/// piece's time so far ([`Cadence`](crate::chomp::engine::lifecycle::Cadence)). A snapshot
-/// writes the window's bits (11 GB for a third of 21×21, about 35 s), so they are also at
-/// least 10 times the last one's writing time apart.
-pub use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
-
-/// Words read from a finished piece at a time (when its P indexes are replayed or the table
-/// is written) at most.
-const REPLAY_WORDS: usize = 1 << 16;
-
-pub use crate::chomp::store::blocks_dir;
-
-/// How the pieces of a plan are cut.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Split {
-    /// Windows of equal size, each depending on all before it: for one process, the fewest
-    /// replays.
-    Windows,
-    /// The hook blocks (split where larger than memory), a wave per hook sum: the blocks of
-    /// one wave do not depend on each other, so the parts of a wave may run at once.
-    Waves,
-}
-
-/// One piece of a plan: indexes `lo..hi`, solved in one window.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Piece {
-    /// First index.
-    pub lo: u64,
-    /// One past the last index.
-    pub hi: u64,
-    /// The wave: a piece depends only on pieces of earlier waves and on the earlier pieces of
-    /// its own group.
-    pub wave: u64,
-    /// The group of hook blocks of its wave it is a piece of (pieces of one group are solved
-    /// in order, by one part).
-    pub block: u64,
-}
-
-/// How a square box is cut into pieces that fit in memory.
-#[derive(Debug, Clone)]
-pub struct BlockPlan {
-    /// The table's index (the hook index of a square box).
-    pub index: BitLayout,
-    /// How the pieces are cut.
-    pub split: Split,
-    /// Indexes per piece at most.
-    pub piece_bits: u64,
-    /// The pieces, in index order.
-    pub pieces: Vec<Piece>,
-    /// The least time between snapshots of a window's marks (they come by the expected run
-    /// time, so that a resume costs the work since the last), see [`SNAPSHOT_FLOOR`]; zero:
-    /// at every step.
-    pub snapshot_every: std::time::Duration,
-}
-
-impl BlockPlan {
-    /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. [`Split::Windows`] cuts the table into equal windows,
-    /// [`Split::Waves`] into its hook blocks, each split into equal pieces where larger.
-    /// Waves need the hook blocks of a square box: the colex rank of any other box is one
-    /// chain of windows, solved by one process.
-    pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
-        let shape = index.shape();
-        if split == Split::Waves && index.hook_index().is_none() {
-            return Err(Error::conflict(
-                &[Input::Part],
-                format!(
-                    "the {shape} box is not square: only a square's table splits into waves of \
-                     independent blocks ({{0}}); solve it in one process"
-                ),
-            ));
-        }
-        if memory < MIN_MEMORY {
-            return Err(Error::conflict(
-                &[Input::Memory],
-                format!(
-                    "{{0}} {} is below the smallest block: {} works",
-                    crate::memory::human_bytes(memory),
-                    crate::memory::human_bytes(MIN_MEMORY)
-                ),
-            ));
-        }
-        // Bits of a piece, less one word for a piece that does not start on a word.
-        let cap_bits = (memory / 8 * 7) * 8 - 64;
-        let piece_bits = match split {
-            Split::Windows => {
-                let len = index.len();
-                let windows = len.div_ceil(cap_bits).max(1);
-                len.div_ceil(windows).div_ceil(64) * 64
-            }
-            Split::Waves => cap_bits,
-        };
-        Ok(BlockPlan::with(index, split, piece_bits))
-    }
-
-    fn with(index: BitLayout, split: Split, piece_bits: u64) -> BlockPlan {
-        let len = index.len();
-        let mut pieces = Vec::new();
-        match split {
-            Split::Windows => {
-                let mut lo = 0;
-                while lo < len {
-                    let k = pieces.len() as u64;
-                    let hi = (lo + piece_bits).min(len);
-                    pieces.push(Piece {
-                        lo,
-                        hi,
-                        wave: k,
-                        block: k,
-                    });
-                    lo = hi;
-                }
-            }
-            Split::Waves => {
-                let hook = index.hook_index().expect("a block plan has a hook index");
-                // Groups: a hook block, or consecutive small blocks of one wave (so that the
-                // many small early blocks do not each replay the table before them); a group
-                // stays under an eighth of its wave (so a wave still shares out) unless that
-                // is under 2^20 indexes.
-                let blocks = hook.hook_blocks();
-                let mut wave_bits = std::collections::HashMap::new();
-                for b in &blocks {
-                    *wave_bits.entry(b.sum).or_insert(0u64) += b.hi - b.lo;
-                }
-                let mut groups: Vec<(u64, u64, usize)> = Vec::new();
-                for b in &blocks {
-                    let cap = piece_bits.min((wave_bits[&b.sum] / 8).max(1 << 20));
-                    match groups.last_mut() {
-                        Some((lo, hi, sum)) if *sum == b.sum && b.hi - *lo <= cap => *hi = b.hi,
-                        _ => groups.push((b.lo, b.hi, b.sum)),
-                    }
-                }
-                for (group, &(glo, ghi, sum)) in groups.iter().enumerate() {
-                    // Sum 0 (the empty diagram) is wave 0, sum s ≥ 2 wave s - 1.
-                    let wave = sum.saturating_sub(1) as u64;
-                    let parts = (ghi - glo).div_ceil(piece_bits);
-                    let step = (ghi - glo).div_ceil(parts);
-                    let mut lo = glo;
-                    while lo < ghi {
-                        let hi = (lo + step).min(ghi);
-                        pieces.push(Piece {
-                            lo,
-                            hi,
-                            wave,
-                            block: group as u64,
-                        });
-                        lo = hi;
-                    }
-                }
-            }
-        }
-        BlockPlan {
-            index,
-            split,
-            piece_bits,
-            pieces,
-            snapshot_every: SNAPSHOT_FLOOR,
-        }
-    }
-
-    /// Number of pieces.
-    pub fn windows(&self) -> u64 {
-        self.pieces.len() as u64
-    }
-
-    /// Number of waves.
-    pub fn waves(&self) -> u64 {
-        self.pieces.last().map_or(0, |p| p.wave + 1)
-    }
-
-    /// Piece `k` as a span of the table.
-    pub fn span(&self, k: u64) -> Span<'_> {
-        let (lo, hi) = self.window(k);
-        Span {
-            index: &self.index,
-            lo,
-            hi,
-        }
-    }
-
-    /// Piece `k`: its indexes `lo..hi`.
-    pub fn window(&self, k: u64) -> (u64, u64) {
-        let p = self.pieces[k as usize];
-        (p.lo, p.hi)
-    }
-
-    /// Whether piece `k` needs the P-positions of piece `j` (replayed into it).
-    pub fn depends(&self, k: u64, j: u64) -> bool {
-        let (a, b) = (self.pieces[k as usize], self.pieces[j as usize]);
-        b.wave < a.wave || (b.block == a.block && b.lo < a.lo)
-    }
-
-    /// Bytes of memory a piece takes at most: its bits and three buffers of
-    /// [`BlockPlan::chunk_words`] words (read, replayed, written), together at most 1/8 of the
-    /// `--memory` the plan was made for.
-    pub fn window_bytes(&self) -> u64 {
-        self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
-    }
-
-    /// Bytes on disk at the run's peak: every piece's file (its words, chunk CRCs and
-    /// header), and beside them either the piece in progress (its checkpoint's records,
-    /// bounded as [`p_record_bound`](super::run::p_record_bound) bounds a whole table's, and
-    /// the snapshot of its marks) or, during the assembly, the first piece's words in the
-    /// table; the plan and the journal.
-    pub fn disk_bytes(&self) -> u64 {
-        let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
-        let words = |k| {
-            let (lo, hi) = self.window(k);
-            Window::words_for(lo, hi)
-        };
-        let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
-        let largest = (0..self.windows()).map(words).max().unwrap_or(0);
-        let steps = steps(&self.index);
-        let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
-        let running = file(largest) + records;
-        let journal = 64 * 1024 + 32 * self.windows();
-        pieces + running.max(file(largest)) + journal
-    }
-
-    /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
-    /// 65536.
-    pub fn chunk_words(&self) -> usize {
-        (self.piece_bits / 1344).clamp(512, REPLAY_WORDS as u64) as usize
-    }
-
-    /// The pieces of `wave` that part `part` of `parts` (from 1) solves: the wave's blocks,
-    /// largest first, each to the part with the fewest indexes so far (the lowest on a tie).
-    pub fn part_pieces(&self, wave: u64, part: u64, parts: u64) -> Vec<u64> {
-        let mut blocks: Vec<(u64, u64)> = Vec::new();
-        for p in self.pieces.iter().filter(|p| p.wave == wave) {
-            match blocks.iter_mut().find(|(b, _)| *b == p.block) {
-                Some((_, len)) => *len += p.hi - p.lo,
-                None => blocks.push((p.block, p.hi - p.lo)),
-            }
-        }
-        blocks.sort_by_key(|&(b, len)| (std::cmp::Reverse(len), b));
-        // More parts than blocks: the parts past the blocks' number have no share.
-        let mut load = vec![0u64; (parts as usize).min(blocks.len()).max(1)];
-        let mut mine = Vec::new();
-        for (b, len) in blocks {
-            let i = (0..load.len())
-                .min_by_key(|&i| (load[i], i))
-                .expect("parts ≥ 1");
-            load[i] += len;
-            if i as u64 + 1 == part {
-                mine.push(b);
-            }
-        }
-        (0..self.windows())
-            .filter(|&k| mine.contains(&self.pieces[k as usize].block))
-            .collect()
-    }
-
-    fn plan_text(&self) -> String {
-        file::header_text(
-            PLAN_MAGIC,
-            &self.index,
-            &[
-                (
-                    "layout",
-                    match self.split {
-                        Split::Windows => "windows",
-                        Split::Waves => "waves",
-                    }
-                    .to_string(),
-                ),
-                ("piece-bits", self.piece_bits.to_string()),
-                ("pieces", self.windows().to_string()),
-            ],
-        )
-    }
-
-    /// The plan a checkpoint folder names, checked against `index`. (A plan without a
-    /// `layout` line is of windows of `window-bits`, as the first runs in blocks wrote.)
-    fn read(path: &Path, index: &BitLayout) -> Result<BlockPlan> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let (pairs, _) = store::read_header(path, &mut BufReader::new(file), PLAN_MAGIC)?;
-        let got = store::header_index(path, &pairs)?;
-        if got.shape() != index.shape() || got.scheme() != index.scheme() {
-            return Err(Error::invalid(format!(
-                "{} is the plan of the {} box numbered '{}', not of this run's {} box ('{}'); \
-                 remove its folder to start afresh",
-                path.display(),
-                got.shape(),
-                got.scheme(),
-                index.shape(),
-                index.scheme()
-            )));
-        }
-        let bad = |what: &str| Error::invalid(format!("{}: {what}", path.display()));
-        let (split, key) = match store::field(path, &pairs, "layout") {
-            Err(_) => (Split::Windows, "window-bits"),
-            Ok("windows") => (Split::Windows, "piece-bits"),
-            Ok("waves") => (Split::Waves, "piece-bits"),
-            Ok(other) => {
-                return Err(bad(&format!(
-                    "layout '{other}' is neither windows nor waves"
-                )))
-            }
-        };
-        let piece_bits: u64 = store::field(path, &pairs, key)?
-            .parse()
-            .ok()
-            .filter(|&w: &u64| w > 0 && (split == Split::Waves || w % 64 == 0))
-            .ok_or_else(|| bad(&format!("'{key}' is not a valid piece size")))?;
-        Ok(BlockPlan::with(index.clone(), split, piece_bits))
-    }
-}
-
-/// One wave of a plan, as [`BlockPlan::summary`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct WaveSummary {
-    /// The wave, from 1.
-    pub wave: u64,
-    /// Its groups of hook blocks (independent of each other: a part takes whole groups).
-    pub groups: u64,
-    /// Its pieces.
-    pub pieces: u64,
-    /// Its indexes (bits).
-    pub bits: u64,
-    /// Its largest group's indexes: the most one part of the wave may have to do.
-    pub largest_group_bits: u64,
-    /// Pieces already finished in the checkpoint folder, when one was read.
-    pub pieces_done: u64,
-    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
-    /// progress has recorded.
-    pub bits_done: u64,
-}
-
-/// A plan in numbers (`chomp solve --plan`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct PlanSummary {
-    /// The box.
-    #[serde(rename = "box")]
-    pub shape: String,
-    /// `windows` or `waves`.
-    pub layout: &'static str,
-    /// Indexes of the table.
-    pub bits: u64,
-    /// Bytes of the table's bits.
-    pub bytes: u64,
-    /// Bytes a piece takes in memory at most.
-    pub piece_bytes: u64,
-    /// Steps of the schedule (each piece walks them).
-    pub steps: u64,
-    /// Pieces in all.
-    pub pieces: u64,
-    /// The waves.
-    pub waves: Vec<WaveSummary>,
-}
-
-impl BlockPlan {
-    /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
-    pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
-        let mut waves: Vec<WaveSummary> = Vec::new();
-        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
-        for (k, p) in self.pieces.iter().enumerate() {
-            if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
-                waves.push(WaveSummary {
-                    wave: p.wave + 1,
-                    groups: 0,
-                    pieces: 0,
-                    bits: 0,
-                    largest_group_bits: 0,
-                    pieces_done: 0,
-                    bits_done: 0,
-                });
-            }
-            let w = waves.last_mut().expect("pushed");
-            w.pieces += 1;
-            w.bits += p.hi - p.lo;
-            let d = done(k as u64);
-            w.pieces_done += (d == p.hi - p.lo) as u64;
-            w.bits_done += d;
-            match block_bits.last_mut() {
-                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
-                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
-            }
-        }
-        for (wave, _, bits) in block_bits {
-            let i = waves.partition_point(|w| w.wave < wave + 1);
-            let w = &mut waves[i];
-            w.groups += 1;
-            w.largest_group_bits = w.largest_group_bits.max(bits);
-        }
-        PlanSummary {
-            shape: self.index.shape().to_string(),
-            layout: match self.split {
-                Split::Windows => "windows",
-                Split::Waves => "waves",
-            },
-            bits: self.index.len(),
-            bytes: self.index.bytes(),
-            piece_bytes: self.window_bytes(),
-            steps: steps(&self.index),
-            pieces: self.windows(),
-            waves,
-        }
-    }
-}
-
-/// The plan a run of `shape` to `out` follows: the one in `out`'s checkpoint folder when there
-/// is one (with its finished pieces counted), else a new one for `memory` bytes, in waves when
-/// `waves`.
-pub fn plan_for(
-    shape: ChompBox,
-    out: Option<&Path>,
-    memory: u64,
-    waves: bool,
-) -> Result<PlanSummary> {
-    let index = BitLayout::for_box(shape)?;
-    if let Some(out) = out {
-        let dir = blocks_dir(out);
-        let plan_path = dir.join("plan");
-        if plan_path.exists() {
-            let plan = BlockPlan::read(&plan_path, &index)?;
-            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
-        }
-    }
-    let split = if waves { Split::Waves } else { Split::Windows };
-    Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
-}
-
-/// Indexes of piece `k` decided: all when its file is there, else those of the steps its
-/// checkpoint records (read only: a run may be appending to it).
-fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
-    let (lo, hi) = plan.window(k);
-    if window_p_positions(dir, plan, k).is_ok() {
-        return hi - lo;
-    }
-    let path = dir.join(format!("window-{k}.partial"));
-    let Ok(file) = File::open(&path) else {
-        return 0;
-    };
-    let mut r = BufReader::with_capacity(1 << 20, file);
-    let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
-        return 0;
-    };
-    let mut steps = 0;
-    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
-        if v != steps {
-            break;
-        }
-        steps += 1;
-    }
-    let mut ranges = Vec::new();
-    (0..steps)
-        .map(|s| {
-            step_ranges(&plan.index, s, &mut ranges);
-            ranges
-                .iter()
-                .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
-                .sum::<u64>()
-        })
-        .sum()
-}
-
-/// What a run in blocks reports.
-pub enum BlockEvent {
-    /// Window `window` of `windows` starts (`done` windows were finished before this run).
-    Window {
-        /// The window, from 0.
-        window: u64,
-        /// Windows in all.
-        windows: u64,
-        /// Its first index and one past its last.
-        lo: u64,
-        /// One past its last index.
-        hi: u64,
-        /// Steps read back from its checkpoint.
-        resumed_steps: u64,
-        /// Bytes of torn or damaged records cut off its checkpoint.
-        dropped_bytes: u64,
-    },
-    /// The P indexes below the window are being replayed into it.
-    Replay {
-        /// P indexes replayed so far.
-        replayed: u64,
-    },
-    /// A step of the schedule is finished in the window.
-    Step {
-        /// The step, from 0.
-        step: u64,
-        /// Whether a snapshot of the window's marks was saved after it.
-        snapshot: bool,
-    },
-    /// All windows are finished; the table is being written.
-    Assembling,
-    /// Piece `window` of `windows` is in the table being written, and its file is removed.
-    Assembled {
-        /// The piece, from 0.
-        window: u64,
-        /// Pieces in all.
-        windows: u64,
-    },
-}
-
 /// What a run in blocks did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BlockRun {
     /// P-positions of the box (0 for a part that left the table unfinished).
     pub p_positions: u64,
@@ -571,178 +68,213 @@ pub struct BlockRun {
     /// Whether the table was written.
     pub saved: bool,
 }
-
-/// One share of the work: part `part` (from 1) of `parts`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Part {
-    /// This share, from 1.
-    pub part: u64,
-    /// Shares in all.
-    pub parts: u64,
-}
-
-impl Part {
-    /// `I/N` with 1 ≤ I ≤ N.
-    pub fn parse(s: &str) -> std::result::Result<Part, String> {
-        let bad = || format!("'{s}' is not a part I/N with 1 ≤ I ≤ N, such as 2/3");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (part, parts): (u64, u64) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if part == 0 || part > parts {
-            return Err(bad());
-        }
-        Ok(Part { part, parts })
-    }
-}
-
 /// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
-/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder.
+/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder;
+/// or with `part` only that share of the next unfinished wave (planned in waves when the
+/// folder is new). A window's marks are snapshotted at most every `snapshot_every`.
+/// A run without a part finishes every piece left, in wave order, and writes the table; a
+/// part keeps the folder for the run that does. Through the engine's one lifecycle
+/// ([`run_to_file`]): the target, the disk, the lock, the pieces, the assembly published.
 pub fn solve_in_blocks(
-    shape: ChompBox,
-    out: &Path,
-    memory: u64,
-    report: impl FnMut(BlockEvent),
-) -> Result<BlockRun> {
-    solve_in_blocks_with(shape, out, memory, None, SNAPSHOT_FLOOR, report)
-}
-
-/// [`solve_in_blocks`], or with `part` only that share of the next unfinished wave (planned
-/// in waves when the folder is new), snapshotting a window's marks every `snapshot_every`.
-/// A run without a part finishes every piece left, in wave order, and writes the table.
-pub fn solve_in_blocks_with(
     shape: ChompBox,
     out: &Path,
     memory: u64,
     part: Option<Part>,
     snapshot_every: std::time::Duration,
-    mut report: impl FnMut(BlockEvent),
+    report: impl FnMut(RunEvent),
 ) -> Result<BlockRun> {
-    let index = BitLayout::for_box(shape)?;
-    let dir = blocks_dir(out);
-    let plan_path = dir.join("plan");
-    let split = if part.is_some() {
-        Split::Waves
-    } else {
-        Split::Windows
-    };
-    check_target(out)?;
-    crate::output::keep_checkpoint(&dir);
-    let mut plan = if plan_path.exists() {
-        BlockPlan::read(&plan_path, &index)?
-    } else {
-        let plan = BlockPlan::new(index, memory, split)?;
-        // Checked before the folder exists: a plan that cannot run is never written.
-        ensure_piece_memory(&plan, shape)?;
-        store::ensure_disk(out, plan.disk_bytes(), std::slice::from_ref(&dir))?;
-        write_plan(&plan, out)?;
-        plan
-    };
-    if part.is_some() && plan.split != Split::Waves {
-        return Err(Error::conflict(
-            &[Input::Part],
-            format!(
-                "{} was planned in windows, for one process: finish it without {{0}}, or remove \
-             it to plan waves",
-                dir.display()
-            ),
-        ));
-    }
-    plan.snapshot_every = snapshot_every;
-    // One plain run at a time on a folder, beside any number of parts (a part locks its pieces).
-    let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
-    store::flock_now(&plan_file, part.is_some()).map_err(|_| {
-        Error::invalid(format!(
-            "{} is being solved by another process (its folder {} is locked)",
-            out.display(),
-            dir.display()
-        ))
-    })?;
-    // A run of the table whole in memory keeps FILE.partial (and FILE.marks): one in progress
-    // is refused; one stopped is of no use to the pieces and goes.
-    let partial = store::partial_path(out);
-    if store::locked_elsewhere(&partial) {
-        return Err(Error::invalid(format!(
-            "{} is being solved by another process (its checkpoint {} is locked)",
-            out.display(),
-            partial.display()
-        )));
-    }
-    for stale in [partial, store::marks_path(out)] {
-        if stale.is_file() {
-            std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+    let job = || BlocksJob::new(shape, out, memory, part, snapshot_every);
+    run_to_file(out, job, report)
+}
+
+/// A run in blocks: the mode's part of the run to a file. Its checkpoint is the folder
+/// `FILE.blocks`; its disk peak the plan's; its resume the plan's lock, the pieces already
+/// finished and the assembly begun; its steps the pieces, then the assembly in place; its
+/// publishing the assembled table's rename.
+struct BlocksJob {
+    plan: BlockPlan,
+    /// Whether the plan is new: written once the disk is checked.
+    new_plan: bool,
+    part: Option<Part>,
+    dir: PathBuf,
+    /// The plan file, locked: exclusively by a plain run, shared by the parts.
+    lock: Option<File>,
+    assembly: Option<Assembly>,
+    /// Each piece's P-positions, once finished.
+    counts: Vec<Option<u64>>,
+    run: BlockRun,
+}
+
+impl BlocksJob {
+    /// The plan a run of `shape` to `out` follows: its folder's, else a new one for `memory`
+    /// (in waves for a part), checked before the folder exists: a plan that cannot run is
+    /// never written.
+    fn new(
+        shape: ChompBox,
+        out: &Path,
+        memory: u64,
+        part: Option<Part>,
+        snapshot_every: std::time::Duration,
+    ) -> Result<BlocksJob> {
+        check_target(out)?;
+        let index = BitLayout::for_box(shape)?;
+        let dir = blocks_dir(out);
+        let plan_path = dir.join("plan");
+        let new_plan = !plan_path.exists();
+        let mut plan = match new_plan {
+            false => BlockPlan::read(&plan_path, &index)?,
+            true if part.is_some() => BlockPlan::new(index, memory, Split::Waves)?,
+            true => BlockPlan::new(index, memory, Split::Windows)?,
+        };
+        if part.is_some() && plan.split != Split::Waves {
+            return Err(Error::conflict(
+                &[Input::Part],
+                format!(
+                    "{} was planned in windows, for one process: finish it without {{0}}, or \
+                     remove it to plan waves",
+                    dir.display()
+                ),
+            ));
         }
-    }
-    crate::output::remove_stale_temps(out);
-    crate::output::remove_stale_temps(&dir);
-    ensure_piece_memory(&plan, shape)?;
-    let windows = plan.windows();
-    // The pieces already in the table being assembled (each checked against its record)
-    // have left the folder; the others are on disk or solved (again) now.
-    let assembly = match Assembly::begun(&dir) {
-        true if part.is_none() => Some(Assembly::reopen(&plan, &dir)?),
-        _ => None,
-    };
-    let in_table = assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
-    let mut counts: Vec<Option<u64>> = (0..windows)
-        .map(|k| match &assembly {
-            Some(a) if k < in_table => Some(a.pieces[k as usize].p),
-            _ => window_p_positions(&dir, &plan, k).ok(),
+        crate::memory::ensure_available(
+            plan.window_bytes(),
+            &format!("a piece of the {shape} box"),
+            "the folder's plan keeps its pieces; remove it to plan smaller ones",
+        )?;
+        plan.snapshot_every = snapshot_every;
+        Ok(BlocksJob {
+            run: BlockRun {
+                windows: plan.windows(),
+                waves: plan.waves(),
+                ..BlockRun::default()
+            },
+            plan,
+            new_plan,
+            part,
+            dir,
+            lock: None,
+            assembly: None,
+            counts: Vec::new(),
         })
-        .collect();
-    let mut run = BlockRun {
-        p_positions: 0,
-        windows,
-        windows_resumed: counts.iter().filter(|c| c.is_some()).count() as u64,
-        replayed: 0,
-        waves: plan.waves(),
-        waves_done: 0,
-        wave: None,
-        saved: false,
-    };
-    let todo = pieces_to_solve(&plan, &dir, part, &counts, &mut run);
-    for k in todo {
-        // Every piece this one depends on must be finished (another part's, in waves).
-        if let Some(j) = (0..windows).find(|&j| plan.depends(k, j) && counts[j as usize].is_none())
-        {
-            return Err(Error::invalid(format!(
-                "piece {k} of {} needs piece {j}, which is not finished: run the parts of wave \
-                 {} first",
-                dir.display(),
-                plan.pieces[j as usize].wave + 1
-            )));
+    }
+}
+
+impl Job for BlocksJob {
+    type Output = BlockRun;
+
+    fn disk_bytes(&self) -> u64 {
+        self.plan.disk_bytes()
+    }
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        vec![self.dir.clone()]
+    }
+
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
+        let dir = &self.dir;
+        if self.new_plan {
+            write_plan(&self.plan, out)?;
         }
-        let (p, replayed) = solve_one(&plan, &dir, k, assembly.as_ref(), &mut report)?;
-        run.replayed += replayed;
-        counts[k as usize] = Some(p);
+        // One plain run at a time on a folder, beside any number of parts (a part locks its
+        // pieces).
+        let plan_path = dir.join("plan");
+        let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
+        store::flock_now(&plan_file, self.part.is_some())
+            .map_err(|_| store::being_solved(out, &plan_path))?;
+        self.lock = Some(plan_file);
+        // A run of the table whole in memory (or on a device) holds FILE.partial: one in
+        // progress is refused; one stopped is of no use to the pieces and goes, with its marks.
+        let partial = store::partial_path(out);
+        store::refuse_if_held(out, &partial)?;
+        for stale in [partial, store::marks_path(out)] {
+            if stale.is_file() {
+                std::fs::remove_file(&stale).map_err(|e| Error::io(&stale, e))?;
+            }
+        }
+        crate::output::remove_stale_temps(dir);
+        // The pieces already in the table being assembled (each checked against its record
+        // as it is read) have left the folder; the others are on disk or solved (again) now.
+        if self.part.is_none() && Assembly::begun(dir) {
+            self.assembly = Some(Assembly::reopen(&self.plan, dir)?);
+        }
+        let in_table = self.assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
+        self.counts = (0..self.plan.windows())
+            .map(|k| match &self.assembly {
+                Some(a) if k < in_table => Some(a.pieces[k as usize].p),
+                _ => window_p_positions(dir, &self.plan, k).ok(),
+            })
+            .collect();
+        self.run.windows_resumed = self.counts.iter().filter(|c| c.is_some()).count() as u64;
+        Ok(Vec::new())
     }
-    if let (Some(Part { part, parts }), Some(w)) = (part, run.wave) {
-        let done = part_done_path(&dir, w, part, parts);
-        std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+
+    fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let (plan, dir) = (&self.plan, &self.dir);
+        let todo = pieces_to_solve(plan, dir, self.part, &self.counts, &mut self.run);
+        for k in todo {
+            // Every piece this one depends on must be finished (another part's, in waves).
+            let missing = (0..plan.windows())
+                .find(|&j| plan.depends(k, j) && self.counts[j as usize].is_none());
+            if let Some(j) = missing {
+                return Err(Error::invalid(format!(
+                    "piece {k} of {} needs piece {j}, which is not finished: run the parts of \
+                     wave {} first",
+                    dir.display(),
+                    plan.pieces[j as usize].wave + 1
+                )));
+            }
+            let (p, replayed) = solve_one(plan, dir, k, self.assembly.as_ref(), report)?;
+            self.run.replayed += replayed;
+            self.counts[k as usize] = Some(p);
+        }
+        if let (Some(Part { part, parts }), Some(w)) = (self.part, self.run.wave) {
+            let done = part_done_path(dir, w, part, parts);
+            std::fs::write(&done, b"").map_err(|e| Error::io(&done, e))?;
+        }
+        self.run.waves_done = (0..plan.waves())
+            .take_while(|&w| {
+                let mut pieces = plan.pieces.iter().zip(&self.counts);
+                pieces.all(|(p, c)| p.wave != w || c.is_some())
+            })
+            .count() as u64;
+        if self.part.is_some() {
+            return Ok(());
+        }
+        let mut assembly = match self.assembly.take() {
+            Some(a) => a,
+            None => {
+                let p = self
+                    .counts
+                    .iter()
+                    .map(|c| c.expect("every piece solved"))
+                    .sum();
+                Assembly::create(plan, dir, p)?
+            }
+        };
+        report(RunEvent::Assembling);
+        assemble(plan, dir, &mut assembly, report)?;
+        self.assembly = Some(assembly);
+        Ok(())
     }
-    run.waves_done = (0..plan.waves())
-        .take_while(|&w| {
-            plan.pieces
-                .iter()
-                .zip(&counts)
-                .all(|(p, c)| p.wave != w || c.is_some())
-        })
-        .count() as u64;
-    if part.is_some() {
-        return Ok(run);
+
+    fn discard(&mut self) -> Result<()> {
+        // Finished pieces serve any rerun: nothing is discarded.
+        Ok(())
     }
-    let p_positions = counts.iter().map(|c| c.expect("every piece solved")).sum();
-    let assembly = match assembly {
-        Some(a) => a,
-        None => Assembly::create(&plan, &dir, p_positions)?,
-    };
-    report(BlockEvent::Assembling);
-    run.p_positions = assemble(&plan, &dir, out, assembly, &mut report)?;
-    std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    crate::output::drop_checkpoint(&dir);
-    run.saved = true;
-    Ok(run)
+
+    fn publishes(&self) -> bool {
+        self.part.is_none()
+    }
+
+    fn publish(mut self, out: &Path) -> Result<BlockRun> {
+        let Some(assembly) = self.assembly.take().filter(|_| self.part.is_none()) else {
+            return Ok(self.run);
+        };
+        self.run.p_positions = assembly.finish(&self.plan, &self.dir, out)?;
+        std::fs::remove_dir_all(&self.dir).map_err(|e| Error::io(&self.dir, e))?;
+        self.run.saved = true;
+        Ok(self.run)
+    }
 }
 
 /// The pieces this run solves: every unfinished one, or with `part` its share of the next
@@ -777,15 +309,13 @@ fn pieces_to_solve(
 }
 
 /// Put every finished piece not yet in the table into it, in index order (each piece's file
-/// removed once its words are in the table, durable and recorded: [`Assembly::append`]), then
-/// move the table to `out`. Returns the P-positions.
+/// removed once its words are in the table, durable and recorded: [`Assembly::append`]).
 fn assemble(
     plan: &BlockPlan,
     dir: &Path,
-    out: &Path,
-    mut assembly: Assembly,
-    report: &mut impl FnMut(BlockEvent),
-) -> Result<u64> {
+    assembly: &mut Assembly,
+    report: &mut dyn FnMut(RunEvent),
+) -> Result<()> {
     let windows = plan.windows();
     for k in assembly.pieces.len() as u64..windows {
         // The piece whole in memory (as when it was solved) and its CRC checked before any of
@@ -798,118 +328,15 @@ fn assemble(
         assembly.append(plan, k, words, Assembled { crc, p })?;
         let done = window_path(dir, k);
         std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
-        report(BlockEvent::Assembled { window: k, windows });
+        report(RunEvent::Assembled {
+            piece: k,
+            pieces: windows,
+        });
         crate::cancel::check()?;
     }
-    assembly.finish(plan, dir, out)
+    Ok(())
 }
 
-/// What `chomp solve -o FILE` reports as it goes.
-pub enum SolveEvent {
-    /// The table is solved whole in memory: its checkpoint's events.
-    Whole(crate::chomp::engine::lifecycle::RunEvent),
-    /// The table is solved in blocks.
-    Block(BlockEvent),
-}
-
-/// A table saved by [`solve_file`].
-#[derive(Debug, Clone)]
-pub struct Solved {
-    /// The table's index.
-    pub index: BitLayout,
-    /// P-positions of the box.
-    pub p_positions: u64,
-    /// How it ran in blocks, when it did.
-    pub blocks: Option<BlockRun>,
-}
-
-/// Whether a run of the table of `index` saved to `out` goes in blocks: when `out`'s block
-/// folder exists (a run to resume), or when the table's bits exceed `memory` (default: what
-/// the machine has, [`crate::memory::available_bytes`]).
-pub fn in_blocks(index: &BitLayout, out: &Path, memory: Option<u64>) -> bool {
-    blocks_dir(out).exists()
-        || memory
-            .or_else(crate::memory::available_bytes)
-            .is_some_and(|m| index.bytes() > m)
-}
-
-/// Solve `shape` and save its table to `out`, whole in memory when it fits in `memory`
-/// (default: what the machine has) and in blocks of at most `memory` otherwise (see
-/// [`in_blocks`]); either way resumable, and either way the same bytes. With `part`, only
-/// that share of the next wave ([`solve_in_blocks_with`]), and the table is written by the
-/// plain run that finishes the last wave. Refused before any work when the disk lacks room
-/// for the table and its checkpoint.
-pub fn solve_file(
-    shape: ChompBox,
-    out: &Path,
-    memory: Option<u64>,
-    part: Option<Part>,
-    mut report: impl FnMut(SolveEvent),
-) -> Result<Solved> {
-    let index = BitLayout::for_box(shape)?;
-    check_target(out)?;
-    let blocks = part.is_some() || in_blocks(&index, out, memory);
-    let memory_or_machine = memory
-        .or_else(crate::memory::available_bytes)
-        .unwrap_or(u64::MAX);
-    // Each mode checks the disk for its own peak: the whole run in the engine's lifecycle,
-    // the run in blocks by its plan's pieces.
-    if !blocks {
-        let table = super::run::solve_to_file(shape, out, |e| report(SolveEvent::Whole(e)))?;
-        return Ok(Solved {
-            p_positions: table.p_count(),
-            index,
-            blocks: None,
-        });
-    }
-    if memory.is_none() && memory_or_machine < MIN_MEMORY {
-        // No memory was asked for: what the machine leaves is the limit, and the line says
-        // where it comes from rather than naming an input nobody gave.
-        return Err(Error::too_large(
-            format!("the {shape} box in blocks"),
-            format!(
-                "a block needs at least {}, but this process may take only {} more (its free \
-                 memory, cgroup and address-space limit, ulimit -v); raise the limit",
-                crate::memory::human_bytes(MIN_MEMORY),
-                crate::memory::human_bytes(memory_or_machine)
-            ),
-        ));
-    }
-    let memory = memory_or_machine;
-    let run = solve_in_blocks_with(shape, out, memory, part, SNAPSHOT_FLOOR, |e| {
-        report(SolveEvent::Block(e))
-    })?;
-    Ok(Solved {
-        index,
-        p_positions: run.p_positions,
-        blocks: Some(run),
-    })
-}
-
-/// The memory a piece of `plan` takes, checked against what the machine has.
-fn ensure_piece_memory(plan: &BlockPlan, shape: ChompBox) -> Result<()> {
-    crate::memory::ensure_available(
-        plan.window_bytes(),
-        &format!("a piece of the {shape} box"),
-        "the folder's plan keeps its pieces; remove it to plan smaller ones",
-    )
-}
-
-impl Pieces for BlockPlan {
-    fn index(&self) -> &BitLayout {
-        &self.index
-    }
-
-    fn windows(&self) -> u64 {
-        BlockPlan::windows(self)
-    }
-
-    fn window(&self, k: u64) -> (u64, u64) {
-        BlockPlan::window(self, k)
-    }
-}
-
-/// Refuse, before any work, a table file that a resumable run cannot write: anything but a
 /// regular file or a new path in a folder of files, or one whose folder of pieces
 /// (`FILE.blocks`) is taken by something that is not a folder.
 pub fn check_target(out: &Path) -> Result<()> {
@@ -925,18 +352,6 @@ pub fn check_target(out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Start `out`'s checkpoint folder with `plan`.
-fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
-    let dir = blocks_dir(out);
-    let plan_path = dir.join("plan");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    let mut f = AtomicFile::create_piece(&plan_path)?;
-    f.write_all(plan.plan_text().as_bytes())
-        .map_err(|e| Error::io(&plan_path, e))?;
-    f.commit()
-}
-
-/// The mark that part `part` of `parts` has finished its share of wave `w`.
 fn part_done_path(dir: &Path, w: u64, part: u64, parts: u64) -> PathBuf {
     dir.join(format!("wave-{w}.part-{part}-of-{parts}"))
 }
@@ -952,7 +367,7 @@ fn solve_one(
     dir: &Path,
     k: u64,
     assembly: Option<&Assembly>,
-    report: &mut impl FnMut(BlockEvent),
+    report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
     let (lo, hi) = plan.window(k);
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
@@ -963,7 +378,8 @@ fn solve_one(
     };
     let base = win.base();
     let partial = dir.join(format!("window-{k}.partial"));
-    let _lock = lock_piece(&dir.join(format!("window-{k}.lock")), k)?;
+    // Held while the piece is solved: a second process on the same piece is refused at once.
+    let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
     let snapshot = match piece::load_marks(&marks_path, plan.span(k), &words, plan.chunk_words()) {
@@ -987,9 +403,9 @@ fn solve_one(
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
     };
-    report(BlockEvent::Window {
-        window: k,
-        windows: plan.windows(),
+    report(RunEvent::Piece {
+        piece: k,
+        pieces: plan.windows(),
         lo,
         hi,
         resumed_steps: start,
@@ -1040,7 +456,7 @@ fn solve_one(
                         sink(&qs)?;
                         replayed += qs.len() as u64;
                         qs.clear();
-                        (report.borrow_mut())(BlockEvent::Replay { replayed });
+                        (report.borrow_mut())(RunEvent::Replayed(replayed));
                     }
                     Ok(())
                 })?;
@@ -1066,8 +482,9 @@ fn solve_one(
                     )
                 })?;
                 snapshot_done = progress.done;
+                (report.borrow_mut())(RunEvent::Snapshot { step: step + 1 });
             }
-            (report.borrow_mut())(BlockEvent::Step { step, snapshot });
+            (report.borrow_mut())(RunEvent::Step(progress));
             Ok(())
         },
     )?;
@@ -1086,26 +503,8 @@ fn solve_one(
     Ok((p, replayed))
 }
 
-/// Hold piece `k`'s lock (an flock on `path`, released when the file is closed, so also when
-/// the process dies): a second process on the same piece is refused at once.
-fn lock_piece(path: &Path, k: u64) -> Result<File> {
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    if store::flock_now(&file, false).is_err() {
-        return Err(Error::invalid(format!(
-            "piece {k} of {} is being solved by another process",
-            path.parent().unwrap_or(path).display()
-        )));
-    }
-    Ok(file)
-}
-
 /// The P-positions a finished window's header names.
-fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
+pub(super) fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
     Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
@@ -1145,7 +544,11 @@ fn for_each_window_slice(
 
 #[cfg(test)]
 mod tests {
+    use super::super::block_plan::MIN_MEMORY;
+    use super::super::file;
+    use super::super::solve::steps;
     use super::*;
+    use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
     use std::time::Duration;
 
     fn shape(n: usize) -> ChompBox {
@@ -1173,7 +576,7 @@ mod tests {
             assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
             let folder = blocks_dir(&out);
             let mut peak = 0;
-            solve_in_blocks_with(shape(n), &out, memory, None, Duration::ZERO, |_| {
+            solve_in_blocks(shape(n), &out, memory, None, Duration::ZERO, |_| {
                 peak = peak.max(bytes_under(&folder));
             })
             .unwrap();
@@ -1230,61 +633,6 @@ mod tests {
     }
 
     #[test]
-    fn plans_cut_the_table_into_equal_windows_that_fit() {
-        let index = BitLayout::for_box(shape(14)).unwrap();
-        let plan = BlockPlan::new(index.clone(), 1 << 20, Split::Windows).unwrap();
-        assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
-        assert_eq!(plan.piece_bits % 64, 0);
-        assert_eq!(plan.window(plan.windows() - 1).1, index.len());
-        assert!(plan.windows() >= 3, "{}", plan.windows());
-        assert_eq!(plan.waves(), plan.windows());
-        let whole = BlockPlan::new(index.clone(), 1 << 30, Split::Windows).unwrap();
-        assert_eq!(whole.windows(), 1);
-        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Split::Windows).unwrap_err();
-        assert!(small.to_string().contains("96.0 KiB works"), "{small}");
-        // A box that is not square is cut into windows, never into waves.
-        let colex = BitLayout::for_box(ChompBox { rows: 9, cols: 14 }).unwrap();
-        let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Split::Windows).unwrap();
-        assert!(plan.windows() >= 2 && plan.window(plan.windows() - 1).1 == colex.len());
-        let waves = BlockPlan::new(colex, 1 << 20, Split::Waves).unwrap_err();
-        assert!(waves.to_string().contains("not square"), "{waves}");
-        // A piece and its buffers fit in the memory asked for.
-        for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
-            for n in [14, 21] {
-                let ix = BitLayout::for_box(shape(n)).unwrap();
-                for split in [Split::Windows, Split::Waves] {
-                    let plan = BlockPlan::new(ix.clone(), memory, split).unwrap();
-                    assert!(plan.window_bytes() <= memory, "{n}, {memory}, {split:?}");
-                }
-            }
-        }
-        // Waves: 2n of them, the pieces cover the table in order, none larger than asked.
-        let waves = BlockPlan::new(index.clone(), MIN_MEMORY, Split::Waves).unwrap();
-        assert_eq!(waves.waves(), 28);
-        let mut at = 0;
-        for p in &waves.pieces {
-            assert_eq!(p.lo, at);
-            assert!(p.hi - p.lo <= waves.piece_bits);
-            at = p.hi;
-        }
-        assert_eq!(at, index.len());
-        assert!(waves.pieces.iter().any(|p| p.lo % 64 != 0));
-        // Every piece goes to exactly one part of its wave.
-        for parts in [1, 2, 3, 5] {
-            let mut seen = vec![0; waves.pieces.len()];
-            for w in 0..waves.waves() {
-                for part in 1..=parts {
-                    for k in waves.part_pieces(w, part, parts) {
-                        assert_eq!(waves.pieces[k as usize].wave, w);
-                        seen[k as usize] += 1;
-                    }
-                }
-            }
-            assert!(seen.iter().all(|&c| c == 1), "{parts} parts");
-        }
-    }
-
-    #[test]
     fn a_box_solved_in_blocks_writes_the_in_memory_file() {
         let dir = std::env::temp_dir().join(format!("chompute-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -1301,8 +649,8 @@ mod tests {
             crate::chomp::two_player::run::solve_to_file(b, &whole, |_| {}).unwrap();
             let blocks = dir.join(format!("{n}-blocks.tbl"));
             let mut windows = 0;
-            let run = solve_in_blocks(b, &blocks, memory, |e| {
-                if let BlockEvent::Window { .. } = e {
+            let run = solve_in_blocks(b, &blocks, memory, None, SNAPSHOT_FLOOR, |e| {
+                if let RunEvent::Piece { .. } = e {
                     windows += 1;
                 }
             })
@@ -1335,8 +683,8 @@ mod tests {
         {
             let out = dir.join("count.tbl");
             write_plan(&plan, &out).unwrap();
-            solve_in_blocks_with(shape(n), &out, 0, None, Duration::ZERO, |e| {
-                if let BlockEvent::Step { .. } = e {
+            solve_in_blocks(shape(n), &out, 0, None, Duration::ZERO, |e| {
+                if let RunEvent::Step(_) = e {
                     steps_in_all += 1;
                 }
             })
@@ -1354,8 +702,8 @@ mod tests {
                 let token = Cancel::new();
                 let mut seen = 0u64;
                 let got = token.scope(|| {
-                    solve_in_blocks_with(shape(n), &out, 0, None, every, |e| {
-                        if let BlockEvent::Step { .. } = e {
+                    solve_in_blocks(shape(n), &out, 0, None, every, |e| {
+                        if let RunEvent::Step(_) = e {
                             seen += 1;
                             if seen == stop {
                                 token.cancel();
@@ -1380,9 +728,9 @@ mod tests {
                 }
                 let mut resumed = 0;
                 let mut rest = 0u64;
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
-                    BlockEvent::Window { resumed_steps, .. } => resumed += resumed_steps,
-                    BlockEvent::Step { .. } => rest += 1,
+                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
+                    RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
+                    RunEvent::Step(_) => rest += 1,
                     _ => {}
                 })
                 .unwrap();
@@ -1422,8 +770,8 @@ mod tests {
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
                     let got = token.scope(|| {
-                        solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                            if let BlockEvent::Assembled { window, .. } = e {
+                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                            if let RunEvent::Assembled { piece: window, .. } = e {
                                 // The pieces in the table are gone from the disk, the
                                 // others wait: the bits are on disk about once.
                                 for k in 0..pieces {
@@ -1458,18 +806,11 @@ mod tests {
                     let mut solved = 0;
                     let mut assembled = 0;
                     let run =
-                        solve_in_blocks_with(
-                            shape(n),
-                            &out,
-                            0,
-                            None,
-                            SNAPSHOT_FLOOR,
-                            |e| match e {
-                                BlockEvent::Window { .. } => solved += 1,
-                                BlockEvent::Assembled { .. } => assembled += 1,
-                                _ => {}
-                            },
-                        )
+                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
+                            RunEvent::Piece { .. } => solved += 1,
+                            RunEvent::Assembled { .. } => assembled += 1,
+                            _ => {}
+                        })
                         .unwrap();
                     match damage {
                         2 => {
@@ -1501,16 +842,16 @@ mod tests {
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
             let _ = token.scope(|| {
-                solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                    if let BlockEvent::Assembled { .. } = e {
+                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                    if let RunEvent::Assembled { .. } = e {
                         token.cancel();
                     }
                 })
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             let mut solved = 0;
-            solve_in_blocks_with(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                if let BlockEvent::Window { .. } = e {
+            solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                if let RunEvent::Piece { .. } = e {
                     solved += 1;
                 }
             })
@@ -1534,7 +875,7 @@ mod tests {
             write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
-                solve_in_blocks_with(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
+                solve_in_blocks(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
             };
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
@@ -1560,7 +901,7 @@ mod tests {
         let out = dir.join("windows.tbl");
         let index = BitLayout::for_box(shape(9)).unwrap();
         write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
-        let e = solve_in_blocks_with(
+        let e = solve_in_blocks(
             shape(9),
             &out,
             0,
@@ -1571,13 +912,5 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("planned in windows"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn parts_are_read_as_i_of_n() {
-        assert_eq!(Part::parse("2/3"), Ok(Part { part: 2, parts: 3 }));
-        for bad in ["0/3", "4/3", "3", "a/b", "/", "1/0"] {
-            assert!(Part::parse(bad).is_err(), "{bad}");
-        }
     }
 }

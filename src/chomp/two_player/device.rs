@@ -13,8 +13,8 @@
 //! default and the tiniest buffers, the index arithmetic past 2^32, the bites), tests/games
 //! through `chomp solve --backend gpu`.
 
-use super::blocks::Solved;
 use super::file::save_table;
+use super::plan::Solved;
 use super::plan::{LayerSolver, SolvePlan};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
@@ -143,14 +143,19 @@ pub fn solve_on(
     }
     let preflight = device.preflight(layout, options.buffer_words)?;
     said(&preflight);
-    let table = device.solve_hook(layout, &preflight, options.stats)?;
-    let p_positions = match &plan.output {
-        Some(o) => {
+    let solve = || device.solve_hook(layout, &preflight, options.stats);
+    let (table, p_positions) = match &plan.output {
+        // Written through the engine's one lifecycle: the target, the lock, the disk, the file.
+        Some(o) => super::run::solve_unresumable(o, layout, solve, |table, out| {
             let host = PTable::from_words(layout.clone(), table.words()?)?;
-            save_table(&host, o)?;
-            host.p_count()
+            save_table(&host, out)?;
+            Ok((table, host.p_count()))
+        })?,
+        None => {
+            let table = solve()?;
+            let p = table.p_count()?;
+            (table, p)
         }
-        None => table.p_count()?,
     };
     let bites = match options.bites {
         true => Some(device_bites(&*table, layout, plan.shape)?),

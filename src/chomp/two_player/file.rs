@@ -180,9 +180,15 @@ impl TableInPlace {
     }
 
     /// Reopen the table of `index` begun at `path` by an earlier run: its header must be the
-    /// one [`TableInPlace::create`] writes; the whole words after it are kept (a torn last one
-    /// is cut off) and their chunk CRCs recomputed. Also returns the header's P-positions.
-    pub(super) fn reopen(path: &Path, index: &BitLayout) -> Result<(TableInPlace, u64)> {
+    /// one [`TableInPlace::create`] writes; the whole words after it are read once, in order,
+    /// each slice shown to `each(first word, words)` and kept (their chunk CRCs recomputed)
+    /// until `each` says stop; what follows is cut off, as is a torn last word. Also returns
+    /// the header's P-positions.
+    pub(super) fn reopen(
+        path: &Path,
+        index: &BitLayout,
+        mut each: impl FnMut(u64, &[u64]) -> bool,
+    ) -> Result<(TableInPlace, u64)> {
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -211,14 +217,24 @@ impl TableInPlace {
             crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
         };
         let mut buf = vec![0u8; CHUNK_BYTES as usize];
+        let mut words = Vec::with_capacity(buf.len() / 8);
         let mut at = 0;
         while at < keep {
             let n = (keep - at).min(CHUNK_BYTES) as usize;
             table.read(at, &mut buf[..n])?;
             table.crcs.update(&buf[..n]);
             at += n as u64;
+            words.clear();
+            words.extend(
+                buf[..n]
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            );
+            if !each((at - n as u64) / 8, &words) {
+                break;
+            }
         }
-        table.set_len(keep)?;
+        table.set_len(at)?;
         Ok((table, p))
     }
 
@@ -234,12 +250,7 @@ impl TableInPlace {
             .map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Words of body so far.
-    pub(super) fn words(&self) -> u64 {
-        self.crcs.written() / 8
-    }
-
-    /// Word `i` of the body (`i` < [`TableInPlace::words`]).
+    /// Word `i` of the body (one of the words written so far).
     pub(super) fn word(&self, i: u64) -> Result<u64> {
         let mut w = [0u64];
         self.read_words(i, &mut w)?;

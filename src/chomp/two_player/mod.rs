@@ -12,7 +12,10 @@
 //! - [`device`]: tables on a device (the GPU) as traits;
 //! - [`pull`]: the pull scan of a square (the GPU hook kernel's twin);
 //! - [`file`]: table files and checkpoints;
-//! - [`blocks`]: boxes larger than memory, in windows and waves;
+//! - [`block_plan`]: how a box larger than memory is cut into pieces, in windows or waves,
+//!   and [`plan_summary`], such a plan in numbers;
+//! - [`blocks`]: boxes larger than memory solved piece by piece, through the engine's one
+//!   lifecycle;
 //! - [`grundy`]: Grundy values on the colex schedule;
 //! - [`grundy_file`]: Grundy tables on disk, their checkpoint, and the reader of either kind;
 //! - [`cells`]: P-positions by number of cells;
@@ -22,6 +25,7 @@
 //! tests/games/chomp/grundy_file.rs, tests/games/blocks.rs.
 
 mod assembly;
+pub mod block_plan;
 pub mod blocks;
 pub mod cells;
 pub mod cells_file;
@@ -35,6 +39,7 @@ pub mod grundy_file;
 pub mod hook_parents;
 pub mod piece;
 pub mod plan;
+pub mod plan_summary;
 pub mod pull;
 pub mod reference;
 pub mod run;

@@ -7,12 +7,16 @@
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
-use super::blocks::{blocks_dir, solve_file, Part, PlanSummary, SolveEvent, Solved};
+use super::block_plan::{Part, MIN_MEMORY};
+use super::blocks::solve_in_blocks;
 use super::file::save_table;
+use super::plan_summary::{plan_for, PlanSummary};
 use super::solve::solve_layers;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
+use crate::chomp::engine::lifecycle::{RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::index::BitLayout;
+use crate::chomp::store::blocks_dir;
 use crate::chomp::store::partial_path;
 use crate::error::{Error, Input, Result};
 use crate::memory::Room;
@@ -26,6 +30,17 @@ pub trait LayerSolver {
 
     /// The table of the box, every position by colex rank.
     fn solve(&self, shape: ChompBox) -> Result<PTable>;
+}
+
+/// A solve done: the table's index and P-positions, and how it ran in blocks when it did.
+#[derive(Debug, Clone)]
+pub struct Solved {
+    /// The table's index.
+    pub index: BitLayout,
+    /// P-positions of the box.
+    pub p_positions: u64,
+    /// How it ran in blocks, when it did.
+    pub blocks: Option<super::blocks::BlockRun>,
 }
 
 /// How a planned solve runs.
@@ -71,18 +86,29 @@ impl SolvePlan {
     ) -> Result<SolvePlan> {
         let layout = BitLayout::for_box(shape)?;
         let route = match output {
+            Some(o) if o.as_os_str() == "-" => {
+                return Err(Error::conflict(
+                    &[Input::Output],
+                    "a table is saved only to a file, which a run locks and resumes beside: name \
+                     one with {0}",
+                ));
+            }
             _ if gpu => {
                 if let Some(o) = output {
-                    crate::output::check_target(o)?;
+                    super::blocks::check_target(o)?;
                     memory.map_or(Room::SYSTEM, Room::assume).ensure(
                         layout.bytes(),
                         &format!("saving the GPU's table of the {shape} box"),
                         "the host reads it back whole to write it; solve it without a table \
                          file and read its winning bites on the device",
                     )?;
+                    // An empty FILE.partial is the lock a device run left when it was killed:
+                    // no checkpoint.
+                    let checkpoint =
+                        |c: &PathBuf| std::fs::metadata(c).is_ok_and(|m| m.is_dir() || m.len() > 0);
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
-                        .find(|c| c.exists())
+                        .find(checkpoint)
                     {
                         return Err(Error::conflict(
                             &[crate::error::Input::Backend],
@@ -94,12 +120,6 @@ impl SolvePlan {
                     }
                 }
                 Route::Gpu
-            }
-            Some(o) if o.as_os_str() == "-" => {
-                return Err(Error::conflict(
-                    &[Input::Output],
-                    "a table is resumable only in a file: name one with {0}",
-                ));
             }
             Some(o) => {
                 super::blocks::check_target(o)?;
@@ -168,7 +188,7 @@ impl SolvePlan {
     /// checkpoint folder when there is one (with how much of each is done), else a new plan in
     /// [`SolvePlan::memory_limit`], in waves when the run is a part.
     pub fn pieces(&self) -> Result<PlanSummary> {
-        super::blocks::plan_for(
+        plan_for(
             self.shape,
             self.output.as_deref(),
             self.memory_limit(),
@@ -202,34 +222,83 @@ impl SolvePlan {
         }
     }
 
+    /// Whether a run to the plan's file goes in blocks: a part, a folder of pieces to resume,
+    /// or a table whose bits exceed [`SolvePlan::memory_limit`].
+    pub fn in_blocks(&self) -> bool {
+        self.part.is_some()
+            || self
+                .output
+                .as_deref()
+                .is_some_and(|o| blocks_dir(o).exists())
+            || self.layout.bytes() > self.memory_limit()
+    }
+
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
-    /// events (resumed, steps, blocks).
+    /// events (resumed, steps, pieces). A run to a file goes whole in memory when the table
+    /// fits and in blocks of at most the memory otherwise ([`SolvePlan::in_blocks`]); either
+    /// way resumable and the same bytes. With a part, only that share of the next wave, and
+    /// the table is written by the plain run that finishes the last wave.
     pub fn run(
         &self,
         device: Option<&dyn LayerSolver>,
-        report: impl FnMut(SolveEvent),
+        mut report: impl FnMut(RunEvent),
     ) -> Result<Solved> {
-        if let (Route::File, Some(out)) = (self.route, &self.output) {
-            return solve_file(self.shape, out, self.memory, self.part, report);
-        }
-        let table = match (self.route, device) {
-            (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
-            _ => self.table(device)?,
+        let out = match (self.route, &self.output) {
+            (Route::File, Some(out)) => out,
+            _ => {
+                let table = match (self.route, device) {
+                    (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
+                    _ => self.table(device)?,
+                };
+                return Ok(Solved {
+                    p_positions: table.p_count(),
+                    index: table.layout().clone(),
+                    blocks: None,
+                });
+            }
         };
+        if !self.in_blocks() {
+            let table = super::run::solve_to_file(self.shape, out, &mut report)?;
+            return Ok(Solved {
+                p_positions: table.p_count(),
+                index: self.layout.clone(),
+                blocks: None,
+            });
+        }
+        let memory = self.memory_limit();
+        if self.memory.is_none() && memory < MIN_MEMORY {
+            // No memory was asked for: what the machine leaves is the limit, and the line
+            // says where it comes from rather than naming an input nobody gave.
+            return Err(Error::too_large(
+                format!("the {} box in blocks", self.shape),
+                format!(
+                    "a block needs at least {}, but this process may take only {} more (its \
+                     free memory, cgroup and address-space limit, ulimit -v); raise the limit",
+                    crate::memory::human_bytes(MIN_MEMORY),
+                    crate::memory::human_bytes(memory)
+                ),
+            ));
+        }
+        let run = solve_in_blocks(self.shape, out, memory, self.part, SNAPSHOT_FLOOR, report)?;
         Ok(Solved {
-            p_positions: table.p_count(),
-            index: table.layout().clone(),
-            blocks: None,
+            index: self.layout.clone(),
+            p_positions: run.p_positions,
+            blocks: Some(run),
         })
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file when one is named.
+    /// saved to the plan's file when one is named, through the engine's one lifecycle (the
+    /// target, the lock, the disk, the file published).
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
-        let table = self.table(Some(gpu))?;
-        if let Some(o) = &self.output {
-            save_table(&table, o)?;
+        match &self.output {
+            None => self.table(Some(gpu)),
+            Some(o) => super::run::solve_unresumable(
+                o,
+                &self.layout,
+                || self.table(Some(gpu)),
+                |table, out| save_table(&table, out).map(|()| table),
+            ),
         }
-        Ok(table)
     }
 }

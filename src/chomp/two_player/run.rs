@@ -113,14 +113,7 @@ impl Job for Whole {
                 None => table.set_p_bit(r),
             })?;
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
-        let plan = store::blocks_dir(out).join("plan");
-        if store::locked_elsewhere(&plan) {
-            return Err(Error::invalid(format!(
-                "{} is being solved by another process (its folder {} is locked)",
-                out.display(),
-                plan.parent().unwrap_or(&plan).display()
-            )));
-        }
+        store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
         let mut said = Vec::new();
         if start > 0 || checkpoint.dropped_bytes > 0 {
@@ -184,13 +177,86 @@ impl Job for Whole {
     }
 }
 
+/// Solve a table by `solve` without a checkpoint (on a device, whose run does not resume) and
+/// write it to `out` by `save`, through the engine's one lifecycle: the target checked before
+/// any work, the disk for the file, the lock every mode takes on `FILE`
+/// ([`store::TableLock`]), then the solve and the file published.
+pub(super) fn solve_unresumable<T, O>(
+    out: &Path,
+    layout: &BitLayout,
+    solve: impl FnOnce() -> Result<T>,
+    save: impl FnOnce(T, &Path) -> Result<O>,
+) -> Result<O> {
+    let job = || {
+        Ok(Unresumable {
+            bytes: file_bytes(layout),
+            lock: None,
+            solve: Some(solve),
+            solved: None,
+            save,
+        })
+    };
+    run_to_file(out, job, |_| {})
+}
+
+/// A table solved without a checkpoint: the lock alone, then the solve and the file.
+struct Unresumable<T, S, W> {
+    bytes: u64,
+    lock: Option<store::TableLock>,
+    solve: Option<S>,
+    solved: Option<T>,
+    save: W,
+}
+
+impl<T, O, S, W> Job for Unresumable<T, S, W>
+where
+    S: FnOnce() -> Result<T>,
+    W: FnOnce(T, &Path) -> Result<O>,
+{
+    type Output = O;
+
+    fn disk_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
+        self.lock = Some(store::lock_table(out)?);
+        Ok(Vec::new())
+    }
+
+    fn run(&mut self, _report: &mut dyn FnMut(RunEvent)) -> Result<()> {
+        let solve = self.solve.take().expect("solved once");
+        self.solved = Some(solve()?);
+        Ok(())
+    }
+
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn publish(self, out: &Path) -> Result<O> {
+        let solved = self.solved.expect("solved before it is published");
+        let saved = (self.save)(solved, out)?;
+        drop(self.lock);
+        Ok(saved)
+    }
+}
+
+/// Bytes on disk of `layout`'s table file at most: the bits, their chunk CRCs and a header.
+fn file_bytes(layout: &BitLayout) -> u64 {
+    let bits = layout.bytes();
+    bits + bits.div_ceil(store::CHUNK_BYTES) * 4 + 8192
+}
+
 /// Bytes on disk at the peak of a whole run of `layout`'s table, at most: the table and the
 /// snapshot of the marks (each the bits, their chunk CRCs and a header) and the checkpoint's
 /// records ([`p_record_bound`]), all there while the table is written.
 pub fn disk_bytes(layout: &BitLayout) -> u64 {
-    let file = layout.bytes();
-    let file = file + file.div_ceil(store::CHUNK_BYTES) * 4 + 8192;
-    2 * file + p_record_bound(layout)
+    2 * file_bytes(layout) + p_record_bound(layout)
 }
 
 /// Bytes of the step records of a one-bit table's checkpoint, at most: 8 bytes a P-position

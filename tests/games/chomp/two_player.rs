@@ -1046,6 +1046,84 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A table file written on the GPU goes through the one lifecycle every mode takes: its target
+/// checked before any work, the lock on FILE (an flock on `FILE.partial`, which a CPU run
+/// holds on its checkpoint) refusing a second writer, nothing left beside the file, and an
+/// empty `FILE.partial` (the lock of a device run that was killed) taken for no checkpoint by
+/// the GPU and the CPU alike. Both kernels: a box that is not square and a square.
+#[test]
+fn gpu_table_files_take_the_one_lock_and_leave_nothing_beside() {
+    use std::os::fd::AsRawFd;
+    if crate::common::gpu_or_skip("gpu_table_files_take_the_one_lock").is_none() {
+        return;
+    }
+    let dir = scratch_dir("chomp-gpu-lock");
+    let names = || {
+        let mut v: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let solve = |backend: &str, side: &str, out: &Path| {
+        chompute(&[
+            "--backend",
+            backend,
+            "chomp",
+            "solve",
+            "--box",
+            side,
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    for side in ["7x9", "8x8"] {
+        let (cpu, gpu) = (dir.join("cpu"), dir.join("gpu"));
+        let c = solve("cpu", side, &cpu);
+        assert!(c.status.success(), "{}", stderr(&c));
+        let g = solve("gpu", side, &gpu);
+        assert!(g.status.success(), "{side}: {}", stderr(&g));
+        assert_eq!(std::fs::read(&cpu).unwrap(), std::fs::read(&gpu).unwrap());
+        assert_eq!(
+            names(),
+            vec!["cpu".to_string(), "gpu".to_string()],
+            "{side}"
+        );
+        std::fs::remove_file(&gpu).unwrap();
+        // A run holding the lock: the GPU's run is refused at once and writes nothing.
+        let partial = partial_path(&gpu);
+        let held = std::fs::File::create(&partial).unwrap();
+        // SAFETY: flock on a descriptor this test owns.
+        assert_eq!(
+            unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+            0
+        );
+        let g = solve("gpu", side, &gpu);
+        assert_eq!(g.status.code(), Some(2), "{side}: {}", stderr(&g));
+        assert!(stderr(&g).contains("another process"), "{}", stderr(&g));
+        assert!(!gpu.exists());
+        // Released and left empty, as by a killed device run: no checkpoint to either.
+        drop(held);
+        for backend in ["gpu", "cpu"] {
+            let g = solve(backend, side, &gpu);
+            assert!(g.status.success(), "{side} {backend}: {}", stderr(&g));
+            assert_eq!(std::fs::read(&cpu).unwrap(), std::fs::read(&gpu).unwrap());
+            assert_eq!(names(), vec!["cpu".to_string(), "gpu".to_string()]);
+            std::fs::remove_file(&gpu).unwrap();
+            std::fs::File::create(&partial).unwrap();
+        }
+        std::fs::remove_file(&partial).unwrap();
+        std::fs::remove_file(&cpu).unwrap();
+    }
+    // A folder is refused before any work, and nothing is made beside it.
+    std::fs::create_dir(dir.join("DIR")).unwrap();
+    let g = solve("gpu", "7x9", &dir.join("DIR"));
+    assert_eq!(g.status.code(), Some(2), "{}", stderr(&g));
+    assert_eq!(names(), vec!["DIR".to_string()]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A square whose table the device cannot bind is refused in one line before any work, with
 /// the device's numbers: 22×22 (123 GiB of bits) on any adapter this project tests on, and
 /// 12×12 in buffers of 2 words.

@@ -1,0 +1,164 @@
+//! A plan of blocks in numbers (`chomp solve --plan`): its waves, their groups, pieces and
+//! bits, and how much of each a checkpoint folder already holds.
+//!
+//! Tests: tests/games/blocks.rs (the plan printed, before and during a run in parts).
+
+use super::block_plan::{BlockPlan, Split};
+use super::blocks::window_p_positions;
+use super::file;
+use super::solve::{step_ranges, steps};
+use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::BitLayout;
+use crate::chomp::store::{self, blocks_dir};
+use crate::error::Result;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+/// One wave of a plan, as [`BlockPlan::summary`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WaveSummary {
+    /// The wave, from 1.
+    pub wave: u64,
+    /// Its groups of hook blocks (independent of each other: a part takes whole groups).
+    pub groups: u64,
+    /// Its pieces.
+    pub pieces: u64,
+    /// Its indexes (bits).
+    pub bits: u64,
+    /// Its largest group's indexes: the most one part of the wave may have to do.
+    pub largest_group_bits: u64,
+    /// Pieces already finished in the checkpoint folder, when one was read.
+    pub pieces_done: u64,
+    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
+    /// progress has recorded.
+    pub bits_done: u64,
+}
+
+/// A plan in numbers (`chomp solve --plan`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PlanSummary {
+    /// The box.
+    #[serde(rename = "box")]
+    pub shape: String,
+    /// `windows` or `waves`.
+    pub layout: &'static str,
+    /// Indexes of the table.
+    pub bits: u64,
+    /// Bytes of the table's bits.
+    pub bytes: u64,
+    /// Bytes a piece takes in memory at most.
+    pub piece_bytes: u64,
+    /// Steps of the schedule (each piece walks them).
+    pub steps: u64,
+    /// Pieces in all.
+    pub pieces: u64,
+    /// The waves.
+    pub waves: Vec<WaveSummary>,
+}
+
+impl BlockPlan {
+    /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
+    pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
+        let mut waves: Vec<WaveSummary> = Vec::new();
+        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
+        for (k, p) in self.pieces.iter().enumerate() {
+            if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
+                waves.push(WaveSummary {
+                    wave: p.wave + 1,
+                    groups: 0,
+                    pieces: 0,
+                    bits: 0,
+                    largest_group_bits: 0,
+                    pieces_done: 0,
+                    bits_done: 0,
+                });
+            }
+            let w = waves.last_mut().expect("pushed");
+            w.pieces += 1;
+            w.bits += p.hi - p.lo;
+            let d = done(k as u64);
+            w.pieces_done += (d == p.hi - p.lo) as u64;
+            w.bits_done += d;
+            match block_bits.last_mut() {
+                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
+                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
+            }
+        }
+        for (wave, _, bits) in block_bits {
+            let i = waves.partition_point(|w| w.wave < wave + 1);
+            let w = &mut waves[i];
+            w.groups += 1;
+            w.largest_group_bits = w.largest_group_bits.max(bits);
+        }
+        PlanSummary {
+            shape: self.index.shape().to_string(),
+            layout: match self.split {
+                Split::Windows => "windows",
+                Split::Waves => "waves",
+            },
+            bits: self.index.len(),
+            bytes: self.index.bytes(),
+            piece_bytes: self.window_bytes(),
+            steps: steps(&self.index),
+            pieces: self.windows(),
+            waves,
+        }
+    }
+}
+
+/// The plan a run of `shape` to `out` follows: the one in `out`'s checkpoint folder when there
+/// is one (with its finished pieces counted), else a new one for `memory` bytes, in waves when
+/// `waves`.
+pub fn plan_for(
+    shape: ChompBox,
+    out: Option<&Path>,
+    memory: u64,
+    waves: bool,
+) -> Result<PlanSummary> {
+    let index = BitLayout::for_box(shape)?;
+    if let Some(out) = out {
+        let dir = blocks_dir(out);
+        let plan_path = dir.join("plan");
+        if plan_path.exists() {
+            let plan = BlockPlan::read(&plan_path, &index)?;
+            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
+        }
+    }
+    let split = if waves { Split::Waves } else { Split::Windows };
+    Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
+}
+
+/// Indexes of piece `k` decided: all when its file is there, else those of the steps its
+/// checkpoint records (read only: a run may be appending to it).
+fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
+    let (lo, hi) = plan.window(k);
+    if window_p_positions(dir, plan, k).is_ok() {
+        return hi - lo;
+    }
+    let path = dir.join(format!("window-{k}.partial"));
+    let Ok(file) = File::open(&path) else {
+        return 0;
+    };
+    let mut r = BufReader::with_capacity(1 << 20, file);
+    let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
+        return 0;
+    };
+    let mut steps = 0;
+    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
+        if v != steps {
+            break;
+        }
+        steps += 1;
+    }
+    let mut ranges = Vec::new();
+    (0..steps)
+        .map(|s| {
+            step_ranges(&plan.index, s, &mut ranges);
+            ranges
+                .iter()
+                .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))
+                .sum::<u64>()
+        })
+        .sum()
+}
