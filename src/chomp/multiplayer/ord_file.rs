@@ -51,7 +51,7 @@ use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job
 use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, ORD_TABLE};
+use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufWriter, Read, Write};
@@ -579,10 +579,10 @@ impl OrdFile {
     }
 
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
-    /// (an entry of a transposed pair counts twice), streaming the ordinals (nothing is kept);
-    /// the bits past the last entry must be 0.
+    /// (an entry of a transposed pair counts twice; the store's one verify); the bits past the
+    /// last entry must be 0.
     pub fn verify(&self) -> Result<()> {
-        let (len, n) = (self.layout.len(), self.rule.players());
+        let len = self.layout.len();
         // (one past the last index, weight) of each run of entries of one weight.
         let weights: Vec<(u64, u64)> = match self.layout.hook_index() {
             Some(hook) => hook_weights(hook)
@@ -591,42 +591,66 @@ impl OrdFile {
                 .collect(),
             None => vec![(len, 1)],
         };
-        let mut at = 0;
-        let mut h = vec![0u64; n + 1];
-        let (mut r, mut bad) = (0u64, None);
-        let mut unpacker = Unpacker::new(self.bits);
-        self.body.for_each_chunk(|buf| {
-            unpacker.feed(buf, |o| {
-                if bad.is_some() {
-                    return false;
-                }
-                while at < weights.len() && weights[at].0 <= r {
-                    at += 1;
-                }
-                match (r < len, o as usize) {
-                    (true, o) if o <= n => h[o] += weights[at].1,
-                    (false, 0) => {}
-                    _ => bad = Some(r),
-                }
-                r += 1;
-                bad.is_none()
-            });
-        })?;
-        if let Some(r) = bad {
-            return Err(store::disagrees(
-                &self.path,
-                format!("entry {r} holds a value no ordinal of {n} players takes"),
+        self.body.verify(Histogram {
+            unpacker: Unpacker::new(self.bits),
+            weights,
+            len,
+            at: (0, 0),
+            bad: None,
+            counts: vec![0; self.rule.players() + 1],
+            stated: &self.histogram,
+        })
+    }
+}
+
+/// What an ordinal table's verify recounts: the histogram of its ordinals, and that no entry
+/// (nor the bits past the last) holds a value no ordinal takes.
+struct Histogram<'a> {
+    unpacker: Unpacker,
+    /// (one past the last index, weight) of each run of entries of one weight.
+    weights: Vec<(u64, u64)>,
+    len: u64,
+    /// The entry next and its run of weights.
+    at: (u64, usize),
+    /// The first entry that holds no ordinal.
+    bad: Option<u64>,
+    counts: Vec<u64>,
+    stated: &'a [u64],
+}
+
+impl Recount for Histogram<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        let n = self.counts.len() - 1;
+        if self.bad.is_some() {
+            return;
+        }
+        let (r, run) = &mut self.at;
+        self.unpacker.feed(chunk, |o| {
+            while *run < self.weights.len() && self.weights[*run].0 <= *r {
+                *run += 1;
+            }
+            match (*r < self.len, o as usize) {
+                (true, o) if o <= n => self.counts[o] += self.weights[*run].1,
+                (false, 0) => {}
+                _ => self.bad = Some(*r),
+            }
+            *r += 1;
+            self.bad.is_none()
+        });
+    }
+
+    fn disagreement(self) -> Option<String> {
+        let n = self.counts.len() - 1;
+        if let Some(r) = self.bad {
+            return Some(format!(
+                "entry {r} holds a value no ordinal of {n} players takes"
             ));
         }
-        if h != self.histogram {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the ordinals count {h:?}, the header says {:?}",
-                    self.histogram
-                ),
-            ));
-        }
-        Ok(())
+        (self.counts != self.stated).then(|| {
+            format!(
+                "the ordinals count {:?}, the header says {:?}",
+                self.counts, self.stated
+            )
+        })
     }
 }

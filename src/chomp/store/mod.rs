@@ -27,10 +27,10 @@ pub mod header;
 pub(crate) use checkpoint::read_raw_record;
 pub use checkpoint::Checkpoint;
 pub use chunks::CHUNK_BYTES;
-pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
+pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter, Recount};
 pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
 pub(crate) use files::{
-    check_resumable_target, damaged, disagrees, first_bytes, flock_now, locked_elsewhere,
+    check_resumable_target, damaged, first_bytes, flock_now, locked_elsewhere,
     open_checkpoint_file, open_regular, read_prefix, starts_with_line,
 };
 pub(crate) use header::{

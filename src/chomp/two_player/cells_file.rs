@@ -23,7 +23,7 @@
 
 use super::cells::{CellsEngine, CellsTable};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
-use crate::chomp::store::{damaged, header_crc_holds};
+use crate::chomp::store::{damaged, header_crc_holds, CheckedBody, Recount};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::fs::File;
@@ -634,10 +634,9 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
 /// bit read comes from a chunk checked against the newest slot's CRC.
 #[derive(Debug)]
 pub struct CellsFile {
-    file: File,
-    path: PathBuf,
-    geo: Geometry,
-    slot: Slot,
+    body: CheckedBody,
+    /// The P-positions of 1, …, max cells, as the header says.
+    p: Vec<u64>,
     counts: super::cells::PartitionCounts,
     at: Vec<u64>,
 }
@@ -692,11 +691,10 @@ impl CellsFile {
                 slot.steps
             )));
         }
+        let body = (geo.body_at(), geo.chunks * CHUNK);
         Ok(CellsFile {
-            file,
-            path: path.to_path_buf(),
-            geo,
-            slot,
+            body: CheckedBody::new(path, file, body, CHUNK, slot.crcs, geo.seed),
+            p: slot.p,
             counts,
             at,
         })
@@ -709,7 +707,7 @@ impl CellsFile {
 
     /// How many diagrams of `n` cells are P (from the header).
     pub fn p_positions(&self, n: u32) -> u64 {
-        self.slot.p[n as usize - 1]
+        self.p[n as usize - 1]
     }
 
     /// The counts of every n, as the run printed them.
@@ -732,63 +730,60 @@ impl CellsFile {
         }
         let rank = self.counts.rank(parts.iter().copied(), m);
         let word = self.at[m as usize] + rank / 64;
-        let chunk = word * 8 / CHUNK;
-        let mut bytes = [0u8; CHUNK as usize];
-        self.file
-            .read_exact_at(&mut bytes, self.geo.body_at() + chunk * CHUNK)
-            .map_err(|e| Error::io(&self.path, e))?;
-        if self.geo.crc(&bytes) != self.slot.crcs[chunk as usize] {
-            return Err(damaged(&self.path, format!("chunk {chunk} fails its CRC")));
-        }
-        let at = (word * 8 % CHUNK) as usize;
-        let w = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        Ok(Some((w >> (rank % 64)) & 1 == 0))
+        let mut w = [0u8; 8];
+        self.body.read_at(word * 8, &mut w)?;
+        Ok(Some((u64::from_le_bytes(w) >> (rank % 64)) & 1 == 0))
     }
 
-    /// Check every chunk against its CRC and recount the P-positions of every n.
+    /// Check every chunk against its CRC and recount the P-positions of every n (the store's
+    /// one verify).
     pub fn verify(&self) -> Result<()> {
-        let mut set = vec![0u64; self.max() as usize + 1];
-        let mut buf = vec![0u8; 1024 * CHUNK as usize];
-        let mut word = 0u64;
-        let mut n = 1usize;
-        for first in (0..self.geo.chunks).step_by(1024) {
-            let k = 1024.min(self.geo.chunks - first) as usize;
-            let bytes = &mut buf[..k * CHUNK as usize];
-            self.file
-                .read_exact_at(bytes, self.geo.body_at() + first * CHUNK)
-                .map_err(|e| Error::io(&self.path, e))?;
-            for (j, c) in bytes.chunks(CHUNK as usize).enumerate() {
-                if self.geo.crc(c) != self.slot.crcs[first as usize + j] {
-                    return Err(damaged(
-                        &self.path,
-                        format!("chunk {} fails its CRC", first as usize + j),
-                    ));
-                }
+        self.body.verify(ByCells {
+            file: self,
+            word: 0,
+            n: 1,
+            n_positions: vec![0; self.max() as usize + 1],
+        })
+    }
+}
+
+/// What a cells table's verify recounts: the P-positions of every n, from its N-marks.
+struct ByCells<'a> {
+    file: &'a CellsFile,
+    word: u64,
+    /// The number of cells of the table the next word is in.
+    n: usize,
+    /// The N-positions of each n.
+    n_positions: Vec<u64>,
+}
+
+impl Recount for ByCells<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        let at = &self.file.at;
+        for b in chunk.chunks_exact(8) {
+            if self.word >= at[at.len() - 1] {
+                break;
             }
-            for b in bytes.chunks_exact(8) {
-                if word >= self.geo.words {
-                    break;
-                }
-                while word >= self.at[n + 1] {
-                    n += 1;
-                }
-                set[n] += u64::from_le_bytes(b.try_into().expect("8 bytes")).count_ones() as u64;
-                word += 1;
+            while self.word >= at[self.n + 1] {
+                self.n += 1;
             }
+            let w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            self.n_positions[self.n] += w.count_ones() as u64;
+            self.word += 1;
         }
-        for n in 1..=self.max() {
-            let p = self.counts.partitions(n) - set[n as usize];
-            if p != self.p_positions(n) {
-                return Err(crate::chomp::store::disagrees(
-                    &self.path,
-                    format!(
-                        "{p} P-positions of {n} cells in its bits, {} in its header",
-                        self.p_positions(n)
-                    ),
-                ));
-            }
-        }
-        Ok(())
+    }
+
+    fn disagreement(self) -> Option<String> {
+        let f = self.file;
+        (1..=f.max()).find_map(|n| {
+            let p = f.counts.partitions(n) - self.n_positions[n as usize];
+            (p != f.p_positions(n)).then(|| {
+                format!(
+                    "{p} P-positions of {n} cells in its bits, {} in its header",
+                    f.p_positions(n)
+                )
+            })
+        })
     }
 }
 

@@ -55,10 +55,10 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::BitLayout;
+use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
     self, chunk_seed, damaged, header_index, header_lines, read_header, read_raw_record,
-    sealed_header, Checkpoint, ChunkCrcs, ChunkWriter, Sealed, P_TABLE,
+    sealed_header, Checkpoint, ChunkCrcs, ChunkWriter, Recount, Sealed, P_TABLE,
 };
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
@@ -422,29 +422,15 @@ impl TableFile {
         BitSource::rectangle_bites(self, shape)
     }
 
-    /// Check every chunk against its CRC-32 and recount the P-positions against the header,
-    /// streaming the bits (nothing is kept).
+    /// Check every chunk against its CRC-32 and recount the P-positions against the header
+    /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let mut count = 0u64;
-        let mut at = 0u64;
-        let hook = self.index.hook_index().cloned();
-        self.read_words(|w| {
-            count += match &hook {
-                None => w.count_ones() as u64,
-                Some(h) => h.p_count_word(w, at << 6),
-            };
-            at += 1;
-        })?;
-        if count != self.p_positions {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the bits hold {count} P-positions, the header says {}",
-                    self.p_positions
-                ),
-            ));
-        }
-        Ok(())
+        self.body.verify(PCount {
+            hook: self.index.hook_index().map(|h| &**h),
+            words: 0,
+            count: 0,
+            stated: self.p_positions,
+        })
     }
 
     /// Read the whole table, checking every chunk's CRC-32.
@@ -459,6 +445,37 @@ impl TableFile {
         self.body.for_each_chunk(|buf| {
             buf.chunks_exact(8)
                 .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))))
+        })
+    }
+}
+
+/// What a one-bit table's verify recounts: its P-positions (a stored pair of a hook index
+/// counts twice).
+struct PCount<'a> {
+    hook: Option<&'a HookIndex>,
+    words: u64,
+    count: u64,
+    stated: u64,
+}
+
+impl Recount for PCount<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        for w in chunk.chunks_exact(8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            self.count += match self.hook {
+                None => w.count_ones() as u64,
+                Some(h) => h.p_count_word(w, self.words << 6),
+            };
+            self.words += 1;
+        }
+    }
+
+    fn disagreement(self) -> Option<String> {
+        (self.count != self.stated).then(|| {
+            format!(
+                "the bits hold {} P-positions, the header says {}",
+                self.count, self.stated
+            )
         })
     }
 }

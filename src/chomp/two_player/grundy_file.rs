@@ -44,7 +44,9 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, GRUNDY_TABLE};
+use crate::chomp::store::{
+    self, CheckedBody, Checkpoint, ChunkWriter, Recount, Sealed, GRUNDY_TABLE,
+};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::io::{BufWriter, Read, Write};
@@ -474,37 +476,49 @@ impl GrundyFile {
     }
 
     /// Check every chunk against its CRC-32, the empty diagram's 0 and the largest value
-    /// against the header's `max-value`, streaming the values (nothing is kept).
+    /// against the header's `max-value` (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let (mut largest, mut first) = (0u16, None);
-        let w = self.width;
-        self.body.for_each_chunk(|buf| {
-            let mut see = |g: u16| {
-                first.get_or_insert(g);
-                largest = largest.max(g);
-            };
-            match w {
-                ValueBytes::One => buf.iter().for_each(|&g| see(g as u16)),
-                ValueBytes::Two => buf
-                    .chunks_exact(2)
-                    .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
-            }
-        })?;
-        if first != Some(0) {
-            return Err(store::disagrees(
-                &self.path,
-                "the empty diagram's value is not 0",
-            ));
+        self.body.verify(Largest {
+            width: self.width,
+            first: None,
+            largest: 0,
+            stated: self.max_value,
+        })
+    }
+}
+
+/// What a Grundy table's verify recounts: its first value (the empty diagram's, 0) and its
+/// largest.
+struct Largest {
+    width: ValueBytes,
+    first: Option<u16>,
+    largest: u16,
+    stated: u16,
+}
+
+impl Recount for Largest {
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut see = |g: u16| {
+            self.first.get_or_insert(g);
+            self.largest = self.largest.max(g);
+        };
+        match self.width {
+            ValueBytes::One => chunk.iter().for_each(|&g| see(g as u16)),
+            ValueBytes::Two => chunk
+                .chunks_exact(2)
+                .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
         }
-        if largest != self.max_value {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the largest value is {largest}, the header says {}",
-                    self.max_value
-                ),
-            ));
+    }
+
+    fn disagreement(self) -> Option<String> {
+        if self.first != Some(0) {
+            return Some("the empty diagram's value is not 0".into());
         }
-        Ok(())
+        (self.largest != self.stated).then(|| {
+            format!(
+                "the largest value is {}, the header says {}",
+                self.largest, self.stated
+            )
+        })
     }
 }
