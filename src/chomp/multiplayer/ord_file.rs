@@ -464,8 +464,12 @@ impl OrdFile {
     /// numbering, the rule, the width, the histogram) and the file's length, and reads the
     /// trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<OrdFile> {
-        let sealed = Sealed::open(path, ORD_TABLE)?;
-        let pairs = &sealed.pairs;
+        OrdFile::read(Sealed::open(path)?.of(ORD_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<OrdFile> {
+        let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
         let shape = ChompBox::parse(store::field(path, pairs, "box")?).map_err(bad)?;
         let rank = store::field(path, pairs, "rank")?;

@@ -7,12 +7,16 @@
 
 use super::chunks::{chunk_seed, CheckedBody};
 use super::files::{damaged, open_regular, read_prefix};
+use super::KINDS;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Bytes a header may take.
+const HEADER_MAX: usize = 4096;
 
 /// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
 /// version written now, and the older version still read (whose chunk CRCs do not depend on
@@ -69,21 +73,19 @@ pub(crate) struct Sealed {
 }
 
 impl Sealed {
-    /// Open the regular file `path` as a table of `kind`: its first line names a version the
-    /// kind reads, and its header holds its CRC.
-    pub(crate) fn open(path: &Path, kind: Kind) -> Result<Sealed> {
+    /// Open the regular file `path` as a table of the kind its first line names (any of
+    /// [`KINDS`]), its first bytes read once: the first line, the header and its CRC checked.
+    pub(crate) fn open(path: &Path) -> Result<Sealed> {
         let file = open_regular(path)?;
-        let first = super::files::first_bytes(path, 64)?;
-        let version = kind.version_of(&first).ok_or_else(|| {
-            Error::invalid(format!(
-                "{}: not a chompute table of this kind (its first line is not '{}')",
-                path.display(),
-                kind.magic()
-            ))
-        })?;
-        let (pairs, start) =
-            read_header(path, &mut BufReader::new(&file), &kind.magic_of(version))?;
-        let prefix = read_prefix(&file, path, start)?;
+        let first = read_prefix(&file, path, HEADER_MAX as u64 + 2)?;
+        let Some((kind, version)) = KINDS
+            .iter()
+            .find_map(|k| k.version_of(&first).map(|v| (*k, v)))
+        else {
+            return Err(not_a_table(path, &first));
+        };
+        let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
+        let prefix = first[..start as usize].to_vec();
         if !header_crc_holds(&prefix) {
             return Err(damaged(path, "the header does not match its header-crc32"));
         }
@@ -96,6 +98,29 @@ impl Sealed {
             version,
             kind,
         })
+    }
+
+    /// The kind its first line names.
+    pub(crate) fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// This file as a table of `kind`; one of another kind is refused, naming both.
+    pub(crate) fn of(self, kind: Kind) -> Result<Sealed> {
+        if self.kind != kind {
+            return Err(Error::invalid(format!(
+                "{}: {} (`chomp query` answers from it); this needs {}",
+                self.path.display(),
+                self.kind.title,
+                kind.title
+            )));
+        }
+        Ok(self)
+    }
+
+    /// The file, for a kind that reads its body its own way.
+    pub(crate) fn into_file(self) -> File {
+        self.file
     }
 
     /// The first line as read (the magic to rebuild the header with).
@@ -130,6 +155,35 @@ impl Sealed {
             false => 0,
         };
         CheckedBody::open(&self.path, self.file, self.start, bytes, what, seed)
+    }
+}
+
+/// The error for a file whose first line names no kind and version read: one of a version no
+/// longer read says to compute it again, any other lists the first lines of every kind.
+fn not_a_table(path: &Path, first: &[u8]) -> Error {
+    let line = first.split(|&b| b == b'\n').next().unwrap_or_default();
+    let old = KINDS.iter().find_map(|k| {
+        let v = std::str::from_utf8(line).ok()?;
+        let v = v.strip_prefix(&format!("chompute chomp {} ", k.name))?;
+        Some((k, v.parse::<u32>().ok()?))
+    });
+    match old {
+        Some((k, v)) => Error::invalid(format!(
+            "{}: {}, version {v}, which this chompute does not read; compute it again to \
+             write version {}",
+            path.display(),
+            k.title,
+            k.version
+        )),
+        None => Error::invalid(format!(
+            "{}: not a chompute table (its first line is none of {})",
+            path.display(),
+            KINDS
+                .iter()
+                .map(|k| format!("'{}'", k.magic()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
 }
 
@@ -183,7 +237,7 @@ pub(crate) fn read_header(
         if bytes.ends_with(b"\n\n") {
             break;
         }
-        if bytes.len() > 4096 {
+        if bytes.len() > HEADER_MAX {
             return Err(bad("header too long"));
         }
     }

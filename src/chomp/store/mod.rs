@@ -30,8 +30,7 @@ pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter, Recount};
 pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path};
 pub(crate) use files::{
-    check_resumable_target, damaged, first_bytes, flock_now, locked_elsewhere,
-    open_checkpoint_file, open_regular, read_prefix, starts_with_line,
+    check_resumable_target, damaged, flock_now, locked_elsewhere, open_checkpoint_file, read_prefix,
 };
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
@@ -69,11 +68,3 @@ pub const CELLS_TABLE: Kind = Kind {
 };
 /// Every kind, in the order a reader names them.
 pub const KINDS: [Kind; 4] = [P_TABLE, GRUNDY_TABLE, ORD_TABLE, CELLS_TABLE];
-
-/// The kind and version the file at `path` names in its first line, if any of [`KINDS`].
-pub fn kind_of(path: &std::path::Path) -> crate::error::Result<Option<(Kind, u32)>> {
-    let first = first_bytes(path, 64)?;
-    Ok(KINDS
-        .iter()
-        .find_map(|k| k.version_of(&first).map(|v| (*k, v))))
-}

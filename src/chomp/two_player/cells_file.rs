@@ -23,7 +23,7 @@
 
 use super::cells::{CellsEngine, CellsTable};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
-use crate::chomp::store::{damaged, header_crc_holds, CheckedBody, Recount};
+use crate::chomp::store::{damaged, header_crc_holds, CheckedBody, Recount, Sealed, CELLS_TABLE};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::fs::File;
@@ -66,7 +66,7 @@ impl Geometry {
         Geometry {
             words,
             chunks,
-            slot_bytes: SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK),
+            slot_bytes: slot_bytes_for(chunks),
             magic: CELLS_MAGIC,
             seed: crate::chomp::store::chunk_seed(
                 format!("{CELLS_MAGIC}\nmax {max}\nwords {words}\nchunk-bytes {CHUNK}\n")
@@ -98,6 +98,12 @@ impl Geometry {
     fn file_bytes(&self) -> u64 {
         self.body_at() + self.chunks * CHUNK
     }
+}
+
+/// Bytes of a slot of a file of `chunks` chunks of body: the text, then the chunks' CRCs to a
+/// whole chunk.
+fn slot_bytes_for(chunks: u64) -> u64 {
+    SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK)
 }
 
 /// Bytes of the cells table file of `table`'s size.
@@ -242,18 +248,33 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     }))
 }
 
-/// The number of cells that the first slot of `file` states when its header is whole (the
-/// first slot lies at the start whatever the file's size).
+/// The number of cells that a whole slot of `file` states, whichever slot it is: the slots
+/// lie where a file of its length has them (a file of c chunks has 3·slot + c·[`CHUNK`]
+/// bytes, which grows with c).
 fn stated_max(file: &File) -> Option<u64> {
+    let len = file.metadata().ok()?.len();
+    let bytes_of = |c: u64| SLOTS * slot_bytes_for(c) + c * CHUNK;
+    let (mut lo, mut hi) = (0, len / CHUNK);
+    while lo < hi {
+        let c = (lo + hi) / 2;
+        match bytes_of(c) < len {
+            true => lo = c + 1,
+            false => hi = c,
+        }
+    }
+    (bytes_of(lo) == len).then_some(())?;
     let mut bytes = vec![0u8; SLOT_HEADER as usize];
-    file.read_exact_at(&mut bytes, 0).ok()?;
-    let end = bytes.windows(2).position(|w| w == b"\n\n")?;
-    let header = &bytes[..end + 2];
-    header_crc_holds(header).then_some(())?;
-    std::str::from_utf8(header)
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("max ")?.parse().ok())
+    (0..SLOTS).find_map(|k| {
+        file.read_exact_at(&mut bytes, k * slot_bytes_for(lo))
+            .ok()?;
+        let end = bytes.windows(2).position(|w| w == b"\n\n")?;
+        let header = &bytes[..end + 2];
+        header_crc_holds(header).then_some(())?;
+        std::str::from_utf8(header)
+            .ok()?
+            .lines()
+            .find_map(|l| l.strip_prefix("max ")?.parse().ok())
+    })
 }
 
 /// The newest slots of a file, newest first (at most two). Every slot's text is read; a
@@ -644,32 +665,28 @@ pub struct CellsFile {
 impl CellsFile {
     /// Open `path`, a finished file (`steps` = `max` in its newest slot).
     pub fn open(path: &Path) -> Result<CellsFile> {
-        let file = crate::chomp::store::open_regular(path)?;
-        let first = crate::chomp::store::first_bytes(path, 64)?;
-        let Some(version) = crate::chomp::store::CELLS_TABLE.version_of(&first) else {
-            return Err(Error::invalid(format!(
-                "{}: not a chompute cells table",
-                path.display()
-            )));
-        };
-        // `max` from the first slot's text, then every slot read (and checked) with it.
-        let mut text = vec![0u8; SLOT_HEADER as usize];
-        let got = file.read_at(&mut text, 0).map_err(|e| Error::io(path, e))?;
-        let max = std::str::from_utf8(&text[..got])
+        CellsFile::read(Sealed::open(path)?.of(CELLS_TABLE)?)
+    }
+
+    /// The table whose first slot's sealed header was read (the file's first bytes, read
+    /// once): `max` from it, then every slot read (and checked) with it.
+    pub(crate) fn read(sealed: Sealed) -> Result<CellsFile> {
+        let path = &sealed.path.clone();
+        let max = sealed
+            .number("max")
             .ok()
-            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("max ")))
-            .and_then(|m| m.parse::<u32>().ok())
-            .filter(|&m| (1..=super::cells::MAX_CELLS).contains(&m))
-            .ok_or_else(|| damaged(path, "its header has no 'max'"))?;
+            .filter(|&m| (1..=super::cells::MAX_CELLS as u64).contains(&m))
+            .ok_or_else(|| damaged(path, "its header has no 'max'"))? as u32;
         let counts = super::cells::PartitionCounts::new(max)?;
         let mut at = vec![0u64; max as usize + 2];
         for n in 1..=max as usize {
             at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64);
         }
         let mut geo = Geometry::new(max, at[max as usize + 1]);
-        if version != crate::chomp::store::CELLS_TABLE.version {
+        if sealed.version != CELLS_TABLE.version {
             geo = geo.legacy();
         }
+        let file = sealed.into_file();
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len != geo.file_bytes() {
             return Err(damaged(path, "its length is not that of its header"));
@@ -979,7 +996,19 @@ mod tests {
         // Of another length too: refused, never begun again over the other run's work.
         let e = compute_to_file_with(40, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("up to 20 cells, not 40"), "{e}");
+        // Its first slot torn, a later one whole: still told by the whole slot.
         let partial = crate::chomp::store::partial_path(&out);
+        let mut bytes = std::fs::read(&partial).unwrap();
+        let first = bytes[..SLOT_HEADER as usize].to_vec();
+        bytes[..SLOT_HEADER as usize].fill(0);
+        std::fs::write(&partial, &bytes).unwrap();
+        for other in [21, 40] {
+            let e = compute_to_file_with(other, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+            let want = format!("up to 20 cells, not {other}");
+            assert!(e.to_string().contains(&want), "{e}");
+        }
+        bytes[..SLOT_HEADER as usize].copy_from_slice(&first);
+        std::fs::write(&partial, &bytes).unwrap();
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
         let e = compute_to_file_with(20, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();

@@ -69,7 +69,6 @@ use std::path::{Path, PathBuf};
 
 pub use crate::chomp::store::CHUNK_BYTES;
 
-const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 
 pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String)]) -> String {
@@ -339,30 +338,20 @@ impl TableFile {
     /// Open a table written by [`save_table`]: checks the header (its CRC, the box, the
     /// numbering) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<TableFile> {
-        if store::starts_with_line(path, TABLE_MAGIC_V1)? {
-            return Err(Error::invalid(format!(
-                "{}: a version-1 table (one CRC for all its bits, none over its header); solve \
-                 the box again to write the current version",
-                path.display()
-            )));
-        }
-        if let Some((kind, _)) = store::kind_of(path)?.filter(|(k, _)| *k != P_TABLE) {
-            return Err(Error::invalid(format!(
-                "{}: {} (`chomp query` answers from it); this needs a one-bit table, which \
-                 `chomp solve -o` writes",
-                path.display(),
-                kind.title
-            )));
-        }
-        let sealed = Sealed::open(path, P_TABLE)?;
+        TableFile::read(Sealed::open(path)?.of(P_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<TableFile> {
         let index = sealed.layout()?;
         let p_positions = sealed.number("p-positions")?;
         let header = table_header(&sealed.magic(), &index, p_positions);
         sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a table of the {} box", index.shape());
+        let path = sealed.path.clone();
         let body = sealed.body(index.bytes(), &what)?;
         Ok(TableFile {
-            path: path.to_path_buf(),
+            path,
             p_positions,
             body,
             index,

@@ -320,8 +320,12 @@ impl GrundyFile {
     /// Open a table written by [`save_grundy`]: checks the header (its CRC, the box, the
     /// numbering, the value width) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<GrundyFile> {
-        let sealed = Sealed::open(path, GRUNDY_TABLE)?;
-        let pairs = &sealed.pairs;
+        GrundyFile::read(Sealed::open(path)?.of(GRUNDY_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<GrundyFile> {
+        let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
         let shape = ChompBox::parse(store::field(path, pairs, "box")?)
             .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
         let rank = store::field(path, pairs, "rank")?;
