@@ -50,11 +50,10 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::pairs::hook_weights;
-use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Recount, Sealed, ORD_TABLE};
+use crate::chomp::index::{BitLayout, Ranker};
+use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -182,21 +181,15 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
         rule,
         &table.histogram(),
     );
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    store::save_sealed(path, &header, |sink| {
         let mut buf = Vec::with_capacity(WORDS_AT_ONCE * 8);
         for words in ords.words().chunks(WORDS_AT_ONCE) {
             buf.clear();
             buf.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
-            body.write(&buf).map_err(io)?;
+            sink(&buf)?;
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+        Ok(())
+    })
 }
 
 /// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
@@ -433,20 +426,6 @@ fn open_checkpoint(
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
 }
 
-/// The layout a saved ordinal table names: colex ranks, or the hook index that keeps every
-/// interior of a diagonal hook ([`pairs_index`](crate::chomp::index::pairs::pairs_index)); any other is refused.
-fn ord_layout(shape: ChompBox, scheme: &str) -> Result<BitLayout> {
-    let layout = BitLayout::from_scheme(shape, scheme)?;
-    match layout.hook_index() {
-        Some(h) if h.min_child() != shape.rows => Err(Error::invalid(format!(
-            "an ordinal table numbered '{scheme}'; chompute writes '{COLEX_SCHEME}' or \
-             '{HOOK_SCHEME} {}'",
-            shape.rows
-        ))),
-        _ => Ok(layout),
-    }
-}
-
 /// A saved ordinal table opened for reading single ordinals without loading it. Every
 /// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
@@ -471,15 +450,13 @@ impl OrdFile {
     pub(crate) fn read(sealed: Sealed) -> Result<OrdFile> {
         let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
-        let shape = ChompBox::parse(store::field(path, pairs, "box")?).map_err(bad)?;
-        let rank = store::field(path, pairs, "rank")?;
+        let layout = sealed.value_layout("an ordinal table")?;
         let rule = Rule::parse(store::field(path, pairs, "rule")?).map_err(bad)?;
         let histogram = store::field(path, pairs, "histogram")?
             .split(' ')
             .map(|c| c.parse::<u64>())
             .collect::<std::result::Result<Vec<u64>, _>>()
             .map_err(|_| store::damaged(path, "'histogram' is not a list of numbers"))?;
-        let layout = ord_layout(shape, rank).map_err(|e| bad(e.to_string()))?;
         // Every other line follows from these: the header must be exactly the one written.
         let header = ord_header(&sealed.magic(), &layout, &rule, &histogram);
         let sum = histogram.iter().try_fold(0u64, |a, &c| a.checked_add(c));
@@ -489,7 +466,7 @@ impl OrdFile {
             return Err(store::damaged(path, why));
         }
         let bits = PackedOrds::bits_for(rule.players() as u8);
-        let what = format!("an ordinal table of the {shape} box");
+        let what = format!("an ordinal table of the {} box", layout.shape());
         let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
         let body = sealed.body(bytes, &what)?;
         Ok(OrdFile {

@@ -1,6 +1,6 @@
 //! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk,
 //! each seeded with the CRC of the file's header ([`chunk_seed`]), so an edited header (its
-//! own CRC recomputed) fails every chunk. Written once through ([`ChunkWriter`]), or in place
+//! own CRC recomputed) fails every chunk. Written once through ([`save_sealed`]), or in place
 //! ([`ChunkCrcs`] kept beside the writes), and read back only from checked chunks
 //! ([`CheckedBody`]).
 //!
@@ -8,8 +8,9 @@
 
 use super::files::{damaged, disagrees};
 use crate::error::{Error, Result};
+use crate::output::AtomicFile;
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -91,40 +92,28 @@ impl ChunkCrcs {
     }
 }
 
-/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
-/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
-pub(crate) struct ChunkWriter<W: Write> {
-    out: W,
-    crcs: ChunkCrcs,
-}
-
-impl<W: Write> ChunkWriter<W> {
-    /// A writer of a body that starts here in `out`, after `header` (whose CRC seeds every
-    /// chunk's).
-    pub(crate) fn new(out: W, header: &str) -> ChunkWriter<W> {
-        ChunkWriter {
-            out,
-            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
-        }
+/// Write the table file `path` once through: `header`, the body that `body` streams to the
+/// sink it is given, then the trailer of the body's chunk CRCs (seeded with the header's),
+/// under a temporary name renamed to `path` when whole; an error leaves no file.
+pub(crate) fn save_sealed(
+    path: &Path,
+    header: &str,
+    body: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut crcs = ChunkCrcs::new(chunk_seed(header.as_bytes()));
+        body(&mut |bytes: &[u8]| {
+            crcs.update(bytes);
+            out.write_all(bytes).map_err(io)
+        })?;
+        out.write_all(&crcs.trailer()).map_err(io)?;
+        out.flush().map_err(io)?;
     }
-
-    /// Bytes of body written so far.
-    pub(crate) fn written(&self) -> u64 {
-        self.crcs.written()
-    }
-
-    /// Append `bytes` to the body.
-    pub(crate) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crcs.update(bytes);
-        self.out.write_all(bytes)
-    }
-
-    /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
-    pub(crate) fn finish(mut self) -> std::io::Result<W> {
-        self.out.write_all(&self.crcs.trailer())?;
-        self.out.flush()?;
-        Ok(self.out)
-    }
+    file.commit()
 }
 
 /// What a verify recounts in a kind's body: fed every chunk in order (each checked against
@@ -140,7 +129,7 @@ pub(crate) trait Recount {
 const READ_BYTES: u64 = 1 << 20;
 
 /// The body of a saved table (`bytes` bytes from `start`) and its CRC-32 of every chunk (the
-/// trailer [`ChunkWriter`] writes, or a kind's own list): every byte read through it comes
+/// trailer [`save_sealed`] writes, or a kind's own list): every byte read through it comes
 /// from a chunk checked against its CRC (once per chunk, remembered).
 #[derive(Debug)]
 pub(crate) struct CheckedBody {

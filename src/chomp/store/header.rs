@@ -9,14 +9,14 @@ use super::chunks::{chunk_seed, CheckedBody};
 use super::files::{damaged, open_regular, read_prefix};
 use super::KINDS;
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::index::BitLayout;
+use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Bytes a header may take.
-const HEADER_MAX: usize = 4096;
+/// Bytes a header may take, before its empty line.
+pub(crate) const HEADER_MAX: usize = 4096;
 
 /// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
 /// version written now, and the older version still read (whose chunk CRCs do not depend on
@@ -34,6 +34,17 @@ pub struct Kind {
 }
 
 impl Kind {
+    /// The kind `name` (`title` to a reader) written at `version`, whose version before is
+    /// still read.
+    pub const fn new(name: &'static str, title: &'static str, version: u32) -> Kind {
+        Kind {
+            name,
+            title,
+            version,
+            legacy: Some(version - 1),
+        }
+    }
+
     /// The first line of a file of this kind as written now.
     pub fn magic(&self) -> String {
         format!("chompute chomp {} {}", self.name, self.version)
@@ -82,7 +93,7 @@ impl Sealed {
             .iter()
             .find_map(|k| k.version_of(&first).map(|v| (*k, v)))
         else {
-            return Err(not_a_table(path, &first));
+            return Err(not_a_table(path));
         };
         let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
         let prefix = first[..start as usize].to_vec();
@@ -138,6 +149,22 @@ impl Sealed {
         header_index(&self.path, &self.pairs)
     }
 
+    /// The box and numbering of a table of values (`what`): colex ranks, or the hook index
+    /// that keeps every interior of a diagonal hook; any other is refused.
+    pub(crate) fn value_layout(&self, what: &str) -> Result<BitLayout> {
+        let layout = self.layout()?;
+        let rows = layout.shape().rows;
+        if layout.hook_index().is_some_and(|h| h.min_child() != rows) {
+            return Err(Error::invalid(format!(
+                "{}: {what} numbered by '{}'; chompute writes '{COLEX_SCHEME}' or \
+                 '{HOOK_SCHEME} {rows}'",
+                self.path.display(),
+                layout.scheme()
+            )));
+        }
+        Ok(layout)
+    }
+
     /// The header must be exactly `header`, the one the kind writes for the fields read
     /// (`why` says what it would not match).
     pub(crate) fn expect(&self, header: &str, why: &str) -> Result<()> {
@@ -158,33 +185,15 @@ impl Sealed {
     }
 }
 
-/// The error for a file whose first line names no kind and version read: one of a version no
-/// longer read says to compute it again, any other lists the first lines of every kind.
-fn not_a_table(path: &Path, first: &[u8]) -> Error {
-    let line = first.split(|&b| b == b'\n').next().unwrap_or_default();
-    let old = KINDS.iter().find_map(|k| {
-        let v = std::str::from_utf8(line).ok()?;
-        let v = v.strip_prefix(&format!("chompute chomp {} ", k.name))?;
-        Some((k, v.parse::<u32>().ok()?))
-    });
-    match old {
-        Some((k, v)) => Error::invalid(format!(
-            "{}: {}, version {v}, which this chompute does not read; compute it again to \
-             write version {}",
-            path.display(),
-            k.title,
-            k.version
-        )),
-        None => Error::invalid(format!(
-            "{}: not a chompute table (its first line is none of {})",
-            path.display(),
-            KINDS
-                .iter()
-                .map(|k| format!("'{}'", k.magic()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
+/// The error for a file whose first line names no kind and version read.
+fn not_a_table(path: &Path) -> Error {
+    let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
+    Error::invalid(format!(
+        "{}: not a chompute table (its first line is none of {}; a table of an older version \
+         is computed again to write the current one)",
+        path.display(),
+        kinds.join(", ")
+    ))
 }
 
 /// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.

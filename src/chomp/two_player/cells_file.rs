@@ -23,7 +23,10 @@
 
 use super::cells::{CellsEngine, CellsTable};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
-use crate::chomp::store::{damaged, header_crc_holds, CheckedBody, Recount, Sealed, CELLS_TABLE};
+use crate::chomp::store::{
+    damaged, field, header_crc_holds, number, read_header, CheckedBody, Recount, Sealed,
+    CELLS_TABLE,
+};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::fs::File;
@@ -177,50 +180,16 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     let mut bytes = vec![0u8; geo.slot_bytes as usize];
     file.read_exact_at(&mut bytes, k * geo.slot_bytes)
         .map_err(|e| Error::io(path, e))?;
-    let Some(end) = bytes[..SLOT_HEADER as usize]
-        .windows(2)
-        .position(|w| w == b"\n\n")
-    else {
+    let Some(text) = slot_text(&bytes) else {
         return Ok(None);
     };
-    let header = &bytes[..end + 2];
-    if !header_crc_holds(header) {
-        return Ok(None);
-    }
-    let text = std::str::from_utf8(header).map_err(|_| damaged(path, "a slot is not text"))?;
-    let mut lines = text.lines();
-    if lines.next() != Some(geo.magic) {
-        return Err(Error::invalid(format!(
-            "{}: not a chompute cells table (its first line is not '{}')",
-            path.display(),
-            geo.magic
-        )));
-    }
-    let pairs: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(' ')).collect();
-    let get = |key: &str| -> Result<&str> {
-        pairs
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| damaged(path, format!("a slot has no '{key}'")))
-    };
-    let num = |key: &str| -> Result<u64> {
-        get(key)?
-            .parse()
-            .map_err(|_| damaged(path, format!("'{key}' is not a number")))
-    };
-    let file_max = num("max")?;
-    if file_max != max as u64 {
-        return Err(Error::invalid(format!(
-            "{} holds the diagrams of up to {file_max} cells, not {max}; remove it or ask for {file_max}",
-            path.display()
-        )));
-    }
-    if num("words")? != geo.words || num("chunk-bytes")? != CHUNK {
+    let (pairs, _) = read_header(path, &mut text.as_bytes(), geo.magic)?;
+    let num = |key: &str| number(path, &pairs, key);
+    if num("max")? != max as u64 || num("words")? != geo.words || num("chunk-bytes")? != CHUNK {
         return Err(damaged(path, "its size is not that of its header"));
     }
     let steps = num("steps")?;
-    let p = match get("p-positions")? {
+    let p = match field(path, &pairs, "p-positions")? {
         "-" => Vec::new(),
         list => list
             .split(',')
@@ -232,7 +201,7 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
         return Err(damaged(path, "its steps do not match its counts"));
     }
     let crc_bytes = &bytes[SLOT_HEADER as usize..(SLOT_HEADER + geo.chunks * 4) as usize];
-    let stated = u32::from_str_radix(get("crcs-crc32")?, 16)
+    let stated = u32::from_str_radix(field(path, &pairs, "crcs-crc32")?, 16)
         .map_err(|_| damaged(path, "'crcs-crc32' is not hexadecimal"))?;
     if crc32fast::hash(crc_bytes) != stated {
         return Ok(None);
@@ -246,6 +215,15 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect(),
     }))
+}
+
+/// The sealed text a slot's bytes start with, when it is whole (its header-crc32 holds).
+fn slot_text(bytes: &[u8]) -> Option<&str> {
+    let end = bytes[..SLOT_HEADER as usize]
+        .windows(2)
+        .position(|w| w == b"\n\n")?;
+    let header = &bytes[..end + 2];
+    header_crc_holds(header).then(|| std::str::from_utf8(header).ok())?
 }
 
 /// The number of cells that a whole slot of `file` states, whichever slot it is: the slots
@@ -267,11 +245,7 @@ fn stated_max(file: &File) -> Option<u64> {
     (0..SLOTS).find_map(|k| {
         file.read_exact_at(&mut bytes, k * slot_bytes_for(lo))
             .ok()?;
-        let end = bytes.windows(2).position(|w| w == b"\n\n")?;
-        let header = &bytes[..end + 2];
-        header_crc_holds(header).then_some(())?;
-        std::str::from_utf8(header)
-            .ok()?
+        slot_text(&bytes)?
             .lines()
             .find_map(|l| l.strip_prefix("max ")?.parse().ok())
     })

@@ -34,7 +34,7 @@
 //! writes the same bytes.
 //!
 //! Version-1 files (`chompute chomp p-table 1`: one CRC over all the bits, none over the
-//! header) are refused with a line saying to solve the box again: a query of one would have
+//! header) are refused with a line saying to compute it again: a query of one would have
 //! to read the whole file before its first answer, and its header could not be trusted.
 //!
 //! # The checkpoint
@@ -55,15 +55,15 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
+use crate::chomp::engine::lifecycle::{check_fields, read_steps};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
-    self, chunk_seed, damaged, header_index, header_lines, read_header, read_raw_record,
-    sealed_header, Checkpoint, ChunkCrcs, ChunkWriter, Recount, Sealed, P_TABLE,
+    self, chunk_seed, damaged, header_lines, read_header, read_raw_record, sealed_header,
+    Checkpoint, ChunkCrcs, Recount, Sealed, P_TABLE,
 };
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
 use std::fs::{File, OpenOptions};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -109,16 +109,12 @@ pub fn save_words(
     source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
     let header = table_header(&P_TABLE.magic(), index, p_positions);
-    let total = index.bytes();
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    let (total, mut written) = (index.bytes(), 0);
+    store::save_sealed(path, &header, |sink| {
         let mut bytes = Vec::new();
         source(&mut |words: &[u64]| {
-            if body.written() + words.len() as u64 * 8 > total {
+            written += words.len() as u64 * 8;
+            if written > total {
                 return Err(Error::invalid(format!(
                     "{}: more words than the {} box has",
                     path.display(),
@@ -127,19 +123,17 @@ pub fn save_words(
             }
             bytes.clear();
             bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-            body.write(&bytes).map_err(io)
+            sink(&bytes)
         })?;
-        if body.written() != total {
+        if written != total {
             return Err(Error::invalid(format!(
-                "{}: {} bytes of bits, but the {} box has {total}",
+                "{}: {written} bytes of bits, but the {} box has {total}",
                 path.display(),
-                body.written(),
                 index.shape()
             )));
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+        Ok(())
+    })
 }
 
 /// A table file built in place over one or several runs (a box solved in blocks is assembled
@@ -187,11 +181,11 @@ impl TableInPlace {
             .write(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
-        let magic = P_TABLE.magic();
-        let (pairs, start) = read_header(path, &mut BufReader::new(&file), &magic)?;
+        let first = store::read_prefix(&file, path, store::HEADER_MAX as u64 + 2)?;
+        let (pairs, start) = read_header(path, &mut &first[..], &P_TABLE.magic())?;
         let p = store::number(path, &pairs, "p-positions")?;
-        let header = table_header(&magic, index, p);
-        if store::read_prefix(&file, path, start)? != header.as_bytes() {
+        let header = table_header(&P_TABLE.magic(), index, p);
+        if first[..start as usize] != *header.as_bytes() {
             return Err(damaged(
                 path,
                 format!(
@@ -494,43 +488,18 @@ impl Checkpoint {
         index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
-        let shape = index.shape();
         let header = header_text(PARTIAL_MAGIC, index, &[]);
-        let check = |pairs: &[(String, String)]| {
-            let got_index = header_index(path, pairs)?;
-            let got = got_index.shape();
-            if got != shape {
-                return Err(Error::invalid(format!(
-                    "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
-                    path.display()
-                )));
-            }
-            if got_index.scheme() != index.scheme() {
-                return Err(Error::invalid(format!(
-                    "{} numbers the {got} box by '{}', this run by '{}'; remove it to start afresh",
-                    path.display(),
-                    got_index.scheme(),
-                    index.scheme()
-                )));
-            }
-            Ok(())
-        };
+        let want = [("box", index.shape().to_string()), ("rank", index.scheme())];
+        let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want, |_, _| None);
         let layers = super::solve::steps(index);
         let read = |reader: &mut dyn Read| {
-            let (mut next, mut good) = (0u64, 0u64);
-            while next < layers {
-                match read_record(reader, index.len())? {
-                    Some((v, ranks, bytes)) if v == next => {
-                        for r in ranks {
-                            set_p(v, r);
-                        }
-                        good += bytes;
-                        next += 1;
-                    }
-                    _ => break,
+            read_steps(layers, |next| match read_record(reader, index.len())? {
+                Some((v, ranks, bytes)) if v == next => {
+                    ranks.into_iter().for_each(|r| set_p(v, r));
+                    Ok(Some(bytes))
                 }
-            }
-            Ok((next, good))
+                _ => Ok(None),
+            })
         };
         Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "solved", check, read)
     }
@@ -577,7 +546,7 @@ pub(super) fn read_record(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::store::{field, header_crc_holds};
+    use crate::chomp::store::{field, header_crc_holds, header_index};
     use std::io::Cursor;
 
     const TABLE_MAGIC: &str = "chompute chomp p-table 3";

@@ -43,13 +43,10 @@ use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::{Layers, TableSteps};
-use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{
-    self, CheckedBody, Checkpoint, ChunkWriter, Recount, Sealed, GRUNDY_TABLE,
-};
+use crate::chomp::index::BitLayout;
+use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
@@ -83,24 +80,18 @@ pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
         plan.width,
         table.max_grundy() as u64,
     );
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    store::save_sealed(path, &header, |sink| {
         let mut buf = Vec::new();
         let mut at = 0;
         while at < len {
             let n = VALUES_AT_ONCE.min(len - at);
             buf.clear();
             table.values_le(at, n, &mut buf);
-            body.write(&buf).map_err(io)?;
+            sink(&buf)?;
             at += n;
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+        Ok(())
+    })
 }
 
 /// Compute the Grundy table of `plan`, keep finished layers in `FILE.partial` (resuming from it
@@ -326,20 +317,8 @@ impl GrundyFile {
     /// The table whose sealed header was read (the file's first bytes, read once).
     pub(crate) fn read(sealed: Sealed) -> Result<GrundyFile> {
         let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
-        let shape = ChompBox::parse(store::field(path, pairs, "box")?)
-            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        let rank = store::field(path, pairs, "rank")?;
-        let layout = BitLayout::from_scheme(shape, rank)
-            .ok()
-            .filter(|l| l.hook_index().is_none_or(|h| h.min_child() == shape.rows))
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "{}: a Grundy table numbered by '{rank}'; chompute writes \
-                     '{COLEX_SCHEME}' or '{HOOK_SCHEME} {}'",
-                    path.display(),
-                    shape.rows
-                ))
-            })?;
+        let layout = sealed.value_layout("a Grundy table")?;
+        let shape = layout.shape();
         if layout.positions() > MAX_GRUNDY_POSITIONS {
             return Err(Error::invalid(format!(
                 "{}: the {shape} box has more than 2^36 positions",
