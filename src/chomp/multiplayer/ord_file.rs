@@ -527,13 +527,7 @@ impl OrdFile {
 
     /// The ordinal of `p`; an error when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Result<u8> {
-        let r = self.layout.bit(p).ok_or_else(|| {
-            Error::invalid(format!(
-                "position {p} does not fit in the {} box",
-                self.shape()
-            ))
-        })?;
-        self.ordinal_rank(r)
+        self.ordinal_rank(self.layout.bit_of(p)?)
     }
 
     /// Sol of `p` ([`OrdTable::sol`]), read from the file. By Fact 2.9 a position of ordinal

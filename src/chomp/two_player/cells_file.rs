@@ -78,15 +78,6 @@ impl Geometry {
         }
     }
 
-    /// The geometry of a version-1 file of the same size.
-    fn legacy(self) -> Geometry {
-        Geometry {
-            magic: CELLS_MAGIC_V1,
-            seed: 0,
-            ..self
-        }
-    }
-
     /// The CRC of one chunk of the body.
     fn crc(&self, chunk: &[u8]) -> u32 {
         let mut h = crc32fast::Hasher::new_with_initial(self.seed);
@@ -123,13 +114,6 @@ struct Slot {
     crcs: Vec<u32>,
 }
 
-/// The CRC-32 of chunk `i` of `words`.
-fn chunk_crc(geo: &Geometry, words: &[AtomicU64], i: usize) -> u32 {
-    let mut bytes = [0u8; CHUNK as usize];
-    chunk_bytes(words, i, &mut bytes);
-    geo.crc(&bytes)
-}
-
 /// Chunk `i` of `words` as bytes (zeros past the last word).
 fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     let lo = (i * CHUNK_WORDS).min(words.len());
@@ -140,11 +124,14 @@ fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     }
 }
 
+/// The CRC-32 of every chunk of `words`.
 fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
-    (0..geo.chunks as usize)
-        .into_par_iter()
-        .map(|i| chunk_crc(geo, words, i))
-        .collect()
+    let crc = |i| {
+        let mut bytes = [0u8; CHUNK as usize];
+        chunk_bytes(words, i, &mut bytes);
+        geo.crc(&bytes)
+    };
+    (0..geo.chunks as usize).into_par_iter().map(crc).collect()
 }
 
 /// The slot's bytes: the sealed text, zero-padded to [`SLOT_HEADER`], then the CRCs.
@@ -658,7 +645,8 @@ impl CellsFile {
         }
         let mut geo = Geometry::new(max, at[max as usize + 1]);
         if sealed.version != CELLS_TABLE.version {
-            geo = geo.legacy();
+            // A version-1 file: its chunk CRCs start from 0.
+            (geo.magic, geo.seed) = (CELLS_MAGIC_V1, 0);
         }
         let file = sealed.into_file();
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();

@@ -115,24 +115,28 @@ pub fn save_words(
         source(&mut |words: &[u64]| {
             written += words.len() as u64 * 8;
             if written > total {
-                return Err(Error::invalid(format!(
-                    "{}: more words than the {} box has",
-                    path.display(),
-                    index.shape()
-                )));
+                return Err(wrong_length(path, index, written));
             }
             bytes.clear();
             bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
             sink(&bytes)
         })?;
-        if written != total {
-            return Err(Error::invalid(format!(
-                "{}: {written} bytes of bits, but the {} box has {total}",
-                path.display(),
-                index.shape()
-            )));
+        match written == total {
+            true => Ok(()),
+            false => Err(wrong_length(path, index, written)),
         }
-        Ok(())
+    })
+}
+
+/// The error for a body of `written` bytes of bits where `index`'s box has another number.
+fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
+    let (shape, total) = (index.shape(), index.bytes());
+    Error::invalid(match written > total {
+        true => format!("{}: more words than the {shape} box has", path.display()),
+        false => format!(
+            "{}: {written} bytes of bits, but the {shape} box has {total}",
+            path.display()
+        ),
     })
 }
 
@@ -263,12 +267,9 @@ impl TableInPlace {
 
     /// Append `words` to the body.
     pub(super) fn append(&mut self, words: &[u64]) -> Result<()> {
-        if self.crcs.written() + words.len() as u64 * 8 > self.index.bytes() {
-            return Err(Error::invalid(format!(
-                "{}: more words than the {} box has",
-                self.path.display(),
-                self.index.shape()
-            )));
+        let written = self.crcs.written() + words.len() as u64 * 8;
+        if written > self.index.bytes() {
+            return Err(wrong_length(&self.path, &self.index, written));
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.file
@@ -287,12 +288,7 @@ impl TableInPlace {
     pub(super) fn finish(self) -> Result<()> {
         let total = self.index.bytes();
         if self.crcs.written() != total {
-            return Err(Error::invalid(format!(
-                "{}: {} bytes of bits, but the {} box has {total}",
-                self.path.display(),
-                self.crcs.written(),
-                self.index.shape()
-            )));
+            return Err(wrong_length(&self.path, &self.index, self.crcs.written()));
         }
         let at = self.start + total;
         self.file
@@ -419,16 +415,11 @@ impl TableFile {
     /// Read the whole table, checking every chunk's CRC-32.
     pub fn load(&self) -> Result<PTable> {
         let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
-        self.read_words(|w| words.push(w))?;
-        PTable::from_words(self.index.clone(), words)
-    }
-
-    /// Every word of the table in order to `each`, each chunk checked before its words go.
-    fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
         self.body.for_each_chunk(|buf| {
-            buf.chunks_exact(8)
-                .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))))
-        })
+            let each = buf.chunks_exact(8);
+            words.extend(each.map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))))
+        })?;
+        PTable::from_words(self.index.clone(), words)
     }
 }
 

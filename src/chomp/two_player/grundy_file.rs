@@ -413,13 +413,7 @@ impl GrundyFile {
         if p.is_empty() {
             return Err(Error::invalid("the empty diagram is not a position"));
         }
-        let r = self.layout.bit(p).ok_or_else(|| {
-            Error::invalid(format!(
-                "position {p} does not fit in the {} box",
-                self.shape()
-            ))
-        })?;
-        self.value_at(r)
+        self.value_at(self.layout.bit_of(p)?)
     }
 
     /// For every value g below G(`p`), one move of `p` to a position of value g (the least
