@@ -10,11 +10,11 @@
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
-use crate::chomp::store::{self, Kind, CELLS_TABLE, GRUNDY_TABLE, KINDS, ORD_TABLE, P_TABLE};
+use crate::chomp::store::{Kind, Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE, P_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
 use crate::chomp::two_player::file::TableFile;
 use crate::chomp::two_player::grundy_file::GrundyFile;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::path::Path;
 
 /// A saved table of any kind.
@@ -31,27 +31,16 @@ pub enum SavedTable {
 }
 
 impl SavedTable {
-    /// Open `path` as the kind of table its first line names; any other file is refused
-    /// with the first lines of every kind.
+    /// Open `path` as the kind of table its first line names (its first bytes read once);
+    /// any other file is refused with the first lines of every kind.
     pub fn open(path: &Path) -> Result<SavedTable> {
-        match store::kind_of(path)?.map(|(k, _)| k) {
-            Some(k) if k == GRUNDY_TABLE => GrundyFile::open(path).map(SavedTable::Grundy),
-            Some(k) if k == ORD_TABLE => OrdFile::open(path).map(SavedTable::Ords),
-            Some(k) if k == CELLS_TABLE => CellsFile::open(path).map(SavedTable::Cells),
-            // Every version of the one-bit table goes to its reader, which names the old ones.
-            _ if store::first_bytes(path, 64)?.starts_with(b"chompute chomp p-table ") => {
-                TableFile::open(path).map(SavedTable::Bits)
-            }
-            _ => Err(Error::invalid(format!(
-                "{}: not a chompute table (its first line is none of {})",
-                path.display(),
-                KINDS
-                    .iter()
-                    .map(|k| format!("'{}'", k.magic()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))),
-        }
+        let sealed = Sealed::open(path)?;
+        Ok(match sealed.kind() {
+            k if k == GRUNDY_TABLE => SavedTable::Grundy(GrundyFile::read(sealed)?),
+            k if k == ORD_TABLE => SavedTable::Ords(OrdFile::read(sealed)?),
+            k if k == CELLS_TABLE => SavedTable::Cells(CellsFile::read(sealed)?),
+            _ => SavedTable::Bits(TableFile::read(sealed)?),
+        })
     }
 
     /// The kind of table.

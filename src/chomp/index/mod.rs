@@ -208,6 +208,16 @@ impl BitLayout {
             BitLayout::Hook { hook, .. } => hook.index(p.rows()),
         }
     }
+
+    /// The bit of `p`; an error when it does not fit in the box.
+    pub fn bit_of(&self, p: &Diagram) -> Result<u64> {
+        self.bit(p).ok_or_else(|| {
+            Error::invalid(format!(
+                "position {p} does not fit in the {} box",
+                self.shape()
+            ))
+        })
+    }
 }
 
 #[cfg(test)]

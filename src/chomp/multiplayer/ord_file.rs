@@ -50,11 +50,10 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::{Layers, TableSteps};
 use crate::chomp::index::pairs::hook_weights;
-use crate::chomp::index::{BitLayout, Ranker, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, ORD_TABLE};
+use crate::chomp::index::{BitLayout, Ranker};
+use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -182,21 +181,15 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
         rule,
         &table.histogram(),
     );
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    store::save_sealed(path, &header, |sink| {
         let mut buf = Vec::with_capacity(WORDS_AT_ONCE * 8);
         for words in ords.words().chunks(WORDS_AT_ONCE) {
             buf.clear();
             buf.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
-            body.write(&buf).map_err(io)?;
+            sink(&buf)?;
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+        Ok(())
+    })
 }
 
 /// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
@@ -433,20 +426,6 @@ fn open_checkpoint(
     Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
 }
 
-/// The layout a saved ordinal table names: colex ranks, or the hook index that keeps every
-/// interior of a diagonal hook ([`pairs_index`](crate::chomp::index::pairs::pairs_index)); any other is refused.
-fn ord_layout(shape: ChompBox, scheme: &str) -> Result<BitLayout> {
-    let layout = BitLayout::from_scheme(shape, scheme)?;
-    match layout.hook_index() {
-        Some(h) if h.min_child() != shape.rows => Err(Error::invalid(format!(
-            "an ordinal table numbered '{scheme}'; chompute writes '{COLEX_SCHEME}' or \
-             '{HOOK_SCHEME} {}'",
-            shape.rows
-        ))),
-        _ => Ok(layout),
-    }
-}
-
 /// A saved ordinal table opened for reading single ordinals without loading it. Every
 /// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
@@ -464,18 +443,20 @@ impl OrdFile {
     /// numbering, the rule, the width, the histogram) and the file's length, and reads the
     /// trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<OrdFile> {
-        let sealed = Sealed::open(path, ORD_TABLE)?;
-        let pairs = &sealed.pairs;
+        OrdFile::read(Sealed::open(path)?.of(ORD_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<OrdFile> {
+        let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
         let bad = |e: String| Error::invalid(format!("{}: {e}", path.display()));
-        let shape = ChompBox::parse(store::field(path, pairs, "box")?).map_err(bad)?;
-        let rank = store::field(path, pairs, "rank")?;
+        let layout = sealed.value_layout("an ordinal table")?;
         let rule = Rule::parse(store::field(path, pairs, "rule")?).map_err(bad)?;
         let histogram = store::field(path, pairs, "histogram")?
             .split(' ')
             .map(|c| c.parse::<u64>())
             .collect::<std::result::Result<Vec<u64>, _>>()
             .map_err(|_| store::damaged(path, "'histogram' is not a list of numbers"))?;
-        let layout = ord_layout(shape, rank).map_err(|e| bad(e.to_string()))?;
         // Every other line follows from these: the header must be exactly the one written.
         let header = ord_header(&sealed.magic(), &layout, &rule, &histogram);
         let sum = histogram.iter().try_fold(0u64, |a, &c| a.checked_add(c));
@@ -485,7 +466,7 @@ impl OrdFile {
             return Err(store::damaged(path, why));
         }
         let bits = PackedOrds::bits_for(rule.players() as u8);
-        let what = format!("an ordinal table of the {shape} box");
+        let what = format!("an ordinal table of the {} box", layout.shape());
         let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
         let body = sealed.body(bytes, &what)?;
         Ok(OrdFile {
@@ -546,13 +527,7 @@ impl OrdFile {
 
     /// The ordinal of `p`; an error when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Result<u8> {
-        let r = self.layout.bit(p).ok_or_else(|| {
-            Error::invalid(format!(
-                "position {p} does not fit in the {} box",
-                self.shape()
-            ))
-        })?;
-        self.ordinal_rank(r)
+        self.ordinal_rank(self.layout.bit_of(p)?)
     }
 
     /// Sol of `p` ([`OrdTable::sol`]), read from the file. By Fact 2.9 a position of ordinal
@@ -579,10 +554,10 @@ impl OrdFile {
     }
 
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
-    /// (an entry of a transposed pair counts twice), streaming the ordinals (nothing is kept);
-    /// the bits past the last entry must be 0.
+    /// (an entry of a transposed pair counts twice; the store's one verify); the bits past the
+    /// last entry must be 0.
     pub fn verify(&self) -> Result<()> {
-        let (len, n) = (self.layout.len(), self.rule.players());
+        let len = self.layout.len();
         // (one past the last index, weight) of each run of entries of one weight.
         let weights: Vec<(u64, u64)> = match self.layout.hook_index() {
             Some(hook) => hook_weights(hook)
@@ -591,42 +566,66 @@ impl OrdFile {
                 .collect(),
             None => vec![(len, 1)],
         };
-        let mut at = 0;
-        let mut h = vec![0u64; n + 1];
-        let (mut r, mut bad) = (0u64, None);
-        let mut unpacker = Unpacker::new(self.bits);
-        self.body.for_each_chunk(|buf| {
-            unpacker.feed(buf, |o| {
-                if bad.is_some() {
-                    return false;
-                }
-                while at < weights.len() && weights[at].0 <= r {
-                    at += 1;
-                }
-                match (r < len, o as usize) {
-                    (true, o) if o <= n => h[o] += weights[at].1,
-                    (false, 0) => {}
-                    _ => bad = Some(r),
-                }
-                r += 1;
-                bad.is_none()
-            });
-        })?;
-        if let Some(r) = bad {
-            return Err(store::disagrees(
-                &self.path,
-                format!("entry {r} holds a value no ordinal of {n} players takes"),
+        self.body.verify(Histogram {
+            unpacker: Unpacker::new(self.bits),
+            weights,
+            len,
+            at: (0, 0),
+            bad: None,
+            counts: vec![0; self.rule.players() + 1],
+            stated: &self.histogram,
+        })
+    }
+}
+
+/// What an ordinal table's verify recounts: the histogram of its ordinals, and that no entry
+/// (nor the bits past the last) holds a value no ordinal takes.
+struct Histogram<'a> {
+    unpacker: Unpacker,
+    /// (one past the last index, weight) of each run of entries of one weight.
+    weights: Vec<(u64, u64)>,
+    len: u64,
+    /// The entry next and its run of weights.
+    at: (u64, usize),
+    /// The first entry that holds no ordinal.
+    bad: Option<u64>,
+    counts: Vec<u64>,
+    stated: &'a [u64],
+}
+
+impl Recount for Histogram<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        let n = self.counts.len() - 1;
+        if self.bad.is_some() {
+            return;
+        }
+        let (r, run) = &mut self.at;
+        self.unpacker.feed(chunk, |o| {
+            while *run < self.weights.len() && self.weights[*run].0 <= *r {
+                *run += 1;
+            }
+            match (*r < self.len, o as usize) {
+                (true, o) if o <= n => self.counts[o] += self.weights[*run].1,
+                (false, 0) => {}
+                _ => self.bad = Some(*r),
+            }
+            *r += 1;
+            self.bad.is_none()
+        });
+    }
+
+    fn disagreement(self) -> Option<String> {
+        let n = self.counts.len() - 1;
+        if let Some(r) = self.bad {
+            return Some(format!(
+                "entry {r} holds a value no ordinal of {n} players takes"
             ));
         }
-        if h != self.histogram {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the ordinals count {h:?}, the header says {:?}",
-                    self.histogram
-                ),
-            ));
-        }
-        Ok(())
+        (self.counts != self.stated).then(|| {
+            format!(
+                "the ordinals count {:?}, the header says {:?}",
+                self.counts, self.stated
+            )
+        })
     }
 }

@@ -1,15 +1,16 @@
 //! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk,
 //! each seeded with the CRC of the file's header ([`chunk_seed`]), so an edited header (its
-//! own CRC recomputed) fails every chunk. Written once through ([`ChunkWriter`]), or in place
+//! own CRC recomputed) fails every chunk. Written once through ([`save_sealed`]), or in place
 //! ([`ChunkCrcs`] kept beside the writes), and read back only from checked chunks
 //! ([`CheckedBody`]).
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::files::damaged;
+use super::files::{damaged, disagrees};
 use crate::error::{Error, Result};
+use crate::output::AtomicFile;
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -91,52 +92,54 @@ impl ChunkCrcs {
     }
 }
 
-/// The body of a table file written through `out` with the CRC-32 of every [`CHUNK_BYTES`]
-/// chunk kept, and the trailer of those CRCs written after it by [`ChunkWriter::finish`].
-pub(crate) struct ChunkWriter<W: Write> {
-    out: W,
-    crcs: ChunkCrcs,
+/// Write the table file `path` once through: `header`, the body that `body` streams to the
+/// sink it is given, then the trailer of the body's chunk CRCs (seeded with the header's),
+/// under a temporary name renamed to `path` when whole; an error leaves no file.
+pub(crate) fn save_sealed(
+    path: &Path,
+    header: &str,
+    body: impl FnOnce(&mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    let mut file = AtomicFile::create(path)?;
+    let io = |e| Error::io(path, e);
+    {
+        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
+        out.write_all(header.as_bytes()).map_err(io)?;
+        let mut crcs = ChunkCrcs::new(chunk_seed(header.as_bytes()));
+        body(&mut |bytes: &[u8]| {
+            crcs.update(bytes);
+            out.write_all(bytes).map_err(io)
+        })?;
+        out.write_all(&crcs.trailer()).map_err(io)?;
+        out.flush().map_err(io)?;
+    }
+    file.commit()
 }
 
-impl<W: Write> ChunkWriter<W> {
-    /// A writer of a body that starts here in `out`, after `header` (whose CRC seeds every
-    /// chunk's).
-    pub(crate) fn new(out: W, header: &str) -> ChunkWriter<W> {
-        ChunkWriter {
-            out,
-            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
-        }
-    }
-
-    /// Bytes of body written so far.
-    pub(crate) fn written(&self) -> u64 {
-        self.crcs.written()
-    }
-
-    /// Append `bytes` to the body.
-    pub(crate) fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.crcs.update(bytes);
-        self.out.write_all(bytes)
-    }
-
-    /// Write the trailer (one CRC-32 per chunk, the last one possibly shorter) and flush.
-    pub(crate) fn finish(mut self) -> std::io::Result<W> {
-        self.out.write_all(&self.crcs.trailer())?;
-        self.out.flush()?;
-        Ok(self.out)
-    }
+/// What a verify recounts in a kind's body: fed every chunk in order (each checked against
+/// its CRC first), then asked whether the count agrees with what the header states.
+pub(crate) trait Recount {
+    /// The body goes on with `chunk`.
+    fn feed(&mut self, chunk: &[u8]);
+    /// Why the recount disagrees with the header, or `None` when it agrees.
+    fn disagreement(self) -> Option<String>;
 }
 
-/// The body of a saved table (`bytes` bytes from `start`) and its trailer of chunk CRC-32s
-/// ([`ChunkWriter`]'s): every byte read through it comes from a chunk checked against its CRC
-/// (once per chunk, remembered).
+/// Bytes read at a time when the body is streamed.
+const READ_BYTES: u64 = 1 << 20;
+
+/// The body of a saved table (`bytes` bytes from `start`) and its CRC-32 of every chunk (the
+/// trailer [`save_sealed`] writes, or a kind's own list): every byte read through it comes
+/// from a chunk checked against its CRC (once per chunk, remembered).
 #[derive(Debug)]
 pub(crate) struct CheckedBody {
     path: PathBuf,
     file: File,
     start: u64,
     bytes: u64,
-    /// The trailer: the CRC-32 of each chunk of the body.
+    /// Bytes of a chunk ([`CHUNK_BYTES`] unless the kind says otherwise).
+    chunk: u64,
+    /// The CRC-32 of each chunk of the body.
     crcs: Vec<u32>,
     /// What every chunk's CRC starts from ([`ChunkCrcs`]).
     seed: u32,
@@ -169,36 +172,59 @@ impl CheckedBody {
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
-        Ok(CheckedBody {
+        Ok(CheckedBody::new(
+            path,
+            file,
+            (start, bytes),
+            CHUNK_BYTES,
+            crcs,
+            seed,
+        ))
+    }
+
+    /// The body at bytes `start..start + bytes` of `file`, in chunks of `chunk` bytes whose
+    /// CRC-32s, each started from `seed`, are `crcs` (the last chunk possibly shorter).
+    pub(crate) fn new(
+        path: &Path,
+        file: File,
+        (start, bytes): (u64, u64),
+        chunk: u64,
+        crcs: Vec<u32>,
+        seed: u32,
+    ) -> CheckedBody {
+        debug_assert_eq!(bytes.div_ceil(chunk), crcs.len() as u64);
+        CheckedBody {
             path: path.to_path_buf(),
             file,
             start,
             bytes,
-            crcs,
-            seed,
-            checked: (0..chunks.div_ceil(64))
+            chunk,
+            checked: (0..crcs.len().div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
-        })
+            crcs,
+            seed,
+        }
     }
 
-    /// Read chunk `c` into `buf` and check it against its CRC-32.
-    pub(crate) fn read_chunk(&self, c: u64, buf: &mut Vec<u8>) -> Result<()> {
-        let at = c * CHUNK_BYTES;
-        let n = (self.bytes - at).min(CHUNK_BYTES) as usize;
-        buf.resize(n, 0);
+    /// Read chunks `first..first + n` into `buf` and check each against its CRC-32.
+    fn read_chunks(&self, first: u64, n: u64, buf: &mut Vec<u8>) -> Result<()> {
+        let at = first * self.chunk;
+        buf.resize((self.bytes - at).min(n * self.chunk) as usize, 0);
         self.file
             .read_exact_at(buf, self.start + at)
             .map_err(|e| Error::io(&self.path, e))?;
-        let mut crc = crc32fast::Hasher::new_with_initial(self.seed);
-        crc.update(buf);
-        if crc.finalize() != self.crcs[c as usize] {
-            return Err(damaged(
-                &self.path,
-                format!("chunk {c} of the table does not match its crc32"),
-            ));
+        for (c, bytes) in (first..).zip(buf.chunks(self.chunk as usize)) {
+            let mut crc = crc32fast::Hasher::new_with_initial(self.seed);
+            crc.update(bytes);
+            if crc.finalize() != self.crcs[c as usize] {
+                return Err(damaged(
+                    &self.path,
+                    format!("chunk {c} of the table does not match its crc32"),
+                ));
+            }
+            self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
         }
-        self.checked[(c / 64) as usize].fetch_or(1 << (c % 64), Relaxed);
         Ok(())
     }
 
@@ -209,9 +235,9 @@ impl CheckedBody {
         if out.is_empty() {
             return Ok(());
         }
-        for c in at / CHUNK_BYTES..=(end - 1) / CHUNK_BYTES {
+        for c in at / self.chunk..=(end - 1) / self.chunk {
             if self.checked[(c / 64) as usize].load(Relaxed) >> (c % 64) & 1 == 0 {
-                self.read_chunk(c, &mut Vec::new())?;
+                self.read_chunks(c, 1, &mut Vec::new())?;
             }
         }
         self.file
@@ -221,11 +247,22 @@ impl CheckedBody {
 
     /// Every chunk of the body in order to `each`, each checked before it goes.
     pub(crate) fn for_each_chunk(&self, mut each: impl FnMut(&[u8])) -> Result<()> {
-        let mut buf = Vec::with_capacity(CHUNK_BYTES as usize);
-        for c in 0..self.crcs.len() as u64 {
-            self.read_chunk(c, &mut buf)?;
-            each(&buf);
+        let (chunks, per) = (self.crcs.len() as u64, (READ_BYTES / self.chunk).max(1));
+        let mut buf = Vec::with_capacity((per * self.chunk) as usize);
+        for first in (0..chunks).step_by(per as usize) {
+            self.read_chunks(first, per.min(chunks - first), &mut buf)?;
+            buf.chunks(self.chunk as usize).for_each(&mut each);
         }
         Ok(())
+    }
+
+    /// The one verify of every kind: check every chunk against its CRC-32 (a chunk that fails
+    /// is damage) and recount the body through `tally` against its header (a disagreement is
+    /// [`disagrees`]: exit status 1), streaming (nothing is kept).
+    pub(crate) fn verify(&self, mut tally: impl Recount) -> Result<()> {
+        self.for_each_chunk(|c| tally.feed(c))?;
+        tally
+            .disagreement()
+            .map_or(Ok(()), |why| Err(disagrees(&self.path, why)))
     }
 }

@@ -61,28 +61,6 @@ pub(crate) fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// The first `n` bytes of the regular file `path`, or all of it when shorter.
-pub(crate) fn first_bytes(path: &Path, n: usize) -> Result<Vec<u8>> {
-    let file = open_regular(path)?;
-    let mut first = vec![0u8; n];
-    let mut got = 0;
-    while got < first.len() {
-        match file.read_at(&mut first[got..], got as u64) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    }
-    first.truncate(got);
-    Ok(first)
-}
-
-/// Whether the regular file `path` starts with the line `magic` (nothing else is read).
-pub(crate) fn starts_with_line(path: &Path, magic: &str) -> Result<bool> {
-    let want = format!("{magic}\n");
-    Ok(first_bytes(path, want.len())? == want.as_bytes())
-}
-
 /// The error for a verify whose recount disagrees with what the header states (a check that
 /// found a disagreement: exit status 1): `PATH: WHY; the file is damaged`.
 pub(crate) fn disagrees(path: &Path, why: impl std::fmt::Display) -> Error {
@@ -94,12 +72,19 @@ pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {why}; the file is damaged", path.display()))
 }
 
-/// The first `n` bytes of `file`.
+/// The first `n` bytes of `file`, or all of it when shorter.
 pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
-    let mut b = vec![0u8; n as usize];
-    file.read_exact_at(&mut b, 0)
-        .map_err(|e| Error::io(path, e))?;
-    Ok(b)
+    let mut first = vec![0u8; n as usize];
+    let mut got = 0;
+    while got < first.len() {
+        match file.read_at(&mut first[got..], got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    first.truncate(got);
+    Ok(first)
 }
 
 /// Whether another process holds an flock on the file `path` (an exclusive lock cannot be

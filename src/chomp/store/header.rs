@@ -7,12 +7,16 @@
 
 use super::chunks::{chunk_seed, CheckedBody};
 use super::files::{damaged, open_regular, read_prefix};
+use super::KINDS;
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::index::BitLayout;
+use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+/// Bytes a header may take, before its empty line.
+pub(crate) const HEADER_MAX: usize = 4096;
 
 /// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
 /// version written now, and the older version still read (whose chunk CRCs do not depend on
@@ -30,6 +34,17 @@ pub struct Kind {
 }
 
 impl Kind {
+    /// The kind `name` (`title` to a reader) written at `version`, whose version before is
+    /// still read.
+    pub const fn new(name: &'static str, title: &'static str, version: u32) -> Kind {
+        Kind {
+            name,
+            title,
+            version,
+            legacy: Some(version - 1),
+        }
+    }
+
     /// The first line of a file of this kind as written now.
     pub fn magic(&self) -> String {
         format!("chompute chomp {} {}", self.name, self.version)
@@ -69,21 +84,19 @@ pub(crate) struct Sealed {
 }
 
 impl Sealed {
-    /// Open the regular file `path` as a table of `kind`: its first line names a version the
-    /// kind reads, and its header holds its CRC.
-    pub(crate) fn open(path: &Path, kind: Kind) -> Result<Sealed> {
+    /// Open the regular file `path` as a table of the kind its first line names (any of
+    /// [`KINDS`]), its first bytes read once: the first line, the header and its CRC checked.
+    pub(crate) fn open(path: &Path) -> Result<Sealed> {
         let file = open_regular(path)?;
-        let first = super::files::first_bytes(path, 64)?;
-        let version = kind.version_of(&first).ok_or_else(|| {
-            Error::invalid(format!(
-                "{}: not a chompute table of this kind (its first line is not '{}')",
-                path.display(),
-                kind.magic()
-            ))
-        })?;
-        let (pairs, start) =
-            read_header(path, &mut BufReader::new(&file), &kind.magic_of(version))?;
-        let prefix = read_prefix(&file, path, start)?;
+        let first = read_prefix(&file, path, HEADER_MAX as u64 + 2)?;
+        let Some((kind, version)) = KINDS
+            .iter()
+            .find_map(|k| k.version_of(&first).map(|v| (*k, v)))
+        else {
+            return Err(not_a_table(path));
+        };
+        let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
+        let prefix = first[..start as usize].to_vec();
         if !header_crc_holds(&prefix) {
             return Err(damaged(path, "the header does not match its header-crc32"));
         }
@@ -96,6 +109,29 @@ impl Sealed {
             version,
             kind,
         })
+    }
+
+    /// The kind its first line names.
+    pub(crate) fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// This file as a table of `kind`; one of another kind is refused, naming both.
+    pub(crate) fn of(self, kind: Kind) -> Result<Sealed> {
+        if self.kind != kind {
+            return Err(Error::invalid(format!(
+                "{}: {} (`chomp query` answers from it); this needs {}",
+                self.path.display(),
+                self.kind.title,
+                kind.title
+            )));
+        }
+        Ok(self)
+    }
+
+    /// The file, for a kind that reads its body its own way.
+    pub(crate) fn into_file(self) -> File {
+        self.file
     }
 
     /// The first line as read (the magic to rebuild the header with).
@@ -111,6 +147,22 @@ impl Sealed {
     /// The box and numbering the header names.
     pub(crate) fn layout(&self) -> Result<BitLayout> {
         header_index(&self.path, &self.pairs)
+    }
+
+    /// The box and numbering of a table of values (`what`): colex ranks, or the hook index
+    /// that keeps every interior of a diagonal hook; any other is refused.
+    pub(crate) fn value_layout(&self, what: &str) -> Result<BitLayout> {
+        let layout = self.layout()?;
+        let rows = layout.shape().rows;
+        if layout.hook_index().is_some_and(|h| h.min_child() != rows) {
+            return Err(Error::invalid(format!(
+                "{}: {what} numbered by '{}'; chompute writes '{COLEX_SCHEME}' or \
+                 '{HOOK_SCHEME} {rows}'",
+                self.path.display(),
+                layout.scheme()
+            )));
+        }
+        Ok(layout)
     }
 
     /// The header must be exactly `header`, the one the kind writes for the fields read
@@ -131,6 +183,17 @@ impl Sealed {
         };
         CheckedBody::open(&self.path, self.file, self.start, bytes, what, seed)
     }
+}
+
+/// The error for a file whose first line names no kind and version read.
+fn not_a_table(path: &Path) -> Error {
+    let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
+    Error::invalid(format!(
+        "{}: not a chompute table (its first line is none of {}; a table of an older version \
+         is computed again to write the current one)",
+        path.display(),
+        kinds.join(", ")
+    ))
 }
 
 /// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.
@@ -183,7 +246,7 @@ pub(crate) fn read_header(
         if bytes.ends_with(b"\n\n") {
             break;
         }
-        if bytes.len() > 4096 {
+        if bytes.len() > HEADER_MAX {
             return Err(bad("header too long"));
         }
     }

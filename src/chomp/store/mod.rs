@@ -27,53 +27,25 @@ pub mod header;
 pub(crate) use checkpoint::read_raw_record;
 pub use checkpoint::Checkpoint;
 pub use chunks::CHUNK_BYTES;
-pub(crate) use chunks::{chunk_seed, CheckedBody, ChunkCrcs, ChunkWriter};
+pub(crate) use chunks::{chunk_seed, save_sealed, CheckedBody, ChunkCrcs, Recount};
 pub(crate) use files::{
-    being_solved, check_resumable_target, damaged, disagrees, first_bytes, flock_now, lock_table,
-    open_checkpoint_file, open_regular, read_prefix, refuse_if_held, starts_with_line,
+    being_solved, check_resumable_target, damaged, flock_now, lock_table, open_checkpoint_file,
+    read_prefix, refuse_if_held,
 };
 pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path, TableLock};
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
-    Sealed,
+    Sealed, HEADER_MAX,
 };
 
 /// The one-bit table (`chomp solve -o`): version 3 binds its chunk CRCs to its header;
 /// version 2 files are still read.
-pub const P_TABLE: Kind = Kind {
-    name: "p-table",
-    title: "a one-bit table",
-    version: 3,
-    legacy: Some(2),
-};
+pub const P_TABLE: Kind = Kind::new("p-table", "a one-bit table", 3);
 /// The Grundy table (`chomp grundy -o`).
-pub const GRUNDY_TABLE: Kind = Kind {
-    name: "grundy-table",
-    title: "a Grundy table",
-    version: 2,
-    legacy: Some(1),
-};
+pub const GRUNDY_TABLE: Kind = Kind::new("grundy-table", "a Grundy table", 2);
 /// The ordinal table (`chomp ord -o`).
-pub const ORD_TABLE: Kind = Kind {
-    name: "ord-table",
-    title: "an ordinal table",
-    version: 2,
-    legacy: Some(1),
-};
+pub const ORD_TABLE: Kind = Kind::new("ord-table", "an ordinal table", 2);
 /// The cells table (`chomp cells -o`), its own checkpoint.
-pub const CELLS_TABLE: Kind = Kind {
-    name: "cells-table",
-    title: "a cells table",
-    version: 2,
-    legacy: Some(1),
-};
+pub const CELLS_TABLE: Kind = Kind::new("cells-table", "a cells table", 2);
 /// Every kind, in the order a reader names them.
 pub const KINDS: [Kind; 4] = [P_TABLE, GRUNDY_TABLE, ORD_TABLE, CELLS_TABLE];
-
-/// The kind and version the file at `path` names in its first line, if any of [`KINDS`].
-pub fn kind_of(path: &std::path::Path) -> crate::error::Result<Option<(Kind, u32)>> {
-    let first = first_bytes(path, 64)?;
-    Ok(KINDS
-        .iter()
-        .find_map(|k| k.version_of(&first).map(|v| (*k, v))))
-}

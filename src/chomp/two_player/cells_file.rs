@@ -23,7 +23,10 @@
 
 use super::cells::{CellsEngine, CellsTable};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
-use crate::chomp::store::{damaged, header_crc_holds};
+use crate::chomp::store::{
+    damaged, field, header_crc_holds, number, read_header, CheckedBody, Recount, Sealed,
+    CELLS_TABLE,
+};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
 use std::fs::File;
@@ -66,21 +69,12 @@ impl Geometry {
         Geometry {
             words,
             chunks,
-            slot_bytes: SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK),
+            slot_bytes: slot_bytes_for(chunks),
             magic: CELLS_MAGIC,
             seed: crate::chomp::store::chunk_seed(
                 format!("{CELLS_MAGIC}\nmax {max}\nwords {words}\nchunk-bytes {CHUNK}\n")
                     .as_bytes(),
             ),
-        }
-    }
-
-    /// The geometry of a version-1 file of the same size.
-    fn legacy(self) -> Geometry {
-        Geometry {
-            magic: CELLS_MAGIC_V1,
-            seed: 0,
-            ..self
         }
     }
 
@@ -100,6 +94,12 @@ impl Geometry {
     }
 }
 
+/// Bytes of a slot of a file of `chunks` chunks of body: the text, then the chunks' CRCs to a
+/// whole chunk.
+fn slot_bytes_for(chunks: u64) -> u64 {
+    SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK)
+}
+
 /// Bytes of the cells table file of `table`'s size.
 pub fn file_bytes(table: &CellsTable) -> u64 {
     Geometry::new(table.max(), table.words().len() as u64).file_bytes()
@@ -114,13 +114,6 @@ struct Slot {
     crcs: Vec<u32>,
 }
 
-/// The CRC-32 of chunk `i` of `words`.
-fn chunk_crc(geo: &Geometry, words: &[AtomicU64], i: usize) -> u32 {
-    let mut bytes = [0u8; CHUNK as usize];
-    chunk_bytes(words, i, &mut bytes);
-    geo.crc(&bytes)
-}
-
 /// Chunk `i` of `words` as bytes (zeros past the last word).
 fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     let lo = (i * CHUNK_WORDS).min(words.len());
@@ -131,11 +124,14 @@ fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     }
 }
 
+/// The CRC-32 of every chunk of `words`.
 fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
-    (0..geo.chunks as usize)
-        .into_par_iter()
-        .map(|i| chunk_crc(geo, words, i))
-        .collect()
+    let crc = |i| {
+        let mut bytes = [0u8; CHUNK as usize];
+        chunk_bytes(words, i, &mut bytes);
+        geo.crc(&bytes)
+    };
+    (0..geo.chunks as usize).into_par_iter().map(crc).collect()
 }
 
 /// The slot's bytes: the sealed text, zero-padded to [`SLOT_HEADER`], then the CRCs.
@@ -171,50 +167,16 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     let mut bytes = vec![0u8; geo.slot_bytes as usize];
     file.read_exact_at(&mut bytes, k * geo.slot_bytes)
         .map_err(|e| Error::io(path, e))?;
-    let Some(end) = bytes[..SLOT_HEADER as usize]
-        .windows(2)
-        .position(|w| w == b"\n\n")
-    else {
+    let Some(text) = slot_text(&bytes) else {
         return Ok(None);
     };
-    let header = &bytes[..end + 2];
-    if !header_crc_holds(header) {
-        return Ok(None);
-    }
-    let text = std::str::from_utf8(header).map_err(|_| damaged(path, "a slot is not text"))?;
-    let mut lines = text.lines();
-    if lines.next() != Some(geo.magic) {
-        return Err(Error::invalid(format!(
-            "{}: not a chompute cells table (its first line is not '{}')",
-            path.display(),
-            geo.magic
-        )));
-    }
-    let pairs: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(' ')).collect();
-    let get = |key: &str| -> Result<&str> {
-        pairs
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| *v)
-            .ok_or_else(|| damaged(path, format!("a slot has no '{key}'")))
-    };
-    let num = |key: &str| -> Result<u64> {
-        get(key)?
-            .parse()
-            .map_err(|_| damaged(path, format!("'{key}' is not a number")))
-    };
-    let file_max = num("max")?;
-    if file_max != max as u64 {
-        return Err(Error::invalid(format!(
-            "{} holds the diagrams of up to {file_max} cells, not {max}; remove it or ask for {file_max}",
-            path.display()
-        )));
-    }
-    if num("words")? != geo.words || num("chunk-bytes")? != CHUNK {
+    let (pairs, _) = read_header(path, &mut text.as_bytes(), geo.magic)?;
+    let num = |key: &str| number(path, &pairs, key);
+    if num("max")? != max as u64 || num("words")? != geo.words || num("chunk-bytes")? != CHUNK {
         return Err(damaged(path, "its size is not that of its header"));
     }
     let steps = num("steps")?;
-    let p = match get("p-positions")? {
+    let p = match field(path, &pairs, "p-positions")? {
         "-" => Vec::new(),
         list => list
             .split(',')
@@ -226,7 +188,7 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
         return Err(damaged(path, "its steps do not match its counts"));
     }
     let crc_bytes = &bytes[SLOT_HEADER as usize..(SLOT_HEADER + geo.chunks * 4) as usize];
-    let stated = u32::from_str_radix(get("crcs-crc32")?, 16)
+    let stated = u32::from_str_radix(field(path, &pairs, "crcs-crc32")?, 16)
         .map_err(|_| damaged(path, "'crcs-crc32' is not hexadecimal"))?;
     if crc32fast::hash(crc_bytes) != stated {
         return Ok(None);
@@ -242,18 +204,38 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, max: u32, k: u64) -> Resu
     }))
 }
 
-/// The number of cells that the first slot of `file` states when its header is whole (the
-/// first slot lies at the start whatever the file's size).
-fn stated_max(file: &File) -> Option<u64> {
-    let mut bytes = vec![0u8; SLOT_HEADER as usize];
-    file.read_exact_at(&mut bytes, 0).ok()?;
-    let end = bytes.windows(2).position(|w| w == b"\n\n")?;
+/// The sealed text a slot's bytes start with, when it is whole (its header-crc32 holds).
+fn slot_text(bytes: &[u8]) -> Option<&str> {
+    let end = bytes[..SLOT_HEADER as usize]
+        .windows(2)
+        .position(|w| w == b"\n\n")?;
     let header = &bytes[..end + 2];
-    header_crc_holds(header).then_some(())?;
-    std::str::from_utf8(header)
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("max ")?.parse().ok())
+    header_crc_holds(header).then(|| std::str::from_utf8(header).ok())?
+}
+
+/// The number of cells that a whole slot of `file` states, whichever slot it is: the slots
+/// lie where a file of its length has them (a file of c chunks has 3·slot + c·[`CHUNK`]
+/// bytes, which grows with c).
+fn stated_max(file: &File) -> Option<u64> {
+    let len = file.metadata().ok()?.len();
+    let bytes_of = |c: u64| SLOTS * slot_bytes_for(c) + c * CHUNK;
+    let (mut lo, mut hi) = (0, len / CHUNK);
+    while lo < hi {
+        let c = (lo + hi) / 2;
+        match bytes_of(c) < len {
+            true => lo = c + 1,
+            false => hi = c,
+        }
+    }
+    (bytes_of(lo) == len).then_some(())?;
+    let mut bytes = vec![0u8; SLOT_HEADER as usize];
+    (0..SLOTS).find_map(|k| {
+        file.read_exact_at(&mut bytes, k * slot_bytes_for(lo))
+            .ok()?;
+        slot_text(&bytes)?
+            .lines()
+            .find_map(|l| l.strip_prefix("max ")?.parse().ok())
+    })
 }
 
 /// The newest slots of a file, newest first (at most two). Every slot's text is read; a
@@ -634,10 +616,9 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
 /// bit read comes from a chunk checked against the newest slot's CRC.
 #[derive(Debug)]
 pub struct CellsFile {
-    file: File,
-    path: PathBuf,
-    geo: Geometry,
-    slot: Slot,
+    body: CheckedBody,
+    /// The P-positions of 1, …, max cells, as the header says.
+    p: Vec<u64>,
     counts: super::cells::PartitionCounts,
     at: Vec<u64>,
 }
@@ -645,32 +626,29 @@ pub struct CellsFile {
 impl CellsFile {
     /// Open `path`, a finished file (`steps` = `max` in its newest slot).
     pub fn open(path: &Path) -> Result<CellsFile> {
-        let file = crate::chomp::store::open_regular(path)?;
-        let first = crate::chomp::store::first_bytes(path, 64)?;
-        let Some(version) = crate::chomp::store::CELLS_TABLE.version_of(&first) else {
-            return Err(Error::invalid(format!(
-                "{}: not a chompute cells table",
-                path.display()
-            )));
-        };
-        // `max` from the first slot's text, then every slot read (and checked) with it.
-        let mut text = vec![0u8; SLOT_HEADER as usize];
-        let got = file.read_at(&mut text, 0).map_err(|e| Error::io(path, e))?;
-        let max = std::str::from_utf8(&text[..got])
+        CellsFile::read(Sealed::open(path)?.of(CELLS_TABLE)?)
+    }
+
+    /// The table whose first slot's sealed header was read (the file's first bytes, read
+    /// once): `max` from it, then every slot read (and checked) with it.
+    pub(crate) fn read(sealed: Sealed) -> Result<CellsFile> {
+        let path = &sealed.path.clone();
+        let max = sealed
+            .number("max")
             .ok()
-            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("max ")))
-            .and_then(|m| m.parse::<u32>().ok())
-            .filter(|&m| (1..=super::cells::MAX_CELLS).contains(&m))
-            .ok_or_else(|| damaged(path, "its header has no 'max'"))?;
+            .filter(|&m| (1..=super::cells::MAX_CELLS as u64).contains(&m))
+            .ok_or_else(|| damaged(path, "its header has no 'max'"))? as u32;
         let counts = super::cells::PartitionCounts::new(max)?;
         let mut at = vec![0u64; max as usize + 2];
         for n in 1..=max as usize {
             at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64);
         }
         let mut geo = Geometry::new(max, at[max as usize + 1]);
-        if version != crate::chomp::store::CELLS_TABLE.version {
-            geo = geo.legacy();
+        if sealed.version != CELLS_TABLE.version {
+            // A version-1 file: its chunk CRCs start from 0.
+            (geo.magic, geo.seed) = (CELLS_MAGIC_V1, 0);
         }
+        let file = sealed.into_file();
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         if len != geo.file_bytes() {
             return Err(damaged(path, "its length is not that of its header"));
@@ -692,11 +670,10 @@ impl CellsFile {
                 slot.steps
             )));
         }
+        let body = (geo.body_at(), geo.chunks * CHUNK);
         Ok(CellsFile {
-            file,
-            path: path.to_path_buf(),
-            geo,
-            slot,
+            body: CheckedBody::new(path, file, body, CHUNK, slot.crcs, geo.seed),
+            p: slot.p,
             counts,
             at,
         })
@@ -709,7 +686,7 @@ impl CellsFile {
 
     /// How many diagrams of `n` cells are P (from the header).
     pub fn p_positions(&self, n: u32) -> u64 {
-        self.slot.p[n as usize - 1]
+        self.p[n as usize - 1]
     }
 
     /// The counts of every n, as the run printed them.
@@ -732,63 +709,60 @@ impl CellsFile {
         }
         let rank = self.counts.rank(parts.iter().copied(), m);
         let word = self.at[m as usize] + rank / 64;
-        let chunk = word * 8 / CHUNK;
-        let mut bytes = [0u8; CHUNK as usize];
-        self.file
-            .read_exact_at(&mut bytes, self.geo.body_at() + chunk * CHUNK)
-            .map_err(|e| Error::io(&self.path, e))?;
-        if self.geo.crc(&bytes) != self.slot.crcs[chunk as usize] {
-            return Err(damaged(&self.path, format!("chunk {chunk} fails its CRC")));
-        }
-        let at = (word * 8 % CHUNK) as usize;
-        let w = u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        Ok(Some((w >> (rank % 64)) & 1 == 0))
+        let mut w = [0u8; 8];
+        self.body.read_at(word * 8, &mut w)?;
+        Ok(Some((u64::from_le_bytes(w) >> (rank % 64)) & 1 == 0))
     }
 
-    /// Check every chunk against its CRC and recount the P-positions of every n.
+    /// Check every chunk against its CRC and recount the P-positions of every n (the store's
+    /// one verify).
     pub fn verify(&self) -> Result<()> {
-        let mut set = vec![0u64; self.max() as usize + 1];
-        let mut buf = vec![0u8; 1024 * CHUNK as usize];
-        let mut word = 0u64;
-        let mut n = 1usize;
-        for first in (0..self.geo.chunks).step_by(1024) {
-            let k = 1024.min(self.geo.chunks - first) as usize;
-            let bytes = &mut buf[..k * CHUNK as usize];
-            self.file
-                .read_exact_at(bytes, self.geo.body_at() + first * CHUNK)
-                .map_err(|e| Error::io(&self.path, e))?;
-            for (j, c) in bytes.chunks(CHUNK as usize).enumerate() {
-                if self.geo.crc(c) != self.slot.crcs[first as usize + j] {
-                    return Err(damaged(
-                        &self.path,
-                        format!("chunk {} fails its CRC", first as usize + j),
-                    ));
-                }
+        self.body.verify(ByCells {
+            file: self,
+            word: 0,
+            n: 1,
+            n_positions: vec![0; self.max() as usize + 1],
+        })
+    }
+}
+
+/// What a cells table's verify recounts: the P-positions of every n, from its N-marks.
+struct ByCells<'a> {
+    file: &'a CellsFile,
+    word: u64,
+    /// The number of cells of the table the next word is in.
+    n: usize,
+    /// The N-positions of each n.
+    n_positions: Vec<u64>,
+}
+
+impl Recount for ByCells<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        let at = &self.file.at;
+        for b in chunk.chunks_exact(8) {
+            if self.word >= at[at.len() - 1] {
+                break;
             }
-            for b in bytes.chunks_exact(8) {
-                if word >= self.geo.words {
-                    break;
-                }
-                while word >= self.at[n + 1] {
-                    n += 1;
-                }
-                set[n] += u64::from_le_bytes(b.try_into().expect("8 bytes")).count_ones() as u64;
-                word += 1;
+            while self.word >= at[self.n + 1] {
+                self.n += 1;
             }
+            let w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+            self.n_positions[self.n] += w.count_ones() as u64;
+            self.word += 1;
         }
-        for n in 1..=self.max() {
-            let p = self.counts.partitions(n) - set[n as usize];
-            if p != self.p_positions(n) {
-                return Err(crate::chomp::store::disagrees(
-                    &self.path,
-                    format!(
-                        "{p} P-positions of {n} cells in its bits, {} in its header",
-                        self.p_positions(n)
-                    ),
-                ));
-            }
-        }
-        Ok(())
+    }
+
+    fn disagreement(self) -> Option<String> {
+        let f = self.file;
+        (1..=f.max()).find_map(|n| {
+            let p = f.counts.partitions(n) - self.n_positions[n as usize];
+            (p != f.p_positions(n)).then(|| {
+                format!(
+                    "{p} P-positions of {n} cells in its bits, {} in its header",
+                    f.p_positions(n)
+                )
+            })
+        })
     }
 }
 
@@ -984,7 +958,19 @@ mod tests {
         // Of another length too: refused, never begun again over the other run's work.
         let e = compute_to_file_with(40, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
         assert!(e.to_string().contains("up to 20 cells, not 40"), "{e}");
+        // Its first slot torn, a later one whole: still told by the whole slot.
         let partial = crate::chomp::store::partial_path(&out);
+        let mut bytes = std::fs::read(&partial).unwrap();
+        let first = bytes[..SLOT_HEADER as usize].to_vec();
+        bytes[..SLOT_HEADER as usize].fill(0);
+        std::fs::write(&partial, &bytes).unwrap();
+        for other in [21, 40] {
+            let e = compute_to_file_with(other, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();
+            let want = format!("up to 20 cells, not {other}");
+            assert!(e.to_string().contains(&want), "{e}");
+        }
+        bytes[..SLOT_HEADER as usize].copy_from_slice(&first);
+        std::fs::write(&partial, &bytes).unwrap();
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
         let e = compute_to_file_with(20, &out, ZERO, |_| {}, |_| Ok(())).unwrap_err();

@@ -34,7 +34,7 @@
 //! writes the same bytes.
 //!
 //! Version-1 files (`chompute chomp p-table 1`: one CRC over all the bits, none over the
-//! header) are refused with a line saying to solve the box again: a query of one would have
+//! header) are refused with a line saying to compute it again: a query of one would have
 //! to read the whole file before its first answer, and its header could not be trusted.
 //!
 //! # The checkpoint
@@ -55,21 +55,20 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::BitLayout;
+use crate::chomp::engine::lifecycle::{check_fields, read_steps};
+use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
-    self, chunk_seed, damaged, header_index, header_lines, read_header, read_raw_record,
-    sealed_header, Checkpoint, ChunkCrcs, ChunkWriter, Sealed, P_TABLE,
+    self, chunk_seed, damaged, header_lines, read_header, read_raw_record, sealed_header,
+    Checkpoint, ChunkCrcs, Recount, Sealed, P_TABLE,
 };
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
 use std::fs::{File, OpenOptions};
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 pub use crate::chomp::store::CHUNK_BYTES;
 
-const TABLE_MAGIC_V1: &str = "chompute chomp p-table 1";
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 
 pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String)]) -> String {
@@ -110,37 +109,35 @@ pub fn save_words(
     source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
 ) -> Result<()> {
     let header = table_header(&P_TABLE.magic(), index, p_positions);
-    let total = index.bytes();
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    let (total, mut written) = (index.bytes(), 0);
+    store::save_sealed(path, &header, |sink| {
         let mut bytes = Vec::new();
         source(&mut |words: &[u64]| {
-            if body.written() + words.len() as u64 * 8 > total {
-                return Err(Error::invalid(format!(
-                    "{}: more words than the {} box has",
-                    path.display(),
-                    index.shape()
-                )));
+            written += words.len() as u64 * 8;
+            if written > total {
+                return Err(wrong_length(path, index, written));
             }
             bytes.clear();
             bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-            body.write(&bytes).map_err(io)
+            sink(&bytes)
         })?;
-        if body.written() != total {
-            return Err(Error::invalid(format!(
-                "{}: {} bytes of bits, but the {} box has {total}",
-                path.display(),
-                body.written(),
-                index.shape()
-            )));
+        match written == total {
+            true => Ok(()),
+            false => Err(wrong_length(path, index, written)),
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+    })
+}
+
+/// The error for a body of `written` bytes of bits where `index`'s box has another number.
+fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
+    let (shape, total) = (index.shape(), index.bytes());
+    Error::invalid(match written > total {
+        true => format!("{}: more words than the {shape} box has", path.display()),
+        false => format!(
+            "{}: {written} bytes of bits, but the {shape} box has {total}",
+            path.display()
+        ),
+    })
 }
 
 /// A table file built in place over one or several runs (a box solved in blocks is assembled
@@ -194,11 +191,11 @@ impl TableInPlace {
             .write(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
-        let magic = P_TABLE.magic();
-        let (pairs, start) = read_header(path, &mut BufReader::new(&file), &magic)?;
+        let first = store::read_prefix(&file, path, store::HEADER_MAX as u64 + 2)?;
+        let (pairs, start) = read_header(path, &mut &first[..], &P_TABLE.magic())?;
         let p = store::number(path, &pairs, "p-positions")?;
-        let header = table_header(&magic, index, p);
-        if store::read_prefix(&file, path, start)? != header.as_bytes() {
+        let header = table_header(&P_TABLE.magic(), index, p);
+        if first[..start as usize] != *header.as_bytes() {
             return Err(damaged(
                 path,
                 format!(
@@ -281,12 +278,9 @@ impl TableInPlace {
 
     /// Append `words` to the body.
     pub(super) fn append(&mut self, words: &[u64]) -> Result<()> {
-        if self.crcs.written() + words.len() as u64 * 8 > self.index.bytes() {
-            return Err(Error::invalid(format!(
-                "{}: more words than the {} box has",
-                self.path.display(),
-                self.index.shape()
-            )));
+        let written = self.crcs.written() + words.len() as u64 * 8;
+        if written > self.index.bytes() {
+            return Err(wrong_length(&self.path, &self.index, written));
         }
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.file
@@ -305,12 +299,7 @@ impl TableInPlace {
     pub(super) fn finish(self) -> Result<()> {
         let total = self.index.bytes();
         if self.crcs.written() != total {
-            return Err(Error::invalid(format!(
-                "{}: {} bytes of bits, but the {} box has {total}",
-                self.path.display(),
-                self.crcs.written(),
-                self.index.shape()
-            )));
+            return Err(wrong_length(&self.path, &self.index, self.crcs.written()));
         }
         let at = self.start + total;
         self.file
@@ -350,30 +339,20 @@ impl TableFile {
     /// Open a table written by [`save_table`]: checks the header (its CRC, the box, the
     /// numbering) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<TableFile> {
-        if store::starts_with_line(path, TABLE_MAGIC_V1)? {
-            return Err(Error::invalid(format!(
-                "{}: a version-1 table (one CRC for all its bits, none over its header); solve \
-                 the box again to write the current version",
-                path.display()
-            )));
-        }
-        if let Some((kind, _)) = store::kind_of(path)?.filter(|(k, _)| *k != P_TABLE) {
-            return Err(Error::invalid(format!(
-                "{}: {} (`chomp query` answers from it); this needs a one-bit table, which \
-                 `chomp solve -o` writes",
-                path.display(),
-                kind.title
-            )));
-        }
-        let sealed = Sealed::open(path, P_TABLE)?;
+        TableFile::read(Sealed::open(path)?.of(P_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<TableFile> {
         let index = sealed.layout()?;
         let p_positions = sealed.number("p-positions")?;
         let header = table_header(&sealed.magic(), &index, p_positions);
         sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a table of the {} box", index.shape());
+        let path = sealed.path.clone();
         let body = sealed.body(index.bytes(), &what)?;
         Ok(TableFile {
-            path: path.to_path_buf(),
+            path,
             p_positions,
             body,
             index,
@@ -433,43 +412,55 @@ impl TableFile {
         BitSource::rectangle_bites(self, shape)
     }
 
-    /// Check every chunk against its CRC-32 and recount the P-positions against the header,
-    /// streaming the bits (nothing is kept).
+    /// Check every chunk against its CRC-32 and recount the P-positions against the header
+    /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let mut count = 0u64;
-        let mut at = 0u64;
-        let hook = self.index.hook_index().cloned();
-        self.read_words(|w| {
-            count += match &hook {
-                None => w.count_ones() as u64,
-                Some(h) => h.p_count_word(w, at << 6),
-            };
-            at += 1;
-        })?;
-        if count != self.p_positions {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the bits hold {count} P-positions, the header says {}",
-                    self.p_positions
-                ),
-            ));
-        }
-        Ok(())
+        self.body.verify(PCount {
+            hook: self.index.hook_index().map(|h| &**h),
+            words: 0,
+            count: 0,
+            stated: self.p_positions,
+        })
     }
 
     /// Read the whole table, checking every chunk's CRC-32.
     pub fn load(&self) -> Result<PTable> {
         let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
-        self.read_words(|w| words.push(w))?;
+        self.body.for_each_chunk(|buf| {
+            let each = buf.chunks_exact(8);
+            words.extend(each.map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))))
+        })?;
         PTable::from_words(self.index.clone(), words)
     }
+}
 
-    /// Every word of the table in order to `each`, each chunk checked before its words go.
-    fn read_words(&self, mut each: impl FnMut(u64)) -> Result<()> {
-        self.body.for_each_chunk(|buf| {
-            buf.chunks_exact(8)
-                .for_each(|w| each(u64::from_le_bytes(w.try_into().expect("8 bytes"))))
+/// What a one-bit table's verify recounts: its P-positions (a stored pair of a hook index
+/// counts twice).
+struct PCount<'a> {
+    hook: Option<&'a HookIndex>,
+    words: u64,
+    count: u64,
+    stated: u64,
+}
+
+impl Recount for PCount<'_> {
+    fn feed(&mut self, chunk: &[u8]) {
+        for w in chunk.chunks_exact(8) {
+            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+            self.count += match self.hook {
+                None => w.count_ones() as u64,
+                Some(h) => h.p_count_word(w, self.words << 6),
+            };
+            self.words += 1;
+        }
+    }
+
+    fn disagreement(self) -> Option<String> {
+        (self.count != self.stated).then(|| {
+            format!(
+                "the bits hold {} P-positions, the header says {}",
+                self.count, self.stated
+            )
         })
     }
 }
@@ -499,43 +490,18 @@ impl Checkpoint {
         index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
-        let shape = index.shape();
         let header = header_text(PARTIAL_MAGIC, index, &[]);
-        let check = |pairs: &[(String, String)]| {
-            let got_index = header_index(path, pairs)?;
-            let got = got_index.shape();
-            if got != shape {
-                return Err(Error::invalid(format!(
-                    "{} is the checkpoint of the {got} box, not of {shape}; remove it or solve {got}",
-                    path.display()
-                )));
-            }
-            if got_index.scheme() != index.scheme() {
-                return Err(Error::invalid(format!(
-                    "{} numbers the {got} box by '{}', this run by '{}'; remove it to start afresh",
-                    path.display(),
-                    got_index.scheme(),
-                    index.scheme()
-                )));
-            }
-            Ok(())
-        };
+        let want = [("box", index.shape().to_string()), ("rank", index.scheme())];
+        let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want, |_, _| None);
         let layers = super::solve::steps(index);
         let read = |reader: &mut dyn Read| {
-            let (mut next, mut good) = (0u64, 0u64);
-            while next < layers {
-                match read_record(reader, index.len())? {
-                    Some((v, ranks, bytes)) if v == next => {
-                        for r in ranks {
-                            set_p(v, r);
-                        }
-                        good += bytes;
-                        next += 1;
-                    }
-                    _ => break,
+            read_steps(layers, |next| match read_record(reader, index.len())? {
+                Some((v, ranks, bytes)) if v == next => {
+                    ranks.into_iter().for_each(|r| set_p(v, r));
+                    Ok(Some(bytes))
                 }
-            }
-            Ok((next, good))
+                _ => Ok(None),
+            })
         };
         Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "solved", check, read)
     }
@@ -582,7 +548,7 @@ pub(super) fn read_record(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::store::{field, header_crc_holds};
+    use crate::chomp::store::{field, header_crc_holds, header_index};
     use std::io::Cursor;
 
     const TABLE_MAGIC: &str = "chompute chomp p-table 3";

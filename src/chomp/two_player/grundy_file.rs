@@ -43,11 +43,10 @@ use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::{Layers, TableSteps};
-use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
-use crate::chomp::store::{self, CheckedBody, Checkpoint, ChunkWriter, Sealed, GRUNDY_TABLE};
+use crate::chomp::index::BitLayout;
+use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
-use crate::output::AtomicFile;
-use std::io::{BufWriter, Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
@@ -81,24 +80,18 @@ pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
         plan.width,
         table.max_grundy() as u64,
     );
-    let mut file = AtomicFile::create(path)?;
-    let io = |e| Error::io(path, e);
-    {
-        let mut out = BufWriter::with_capacity(1 << 20, &mut file);
-        out.write_all(header.as_bytes()).map_err(io)?;
-        let mut body = ChunkWriter::new(out, &header);
+    store::save_sealed(path, &header, |sink| {
         let mut buf = Vec::new();
         let mut at = 0;
         while at < len {
             let n = VALUES_AT_ONCE.min(len - at);
             buf.clear();
             table.values_le(at, n, &mut buf);
-            body.write(&buf).map_err(io)?;
+            sink(&buf)?;
             at += n;
         }
-        body.finish().map_err(io)?;
-    }
-    file.commit()
+        Ok(())
+    })
 }
 
 /// Compute the Grundy table of `plan`, keep finished layers in `FILE.partial` (resuming from it
@@ -318,22 +311,14 @@ impl GrundyFile {
     /// Open a table written by [`save_grundy`]: checks the header (its CRC, the box, the
     /// numbering, the value width) and the file's length, and reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<GrundyFile> {
-        let sealed = Sealed::open(path, GRUNDY_TABLE)?;
-        let pairs = &sealed.pairs;
-        let shape = ChompBox::parse(store::field(path, pairs, "box")?)
-            .map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        let rank = store::field(path, pairs, "rank")?;
-        let layout = BitLayout::from_scheme(shape, rank)
-            .ok()
-            .filter(|l| l.hook_index().is_none_or(|h| h.min_child() == shape.rows))
-            .ok_or_else(|| {
-                Error::invalid(format!(
-                    "{}: a Grundy table numbered by '{rank}'; chompute writes \
-                     '{COLEX_SCHEME}' or '{HOOK_SCHEME} {}'",
-                    path.display(),
-                    shape.rows
-                ))
-            })?;
+        GrundyFile::read(Sealed::open(path)?.of(GRUNDY_TABLE)?)
+    }
+
+    /// The table whose sealed header was read (the file's first bytes, read once).
+    pub(crate) fn read(sealed: Sealed) -> Result<GrundyFile> {
+        let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
+        let layout = sealed.value_layout("a Grundy table")?;
+        let shape = layout.shape();
         if layout.positions() > MAX_GRUNDY_POSITIONS {
             return Err(Error::invalid(format!(
                 "{}: the {shape} box has more than 2^36 positions",
@@ -428,13 +413,7 @@ impl GrundyFile {
         if p.is_empty() {
             return Err(Error::invalid("the empty diagram is not a position"));
         }
-        let r = self.layout.bit(p).ok_or_else(|| {
-            Error::invalid(format!(
-                "position {p} does not fit in the {} box",
-                self.shape()
-            ))
-        })?;
-        self.value_at(r)
+        self.value_at(self.layout.bit_of(p)?)
     }
 
     /// For every value g below G(`p`), one move of `p` to a position of value g (the least
@@ -474,37 +453,49 @@ impl GrundyFile {
     }
 
     /// Check every chunk against its CRC-32, the empty diagram's 0 and the largest value
-    /// against the header's `max-value`, streaming the values (nothing is kept).
+    /// against the header's `max-value` (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let (mut largest, mut first) = (0u16, None);
-        let w = self.width;
-        self.body.for_each_chunk(|buf| {
-            let mut see = |g: u16| {
-                first.get_or_insert(g);
-                largest = largest.max(g);
-            };
-            match w {
-                ValueBytes::One => buf.iter().for_each(|&g| see(g as u16)),
-                ValueBytes::Two => buf
-                    .chunks_exact(2)
-                    .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
-            }
-        })?;
-        if first != Some(0) {
-            return Err(store::disagrees(
-                &self.path,
-                "the empty diagram's value is not 0",
-            ));
+        self.body.verify(Largest {
+            width: self.width,
+            first: None,
+            largest: 0,
+            stated: self.max_value,
+        })
+    }
+}
+
+/// What a Grundy table's verify recounts: its first value (the empty diagram's, 0) and its
+/// largest.
+struct Largest {
+    width: ValueBytes,
+    first: Option<u16>,
+    largest: u16,
+    stated: u16,
+}
+
+impl Recount for Largest {
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut see = |g: u16| {
+            self.first.get_or_insert(g);
+            self.largest = self.largest.max(g);
+        };
+        match self.width {
+            ValueBytes::One => chunk.iter().for_each(|&g| see(g as u16)),
+            ValueBytes::Two => chunk
+                .chunks_exact(2)
+                .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
         }
-        if largest != self.max_value {
-            return Err(store::disagrees(
-                &self.path,
-                format!(
-                    "the largest value is {largest}, the header says {}",
-                    self.max_value
-                ),
-            ));
+    }
+
+    fn disagreement(self) -> Option<String> {
+        if self.first != Some(0) {
+            return Some("the empty diagram's value is not 0".into());
         }
-        Ok(())
+        (self.largest != self.stated).then(|| {
+            format!(
+                "the largest value is {}, the header says {}",
+                self.largest, self.stated
+            )
+        })
     }
 }
