@@ -172,6 +172,14 @@ pub struct ChompBox {
 }
 
 impl ChompBox {
+    /// The n × n square.
+    pub fn square(n: usize) -> ChompBox {
+        ChompBox {
+            rows: n,
+            cols: n as u32,
+        }
+    }
+
     /// Parse `RxC` (also `R×C`).
     pub fn parse(s: &str) -> Result<ChompBox, String> {
         let t = s.trim();

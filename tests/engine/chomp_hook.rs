@@ -15,10 +15,7 @@ use chompute::gpu::GpuContext;
 use std::sync::Arc;
 
 fn square(n: usize) -> ChompBox {
-    ChompBox {
-        rows: n,
-        cols: n as u32,
-    }
+    ChompBox::square(n)
 }
 
 /// The smallest buffers the kernel can bind `layout`'s table in on `device`.

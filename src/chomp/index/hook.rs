@@ -473,11 +473,7 @@ pub(crate) mod tests {
 
     /// Every position of the n-square, in colex order.
     pub(crate) fn all_positions(n: usize) -> Vec<Rows> {
-        let rk = crate::chomp::index::Ranker::new(ChompBox {
-            rows: n,
-            cols: n as u32,
-        })
-        .unwrap();
+        let rk = crate::chomp::index::Ranker::new(ChompBox::square(n)).unwrap();
         let mut out = Vec::new();
         let mut rows = vec![0u32; n];
         for r in 0..rk.len() {

@@ -229,11 +229,7 @@ mod tests {
         // 21×21 and 22×22 have more than 2^38 positions; their hook tables are sized, not
         // allocated, here.
         for (n, bytes) in [(21usize, 33.6e9), (22, 132.0e9)] {
-            let layout = BitLayout::for_box(ChompBox {
-                rows: n,
-                cols: n as u32,
-            })
-            .unwrap();
+            let layout = BitLayout::for_box(ChompBox::square(n)).unwrap();
             assert!(layout.hook_index().is_some(), "{n}");
             let b = layout.bytes() as f64;
             assert!(b > bytes * 0.99 && b < bytes * 1.03, "{n}: {b}");

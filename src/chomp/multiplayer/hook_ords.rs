@@ -183,10 +183,7 @@ mod tests {
             let rule = Rule::parse(rule).unwrap();
             let choice = Choice::new(&rule);
             for n in 1..=8 {
-                let shape = ChompBox {
-                    rows: n,
-                    cols: n as u32,
-                };
+                let shape = ChompBox::square(n);
                 let ranker = Ranker::new(shape).unwrap();
                 let colex = PackedOrds::compute(&ranker, &choice).unwrap();
                 let hook = pairs_index(n).unwrap();

@@ -385,16 +385,9 @@ mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
 
-    fn shape(n: usize) -> ChompBox {
-        ChompBox {
-            rows: n,
-            cols: n as u32,
-        }
-    }
-
     #[test]
     fn plans_cut_the_table_into_equal_windows_that_fit() {
-        let index = BitLayout::for_box(shape(14)).unwrap();
+        let index = BitLayout::for_box(ChompBox::square(14)).unwrap();
         let plan = BlockPlan::new(index.clone(), 1 << 20, Split::Windows).unwrap();
         assert!(plan.piece_bits / 8 <= (1 << 20) / 8 * 7);
         assert_eq!(plan.piece_bits % 64, 0);
@@ -414,7 +407,7 @@ mod tests {
         // A piece and its buffers fit in the memory asked for.
         for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
             for n in [14, 21] {
-                let ix = BitLayout::for_box(shape(n)).unwrap();
+                let ix = BitLayout::for_box(ChompBox::square(n)).unwrap();
                 for split in [Split::Windows, Split::Waves] {
                     let plan = BlockPlan::new(ix.clone(), memory, split).unwrap();
                     assert!(plan.window_bytes() <= memory, "{n}, {memory}, {split:?}");

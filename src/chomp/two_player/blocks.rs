@@ -551,13 +551,6 @@ mod tests {
     use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
     use std::time::Duration;
 
-    fn shape(n: usize) -> ChompBox {
-        ChompBox {
-            rows: n,
-            cols: n as u32,
-        }
-    }
-
     /// Bytes the files under `p` (a folder, or a file) take.
     fn bytes_under(p: &Path) -> u64 {
         crate::chomp::store::files::dir_bytes(p)
@@ -571,14 +564,21 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for (n, memory) in [(12, MIN_MEMORY), (13, MIN_MEMORY), (13, 200 << 10)] {
             let out = dir.join(format!("d{n}-{memory}.tbl"));
-            let index = BitLayout::for_box(shape(n)).unwrap();
+            let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
             let plan = BlockPlan::new(index, memory, Split::Windows).unwrap();
             assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
             let folder = blocks_dir(&out);
             let mut peak = 0;
-            solve_in_blocks(shape(n), &out, memory, None, Duration::ZERO, |_| {
-                peak = peak.max(bytes_under(&folder));
-            })
+            solve_in_blocks(
+                ChompBox::square(n),
+                &out,
+                memory,
+                None,
+                Duration::ZERO,
+                |_| {
+                    peak = peak.max(bytes_under(&folder));
+                },
+            )
             .unwrap();
             peak = peak.max(bytes_under(&out));
             assert!(
@@ -597,7 +597,11 @@ mod tests {
         // the table written beside them at the end.
         let dir = std::env::temp_dir().join(format!("chompute-whole-d-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for b in [shape(9), shape(12), ChompBox { rows: 7, cols: 11 }] {
+        for b in [
+            ChompBox::square(9),
+            ChompBox::square(12),
+            ChompBox { rows: 7, cols: 11 },
+        ] {
             let out = dir.join(format!("w{b}.tbl"));
             let (partial, marks) = (store::partial_path(&out), store::marks_path(&out));
             let mut peak = 0;
@@ -638,9 +642,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let not_square = |rows, cols| ChompBox { rows, cols };
         for (b, memory, several) in [
-            (shape(9), MIN_MEMORY, false),
-            (shape(12), MIN_MEMORY, true),
-            (shape(13), 200 << 10, true),
+            (ChompBox::square(9), MIN_MEMORY, false),
+            (ChompBox::square(12), MIN_MEMORY, true),
+            (ChompBox::square(13), 200 << 10, true),
             (not_square(10, 14), MIN_MEMORY, true),
             (not_square(14, 10), MIN_MEMORY, true),
         ] {
@@ -674,16 +678,16 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let n = 9;
         let whole = dir.join("whole.tbl");
-        crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+        crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
-        let index = BitLayout::for_box(shape(n)).unwrap();
+        let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
         let plan = BlockPlan::with(index, Split::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
         let mut steps_in_all = 0u64;
         {
             let out = dir.join("count.tbl");
             write_plan(&plan, &out).unwrap();
-            solve_in_blocks(shape(n), &out, 0, None, Duration::ZERO, |e| {
+            solve_in_blocks(ChompBox::square(n), &out, 0, None, Duration::ZERO, |e| {
                 if let RunEvent::Step(_) = e {
                     steps_in_all += 1;
                 }
@@ -702,7 +706,7 @@ mod tests {
                 let token = Cancel::new();
                 let mut seen = 0u64;
                 let got = token.scope(|| {
-                    solve_in_blocks(shape(n), &out, 0, None, every, |e| {
+                    solve_in_blocks(ChompBox::square(n), &out, 0, None, every, |e| {
                         if let RunEvent::Step(_) = e {
                             seen += 1;
                             if seen == stop {
@@ -728,11 +732,18 @@ mod tests {
                 }
                 let mut resumed = 0;
                 let mut rest = 0u64;
-                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
-                    RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
-                    RunEvent::Step(_) => rest += 1,
-                    _ => {}
-                })
+                solve_in_blocks(
+                    ChompBox::square(n),
+                    &out,
+                    0,
+                    None,
+                    SNAPSHOT_FLOOR,
+                    |e| match e {
+                        RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
+                        RunEvent::Step(_) => rest += 1,
+                        _ => {}
+                    },
+                )
                 .unwrap();
                 assert_eq!(std::fs::read(&out).unwrap(), want, "stop {stop}, {every:?}");
                 // The resumed run does only the steps still to do.
@@ -751,9 +762,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let n = 9;
         let whole = dir.join("whole.tbl");
-        crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+        crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {}).unwrap();
         let want = std::fs::read(&whole).unwrap();
-        let index = BitLayout::for_box(shape(n)).unwrap();
+        let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
         // Windows start on words; waves' pieces mostly do not (their first word is shared).
         for plan in [
             BlockPlan::with(index.clone(), Split::Windows, 64 * 64),
@@ -770,7 +781,7 @@ mod tests {
                     let folder = blocks_dir(&out);
                     let token = Cancel::new();
                     let got = token.scope(|| {
-                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                        solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                             if let RunEvent::Assembled { piece: window, .. } = e {
                                 // The pieces in the table are gone from the disk, the
                                 // others wait: the bits are on disk about once.
@@ -806,10 +817,12 @@ mod tests {
                     let mut solved = 0;
                     let mut assembled = 0;
                     let run =
-                        solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| match e {
-                            RunEvent::Piece { .. } => solved += 1,
-                            RunEvent::Assembled { .. } => assembled += 1,
-                            _ => {}
+                        solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                            match e {
+                                RunEvent::Piece { .. } => solved += 1,
+                                RunEvent::Assembled { .. } => assembled += 1,
+                                _ => {}
+                            }
                         })
                         .unwrap();
                     match damage {
@@ -842,7 +855,7 @@ mod tests {
             write_plan(&plan, &out).unwrap();
             let token = Cancel::new();
             let _ = token.scope(|| {
-                solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+                solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                     if let RunEvent::Assembled { .. } = e {
                         token.cancel();
                     }
@@ -850,7 +863,7 @@ mod tests {
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             let mut solved = 0;
-            solve_in_blocks(shape(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
+            solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
                 if let RunEvent::Piece { .. } = e {
                     solved += 1;
                 }
@@ -868,14 +881,15 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         for (n, piece_bits) in [(9usize, 700u64), (10, 3000)] {
             let whole = dir.join(format!("{n}.tbl"));
-            crate::chomp::two_player::run::solve_to_file(shape(n), &whole, |_| {}).unwrap();
+            crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {})
+                .unwrap();
             let want = std::fs::read(&whole).unwrap();
             let out = dir.join(format!("{n}-waves.tbl"));
-            let index = BitLayout::for_box(shape(n)).unwrap();
+            let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
             write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
             let run = |part: Option<Part>| {
-                solve_in_blocks(shape(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
+                solve_in_blocks(ChompBox::square(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
             };
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
@@ -899,10 +913,10 @@ mod tests {
         }
         // A part on a folder planned in windows is refused.
         let out = dir.join("windows.tbl");
-        let index = BitLayout::for_box(shape(9)).unwrap();
+        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
         write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
         let e = solve_in_blocks(
-            shape(9),
+            ChompBox::square(9),
             &out,
             0,
             Some(Part { part: 1, parts: 2 }),

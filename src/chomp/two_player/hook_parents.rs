@@ -353,10 +353,7 @@ mod tests {
                     .map(|_| AtomicU64::new(0))
                     .collect();
                 solve_forward(&ix, &words, 0, |_, _, _| Ok(())).unwrap();
-                let shape = ChompBox {
-                    rows: n,
-                    cols: n as u32,
-                };
+                let shape = ChompBox::square(n);
                 let full = crate::chomp::two_player::reference::solve_by_rank_order(shape).unwrap();
                 for x in all_positions(n) {
                     let i = ix.index(&x[..n]).unwrap();

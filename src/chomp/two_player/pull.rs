@@ -611,11 +611,7 @@ mod tests {
     use crate::chomp::two_player::solve::solve_layers;
 
     fn layout(n: usize, min_child: usize) -> BitLayout {
-        let ranker = Ranker::new(ChompBox {
-            rows: n,
-            cols: n as u32,
-        })
-        .unwrap();
+        let ranker = Ranker::new(ChompBox::square(n)).unwrap();
         BitLayout::hook(ranker, min_child).unwrap()
     }
 

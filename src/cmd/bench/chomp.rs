@@ -11,10 +11,7 @@ pub fn bench_chomp(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Result
     let rule = Rule::from_perm(vec![0, 1, 2]);
     let choice = Choice::new(&rule);
     let side = if env.quick { 8 } else { 13 };
-    let ranker = Ranker::new(ChompBox {
-        rows: side,
-        cols: side as u32,
-    })?;
+    let ranker = Ranker::new(ChompBox::square(side))?;
     env.measure(
         out,
         "chomp ord general",
@@ -52,10 +49,7 @@ fn bench_two_player(env: &BenchEnv, out: &mut Vec<Measurement>) -> anyhow::Resul
     use chompute::chomp::two_player::reference::solve_by_volume_layers;
     use chompute::chomp::two_player::solve::solve;
     let side = if env.quick { 10 } else { 14 };
-    let shape = ChompBox {
-        rows: side,
-        cols: side as u32,
-    };
+    let shape = ChompBox::square(side);
     let size = format!("{side}x{side}");
     let positions = shape.positions().expect("small") as u128;
     let fast = env.measure(
