@@ -121,6 +121,8 @@ PY
     }
     CHOMPUTE_GPU_STATS=1 T "$B" --backend gpu chomp solve --box 14x14 --json
     T "$B" --backend cpu chomp solve --box 14x14 --json
+    # 16x16 first: a time to scale from even when 18x18 misses its cap.
+    T timeout 60 "$B" --backend gpu chomp solve --box 16x16 --json
     one 18 120 37993832 docs/data/chomp-bites-18x18.json
     one 20 150 451253296 docs/data/chomp-bites-20x20.json || return
     one 21 300 1825627339 docs/data/chomp-bites-21x21.json || return
