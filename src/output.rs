@@ -750,6 +750,29 @@ impl Drop for AtomicDir {
     }
 }
 
+/// Run `f` under the gate that [`stop_outputs`] closes: a checkpoint or lock file it makes
+/// either exists before an interrupt says what was kept, or is never made.
+pub fn gated<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let _gate = gate()?;
+    f()
+}
+
+/// Create the directory `path` (and its parents) under the gate ([`gated`]).
+pub fn create_dir_gated(path: &Path) -> Result<()> {
+    gated(|| std::fs::create_dir_all(path).map_err(|e| Error::io(path, e)))
+}
+
+/// Note that `path`, an empty lock file this process holds, goes if the outputs stop (call it
+/// inside [`gated`], where it was opened) until [`lock_file_released`].
+pub fn remove_on_stop(path: &Path) {
+    lock(&LIVE).push((path.to_path_buf(), path.to_path_buf()));
+}
+
+/// The lock file `path` of [`remove_on_stop`] is removed (or handed on) by its owner.
+pub fn lock_file_released(path: &Path) {
+    forget(path);
+}
+
 /// Write a whole file inside an [`AtomicDir`]'s temporary directory.
 pub fn write_inside(path: &Path, bytes: &[u8]) -> Result<()> {
     let _gate = gate()?;

@@ -118,6 +118,13 @@ pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
 /// flock on it: a second process is refused at once ("TABLE is being `verb` by another
 /// process"), and anything but a regular file is no checkpoint.
 pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
+    // Under the interrupt's gate: a checkpoint made after the interrupt line would be one
+    // the line did not name.
+    crate::output::gated(|| open_and_lock(path, verb))
+}
+
+/// [`open_checkpoint_file`] without the gate, for callers already inside it.
+fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
         return Err(Error::invalid(format!(
             "{}: the checkpoint is not a regular file",
@@ -155,15 +162,23 @@ pub struct TableLock {
 /// Take [`TableLock`] on `table`.
 pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
     let path = partial_path(table);
-    let file = open_checkpoint_file(&path, "solved")?;
-    let lock = TableLock { path, file };
-    if lock.file.metadata().is_ok_and(|m| m.len() > 0) {
-        return Err(Error::invalid(format!(
-            "{} is the checkpoint of another run of {}: resume that run, or remove it",
-            lock.path.display(),
-            table.display()
-        )));
-    }
+    // Opened, locked and, when empty, noted to go with an interrupt in one step under the
+    // interrupt's gate: the line that says no file was written is never followed by one.
+    let lock = crate::output::gated(|| {
+        let file = open_and_lock(&path, "solved")?;
+        if file.metadata().is_ok_and(|m| m.len() > 0) {
+            return Err(Error::invalid(format!(
+                "{} is the checkpoint of another run of {}: resume that run, or remove it",
+                path.display(),
+                table.display()
+            )));
+        }
+        crate::output::remove_on_stop(&path);
+        Ok(TableLock {
+            path: path.clone(),
+            file,
+        })
+    })?;
     refuse_if_held(table, &blocks_dir(table).join("plan"))?;
     Ok(lock)
 }
@@ -174,6 +189,7 @@ impl Drop for TableLock {
         if self.file.metadata().is_ok_and(|m| m.len() == 0) {
             let _ = std::fs::remove_file(&self.path);
         }
+        crate::output::lock_file_released(&self.path);
     }
 }
 
