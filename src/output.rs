@@ -757,11 +757,6 @@ pub fn gated<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     f()
 }
 
-/// Create the directory `path` (and its parents) under the gate ([`gated`]).
-pub fn create_dir_gated(path: &Path) -> Result<()> {
-    gated(|| std::fs::create_dir_all(path).map_err(|e| Error::io(path, e)))
-}
-
 /// Note that `path`, an empty lock file this process holds, goes if the outputs stop (call it
 /// inside [`gated`], where it was opened) until [`lock_file_released`].
 pub fn remove_on_stop(path: &Path) {
@@ -775,14 +770,14 @@ pub fn lock_file_released(path: &Path) {
 
 /// Write a whole file inside an [`AtomicDir`]'s temporary directory.
 pub fn write_inside(path: &Path, bytes: &[u8]) -> Result<()> {
-    let _gate = gate()?;
-    std::fs::write(path, bytes).map_err(|e| Error::io(as_target(path), e))
+    gated(|| std::fs::write(path, bytes).map_err(|e| Error::io(as_target(path), e)))
 }
 
-/// Create a directory (and its parents) inside an [`AtomicDir`]'s temporary directory.
+/// Create a directory (and its parents) under the gate ([`gated`]): inside an
+/// [`AtomicDir`]'s temporary directory (an error names it as it will be), or a checkpoint
+/// folder.
 pub fn create_dir_inside(path: &Path) -> Result<()> {
-    let _gate = gate()?;
-    std::fs::create_dir_all(path).map_err(|e| Error::io(as_target(path), e))
+    gated(|| std::fs::create_dir_all(path).map_err(|e| Error::io(as_target(path), e)))
 }
 
 /// A path inside a temporary directory, named as it will be once the directory is in place.

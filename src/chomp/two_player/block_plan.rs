@@ -373,7 +373,7 @@ impl Pieces for BlockPlan {
 pub(super) fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
-    crate::output::create_dir_gated(&dir)?;
+    crate::output::create_dir_inside(&dir)?;
     let mut f = AtomicFile::create_piece(&plan_path)?;
     f.write_all(plan.plan_text().as_bytes())
         .map_err(|e| Error::io(&plan_path, e))?;
