@@ -293,7 +293,7 @@ impl ChompOrdinals {
         }
         let mut found: Vec<Vec<u32>> = Vec::new();
         self.table
-            .positions_with(k as u8, |rows| found.push(rows.to_vec()));
+            .positions_of(k as u8, |rows| found.push(rows.to_vec()));
         let list = PyList::empty(py);
         for rows in &found {
             list.append(diagram_tuple(py, rows)?)?;

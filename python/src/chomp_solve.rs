@@ -78,6 +78,18 @@ impl ChompTable {
         py: Python<'_>,
         position: &Bound<'_, PyAny>,
     ) -> PyResult<(Diagram, Vec<Diagram>)> {
+        let (p, bites) = self.ask(py, position, |source, p| source.winning_bites(p))?;
+        Ok((p, bites.unwrap_or_default()))
+    }
+
+    /// A position of the box and what `question` answers for it from the table's bits;
+    /// ValueError for a position the box does not hold.
+    fn ask<T>(
+        &self,
+        py: Python<'_>,
+        position: &Bound<'_, PyAny>,
+        question: impl FnOnce(&ArrayBits, &Diagram) -> chompute::Result<T>,
+    ) -> PyResult<(Diagram, T)> {
         let p = position_arg(position)?;
         self.rank_of(&p)?;
         let bits = self.bits.bind(py).readonly();
@@ -85,8 +97,8 @@ impl ChompTable {
             layout: &self.index,
             bytes: bits.as_slice()?,
         };
-        let bites = source.winning_bites(&p).or_raise()?.unwrap_or_default();
-        Ok((p, bites))
+        let answer = question(&source, &p).or_raise()?;
+        Ok((p, answer))
     }
 }
 
@@ -151,14 +163,8 @@ impl ChompTable {
 
     /// Whether a position ("4,3,1" or (4, 3, 1)) is P.
     fn is_p(&self, py: Python<'_>, position: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let p = position_arg(position)?;
-        self.rank_of(&p)?;
-        let bits = self.bits.bind(py).readonly();
-        let source = ArrayBits {
-            layout: &self.index,
-            bytes: bits.as_slice()?,
-        };
-        Ok(source.is_p(&p).or_raise()? == Some(true))
+        let (_, answer) = self.ask(py, position, |source, p| source.is_p(p))?;
+        Ok(answer == Some(true))
     }
 
     /// The winning bites of a position: its P options, each as a tuple of row lengths, sorted.

@@ -231,12 +231,16 @@ pub struct ChompCellsFile {
 }
 
 impl ChompCellsFile {
-    /// A diagram and its winning bites, as the library reads them from the file
-    /// ([`CellsFile::winning_bites`]); ValueError for a diagram the file does not hold.
-    fn bites_of(&self, position: &Bound<'_, PyAny>) -> PyResult<(Diagram, Vec<Diagram>)> {
+    /// A diagram and what the file answers for it; ValueError for a diagram the file does not
+    /// hold (`None` from the library).
+    fn ask<T>(
+        &self,
+        position: &Bound<'_, PyAny>,
+        question: impl FnOnce(&CellsFile, &Diagram) -> chompute::Result<Option<T>>,
+    ) -> PyResult<(Diagram, T)> {
         let p = position_arg(position)?;
-        match self.file.winning_bites(&p).or_raise()? {
-            Some(bites) => Ok((p, bites)),
+        match question(&self.file, &p).or_raise()? {
+            Some(answer) => Ok((p, answer)),
             None => Err(pyo3::exceptions::PyValueError::new_err(format!(
                 "{p} has no cells or more than the file's {}",
                 self.file.max()
@@ -266,14 +270,7 @@ impl ChompCellsFile {
 
     /// Whether a diagram ("4,3,1" or (4, 3, 1)) is a P-position.
     fn is_p(&self, position: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let p = position_arg(position)?;
-        match self.file.is_p(p.rows()).or_raise()? {
-            Some(is_p) => Ok(is_p),
-            None => Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "{p} has no cells or more than the file's {}",
-                self.file.max()
-            ))),
-        }
+        Ok(self.ask(position, |file, p| file.is_p(p.rows()))?.1)
     }
 
     /// The winning bites of a diagram: its P options, each as a tuple of row lengths, sorted
@@ -283,7 +280,7 @@ impl ChompCellsFile {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let (_, bites) = self.bites_of(position)?;
+        let (_, bites) = self.ask(position, CellsFile::winning_bites)?;
         diagram_list(py, &bites)
     }
 
@@ -294,7 +291,7 @@ impl ChompCellsFile {
         py: Python<'py>,
         position: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let (p, bites) = self.bites_of(position)?;
+        let (p, bites) = self.ask(position, CellsFile::winning_bites)?;
         cell_list(py, &p, &bites)
     }
 

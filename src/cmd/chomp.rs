@@ -340,7 +340,7 @@ fn ordinals_of_box(
     };
     if let Some(k) = args.list {
         let mut failure = None;
-        t.positions_with(k, |rows| {
+        t.positions_of(k, |rows| {
             if failure.is_none() {
                 failure = list.push(rows).err();
             }

@@ -150,8 +150,8 @@ pub fn drive_steps<S: Schedule>(
             Progress {
                 done,
                 total,
-                layers_done: s + 1,
-                layers: steps,
+                steps_done: s + 1,
+                steps,
             },
         )?;
     }

@@ -25,8 +25,8 @@ use crate::chomp::index::colex::positions_of_volume;
 pub use crate::chomp::index::colex::{for_each_in_range, prefix_rows};
 use crate::chomp::index::{HookIndex, Ranker};
 
-/// Progress of a long table: `done` positions of `total` decided, after `layers_done` of
-/// `layers` steps.
+/// Progress of a long table: `done` positions of `total` decided, after `steps_done` of
+/// `steps` steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
     /// Positions decided so far (the empty diagram included).
@@ -34,9 +34,9 @@ pub struct Progress {
     /// Positions the run decides.
     pub total: u64,
     /// Steps finished.
-    pub layers_done: u64,
+    pub steps_done: u64,
     /// Steps in all.
-    pub layers: u64,
+    pub steps: u64,
 }
 
 /// Steps of ranges of bits (first index, length): a range depends only on the ranges of
@@ -79,22 +79,42 @@ impl TableSteps<'_> {
     }
 }
 
-/// The prefix-volume layers of a colex table: step v is the blocks whose prefix has v cells.
+/// The layers of a colex table. [`Layers`] (`BY_VOLUME` false): step v is the blocks whose
+/// prefix has v cells. [`VolumeLayers`] (`BY_VOLUME` true): step s is every position of s + 1
+/// cells, each a range of one index (a bite removes cells, so the positions of one volume are
+/// independent), the schedule of the GPU kernel and of the twins that decide one position at a
+/// time.
 #[derive(Debug, Clone, Copy)]
-pub struct Layers<'a> {
+pub struct ColexLayers<'a, const BY_VOLUME: bool> {
     /// The box's ranking.
     pub ranker: &'a Ranker,
 }
 
-impl Schedule for Layers<'_> {
-    const GRAIN: usize = 16;
+/// The prefix-volume layers of a colex table.
+pub type Layers<'a> = ColexLayers<'a, false>;
+/// The volume layers of a colex table, one position a range.
+pub type VolumeLayers<'a> = ColexLayers<'a, true>;
+
+impl<const BY_VOLUME: bool> Schedule for ColexLayers<'_, BY_VOLUME> {
+    const GRAIN: usize = if BY_VOLUME { 2048 } else { 16 };
 
     fn steps(&self) -> u64 {
-        layer_count(self.ranker.shape)
+        let shape = self.ranker.shape;
+        if BY_VOLUME {
+            shape.rows as u64 * shape.cols as u64
+        } else {
+            layer_count(shape)
+        }
     }
 
     fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         out.clear();
+        if BY_VOLUME {
+            let mut ranks = Vec::new();
+            positions_of_volume(self.ranker, step + 1, &mut ranks);
+            out.extend(ranks.into_iter().map(|r| (r, 1)));
+            return;
+        }
         let p = prefix_rows(self.ranker.shape.rows);
         let layer = Layer::of_volume(self.ranker, p, step);
         out.extend((0..layer.len()).map(|i| {
@@ -106,30 +126,6 @@ impl Schedule for Layers<'_> {
             };
             (base, block_len(self.ranker, p, cap))
         }));
-    }
-}
-
-/// The volume layers of a colex table: step s is every position of s + 1 cells, each a range
-/// of one index (a bite removes cells, so the positions of one volume are independent). The
-/// schedule of the GPU kernel and of the twins that decide one position at a time.
-#[derive(Debug, Clone, Copy)]
-pub struct VolumeLayers<'a> {
-    /// The box's ranking.
-    pub ranker: &'a Ranker,
-}
-
-impl Schedule for VolumeLayers<'_> {
-    const GRAIN: usize = 2048;
-
-    fn steps(&self) -> u64 {
-        self.ranker.shape.rows as u64 * self.ranker.shape.cols as u64
-    }
-
-    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
-        out.clear();
-        let mut ranks = Vec::new();
-        positions_of_volume(self.ranker, step + 1, &mut ranks);
-        out.extend(ranks.into_iter().map(|r| (r, 1)));
     }
 }
 
@@ -220,14 +216,10 @@ pub fn layer_positions(ranker: &Ranker, v: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn bx(r: usize, c: u32) -> ChompBox {
-        ChompBox { rows: r, cols: c }
-    }
-
     #[test]
     fn layers_cover_every_rank_once_in_rank_order() {
         for (r, c) in [(1, 5), (2, 3), (3, 4), (4, 4), (5, 3), (6, 2)] {
-            let rk = Ranker::new(bx(r, c)).unwrap();
+            let rk = Ranker::new(ChompBox { rows: r, cols: c }).unwrap();
             let layers = Layers { ranker: &rk };
             let mut seen = vec![0u8; rk.len() as usize];
             let mut rows = vec![0u32; r];

@@ -521,7 +521,7 @@ impl OrdTable {
     }
 
     /// Every position of ordinal `k`, in rank order (which is lexicographic order of rows).
-    pub fn positions_with(&self, k: u8, mut f: impl FnMut(&[u32])) {
+    pub fn positions_of(&self, k: u8, mut f: impl FnMut(&[u32])) {
         let mut rows = vec![0u32; self.ranker.shape.rows];
         for r in 0..self.ords.len() {
             if r > 0 {
@@ -719,7 +719,7 @@ mod tests {
                 .unwrap();
             assert_eq!(streamed.histogram, whole.histogram());
             let mut want: Vec<Vec<u32>> = Vec::new();
-            whole.positions_with(k, |rows| want.push(rows.to_vec()));
+            whole.positions_of(k, |rows| want.push(rows.to_vec()));
             // The table lists by lexicographic order, the stream by rank order.
             let mut sorted = listed.clone();
             sorted.sort();
@@ -861,7 +861,7 @@ mod tests {
         }
         // Two rows: the P-positions are exactly (a, a-1).
         let two = OrdTable::compute(ChompBox { rows: 2, cols: 40 }, &rule).unwrap();
-        two.positions_with(1, |rows| assert_eq!(rows[0], rows[1] + 1, "{rows:?}"));
+        two.positions_of(1, |rows| assert_eq!(rows[0], rows[1] + 1, "{rows:?}"));
         assert_eq!(two.histogram()[1], 40);
     }
 

@@ -144,7 +144,7 @@ fn stopped_run(plan: OrdPlan, r: &Rule, path: &Path, stop_after: u64) {
     let res = stop.scope(|| {
         compute_to_file(plan, r, path, |e| {
             if let RunEvent::Step(p) = e {
-                if p.layers_done == stop_after + 1 {
+                if p.steps_done == stop_after + 1 {
                     stop.cancel();
                 }
             }
@@ -170,7 +170,7 @@ fn an_interrupted_run_resumes_to_the_identical_file() {
     let res = stop.scope(|| {
         compute_to_file(plan, &r, &parts, |e| match e {
             RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done),
-            RunEvent::Step(p) if p.layers_done == 31 => stop.cancel(),
+            RunEvent::Step(p) if p.steps_done == 31 => stop.cancel(),
             _ => {}
         })
     });

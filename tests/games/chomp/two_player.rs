@@ -614,7 +614,7 @@ fn an_interrupted_15x15_run_resumes_to_the_identical_file() {
         let r = stop.scope(|| {
             solve_to_file(bx(15, 15), &parts, |e| {
                 if let RunEvent::Step(p) = e {
-                    if p.layers_done == stop_after + 1 {
+                    if p.steps_done == stop_after + 1 {
                         stop.cancel();
                     }
                 }
@@ -663,7 +663,7 @@ fn interrupt_after(shape: ChompBox, out: &std::path::Path, stop_after: u64, ever
     let r = stop.scope(|| {
         solve_to_file_every(shape, out, every, |e| {
             if let RunEvent::Step(p) = e {
-                if p.layers_done == stop_after + 1 {
+                if p.steps_done == stop_after + 1 {
                     stop.cancel();
                 }
             }
