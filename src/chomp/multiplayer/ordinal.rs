@@ -645,35 +645,28 @@ mod tests {
     fn a_run_plan_answers_for_a_saved_table_and_for_the_checks() {
         let square = ChompBox { rows: 5, cols: 5 };
         let three = ChompBox { rows: 3, cols: 7 };
-        let engine = |shape, engine, saved, checked| {
-            OrdPlan::for_run(shape, engine, saved, checked)
-                .unwrap()
-                .engine
-        };
-        // Nothing saved, nothing checked: the engine asked for, as `new` chooses it.
-        assert_eq!(
-            engine(three, OrdEngine::Auto, false, false),
-            OrdEngine::ThreeRow
-        );
-        assert_eq!(
-            engine(square, OrdEngine::Auto, false, false),
-            OrdEngine::Packed
-        );
-        assert_eq!(
-            engine(square, OrdEngine::General, false, false),
-            OrdEngine::General
-        );
-        // A saved table is the packed engine's, on 3 rows as well.
-        assert_eq!(
-            engine(three, OrdEngine::Auto, true, false),
-            OrdEngine::Packed
-        );
-        assert_eq!(
-            engine(square, OrdEngine::Auto, true, true),
-            OrdEngine::Packed
-        );
-        let colex = OrdEngine::PackedColex;
-        assert_eq!(engine(square, colex, true, false), colex);
+        let oblong = ChompBox { rows: 4, cols: 6 };
+        let (auto, packed, colex) = (OrdEngine::Auto, OrdEngine::Packed, OrdEngine::PackedColex);
+        // (box, engine asked, saved, checked) and the engine the plan takes: nothing saved or
+        // checked, the engine asked for as `new` chooses it; a saved table is the packed
+        // engine's, on 3 rows as well; unsaved checks of a square read the table by colex
+        // rank, not by pairs.
+        for (shape, asked, saved, checked, want) in [
+            (three, auto, false, false, OrdEngine::ThreeRow),
+            (square, auto, false, false, packed),
+            (square, OrdEngine::General, false, false, OrdEngine::General),
+            (three, auto, true, false, packed),
+            (square, auto, true, true, packed),
+            (square, colex, true, false, colex),
+            (square, auto, false, true, colex),
+            (square, packed, false, true, colex),
+            (three, auto, false, true, OrdEngine::ThreeRow),
+            (oblong, auto, false, true, packed),
+        ] {
+            let plan = OrdPlan::for_run(shape, asked, saved, checked).unwrap();
+            assert_eq!(plan.engine, want, "{shape} {asked:?} {saved} {checked}");
+        }
+        assert!(OrdPlan::new(square, auto).unwrap().keeps_pairs());
         for e in [OrdEngine::General, OrdEngine::Layers, OrdEngine::ThreeRow] {
             let err = OrdPlan::for_run(three, e, true, false).unwrap_err();
             assert_eq!(err.input(), Some(Input::Output), "{err}");
@@ -685,19 +678,6 @@ mod tests {
             assert!(words.contains(&format!("(got {})", e.name())), "{words}");
             assert!(!words.contains("--"), "{words}");
         }
-        // Unsaved checks of a square read the table by colex rank, not by pairs.
-        assert!(OrdPlan::new(square, OrdEngine::Auto).unwrap().keeps_pairs());
-        assert_eq!(engine(square, OrdEngine::Auto, false, true), colex);
-        assert_eq!(engine(square, OrdEngine::Packed, false, true), colex);
-        assert_eq!(
-            engine(three, OrdEngine::Auto, false, true),
-            OrdEngine::ThreeRow
-        );
-        let oblong = ChompBox { rows: 4, cols: 6 };
-        assert_eq!(
-            engine(oblong, OrdEngine::Auto, false, true),
-            OrdEngine::Packed
-        );
     }
 
     #[test]

@@ -26,15 +26,25 @@ use std::ops::{BitOr, BitOrAssign};
 
 /// A set of ordinals as bits; the narrowest type that holds 0..=n is used.
 trait Mask: Copy + Default + BitOr<Output = Self> + BitOrAssign {
+    /// Whether the mask is narrow enough to choose by the 256-entry table.
+    const BY_TABLE: bool;
     fn bit(o: u8) -> Self;
     fn wide(self) -> u64;
     /// The Fact 2.10 choice for this mask.
-    fn choose(self, choice: &Choice, lut: &[u8; 256]) -> u8;
+    #[inline]
+    fn choose(self, choice: &Choice, lut: &[u8; 256]) -> u8 {
+        if Self::BY_TABLE {
+            lut[self.wide() as usize]
+        } else {
+            choice.choose(self.wide())
+        }
+    }
 }
 
 macro_rules! mask_impl {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $by_table:expr),*) => {$(
         impl Mask for $t {
+            const BY_TABLE: bool = $by_table;
             #[inline]
             fn bit(o: u8) -> Self {
                 1 << o
@@ -43,29 +53,10 @@ macro_rules! mask_impl {
             fn wide(self) -> u64 {
                 self as u64
             }
-            #[inline]
-            fn choose(self, choice: &Choice, _lut: &[u8; 256]) -> u8 {
-                choice.choose(self.wide())
-            }
         }
     )*};
 }
-mask_impl!(u16, u32, u64);
-
-impl Mask for u8 {
-    #[inline]
-    fn bit(o: u8) -> Self {
-        1 << o
-    }
-    #[inline]
-    fn wide(self) -> u64 {
-        self as u64
-    }
-    #[inline]
-    fn choose(self, _choice: &Choice, lut: &[u8; 256]) -> u8 {
-        lut[self as usize]
-    }
-}
+mask_impl!(u8 => true, u16 => false, u32 => false, u64 => false);
 
 /// C(b+1, 2): where row b of a triangle indexed (b, c), c ≤ b, starts.
 #[inline]
