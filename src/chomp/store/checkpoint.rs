@@ -5,7 +5,7 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::files::open_checkpoint_file;
+use super::files::{has_header, open_checkpoint_file};
 use super::header::read_header;
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -33,7 +33,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
     /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
-    /// process"): a new one (also when only part of its header was written), or an existing
+    /// process"): a new one (also when it holds no whole header), or an existing
     /// one whose header `check` accepts and whose records `read` reads back, returning the
     /// first step still to do and the bytes of the whole records. What follows those records
     /// (a torn or damaged one and everything after it) is cut off and counted in
@@ -49,12 +49,8 @@ impl Checkpoint {
         let io = |e| Error::io(path, e);
         let mut file = open_checkpoint_file(path, verb)?;
         let len = file.metadata().map_err(io)?.len();
-        let mut start = vec![0u8; (len as usize).min(header.len())];
-        file.read_exact_at(&mut start, 0).map_err(io)?;
-        let (next, good_end) = if len < header.len() as u64 && header.as_bytes().starts_with(&start)
-        {
-            // New, or cut off while its header was written (a kill in the first moments):
-            // a fresh checkpoint.
+        let (next, good_end) = if !has_header(&file, path) {
+            // New, or no checkpoint ([`super::holds_checkpoint`]): begun afresh.
             file.set_len(0).map_err(io)?;
             file.write_all_at(header.as_bytes(), 0).map_err(io)?;
             file.sync_data().map_err(io)?;

@@ -4,30 +4,48 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
+use super::header::HEADER_MAX;
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// `table` with `ext` appended to its name.
+fn beside(table: &Path, ext: &str) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(ext);
+    PathBuf::from(s)
+}
+
 /// The checkpoint path of a table file: `FILE.partial`.
 pub fn partial_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
+    beside(table, ".partial")
 }
 
 /// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
 pub fn marks_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".marks");
-    PathBuf::from(s)
+    beside(table, ".marks")
 }
 
 /// The checkpoint folder of a table solved in pieces: `FILE.blocks`.
 pub fn blocks_dir(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".blocks");
-    PathBuf::from(s)
+    beside(table, ".blocks")
+}
+
+/// Whether `path` holds a checkpoint a run could resume: a folder (of pieces), or a file whose
+/// header is whole. An empty file (the lock of a run that keeps none) or one cut off inside
+/// its header (a run killed in its first moments) is no checkpoint.
+pub fn holds_checkpoint(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => true,
+        Ok(m) if m.is_file() => File::open(path).is_ok_and(|f| has_header(&f, path)),
+        _ => false,
+    }
+}
+
+/// Whether the first bytes of `file` hold a whole header (one that ends with an empty line).
+pub(crate) fn has_header(file: &File, path: &Path) -> bool {
+    read_prefix(file, path, HEADER_MAX as u64 + 2).is_ok_and(|b| b.windows(2).any(|w| w == b"\n\n"))
 }
 
 /// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
@@ -152,7 +170,7 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
 /// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
 /// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
 /// file, in any modes, the second is refused at once. The lock file is empty, which every
-/// mode takes for no checkpoint, and is removed with the lock.
+/// mode takes for no checkpoint ([`holds_checkpoint`]), and is removed with the lock.
 #[derive(Debug)]
 pub struct TableLock {
     path: PathBuf,
@@ -166,13 +184,14 @@ pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
     // interrupt's gate: the line that says no file was written is never followed by one.
     let lock = crate::output::gated(|| {
         let file = open_and_lock(&path, "solved")?;
-        if file.metadata().is_ok_and(|m| m.len() > 0) {
+        if has_header(&file, &path) {
             return Err(Error::invalid(format!(
                 "{} is the checkpoint of another run of {}: resume that run, or remove it",
                 path.display(),
                 table.display()
             )));
         }
+        file.set_len(0).map_err(|e| Error::io(&path, e))?;
         crate::output::remove_on_stop(&path);
         Ok(TableLock {
             path: path.clone(),
