@@ -229,68 +229,55 @@ pub(crate) fn table_steps(layout: &BitLayout) -> TableSteps<'_> {
 
 /// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
 /// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
-/// and `extra`: a new one, or one of the same run (else refused by [`check_fields`],
-/// `conflict` giving a field's own error) whose records `read(reader, step, its ranges)`
-/// reads back in order ([`read_steps`]). Returns it and the first step still to do.
+/// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
+/// records `read(reader, step, its ranges)`
+/// reads back in order, each record's bytes, or `None` at the end or at a torn, damaged or
+/// foreign record. Returns it and the first step still to do.
 pub(crate) fn open_step_log(
     path: &Path,
     (magic, verb): (&str, &str),
     layout: &BitLayout,
     extra: &[(&str, String)],
-    conflict: impl Fn(&str, &str) -> Option<Error>,
     mut read: impl FnMut(&mut dyn Read, u64, &[(u64, u64)]) -> Result<Option<u64>>,
 ) -> Result<(store::Checkpoint, u64)> {
     let (shape, scheme) = (layout.shape(), layout.scheme());
     let header = store::header_lines(magic, shape, &scheme, extra);
     let mut want = vec![("box", shape.to_string()), ("rank", scheme)];
     want.extend(extra.iter().cloned());
-    let check = move |pairs: &[(String, String)]| check_fields(path, pairs, &want, conflict);
+    let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want);
     let (steps, mut ranges) = (table_steps(layout), Vec::new());
+    // The records in order, up to the first that is not whole: the first step still to do,
+    // and the bytes of the whole records.
     let read = |reader: &mut dyn Read| {
-        read_steps(steps.steps(), |step| {
-            steps.ranges(step, &mut ranges);
-            read(reader, step, &ranges)
-        })
+        let (mut next, mut good) = (0, 0);
+        while next < steps.steps() {
+            steps.ranges(next, &mut ranges);
+            let Some(bytes) = read(reader, next, &ranges)? else {
+                break;
+            };
+            (next, good) = (next + 1, good + bytes);
+        }
+        Ok((next, good))
     };
     store::Checkpoint::open_log(path, &header, magic, verb, check, read)
 }
 
-/// Read a step log's records back in order: `read(step)` reads the record of `step` and
-/// returns its bytes, or `None` at the end or at a torn, damaged or foreign record. Returns
-/// the first step still to do and the bytes of the whole records.
-fn read_steps(steps: u64, mut read: impl FnMut(u64) -> Result<Option<u64>>) -> Result<(u64, u64)> {
-    let (mut next, mut good) = (0u64, 0u64);
-    while next < steps {
-        match read(next)? {
-            Some(bytes) => {
-                good += bytes;
-                next += 1;
-            }
-            None => break,
-        }
-    }
-    Ok((next, good))
-}
-
-/// Check a checkpoint's header fields against the run's: `want` lists each field, its value
-/// in this run and what it is called in a message. The first that differs is refused in one
-/// line saying which run the checkpoint is of; a field the run keeps in several values
-/// (`value-bytes`) may give its own error by `conflict`.
-fn check_fields(
-    path: &Path,
-    pairs: &[(String, String)],
-    want: &[(&str, String)],
-    conflict: impl Fn(&str, &str) -> Option<Error>,
-) -> Result<()> {
+/// Check a checkpoint's header fields against the run's: `want` lists each field and its
+/// value in this run. The first that differs is refused in one line saying which run the
+/// checkpoint is of; another value width (`value-bytes`) conflicts with this run's.
+fn check_fields(path: &Path, pairs: &[(String, String)], want: &[(&str, String)]) -> Result<()> {
     for (key, value) in want {
         let got = store::field(path, pairs, key)?;
-        if got == *value {
-            continue;
-        }
-        if let Some(e) = conflict(key, got) {
-            return Err(e);
-        }
         let (this, that) = match *key {
+            _ if got == *value => continue,
+            "value-bytes" => {
+                let why = format!(
+                    "{} keeps values of {got} bytes, this run {value}; rerun with {{0}} {got} or \
+                     remove it",
+                    path.display()
+                );
+                return Err(Error::conflict(&[crate::error::Input::ValueBytes], why));
+            }
             "box" => (format!("the {got} box"), value.clone()),
             "rank" => (format!("a table numbered by '{got}'"), format!("'{value}'")),
             _ => (format!("the {key} {got}"), value.clone()),
@@ -336,14 +323,6 @@ mod tests {
     }
 
     #[test]
-    fn the_steps_are_read_until_the_first_record_that_is_not_whole() {
-        let sizes = [Some(10), Some(20), None, Some(5)];
-        let got = read_steps(4, |s| Ok(sizes[s as usize])).unwrap();
-        assert_eq!(got, (2, 30));
-        assert_eq!(read_steps(2, |_| Ok(Some(1))).unwrap(), (2, 2));
-    }
-
-    #[test]
     fn a_checkpoint_of_another_run_is_refused_by_its_first_field_that_differs() {
         let pairs = vec![
             ("box".to_string(), "6x6".to_string()),
@@ -351,18 +330,21 @@ mod tests {
         ];
         let p = Path::new("t.partial");
         let want = [("box", "6x6".to_string()), ("rank", "colex".to_string())];
-        assert!(check_fields(p, &pairs, &want, |_, _| None).is_ok());
+        assert!(check_fields(p, &pairs, &want).is_ok());
         let want = [("box", "6x7".to_string()), ("rank", "hook".to_string())];
-        let e = check_fields(p, &pairs, &want, |_, _| None).unwrap_err();
+        let e = check_fields(p, &pairs, &want).unwrap_err();
         assert_eq!(
             e.to_string(),
             "t.partial is the checkpoint of the 6x6 box, not of 6x7; remove it to start afresh, \
              or run what it was"
         );
-        let want = [("rank", "hook".to_string())];
-        let e = check_fields(p, &pairs, &want, |k, got| {
-            Some(Error::invalid(format!("{k} {got}")))
-        });
-        assert_eq!(e.unwrap_err().to_string(), "rank colex");
+        let pairs = [("value-bytes".to_string(), "1".to_string())];
+        let e = check_fields(p, &pairs, &[("value-bytes", "2".to_string())]).unwrap_err();
+        assert!(matches!(e, Error::Conflict { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains("keeps values of 1 bytes, this run 2"),
+            "{e}"
+        );
     }
 }

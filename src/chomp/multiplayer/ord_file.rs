@@ -20,6 +20,7 @@ use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -291,43 +292,33 @@ fn open_checkpoint(
         ("rule", rule.normalised()),
         ("ordinal-bits", bits.to_string()),
     ];
+    let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
+        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+        let len = (n * bits as u64).div_ceil(8);
+        let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+        let mut unpacker = Unpacker::new(bits);
+        let mut place = |bytes: &[u8]| {
+            unpacker.feed(bytes, |o| match ranks.next() {
+                Some(r) if o <= players => {
+                    ords.put(r, o);
+                    true
+                }
+                Some(_) => false,
+                // The padding of the last byte.
+                None => o == 0,
+            })
+        };
+        let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
+        // Entries go into the table as they are read: those of a record that turns out
+        // damaged are cleared, before their step is computed again.
+        if got.is_none() {
+            let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+            ranks.for_each(|r| ords.put(r, 0));
+        }
+        Ok(got.map(|(_, bytes)| bytes))
+    };
     let magic = (PARTIAL_MAGIC, "computed");
-    open_step_log(
-        path,
-        magic,
-        layout,
-        &extra,
-        |_, _| None,
-        |reader, step, ranges| {
-            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-            let len = (n * bits as u64).div_ceil(8);
-            let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker::new(bits);
-            let got = store::read_raw_record(
-                reader,
-                1,
-                |v, m| v == step && m == len,
-                |bytes| {
-                    unpacker.feed(bytes, |o| match ranks.next() {
-                        Some(r) if o <= players => {
-                            ords.put(r, o);
-                            true
-                        }
-                        Some(_) => false,
-                        // The padding of the last byte.
-                        None => o == 0,
-                    })
-                },
-            )?;
-            // Entries go into the table as they are read: those of a record that turns out
-            // damaged are cleared, before their step is computed again.
-            if got.is_none() {
-                let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-                ranks.for_each(|r| ords.put(r, 0));
-            }
-            Ok(got.map(|(_, bytes)| bytes))
-        },
-    )
+    open_step_log(path, magic, layout, &extra, read)
 }
 
 /// A saved ordinal table opened for reading single ordinals without loading it. Every

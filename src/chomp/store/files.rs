@@ -45,37 +45,36 @@ pub fn holds_checkpoint(path: &Path) -> bool {
 
 /// Whether the first bytes of `file` hold a whole header (one that ends with an empty line).
 pub(crate) fn has_header(file: &File, path: &Path) -> bool {
-    read_prefix(file, path, HEADER_MAX as u64 + 2).is_ok_and(|b| b.windows(2).any(|w| w == b"\n\n"))
+    let first = read_prefix(file, path, HEADER_MAX as u64 + 2);
+    first.is_ok_and(|b| b.windows(2).any(|w| w == b"\n\n"))
 }
 
 /// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
 /// or a directory is no table).
 pub fn check_regular(path: &Path) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(Error::invalid(format!(
+    regular(path, &meta)
+}
+
+/// An error unless `meta` (of `path`) is a regular file's.
+fn regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    match meta.is_file() {
+        true => Ok(()),
+        false => Err(Error::invalid(format!(
             "{}: not a regular file; a table is read from and written to a regular file",
             path.display()
-        )));
+        ))),
     }
-    Ok(())
 }
 
 /// Open a saved table for reading: a regular file (checked before and after the open, which
 /// does not block).
 pub(crate) fn open_regular(path: &Path) -> Result<File> {
     check_regular(path)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
-        return Err(Error::invalid(format!(
-            "{}: not a regular file",
-            path.display()
-        )));
-    }
+    let mut open = OpenOptions::new();
+    let file = open.read(true).custom_flags(libc::O_NONBLOCK).open(path);
+    let file = file.map_err(|e| Error::io(path, e))?;
+    regular(path, &file.metadata().map_err(|e| Error::io(path, e))?)?;
     Ok(file)
 }
 
@@ -105,15 +104,6 @@ pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(first)
 }
 
-/// Whether another process holds an flock on the file `path` (an exclusive lock cannot be
-/// taken now); false when there is no such file.
-fn locked_elsewhere(path: &Path) -> bool {
-    match OpenOptions::new().read(true).open(path) {
-        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => flock_now(&f, false).is_err(),
-        _ => false,
-    }
-}
-
 /// The error for a run to `table` while another process holds the lock on `held` (the
 /// checkpoint or the plan of a run in any mode).
 pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
@@ -126,9 +116,11 @@ pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
 
 /// Refuse a run to `table` while another process holds an flock on `held`.
 pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
-    match locked_elsewhere(held) {
-        true => Err(being_solved(table, held)),
-        false => Ok(()),
+    match OpenOptions::new().read(true).open(held) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) && flock_now(&f, false).is_err() => {
+            Err(being_solved(table, held))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -149,13 +141,14 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
             path.display()
         )));
     }
-    let file = OpenOptions::new()
+    let mut open = OpenOptions::new();
+    let file = open
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
+        .open(path);
+    let file = file.map_err(|e| Error::io(path, e))?;
     flock_now(&file, false).map_err(|_| {
         Error::invalid(format!(
             "{} is being {verb} by another process (its checkpoint {} is locked)",
@@ -229,10 +222,7 @@ pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
 /// checkpoint being resumed) counts as room.
 pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(out);
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
         return Ok(());
     };
@@ -276,6 +266,13 @@ pub(crate) fn dir_bytes(p: &Path) -> u64 {
     }
 }
 
+/// The folder `out` is in (`.` for a bare name).
+fn folder_of(out: &Path) -> &Path {
+    out.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Refuse an output that a resumable run cannot keep a checkpoint beside: `-`, or anything
 /// but a regular file or a new path (a device, a FIFO has no "beside").
 pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
@@ -283,11 +280,7 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
     // leads to (`/dev/stdout` may lead to a regular file). /dev/shm is a folder of files
     // (shared memory), where a table may go.
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let special = std::fs::canonicalize(parent).is_ok_and(|p| {
+    let special = std::fs::canonicalize(folder_of(out)).is_ok_and(|p| {
         ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)) && !p.starts_with("/dev/shm")
     });
     if out.as_os_str() == "-" || special || out.exists() && !out.is_file() {

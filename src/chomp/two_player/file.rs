@@ -414,21 +414,16 @@ impl Checkpoint {
         index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
-        let magic = (PARTIAL_MAGIC, "solved");
-        open_step_log(
-            path,
-            magic,
-            index,
-            &[],
-            |_, _| None,
-            |reader, step, _| match read_record(reader, index.len())? {
+        let read =
+            |reader: &mut dyn Read, step, _: &[(u64, u64)]| match read_record(reader, index.len())?
+            {
                 Some((v, ranks, bytes)) if v == step => {
                     ranks.into_iter().for_each(|r| set_p(v, r));
                     Ok(Some(bytes))
                 }
                 _ => Ok(None),
-            },
-        )
+            };
+        open_step_log(path, (PARTIAL_MAGIC, "solved"), index, &[], read)
     }
 
     /// Append the record of layer `v` with its P ranks, and make it durable.

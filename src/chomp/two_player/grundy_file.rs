@@ -13,7 +13,8 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, GRUNDY_TABLE};
-use crate::error::{Error, Input, Result};
+use crate::error::{Error, Result};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 const PARTIAL_MAGIC: &str = "chompute chomp grundy-table partial 1";
@@ -159,78 +160,30 @@ fn open_checkpoint(
     layout: &BitLayout,
 ) -> Result<(Checkpoint, u64)> {
     let w = table.plan().width.bytes();
-    let conflict = |key: &str, got: &str| {
-        (key == "value-bytes").then(|| {
-            Error::conflict(
-                &[Input::ValueBytes],
-                format!(
-                    "{} keeps values of {got} bytes, this run {w}; rerun with {{0}} {got} or \
-                     remove it",
-                    path.display()
-                ),
-            )
-        })
-    };
     let extra = [("value-bytes", w.to_string())];
-    let magic = (PARTIAL_MAGIC, "computed");
-    open_step_log(
-        path,
-        magic,
-        layout,
-        &extra,
-        conflict,
-        |reader, step, ranges| {
-            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-            // Values go into the table as they are read; those of a record that turns out
-            // damaged belong to a step that is computed again, which overwrites them.
-            let mut cursor = RangeCursor::new(ranges);
-            let got = store::read_raw_record(
-                reader,
-                w,
-                |v, m| v == step && m == n,
-                |bytes| {
-                    cursor.fill(bytes, w, |at, b| table.set_values_le(at, b));
-                    true
-                },
-            )?;
-            Ok(got.map(|(_, bytes)| bytes))
-        },
-    )
-}
-
-/// Where the next value of a layer's record goes: a place in the layer's ranges.
-struct RangeCursor<'a> {
-    ranges: &'a [(u64, u64)],
-    /// The range in hand.
-    i: usize,
-    /// Values of it already placed.
-    done: u64,
-}
-
-impl<'a> RangeCursor<'a> {
-    fn new(ranges: &'a [(u64, u64)]) -> RangeCursor<'a> {
-        RangeCursor {
-            ranges,
-            i: 0,
-            done: 0,
-        }
-    }
-
-    /// Place `bytes` (whole values of `w` bytes, no more than the ranges have left) by
-    /// `put(first rank, bytes of consecutive ranks)`.
-    fn fill(&mut self, mut bytes: &[u8], w: u64, mut put: impl FnMut(u64, &[u8])) {
-        while !bytes.is_empty() {
-            let (base, len) = self.ranges[self.i];
-            let k = ((len - self.done) as usize * w as usize).min(bytes.len());
-            put(base + self.done, &bytes[..k]);
-            self.done += k as u64 / w;
-            bytes = &bytes[k..];
-            if self.done == len {
-                self.i += 1;
-                self.done = 0;
+    let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
+        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+        // Values go into the table as they are read, range by range (`i`, `done` of it);
+        // those of a record that turns out damaged belong to a step that is computed again,
+        // which overwrites them.
+        let (mut i, mut done) = (0, 0);
+        let mut place = |mut bytes: &[u8]| {
+            while !bytes.is_empty() {
+                let (base, len) = ranges[i];
+                let k = (((len - done) * w) as usize).min(bytes.len());
+                table.set_values_le(base + done, &bytes[..k]);
+                (done, bytes) = (done + k as u64 / w, &bytes[k..]);
+                if done == len {
+                    (i, done) = (i + 1, 0);
+                }
             }
-        }
-    }
+            true
+        };
+        let got = store::read_raw_record(reader, w, |v, m| v == step && m == n, &mut place)?;
+        Ok(got.map(|(_, bytes)| bytes))
+    };
+    let magic = (PARTIAL_MAGIC, "computed");
+    open_step_log(path, magic, layout, &extra, read)
 }
 
 /// A saved Grundy table opened for reading single values without loading it. Every value read
