@@ -325,7 +325,6 @@ fn open_checkpoint(
 /// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct OrdFile {
-    path: PathBuf,
     body: CheckedBody,
     layout: BitLayout,
     rule: Rule,
@@ -365,7 +364,6 @@ impl OrdFile {
         let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
         let body = sealed.body(bytes, &what)?;
         Ok(OrdFile {
-            path: path.to_path_buf(),
             body,
             layout,
             rule,
@@ -398,10 +396,7 @@ impl OrdFile {
     /// from the file (from a checked chunk).
     pub fn ordinal_rank(&self, r: u64) -> Result<u8> {
         if r >= self.layout.len() {
-            return Err(Error::invalid(format!(
-                "{}: entry {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("entry {r} is outside the table")));
         }
         let off = r * self.bits as u64;
         let bytes = PackedOrds::bytes_for(self.layout.len(), self.rule.players() as u8);
@@ -412,10 +407,9 @@ impl OrdFile {
         let v = (u16::from_le_bytes(b) >> (off % 8)) & ((1 << self.bits) - 1);
         let n = self.rule.players() as u16;
         if v > n || (r == 0) != (v == 0) {
-            return Err(store::damaged(
-                &self.path,
-                format!("entry {r} holds ordinal {v}, which {n} players do not give it"),
-            ));
+            return Err(self.body.damaged(format!(
+                "entry {r} holds ordinal {v}, which {n} players do not give it"
+            )));
         }
         Ok(v as u8)
     }
@@ -431,10 +425,10 @@ impl OrdFile {
         let o = self.ordinal(p)?;
         let sol = sol_with(p, o, |q| self.ordinal(q))?;
         if o >= 2 && sol.is_empty() {
-            return Err(store::damaged(
-                &self.path,
-                format!("{p} holds ordinal {o} but no option of it holds {}", o - 1),
-            ));
+            return Err(self.body.damaged(format!(
+                "{p} holds ordinal {o} but no option of it holds {}",
+                o - 1
+            )));
         }
         Ok(sol)
     }

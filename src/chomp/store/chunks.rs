@@ -207,6 +207,21 @@ impl CheckedBody {
         }
     }
 
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The error for a question this file cannot answer: `PATH: WHY`.
+    pub(crate) fn invalid(&self, why: impl std::fmt::Display) -> Error {
+        Error::invalid(format!("{}: {why}", self.path.display()))
+    }
+
+    /// The error for damage found in this file: `PATH: WHY; the file is damaged`.
+    pub(crate) fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        damaged(&self.path, why)
+    }
+
     /// Read chunks `first..first + n` into `buf` and check each against its CRC-32.
     fn read_chunks(&self, first: u64, n: u64, buf: &mut Vec<u8>) -> Result<()> {
         let at = first * self.chunk;

@@ -264,7 +264,6 @@ fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
 /// a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct TableFile {
-    path: PathBuf,
     body: store::CheckedBody,
     /// How the bits are numbered.
     pub index: BitLayout,
@@ -286,10 +285,8 @@ impl TableFile {
         let header = table_header(&sealed.magic(), &index, p_positions);
         sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a table of the {} box", index.shape());
-        let path = sealed.path.clone();
         let body = sealed.body(index.bytes(), &what)?;
         Ok(TableFile {
-            path,
             p_positions,
             body,
             index,
@@ -304,10 +301,7 @@ impl TableFile {
     /// Whether bit `r` is P, read from the file (from a checked chunk).
     pub fn is_p_bit(&self, r: u64) -> Result<bool> {
         if r >= self.index.len() {
-            return Err(Error::invalid(format!(
-                "{}: bit {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("bit {r} is outside the table")));
         }
         let mut word = [0u8; 8];
         self.body.read_at((r >> 6) * 8, &mut word)?;
@@ -336,11 +330,9 @@ impl TableFile {
     /// by bit from the file: a few reads per option, so the table is never loaded.
     pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<RectangleBites>> {
         if shape.rows > self.shape().rows || shape.cols > self.shape().cols {
-            return Err(Error::invalid(format!(
-                "{} holds the {} box, which does not contain {shape}",
-                self.path.display(),
-                self.shape()
-            )));
+            let (path, have) = (self.body.path().display(), self.shape());
+            let why = format!("{path} holds the {have} box, which does not contain {shape}");
+            return Err(Error::invalid(why));
         }
         BitSource::rectangle_bites(self, shape)
     }

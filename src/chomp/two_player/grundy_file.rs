@@ -190,7 +190,6 @@ fn open_checkpoint(
 /// comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct GrundyFile {
-    path: PathBuf,
     body: CheckedBody,
     layout: BitLayout,
     width: ValueBytes,
@@ -238,7 +237,6 @@ impl GrundyFile {
         let what = format!("a Grundy table of the {shape} box");
         let body = sealed.body(layout.len() * width.bytes(), &what)?;
         Ok(GrundyFile {
-            path,
             body,
             layout,
             width,
@@ -270,10 +268,7 @@ impl GrundyFile {
     pub fn value_rank(&self, r: u64) -> Result<u16> {
         let ranker = self.layout.ranker();
         if r >= ranker.len() {
-            return Err(Error::invalid(format!(
-                "{}: rank {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("rank {r} is outside the table")));
         }
         match self.layout.hook_index() {
             None => self.value_at(r),
@@ -288,10 +283,10 @@ impl GrundyFile {
         self.body.read_at(r * w, &mut b[..w as usize])?;
         let g = u16::from_le_bytes(b);
         if g > self.max_value {
-            return Err(store::damaged(
-                &self.path,
-                format!("entry {r} holds {g}, past max-value {}", self.max_value),
-            ));
+            return Err(self.body.damaged(format!(
+                "entry {r} holds {g}, past max-value {}",
+                self.max_value
+            )));
         }
         Ok(g)
     }
@@ -318,10 +313,9 @@ impl GrundyFile {
         for q in options {
             let v = self.value(&q)?;
             if v == g {
-                return Err(store::damaged(
-                    &self.path,
-                    format!("{p} and its option {q} both hold {g}"),
-                ));
+                return Err(self
+                    .body
+                    .damaged(format!("{p} and its option {q} both hold {g}")));
             }
             if let Some(slot @ None) = out.get_mut(v as usize) {
                 *slot = Some(q);
@@ -331,10 +325,8 @@ impl GrundyFile {
             .enumerate()
             .map(|(v, q)| {
                 q.ok_or_else(|| {
-                    store::damaged(
-                        &self.path,
-                        format!("{p} holds {g} but no option of it holds {v}"),
-                    )
+                    self.body
+                        .damaged(format!("{p} holds {g} but no option of it holds {v}"))
                 })
             })
             .collect()
