@@ -1,16 +1,13 @@
 //! Every saved table, whatever its kind, opened by its first line: the one place that tells
-//! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`.
-//!
-//! The questions every face asks of a saved table are answered here too, so that `chomp query`
-//! and Python read them from one place: the winning bites of a cells table
-//! ([`CellsFile::winning_bites`]).
+//! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`; and
+//! the winning bites of a cells table ([`CellsFile::winning_bites`]), for both faces.
 //!
 //! Tests: tests/faults/tables.rs (every kind, and files of the previous format); this file's
 //! unit tests.
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
-use crate::chomp::store::{Kind, Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE, P_TABLE};
+use crate::chomp::store::{Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
 use crate::chomp::two_player::file::TableFile;
 use crate::chomp::two_player::grundy_file::GrundyFile;
@@ -41,26 +38,6 @@ impl SavedTable {
             k if k == CELLS_TABLE => SavedTable::Cells(CellsFile::read(sealed)?),
             _ => SavedTable::Bits(TableFile::read(sealed)?),
         })
-    }
-
-    /// The kind of table.
-    pub fn kind(&self) -> Kind {
-        match self {
-            SavedTable::Bits(_) => P_TABLE,
-            SavedTable::Grundy(_) => GRUNDY_TABLE,
-            SavedTable::Ords(_) => ORD_TABLE,
-            SavedTable::Cells(_) => CELLS_TABLE,
-        }
-    }
-
-    /// Check every chunk against its CRC and recount what the kind's header states.
-    pub fn verify(&self) -> Result<()> {
-        match self {
-            SavedTable::Bits(f) => f.verify(),
-            SavedTable::Grundy(f) => f.verify(),
-            SavedTable::Ords(f) => f.verify(),
-            SavedTable::Cells(f) => f.verify(),
-        }
     }
 }
 
@@ -98,7 +75,7 @@ mod tests {
         crate::chomp::two_player::cells_file::compute_to_file(max, &path, |_| {}).unwrap();
         let file = match SavedTable::open(&path).unwrap() {
             SavedTable::Cells(f) => f,
-            other => panic!("a cells table opened as {:?}", other.kind()),
+            _ => panic!("a cells table opened as another kind"),
         };
         // Every diagram of up to 12 cells fits in the 12x12 box, whose table is the slow twin.
         let table = solve_box(ChompBox { rows: 12, cols: 12 }).unwrap();

@@ -29,8 +29,9 @@ pub(crate) struct ChunkCrcs {
     /// files of a legacy version), so a chunk's CRC holds only under the header it was
     /// written under.
     seed: u32,
+    /// The CRC of the last chunk so far.
     crc: crc32fast::Hasher,
-    in_chunk: u64,
+    /// Bytes of body seen so far.
     written: u64,
     crcs: Vec<u32>,
 }
@@ -41,7 +42,6 @@ impl ChunkCrcs {
         ChunkCrcs {
             seed,
             crc: crc32fast::Hasher::new_with_initial(seed),
-            in_chunk: 0,
             written: 0,
             crcs: Vec::new(),
         }
@@ -53,23 +53,18 @@ impl ChunkCrcs {
     }
 
     /// The body goes on with `bytes`.
-    pub(crate) fn update(&mut self, bytes: &[u8]) {
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let n = ((CHUNK_BYTES - self.in_chunk) as usize).min(rest.len());
-            self.crc.update(&rest[..n]);
-            self.in_chunk += n as u64;
-            rest = &rest[n..];
-            if self.in_chunk == CHUNK_BYTES {
-                let done = std::mem::replace(
-                    &mut self.crc,
-                    crc32fast::Hasher::new_with_initial(self.seed),
-                );
-                self.crcs.push(done.finalize());
-                self.in_chunk = 0;
+    pub(crate) fn update(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let n = ((CHUNK_BYTES - self.written % CHUNK_BYTES) as usize).min(bytes.len());
+            self.crc.update(&bytes[..n]);
+            self.written += n as u64;
+            bytes = &bytes[n..];
+            if self.written % CHUNK_BYTES == 0 {
+                let fresh = crc32fast::Hasher::new_with_initial(self.seed);
+                self.crcs
+                    .push(std::mem::replace(&mut self.crc, fresh).finalize());
             }
         }
-        self.written += bytes.len() as u64;
     }
 
     /// The body ends after its first `len` bytes (at most those seen), `partial` being the
@@ -79,13 +74,12 @@ impl ChunkCrcs {
         self.crcs.truncate((len / CHUNK_BYTES) as usize);
         self.crc = crc32fast::Hasher::new_with_initial(self.seed);
         self.crc.update(partial);
-        self.in_chunk = len % CHUNK_BYTES;
         self.written = len;
     }
 
     /// The trailer: one CRC-32 per chunk (the last one possibly shorter), little-endian.
     pub(crate) fn trailer(mut self) -> Vec<u8> {
-        if self.in_chunk > 0 {
+        if self.written % CHUNK_BYTES > 0 {
             self.crcs.push(self.crc.finalize());
         }
         self.crcs.iter().flat_map(|c| c.to_le_bytes()).collect()

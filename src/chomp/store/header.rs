@@ -227,19 +227,17 @@ pub(crate) fn read_header(
     let bad =
         |why: &str| Error::invalid(format!("{}: not a chompute table ({why})", path.display()));
     let mut bytes = Vec::new();
-    let mut byte = [0u8; 1];
-    loop {
-        match r.read(&mut byte) {
-            Ok(0) => return Err(bad("no end of header")),
-            Ok(_) => bytes.push(byte[0]),
-            Err(e) => return Err(Error::io(path, e)),
-        }
+    for byte in r.bytes() {
+        bytes.push(byte.map_err(|e| Error::io(path, e))?);
         if bytes.ends_with(b"\n\n") {
             break;
         }
         if bytes.len() > HEADER_MAX {
             return Err(bad("header too long"));
         }
+    }
+    if !bytes.ends_with(b"\n\n") {
+        return Err(bad("no end of header"));
     }
     let text = std::str::from_utf8(&bytes).map_err(|_| bad("header is not text"))?;
     let mut lines = text.lines();
