@@ -69,8 +69,6 @@ pub(crate) struct Sealed {
     file: File,
     /// The `key value` pairs after the first line.
     pub(crate) pairs: Vec<(String, String)>,
-    /// Bytes of header.
-    pub(crate) start: u64,
     /// The header's bytes.
     prefix: Vec<u8>,
     /// The version its first line names.
@@ -99,7 +97,6 @@ impl Sealed {
             path: path.to_path_buf(),
             file,
             pairs,
-            start,
             prefix,
             version,
             kind,
@@ -176,7 +173,8 @@ impl Sealed {
             true => chunk_seed(&self.prefix),
             false => 0,
         };
-        CheckedBody::open(&self.path, self.file, self.start, bytes, what, seed)
+        let start = self.prefix.len() as u64;
+        CheckedBody::open(&self.path, self.file, start, bytes, what, seed)
     }
 }
 
