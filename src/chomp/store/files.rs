@@ -291,3 +291,29 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_a_folder_or_a_file_whose_header_is_whole() {
+        let dir = std::env::temp_dir().join(format!("chompute-holds-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("t.partial");
+        let head = "chompute chomp p-table partial 1\nbox 3x3\n";
+        let whole = format!("{head}\n");
+        let cases: [(&[u8], bool); 4] = [
+            (b"", false),
+            (head.as_bytes(), false),
+            (&[0; 64], false),
+            (whole.as_bytes(), true),
+        ];
+        for (bytes, holds) in cases {
+            std::fs::write(&file, bytes).unwrap();
+            assert_eq!(holds_checkpoint(&file), holds, "{bytes:?}");
+        }
+        assert!(holds_checkpoint(&dir) && !holds_checkpoint(&dir.join("none")));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
