@@ -15,7 +15,6 @@ use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
-use crate::chomp::engine::schedule::TableSteps;
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
@@ -211,10 +210,6 @@ struct OrdJob {
 }
 
 impl OrdJob {
-    fn steps(&self) -> TableSteps<'_> {
-        table_steps(&self.layout)
-    }
-
     fn packed(&self) -> &PackedOrds {
         match &self.table.ords {
             Ords::Packed(p) => p,
@@ -231,7 +226,7 @@ impl Job for OrdJob {
         // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on
         // disk before it goes.
         let body = self.bytes + self.bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + self.bytes + 29 * self.steps().steps() + 8192
+        body + self.bytes + 29 * table_steps(&self.layout).steps() + 8192
     }
 
     fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
@@ -241,7 +236,7 @@ impl Job for OrdJob {
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
         let (checkpoint, start) =
             open_checkpoint(&self.partial, &self.layout, &self.rule, self.packed())?;
-        let steps = (start, self.steps().steps());
+        let steps = (start, table_steps(&self.layout).steps());
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
@@ -249,7 +244,7 @@ impl Job for OrdJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
-        let (packed, steps, mut ranges) = (self.packed(), self.steps(), Vec::new());
+        let (packed, steps, mut ranges) = (self.packed(), table_steps(&self.layout), Vec::new());
         let choice = Choice::new(&self.rule);
         let on_step = |step, progress| {
             steps.ranges(step, &mut ranges);

@@ -169,28 +169,21 @@ pub(super) fn solve_unresumable<T, O>(
         Ok(Unresumable {
             bytes: file_bytes(layout),
             lock: None,
-            solve: Some(solve),
-            solved: None,
-            save,
+            publish: |out: &Path| save(solve()?, out),
         })
     };
     run_to_file(out, job, |_| {})
 }
 
-/// A table solved without a checkpoint: the lock alone, then the solve and the file.
-struct Unresumable<T, S, W> {
+/// A table solved without a checkpoint: the lock alone, then the solve and the file, in one
+/// step (nothing is kept between them).
+struct Unresumable<P> {
     bytes: u64,
     lock: Option<store::TableLock>,
-    solve: Option<S>,
-    solved: Option<T>,
-    save: W,
+    publish: P,
 }
 
-impl<T, O, S, W> Job for Unresumable<T, S, W>
-where
-    S: FnOnce() -> Result<T>,
-    W: FnOnce(T, &Path) -> Result<O>,
-{
+impl<O, P: FnOnce(&Path) -> Result<O>> Job for Unresumable<P> {
     type Output = O;
 
     fn disk_bytes(&self) -> u64 {
@@ -203,8 +196,6 @@ where
     }
 
     fn run(&mut self, _report: &mut dyn FnMut(RunEvent)) -> Result<()> {
-        let solve = self.solve.take().expect("solved once");
-        self.solved = Some(solve()?);
         Ok(())
     }
 
@@ -214,7 +205,7 @@ where
 
     fn publish(self, out: &Path) -> Result<O> {
         // The lock goes with the rest of `self`, once the file is written.
-        (self.save)(self.solved.expect("solved before it is published"), out)
+        (self.publish)(out)
     }
 }
 
