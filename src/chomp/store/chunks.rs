@@ -59,7 +59,7 @@ impl ChunkCrcs {
             self.crc.update(&bytes[..n]);
             self.written += n as u64;
             bytes = &bytes[n..];
-            if self.written % CHUNK_BYTES == 0 {
+            if self.written.is_multiple_of(CHUNK_BYTES) {
                 let fresh = crc32fast::Hasher::new_with_initial(self.seed);
                 self.crcs
                     .push(std::mem::replace(&mut self.crc, fresh).finalize());
@@ -79,7 +79,7 @@ impl ChunkCrcs {
 
     /// The trailer: one CRC-32 per chunk (the last one possibly shorter), little-endian.
     pub(crate) fn trailer(mut self) -> Vec<u8> {
-        if self.written % CHUNK_BYTES > 0 {
+        if !self.written.is_multiple_of(CHUNK_BYTES) {
             self.crcs.push(self.crc.finalize());
         }
         self.crcs.iter().flat_map(|c| c.to_le_bytes()).collect()
@@ -142,40 +142,6 @@ pub(crate) struct CheckedBody {
 }
 
 impl CheckedBody {
-    /// The body of `file` after a header of `start` bytes: checks that the file is exactly the
-    /// header, the body and its trailer (`what` names the table in the error), and reads the
-    /// trailer.
-    pub(crate) fn open(
-        path: &Path,
-        file: File,
-        start: u64,
-        bytes: u64,
-        what: &str,
-        seed: u32,
-    ) -> Result<CheckedBody> {
-        let chunks = bytes.div_ceil(CHUNK_BYTES);
-        let want = start + bytes + chunks * 4;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        if len != want {
-            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
-        }
-        let mut trailer = vec![0u8; (chunks * 4) as usize];
-        file.read_exact_at(&mut trailer, start + bytes)
-            .map_err(|e| Error::io(path, e))?;
-        let crcs = trailer
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        Ok(CheckedBody::new(
-            path,
-            file,
-            (start, bytes),
-            CHUNK_BYTES,
-            crcs,
-            seed,
-        ))
-    }
-
     /// The body at bytes `start..start + bytes` of `file`, in chunks of `chunk` bytes whose
     /// CRC-32s, each started from `seed`, are `crcs` (the last chunk possibly shorter).
     pub(crate) fn new(

@@ -5,7 +5,7 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::chunks::{chunk_seed, CheckedBody};
+use super::chunks::{chunk_seed, CheckedBody, CHUNK_BYTES};
 use super::files::{damaged, open_regular, read_prefix};
 use super::KINDS;
 use crate::chomp::diagram::ChompBox;
@@ -13,6 +13,7 @@ use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// Bytes a header may take, before its empty line.
@@ -166,15 +167,29 @@ impl Sealed {
         Ok(())
     }
 
-    /// The body of `bytes` bytes after the header and its trailer of chunk CRCs, seeded with
-    /// the header's CRC (or with 0 in a file of the kind's legacy version).
+    /// The body of `bytes` bytes after the header, and its trailer of chunk CRCs, seeded with
+    /// the header's CRC (or with 0 in a file of the kind's version before): the file must be
+    /// exactly the header, the body and the trailer (`what` names the table in the error).
     pub(crate) fn body(self, bytes: u64, what: &str) -> Result<CheckedBody> {
+        let (path, start) = (&self.path, self.prefix.len() as u64);
+        let chunks = bytes.div_ceil(CHUNK_BYTES);
+        let want = start + bytes + chunks * 4;
+        let len = self.file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != want {
+            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
+        }
+        let mut trailer = vec![0u8; (chunks * 4) as usize];
+        (self.file.read_exact_at(&mut trailer, start + bytes)).map_err(|e| Error::io(path, e))?;
+        let crcs = trailer
+            .chunks_exact(4)
+            .map(|c| c.try_into().expect("4 bytes"));
+        let crcs = crcs.map(u32::from_le_bytes).collect();
         let seed = match self.version == self.kind.version {
             true => chunk_seed(&self.prefix),
             false => 0,
         };
-        let start = self.prefix.len() as u64;
-        CheckedBody::open(&self.path, self.file, start, bytes, what, seed)
+        let (file, body) = (self.file, (start, bytes));
+        Ok(CheckedBody::new(path, file, body, CHUNK_BYTES, crcs, seed))
     }
 }
 
@@ -224,18 +239,16 @@ pub(crate) fn read_header(
 ) -> Result<(Vec<(String, String)>, u64)> {
     let bad =
         |why: &str| Error::invalid(format!("{}: not a chompute table ({why})", path.display()));
-    let mut bytes = Vec::new();
-    for byte in r.bytes() {
-        bytes.push(byte.map_err(|e| Error::io(path, e))?);
-        if bytes.ends_with(b"\n\n") {
-            break;
-        }
+    let (mut bytes, mut byte) = (Vec::new(), [0u8; 1]);
+    while !bytes.ends_with(b"\n\n") {
         if bytes.len() > HEADER_MAX {
             return Err(bad("header too long"));
         }
-    }
-    if !bytes.ends_with(b"\n\n") {
-        return Err(bad("no end of header"));
+        match r.read(&mut byte) {
+            Ok(0) => return Err(bad("no end of header")),
+            Ok(_) => bytes.push(byte[0]),
+            Err(e) => return Err(Error::io(path, e)),
+        }
     }
     let text = std::str::from_utf8(&bytes).map_err(|_| bad("header is not text"))?;
     let mut lines = text.lines();
