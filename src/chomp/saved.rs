@@ -7,7 +7,7 @@
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
-use crate::chomp::store::{Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE};
+use crate::chomp::store::{Kind, Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE, P_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
 use crate::chomp::two_player::file::TableFile;
 use crate::chomp::two_player::grundy_file::GrundyFile;
@@ -38,6 +38,16 @@ impl SavedTable {
             k if k == CELLS_TABLE => SavedTable::Cells(CellsFile::read(sealed)?),
             _ => SavedTable::Bits(TableFile::read(sealed)?),
         })
+    }
+
+    /// The kind of table.
+    pub fn kind(&self) -> Kind {
+        match self {
+            SavedTable::Bits(_) => P_TABLE,
+            SavedTable::Grundy(_) => GRUNDY_TABLE,
+            SavedTable::Ords(_) => ORD_TABLE,
+            SavedTable::Cells(_) => CELLS_TABLE,
+        }
     }
 }
 
@@ -75,7 +85,7 @@ mod tests {
         crate::chomp::two_player::cells_file::compute_to_file(max, &path, |_| {}).unwrap();
         let file = match SavedTable::open(&path).unwrap() {
             SavedTable::Cells(f) => f,
-            _ => panic!("a cells table opened as another kind"),
+            other => panic!("a cells table opened as {:?}", other.kind()),
         };
         // Every diagram of up to 12 cells fits in the 12x12 box, whose table is the slow twin.
         let table = solve_box(ChompBox { rows: 12, cols: 12 }).unwrap();
