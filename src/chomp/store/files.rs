@@ -4,11 +4,13 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::header::HEADER_MAX;
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// Bytes a header may take, before its empty line.
+pub(crate) const HEADER_MAX: usize = 4096;
 
 /// `table` with `ext` appended to its name.
 fn beside(table: &Path, ext: &str) -> PathBuf {
@@ -298,9 +300,8 @@ mod tests {
 
     #[test]
     fn a_checkpoint_is_a_folder_or_a_file_whose_header_is_whole() {
-        let dir = std::env::temp_dir().join(format!("chompute-holds-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("t.partial");
+        let (tmp, pid) = (std::env::temp_dir(), std::process::id());
+        let file = tmp.join(format!("chompute-holds-{pid}.partial"));
         let head = "chompute chomp p-table partial 1\nbox 3x3\n";
         let whole = format!("{head}\n");
         let cases: [(&[u8], bool); 4] = [
@@ -313,7 +314,7 @@ mod tests {
             std::fs::write(&file, bytes).unwrap();
             assert_eq!(holds_checkpoint(&file), holds, "{bytes:?}");
         }
-        assert!(holds_checkpoint(&dir) && !holds_checkpoint(&dir.join("none")));
-        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        assert!(holds_checkpoint(&tmp) && !holds_checkpoint(&file));
     }
 }

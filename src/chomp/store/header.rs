@@ -6,7 +6,7 @@
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
 use super::chunks::{chunk_seed, CheckedBody, CHUNK_BYTES};
-use super::files::{damaged, open_regular, read_prefix};
+use super::files::{damaged, open_regular, read_prefix, HEADER_MAX};
 use super::KINDS;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
@@ -15,9 +15,6 @@ use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-
-/// Bytes a header may take, before its empty line.
-pub(crate) const HEADER_MAX: usize = 4096;
 
 /// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
 /// version written now; the version before it (whose chunk CRCs do not depend on the header)

@@ -20,14 +20,14 @@ pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, save_sealed, CheckedBody, ChunkCrcs, Recount};
 pub(crate) use files::{
     being_solved, check_resumable_target, damaged, flock_now, lock_table, open_checkpoint_file,
-    read_prefix, refuse_if_held,
+    read_prefix, refuse_if_held, HEADER_MAX,
 };
 pub use files::{
     blocks_dir, check_regular, ensure_disk, holds_checkpoint, marks_path, partial_path, TableLock,
 };
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
-    Sealed, HEADER_MAX,
+    Sealed,
 };
 
 /// The one-bit table (`chomp solve -o`): version 3 binds its chunk CRCs to its header;
