@@ -1,9 +1,6 @@
 //! Every saved table, whatever its kind, opened by its first line: the one place that tells
-//! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`.
-//!
-//! The questions every face asks of a saved table are answered here too, so that `chomp query`
-//! and Python read them from one place: the winning bites of a cells table
-//! ([`CellsFile::winning_bites`]).
+//! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`; and
+//! the winning bites of a cells table ([`CellsFile::winning_bites`]), for both faces.
 //!
 //! Tests: tests/faults/tables.rs (every kind, and files of the previous format); this file's
 //! unit tests.
@@ -50,16 +47,6 @@ impl SavedTable {
             SavedTable::Grundy(_) => GRUNDY_TABLE,
             SavedTable::Ords(_) => ORD_TABLE,
             SavedTable::Cells(_) => CELLS_TABLE,
-        }
-    }
-
-    /// Check every chunk against its CRC and recount what the kind's header states.
-    pub fn verify(&self) -> Result<()> {
-        match self {
-            SavedTable::Bits(f) => f.verify(),
-            SavedTable::Grundy(f) => f.verify(),
-            SavedTable::Ords(f) => f.verify(),
-            SavedTable::Cells(f) => f.verify(),
         }
     }
 }

@@ -1,29 +1,19 @@
-//! The one lifecycle of a run to a file, for every table kind run whole (the one-bit table,
-//! Grundy values, ordinals, P-positions by cells), from "FILE named" to "FILE published":
-//!
-//! 1. the target is checked before any work: a regular file or nothing (a directory, a device
-//!    or a FIFO is refused at once, and nothing is created beside a device);
-//! 2. the disk: the run's real peak (the file and every checkpoint, rounded up by the kind),
-//!    counting what the checkpoints already hold;
-//! 3. the checkpoints are registered (an interrupt line names them truthfully from the moment
-//!    they may exist), then opened under their lock and read back: resumed, or begun again
-//!    with a line saying why;
-//! 4. the steps, with snapshots a quarter of the run so far apart ([`Cadence`]);
-//! 5. the file published under its name, the checkpoints removed.
-//!
-//! A kind and run mode says only its [`Job`]: its disk peak, its checkpoints, how they are
-//! read back under their lock, how its steps run and how its file is written. Every mode goes
-//! through here: a table whole in memory (a checkpoint file), in blocks (a folder of pieces,
-//! published through their assembly), a part of a wave of blocks (which does its share and
-//! publishes nothing: [`Job::publishes`]), and a table solved on a device (no checkpoint: the
-//! lock alone).
+//! The one lifecycle of a run to a file, for every table kind and run mode, from "FILE named"
+//! to "FILE published": the target checked before any work (a regular file or nothing, and
+//! nothing made beside a device); the disk for the run's peak, counting what the checkpoints
+//! already hold; the checkpoints registered (so an interrupt line names them truthfully from
+//! the moment they may exist), opened under their lock and read back; the steps, snapshots a
+//! quarter of the run so far apart ([`Cadence`]); the file published, the checkpoints removed.
+//! A kind and mode says only its [`Job`].
 //!
 //! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
 //! resumes to the same bytes, with a truthful line); the kinds' tests.
 
-use super::schedule::Progress;
+use super::schedule::{Layers, Progress, TableSteps};
+use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::error::{Error, Result};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -92,8 +82,10 @@ pub trait Job {
     /// Bytes on disk at the run's peak beside `out`: the file, its chunk CRCs and every
     /// checkpoint while they all exist.
     fn disk_bytes(&self) -> u64;
-    /// The checkpoint files the run keeps beside `out`.
-    fn checkpoints(&self, out: &Path) -> Vec<PathBuf>;
+    /// The checkpoint files the run keeps beside `out` (none by default).
+    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
     /// Open the checkpoints under their lock and read them back; the events that say what
     /// was resumed or begun again.
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>>;
@@ -204,46 +196,88 @@ impl Cadence {
     }
 }
 
-/// Read a step log's records back in order: `read(step)` reads the record of `step` and
-/// returns its bytes, or `None` at the end or at a torn, damaged or foreign record. Returns
-/// the first step still to do and the bytes of the whole records (what
-/// [`store::Checkpoint::open_log`] asks of a kind).
-pub fn read_steps(
-    steps: u64,
-    mut read: impl FnMut(u64) -> Result<Option<u64>>,
-) -> Result<(u64, u64)> {
-    let (mut next, mut good) = (0u64, 0u64);
-    while next < steps {
-        match read(next)? {
-            Some(bytes) => {
-                good += bytes;
-                next += 1;
-            }
-            None => break,
-        }
+impl RunEvent {
+    /// What a run resuming from `checkpoint` (at `path`, `steps_done` of `steps` read back)
+    /// says: [`RunEvent::Resumed`] when it held a step or had bytes cut off, else nothing.
+    pub(crate) fn resumed(
+        path: &Path,
+        checkpoint: &store::Checkpoint,
+        (steps_done, steps): (u64, u64),
+        snapshot: Option<u64>,
+    ) -> Vec<RunEvent> {
+        let dropped_bytes = checkpoint.dropped_bytes;
+        (steps_done > 0 || dropped_bytes > 0)
+            .then(|| RunEvent::Resumed {
+                path: path.to_path_buf(),
+                steps_done,
+                steps,
+                dropped_bytes,
+                snapshot,
+            })
+            .into_iter()
+            .collect()
     }
-    Ok((next, good))
 }
 
-/// Check a checkpoint's header fields against the run's: `want` lists each field, its value
-/// in this run and what it is called in a message. The first that differs is refused in one
-/// line saying which run the checkpoint is of; a field the run keeps in several values
-/// (`value-bytes`) may give its own error by `conflict`.
-pub fn check_fields(
+/// The steps of `layout`'s table: the colex prefix layers, or the hook index's steps.
+pub(crate) fn table_steps(layout: &BitLayout) -> TableSteps<'_> {
+    match layout {
+        BitLayout::Colex(ranker) => TableSteps::Colex(Layers { ranker }),
+        BitLayout::Hook { hook, .. } => TableSteps::Hook(hook),
+    }
+}
+
+/// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
+/// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
+/// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
+/// records `read(reader, step, its ranges)`
+/// reads back in order, each record's bytes, or `None` at the end or at a torn, damaged or
+/// foreign record. Returns it and the first step still to do.
+pub(crate) fn open_step_log(
     path: &Path,
-    pairs: &[(String, String)],
-    want: &[(&str, String)],
-    conflict: impl Fn(&str, &str) -> Option<Error>,
-) -> Result<()> {
+    (magic, verb): (&str, &str),
+    layout: &BitLayout,
+    extra: &[(&str, String)],
+    mut read: impl FnMut(&mut dyn Read, u64, &[(u64, u64)]) -> Result<Option<u64>>,
+) -> Result<(store::Checkpoint, u64)> {
+    let (shape, scheme) = (layout.shape(), layout.scheme());
+    let header = store::header_lines(magic, shape, &scheme, extra);
+    let mut want = vec![("box", shape.to_string()), ("rank", scheme)];
+    want.extend(extra.iter().cloned());
+    let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want);
+    let (steps, mut ranges) = (table_steps(layout), Vec::new());
+    // The records in order, up to the first that is not whole: the first step still to do,
+    // and the bytes of the whole records.
+    let read = |reader: &mut dyn Read| {
+        let (mut next, mut good) = (0, 0);
+        while next < steps.steps() {
+            steps.ranges(next, &mut ranges);
+            let Some(bytes) = read(reader, next, &ranges)? else {
+                break;
+            };
+            (next, good) = (next + 1, good + bytes);
+        }
+        Ok((next, good))
+    };
+    store::Checkpoint::open_log(path, &header, magic, verb, check, read)
+}
+
+/// Check a checkpoint's header fields against the run's: `want` lists each field and its
+/// value in this run. The first that differs is refused in one line saying which run the
+/// checkpoint is of; another value width (`value-bytes`) conflicts with this run's.
+fn check_fields(path: &Path, pairs: &[(String, String)], want: &[(&str, String)]) -> Result<()> {
     for (key, value) in want {
         let got = store::field(path, pairs, key)?;
-        if got == *value {
-            continue;
-        }
-        if let Some(e) = conflict(key, got) {
-            return Err(e);
-        }
         let (this, that) = match *key {
+            _ if got == *value => continue,
+            "value-bytes" => {
+                let why = format!(
+                    "{} keeps values of {got} bytes, this run {value}; rerun with {{0}} {got} or \
+                     remove it",
+                    path.display()
+                );
+                return Err(Error::conflict(&[crate::error::Input::ValueBytes], why));
+            }
             "box" => (format!("the {got} box"), value.clone()),
             "rank" => (format!("a table numbered by '{got}'"), format!("'{value}'")),
             _ => (format!("the {key} {got}"), value.clone()),
@@ -289,14 +323,6 @@ mod tests {
     }
 
     #[test]
-    fn the_steps_are_read_until_the_first_record_that_is_not_whole() {
-        let sizes = [Some(10), Some(20), None, Some(5)];
-        let got = read_steps(4, |s| Ok(sizes[s as usize])).unwrap();
-        assert_eq!(got, (2, 30));
-        assert_eq!(read_steps(2, |_| Ok(Some(1))).unwrap(), (2, 2));
-    }
-
-    #[test]
     fn a_checkpoint_of_another_run_is_refused_by_its_first_field_that_differs() {
         let pairs = vec![
             ("box".to_string(), "6x6".to_string()),
@@ -304,18 +330,21 @@ mod tests {
         ];
         let p = Path::new("t.partial");
         let want = [("box", "6x6".to_string()), ("rank", "colex".to_string())];
-        assert!(check_fields(p, &pairs, &want, |_, _| None).is_ok());
+        assert!(check_fields(p, &pairs, &want).is_ok());
         let want = [("box", "6x7".to_string()), ("rank", "hook".to_string())];
-        let e = check_fields(p, &pairs, &want, |_, _| None).unwrap_err();
+        let e = check_fields(p, &pairs, &want).unwrap_err();
         assert_eq!(
             e.to_string(),
             "t.partial is the checkpoint of the 6x6 box, not of 6x7; remove it to start afresh, \
              or run what it was"
         );
-        let want = [("rank", "hook".to_string())];
-        let e = check_fields(p, &pairs, &want, |k, got| {
-            Some(Error::invalid(format!("{k} {got}")))
-        });
-        assert_eq!(e.unwrap_err().to_string(), "rank colex");
+        let pairs = [("value-bytes".to_string(), "1".to_string())];
+        let e = check_fields(p, &pairs, &[("value-bytes", "2".to_string())]).unwrap_err();
+        assert!(matches!(e, Error::Conflict { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .contains("keeps values of 1 bytes, this run 2"),
+            "{e}"
+        );
     }
 }

@@ -1,44 +1,11 @@
-//! Ordinal tables on disk: the table file (`chomp ord -o FILE`), the checkpoint of a run in
-//! progress (`FILE.partial`), and [`OrdFile`], which answers from the file without loading
-//! it. The header, the chunk CRCs and the checkpoint's records are those of the one-bit and
-//! the Grundy table files (`two_player::file`), so every kind is checked the same way.
-//!
-//! # The table file
-//! An ASCII header of `key value` lines ending with an empty line, then the packed table
-//! ([`PackedOrds`]) as little-endian u64 words, then a trailer of chunk CRCs:
-//!
-//! ```text
-//! chompute chomp ord-table 2
-//! box 4x6
-//! rank colex-lattice-path
-//! rule 0,2,1
-//! players 3
-//! positions 210
-//! ordinal-bits 2
-//! histogram 1 12 90 107
-//! chunk-bytes 65536
-//! header-crc32 0f1e2d3c
-//!
-//! <⌈positions·ordinal-bits/64⌉ little-endian u64 words: the ordinal of rank r at bits
-//!  r·ordinal-bits .. (r+1)·ordinal-bits counted from bit 0 of word 0; the bits past the
-//!  last position are 0>
-//! <one little-endian u32 per chunk-bytes bytes of words (the last chunk may be shorter)>
-//! ```
-//!
-//! `rule` is the normalised rule (the ordinals depend on nothing else); `histogram` counts the
-//! positions of each ordinal 0..=players, the empty diagram's 0 included; `header-crc32` is the
-//! CRC-32 of the header's bytes before that line. A reader checks the header on open and each
-//! 64 KiB chunk before it answers from it, and every ordinal it reads against `players`. A
-//! damaged file is refused, never answered from. The file is a function of the box and the
-//! rule alone: an interrupted and resumed run writes the same bytes.
-//!
-//! # The checkpoint
-//! `chompute chomp ord-table partial 1`, `box`, `rank`, `rule`, `ordinal-bits`, an empty line,
-//! then one record per finished layer of the colex schedule (`engine::schedule::Layers`),
-//! in order: `LAYR`, the layer (u64), the number of bytes of its entries (u64), the entries of
-//! its ranges in range order, each range in rank order, packed at `ordinal-bits` bits from
-//! bit 0 of the first byte, and the CRC-32 of everything after `LAYR`. A resumed run keeps the
-//! records before the first torn or damaged one and cuts the file there.
+//! Ordinal tables on disk: the table file (`chomp ord -o FILE`: the store's sealed header with
+//! the normalised rule and the histogram of the ordinals, then the packed table
+//! ([`PackedOrds`]) as little-endian u64 words, then the chunk CRCs), the checkpoint of a run in
+//! progress (`FILE.partial`: one record a finished step, its entries packed at `ordinal-bits`
+//! bits from bit 0 of the first byte), and [`OrdFile`], which answers from the file without
+//! loading it, checking each chunk before it answers and every ordinal against `players`. The
+//! file is a function of the box and the rule alone. Formats: docs/formats.md, "Ordinal
+//! tables".
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
@@ -47,8 +14,7 @@ use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
-use crate::chomp::engine::schedule::{Layers, TableSteps};
+use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
@@ -62,45 +28,35 @@ const PARTIAL_MAGIC: &str = "chompute chomp ord-table partial 1";
 /// Words copied at a time when a table is written.
 const WORDS_AT_ONCE: usize = 1 << 13;
 
-/// Entries packed at a few bits each into bytes, from bit 0 of the first byte.
-struct Packer {
-    bits: u32,
-    acc: u64,
-    filled: u32,
-    out: Vec<u8>,
+/// The entries of `ranges` packed at their bits each from bit 0 of the first byte (the last
+/// byte padded with zeros), in slices, to `sink`: a checkpoint record's payload.
+fn pack_to(
+    ords: &PackedOrds,
+    ranges: &[(u64, u64)],
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let (bits, mut acc, mut filled) = (ords.bits(), 0u64, 0);
+    let mut out = Vec::with_capacity(1 << 16);
+    for r in ranges.iter().flat_map(|&(b, l)| b..b + l) {
+        acc |= (ords.get(r) as u64) << filled;
+        filled += bits;
+        while filled >= 8 {
+            out.push(acc as u8);
+            (acc, filled) = (acc >> 8, filled - 8);
+        }
+        if out.len() >= 1 << 16 {
+            sink(&out)?;
+            out.clear();
+        }
+    }
+    if filled > 0 {
+        out.push(acc as u8);
+    }
+    sink(&out)
 }
 
-impl Packer {
-    fn new(bits: u32) -> Packer {
-        Packer {
-            bits,
-            acc: 0,
-            filled: 0,
-            out: Vec::new(),
-        }
-    }
-
-    #[inline]
-    fn push(&mut self, o: u8) {
-        self.acc |= (o as u64) << self.filled;
-        self.filled += self.bits;
-        while self.filled >= 8 {
-            self.out.push(self.acc as u8);
-            self.acc >>= 8;
-            self.filled -= 8;
-        }
-    }
-
-    /// The last partial byte, padded with zeros.
-    fn finish(&mut self) {
-        if self.filled > 0 {
-            self.out.push(self.acc as u8);
-            (self.acc, self.filled) = (0, 0);
-        }
-    }
-}
-
-/// Entries of a few bits each read back from bytes a [`Packer`] (or the table's words) wrote.
+/// Entries of a few bits each read back from bytes [`pack_to`] (or the table's words) wrote.
+#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -111,8 +67,7 @@ impl Unpacker {
     fn new(bits: u32) -> Unpacker {
         Unpacker {
             bits,
-            acc: 0,
-            have: 0,
+            ..Unpacker::default()
         }
     }
 
@@ -224,12 +179,14 @@ pub fn compute_to_file(
             true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
             false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
         };
+        let table = OrdTable {
+            ranker,
+            players,
+            ords,
+        };
         Ok(OrdJob {
-            table: OrdTable {
-                ranker,
-                players,
-                ords,
-            },
+            layout: table.layout(),
+            table,
             rule: rule.clone(),
             bytes,
             partial: store::partial_path(out),
@@ -243,6 +200,7 @@ pub fn compute_to_file(
 /// An ordinal table's part of the run to a file.
 struct OrdJob {
     table: OrdTable,
+    layout: BitLayout,
     rule: Rule,
     /// Bytes of the packed entries.
     bytes: u64,
@@ -252,23 +210,6 @@ struct OrdJob {
 }
 
 impl OrdJob {
-    fn layout(&self) -> BitLayout {
-        let hook = match &self.table.ords {
-            Ords::Hook(h) => Some(&h.hook),
-            _ => None,
-        };
-        BitLayout::of(self.table.ranker.clone(), hook)
-    }
-
-    fn steps(&self) -> TableSteps<'_> {
-        match &self.table.ords {
-            Ords::Hook(h) => TableSteps::Hook(&h.hook),
-            _ => TableSteps::Colex(Layers {
-                ranker: &self.table.ranker,
-            }),
-        }
-    }
-
     fn packed(&self) -> &PackedOrds {
         match &self.table.ords {
             Ords::Packed(p) => p,
@@ -285,7 +226,7 @@ impl Job for OrdJob {
         // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on
         // disk before it goes.
         let body = self.bytes + self.bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + self.bytes + 29 * self.steps().steps() + 8192
+        body + self.bytes + 29 * table_steps(&self.layout).steps() + 8192
     }
 
     fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
@@ -293,53 +234,23 @@ impl Job for OrdJob {
     }
 
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
-        let layout = self.layout();
-        let (checkpoint, start) = open_checkpoint(
-            &self.partial,
-            &layout,
-            &self.steps(),
-            &self.rule,
-            self.packed(),
-        )?;
-        let mut said = Vec::new();
-        if start > 0 || checkpoint.dropped_bytes > 0 {
-            said.push(RunEvent::Resumed {
-                path: self.partial.clone(),
-                steps_done: start,
-                steps: self.steps().steps(),
-                dropped_bytes: checkpoint.dropped_bytes,
-                snapshot: None,
-            });
-        }
+        let (checkpoint, start) =
+            open_checkpoint(&self.partial, &self.layout, &self.rule, self.packed())?;
+        let steps = (start, table_steps(&self.layout).steps());
+        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
-        let (packed, steps) = (self.packed(), self.steps());
-        let mut ranges = Vec::new();
-        let mut packer = Packer::new(packed.bits());
+        let (packed, steps, mut ranges) = (self.packed(), table_steps(&self.layout), Vec::new());
         let choice = Choice::new(&self.rule);
         let on_step = |step, progress| {
             steps.ranges(step, &mut ranges);
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * packed.bits() as u64).div_ceil(8);
-            checkpoint.append_stream(step, len, |sink| {
-                for &(base, l) in &ranges {
-                    for r in base..base + l {
-                        packer.push(packed.get(r));
-                        if packer.out.len() >= 1 << 16 {
-                            sink(&packer.out)?;
-                            packer.out.clear();
-                        }
-                    }
-                }
-                packer.finish();
-                sink(&packer.out)?;
-                packer.out.clear();
-                Ok(())
-            })?;
+            checkpoint.append_stream(step, len, |sink| pack_to(packed, &ranges, sink))?;
             report(RunEvent::Step(progress));
             Ok(())
         };
@@ -362,75 +273,53 @@ impl Job for OrdJob {
     }
 }
 
-/// Open the checkpoint of a run of `rule` on `ranker`'s box at `path`: a new one, or one of
-/// the same box and rule whose layers are read back into `ords`. Returns it and the first
-/// layer still to do.
+/// Open the checkpoint of a run of `rule` on `layout`'s table at `path`: a new one, or one of
+/// the same box and rule whose steps are read back into `ords`. Returns it and the first step
+/// still to do.
 fn open_checkpoint(
     path: &Path,
     layout: &BitLayout,
-    layers: &TableSteps,
     rule: &Rule,
     ords: &PackedOrds,
 ) -> Result<(Checkpoint, u64)> {
-    let shape = layout.shape();
-    let scheme = layout.scheme();
     let (bits, players) = (ords.bits(), rule.players() as u8);
     let extra = [
         ("rule", rule.normalised()),
         ("ordinal-bits", bits.to_string()),
     ];
-    let header = store::header_lines(PARTIAL_MAGIC, shape, &scheme, &extra);
-    let want = [
-        ("box", shape.to_string()),
-        ("rank", scheme.clone()),
-        extra[0].clone(),
-        extra[1].clone(),
-    ];
-    let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want, |_, _| None);
-    let read = |reader: &mut dyn Read| {
-        let mut ranges = Vec::new();
-        let (next, good) = read_steps(layers.steps(), |next| {
-            layers.ranges(next, &mut ranges);
-            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-            let len = (n * bits as u64).div_ceil(8);
-            // Entries go into the table as they are read; those of a record that turns out
-            // damaged are cleared below, before their layer is computed again.
-            let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker::new(bits);
-            let got = store::read_raw_record(
-                reader,
-                1,
-                |v, m| v == next && m == len,
-                |bytes| {
-                    unpacker.feed(bytes, |o| match ranks.next() {
-                        Some(r) if o <= players => {
-                            ords.put(r, o);
-                            true
-                        }
-                        Some(_) => false,
-                        // The padding of the last byte.
-                        None => o == 0,
-                    })
-                },
-            )?;
-            Ok(got.map(|(_, bytes)| bytes))
-        })?;
-        if next < layers.steps() {
-            layers.ranges(next, &mut ranges);
-            for &(b, l) in &ranges {
-                (b..b + l).for_each(|r| ords.put(r, 0));
-            }
+    let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
+        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+        let len = (n * bits as u64).div_ceil(8);
+        let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+        let mut unpacker = Unpacker::new(bits);
+        let mut place = |bytes: &[u8]| {
+            unpacker.feed(bytes, |o| match ranks.next() {
+                Some(r) if o <= players => {
+                    ords.put(r, o);
+                    true
+                }
+                Some(_) => false,
+                // The padding of the last byte.
+                None => o == 0,
+            })
+        };
+        let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
+        // Entries go into the table as they are read: those of a record that turns out
+        // damaged are cleared, before their step is computed again.
+        if got.is_none() {
+            let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+            ranks.for_each(|r| ords.put(r, 0));
         }
-        Ok((next, good))
+        Ok(got.map(|(_, bytes)| bytes))
     };
-    Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
+    let magic = (PARTIAL_MAGIC, "computed");
+    open_step_log(path, magic, layout, &extra, read)
 }
 
 /// A saved ordinal table opened for reading single ordinals without loading it. Every
 /// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct OrdFile {
-    path: PathBuf,
     body: CheckedBody,
     layout: BitLayout,
     rule: Rule,
@@ -470,7 +359,6 @@ impl OrdFile {
         let bytes = PackedOrds::bytes_for(layout.len(), rule.players() as u8);
         let body = sealed.body(bytes, &what)?;
         Ok(OrdFile {
-            path: path.to_path_buf(),
             body,
             layout,
             rule,
@@ -503,10 +391,7 @@ impl OrdFile {
     /// from the file (from a checked chunk).
     pub fn ordinal_rank(&self, r: u64) -> Result<u8> {
         if r >= self.layout.len() {
-            return Err(Error::invalid(format!(
-                "{}: entry {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("entry {r} is outside the table")));
         }
         let off = r * self.bits as u64;
         let bytes = PackedOrds::bytes_for(self.layout.len(), self.rule.players() as u8);
@@ -517,10 +402,9 @@ impl OrdFile {
         let v = (u16::from_le_bytes(b) >> (off % 8)) & ((1 << self.bits) - 1);
         let n = self.rule.players() as u16;
         if v > n || (r == 0) != (v == 0) {
-            return Err(store::damaged(
-                &self.path,
-                format!("entry {r} holds ordinal {v}, which {n} players do not give it"),
-            ));
+            return Err(self.body.damaged(format!(
+                "entry {r} holds ordinal {v}, which {n} players do not give it"
+            )));
         }
         Ok(v as u8)
     }
@@ -536,10 +420,10 @@ impl OrdFile {
         let o = self.ordinal(p)?;
         let sol = sol_with(p, o, |q| self.ordinal(q))?;
         if o >= 2 && sol.is_empty() {
-            return Err(store::damaged(
-                &self.path,
-                format!("{p} holds ordinal {o} but no option of it holds {}", o - 1),
-            ));
+            return Err(self.body.damaged(format!(
+                "{p} holds ordinal {o} but no option of it holds {}",
+                o - 1
+            )));
         }
         Ok(sol)
     }

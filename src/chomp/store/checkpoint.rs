@@ -5,7 +5,7 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::files::open_checkpoint_file;
+use super::files::{has_header, open_checkpoint_file};
 use super::header::read_header;
 use crate::error::{Error, Result};
 use std::fs::File;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Bytes a record's items are read by.
 const READ_BYTES: u64 = 1 << 16;
 
-pub(crate) const RECORD_TAG: &[u8; 4] = b"LAYR";
+const RECORD_TAG: &[u8; 4] = b"LAYR";
 
 /// The checkpoint of a run in progress: finished layers appended as they end.
 #[derive(Debug)]
@@ -33,7 +33,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
     /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
-    /// process"): a new one (also when only part of its header was written), or an existing
+    /// process"): a new one (also when it holds no whole header), or an existing
     /// one whose header `check` accepts and whose records `read` reads back, returning the
     /// first step still to do and the bytes of the whole records. What follows those records
     /// (a torn or damaged one and everything after it) is cut off and counted in
@@ -49,12 +49,8 @@ impl Checkpoint {
         let io = |e| Error::io(path, e);
         let mut file = open_checkpoint_file(path, verb)?;
         let len = file.metadata().map_err(io)?.len();
-        let mut start = vec![0u8; (len as usize).min(header.len())];
-        file.read_exact_at(&mut start, 0).map_err(io)?;
-        let (next, good_end) = if len < header.len() as u64 && header.as_bytes().starts_with(&start)
-        {
-            // New, or cut off while its header was written (a kill in the first moments):
-            // a fresh checkpoint.
+        let (next, good_end) = if !has_header(&file, path) {
+            // New, or no checkpoint ([`super::holds_checkpoint`]): begun afresh.
             file.set_len(0).map_err(io)?;
             file.write_all_at(header.as_bytes(), 0).map_err(io)?;
             file.sync_data().map_err(io)?;
@@ -95,9 +91,7 @@ impl Checkpoint {
         let mut crc = crc32fast::Hasher::new();
         {
             let mut out = BufWriter::with_capacity(1 << 16, &mut self.file);
-            let mut head = [0u8; 16];
-            head[..8].copy_from_slice(&step.to_le_bytes());
-            head[8..].copy_from_slice(&n.to_le_bytes());
+            let head = [step, n].map(u64::to_le_bytes).concat();
             crc.update(&head);
             out.write_all(RECORD_TAG).map_err(io)?;
             out.write_all(&head).map_err(io)?;
@@ -152,21 +146,17 @@ pub(crate) fn read_raw_record(
     accept: impl FnOnce(u64, u64) -> bool,
     mut payload: impl FnMut(&[u8]) -> bool,
 ) -> Result<Option<(u64, u64)>> {
-    let mut tag = [0u8; 4];
-    if r.read_exact(&mut tag).is_err() || &tag != RECORD_TAG {
+    let mut head = [0u8; 20];
+    if r.read_exact(&mut head).is_err() || &head[..4] != RECORD_TAG {
         return Ok(None);
     }
-    let mut head = [0u8; 16];
-    if r.read_exact(&mut head).is_err() {
-        return Ok(None);
-    }
-    let v = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
-    let n = u64::from_le_bytes(head[8..].try_into().expect("8 bytes"));
+    let v = u64::from_le_bytes(head[4..12].try_into().expect("8 bytes"));
+    let n = u64::from_le_bytes(head[12..].try_into().expect("8 bytes"));
     let Some(total) = n.checked_mul(unit).filter(|_| accept(v, n)) else {
         return Ok(None);
     };
     let mut crc = crc32fast::Hasher::new();
-    crc.update(&head);
+    crc.update(&head[4..]);
     let per = (READ_BYTES / unit).max(1) * unit;
     let mut buf = vec![0u8; per.min(total) as usize];
     let mut left = total;

@@ -29,8 +29,9 @@ pub(crate) struct ChunkCrcs {
     /// files of a legacy version), so a chunk's CRC holds only under the header it was
     /// written under.
     seed: u32,
+    /// The CRC of the last chunk so far.
     crc: crc32fast::Hasher,
-    in_chunk: u64,
+    /// Bytes of body seen so far.
     written: u64,
     crcs: Vec<u32>,
 }
@@ -41,7 +42,6 @@ impl ChunkCrcs {
         ChunkCrcs {
             seed,
             crc: crc32fast::Hasher::new_with_initial(seed),
-            in_chunk: 0,
             written: 0,
             crcs: Vec::new(),
         }
@@ -53,23 +53,18 @@ impl ChunkCrcs {
     }
 
     /// The body goes on with `bytes`.
-    pub(crate) fn update(&mut self, bytes: &[u8]) {
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let n = ((CHUNK_BYTES - self.in_chunk) as usize).min(rest.len());
-            self.crc.update(&rest[..n]);
-            self.in_chunk += n as u64;
-            rest = &rest[n..];
-            if self.in_chunk == CHUNK_BYTES {
-                let done = std::mem::replace(
-                    &mut self.crc,
-                    crc32fast::Hasher::new_with_initial(self.seed),
-                );
-                self.crcs.push(done.finalize());
-                self.in_chunk = 0;
+    pub(crate) fn update(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let n = ((CHUNK_BYTES - self.written % CHUNK_BYTES) as usize).min(bytes.len());
+            self.crc.update(&bytes[..n]);
+            self.written += n as u64;
+            bytes = &bytes[n..];
+            if self.written.is_multiple_of(CHUNK_BYTES) {
+                let fresh = crc32fast::Hasher::new_with_initial(self.seed);
+                self.crcs
+                    .push(std::mem::replace(&mut self.crc, fresh).finalize());
             }
         }
-        self.written += bytes.len() as u64;
     }
 
     /// The body ends after its first `len` bytes (at most those seen), `partial` being the
@@ -79,13 +74,12 @@ impl ChunkCrcs {
         self.crcs.truncate((len / CHUNK_BYTES) as usize);
         self.crc = crc32fast::Hasher::new_with_initial(self.seed);
         self.crc.update(partial);
-        self.in_chunk = len % CHUNK_BYTES;
         self.written = len;
     }
 
     /// The trailer: one CRC-32 per chunk (the last one possibly shorter), little-endian.
     pub(crate) fn trailer(mut self) -> Vec<u8> {
-        if self.in_chunk > 0 {
+        if !self.written.is_multiple_of(CHUNK_BYTES) {
             self.crcs.push(self.crc.finalize());
         }
         self.crcs.iter().flat_map(|c| c.to_le_bytes()).collect()
@@ -148,40 +142,6 @@ pub(crate) struct CheckedBody {
 }
 
 impl CheckedBody {
-    /// The body of `file` after a header of `start` bytes: checks that the file is exactly the
-    /// header, the body and its trailer (`what` names the table in the error), and reads the
-    /// trailer.
-    pub(crate) fn open(
-        path: &Path,
-        file: File,
-        start: u64,
-        bytes: u64,
-        what: &str,
-        seed: u32,
-    ) -> Result<CheckedBody> {
-        let chunks = bytes.div_ceil(CHUNK_BYTES);
-        let want = start + bytes + chunks * 4;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        if len != want {
-            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
-        }
-        let mut trailer = vec![0u8; (chunks * 4) as usize];
-        file.read_exact_at(&mut trailer, start + bytes)
-            .map_err(|e| Error::io(path, e))?;
-        let crcs = trailer
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        Ok(CheckedBody::new(
-            path,
-            file,
-            (start, bytes),
-            CHUNK_BYTES,
-            crcs,
-            seed,
-        ))
-    }
-
     /// The body at bytes `start..start + bytes` of `file`, in chunks of `chunk` bytes whose
     /// CRC-32s, each started from `seed`, are `crcs` (the last chunk possibly shorter).
     pub(crate) fn new(
@@ -205,6 +165,21 @@ impl CheckedBody {
             crcs,
             seed,
         }
+    }
+
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The error for a question this file cannot answer: `PATH: WHY`.
+    pub(crate) fn invalid(&self, why: impl std::fmt::Display) -> Error {
+        Error::invalid(format!("{}: {why}", self.path.display()))
+    }
+
+    /// The error for damage found in this file: `PATH: WHY; the file is damaged`.
+    pub(crate) fn damaged(&self, why: impl std::fmt::Display) -> Error {
+        damaged(&self.path, why)
     }
 
     /// Read chunks `first..first + n` into `buf` and check each against its CRC-32.

@@ -9,55 +9,74 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// Bytes a header may take, before its empty line.
+pub(crate) const HEADER_MAX: usize = 4096;
+
+/// `table` with `ext` appended to its name.
+fn beside(table: &Path, ext: &str) -> PathBuf {
+    let mut s = table.as_os_str().to_owned();
+    s.push(ext);
+    PathBuf::from(s)
+}
+
 /// The checkpoint path of a table file: `FILE.partial`.
 pub fn partial_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".partial");
-    PathBuf::from(s)
+    beside(table, ".partial")
 }
 
 /// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
 pub fn marks_path(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".marks");
-    PathBuf::from(s)
+    beside(table, ".marks")
 }
 
 /// The checkpoint folder of a table solved in pieces: `FILE.blocks`.
 pub fn blocks_dir(table: &Path) -> PathBuf {
-    let mut s = table.as_os_str().to_owned();
-    s.push(".blocks");
-    PathBuf::from(s)
+    beside(table, ".blocks")
+}
+
+/// Whether `path` holds a checkpoint a run could resume: a folder (of pieces), or a file whose
+/// header is whole. An empty file (the lock of a run that keeps none) or one cut off inside
+/// its header (a run killed in its first moments) is no checkpoint.
+pub fn holds_checkpoint(path: &Path) -> bool {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => true,
+        Ok(m) if m.is_file() => File::open(path).is_ok_and(|f| has_header(&f, path)),
+        _ => false,
+    }
+}
+
+/// Whether the first bytes of `file` hold a whole header (one that ends with an empty line).
+pub(crate) fn has_header(file: &File, path: &Path) -> bool {
+    let first = read_prefix(file, path, HEADER_MAX as u64 + 2);
+    first.is_ok_and(|b| b.windows(2).any(|w| w == b"\n\n"))
 }
 
 /// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
 /// or a directory is no table).
 pub fn check_regular(path: &Path) -> Result<()> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(Error::invalid(format!(
+    regular(path, &meta)
+}
+
+/// An error unless `meta` (of `path`) is a regular file's.
+fn regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
+    match meta.is_file() {
+        true => Ok(()),
+        false => Err(Error::invalid(format!(
             "{}: not a regular file; a table is read from and written to a regular file",
             path.display()
-        )));
+        ))),
     }
-    Ok(())
 }
 
 /// Open a saved table for reading: a regular file (checked before and after the open, which
 /// does not block).
 pub(crate) fn open_regular(path: &Path) -> Result<File> {
     check_regular(path)?;
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
-        return Err(Error::invalid(format!(
-            "{}: not a regular file",
-            path.display()
-        )));
-    }
+    let mut open = OpenOptions::new();
+    let file = open.read(true).custom_flags(libc::O_NONBLOCK).open(path);
+    let file = file.map_err(|e| Error::io(path, e))?;
+    regular(path, &file.metadata().map_err(|e| Error::io(path, e))?)?;
     Ok(file)
 }
 
@@ -87,15 +106,6 @@ pub(crate) fn read_prefix(file: &File, path: &Path, n: u64) -> Result<Vec<u8>> {
     Ok(first)
 }
 
-/// Whether another process holds an flock on the file `path` (an exclusive lock cannot be
-/// taken now); false when there is no such file.
-fn locked_elsewhere(path: &Path) -> bool {
-    match OpenOptions::new().read(true).open(path) {
-        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => flock_now(&f, false).is_err(),
-        _ => false,
-    }
-}
-
 /// The error for a run to `table` while another process holds the lock on `held` (the
 /// checkpoint or the plan of a run in any mode).
 pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
@@ -108,9 +118,11 @@ pub(crate) fn being_solved(table: &Path, held: &Path) -> Error {
 
 /// Refuse a run to `table` while another process holds an flock on `held`.
 pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
-    match locked_elsewhere(held) {
-        true => Err(being_solved(table, held)),
-        false => Ok(()),
+    match OpenOptions::new().read(true).open(held) {
+        Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) && flock_now(&f, false).is_err() => {
+            Err(being_solved(table, held))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -131,13 +143,14 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
             path.display()
         )));
     }
-    let file = OpenOptions::new()
+    let mut open = OpenOptions::new();
+    let file = open
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
+        .open(path);
+    let file = file.map_err(|e| Error::io(path, e))?;
     flock_now(&file, false).map_err(|_| {
         Error::invalid(format!(
             "{} is being {verb} by another process (its checkpoint {} is locked)",
@@ -152,7 +165,7 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
 /// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
 /// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
 /// file, in any modes, the second is refused at once. The lock file is empty, which every
-/// mode takes for no checkpoint, and is removed with the lock.
+/// mode takes for no checkpoint ([`holds_checkpoint`]), and is removed with the lock.
 #[derive(Debug)]
 pub struct TableLock {
     path: PathBuf,
@@ -166,13 +179,14 @@ pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
     // interrupt's gate: the line that says no file was written is never followed by one.
     let lock = crate::output::gated(|| {
         let file = open_and_lock(&path, "solved")?;
-        if file.metadata().is_ok_and(|m| m.len() > 0) {
+        if has_header(&file, &path) {
             return Err(Error::invalid(format!(
                 "{} is the checkpoint of another run of {}: resume that run, or remove it",
                 path.display(),
                 table.display()
             )));
         }
+        file.set_len(0).map_err(|e| Error::io(&path, e))?;
         crate::output::remove_on_stop(&path);
         Ok(TableLock {
             path: path.clone(),
@@ -210,10 +224,7 @@ pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
 /// checkpoint being resumed) counts as room.
 pub fn ensure_disk(out: &Path, bytes: u64, kept: &[PathBuf]) -> Result<()> {
     use std::os::unix::ffi::OsStrExt;
-    let dir = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let dir = folder_of(out);
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
         return Ok(());
     };
@@ -257,6 +268,13 @@ pub(crate) fn dir_bytes(p: &Path) -> u64 {
     }
 }
 
+/// The folder `out` is in (`.` for a bare name).
+fn folder_of(out: &Path) -> &Path {
+    out.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
 /// Refuse an output that a resumable run cannot keep a checkpoint beside: `-`, or anything
 /// but a regular file or a new path (a device, a FIFO has no "beside").
 pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
@@ -264,11 +282,7 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
     // leads to (`/dev/stdout` may lead to a regular file). /dev/shm is a folder of files
     // (shared memory), where a table may go.
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let special = std::fs::canonicalize(parent).is_ok_and(|p| {
+    let special = std::fs::canonicalize(folder_of(out)).is_ok_and(|p| {
         ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)) && !p.starts_with("/dev/shm")
     });
     if out.as_os_str() == "-" || special || out.exists() && !out.is_file() {
@@ -278,4 +292,29 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_is_a_folder_or_a_file_whose_header_is_whole() {
+        let (tmp, pid) = (std::env::temp_dir(), std::process::id());
+        let file = tmp.join(format!("chompute-holds-{pid}.partial"));
+        let head = "chompute chomp p-table partial 1\nbox 3x3\n";
+        let whole = format!("{head}\n");
+        let cases: [(&[u8], bool); 4] = [
+            (b"", false),
+            (head.as_bytes(), false),
+            (&[0; 64], false),
+            (whole.as_bytes(), true),
+        ];
+        for (bytes, holds) in cases {
+            std::fs::write(&file, bytes).unwrap();
+            assert_eq!(holds_checkpoint(&file), holds, "{bytes:?}");
+        }
+        std::fs::remove_file(&file).unwrap();
+        assert!(holds_checkpoint(&tmp) && !holds_checkpoint(&file));
+    }
 }

@@ -5,22 +5,20 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::chunks::{chunk_seed, CheckedBody};
-use super::files::{damaged, open_regular, read_prefix};
+use super::chunks::{chunk_seed, CheckedBody, CHUNK_BYTES};
+use super::files::{damaged, open_regular, read_prefix, HEADER_MAX};
 use super::KINDS;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::index::{BitLayout, COLEX_SCHEME, HOOK_SCHEME};
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// Bytes a header may take, before its empty line.
-pub(crate) const HEADER_MAX: usize = 4096;
-
 /// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
-/// version written now, and the older version still read (whose chunk CRCs do not depend on
-/// the header), if any.
+/// version written now; the version before it (whose chunk CRCs do not depend on the header)
+/// is still read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kind {
     /// The kind's word in the first line (`p-table`, `grundy-table`, …).
@@ -29,25 +27,21 @@ pub struct Kind {
     pub title: &'static str,
     /// The version written.
     pub version: u32,
-    /// A version that is read but no longer written.
-    pub legacy: Option<u32>,
 }
 
 impl Kind {
-    /// The kind `name` (`title` to a reader) written at `version`, whose version before is
-    /// still read.
+    /// The kind `name` (`title` to a reader) written at `version`.
     pub const fn new(name: &'static str, title: &'static str, version: u32) -> Kind {
         Kind {
             name,
             title,
             version,
-            legacy: Some(version - 1),
         }
     }
 
     /// The first line of a file of this kind as written now.
     pub fn magic(&self) -> String {
-        format!("chompute chomp {} {}", self.name, self.version)
+        self.magic_of(self.version)
     }
 
     /// The first line of a file of this kind at `version`.
@@ -58,9 +52,8 @@ impl Kind {
     /// The version a file of this kind starts with, when its first bytes (`first`) name one
     /// this kind reads.
     pub fn version_of(&self, first: &[u8]) -> Option<u32> {
-        [Some(self.version), self.legacy]
+        [self.version, self.version - 1]
             .into_iter()
-            .flatten()
             .find(|&v| first.starts_with(format!("{}\n", self.magic_of(v)).as_bytes()))
     }
 }
@@ -74,8 +67,6 @@ pub(crate) struct Sealed {
     file: File,
     /// The `key value` pairs after the first line.
     pub(crate) pairs: Vec<(String, String)>,
-    /// Bytes of header.
-    pub(crate) start: u64,
     /// The header's bytes.
     prefix: Vec<u8>,
     /// The version its first line names.
@@ -104,7 +95,6 @@ impl Sealed {
             path: path.to_path_buf(),
             file,
             pairs,
-            start,
             prefix,
             version,
             kind,
@@ -174,14 +164,29 @@ impl Sealed {
         Ok(())
     }
 
-    /// The body of `bytes` bytes after the header and its trailer of chunk CRCs, seeded with
-    /// the header's CRC (or with 0 in a file of the kind's legacy version).
+    /// The body of `bytes` bytes after the header, and its trailer of chunk CRCs, seeded with
+    /// the header's CRC (or with 0 in a file of the kind's version before): the file must be
+    /// exactly the header, the body and the trailer (`what` names the table in the error).
     pub(crate) fn body(self, bytes: u64, what: &str) -> Result<CheckedBody> {
+        let (path, start) = (&self.path, self.prefix.len() as u64);
+        let chunks = bytes.div_ceil(CHUNK_BYTES);
+        let want = start + bytes + chunks * 4;
+        let len = self.file.metadata().map_err(|e| Error::io(path, e))?.len();
+        if len != want {
+            return Err(damaged(path, format!("{len} bytes, but {what} has {want}")));
+        }
+        let mut trailer = vec![0u8; (chunks * 4) as usize];
+        (self.file.read_exact_at(&mut trailer, start + bytes)).map_err(|e| Error::io(path, e))?;
+        let crcs = trailer
+            .chunks_exact(4)
+            .map(|c| c.try_into().expect("4 bytes"));
+        let crcs = crcs.map(u32::from_le_bytes).collect();
         let seed = match self.version == self.kind.version {
             true => chunk_seed(&self.prefix),
             false => 0,
         };
-        CheckedBody::open(&self.path, self.file, self.start, bytes, what, seed)
+        let (file, body) = (self.file, (start, bytes));
+        Ok(CheckedBody::new(path, file, body, CHUNK_BYTES, crcs, seed))
     }
 }
 
@@ -203,12 +208,8 @@ pub(crate) fn header_lines(
     scheme: &str,
     extra: &[(&str, String)],
 ) -> String {
-    let mut h = format!("{magic}\nbox {shape}\nrank {scheme}\n");
-    for (k, v) in extra {
-        h.push_str(&format!("{k} {v}\n"));
-    }
-    h.push('\n');
-    h
+    let lines: String = extra.iter().map(|(k, v)| format!("{k} {v}\n")).collect();
+    format!("{magic}\nbox {shape}\nrank {scheme}\n{lines}\n")
 }
 
 /// A header sealed by its CRC ([`header_lines`] with `header-crc32`, the CRC-32 of the bytes
@@ -235,19 +236,15 @@ pub(crate) fn read_header(
 ) -> Result<(Vec<(String, String)>, u64)> {
     let bad =
         |why: &str| Error::invalid(format!("{}: not a chompute table ({why})", path.display()));
-    let mut bytes = Vec::new();
-    let mut byte = [0u8; 1];
-    loop {
+    let (mut bytes, mut byte) = (Vec::new(), [0u8; 1]);
+    while !bytes.ends_with(b"\n\n") {
+        if bytes.len() > HEADER_MAX {
+            return Err(bad("header too long"));
+        }
         match r.read(&mut byte) {
             Ok(0) => return Err(bad("no end of header")),
             Ok(_) => bytes.push(byte[0]),
             Err(e) => return Err(Error::io(path, e)),
-        }
-        if bytes.ends_with(b"\n\n") {
-            break;
-        }
-        if bytes.len() > HEADER_MAX {
-            return Err(bad("header too long"));
         }
     }
     let text = std::str::from_utf8(&bytes).map_err(|_| bad("header is not text"))?;
@@ -308,4 +305,80 @@ pub(crate) fn header_crc_holds(header: &[u8]) -> bool {
         .filter(|h| h.len() == 8)
         .and_then(|h| u32::from_str_radix(h, 16).ok());
     stated == Some(crc32fast::hash(&body[..at]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Cursor;
+
+    const TABLE_MAGIC: &str = "chompute chomp p-table 3";
+
+    fn path() -> &'static Path {
+        Path::new("t.tbl")
+    }
+
+    #[test]
+    fn a_header_reads_back_as_written() {
+        let index = BitLayout::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
+        let extra = [("p-positions", "17".into())];
+        let text = header_lines(TABLE_MAGIC, index.shape(), &index.scheme(), &extra);
+        let mut bytes = text.clone().into_bytes();
+        bytes.extend_from_slice(b"\x00\x01bits");
+        let (pairs, len) = read_header(path(), &mut Cursor::new(&bytes), TABLE_MAGIC).unwrap();
+        assert_eq!(len, text.len() as u64, "the header ends at its empty line");
+        assert_eq!(field(path(), &pairs, "p-positions").unwrap(), "17");
+        assert_eq!(field(path(), &pairs, "box").unwrap(), "4x6");
+        let back = header_index(path(), &pairs).unwrap();
+        assert_eq!(
+            (back.shape(), back.scheme()),
+            (index.shape(), index.scheme())
+        );
+        let e = field(path(), &pairs, "missing").unwrap_err().to_string();
+        assert!(e.contains("has no 'missing'"), "{e}");
+    }
+
+    #[test]
+    fn a_sealed_header_holds_its_crc_and_an_edited_one_does_not() {
+        let shape = ChompBox { rows: 3, cols: 5 };
+        let h = sealed_header("magic", shape, "colex-lattice-path", &[("k", "17".into())]);
+        assert!(h.ends_with("\n\n") && h.contains("\nheader-crc32 "), "{h}");
+        assert!(header_crc_holds(h.as_bytes()));
+        let edits = [
+            h.replace("k 17", "k 18"),
+            h.replace("box 3x5", "box 5x3"),
+            h.replace("header-crc32 ", "header-crc32 0"),
+            h.trim_end().to_string(),
+            h.replace("magic", "Magic"),
+        ];
+        for e in edits {
+            assert_ne!(e, h);
+            assert!(!header_crc_holds(e.as_bytes()), "{e}");
+        }
+        // The last line's digits are the CRC of everything before that line.
+        let at = h.rfind("header-crc32 ").unwrap();
+        let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
+        assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
+    }
+
+    #[test]
+    fn a_damaged_header_is_refused_with_its_reason() {
+        let cases: [(&[u8], &str); 5] = [
+            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
+            (b"something else\nbox 3x3\n\n", "first line is not"),
+            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
+            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
+            (&[b'x'; 5000], "header too long"),
+        ];
+        for (bytes, why) in cases {
+            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
+            assert!(e.to_string().contains(why), "{e} (expected {why})");
+        }
+        // A box the index cannot hold, or an unknown rank scheme.
+        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
+            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
+            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
+            assert!(header_index(path(), &pairs).is_err(), "{text}");
+        }
+    }
 }

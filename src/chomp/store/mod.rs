@@ -1,21 +1,11 @@
 //! The one checked container under every table kind (the one-bit table, Grundy values,
-//! ordinals, P-positions by cells): what a file of any kind is made of, written once.
-//!
-//! - [`header`]: the sealed header: the kind and its version, the kind's `key value` fields,
-//!   and `header-crc32`; [`header::Sealed`] opens a file of a [`Kind`] and checks it.
-//! - [`chunks`]: the body's trailer of chunk CRCs, each seeded with the header's CRC so that
-//!   a body answers only under the header it was written under, and [`CheckedBody`], which
-//!   never returns a byte from a chunk it has not checked.
-//! - [`checkpoint`]: the checkpoint as a log of step records; a file with no whole header or
-//!   record is no checkpoint at all.
-//! - [`files`]: the target (a regular file or nothing), the lock, the disk, the error for a
-//!   damaged file.
-//!
-//! A kind says only its header fields, how its body is read and written, and what a verify
-//! recounts: `two_player::file` (bits), `two_player::grundy_file` (values),
-//! `multiplayer::ord_file` (packed ordinals), `two_player::cells_file` (the cells bits, in
-//! slots written in place). Files of a kind's legacy version (chunk CRCs not bound to the
-//! header) are still read; none is written.
+//! ordinals, P-positions by cells): [`header`] (the sealed header, opened by
+//! [`header::Sealed`]), [`chunks`] (the trailer of chunk CRCs seeded with the header's CRC, and
+//! [`CheckedBody`], which never returns a byte from a chunk it has not checked),
+//! [`checkpoint`] (the log of step records) and [`files`] (the target, the lock, the disk, the
+//! error for a damaged file). A kind says only its header fields, how its body is read and
+//! written, and what a verify recounts. Files of a kind's version before are still read; none
+//! is written.
 //!
 //! Tests: this folder's unit tests; tests/faults/tables.rs (every kind, old files).
 
@@ -30,12 +20,14 @@ pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, save_sealed, CheckedBody, ChunkCrcs, Recount};
 pub(crate) use files::{
     being_solved, check_resumable_target, damaged, flock_now, lock_table, open_checkpoint_file,
-    read_prefix, refuse_if_held,
+    read_prefix, refuse_if_held, HEADER_MAX,
 };
-pub use files::{blocks_dir, check_regular, ensure_disk, marks_path, partial_path, TableLock};
+pub use files::{
+    blocks_dir, check_regular, ensure_disk, holds_checkpoint, marks_path, partial_path, TableLock,
+};
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
-    Sealed, HEADER_MAX,
+    Sealed,
 };
 
 /// The one-bit table (`chomp solve -o`): version 3 binds its chunk CRCs to its header;

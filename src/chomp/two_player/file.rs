@@ -1,61 +1,17 @@
-//! Two-player tables on disk: the finished table (`chomp solve -o FILE`) and the checkpoint of
-//! a run in progress (`FILE.partial`).
+//! Two-player tables on disk: the finished table (`chomp solve -o FILE`: the store's sealed
+//! header, then ⌈positions/64⌉ little-endian u64 words, bit r of word r/64 set iff entry r is
+//! P, then the chunk CRCs) and the checkpoint of a run in progress (`FILE.partial`: one record
+//! a finished step, its P indexes as u64s, ascending). `rank transpose-hook N` keeps one bit a
+//! transposed pair, `p-positions` counting a stored pair twice. The bits come before the
+//! trailer so that a table is written in one pass ([`save_words`]), or assembled in place
+//! ([`TableInPlace`]). The file is a function of the box alone. Formats: docs/formats.md,
+//! "Two-player tables".
 //!
-//! # The table file
-//! Version 3: an ASCII header of `key value` lines ending with an empty line, then the bits,
-//! then a trailer of chunk CRCs:
-//!
-//! ```text
-//! chompute chomp p-table 3
-//! box 12x12
-//! rank colex-lattice-path
-//! positions 2704156
-//! p-positions 26838
-//! chunk-bytes 65536
-//! header-crc32 1c0ffee5
-//!
-//! <⌈positions/64⌉ little-endian u64 words: bit r of word r/64 is 1 iff rank r is P>
-//! <one little-endian u32 per chunk-bytes bytes of bits (the last chunk may be shorter)>
-//! ```
-//!
-//! `rank colex-lattice-path` is [`Ranker`]'s scheme: rows a_1 ≥ … ≥ a_R (0-based j) have rank
-//! Σ_j C(a_j + R-1-j, R-j), so rank order is lexicographic order of rows and rank 0 is the
-//! empty diagram. `rank transpose-hook N` (square boxes) is the hook index of `index::hook`
-//! with child squares from side N: one bit for each pair of transposed positions, `positions`
-//! still counting the whole box, and `p-positions` counting a stored pair twice.
-//! `header-crc32` is the CRC-32 (IEEE) of the header's bytes before that line; each trailer
-//! entry is the CRC-32 of one 64 KiB chunk of the bits, started from the CRC-32 of the whole
-//! header (`store::chunks`), so an edited header fails every chunk. Version-2 files (chunk CRCs
-//! from zero) are still read. A reader checks the header on open
-//! and each chunk before it answers from it (once per chunk), and `--verify` checks every
-//! chunk and recounts the P-positions, so a damaged file is refused, never answered from.
-//! The trailer comes after the bits so that a table is written in one pass
-//! ([`save_words`]). The file is a function of the box alone: an interrupted and resumed run
-//! writes the same bytes.
-//!
-//! Version-1 files (`chompute chomp p-table 1`: one CRC over all the bits, none over the
-//! header) are refused with a line saying to compute it again: a query of one would have
-//! to read the whole file before its first answer, and its header could not be trusted.
-//!
-//! # The checkpoint
-//! `chompute chomp p-table partial 1`, `box`, `rank`, an empty line, then one record per
-//! finished step of the schedule, in order: a prefix layer of a colex box (see
-//! `engine::schedule`) or a hook step of a square's hook index (see `index::hook`). A record
-//! is `LAYR`, the step (u64), the number of P indexes (u64), those indexes (u64 each,
-//! ascending), and the CRC-32 of everything in the
-//! record after `LAYR`. A run killed mid-record leaves a torn last record; resuming keeps the
-//! records before it and cuts the file there.
-//!
-//! The sealed header, the chunk CRCs ([`ChunkWriter`] and its reader `CheckedBody`) and the
-//! checkpoint's records are shared with the Grundy table file (`super::grundy_file`), whose
-//! values take the place of the bits and of the P indexes.
-//!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs,
-//! tests/games/chomp/grundy_file.rs.
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::{check_fields, read_steps};
+use crate::chomp::engine::lifecycle::open_step_log;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
     self, chunk_seed, damaged, header_lines, read_header, read_raw_record, sealed_header,
@@ -66,6 +22,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 
 pub use crate::chomp::store::CHUNK_BYTES;
 
@@ -79,18 +36,9 @@ pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
     save_words(path, table.layout(), table.p_count(), |sink| {
         let mut buf = Vec::with_capacity(1 << 14);
-        let mut err = Ok(());
-        table.for_each_word(|w| {
-            if err.is_ok() {
-                buf.push(w);
-                if buf.len() == buf.capacity() {
-                    err = sink(&buf);
-                    buf.clear();
-                }
-            }
-        });
-        err?;
-        if !buf.is_empty() {
+        for words in table.raw_words().chunks(1 << 14) {
+            buf.clear();
+            buf.extend(words.iter().map(|w| w.load(Relaxed)));
             sink(&buf)?;
         }
         Ok(())
@@ -128,6 +76,11 @@ pub fn save_words(
     })
 }
 
+/// The little-endian u64 words of `bytes` (whole words only).
+fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    (bytes.chunks_exact(8)).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+}
+
 /// The error for a body of `written` bytes of bits where `index`'s box has another number.
 fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
     let (shape, total) = (index.shape(), index.bytes());
@@ -156,24 +109,26 @@ pub(super) struct TableInPlace {
 }
 
 impl TableInPlace {
-    /// Start the table of `index` with `p_positions` at `path` (a new file: its header).
-    pub(super) fn create(path: &Path, index: &BitLayout, p_positions: u64) -> Result<TableInPlace> {
-        let header = table_header(&P_TABLE.magic(), index, p_positions);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        file.write_all_at(header.as_bytes(), 0)
-            .map_err(|e| Error::io(path, e))?;
-        Ok(TableInPlace {
+    /// The table of `index` in `file`, after its `header`, its body still empty.
+    fn new(path: &Path, file: File, index: &BitLayout, header: &str) -> TableInPlace {
+        TableInPlace {
             path: path.to_path_buf(),
             file,
             index: index.clone(),
             start: header.len() as u64,
             crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
-        })
+        }
+    }
+
+    /// Start the table of `index` with `p_positions` at `path` (a new file: its header).
+    pub(super) fn create(path: &Path, index: &BitLayout, p_positions: u64) -> Result<TableInPlace> {
+        let header = table_header(&P_TABLE.magic(), index, p_positions);
+        let mut open = OpenOptions::new();
+        let file = open.read(true).write(true).create_new(true).open(path);
+        let file = file.map_err(|e| Error::io(path, e))?;
+        file.write_all_at(header.as_bytes(), 0)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(TableInPlace::new(path, file, index, &header))
     }
 
     /// Reopen the table of `index` begun at `path` by an earlier run: its header must be the
@@ -186,47 +141,29 @@ impl TableInPlace {
         index: &BitLayout,
         mut each: impl FnMut(u64, &[u64]) -> bool,
     ) -> Result<(TableInPlace, u64)> {
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
+        let file = OpenOptions::new().read(true).write(true).open(path);
+        let file = file.map_err(|e| Error::io(path, e))?;
         let first = store::read_prefix(&file, path, store::HEADER_MAX as u64 + 2)?;
         let (pairs, start) = read_header(path, &mut &first[..], &P_TABLE.magic())?;
         let p = store::number(path, &pairs, "p-positions")?;
         let header = table_header(&P_TABLE.magic(), index, p);
         if first[..start as usize] != *header.as_bytes() {
-            return Err(damaged(
-                path,
-                format!(
-                    "its header is not that of the {} box's table",
-                    index.shape()
-                ),
-            ));
+            let why = format!(
+                "its header is not that of the {} box's table",
+                index.shape()
+            );
+            return Err(damaged(path, why));
         }
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len() - start;
         let keep = (len / 8 * 8).min(index.bytes());
-        let mut table = TableInPlace {
-            path: path.to_path_buf(),
-            file,
-            index: index.clone(),
-            start,
-            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
-        };
-        let mut buf = vec![0u8; CHUNK_BYTES as usize];
-        let mut words = Vec::with_capacity(buf.len() / 8);
-        let mut at = 0;
+        let mut table = TableInPlace::new(path, file, index, &header);
+        let (mut buf, mut at) = (vec![0u8; CHUNK_BYTES as usize], 0);
         while at < keep {
             let n = (keep - at).min(CHUNK_BYTES) as usize;
             table.read(at, &mut buf[..n])?;
             table.crcs.update(&buf[..n]);
+            let words: Vec<u64> = words_of(&buf[..n]).collect();
             at += n as u64;
-            words.clear();
-            words.extend(
-                buf[..n]
-                    .chunks_exact(8)
-                    .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            );
             if !each((at - n as u64) / 8, &words) {
                 break;
             }
@@ -258,9 +195,9 @@ impl TableInPlace {
     pub(super) fn read_words(&self, first: u64, out: &mut [u64]) -> Result<()> {
         let mut bytes = vec![0u8; out.len() * 8];
         self.read(first * 8, &mut bytes)?;
-        for (w, b) in out.iter_mut().zip(bytes.chunks_exact(8)) {
-            *w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        }
+        out.iter_mut()
+            .zip(words_of(&bytes))
+            .for_each(|(o, w)| *o = w);
         Ok(())
     }
 
@@ -309,7 +246,7 @@ impl TableInPlace {
     }
 }
 
-/// The header of a table (`magic` its first line): the lines, then `header-crc32` of the bytes before it.
+/// The sealed header of a table (`magic` its first line).
 fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
     sealed_header(
         magic,
@@ -327,7 +264,6 @@ fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
 /// a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct TableFile {
-    path: PathBuf,
     body: store::CheckedBody,
     /// How the bits are numbered.
     pub index: BitLayout,
@@ -349,10 +285,8 @@ impl TableFile {
         let header = table_header(&sealed.magic(), &index, p_positions);
         sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a table of the {} box", index.shape());
-        let path = sealed.path.clone();
         let body = sealed.body(index.bytes(), &what)?;
         Ok(TableFile {
-            path,
             p_positions,
             body,
             index,
@@ -367,10 +301,7 @@ impl TableFile {
     /// Whether bit `r` is P, read from the file (from a checked chunk).
     pub fn is_p_bit(&self, r: u64) -> Result<bool> {
         if r >= self.index.len() {
-            return Err(Error::invalid(format!(
-                "{}: bit {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("bit {r} is outside the table")));
         }
         let mut word = [0u8; 8];
         self.body.read_at((r >> 6) * 8, &mut word)?;
@@ -379,14 +310,10 @@ impl TableFile {
 
     /// The error for a position with no bit in this table.
     fn no_bit(&self, p: &Diagram) -> Error {
-        if p.is_empty() {
-            Error::invalid("the empty diagram is not a position")
-        } else {
-            Error::invalid(format!(
-                "position {p} does not fit in the {} box",
-                self.shape()
-            ))
-        }
+        Error::invalid(match p.is_empty() {
+            true => "the empty diagram is not a position".to_string(),
+            false => format!("position {p} does not fit in the {} box", self.shape()),
+        })
     }
 
     /// Whether `p` is P; an error when it is empty or outside the box.
@@ -403,11 +330,9 @@ impl TableFile {
     /// by bit from the file: a few reads per option, so the table is never loaded.
     pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<RectangleBites>> {
         if shape.rows > self.shape().rows || shape.cols > self.shape().cols {
-            return Err(Error::invalid(format!(
-                "{} holds the {} box, which does not contain {shape}",
-                self.path.display(),
-                self.shape()
-            )));
+            let (path, have) = (self.body.path().display(), self.shape());
+            let why = format!("{path} holds the {have} box, which does not contain {shape}");
+            return Err(Error::invalid(why));
         }
         BitSource::rectangle_bites(self, shape)
     }
@@ -426,10 +351,8 @@ impl TableFile {
     /// Read the whole table, checking every chunk's CRC-32.
     pub fn load(&self) -> Result<PTable> {
         let mut words = Vec::with_capacity(self.index.len().div_ceil(64) as usize);
-        self.body.for_each_chunk(|buf| {
-            let each = buf.chunks_exact(8);
-            words.extend(each.map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))))
-        })?;
+        self.body
+            .for_each_chunk(|buf| words.extend(words_of(buf)))?;
         PTable::from_words(self.index.clone(), words)
     }
 }
@@ -445,8 +368,7 @@ struct PCount<'a> {
 
 impl Recount for PCount<'_> {
     fn feed(&mut self, chunk: &[u8]) {
-        for w in chunk.chunks_exact(8) {
-            let w = u64::from_le_bytes(w.try_into().expect("8 bytes"));
+        for w in words_of(chunk) {
             self.count += match self.hook {
                 None => w.count_ones() as u64,
                 Some(h) => h.p_count_word(w, self.words << 6),
@@ -476,34 +398,24 @@ impl BitSource for TableFile {
 }
 
 impl Checkpoint {
-    /// Open `path` for the run of `table`'s box: a new checkpoint, or an existing one whose
-    /// layers are copied into `table` (which must be empty). Returns the checkpoint and the
-    /// first layer still to do. A torn last record (a run killed while writing it) is cut off.
-    pub fn open(path: &Path, table: &PTable) -> Result<(Checkpoint, u64)> {
-        Checkpoint::open_for(path, table.layout(), |_, r| table.set_p_bit(r))
-    }
-
-    /// [`Checkpoint::open`] for a run of `index`'s box whose P-bits are kept elsewhere (a
-    /// window of a box solved in blocks): each P index read back goes to `set_p(layer, index)`.
+    /// Open `path` for the run of `index`'s box: a new checkpoint, or an existing one whose
+    /// steps are read back, each P index to `set_p(step, index)`. Returns the checkpoint and
+    /// the first step still to do.
     pub fn open_for(
         path: &Path,
         index: &BitLayout,
         mut set_p: impl FnMut(u64, u64),
     ) -> Result<(Checkpoint, u64)> {
-        let header = header_text(PARTIAL_MAGIC, index, &[]);
-        let want = [("box", index.shape().to_string()), ("rank", index.scheme())];
-        let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want, |_, _| None);
-        let layers = super::solve::steps(index);
-        let read = |reader: &mut dyn Read| {
-            read_steps(layers, |next| match read_record(reader, index.len())? {
-                Some((v, ranks, bytes)) if v == next => {
+        let read =
+            |reader: &mut dyn Read, step, _: &[(u64, u64)]| match read_record(reader, index.len())?
+            {
+                Some((v, ranks, bytes)) if v == step => {
                     ranks.into_iter().for_each(|r| set_p(v, r));
                     Ok(Some(bytes))
                 }
                 _ => Ok(None),
-            })
-        };
-        Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "solved", check, read)
+            };
+        open_step_log(path, (PARTIAL_MAGIC, "solved"), index, &[], read)
     }
 
     /// Append the record of layer `v` with its P ranks, and make it durable.
@@ -532,14 +444,9 @@ pub(super) fn read_record(
         8,
         |_, n| n <= positions,
         |bytes| {
-            for b in bytes.chunks_exact(8) {
-                let rank = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-                if rank >= positions {
-                    return false;
-                }
-                ranks.push(rank);
-            }
-            true
+            let n = ranks.len();
+            ranks.extend(words_of(bytes));
+            ranks[n..].iter().all(|&r| r < positions)
         },
     )?;
     Ok(got.map(|(v, bytes)| (v, ranks, bytes)))
@@ -548,23 +455,12 @@ pub(super) fn read_record(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::store::{field, header_crc_holds, header_index};
     use std::io::Cursor;
-
-    const TABLE_MAGIC: &str = "chompute chomp p-table 3";
-
-    fn path() -> &'static Path {
-        Path::new("t.tbl")
-    }
 
     /// A record as `Checkpoint::append` writes it, built here byte by byte.
     fn record(v: u64, ranks: &[u64]) -> Vec<u8> {
-        let mut body = Vec::new();
-        body.extend_from_slice(&v.to_le_bytes());
-        body.extend_from_slice(&(ranks.len() as u64).to_le_bytes());
-        for r in ranks {
-            body.extend_from_slice(&r.to_le_bytes());
-        }
+        let mut body = [v, ranks.len() as u64].map(u64::to_le_bytes).concat();
+        body.extend(ranks.iter().flat_map(|r| r.to_le_bytes()));
         let mut out = b"LAYR".to_vec();
         out.extend_from_slice(&body);
         out.extend_from_slice(&crc32fast::hash(&body).to_le_bytes());
@@ -572,104 +468,34 @@ mod tests {
     }
 
     #[test]
-    fn a_header_reads_back_as_written() {
-        let index = BitLayout::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
-        let text = header_text(TABLE_MAGIC, &index, &[("p-positions", "17".into())]);
-        let mut bytes = text.clone().into_bytes();
-        bytes.extend_from_slice(b"\x00\x01bits");
-        let (pairs, len) = read_header(path(), &mut Cursor::new(&bytes), TABLE_MAGIC).unwrap();
-        assert_eq!(len, text.len() as u64, "the header ends at its empty line");
-        assert_eq!(field(path(), &pairs, "p-positions").unwrap(), "17");
-        assert_eq!(field(path(), &pairs, "box").unwrap(), "4x6");
-        let back = header_index(path(), &pairs).unwrap();
-        assert_eq!(
-            (back.shape(), back.scheme()),
-            (index.shape(), index.scheme())
-        );
-        let e = field(path(), &pairs, "missing").unwrap_err().to_string();
-        assert!(e.contains("has no 'missing'"), "{e}");
-    }
-
-    #[test]
-    fn a_sealed_header_holds_its_crc_and_an_edited_one_does_not() {
-        let shape = ChompBox { rows: 3, cols: 5 };
-        let h = sealed_header("magic", shape, "colex-lattice-path", &[("k", "17".into())]);
-        assert!(h.ends_with("\n\n") && h.contains("\nheader-crc32 "), "{h}");
-        assert!(header_crc_holds(h.as_bytes()));
-        let edits = [
-            h.replace("k 17", "k 18"),
-            h.replace("box 3x5", "box 5x3"),
-            h.replace("header-crc32 ", "header-crc32 0"),
-            h.trim_end().to_string(),
-            h.replace("magic", "Magic"),
-        ];
-        for e in edits {
-            assert_ne!(e, h);
-            assert!(!header_crc_holds(e.as_bytes()), "{e}");
-        }
-        // The last line's digits are the CRC of everything before that line.
-        let at = h.rfind("header-crc32 ").unwrap();
-        let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
-        assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
-    }
-
-    #[test]
-    fn a_damaged_header_is_refused_with_its_reason() {
-        let cases: [(&[u8], &str); 5] = [
-            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
-            (b"something else\nbox 3x3\n\n", "first line is not"),
-            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
-            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
-            (&[b'x'; 5000], "header too long"),
-        ];
-        for (bytes, why) in cases {
-            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
-            assert!(e.to_string().contains(why), "{e} (expected {why})");
-        }
-        // A box the index cannot hold, or an unknown rank scheme.
-        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
-            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
-            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
-            assert!(header_index(path(), &pairs).is_err(), "{text}");
-        }
-    }
-
-    #[test]
     fn records_read_back_and_a_torn_or_damaged_one_ends_the_log() {
         let positions = 100;
-        let mut log = record(0, &[0]);
-        log.extend(record(1, &[3, 7, 99]));
-        log.extend(record(2, &[]));
+        let want = [(0, vec![0]), (1, vec![3, 7, 99]), (2, vec![])];
+        let log: Vec<u8> = want
+            .iter()
+            .flat_map(|(v, ranks)| record(*v, ranks))
+            .collect();
         let mut r = Cursor::new(&log);
-        assert_eq!(
-            read_record(&mut r, positions).unwrap(),
-            Some((0, vec![0], 32))
-        );
-        assert_eq!(
-            read_record(&mut r, positions).unwrap(),
-            Some((1, vec![3, 7, 99], 48))
-        );
-        assert_eq!(
-            read_record(&mut r, positions).unwrap(),
-            Some((2, vec![], 24))
-        );
+        for (v, ranks) in want {
+            let bytes = 24 + 8 * ranks.len() as u64;
+            let got = read_record(&mut r, positions).unwrap();
+            assert_eq!(got, Some((v, ranks, bytes)));
+        }
         assert_eq!(read_record(&mut r, positions).unwrap(), None, "the end");
         // Every cut of the last record, and every flipped byte in it, reads as its end.
         let whole = record(5, &[1, 2]);
-        for cut in 0..whole.len() {
-            let r = read_record(&mut Cursor::new(&whole[..cut]), positions).unwrap();
-            assert_eq!(r, None, "cut at {cut}");
-        }
+        let mut bad: Vec<(Vec<u8>, u64)> = (0..whole.len())
+            .map(|cut| (whole[..cut].to_vec(), positions))
+            .collect();
         for at in 0..whole.len() {
-            let mut bad = whole.clone();
-            bad[at] ^= 0x10;
-            let r = read_record(&mut Cursor::new(&bad), positions).unwrap();
-            assert_eq!(r, None, "byte {at} flipped");
+            bad.push((whole.clone(), positions));
+            bad.last_mut().unwrap().0[at] ^= 0x10;
         }
         // A rank past the table, or more ranks than positions, is damage too.
-        let r = read_record(&mut Cursor::new(record(1, &[100])), positions).unwrap();
-        assert_eq!(r, None);
-        let r = read_record(&mut Cursor::new(record(1, &[1, 2, 3])), 2).unwrap();
-        assert_eq!(r, None);
+        bad.extend([(record(1, &[100]), positions), (record(1, &[1, 2, 3]), 2)]);
+        for (bytes, positions) in bad {
+            let r = read_record(&mut Cursor::new(&bytes), positions).unwrap();
+            assert_eq!(r, None, "{bytes:?}");
+        }
     }
 }

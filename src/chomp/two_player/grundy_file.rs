@@ -1,48 +1,16 @@
-//! Grundy tables on disk: the table file (`chomp grundy -o FILE`), the checkpoint of a run in
-//! progress (`FILE.partial`), and [`GrundyFile`], which answers from the file without loading
-//! it. The header, the chunk CRCs and the checkpoint's records are those of the one-bit table
-//! file (`super::file`), so both kinds are checked the same way.
-//!
-//! # The table file
-//! An ASCII header of `key value` lines ending with an empty line, then every position's value
-//! in colex rank order, then a trailer of chunk CRCs:
-//!
-//! ```text
-//! chompute chomp grundy-table 2
-//! box 4x6
-//! rank colex-lattice-path
-//! positions 210
-//! value-bytes 1
-//! max-value 16
-//! chunk-bytes 65536
-//! header-crc32 0f1e2d3c
-//!
-//! <positions values, value-bytes bytes each (little-endian): rank r at bytes r·value-bytes>
-//! <one little-endian u32 per chunk-bytes bytes of values (the last chunk may be shorter)>
-//! ```
-//!
-//! `rank colex-lattice-path` is [`Ranker`]'s scheme (rank 0 is the empty diagram, whose value
-//! is written as 0); `positions` counts the empty diagram; `max-value` is the largest value;
-//! `header-crc32` is the CRC-32 of the header's bytes before that line. A reader checks the
-//! header on open and each 64 KiB chunk before it answers from it, and every value it reads
-//! against `max-value`; its moves are checked against the mex definition as they are read. A
-//! damaged file is refused, never answered from. The file is a function of the box and the
-//! value width alone: an interrupted and resumed run writes the same bytes.
-//!
-//! # The checkpoint
-//! `chompute chomp grundy-table partial 1`, `box`, `rank`, `value-bytes`, an empty line, then
-//! one record per finished layer of the colex schedule (`crate::chomp::engine::schedule::Layers`), in order:
-//! `LAYR`, the layer (u64), the number n of its positions (u64), their values (value-bytes
-//! each) for its ranges in range order, each range in rank order, and the CRC-32 of everything
-//! after `LAYR`. A resumed run keeps the records before the first torn or damaged one and cuts
-//! the file there.
+//! Grundy tables on disk: the table file (`chomp grundy -o FILE`: the store's sealed header,
+//! then every entry's value in index order, `value-bytes` bytes each, little-endian, then the
+//! chunk CRCs), the checkpoint of a run in progress (`FILE.partial`: one record a finished
+//! step, its values in range order), and [`GrundyFile`], which answers from the file without
+//! loading it, checking each chunk before it answers and every value against `max-value`.
+//! The file is a function of the box and the value width alone. Formats: docs/formats.md,
+//! "Grundy tables".
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
 use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::{check_fields, read_steps, run_to_file, Job, RunEvent};
-use crate::chomp::engine::schedule::{Layers, TableSteps};
+use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
@@ -56,13 +24,12 @@ const VALUES_AT_ONCE: u64 = 1 << 16;
 
 /// The header of a Grundy table file.
 fn grundy_header(magic: &str, layout: &BitLayout, width: ValueBytes, max_value: u64) -> String {
-    let (shape, positions) = (layout.shape(), layout.positions());
     store::sealed_header(
         magic,
-        shape,
+        layout.shape(),
         &layout.scheme(),
         &[
-            ("positions", positions.to_string()),
+            ("positions", layout.positions().to_string()),
             ("value-bytes", width.bytes().to_string()),
             ("max-value", max_value.to_string()),
             ("chunk-bytes", store::CHUNK_BYTES.to_string()),
@@ -70,45 +37,49 @@ fn grundy_header(magic: &str, layout: &BitLayout, width: ValueBytes, max_value: 
     )
 }
 
+/// The values of entries `base..base + len` of `table`, in slices, to `sink`.
+fn values_to(
+    table: &GrundyTable,
+    (base, len): (u64, u64),
+    buf: &mut Vec<u8>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    for at in (base..base + len).step_by(VALUES_AT_ONCE as usize) {
+        buf.clear();
+        table.values_le(at, VALUES_AT_ONCE.min(base + len - at), buf);
+        sink(buf)?;
+    }
+    Ok(())
+}
+
 /// Write a finished Grundy table to `path` (a temporary file renamed when complete).
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
-    let plan = table.plan();
-    let len = table.entries();
+    let max = table.max_grundy() as u64;
     let header = grundy_header(
         &GRUNDY_TABLE.magic(),
         &table.layout(),
-        plan.width,
-        table.max_grundy() as u64,
+        table.plan().width,
+        max,
     );
     store::save_sealed(path, &header, |sink| {
-        let mut buf = Vec::new();
-        let mut at = 0;
-        while at < len {
-            let n = VALUES_AT_ONCE.min(len - at);
-            buf.clear();
-            table.values_le(at, n, &mut buf);
-            sink(&buf)?;
-            at += n;
-        }
-        Ok(())
+        values_to(table, (0, table.entries()), &mut Vec::new(), sink)
     })
 }
 
-/// Compute the Grundy table of `plan`, keep finished layers in `FILE.partial` (resuming from it
+/// Compute the Grundy table of `plan`, keep finished steps in `FILE.partial` (resuming from it
 /// when it exists), save the table to `out` and remove the checkpoint: the engine's one run to
-/// a file ([`run_to_file`]). The saved file is the same, byte for byte, however often the run
-/// was stopped and resumed. Refused before any work when the disk lacks room for the table
-/// and its checkpoint (the memory is `plan`'s to check). A value past one byte stops a
-/// one-byte run with [`Error::TooLarge`] and removes its checkpoint, whose values a two-byte
-/// run cannot take.
+/// a file ([`run_to_file`]). A value past one byte stops a one-byte run with
+/// [`Error::TooLarge`] and removes its checkpoint, whose values a two-byte run cannot take.
 pub fn compute_to_file(
     plan: GrundyPlan,
     out: &Path,
     report: impl FnMut(RunEvent),
 ) -> Result<GrundyTable> {
     let job = || {
+        let table = GrundyTable::empty(plan)?;
         Ok(GrundyJob {
-            table: GrundyTable::empty(plan)?,
+            layout: table.layout(),
+            table,
             partial: store::partial_path(out),
             checkpoint: None,
             start: 0,
@@ -120,6 +91,7 @@ pub fn compute_to_file(
 /// A Grundy table's part of the run to a file.
 struct GrundyJob {
     table: GrundyTable,
+    layout: BitLayout,
     partial: PathBuf,
     checkpoint: Option<Checkpoint>,
     start: u64,
@@ -131,7 +103,7 @@ impl Job for GrundyJob {
     fn disk_bytes(&self) -> u64 {
         // The checkpoint holds every value too, and both are on disk before it goes.
         let bytes = self.table.plan().bytes();
-        let steps = steps_of(&self.table).steps();
+        let steps = table_steps(&self.layout).steps();
         2 * bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 28 * steps + 8192
     }
 
@@ -140,39 +112,23 @@ impl Job for GrundyJob {
     }
 
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
-        let (checkpoint, start) = open_checkpoint(&self.partial, &self.table)?;
-        let mut said = Vec::new();
-        if start > 0 || checkpoint.dropped_bytes > 0 {
-            said.push(RunEvent::Resumed {
-                path: self.partial.clone(),
-                steps_done: start,
-                steps: steps_of(&self.table).steps(),
-                dropped_bytes: checkpoint.dropped_bytes,
-                snapshot: None,
-            });
-        }
+        let (checkpoint, start) = open_checkpoint(&self.partial, &self.table, &self.layout)?;
+        let steps = (start, table_steps(&self.layout).steps());
+        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
-        let (mut ranges, mut buf) = (Vec::new(), Vec::new());
+        let (steps, mut ranges, mut buf) = (table_steps(&self.layout), Vec::new(), Vec::new());
         self.table.compute_from(self.start, |t, step, progress| {
-            steps_of(t).ranges(step, &mut ranges);
+            steps.ranges(step, &mut ranges);
             let n = ranges.iter().map(|&(_, l)| l).sum();
             checkpoint.append_stream(step, n, |sink| {
-                for &(base, len) in &ranges {
-                    let mut at = base;
-                    while at < base + len {
-                        let k = VALUES_AT_ONCE.min(base + len - at);
-                        buf.clear();
-                        t.values_le(at, k, &mut buf);
-                        sink(&buf)?;
-                        at += k;
-                    }
-                }
-                Ok(())
+                ranges
+                    .iter()
+                    .try_for_each(|&range| values_to(t, range, &mut buf, sink))
             })?;
             report(RunEvent::Step(progress));
             Ok(())
@@ -197,110 +153,43 @@ impl Job for GrundyJob {
 }
 
 /// Open the checkpoint of `table`'s run at `path`: a new one, or one of the same box and value
-/// width whose layers are read back into `table`. Returns it and the first layer still to do.
-fn open_checkpoint(path: &Path, table: &GrundyTable) -> Result<(Checkpoint, u64)> {
-    let plan = table.plan();
-    let (shape, w) = (plan.shape, plan.width.bytes());
-    let scheme = table.layout().scheme();
-    let header = store::header_lines(
-        PARTIAL_MAGIC,
-        shape,
-        &scheme,
-        &[("value-bytes", w.to_string())],
-    );
-    let want = [
-        ("box", shape.to_string()),
-        ("rank", scheme.clone()),
-        ("value-bytes", w.to_string()),
-    ];
-    let check = |pairs: &[(String, String)]| {
-        check_fields(path, pairs, &want, |key, got| {
-            (key == "value-bytes").then(|| {
-                Error::conflict(
-                    &[crate::error::Input::ValueBytes],
-                    format!(
-                        "{} keeps values of {got} bytes, this run {w}; rerun with {{0}} {got} \
-                         or remove it",
-                        path.display()
-                    ),
-                )
-            })
-        })
-    };
-    let read = |reader: &mut dyn Read| {
-        let layers = steps_of(table);
-        let mut ranges = Vec::new();
-        read_steps(layers.steps(), |next| {
-            layers.ranges(next, &mut ranges);
-            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-            // Values go into the table as they are read; those of a record that turns out
-            // damaged belong to a layer that is computed again, which overwrites them.
-            let mut cursor = RangeCursor::new(&ranges);
-            let got = store::read_raw_record(
-                reader,
-                w,
-                |v, m| v == next && m == n,
-                |bytes| {
-                    cursor.fill(bytes, w, |at, b| table.set_values_le(at, b));
-                    true
-                },
-            )?;
-            Ok(got.map(|(_, bytes)| bytes))
-        })
-    };
-    Checkpoint::open_log(path, &header, PARTIAL_MAGIC, "computed", check, read)
-}
-
-/// The steps of a table: the colex prefix layers, or the hook index's steps.
-fn steps_of(table: &GrundyTable) -> TableSteps<'_> {
-    match table.hook_index() {
-        Some(hook) => TableSteps::Hook(hook),
-        None => TableSteps::Colex(Layers {
-            ranker: &table.ranker,
-        }),
-    }
-}
-
-/// Where the next value of a layer's record goes: a place in the layer's ranges.
-struct RangeCursor<'a> {
-    ranges: &'a [(u64, u64)],
-    /// The range in hand.
-    i: usize,
-    /// Values of it already placed.
-    done: u64,
-}
-
-impl<'a> RangeCursor<'a> {
-    fn new(ranges: &'a [(u64, u64)]) -> RangeCursor<'a> {
-        RangeCursor {
-            ranges,
-            i: 0,
-            done: 0,
-        }
-    }
-
-    /// Place `bytes` (whole values of `w` bytes, no more than the ranges have left) by
-    /// `put(first rank, bytes of consecutive ranks)`.
-    fn fill(&mut self, mut bytes: &[u8], w: u64, mut put: impl FnMut(u64, &[u8])) {
-        while !bytes.is_empty() {
-            let (base, len) = self.ranges[self.i];
-            let k = ((len - self.done) as usize * w as usize).min(bytes.len());
-            put(base + self.done, &bytes[..k]);
-            self.done += k as u64 / w;
-            bytes = &bytes[k..];
-            if self.done == len {
-                self.i += 1;
-                self.done = 0;
+/// width whose steps are read back into `table`. Returns it and the first step still to do.
+fn open_checkpoint(
+    path: &Path,
+    table: &GrundyTable,
+    layout: &BitLayout,
+) -> Result<(Checkpoint, u64)> {
+    let w = table.plan().width.bytes();
+    let extra = [("value-bytes", w.to_string())];
+    let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
+        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+        // Values go into the table as they are read, range by range (`i`, `done` of it);
+        // those of a record that turns out damaged belong to a step that is computed again,
+        // which overwrites them.
+        let (mut i, mut done) = (0, 0);
+        let mut place = |mut bytes: &[u8]| {
+            while !bytes.is_empty() {
+                let (base, len) = ranges[i];
+                let k = (((len - done) * w) as usize).min(bytes.len());
+                table.set_values_le(base + done, &bytes[..k]);
+                (done, bytes) = (done + k as u64 / w, &bytes[k..]);
+                if done == len {
+                    (i, done) = (i + 1, 0);
+                }
             }
-        }
-    }
+            true
+        };
+        let got = store::read_raw_record(reader, w, |v, m| v == step && m == n, &mut place)?;
+        Ok(got.map(|(_, bytes)| bytes))
+    };
+    let magic = (PARTIAL_MAGIC, "computed");
+    open_step_log(path, magic, layout, &extra, read)
 }
 
 /// A saved Grundy table opened for reading single values without loading it. Every value read
 /// comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
 #[derive(Debug)]
 pub struct GrundyFile {
-    path: PathBuf,
     body: CheckedBody,
     layout: BitLayout,
     width: ValueBytes,
@@ -316,7 +205,7 @@ impl GrundyFile {
 
     /// The table whose sealed header was read (the file's first bytes, read once).
     pub(crate) fn read(sealed: Sealed) -> Result<GrundyFile> {
-        let (path, pairs) = (&sealed.path.clone(), &sealed.pairs);
+        let path = sealed.path.clone();
         let layout = sealed.value_layout("a Grundy table")?;
         let shape = layout.shape();
         if layout.positions() > MAX_GRUNDY_POSITIONS {
@@ -325,32 +214,29 @@ impl GrundyFile {
                 path.display()
             )));
         }
-        let width = match store::number(path, pairs, "value-bytes")? {
+        let width = match sealed.number("value-bytes")? {
             1 => ValueBytes::One,
             2 => ValueBytes::Two,
             n => {
                 return Err(store::damaged(
-                    path,
+                    &path,
                     format!("value-bytes {n} is not 1 or 2"),
                 ))
             }
         };
-        let max_value = store::number(path, pairs, "max-value")?;
+        let max_value = sealed.number("max-value")?;
         if max_value > width.max_value() as u64 {
-            return Err(store::damaged(
-                path,
-                format!(
-                    "max-value {max_value} does not fit in {} bytes",
-                    width.bytes()
-                ),
-            ));
+            let why = format!(
+                "max-value {max_value} does not fit in {} bytes",
+                width.bytes()
+            );
+            return Err(store::damaged(&path, why));
         }
         let header = grundy_header(&sealed.magic(), &layout, width, max_value);
         sealed.expect(&header, "the header does not match its header-crc32")?;
         let what = format!("a Grundy table of the {shape} box");
         let body = sealed.body(layout.len() * width.bytes(), &what)?;
         Ok(GrundyFile {
-            path: path.to_path_buf(),
             body,
             layout,
             width,
@@ -382,10 +268,7 @@ impl GrundyFile {
     pub fn value_rank(&self, r: u64) -> Result<u16> {
         let ranker = self.layout.ranker();
         if r >= ranker.len() {
-            return Err(Error::invalid(format!(
-                "{}: rank {r} is outside the table",
-                self.path.display()
-            )));
+            return Err(self.body.invalid(format!("rank {r} is outside the table")));
         }
         match self.layout.hook_index() {
             None => self.value_at(r),
@@ -400,10 +283,10 @@ impl GrundyFile {
         self.body.read_at(r * w, &mut b[..w as usize])?;
         let g = u16::from_le_bytes(b);
         if g > self.max_value {
-            return Err(store::damaged(
-                &self.path,
-                format!("entry {r} holds {g}, past max-value {}", self.max_value),
-            ));
+            return Err(self.body.damaged(format!(
+                "entry {r} holds {g}, past max-value {}",
+                self.max_value
+            )));
         }
         Ok(g)
     }
@@ -430,10 +313,9 @@ impl GrundyFile {
         for q in options {
             let v = self.value(&q)?;
             if v == g {
-                return Err(store::damaged(
-                    &self.path,
-                    format!("{p} and its option {q} both hold {g}"),
-                ));
+                return Err(self
+                    .body
+                    .damaged(format!("{p} and its option {q} both hold {g}")));
             }
             if let Some(slot @ None) = out.get_mut(v as usize) {
                 *slot = Some(q);
@@ -443,10 +325,8 @@ impl GrundyFile {
             .enumerate()
             .map(|(v, q)| {
                 q.ok_or_else(|| {
-                    store::damaged(
-                        &self.path,
-                        format!("{p} holds {g} but no option of it holds {v}"),
-                    )
+                    self.body
+                        .damaged(format!("{p} holds {g} but no option of it holds {v}"))
                 })
             })
             .collect()

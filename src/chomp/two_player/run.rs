@@ -1,14 +1,8 @@
 //! A box solved whole in memory to a table file, resumable: `chomp solve -o FILE` when the
-//! table fits.
-//!
-//! While it runs, every finished step's P bits are appended to the checkpoint `FILE.partial`
-//! (`super::file::Checkpoint`), and now and then the N-marks of the whole table are saved to
-//! `FILE.marks` (a piece of `super::piece`) a quarter of the run so far apart (the engine's
-//! [`Cadence`]: a stop loses at most a fifth of the time spent). A rerun of the same command resumes: from the last snapshot
-//! when there is a whole one (only the P-positions found since push their parents again),
-//! else from the checkpoint's P bits (every finished step's P-positions push again, about as
-//! long as those steps took). The table file is the same, byte for byte, however often the
-//! run was stopped.
+//! table fits. Every finished step's P bits go to the checkpoint `FILE.partial`, and snapshots
+//! of the N-marks of the whole table to `FILE.marks` (a piece of `super::piece`) at the
+//! engine's [`Cadence`]. A rerun resumes from the last whole snapshot (only the P-positions
+//! found since push their parents again), else from the checkpoint's P bits.
 //!
 //! Tests: tests/games/chomp/two_player.rs (resumed runs write the one file, from a snapshot
 //! and from the records alone); src/chomp/two_player/blocks.rs.
@@ -25,6 +19,7 @@ use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, partial_path, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 /// Words a snapshot is written and read by.
@@ -70,13 +65,12 @@ struct Whole {
     resume: Resume,
 }
 
-impl Whole {
-    fn span(&self) -> Span<'_> {
-        Span {
-            index: self.table.layout(),
-            lo: 0,
-            hi: self.table.len(),
-        }
+/// The whole of `table` as one span (its snapshot is a piece of every index).
+fn whole_span(table: &PTable) -> Span<'_> {
+    Span {
+        index: table.layout(),
+        lo: 0,
+        hi: table.len(),
     }
 }
 
@@ -92,17 +86,14 @@ impl Job for Whole {
     }
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
-        let span = self.span();
-        let words = self.table.raw_words();
+        let (span, words) = (whole_span(&self.table), self.table.raw_words());
         // A whole snapshot saves redoing the steps before it; anything else is ignored.
         let snapshot = match self.marks.exists() {
             true => piece::load_marks(&self.marks, span, words, CHUNK_WORDS).ok(),
             false => None,
         };
         if snapshot.is_none() {
-            words
-                .iter()
-                .for_each(|w| w.store(0, std::sync::atomic::Ordering::Relaxed));
+            words.iter().for_each(|w| w.store(0, Relaxed));
         }
         let mut after = Vec::new();
         let table = &self.table;
@@ -115,16 +106,8 @@ impl Job for Whole {
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
         store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
-        let mut said = Vec::new();
-        if start > 0 || checkpoint.dropped_bytes > 0 {
-            said.push(RunEvent::Resumed {
-                path: self.partial.clone(),
-                steps_done: start,
-                steps: steps(table.layout()),
-                dropped_bytes: checkpoint.dropped_bytes,
-                snapshot,
-            });
-        }
+        let steps = (start, steps(table.layout()));
+        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, snapshot);
         self.resume = match snapshot {
             Some(_) => Resume::Marks { start, after },
             None => Resume::Bits { start },
@@ -137,12 +120,7 @@ impl Job for Whole {
         let resume = std::mem::replace(&mut self.resume, Resume::Bits { start: 0 });
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
         let (table, marks) = (&self.table, &self.marks);
-        let span = Span {
-            index: table.layout(),
-            lo: 0,
-            hi: table.len(),
-        };
-        let words = table.raw_words();
+        let (span, words) = (whole_span(table), table.raw_words());
         let layers = steps(table.layout());
         let mut cadence = Cadence::new(self.floor, Duration::ZERO);
         solve_window(
@@ -191,36 +169,25 @@ pub(super) fn solve_unresumable<T, O>(
         Ok(Unresumable {
             bytes: file_bytes(layout),
             lock: None,
-            solve: Some(solve),
-            solved: None,
-            save,
+            publish: |out: &Path| save(solve()?, out),
         })
     };
     run_to_file(out, job, |_| {})
 }
 
-/// A table solved without a checkpoint: the lock alone, then the solve and the file.
-struct Unresumable<T, S, W> {
+/// A table solved without a checkpoint: the lock alone, then the solve and the file, in one
+/// step (nothing is kept between them).
+struct Unresumable<P> {
     bytes: u64,
     lock: Option<store::TableLock>,
-    solve: Option<S>,
-    solved: Option<T>,
-    save: W,
+    publish: P,
 }
 
-impl<T, O, S, W> Job for Unresumable<T, S, W>
-where
-    S: FnOnce() -> Result<T>,
-    W: FnOnce(T, &Path) -> Result<O>,
-{
+impl<O, P: FnOnce(&Path) -> Result<O>> Job for Unresumable<P> {
     type Output = O;
 
     fn disk_bytes(&self) -> u64 {
         self.bytes
-    }
-
-    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
-        Vec::new()
     }
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
@@ -229,8 +196,6 @@ where
     }
 
     fn run(&mut self, _report: &mut dyn FnMut(RunEvent)) -> Result<()> {
-        let solve = self.solve.take().expect("solved once");
-        self.solved = Some(solve()?);
         Ok(())
     }
 
@@ -239,10 +204,8 @@ where
     }
 
     fn publish(self, out: &Path) -> Result<O> {
-        let solved = self.solved.expect("solved before it is published");
-        let saved = (self.save)(solved, out)?;
-        drop(self.lock);
-        Ok(saved)
+        // The lock goes with the rest of `self`, once the file is written.
+        (self.publish)(out)
     }
 }
 
