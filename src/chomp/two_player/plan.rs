@@ -16,8 +16,7 @@ use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store::blocks_dir;
-use crate::chomp::store::partial_path;
+use crate::chomp::store::{self, blocks_dir, partial_path};
 use crate::error::{Error, Input, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};
@@ -102,13 +101,9 @@ impl SolvePlan {
                         "the host reads it back whole to write it; solve it without a table \
                          file and read its winning bites on the device",
                     )?;
-                    // An empty FILE.partial is the lock a device run left when it was killed:
-                    // no checkpoint.
-                    let checkpoint =
-                        |c: &PathBuf| std::fs::metadata(c).is_ok_and(|m| m.is_dir() || m.len() > 0);
                     if let Some(c) = [partial_path(o), blocks_dir(o)]
                         .into_iter()
-                        .find(checkpoint)
+                        .find(|c| store::holds_checkpoint(c))
                     {
                         return Err(Error::conflict(
                             &[crate::error::Input::Backend],
