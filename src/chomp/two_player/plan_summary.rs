@@ -4,7 +4,7 @@
 //! Tests: tests/games/blocks.rs (the plan printed, before and during a run in parts).
 
 use super::block_plan::{BlockPlan, Split};
-use super::blocks::window_p_positions;
+use super::blocks::open_piece;
 use super::file;
 use super::solve::{step_ranges, steps};
 use crate::chomp::diagram::ChompBox;
@@ -133,7 +133,7 @@ pub fn plan_for(
 /// checkpoint records (read only: a run may be appending to it).
 fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let (lo, hi) = plan.window(k);
-    if window_p_positions(dir, plan, k).is_ok() {
+    if open_piece(dir, plan, k).is_ok() {
         return hi - lo;
     }
     let path = dir.join(format!("window-{k}.partial"));
