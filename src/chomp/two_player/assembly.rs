@@ -14,22 +14,12 @@
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
 //! any piece, with a flipped bit), tests/faults/.
 
+use super::block_plan::BlockPlan;
 use super::file::TableInPlace;
 use crate::chomp::bits::Window;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-
-/// The pieces of a table in index order, as a plan of blocks cuts it: what an assembly needs
-/// of the plan.
-pub(super) trait Pieces {
-    /// How the table numbers positions.
-    fn index(&self) -> &crate::chomp::index::BitLayout;
-    /// Number of pieces.
-    fn windows(&self) -> u64;
-    /// Piece `k`'s indexes `lo..hi`; piece k+1 starts where piece k ends.
-    fn window(&self, k: u64) -> (u64, u64);
-}
 
 const JOURNAL_MAGIC: &str = "chompute chomp assembly 1";
 /// Bytes of a journal record: the tag, the piece, the count (2), its CRC and P-positions, the
@@ -84,13 +74,13 @@ impl Assembly {
 
     /// Begin the table of `plan`, whose box has `p_positions` (anything at its place is
     /// replaced), and its journal.
-    pub(super) fn create(plan: &dyn Pieces, dir: &Path, p_positions: u64) -> Result<Assembly> {
+    pub(super) fn create(plan: &BlockPlan, dir: &Path, p_positions: u64) -> Result<Assembly> {
         for p in [table_path(dir), journal_path(dir)] {
             if p.exists() {
                 std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
             }
         }
-        let table = TableInPlace::create(&table_path(dir), plan.index(), p_positions)?;
+        let table = TableInPlace::create(&table_path(dir), &plan.index, p_positions)?;
         let (journal, _) = open_journal(plan, dir, &mut Vec::new())?;
         Ok(Assembly {
             table,
@@ -103,7 +93,7 @@ impl Assembly {
     /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
     /// read once, keeping the pieces whose words still give their record's CRC as they are
     /// read (the first that does not ends what is kept).
-    pub(super) fn reopen(plan: &dyn Pieces, dir: &Path) -> Result<Assembly> {
+    pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
         let mut records = Vec::new();
         let (journal, _) = open_journal(plan, dir, &mut records)?;
         let mut check = PieceCheck {
@@ -113,7 +103,7 @@ impl Assembly {
             crc: crc32fast::Hasher::new(),
         };
         let (mut table, p_positions) =
-            TableInPlace::reopen(&table_path(dir), plan.index(), |first, words| {
+            TableInPlace::reopen(&table_path(dir), &plan.index, |first, words| {
                 words.iter().zip(first..).all(|(&x, w)| check.word(w, x))
             })?;
         let pieces = check.pieces;
@@ -138,7 +128,7 @@ impl Assembly {
     /// [`Assembly::pieces`].
     pub(super) fn for_each_piece_slice(
         &self,
-        plan: &dyn Pieces,
+        plan: &BlockPlan,
         k: u64,
         chunk: usize,
         mut each: impl FnMut(&[u64]) -> Result<()>,
@@ -168,7 +158,7 @@ impl Assembly {
     /// make it durable, then record it. The piece's file may go once this returns.
     pub(super) fn append(
         &mut self,
-        plan: &dyn Pieces,
+        plan: &BlockPlan,
         k: u64,
         mut words: Vec<u64>,
         rec: Assembled,
@@ -196,7 +186,7 @@ impl Assembly {
 
     /// Every piece is in: write the header's P-positions and the trailer, move the table to
     /// `out`, remove the journal. Returns the P-positions.
-    pub(super) fn finish(self, plan: &dyn Pieces, dir: &Path, out: &Path) -> Result<u64> {
+    pub(super) fn finish(self, plan: &BlockPlan, dir: &Path, out: &Path) -> Result<u64> {
         if self.pieces.len() as u64 != plan.windows() {
             return Err(Error::invalid(format!(
                 "{}: {} of {} pieces are in the table",
@@ -225,7 +215,7 @@ impl Assembly {
 /// The pieces of a table being reopened, checked word by word as the words are read: each
 /// piece's words (the bits of its neighbours masked off) against its record's CRC.
 struct PieceCheck<'a> {
-    plan: &'a dyn Pieces,
+    plan: &'a BlockPlan,
     records: &'a [Assembled],
     /// The pieces whose words gave their record's CRC, in order.
     pieces: Vec<Assembled>,
@@ -264,33 +254,24 @@ impl PieceCheck<'_> {
     }
 }
 
-fn journal_header(plan: &dyn Pieces) -> String {
-    store::header_lines(
-        JOURNAL_MAGIC,
-        plan.index().shape(),
-        &plan.index().scheme(),
-        &[],
-    )
+fn journal_header(plan: &BlockPlan) -> String {
+    store::header_lines(JOURNAL_MAGIC, plan.index.shape(), &plan.index.scheme(), &[])
 }
 
 /// Open the journal of `plan`'s assembly, its records read into `records` in order.
 fn open_journal(
-    plan: &dyn Pieces,
+    plan: &BlockPlan,
     dir: &Path,
     records: &mut Vec<Assembled>,
 ) -> Result<(Checkpoint, u64)> {
     let path = journal_path(dir);
     let header = journal_header(plan);
-    let want = (plan.index().shape().to_string(), plan.index().scheme());
-    let check = |pairs: &[(String, String)]| {
-        let got = (
-            store::field(&path, pairs, "box")?.to_string(),
-            store::field(&path, pairs, "rank")?.to_string(),
-        );
-        match got == want {
-            true => Ok(()),
-            false => Err(store::damaged(&path, "it is not the journal of this box")),
-        }
+    let (shape, scheme) = (plan.index.shape().to_string(), plan.index.scheme());
+    let check = |pairs: &[(String, String)]| match store::field(&path, pairs, "box")? == shape
+        && store::field(&path, pairs, "rank")? == scheme
+    {
+        true => Ok(()),
+        false => Err(store::damaged(&path, "it is not the journal of this box")),
     };
     let read = |reader: &mut dyn std::io::Read| {
         let mut good = 0u64;

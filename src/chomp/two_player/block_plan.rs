@@ -1,15 +1,12 @@
 //! How a box larger than memory is cut into pieces ([`BlockPlan`]): equal windows for one
 //! process, or the hook blocks of a square in waves whose blocks do not depend on each other,
 //! shared among the parts of a wave ([`Part`], [`BlockPlan::part_pieces`]); and the plan's
-//! file, `FILE.blocks/plan`: `chompute chomp blocks 1`, `box`, `rank`, `layout
-//! windows|waves`, `piece-bits W`, `pieces K`, an empty line. The pieces follow from these. A
-//! resumed run keeps the plan it finds, whatever memory it is given now (the pieces must not
-//! move).
+//! file `FILE.blocks/plan` (docs/formats.md), from which the pieces follow. A resumed run
+//! keeps the plan it finds, whatever memory it is given now (the pieces must not move).
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (runs of every plan);
 //! tests/games/blocks.rs.
 
-use super::assembly::Pieces;
 use super::file;
 use super::piece::Span;
 use super::solve::steps;
@@ -42,6 +39,16 @@ pub enum Split {
     /// The hook blocks (split where larger than memory), a wave per hook sum: the blocks of
     /// one wave do not depend on each other, so the parts of a wave may run at once.
     Waves,
+}
+
+impl Split {
+    /// Its word in the plan's file and in `chomp solve --plan`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Windows => "windows",
+            Split::Waves => "waves",
+        }
+    }
 }
 
 /// One piece of a plan: indexes `lo..hi`, solved in one window.
@@ -121,18 +128,13 @@ impl BlockPlan {
         let mut pieces = Vec::new();
         match split {
             Split::Windows => {
-                let mut lo = 0;
-                while lo < len {
-                    let k = pieces.len() as u64;
-                    let hi = (lo + piece_bits).min(len);
-                    pieces.push(Piece {
-                        lo,
-                        hi,
-                        wave: k,
-                        block: k,
-                    });
-                    lo = hi;
-                }
+                let starts = (0..len).step_by(piece_bits as usize).zip(0..);
+                pieces.extend(starts.map(|(lo, k)| Piece {
+                    lo,
+                    hi: (lo + piece_bits).min(len),
+                    wave: k,
+                    block: k,
+                }));
             }
             Split::Waves => {
                 let hook = index.hook_index().expect("a block plan has a hook index");
@@ -158,17 +160,12 @@ impl BlockPlan {
                     let wave = sum.saturating_sub(1) as u64;
                     let parts = (ghi - glo).div_ceil(piece_bits);
                     let step = (ghi - glo).div_ceil(parts);
-                    let mut lo = glo;
-                    while lo < ghi {
-                        let hi = (lo + step).min(ghi);
-                        pieces.push(Piece {
-                            lo,
-                            hi,
-                            wave,
-                            block: group as u64,
-                        });
-                        lo = hi;
-                    }
+                    pieces.extend((glo..ghi).step_by(step as usize).map(|lo| Piece {
+                        lo,
+                        hi: (lo + step).min(ghi),
+                        wave,
+                        block: group as u64,
+                    }));
                 }
             }
         }
@@ -279,14 +276,7 @@ impl BlockPlan {
             PLAN_MAGIC,
             &self.index,
             &[
-                (
-                    "layout",
-                    match self.split {
-                        Split::Windows => "windows",
-                        Split::Waves => "waves",
-                    }
-                    .to_string(),
-                ),
+                ("layout", self.split.name().to_string()),
                 ("piece-bits", self.piece_bits.to_string()),
                 ("pieces", self.windows().to_string()),
             ],
@@ -352,20 +342,6 @@ impl Part {
             return Err(bad());
         }
         Ok(Part { part, parts })
-    }
-}
-
-impl Pieces for BlockPlan {
-    fn index(&self) -> &BitLayout {
-        &self.index
-    }
-
-    fn windows(&self) -> u64 {
-        BlockPlan::windows(self)
-    }
-
-    fn window(&self, k: u64) -> (u64, u64) {
-        BlockPlan::window(self, k)
     }
 }
 

@@ -43,6 +43,18 @@ pub struct Solved {
     pub blocks: Option<super::blocks::BlockRun>,
 }
 
+impl Solved {
+    /// A table solved whole: its index and P-positions.
+    pub(super) fn whole(index: &BitLayout, p_positions: u64) -> Solved {
+        let index = index.clone();
+        Solved {
+            index,
+            p_positions,
+            blocks: None,
+        }
+    }
+}
+
 /// How a planned solve runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -250,20 +262,12 @@ impl SolvePlan {
                     (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
                     _ => self.table(device)?,
                 };
-                return Ok(Solved {
-                    p_positions: table.p_count(),
-                    index: table.layout().clone(),
-                    blocks: None,
-                });
+                return Ok(Solved::whole(table.layout(), table.p_count()));
             }
         };
         if !self.in_blocks() {
             let table = super::run::solve_to_file(self.shape, out, &mut report)?;
-            return Ok(Solved {
-                p_positions: table.p_count(),
-                index: self.layout.clone(),
-                blocks: None,
-            });
+            return Ok(Solved::whole(&self.layout, table.p_count()));
         }
         let memory = self.memory_limit();
         if self.memory.is_none() && memory < MIN_MEMORY {

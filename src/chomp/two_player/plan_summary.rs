@@ -93,10 +93,7 @@ impl BlockPlan {
         }
         PlanSummary {
             shape: self.index.shape().to_string(),
-            layout: match self.split {
-                Split::Windows => "windows",
-                Split::Waves => "waves",
-            },
+            layout: self.split.name(),
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
