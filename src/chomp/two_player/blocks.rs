@@ -259,7 +259,9 @@ impl Job for BlocksJob {
 }
 
 /// The pieces this run solves: every unfinished one, or with `part` its share of the next
-/// wave it has not marked done (set in `run.wave`).
+/// wave it has not marked done (set in `run.wave`). (Not "the first wave with pieces left": a
+/// part whose share of a wave is empty, or done, must not take a share of the next wave,
+/// which that wave's own run of this part will take.)
 fn pieces_to_solve(
     plan: &BlockPlan,
     dir: &Path,
@@ -267,26 +269,19 @@ fn pieces_to_solve(
     counts: &[Option<u64>],
     run: &mut BlockRun,
 ) -> Vec<u64> {
-    match part {
-        None => (0..plan.windows())
-            .filter(|&k| counts[k as usize].is_none())
-            .collect(),
+    let pieces = match part {
+        None => (0..plan.windows()).collect(),
         Some(Part { part, parts }) => {
-            // This part's next wave: the first it has not marked done. (Not "the first with
-            // pieces left": a part whose share of a wave is empty, or done, must not take a
-            // share of the next wave, which that wave's own run of this part will take.)
-            let next = (0..plan.waves()).find(|&w| !part_done_path(dir, w, part, parts).exists());
-            run.wave = next;
-            match next {
-                Some(w) => plan
-                    .part_pieces(w, part, parts)
-                    .into_iter()
-                    .filter(|&k| counts[k as usize].is_none())
-                    .collect(),
-                None => Vec::new(),
-            }
+            let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
+            run.wave = (0..plan.waves()).find(|w| !done(w));
+            run.wave
+                .map_or(Vec::new(), |w| plan.part_pieces(w, part, parts))
         }
-    }
+    };
+    pieces
+        .into_iter()
+        .filter(|&k| counts[k as usize].is_none())
+        .collect()
 }
 
 /// Put every finished piece not yet in the table into it, in index order (each piece's file
@@ -350,7 +345,7 @@ fn solve_one(
     assembly: Option<&Assembly>,
     report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
-    let (lo, hi) = plan.window(k);
+    let ((lo, hi), span, chunk) = (plan.window(k), plan.span(k), plan.chunk_words());
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
@@ -363,13 +358,10 @@ fn solve_one(
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
-    let snapshot = match piece::load_marks(&marks_path, plan.span(k), &words, plan.chunk_words()) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            words.iter().for_each(|w| w.store(0, Relaxed));
-            None
-        }
-    };
+    let snapshot = piece::load_marks(&marks_path, span, &words, chunk).ok();
+    if snapshot.is_none() {
+        words.iter().for_each(|w| w.store(0, Relaxed));
+    }
     let mut after = Vec::new();
     let (mut checkpoint, start) =
         Checkpoint::open_for(&partial, &plan.index, |step, r| match snapshot {
@@ -406,17 +398,11 @@ fn solve_one(
         win,
         resume,
         |sink| {
-            let chunk = plan.chunk_words();
             let mut qs = Vec::with_capacity(chunk);
             let deps: Vec<u64> = (0..k).filter(|&j| plan.depends(k, j)).collect();
             // On a terminal, a bar of the words of the pieces replayed.
-            let words_in_all = deps
-                .iter()
-                .map(|&j| {
-                    let (lo, hi) = plan.window(j);
-                    Window::words_for(lo, hi)
-                })
-                .sum();
+            let words_in_all = deps.iter().map(|&j| plan.window(j));
+            let words_in_all = words_in_all.map(|(lo, hi)| Window::words_for(lo, hi)).sum();
             let phase = crate::progress::phase("replay (words)", Some(words_in_all));
             let mut words_read = 0u64;
             for j in deps {
@@ -453,15 +439,7 @@ fn solve_one(
             let snapshot =
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
-                cadence.take(|| {
-                    piece::save_marks(
-                        &marks_path,
-                        plan.span(k),
-                        step + 1,
-                        &words,
-                        plan.chunk_words(),
-                    )
-                })?;
+                cadence.take(|| piece::save_marks(&marks_path, span, step + 1, &words, chunk))?;
                 snapshot_done = progress.done;
                 (report.borrow_mut())(RunEvent::Snapshot { step: step + 1 });
             }
@@ -470,15 +448,7 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    let path = window_path(dir, k);
-    piece::save_piece(
-        &path,
-        plan.span(k),
-        WINDOW_MAGIC,
-        p,
-        &words,
-        plan.chunk_words(),
-    )?;
+    piece::save_piece(&window_path(dir, k), span, WINDOW_MAGIC, p, &words, chunk)?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;

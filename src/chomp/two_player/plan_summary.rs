@@ -16,7 +16,7 @@ use std::io::BufReader;
 use std::path::Path;
 
 /// One wave of a plan, as [`BlockPlan::summary`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WaveSummary {
     /// The wave, from 1.
     pub wave: u64,
@@ -61,35 +61,28 @@ impl BlockPlan {
     /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
     pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
         let mut waves: Vec<WaveSummary> = Vec::new();
-        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
+        // The group the last piece is of (a group's pieces are consecutive, in one wave).
+        let (mut block, mut group_bits) = (None, 0);
         for (k, p) in self.pieces.iter().enumerate() {
             if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
+                let wave = p.wave + 1;
                 waves.push(WaveSummary {
-                    wave: p.wave + 1,
-                    groups: 0,
-                    pieces: 0,
-                    bits: 0,
-                    largest_group_bits: 0,
-                    pieces_done: 0,
-                    bits_done: 0,
+                    wave,
+                    ..WaveSummary::default()
                 });
             }
             let w = waves.last_mut().expect("pushed");
-            w.pieces += 1;
-            w.bits += p.hi - p.lo;
-            let d = done(k as u64);
-            w.pieces_done += (d == p.hi - p.lo) as u64;
-            w.bits_done += d;
-            match block_bits.last_mut() {
-                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
-                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
+            if block != Some(p.block) {
+                (block, group_bits) = (Some(p.block), 0);
+                w.groups += 1;
             }
-        }
-        for (wave, _, bits) in block_bits {
-            let i = waves.partition_point(|w| w.wave < wave + 1);
-            let w = &mut waves[i];
-            w.groups += 1;
-            w.largest_group_bits = w.largest_group_bits.max(bits);
+            let (bits, d) = (p.hi - p.lo, done(k as u64));
+            group_bits += bits;
+            w.largest_group_bits = w.largest_group_bits.max(group_bits);
+            w.pieces += 1;
+            w.bits += bits;
+            w.pieces_done += (d == bits) as u64;
+            w.bits_done += d;
         }
         PlanSummary {
             shape: self.index.shape().to_string(),

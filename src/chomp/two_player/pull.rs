@@ -35,7 +35,7 @@
 
 use super::table::PTable;
 use crate::chomp::engine::driver::{drive_steps, Run};
-use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
+use crate::chomp::index::hook::{transpose, Kind, Rows};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
 use std::sync::atomic::Ordering::Relaxed;
@@ -111,11 +111,7 @@ impl<'a> PullScan<'a> {
                     return idx + (0..r).map(|j| ix.weight(r, j, cur[j + 1] - 1)).sum::<u64>();
                 }
                 Kind::Child { m: mc } => {
-                    let mut next = [0u32; MAX_SIDE + 1];
-                    for i in 0..mc {
-                        next[i] = cur[i + 1] - 1;
-                    }
-                    cur = next;
+                    cur = std::array::from_fn(|i| if i < mc { cur[i + 1] - 1 } else { 0 });
                     m = mc;
                 }
                 Kind::Empty => unreachable!("a ≥ 1"),
@@ -152,23 +148,17 @@ impl<'a> PullScan<'a> {
 
     /// The rows of a located position (all n, zeros after the last).
     pub fn compose(&self, loc: &Located) -> Rows {
-        let mut cur = [0u32; MAX_SIDE + 1];
-        if loc.a > 0 {
-            cur[0] = loc.a;
-            for (c, m) in cur[1..loc.b as usize].iter_mut().zip(&loc.mu) {
-                *c = m + 1;
-            }
-        }
-        for level in (0..loc.depth).rev() {
-            let k = loc.sides[level] as usize;
-            let mut up = [0u32; MAX_SIDE + 1];
-            up[0] = k as u32;
-            for i in 1..k {
-                up[i] = cur[i - 1] + 1;
-            }
-            cur = up;
-        }
-        cur
+        // Row i of a hook (a, b) (or (k, k)) around rows `cur`: a for i = 0, else row i - 1 + 1.
+        let hook = |a: u32, b: u32, cur: Rows| -> Rows {
+            std::array::from_fn(|i| match i {
+                0 => a,
+                i if i < b as usize => cur[i - 1] + 1,
+                _ => 0,
+            })
+        };
+        let inner = hook(loc.a, loc.b, loc.mu);
+        let sides = loc.sides[..loc.depth].iter().rev();
+        sides.fold(inner, |cur, &k| hook(k, k, cur))
     }
 
     /// Whether the located position is P, reading option bits with `is_p` until the first P
@@ -209,9 +199,7 @@ impl<'a> PullScan<'a> {
                     continue;
                 }
                 let mut opt = rows;
-                for v in opt[i..ix.n].iter_mut() {
-                    *v = (*v).min(j);
-                }
+                opt[i..ix.n].iter_mut().for_each(|v| *v = (*v).min(j));
                 *read += 1;
                 if is_p(self.index_of(&opt)) {
                     return false;
@@ -251,11 +239,9 @@ impl LevelCounts {
         for f in 1..=f_max {
             for cap in 0..caps {
                 for v in 0..vs {
-                    let mut sum = 0u64;
-                    for l in 0..=cap.min(v) {
-                        sum = sum.saturating_add(n[((f - 1) * caps + l) * vs + v - l]);
-                    }
-                    n[(f * caps + cap) * vs + v] = sum;
+                    n[(f * caps + cap) * vs + v] = (0..=cap.min(v)).fold(0u64, |s, l| {
+                        s.saturating_add(n[((f - 1) * caps + l) * vs + v - l])
+                    });
                 }
             }
         }
@@ -527,11 +513,8 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
         },
         |_, _, _| Ok(()),
     )?;
-    let stats = PullStats {
-        positions: hook.len() - 1,
-        options,
-    };
-    Ok((table, stats))
+    let positions = hook.len() - 1;
+    Ok((table, PullStats { positions, options }))
 }
 
 /// The leaf blocks of a hook index in index order: (first index, one past the last, how many
