@@ -15,8 +15,9 @@
 //! any piece, with a flipped bit), tests/faults/.
 
 use super::block_plan::BlockPlan;
-use super::file::TableInPlace;
+use super::file::{self, TableInPlace};
 use crate::chomp::bits::Window;
+use crate::chomp::engine::lifecycle::{check_fields, read_steps};
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -81,7 +82,7 @@ impl Assembly {
             }
         }
         let table = TableInPlace::create(&table_path(dir), &plan.index, p_positions)?;
-        let (journal, _) = open_journal(plan, dir, &mut Vec::new())?;
+        let (journal, _) = open_journal(plan, dir)?;
         Ok(Assembly {
             table,
             journal,
@@ -94,8 +95,7 @@ impl Assembly {
     /// read once, keeping the pieces whose words still give their record's CRC as they are
     /// read (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
-        let mut records = Vec::new();
-        let (journal, _) = open_journal(plan, dir, &mut records)?;
+        let (journal, records) = open_journal(plan, dir)?;
         let mut check = PieceCheck {
             plan,
             records: &records,
@@ -173,12 +173,7 @@ impl Assembly {
         self.table.truncate_words(w0)?;
         self.table.append(&words)?;
         self.table.sync()?;
-        self.journal.append_stream(k, 2, |sink| {
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&(rec.crc as u64).to_le_bytes());
-            b[8..].copy_from_slice(&rec.p.to_le_bytes());
-            sink(&b)
-        })?;
+        self.journal.append(k, &[rec.crc as u64, rec.p])?;
         self.journal.sync()?;
         self.pieces.push(rec);
         Ok(())
@@ -255,51 +250,38 @@ impl PieceCheck<'_> {
 }
 
 fn journal_header(plan: &BlockPlan) -> String {
-    store::header_lines(JOURNAL_MAGIC, plan.index.shape(), &plan.index.scheme(), &[])
+    file::header_text(JOURNAL_MAGIC, &plan.index, &[])
 }
 
-/// Open the journal of `plan`'s assembly, its records read into `records` in order.
-fn open_journal(
-    plan: &BlockPlan,
-    dir: &Path,
-    records: &mut Vec<Assembled>,
-) -> Result<(Checkpoint, u64)> {
-    let path = journal_path(dir);
-    let header = journal_header(plan);
-    let (shape, scheme) = (plan.index.shape().to_string(), plan.index.scheme());
-    let check = |pairs: &[(String, String)]| match store::field(&path, pairs, "box")? == shape
-        && store::field(&path, pairs, "rank")? == scheme
-    {
-        true => Ok(()),
-        false => Err(store::damaged(&path, "it is not the journal of this box")),
+/// Open the journal of `plan`'s assembly, and its records in order.
+fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembled>)> {
+    let (path, mut records) = (journal_path(dir), Vec::new());
+    let want = [
+        ("box", plan.index.shape().to_string()),
+        ("rank", plan.index.scheme()),
+    ];
+    let check = |pairs: &[(String, String)]| {
+        let foreign =
+            |_: &str, _: &str| Some(store::damaged(&path, "it is not the journal of this box"));
+        check_fields(&path, pairs, &want, foreign)
     };
     let read = |reader: &mut dyn std::io::Read| {
-        let mut good = 0u64;
-        loop {
-            let mut item = Vec::new();
-            let next = records.len() as u64;
-            let got = store::read_raw_record(
-                reader,
-                8,
-                |k, n| k == next && n == 2 && k < plan.windows(),
-                |b| {
-                    item.extend_from_slice(b);
-                    true
-                },
-            )?;
-            match got {
-                Some((_, bytes)) if item.len() == 16 => {
-                    let crc = u64::from_le_bytes(item[..8].try_into().expect("8 bytes"));
-                    let p = u64::from_le_bytes(item[8..].try_into().expect("8 bytes"));
-                    records.push(Assembled { crc: crc as u32, p });
-                    good += bytes;
+        read_steps(plan.windows(), |next| {
+            match file::read_record(reader, u64::MAX)? {
+                Some((k, item, bytes)) if k == next && item.len() == 2 => {
+                    records.push(Assembled {
+                        crc: item[0] as u32,
+                        p: item[1],
+                    });
+                    Ok(Some(bytes))
                 }
-                _ => break,
+                _ => Ok(None),
             }
-        }
-        Ok((records.len() as u64, good))
+        })
     };
-    Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)
+    let header = journal_header(plan);
+    let (journal, _) = Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)?;
+    Ok((journal, records))
 }
 
 #[cfg(test)]

@@ -232,9 +232,8 @@ impl BlockPlan {
         let largest = (0..self.windows()).map(words).max().unwrap_or(0);
         let steps = steps(&self.index);
         let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
-        let running = file(largest) + records;
         let journal = 64 * 1024 + 32 * self.windows();
-        pieces + running.max(file(largest)) + journal
+        pieces + file(largest) + records + journal
     }
 
     /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
@@ -269,18 +268,6 @@ impl BlockPlan {
         (0..self.windows())
             .filter(|&k| mine.contains(&self.pieces[k as usize].block))
             .collect()
-    }
-
-    fn plan_text(&self) -> String {
-        file::header_text(
-            PLAN_MAGIC,
-            &self.index,
-            &[
-                ("layout", self.split.name().to_string()),
-                ("piece-bits", self.piece_bits.to_string()),
-                ("pieces", self.windows().to_string()),
-            ],
-        )
     }
 
     /// The plan a checkpoint folder names, checked against `index`. (A plan without a
@@ -350,8 +337,17 @@ pub(super) fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
     crate::output::create_dir_inside(&dir)?;
+    let text = file::header_text(
+        PLAN_MAGIC,
+        &plan.index,
+        &[
+            ("layout", plan.split.name().to_string()),
+            ("piece-bits", plan.piece_bits.to_string()),
+            ("pieces", plan.windows().to_string()),
+        ],
+    );
     let mut f = AtomicFile::create_piece(&plan_path)?;
-    f.write_all(plan.plan_text().as_bytes())
+    f.write_all(text.as_bytes())
         .map_err(|e| Error::io(&plan_path, e))?;
     f.commit()
 }
