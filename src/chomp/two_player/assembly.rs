@@ -95,7 +95,7 @@ impl Assembly {
     /// read once, keeping the pieces whose words still give their record's CRC as they are
     /// read (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
-        let (journal, records) = open_journal(plan, dir)?;
+        let (mut journal, records) = open_journal(plan, dir)?;
         let mut check = PieceCheck {
             plan,
             records: &records,
@@ -107,20 +107,15 @@ impl Assembly {
                 words.iter().zip(first..).all(|(&x, w)| check.word(w, x))
             })?;
         let pieces = check.pieces;
-        let end = match pieces.len() as u64 {
-            0 => 0,
-            m => plan.window(m - 1).1.div_ceil(64),
-        };
-        table.truncate_words(end)?;
-        let mut assembly = Assembly {
+        let last = (pieces.len() as u64).checked_sub(1);
+        table.truncate_words(last.map_or(0, |m| plan.window(m).1.div_ceil(64)))?;
+        journal.truncate(journal_header(plan).len() as u64 + RECORD_BYTES * pieces.len() as u64)?;
+        Ok(Assembly {
             table,
             journal,
             p_positions,
             pieces,
-        };
-        let kept = journal_header(plan).len() as u64 + RECORD_BYTES * assembly.pieces.len() as u64;
-        assembly.journal.truncate(kept)?;
-        Ok(assembly)
+        })
     }
 
     /// Piece `k`'s words (from its `lo` rounded down, the bits of other pieces clear), read

@@ -542,27 +542,45 @@ mod tests {
     }
 
     #[test]
-    fn the_disk_a_run_in_blocks_is_checked_for_is_at_least_what_it_takes() {
-        // Sampled at every step and every piece assembled, snapshots at every step: the
-        // pieces, the window's checkpoint and marks, then the table assembled in place.
-        let dir = scratch("d");
-        for (n, memory) in [(12, MIN_MEMORY), (13, MIN_MEMORY), (13, 200 << 10)] {
-            let (b, out) = (ChompBox::square(n), dir.join(format!("d{n}-{memory}.tbl")));
+    fn a_box_solved_in_blocks_writes_the_in_memory_file_within_its_disk_bound() {
+        // The disk sampled at every step and every piece assembled, snapshots at every step:
+        // the pieces, the window's checkpoint and marks, then the table assembled in place.
+        let dir = scratch("m");
+        let not_square = |rows, cols| ChompBox { rows, cols };
+        for (b, memory) in [
+            (ChompBox::square(9), MIN_MEMORY),
+            (ChompBox::square(12), MIN_MEMORY),
+            (ChompBox::square(13), MIN_MEMORY),
+            (ChompBox::square(13), 200 << 10),
+            (not_square(10, 14), MIN_MEMORY),
+            (not_square(14, 10), MIN_MEMORY),
+        ] {
+            let (want, _) = whole_file(&dir, b);
+            let out = dir.join(format!("{b}-{memory}.tbl"));
             let plan = BlockPlan::new(BitLayout::for_box(b).unwrap(), memory, Split::Windows);
-            let plan = plan.unwrap();
-            assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
-            let folder = blocks_dir(&out);
-            let mut peak = 0;
-            solve_in_blocks(b, &out, memory, None, Duration::ZERO, |_| {
+            let (pieces, bound) = (plan.as_ref().unwrap().windows(), plan.unwrap().disk_bytes());
+            let (folder, mut peak, mut windows) = (blocks_dir(&out), 0, 0);
+            let run = solve_in_blocks(b, &out, memory, None, Duration::ZERO, |e| {
                 peak = peak.max(dir_bytes(&folder));
+                windows += matches!(e, RunEvent::Piece { .. }) as u64;
             })
             .unwrap();
             peak = peak.max(dir_bytes(&out));
-            let (pieces, bound) = (plan.windows(), plan.disk_bytes());
+            assert_eq!((run.windows, windows), (pieces, pieces));
+            assert!(
+                b == ChompBox::square(9) || windows > 1,
+                "{b}: {windows} windows"
+            );
             assert!(
                 peak <= bound,
                 "{b} in {pieces} pieces: {peak} B, checked for {bound}"
             );
+            assert_eq!(
+                want,
+                std::fs::read(&out).unwrap(),
+                "{b} in {windows} windows"
+            );
+            assert!(!folder.exists());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -608,36 +626,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    #[test]
-    fn a_box_solved_in_blocks_writes_the_in_memory_file() {
-        let dir = scratch("m");
-        let not_square = |rows, cols| ChompBox { rows, cols };
-        for (b, memory, several) in [
-            (ChompBox::square(9), MIN_MEMORY, false),
-            (ChompBox::square(12), MIN_MEMORY, true),
-            (ChompBox::square(13), 200 << 10, true),
-            (not_square(10, 14), MIN_MEMORY, true),
-            (not_square(14, 10), MIN_MEMORY, true),
-        ] {
-            let (want, _) = whole_file(&dir, b);
-            let blocks = dir.join(format!("{b}-blocks.tbl"));
-            let mut windows = 0;
-            let run = solve_in_blocks(b, &blocks, memory, None, SNAPSHOT_FLOOR, |e| {
-                windows += matches!(e, RunEvent::Piece { .. }) as u64;
-            })
-            .unwrap();
-            assert_eq!(run.windows, windows);
-            assert!(!several || windows > 1, "{b}: {windows} windows");
-            assert_eq!(
-                want,
-                std::fs::read(&blocks).unwrap(),
-                "{b} in {windows} windows"
-            );
-            assert!(!blocks_dir(&blocks).exists());
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
