@@ -96,17 +96,36 @@ impl Assembly {
     /// read (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
         let (mut journal, records) = open_journal(plan, dir)?;
-        let mut check = PieceCheck {
-            plan,
-            records: &records,
-            pieces: Vec::new(),
-            crc: crc32fast::Hasher::new(),
+        // Each piece's words (its neighbours' bits masked off) against its record's CRC, word
+        // by word as they are read: word `w` is `x`; whether to read on (not once a piece fails
+        // its CRC or every recorded piece is checked).
+        let (mut pieces, mut crc) = (Vec::new(), crc32fast::Hasher::new());
+        let mut word = |w: u64, x: u64| {
+            // A word may end one piece and begin the next.
+            while let Some(rec) = records.get(pieces.len()) {
+                let (lo, hi) = plan.window(pieces.len() as u64);
+                let end = hi.div_ceil(64);
+                let mut v = [x];
+                let from = if w == lo >> 6 { lo } else { 0 };
+                mask_piece(from, if w + 1 == end { hi } else { 0 }, &mut v);
+                crc.update(&v[0].to_le_bytes());
+                if w + 1 < end {
+                    return true;
+                }
+                if std::mem::take(&mut crc).finalize() != rec.crc {
+                    return false;
+                }
+                pieces.push(*rec);
+                if hi % 64 == 0 {
+                    break;
+                }
+            }
+            pieces.len() < records.len()
         };
         let (mut table, p_positions) =
             TableInPlace::reopen(&table_path(dir), &plan.index, |first, words| {
-                words.iter().zip(first..).all(|(&x, w)| check.word(w, x))
+                words.iter().zip(first..).all(|(&x, w)| word(w, x))
             })?;
-        let pieces = check.pieces;
         let last = (pieces.len() as u64).checked_sub(1);
         table.truncate_words(last.map_or(0, |m| plan.window(m).1.div_ceil(64)))?;
         journal.truncate(journal_header(plan).len() as u64 + RECORD_BYTES * pieces.len() as u64)?;
@@ -199,48 +218,6 @@ impl Assembly {
         crate::output::publish(&table_path(dir), out)?;
         self.journal.remove()?;
         Ok(p)
-    }
-}
-
-/// The pieces of a table being reopened, checked word by word as the words are read: each
-/// piece's words (the bits of its neighbours masked off) against its record's CRC.
-struct PieceCheck<'a> {
-    plan: &'a BlockPlan,
-    records: &'a [Assembled],
-    /// The pieces whose words gave their record's CRC, in order.
-    pieces: Vec<Assembled>,
-    /// The CRC of the next piece's words so far.
-    crc: crc32fast::Hasher,
-}
-
-impl PieceCheck<'_> {
-    /// Word `w` of the table is `x`: whether to read on (false once a piece fails its CRC or
-    /// every recorded piece is checked).
-    fn word(&mut self, w: u64, x: u64) -> bool {
-        // A word may end one piece and begin the next.
-        while let Some(rec) = self.records.get(self.pieces.len()) {
-            let (lo, hi) = self.plan.window(self.pieces.len() as u64);
-            let end = hi.div_ceil(64);
-            let mut v = [x];
-            mask_piece(
-                if w == lo >> 6 { lo } else { 0 },
-                if w + 1 == end { hi } else { 0 },
-                &mut v,
-            );
-            self.crc.update(&v[0].to_le_bytes());
-            if w + 1 < end {
-                return true;
-            }
-            let crc = std::mem::take(&mut self.crc).finalize();
-            if crc != rec.crc {
-                return false;
-            }
-            self.pieces.push(*rec);
-            if hi % 64 == 0 {
-                break;
-            }
-        }
-        self.pieces.len() < self.records.len()
     }
 }
 

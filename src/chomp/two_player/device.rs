@@ -149,14 +149,13 @@ pub fn solve_on(
             (table, p)
         }
     };
-    let bites = match options.bites {
-        true => Some(device_bites(&*table, layout, plan.shape)?),
-        false => None,
-    };
+    let bites = options
+        .bites
+        .then(|| device_bites(&*table, layout, plan.shape));
     Ok(DeviceSolve {
         preflight: Some(preflight),
         solved: Solved::whole(layout, p_positions),
-        bites,
+        bites: bites.transpose()?,
         stats: table.stats(),
     })
 }
@@ -167,15 +166,10 @@ pub fn solve_on(
 pub fn weighted_count(leaves: &[(u64, u64, u64)], first: u64, words: &[u32]) -> u64 {
     let end = first + 32 * words.len() as u64;
     let start = leaves.partition_point(|&(_, hi, _)| hi <= first);
-    let mut total = 0u64;
-    for &(lo, hi, w) in &leaves[start..] {
-        if lo >= end {
-            break;
-        }
-        let (a, b) = (lo.max(first) - first, hi.min(end) - first);
-        total += w * count_range(words, a, b);
-    }
-    total
+    let leaves = leaves[start..].iter().take_while(|&&(lo, _, _)| lo < end);
+    leaves
+        .map(|&(lo, hi, w)| w * count_range(words, lo.max(first) - first, hi.min(end) - first))
+        .sum()
 }
 
 /// Set bits of `words` from bit `a` to bit `b` (exclusive).

@@ -67,12 +67,11 @@ pub fn save_marks(
 pub fn load_marks(path: &Path, span: Span, words: &[AtomicU64], chunk: usize) -> Result<u64> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let h = read_piece_header(path, &file, span, MARKS_MAGIC)?;
-    let mut i = 0;
+    let mut to = words.iter();
     read_piece_words(path, &file, &h, chunk, |ws| {
-        for &w in ws {
-            words[i].store(w, Relaxed);
-            i += 1;
-        }
+        ws.iter()
+            .zip(to.by_ref())
+            .for_each(|(&w, t)| t.store(w, Relaxed));
         Ok(())
     })?;
     Ok(h.number)
