@@ -77,18 +77,15 @@ pub struct BlockPlan {
     pub piece_bits: u64,
     /// The pieces, in index order.
     pub pieces: Vec<Piece>,
-    /// The least time between snapshots of a window's marks (they come by the expected run
-    /// time, so that a resume costs the work since the last), see [`SNAPSHOT_FLOOR`]; zero:
-    /// at every step.
+    /// The least time between snapshots of a window's marks ([`SNAPSHOT_FLOOR`]); zero: at
+    /// every step.
     pub snapshot_every: std::time::Duration,
 }
 
 impl BlockPlan {
     /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. [`Split::Windows`] cuts the table into equal windows,
-    /// [`Split::Waves`] into its hook blocks, each split into equal pieces where larger.
-    /// Waves need the hook blocks of a square box: the colex rank of any other box is one
-    /// chain of windows, solved by one process.
+    /// buffer and the step records. Waves need the hook blocks of a square: the colex rank of
+    /// any other box is one chain of windows.
     pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
         let shape = index.shape();
         if split == Split::Waves && index.hook_index().is_none() {
@@ -217,11 +214,10 @@ impl BlockPlan {
         self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
     }
 
-    /// Bytes on disk at the run's peak: every piece's file (its words, chunk CRCs and
-    /// header), and beside them either the piece in progress (its checkpoint's records,
-    /// bounded as [`p_record_bound`](super::run::p_record_bound) bounds a whole table's, and
-    /// the snapshot of its marks) or, during the assembly, the first piece's words in the
-    /// table; the plan and the journal.
+    /// Bytes on disk at the run's peak: every piece's file, the largest again (the piece in
+    /// progress, its snapshot of marks or its words in the table being assembled) with
+    /// checkpoint records bounded as [`p_record_bound`](super::run::p_record_bound) bounds a
+    /// whole table's; the plan and the journal.
     pub fn disk_bytes(&self) -> u64 {
         let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
         let words = |k| {
@@ -321,14 +317,10 @@ impl Part {
     pub fn parse(s: &str) -> std::result::Result<Part, String> {
         let bad = || format!("'{s}' is not a part I/N with 1 ≤ I ≤ N, such as 2/3");
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (part, parts): (u64, u64) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if part == 0 || part > parts {
-            return Err(bad());
-        }
-        Ok(Part { part, parts })
+        let num = |x: &str| x.trim().parse::<u64>().map_err(|_| bad());
+        let (part, parts) = (num(i)?, num(n)?);
+        let ok = (1..=parts).contains(&part);
+        ok.then_some(Part { part, parts }).ok_or_else(bad)
     }
 }
 

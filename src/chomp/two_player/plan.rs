@@ -16,8 +16,7 @@ use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store::blocks_dir;
-use crate::chomp::store::partial_path;
+use crate::chomp::store::{blocks_dir, partial_path};
 use crate::error::{Error, Input, Result};
 use crate::memory::Room;
 use std::path::{Path, PathBuf};
@@ -196,9 +195,8 @@ impl SolvePlan {
             .unwrap_or(u64::MAX)
     }
 
-    /// The pieces a run of this plan in blocks follows, in numbers: those of its table file's
-    /// checkpoint folder when there is one (with how much of each is done), else a new plan in
-    /// [`SolvePlan::memory_limit`], in waves when the run is a part.
+    /// The pieces a run of this plan in blocks follows, in numbers: its checkpoint folder's
+    /// (with how much is done), else a new plan in [`SolvePlan::memory_limit`].
     pub fn pieces(&self) -> Result<PlanSummary> {
         plan_for(
             self.shape,
@@ -246,10 +244,8 @@ impl SolvePlan {
     }
 
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
-    /// events (resumed, steps, pieces). A run to a file goes whole in memory when the table
-    /// fits and in blocks of at most the memory otherwise ([`SolvePlan::in_blocks`]); either
-    /// way resumable and the same bytes. With a part, only that share of the next wave, and
-    /// the table is written by the plain run that finishes the last wave.
+    /// events. A run to a file goes whole in memory when the table fits, else in blocks
+    /// ([`SolvePlan::in_blocks`]): either way resumable and the same bytes.
     pub fn run(
         &self,
         device: Option<&dyn LayerSolver>,
