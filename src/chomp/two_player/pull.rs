@@ -635,7 +635,8 @@ mod tests {
                 }
             }
             let mut want: Vec<u64> = ranges.iter().flat_map(|&(b, l)| b..b + l).collect();
-            (placed.sort_unstable(), want.sort_unstable());
+            placed.sort_unstable();
+            want.sort_unstable();
             assert_eq!(placed, want, "{}: step {step}", hook.side());
         }
         bits
