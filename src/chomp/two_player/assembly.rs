@@ -2,14 +2,12 @@
 //! (`FILE.blocks/table`): each finished piece's words go into it in index order and the
 //! piece's file is removed, so the disk holds the bits about once plus one piece.
 //!
-//! Before a piece's file is removed, its CRC-32 and P-positions (from its own header) are
-//! appended to the journal `FILE.blocks/assembled` (the store's checkpoint log, one record a
-//! piece, made durable). A resumed assembly keeps a piece's words in the table only when they
-//! still give that CRC, read back with the bits of the pieces beside it masked off: words
-//! that do not are cut off with every piece after them, and a piece that is then neither in
-//! the table nor on disk is solved again (its dependencies read from the table, through
-//! [`Assembly::for_each_piece_slice`]). So damage to the table between runs is never
-//! carried into the published file.
+//! Before a piece's file is removed, its CRC-32 and P-positions are appended to the journal
+//! `FILE.blocks/assembled` (a step log: record k holds piece k's two numbers, made durable).
+//! A resumed assembly keeps a piece's words only while they still give that CRC (its
+//! neighbours' bits masked off); the rest is cut off, and a piece then neither in the table
+//! nor on disk is solved again. So damage to the table between runs never reaches the
+//! published file.
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
 //! any piece, with a flipped bit), tests/faults/.

@@ -154,8 +154,7 @@ impl Job for BlocksJob {
         if self.new_plan {
             write_plan(&self.plan, out)?;
         }
-        // One plain run at a time on a folder, beside any number of parts (a part locks its
-        // pieces).
+        // One plain run at a time on a folder, beside any number of parts.
         let plan_path = dir.join("plan");
         let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
         store::flock_now(&plan_file, self.part.is_some())

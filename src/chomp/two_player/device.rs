@@ -61,8 +61,7 @@ impl Preflight {
 
 /// A square's table held on a device.
 pub trait DeviceTable {
-    /// The P-positions of the box (a pair stored once counts twice), read back a chunk at a
-    /// time.
+    /// The P-positions of the box (a pair stored once counts twice), read a chunk at a time.
     fn p_count(&self) -> Result<u64>;
     /// Every word of the table (bit b of word b / 64), for a table file.
     fn words(&self) -> Result<Vec<u64>>;

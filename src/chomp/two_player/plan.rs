@@ -207,8 +207,7 @@ impl SolvePlan {
     }
 
     /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
-    /// [`Route::Gpu`] on `device` (the table is not saved here). A face that hands the table
-    /// on (Python's `chomp_solve`) takes it from here; a file route's table is its file.
+    /// [`Route::Gpu`] on `device`, not saved (Python's `chomp_solve` takes it from here).
     pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
         match self.route {
             Route::Memory => {
@@ -288,8 +287,7 @@ impl SolvePlan {
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file when one is named, through the engine's one lifecycle (the
-    /// target, the lock, the disk, the file published).
+    /// saved to the plan's file, when one is named, through the engine's one lifecycle.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
         match &self.output {
             None => self.table(Some(gpu)),

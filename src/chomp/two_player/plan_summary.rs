@@ -107,13 +107,9 @@ pub fn plan_for(
     waves: bool,
 ) -> Result<PlanSummary> {
     let index = BitLayout::for_box(shape)?;
-    if let Some(out) = out {
-        let dir = blocks_dir(out);
-        let plan_path = dir.join("plan");
-        if plan_path.exists() {
-            let plan = BlockPlan::read(&plan_path, &index)?;
-            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
-        }
+    if let Some(dir) = out.map(blocks_dir).filter(|d| d.join("plan").exists()) {
+        let plan = BlockPlan::read(&dir.join("plan"), &index)?;
+        return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
     }
     let split = if waves { Split::Waves } else { Split::Windows };
     Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))

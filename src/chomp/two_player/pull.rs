@@ -49,9 +49,7 @@ pub struct PullStats {
     pub options: u64,
 }
 
-/// Where a stored index lies: the sides of its chain of diagonal hooks, outermost first, and
-/// its innermost block (hook (a, b), a = 0 for the empty diagram; interior `mu` of `b - 1`
-/// rows at colex rank `x`; the block's first index in the square).
+/// Where a stored index lies: its chain of diagonal hooks and its innermost block.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Located {
     /// Diagonal hooks around the innermost block.
@@ -426,7 +424,7 @@ pub struct SplitStats {
     pub max_levels: u64,
     /// Most positions of one level of a step (one dispatch).
     pub max_level: u64,
-    /// Levels (of a step) of at least 10,000 positions, and the positions they hold.
+    /// Levels (of a step) of at least 10,000 positions.
     pub wide_levels: u64,
     /// The positions of those levels.
     pub wide_positions: u64,
@@ -474,9 +472,8 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
     st
 }
 
-/// Solve a square's table in `layout` (its hook index) by the pull scan, on the CPU: the twin
-/// of the GPU's hook kernel, each step's levels in turn, a level's positions in parallel.
-/// Returns the table and what it read.
+/// Solve a square's table in `layout` (its hook index) by the pull scan on the CPU, each
+/// step's levels in turn, a level's positions in parallel: the table and what it read.
 pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
     use rayon::prelude::*;
     let Some(hook) = layout.hook_index() else {
