@@ -2,34 +2,22 @@
 //! (`FILE.blocks/table`): each finished piece's words go into it in index order and the
 //! piece's file is removed, so the disk holds the bits about once plus one piece.
 //!
-//! Before a piece's file is removed, its CRC-32 and P-positions (from its own header) are
-//! appended to the journal `FILE.blocks/assembled` (the store's checkpoint log, one record a
-//! piece, made durable). A resumed assembly keeps a piece's words in the table only when they
-//! still give that CRC, read back with the bits of the pieces beside it masked off: words
-//! that do not are cut off with every piece after them, and a piece that is then neither in
-//! the table nor on disk is solved again (its dependencies read from the table, through
-//! [`Assembly::for_each_piece_slice`]). So damage to the table between runs is never
-//! carried into the published file.
+//! Before a piece's file is removed, its CRC-32 and P-positions are appended to the journal
+//! `FILE.blocks/assembled` (a step log: record k holds piece k's two numbers, made durable).
+//! A resumed assembly keeps a piece's words only while they still give that CRC (its
+//! neighbours' bits masked off); the rest is cut off, and a piece then neither in the table
+//! nor on disk is solved again. So damage to the table between runs never reaches the
+//! published file.
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
 //! any piece, with a flipped bit), tests/faults/.
 
-use super::file::TableInPlace;
+use super::block_plan::BlockPlan;
+use super::file::{self, TableInPlace};
 use crate::chomp::bits::Window;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-
-/// The pieces of a table in index order, as a plan of blocks cuts it: what an assembly needs
-/// of the plan.
-pub(super) trait Pieces {
-    /// How the table numbers positions.
-    fn index(&self) -> &crate::chomp::index::BitLayout;
-    /// Number of pieces.
-    fn windows(&self) -> u64;
-    /// Piece `k`'s indexes `lo..hi`; piece k+1 starts where piece k ends.
-    fn window(&self, k: u64) -> (u64, u64);
-}
 
 const JOURNAL_MAGIC: &str = "chompute chomp assembly 1";
 /// Bytes of a journal record: the tag, the piece, the count (2), its CRC and P-positions, the
@@ -84,14 +72,14 @@ impl Assembly {
 
     /// Begin the table of `plan`, whose box has `p_positions` (anything at its place is
     /// replaced), and its journal.
-    pub(super) fn create(plan: &dyn Pieces, dir: &Path, p_positions: u64) -> Result<Assembly> {
+    pub(super) fn create(plan: &BlockPlan, dir: &Path, p_positions: u64) -> Result<Assembly> {
         for p in [table_path(dir), journal_path(dir)] {
             if p.exists() {
                 std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
             }
         }
-        let table = TableInPlace::create(&table_path(dir), plan.index(), p_positions)?;
-        let (journal, _) = open_journal(plan, dir, &mut Vec::new())?;
+        let table = TableInPlace::create(&table_path(dir), &plan.index, p_positions)?;
+        let (journal, _) = open_journal(plan, dir)?;
         Ok(Assembly {
             table,
             journal,
@@ -103,34 +91,47 @@ impl Assembly {
     /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
     /// read once, keeping the pieces whose words still give their record's CRC as they are
     /// read (the first that does not ends what is kept).
-    pub(super) fn reopen(plan: &dyn Pieces, dir: &Path) -> Result<Assembly> {
-        let mut records = Vec::new();
-        let (journal, _) = open_journal(plan, dir, &mut records)?;
-        let mut check = PieceCheck {
-            plan,
-            records: &records,
-            pieces: Vec::new(),
-            crc: crc32fast::Hasher::new(),
+    pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
+        let (mut journal, records) = open_journal(plan, dir)?;
+        // Each piece's words (its neighbours' bits masked off) against its record's CRC, word
+        // by word as they are read: word `w` is `x`; whether to read on (not once a piece fails
+        // its CRC or every recorded piece is checked).
+        let (mut pieces, mut crc) = (Vec::new(), crc32fast::Hasher::new());
+        let mut word = |w: u64, x: u64| {
+            // A word may end one piece and begin the next.
+            while let Some(rec) = records.get(pieces.len()) {
+                let (lo, hi) = plan.window(pieces.len() as u64);
+                let end = hi.div_ceil(64);
+                let mut v = [x];
+                let from = if w == lo >> 6 { lo } else { 0 };
+                mask_piece(from, if w + 1 == end { hi } else { 0 }, &mut v);
+                crc.update(&v[0].to_le_bytes());
+                if w + 1 < end {
+                    return true;
+                }
+                if std::mem::take(&mut crc).finalize() != rec.crc {
+                    return false;
+                }
+                pieces.push(*rec);
+                if hi % 64 == 0 {
+                    break;
+                }
+            }
+            pieces.len() < records.len()
         };
         let (mut table, p_positions) =
-            TableInPlace::reopen(&table_path(dir), plan.index(), |first, words| {
-                words.iter().zip(first..).all(|(&x, w)| check.word(w, x))
+            TableInPlace::reopen(&table_path(dir), &plan.index, |first, words| {
+                words.iter().zip(first..).all(|(&x, w)| word(w, x))
             })?;
-        let pieces = check.pieces;
-        let end = match pieces.len() as u64 {
-            0 => 0,
-            m => plan.window(m - 1).1.div_ceil(64),
-        };
-        table.truncate_words(end)?;
-        let mut assembly = Assembly {
+        let last = (pieces.len() as u64).checked_sub(1);
+        table.truncate_words(last.map_or(0, |m| plan.window(m).1.div_ceil(64)))?;
+        journal.truncate(journal_header(plan).len() as u64 + RECORD_BYTES * pieces.len() as u64)?;
+        Ok(Assembly {
             table,
             journal,
             p_positions,
             pieces,
-        };
-        let kept = journal_header(plan).len() as u64 + RECORD_BYTES * assembly.pieces.len() as u64;
-        assembly.journal.truncate(kept)?;
-        Ok(assembly)
+        })
     }
 
     /// Piece `k`'s words (from its `lo` rounded down, the bits of other pieces clear), read
@@ -138,7 +139,7 @@ impl Assembly {
     /// [`Assembly::pieces`].
     pub(super) fn for_each_piece_slice(
         &self,
-        plan: &dyn Pieces,
+        plan: &BlockPlan,
         k: u64,
         chunk: usize,
         mut each: impl FnMut(&[u64]) -> Result<()>,
@@ -168,7 +169,7 @@ impl Assembly {
     /// make it durable, then record it. The piece's file may go once this returns.
     pub(super) fn append(
         &mut self,
-        plan: &dyn Pieces,
+        plan: &BlockPlan,
         k: u64,
         mut words: Vec<u64>,
         rec: Assembled,
@@ -183,12 +184,7 @@ impl Assembly {
         self.table.truncate_words(w0)?;
         self.table.append(&words)?;
         self.table.sync()?;
-        self.journal.append_stream(k, 2, |sink| {
-            let mut b = [0u8; 16];
-            b[..8].copy_from_slice(&(rec.crc as u64).to_le_bytes());
-            b[8..].copy_from_slice(&rec.p.to_le_bytes());
-            sink(&b)
-        })?;
+        self.journal.append(k, &[rec.crc as u64, rec.p])?;
         self.journal.sync()?;
         self.pieces.push(rec);
         Ok(())
@@ -196,7 +192,7 @@ impl Assembly {
 
     /// Every piece is in: write the header's P-positions and the trailer, move the table to
     /// `out`, remove the journal. Returns the P-positions.
-    pub(super) fn finish(self, plan: &dyn Pieces, dir: &Path, out: &Path) -> Result<u64> {
+    pub(super) fn finish(self, plan: &BlockPlan, dir: &Path, out: &Path) -> Result<u64> {
         if self.pieces.len() as u64 != plan.windows() {
             return Err(Error::invalid(format!(
                 "{}: {} of {} pieces are in the table",
@@ -222,103 +218,46 @@ impl Assembly {
     }
 }
 
-/// The pieces of a table being reopened, checked word by word as the words are read: each
-/// piece's words (the bits of its neighbours masked off) against its record's CRC.
-struct PieceCheck<'a> {
-    plan: &'a dyn Pieces,
-    records: &'a [Assembled],
-    /// The pieces whose words gave their record's CRC, in order.
-    pieces: Vec<Assembled>,
-    /// The CRC of the next piece's words so far.
-    crc: crc32fast::Hasher,
+fn journal_header(plan: &BlockPlan) -> String {
+    file::header_text(JOURNAL_MAGIC, &plan.index, &[])
 }
 
-impl PieceCheck<'_> {
-    /// Word `w` of the table is `x`: whether to read on (false once a piece fails its CRC or
-    /// every recorded piece is checked).
-    fn word(&mut self, w: u64, x: u64) -> bool {
-        // A word may end one piece and begin the next.
-        while let Some(rec) = self.records.get(self.pieces.len()) {
-            let (lo, hi) = self.plan.window(self.pieces.len() as u64);
-            let end = hi.div_ceil(64);
-            let mut v = [x];
-            mask_piece(
-                if w == lo >> 6 { lo } else { 0 },
-                if w + 1 == end { hi } else { 0 },
-                &mut v,
-            );
-            self.crc.update(&v[0].to_le_bytes());
-            if w + 1 < end {
-                return true;
-            }
-            let crc = std::mem::take(&mut self.crc).finalize();
-            if crc != rec.crc {
-                return false;
-            }
-            self.pieces.push(*rec);
-            if hi % 64 == 0 {
-                break;
-            }
-        }
-        self.pieces.len() < self.records.len()
-    }
-}
-
-fn journal_header(plan: &dyn Pieces) -> String {
-    store::header_lines(
-        JOURNAL_MAGIC,
-        plan.index().shape(),
-        &plan.index().scheme(),
-        &[],
-    )
-}
-
-/// Open the journal of `plan`'s assembly, its records read into `records` in order.
-fn open_journal(
-    plan: &dyn Pieces,
-    dir: &Path,
-    records: &mut Vec<Assembled>,
-) -> Result<(Checkpoint, u64)> {
-    let path = journal_path(dir);
-    let header = journal_header(plan);
-    let want = (plan.index().shape().to_string(), plan.index().scheme());
+/// Open the journal of `plan`'s assembly, and its records in order.
+fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembled>)> {
+    let (path, mut records) = (journal_path(dir), Vec::new());
+    let want = [
+        ("box", plan.index.shape().to_string()),
+        ("rank", plan.index.scheme()),
+    ];
     let check = |pairs: &[(String, String)]| {
-        let got = (
-            store::field(&path, pairs, "box")?.to_string(),
-            store::field(&path, pairs, "rank")?.to_string(),
-        );
-        match got == want {
-            true => Ok(()),
-            false => Err(store::damaged(&path, "it is not the journal of this box")),
+        for (key, value) in &want {
+            if store::field(&path, pairs, key)? != value {
+                return Err(store::damaged(&path, "it is not the journal of this box"));
+            }
         }
+        Ok(())
     };
+    // The records in order, up to the first that is not whole: the next piece and the bytes
+    // of the whole records.
     let read = |reader: &mut dyn std::io::Read| {
-        let mut good = 0u64;
-        loop {
-            let mut item = Vec::new();
-            let next = records.len() as u64;
-            let got = store::read_raw_record(
-                reader,
-                8,
-                |k, n| k == next && n == 2 && k < plan.windows(),
-                |b| {
-                    item.extend_from_slice(b);
-                    true
-                },
-            )?;
-            match got {
-                Some((_, bytes)) if item.len() == 16 => {
-                    let crc = u64::from_le_bytes(item[..8].try_into().expect("8 bytes"));
-                    let p = u64::from_le_bytes(item[8..].try_into().expect("8 bytes"));
-                    records.push(Assembled { crc: crc as u32, p });
-                    good += bytes;
+        let (mut next, mut good) = (0, 0);
+        while next < plan.windows() {
+            match file::read_record(reader, u64::MAX)? {
+                Some((k, item, bytes)) if k == next && item.len() == 2 => {
+                    records.push(Assembled {
+                        crc: item[0] as u32,
+                        p: item[1],
+                    });
+                    (next, good) = (next + 1, good + bytes);
                 }
                 _ => break,
             }
         }
-        Ok((records.len() as u64, good))
+        Ok((next, good))
     };
-    Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)
+    let header = journal_header(plan);
+    let (journal, _) = Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)?;
+    Ok((journal, records))
 }
 
 #[cfg(test)]

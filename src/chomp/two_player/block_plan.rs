@@ -1,15 +1,12 @@
 //! How a box larger than memory is cut into pieces ([`BlockPlan`]): equal windows for one
 //! process, or the hook blocks of a square in waves whose blocks do not depend on each other,
 //! shared among the parts of a wave ([`Part`], [`BlockPlan::part_pieces`]); and the plan's
-//! file, `FILE.blocks/plan`: `chompute chomp blocks 1`, `box`, `rank`, `layout
-//! windows|waves`, `piece-bits W`, `pieces K`, an empty line. The pieces follow from these. A
-//! resumed run keeps the plan it finds, whatever memory it is given now (the pieces must not
-//! move).
+//! file `FILE.blocks/plan` (docs/formats.md), from which the pieces follow. A resumed run
+//! keeps the plan it finds, whatever memory it is given now (the pieces must not move).
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (runs of every plan);
 //! tests/games/blocks.rs.
 
-use super::assembly::Pieces;
 use super::file;
 use super::piece::Span;
 use super::solve::steps;
@@ -44,6 +41,16 @@ pub enum Split {
     Waves,
 }
 
+impl Split {
+    /// Its word in the plan's file and in `chomp solve --plan`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::Windows => "windows",
+            Split::Waves => "waves",
+        }
+    }
+}
+
 /// One piece of a plan: indexes `lo..hi`, solved in one window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Piece {
@@ -70,18 +77,15 @@ pub struct BlockPlan {
     pub piece_bits: u64,
     /// The pieces, in index order.
     pub pieces: Vec<Piece>,
-    /// The least time between snapshots of a window's marks (they come by the expected run
-    /// time, so that a resume costs the work since the last), see [`SNAPSHOT_FLOOR`]; zero:
-    /// at every step.
+    /// The least time between snapshots of a window's marks ([`SNAPSHOT_FLOOR`]); zero: at
+    /// every step.
     pub snapshot_every: std::time::Duration,
 }
 
 impl BlockPlan {
     /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. [`Split::Windows`] cuts the table into equal windows,
-    /// [`Split::Waves`] into its hook blocks, each split into equal pieces where larger.
-    /// Waves need the hook blocks of a square box: the colex rank of any other box is one
-    /// chain of windows, solved by one process.
+    /// buffer and the step records. Waves need the hook blocks of a square: the colex rank of
+    /// any other box is one chain of windows.
     pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
         let shape = index.shape();
         if split == Split::Waves && index.hook_index().is_none() {
@@ -121,18 +125,13 @@ impl BlockPlan {
         let mut pieces = Vec::new();
         match split {
             Split::Windows => {
-                let mut lo = 0;
-                while lo < len {
-                    let k = pieces.len() as u64;
-                    let hi = (lo + piece_bits).min(len);
-                    pieces.push(Piece {
-                        lo,
-                        hi,
-                        wave: k,
-                        block: k,
-                    });
-                    lo = hi;
-                }
+                let starts = (0..len).step_by(piece_bits as usize).zip(0..);
+                pieces.extend(starts.map(|(lo, k)| Piece {
+                    lo,
+                    hi: (lo + piece_bits).min(len),
+                    wave: k,
+                    block: k,
+                }));
             }
             Split::Waves => {
                 let hook = index.hook_index().expect("a block plan has a hook index");
@@ -158,17 +157,12 @@ impl BlockPlan {
                     let wave = sum.saturating_sub(1) as u64;
                     let parts = (ghi - glo).div_ceil(piece_bits);
                     let step = (ghi - glo).div_ceil(parts);
-                    let mut lo = glo;
-                    while lo < ghi {
-                        let hi = (lo + step).min(ghi);
-                        pieces.push(Piece {
-                            lo,
-                            hi,
-                            wave,
-                            block: group as u64,
-                        });
-                        lo = hi;
-                    }
+                    pieces.extend((glo..ghi).step_by(step as usize).map(|lo| Piece {
+                        lo,
+                        hi: (lo + step).min(ghi),
+                        wave,
+                        block: group as u64,
+                    }));
                 }
             }
         }
@@ -220,11 +214,10 @@ impl BlockPlan {
         self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
     }
 
-    /// Bytes on disk at the run's peak: every piece's file (its words, chunk CRCs and
-    /// header), and beside them either the piece in progress (its checkpoint's records,
-    /// bounded as [`p_record_bound`](super::run::p_record_bound) bounds a whole table's, and
-    /// the snapshot of its marks) or, during the assembly, the first piece's words in the
-    /// table; the plan and the journal.
+    /// Bytes on disk at the run's peak: every piece's file, the largest again (the piece in
+    /// progress, its snapshot of marks or its words in the table being assembled) with
+    /// checkpoint records bounded as [`p_record_bound`](super::run::p_record_bound) bounds a
+    /// whole table's; the plan and the journal.
     pub fn disk_bytes(&self) -> u64 {
         let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
         let words = |k| {
@@ -235,9 +228,8 @@ impl BlockPlan {
         let largest = (0..self.windows()).map(words).max().unwrap_or(0);
         let steps = steps(&self.index);
         let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
-        let running = file(largest) + records;
         let journal = 64 * 1024 + 32 * self.windows();
-        pieces + running.max(file(largest)) + journal
+        pieces + file(largest) + records + journal
     }
 
     /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
@@ -272,25 +264,6 @@ impl BlockPlan {
         (0..self.windows())
             .filter(|&k| mine.contains(&self.pieces[k as usize].block))
             .collect()
-    }
-
-    fn plan_text(&self) -> String {
-        file::header_text(
-            PLAN_MAGIC,
-            &self.index,
-            &[
-                (
-                    "layout",
-                    match self.split {
-                        Split::Windows => "windows",
-                        Split::Waves => "waves",
-                    }
-                    .to_string(),
-                ),
-                ("piece-bits", self.piece_bits.to_string()),
-                ("pieces", self.windows().to_string()),
-            ],
-        )
     }
 
     /// The plan a checkpoint folder names, checked against `index`. (A plan without a
@@ -344,28 +317,10 @@ impl Part {
     pub fn parse(s: &str) -> std::result::Result<Part, String> {
         let bad = || format!("'{s}' is not a part I/N with 1 ≤ I ≤ N, such as 2/3");
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let (part, parts): (u64, u64) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if part == 0 || part > parts {
-            return Err(bad());
-        }
-        Ok(Part { part, parts })
-    }
-}
-
-impl Pieces for BlockPlan {
-    fn index(&self) -> &BitLayout {
-        &self.index
-    }
-
-    fn windows(&self) -> u64 {
-        BlockPlan::windows(self)
-    }
-
-    fn window(&self, k: u64) -> (u64, u64) {
-        BlockPlan::window(self, k)
+        let num = |x: &str| x.trim().parse::<u64>().map_err(|_| bad());
+        let (part, parts) = (num(i)?, num(n)?);
+        let ok = (1..=parts).contains(&part);
+        ok.then_some(Part { part, parts }).ok_or_else(bad)
     }
 }
 
@@ -374,8 +329,17 @@ pub(super) fn write_plan(plan: &BlockPlan, out: &Path) -> Result<()> {
     let dir = blocks_dir(out);
     let plan_path = dir.join("plan");
     crate::output::create_dir_inside(&dir)?;
+    let text = file::header_text(
+        PLAN_MAGIC,
+        &plan.index,
+        &[
+            ("layout", plan.split.name().to_string()),
+            ("piece-bits", plan.piece_bits.to_string()),
+            ("pieces", plan.windows().to_string()),
+        ],
+    );
     let mut f = AtomicFile::create_piece(&plan_path)?;
-    f.write_all(plan.plan_text().as_bytes())
+    f.write_all(text.as_bytes())
         .map_err(|e| Error::io(&plan_path, e))?;
     f.commit()
 }

@@ -1,34 +1,16 @@
 //! Boxes larger than memory: a table solved one window of indexes at a time.
 //!
 //! Both bit layouts order positions so that every option of a position has a smaller index
-//! (the colex rank, and the hook index of a square; see [`solve_window`]). So the table splits into windows `lo..hi` of consecutive
-//! indexes, each small enough for memory, solved in order: a window first replays the P
-//! indexes of the windows before it (each marks its parents inside the window), then walks the
-//! schedule restricted to itself. Its finished bits go to disk; the final table is assembled
-//! from them and is byte for byte the table an in-memory run writes. This is external sorting's
-//! idea (a `-S SIZE` buffer, runs on disk, one merge): the result does not depend on the
-//! buffer.
+//! (see [`solve_window`]), so the table splits into windows `lo..hi` of consecutive indexes,
+//! each small enough for memory, solved in order: a window first replays the P indexes of the
+//! windows it depends on (each marks its parents inside the window), then walks the schedule
+//! restricted to itself. Its finished bits go to disk; the table assembled from them
+//! ([`assemble`]) is byte for byte the table an in-memory run writes, whatever the memory
+//! (external sorting's idea: runs on disk, one merge).
 //!
-//! A run in blocks is the engine's one lifecycle ([`run_to_file`]) with the folder of pieces
-//! as its checkpoint: the target checked, the disk for the plan's peak, the plan's lock, the
-//! pieces finished and the assembly begun read back, the pieces solved, the table assembled
-//! and published. A part does its share of a wave and publishes nothing.
-//!
-//! # The checkpoint folder `FILE.blocks/`
-//! - `plan`: how the pieces are cut ([`BlockPlan`], its file in [`super::block_plan`]).
-//! - `window-K.bits`: a finished piece ([`piece`]'s format: `chompute chomp window 1`, `box`,
-//!   `rank`, `lo`, `hi`, `p-positions` of the piece, a pair stored once counting two, `crc32`
-//!   of the words, then the words from index lo rounded down to 64). Written under a
-//!   temporary name and renamed, so it is whole or absent.
-//! - `window-K.partial`: the checkpoint of the piece in progress, in the format of
-//!   [`Checkpoint`] (one record per step of the schedule, the P indexes it found in the
-//!   piece), and `window-K.marks`, a snapshot of its marks ([`piece::save_marks`]).
-//! - `table`: once every piece is finished, the table file being assembled in place
-//!   ([`assemble`]): each piece's words go into it in index order and the piece's file is
-//!   removed, so the disk holds the bits about once plus one piece. A run that finds it
-//!   resumes the assembly with the first piece still on disk.
-//!
-//! When the table is saved the folder is removed.
+//! A run in blocks is a [`Job`] of the engine's one lifecycle ([`run_to_file`]) whose
+//! checkpoint is the folder `FILE.blocks/` (its files: docs/formats.md); a part does its share
+//! of a wave and publishes nothing; the folder goes once the table is saved.
 //!
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
@@ -36,7 +18,7 @@
 use super::assembly::{Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, WINDOW_MAGIC};
+use super::piece::{self, PieceHeader, WINDOW_MAGIC};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
@@ -71,10 +53,8 @@ pub struct BlockRun {
 /// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
 /// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder;
 /// or with `part` only that share of the next unfinished wave (planned in waves when the
-/// folder is new). A window's marks are snapshotted at most every `snapshot_every`.
-/// A run without a part finishes every piece left, in wave order, and writes the table; a
-/// part keeps the folder for the run that does. Through the engine's one lifecycle
-/// ([`run_to_file`]): the target, the disk, the lock, the pieces, the assembly published.
+/// folder is new), the folder kept. A window's marks are snapshotted at most every
+/// `snapshot_every`.
 pub fn solve_in_blocks(
     shape: ChompBox,
     out: &Path,
@@ -87,10 +67,9 @@ pub fn solve_in_blocks(
     run_to_file(out, job, report)
 }
 
-/// A run in blocks: the mode's part of the run to a file. Its checkpoint is the folder
-/// `FILE.blocks`; its disk peak the plan's; its resume the plan's lock, the pieces already
-/// finished and the assembly begun; its steps the pieces, then the assembly in place; its
-/// publishing the assembled table's rename.
+/// A run in blocks: its checkpoint the folder `FILE.blocks`, its disk peak the plan's, its
+/// resume the plan's lock, the pieces finished and the assembly begun; its steps the pieces,
+/// then the assembly in place.
 struct BlocksJob {
     plan: BlockPlan,
     /// Whether the plan is new: written once the disk is checked.
@@ -175,8 +154,7 @@ impl Job for BlocksJob {
         if self.new_plan {
             write_plan(&self.plan, out)?;
         }
-        // One plain run at a time on a folder, beside any number of parts (a part locks its
-        // pieces).
+        // One plain run at a time on a folder, beside any number of parts.
         let plan_path = dir.join("plan");
         let plan_file = File::open(&plan_path).map_err(|e| Error::io(&plan_path, e))?;
         store::flock_now(&plan_file, self.part.is_some())
@@ -201,7 +179,9 @@ impl Job for BlocksJob {
         self.counts = (0..self.plan.windows())
             .map(|k| match &self.assembly {
                 Some(a) if k < in_table => Some(a.pieces[k as usize].p),
-                _ => window_p_positions(dir, &self.plan, k).ok(),
+                _ => open_piece(dir, &self.plan, k)
+                    .ok()
+                    .map(|(_, _, h)| h.number),
             })
             .collect();
         self.run.windows_resumed = self.counts.iter().filter(|c| c.is_some()).count() as u64;
@@ -240,16 +220,10 @@ impl Job for BlocksJob {
         if self.part.is_some() {
             return Ok(());
         }
+        // Every piece is solved: the table starts with their P-positions.
         let mut assembly = match self.assembly.take() {
             Some(a) => a,
-            None => {
-                let p = self
-                    .counts
-                    .iter()
-                    .map(|c| c.expect("every piece solved"))
-                    .sum();
-                Assembly::create(plan, dir, p)?
-            }
+            None => Assembly::create(plan, dir, self.counts.iter().flatten().sum())?,
         };
         report(RunEvent::Assembling);
         assemble(plan, dir, &mut assembly, report)?;
@@ -278,7 +252,9 @@ impl Job for BlocksJob {
 }
 
 /// The pieces this run solves: every unfinished one, or with `part` its share of the next
-/// wave it has not marked done (set in `run.wave`).
+/// wave it has not marked done (set in `run.wave`). (Not "the first wave with pieces left": a
+/// part whose share of a wave is empty, or done, must not take a share of the next wave,
+/// which that wave's own run of this part will take.)
 fn pieces_to_solve(
     plan: &BlockPlan,
     dir: &Path,
@@ -286,26 +262,19 @@ fn pieces_to_solve(
     counts: &[Option<u64>],
     run: &mut BlockRun,
 ) -> Vec<u64> {
-    match part {
-        None => (0..plan.windows())
-            .filter(|&k| counts[k as usize].is_none())
-            .collect(),
+    let pieces = match part {
+        None => (0..plan.windows()).collect(),
         Some(Part { part, parts }) => {
-            // This part's next wave: the first it has not marked done. (Not "the first with
-            // pieces left": a part whose share of a wave is empty, or done, must not take a
-            // share of the next wave, which that wave's own run of this part will take.)
-            let next = (0..plan.waves()).find(|&w| !part_done_path(dir, w, part, parts).exists());
-            run.wave = next;
-            match next {
-                Some(w) => plan
-                    .part_pieces(w, part, parts)
-                    .into_iter()
-                    .filter(|&k| counts[k as usize].is_none())
-                    .collect(),
-                None => Vec::new(),
-            }
+            let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
+            run.wave = (0..plan.waves()).find(|w| !done(w));
+            run.wave
+                .map_or(Vec::new(), |w| plan.part_pieces(w, part, parts))
         }
-    }
+    };
+    pieces
+        .into_iter()
+        .filter(|&k| counts[k as usize].is_none())
+        .collect()
 }
 
 /// Put every finished piece not yet in the table into it, in index order (each piece's file
@@ -337,8 +306,8 @@ fn assemble(
     Ok(())
 }
 
-/// regular file or a new path in a folder of files, or one whose folder of pieces
-/// (`FILE.blocks`) is taken by something that is not a folder.
+/// Refuse a table file that [`store::check_resumable_target`] refuses, or one whose folder of
+/// pieces (`FILE.blocks`) is taken by something that is not a folder.
 pub fn check_target(out: &Path) -> Result<()> {
     store::check_resumable_target(out)?;
     let dir = blocks_dir(out);
@@ -369,7 +338,7 @@ fn solve_one(
     assembly: Option<&Assembly>,
     report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
-    let (lo, hi) = plan.window(k);
+    let ((lo, hi), span, chunk) = (plan.window(k), plan.span(k), plan.chunk_words());
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
@@ -382,13 +351,10 @@ fn solve_one(
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
-    let snapshot = match piece::load_marks(&marks_path, plan.span(k), &words, plan.chunk_words()) {
-        Ok(s) => Some(s),
-        Err(_) => {
-            words.iter().for_each(|w| w.store(0, Relaxed));
-            None
-        }
-    };
+    let snapshot = piece::load_marks(&marks_path, span, &words, chunk).ok();
+    if snapshot.is_none() {
+        words.iter().for_each(|w| w.store(0, Relaxed));
+    }
     let mut after = Vec::new();
     let (mut checkpoint, start) =
         Checkpoint::open_for(&partial, &plan.index, |step, r| match snapshot {
@@ -425,17 +391,11 @@ fn solve_one(
         win,
         resume,
         |sink| {
-            let chunk = plan.chunk_words();
             let mut qs = Vec::with_capacity(chunk);
             let deps: Vec<u64> = (0..k).filter(|&j| plan.depends(k, j)).collect();
             // On a terminal, a bar of the words of the pieces replayed.
-            let words_in_all = deps
-                .iter()
-                .map(|&j| {
-                    let (lo, hi) = plan.window(j);
-                    Window::words_for(lo, hi)
-                })
-                .sum();
+            let words_in_all = deps.iter().map(|&j| plan.window(j));
+            let words_in_all = words_in_all.map(|(lo, hi)| Window::words_for(lo, hi)).sum();
             let phase = crate::progress::phase("replay (words)", Some(words_in_all));
             let mut words_read = 0u64;
             for j in deps {
@@ -472,15 +432,7 @@ fn solve_one(
             let snapshot =
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
-                cadence.take(|| {
-                    piece::save_marks(
-                        &marks_path,
-                        plan.span(k),
-                        step + 1,
-                        &words,
-                        plan.chunk_words(),
-                    )
-                })?;
+                cadence.take(|| piece::save_marks(&marks_path, span, step + 1, &words, chunk))?;
                 snapshot_done = progress.done;
                 (report.borrow_mut())(RunEvent::Snapshot { step: step + 1 });
             }
@@ -489,13 +441,7 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    piece::save_window(
-        &window_path(dir, k),
-        plan.span(k),
-        p,
-        &words,
-        plan.chunk_words(),
-    )?;
+    piece::save_piece(&window_path(dir, k), span, WINDOW_MAGIC, p, &words, chunk)?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
@@ -503,11 +449,16 @@ fn solve_one(
     Ok((p, replayed))
 }
 
-/// The P-positions a finished window's header names.
-pub(super) fn window_p_positions(dir: &Path, plan: &BlockPlan, k: u64) -> Result<u64> {
+/// Finished piece `k`'s file, open, and its header (checked; the words are not).
+pub(super) fn open_piece(
+    dir: &Path,
+    plan: &BlockPlan,
+    k: u64,
+) -> Result<(PathBuf, File, PieceHeader)> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    Ok(piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?.number)
+    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
+    Ok((path, file, h))
 }
 
 /// Every word of finished piece `k` (from its `lo` rounded down, other pieces' bits clear), in
@@ -526,11 +477,9 @@ fn for_each_window_slice(
         let rec = a.pieces[k as usize];
         return Ok((rec.crc, rec.p));
     }
-    let path = window_path(dir, k);
-    let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
+    let (path, file, h) = open_piece(dir, plan, k)?;
     match piece::read_piece_words(&path, &file, &h, plan.chunk_words(), each) {
-        Ok(()) => Ok((h.crc(), h.number)),
+        Ok(()) => Ok((h.crc, h.number)),
         Err(Error::Invalid(why)) => {
             drop(file);
             std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
@@ -545,48 +494,86 @@ fn for_each_window_slice(
 #[cfg(test)]
 mod tests {
     use super::super::block_plan::MIN_MEMORY;
-    use super::super::file;
+    use super::super::run::{p_record_bound, solve_to_file, solve_to_file_every};
     use super::super::solve::steps;
     use super::*;
+    use crate::cancel::Cancel;
     use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
+    use crate::chomp::store::files::dir_bytes;
     use std::time::Duration;
 
-    /// Bytes the files under `p` (a folder, or a file) take.
-    fn bytes_under(p: &Path) -> u64 {
-        crate::chomp::store::files::dir_bytes(p)
+    /// A fresh folder for a test's files.
+    fn scratch(tag: &str) -> PathBuf {
+        let pid = std::process::id();
+        let dir = std::env::temp_dir().join(format!("chompute-blocks-{tag}-{pid}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// The file an in-memory run of `b` writes (in `dir`), and its P-positions.
+    fn whole_file(dir: &Path, b: ChompBox) -> (Vec<u8>, u64) {
+        let whole = dir.join(format!("{b}.tbl"));
+        let p = solve_to_file(b, &whole, |_| {}).unwrap().p_count();
+        (std::fs::read(&whole).unwrap(), p)
+    }
+
+    /// The 9×9 box to `out` in blocks (as its folder's plan says), stopped when `stop` says so
+    /// of an event.
+    fn run9(
+        out: &Path,
+        every: Duration,
+        mut stop: impl FnMut(RunEvent) -> bool,
+    ) -> Result<BlockRun> {
+        let token = Cancel::new();
+        token.scope(|| {
+            solve_in_blocks(ChompBox::square(9), out, 0, None, every, |e| {
+                if stop(e) {
+                    token.cancel();
+                }
+            })
+        })
     }
 
     #[test]
-    fn the_disk_a_run_in_blocks_is_checked_for_is_at_least_what_it_takes() {
-        // Sampled at every step and every piece assembled, snapshots at every step: the
-        // pieces, the window's checkpoint and marks, then the table assembled in place.
-        let dir = std::env::temp_dir().join(format!("chompute-blocks-d-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for (n, memory) in [(12, MIN_MEMORY), (13, MIN_MEMORY), (13, 200 << 10)] {
-            let out = dir.join(format!("d{n}-{memory}.tbl"));
-            let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
-            let plan = BlockPlan::new(index, memory, Split::Windows).unwrap();
-            assert!(plan.windows() >= 2, "{n}: {} windows", plan.windows());
-            let folder = blocks_dir(&out);
-            let mut peak = 0;
-            solve_in_blocks(
-                ChompBox::square(n),
-                &out,
-                memory,
-                None,
-                Duration::ZERO,
-                |_| {
-                    peak = peak.max(bytes_under(&folder));
-                },
-            )
+    fn a_box_solved_in_blocks_writes_the_in_memory_file_within_its_disk_bound() {
+        // The disk sampled at every step and every piece assembled, snapshots at every step:
+        // the pieces, the window's checkpoint and marks, then the table assembled in place.
+        let dir = scratch("m");
+        let not_square = |rows, cols| ChompBox { rows, cols };
+        for (b, memory) in [
+            (ChompBox::square(9), MIN_MEMORY),
+            (ChompBox::square(12), MIN_MEMORY),
+            (ChompBox::square(13), MIN_MEMORY),
+            (ChompBox::square(13), 200 << 10),
+            (not_square(10, 14), MIN_MEMORY),
+            (not_square(14, 10), MIN_MEMORY),
+        ] {
+            let (want, _) = whole_file(&dir, b);
+            let out = dir.join(format!("{b}-{memory}.tbl"));
+            let plan = BlockPlan::new(BitLayout::for_box(b).unwrap(), memory, Split::Windows);
+            let (pieces, bound) = (plan.as_ref().unwrap().windows(), plan.unwrap().disk_bytes());
+            let (folder, mut peak, mut windows) = (blocks_dir(&out), 0, 0);
+            let run = solve_in_blocks(b, &out, memory, None, Duration::ZERO, |e| {
+                peak = peak.max(dir_bytes(&folder));
+                windows += matches!(e, RunEvent::Piece { .. }) as u64;
+            })
             .unwrap();
-            peak = peak.max(bytes_under(&out));
+            peak = peak.max(dir_bytes(&out));
+            assert_eq!((run.windows, windows), (pieces, pieces));
             assert!(
-                peak <= plan.disk_bytes(),
-                "{n}x{n} in {} pieces: {peak} B on disk, checked for {}",
-                plan.windows(),
-                plan.disk_bytes()
+                b == ChompBox::square(9) || windows > 1,
+                "{b}: {windows} windows"
             );
+            assert!(
+                peak <= bound,
+                "{b} in {pieces} pieces: {peak} B, checked for {bound}"
+            );
+            assert_eq!(
+                want,
+                std::fs::read(&out).unwrap(),
+                "{b} in {windows} windows"
+            );
+            assert!(!folder.exists());
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -595,21 +582,20 @@ mod tests {
     fn the_disk_a_whole_run_is_checked_for_is_at_least_what_it_takes() {
         // The checkpoint and the marks, sampled after every step (a snapshot at each), and
         // the table written beside them at the end.
-        let dir = std::env::temp_dir().join(format!("chompute-whole-d-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        for b in [
-            ChompBox::square(9),
-            ChompBox::square(12),
-            ChompBox { rows: 7, cols: 11 },
-        ] {
+        let dir = scratch("whole-d");
+        for b in [9, 12]
+            .map(ChompBox::square)
+            .into_iter()
+            .chain([ChompBox { rows: 7, cols: 11 }])
+        {
             let out = dir.join(format!("w{b}.tbl"));
             let (partial, marks) = (store::partial_path(&out), store::marks_path(&out));
             let mut peak = 0;
-            let t = super::super::run::solve_to_file_every(b, &out, Duration::ZERO, |_| {
-                peak = peak.max(bytes_under(&partial) + bytes_under(&marks));
+            let t = solve_to_file_every(b, &out, Duration::ZERO, |_| {
+                peak = peak.max(dir_bytes(&partial) + dir_bytes(&marks));
             })
             .unwrap();
-            peak += bytes_under(&out);
+            peak += dir_bytes(&out);
             let bound = super::super::run::disk_bytes(t.layout());
             assert!(peak <= bound, "{b}: {peak} B on disk, checked for {bound}");
         }
@@ -624,12 +610,11 @@ mod tests {
             for cols in rows as u32..=12 {
                 let b = ChompBox { rows, cols };
                 let table = crate::chomp::two_player::solve::solve(b).unwrap();
-                let layout = table.layout();
-                let records = 8 * table.p_count() + 28 * steps(layout);
+                let (layout, p) = (table.layout(), table.p_count());
+                let records = 8 * p + 28 * steps(layout);
                 assert!(
-                    records <= super::super::run::p_record_bound(layout),
-                    "{b}: {} P of {}",
-                    table.p_count(),
+                    records <= p_record_bound(layout),
+                    "{b}: {p} P of {}",
                     layout.len()
                 );
             }
@@ -637,83 +622,31 @@ mod tests {
     }
 
     #[test]
-    fn a_box_solved_in_blocks_writes_the_in_memory_file() {
-        let dir = std::env::temp_dir().join(format!("chompute-blocks-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let not_square = |rows, cols| ChompBox { rows, cols };
-        for (b, memory, several) in [
-            (ChompBox::square(9), MIN_MEMORY, false),
-            (ChompBox::square(12), MIN_MEMORY, true),
-            (ChompBox::square(13), 200 << 10, true),
-            (not_square(10, 14), MIN_MEMORY, true),
-            (not_square(14, 10), MIN_MEMORY, true),
-        ] {
-            let n = b.to_string();
-            let whole = dir.join(format!("{n}.tbl"));
-            crate::chomp::two_player::run::solve_to_file(b, &whole, |_| {}).unwrap();
-            let blocks = dir.join(format!("{n}-blocks.tbl"));
-            let mut windows = 0;
-            let run = solve_in_blocks(b, &blocks, memory, None, SNAPSHOT_FLOOR, |e| {
-                if let RunEvent::Piece { .. } = e {
-                    windows += 1;
-                }
-            })
-            .unwrap();
-            assert_eq!(run.windows, windows);
-            assert!(!several || windows > 1, "{n}: {windows} windows");
-            assert_eq!(
-                std::fs::read(&whole).unwrap(),
-                std::fs::read(&blocks).unwrap(),
-                "{n} in {windows} windows"
-            );
-            assert!(!blocks_dir(&blocks).exists());
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
     fn an_interrupted_run_in_blocks_resumes_to_the_same_file() {
-        use crate::cancel::Cancel;
-        let dir = std::env::temp_dir().join(format!("chompute-blocks-r-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let n = 9;
-        let whole = dir.join("whole.tbl");
-        crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {}).unwrap();
-        let want = std::fs::read(&whole).unwrap();
-        let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
+        let dir = scratch("r");
+        let (want, _) = whole_file(&dir, ChompBox::square(9));
+        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
         let plan = BlockPlan::with(index, Split::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
+        let out = dir.join("count.tbl");
+        write_plan(&plan, &out).unwrap();
         let mut steps_in_all = 0u64;
-        {
-            let out = dir.join("count.tbl");
-            write_plan(&plan, &out).unwrap();
-            solve_in_blocks(ChompBox::square(n), &out, 0, None, Duration::ZERO, |e| {
-                if let RunEvent::Step(_) = e {
-                    steps_in_all += 1;
-                }
-            })
-            .unwrap();
-            assert_eq!(std::fs::read(&out).unwrap(), want);
-        }
+        run9(&out, Duration::ZERO, |e| {
+            steps_in_all += matches!(e, RunEvent::Step(_)) as u64;
+            false
+        })
+        .unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), want);
         // Stops early, mid-window with and without a snapshot, and at a window's end.
-        for (i, stop) in [3, steps_in_all / 3, steps_in_all / 2 + 7, steps_in_all - 2]
-            .into_iter()
-            .enumerate()
-        {
+        let stops = [3, steps_in_all / 3, steps_in_all / 2 + 7, steps_in_all - 2];
+        for (i, stop) in stops.into_iter().enumerate() {
             for every in [Duration::ZERO, Duration::from_secs(3600)] {
                 let out = dir.join(format!("r{i}-{}.tbl", every.as_secs()));
                 write_plan(&plan, &out).unwrap();
-                let token = Cancel::new();
                 let mut seen = 0u64;
-                let got = token.scope(|| {
-                    solve_in_blocks(ChompBox::square(n), &out, 0, None, every, |e| {
-                        if let RunEvent::Step(_) = e {
-                            seen += 1;
-                            if seen == stop {
-                                token.cancel();
-                            }
-                        }
-                    })
+                let got = run9(&out, every, |e| {
+                    seen += matches!(e, RunEvent::Step(_)) as u64;
+                    seen == stop
                 });
                 assert!(
                     matches!(got, Err(Error::Interrupted)),
@@ -722,28 +655,26 @@ mod tests {
                 let snapshots = std::fs::read_dir(blocks_dir(&out))
                     .unwrap()
                     .filter(|e| {
-                        let name = e.as_ref().unwrap().file_name();
-                        name.to_string_lossy().ends_with(".marks")
+                        e.as_ref()
+                            .unwrap()
+                            .file_name()
+                            .to_string_lossy()
+                            .ends_with(".marks")
                     })
                     .count();
                 if i == 1 || i == 2 {
                     // Mid-window: a snapshot when they are taken at every step, else none.
                     assert_eq!(snapshots, every.is_zero() as usize, "stop {stop}");
                 }
-                let mut resumed = 0;
-                let mut rest = 0u64;
-                solve_in_blocks(
-                    ChompBox::square(n),
-                    &out,
-                    0,
-                    None,
-                    SNAPSHOT_FLOOR,
-                    |e| match e {
+                let (mut resumed, mut rest) = (0, 0u64);
+                run9(&out, SNAPSHOT_FLOOR, |e| {
+                    match e {
                         RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
                         RunEvent::Step(_) => rest += 1,
                         _ => {}
-                    },
-                )
+                    }
+                    false
+                })
                 .unwrap();
                 assert_eq!(std::fs::read(&out).unwrap(), want, "stop {stop}, {every:?}");
                 // The resumed run does only the steps still to do.
@@ -757,14 +688,9 @@ mod tests {
 
     #[test]
     fn an_assembly_interrupted_after_any_piece_resumes_to_the_same_file_in_place() {
-        use crate::cancel::Cancel;
-        let dir = std::env::temp_dir().join(format!("chompute-blocks-a-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let n = 9;
-        let whole = dir.join("whole.tbl");
-        crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {}).unwrap();
-        let want = std::fs::read(&whole).unwrap();
-        let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
+        let dir = scratch("a");
+        let (want, p_positions) = whole_file(&dir, ChompBox::square(9));
+        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
         // Windows start on words; waves' pieces mostly do not (their first word is shared).
         for plan in [
             BlockPlan::with(index.clone(), Split::Windows, 64 * 64),
@@ -772,6 +698,16 @@ mod tests {
         ] {
             let pieces = plan.windows();
             assert!(pieces >= 4, "{pieces}");
+            // Counts the pieces solved and assembled by a run to the end.
+            let finish = |out: &Path| {
+                let (mut solved, mut assembled) = (0, 0);
+                let run = run9(out, SNAPSHOT_FLOOR, |e| {
+                    solved += matches!(e, RunEvent::Piece { .. }) as u64;
+                    assembled += matches!(e, RunEvent::Assembled { .. }) as u64;
+                    false
+                });
+                (run.unwrap(), solved, assembled)
+            };
             for stop in [0, 1, pieces / 2, pieces - 1] {
                 // 0: stopped; 1: and torn after the synced words; 2: and a bit of the first
                 // piece's words flipped on disk (its file gone: solved again).
@@ -779,97 +715,51 @@ mod tests {
                     let out = dir.join(format!("a-{:?}-{stop}-{damage}.tbl", plan.split));
                     write_plan(&plan, &out).unwrap();
                     let folder = blocks_dir(&out);
-                    let token = Cancel::new();
-                    let got = token.scope(|| {
-                        solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                            if let RunEvent::Assembled { piece: window, .. } = e {
-                                // The pieces in the table are gone from the disk, the
-                                // others wait: the bits are on disk about once.
-                                for k in 0..pieces {
-                                    assert_eq!(window_path(&folder, k).exists(), k > window);
-                                }
-                                if window == stop {
-                                    token.cancel();
-                                }
+                    let got = run9(&out, SNAPSHOT_FLOOR, |e| match e {
+                        RunEvent::Assembled { piece, .. } => {
+                            // The pieces in the table are gone from the disk, the others
+                            // wait: the bits are on disk about once.
+                            for k in 0..pieces {
+                                assert_eq!(window_path(&folder, k).exists(), k > piece);
                             }
-                        })
+                            piece == stop
+                        }
+                        _ => false,
                     });
                     assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
                     assert!(!out.exists());
                     let table = super::super::assembly::table_path(&folder);
+                    let mut bytes = std::fs::read(&table).unwrap();
                     if damage == 2 {
-                        let mut bytes = std::fs::read(&table).unwrap();
                         let body = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;
                         bytes[body] ^= 1;
-                        std::fs::write(&table, &bytes).unwrap();
                     }
                     if damage == 1 {
                         // Killed while the next piece was going in: part of it, and a torn
                         // word, after the synced words.
-                        use std::io::Write;
-                        let mut f = std::fs::OpenOptions::new()
-                            .append(true)
-                            .open(&table)
-                            .unwrap();
-                        f.write_all(&[0xff; 13]).unwrap();
+                        bytes.extend_from_slice(&[0xff; 13]);
                     }
-                    let before = std::fs::read_dir(&folder).unwrap().count();
-                    let mut solved = 0;
-                    let mut assembled = 0;
-                    let run =
-                        solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                            match e {
-                                RunEvent::Piece { .. } => solved += 1,
-                                RunEvent::Assembled { .. } => assembled += 1,
-                                _ => {}
-                            }
-                        })
-                        .unwrap();
-                    match damage {
-                        2 => {
-                            // Every piece that had left the folder is solved again.
-                            assert_eq!(solved, stop + 1);
-                            assert_eq!(assembled, pieces);
-                        }
-                        _ => {
-                            assert_eq!(solved, 0, "no piece is solved again");
-                            assert_eq!(assembled, pieces - stop - 1);
-                        }
-                    }
-                    assert!(before >= 2);
-                    assert_eq!(
-                        run.p_positions,
-                        file::TableFile::open(&whole).unwrap().p_positions
-                    );
-                    assert_eq!(
-                        std::fs::read(&out).unwrap(),
-                        want,
-                        "{:?}, stopped after piece {stop}, damage {damage}",
-                        plan.split
-                    );
+                    std::fs::write(&table, &bytes).unwrap();
+                    assert!(std::fs::read_dir(&folder).unwrap().count() >= 2);
+                    let (run, solved, assembled) = finish(&out);
+                    // With a flipped bit every piece that had left the folder is solved again.
+                    let again = if damage == 2 { stop + 1 } else { 0 };
+                    assert_eq!((solved, assembled), (again, pieces - stop - 1 + again));
+                    assert_eq!(run.p_positions, p_positions);
+                    let split = plan.split;
+                    let why = format!("{split:?}, stopped after piece {stop}, damage {damage}");
+                    assert_eq!(std::fs::read(&out).unwrap(), want, "{why}");
                     assert!(!folder.exists());
                 }
             }
             // A piece lost from the folder during the assembly is solved again.
             let out = dir.join(format!("lost-{:?}.tbl", plan.split));
             write_plan(&plan, &out).unwrap();
-            let token = Cancel::new();
-            let _ = token.scope(|| {
-                solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                    if let RunEvent::Assembled { .. } = e {
-                        token.cancel();
-                    }
-                })
+            let _ = run9(&out, SNAPSHOT_FLOOR, |e| {
+                matches!(e, RunEvent::Assembled { .. })
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
-            let mut solved = 0;
-            solve_in_blocks(ChompBox::square(n), &out, 0, None, SNAPSHOT_FLOOR, |e| {
-                if let RunEvent::Piece { .. } = e {
-                    solved += 1;
-                }
-            })
-            .unwrap();
-            assert_eq!(solved, 1);
+            assert_eq!(finish(&out).1, 1);
             assert_eq!(std::fs::read(&out).unwrap(), want);
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -877,27 +767,24 @@ mod tests {
 
     #[test]
     fn the_parts_of_each_wave_then_a_plain_run_write_the_one_process_file() {
-        let dir = std::env::temp_dir().join(format!("chompute-blocks-w-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("w");
         for (n, piece_bits) in [(9usize, 700u64), (10, 3000)] {
-            let whole = dir.join(format!("{n}.tbl"));
-            crate::chomp::two_player::run::solve_to_file(ChompBox::square(n), &whole, |_| {})
-                .unwrap();
-            let want = std::fs::read(&whole).unwrap();
+            let b = ChompBox::square(n);
+            let (want, _) = whole_file(&dir, b);
             let out = dir.join(format!("{n}-waves.tbl"));
-            let index = BitLayout::for_box(ChompBox::square(n)).unwrap();
+            let index = BitLayout::for_box(b).unwrap();
             write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
             let waves = 2 * n as u64;
-            let run = |part: Option<Part>| {
-                solve_in_blocks(ChompBox::square(n), &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap()
-            };
+            let run = |part| solve_in_blocks(b, &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap();
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
                 for part in [3, 1, 2] {
                     let r = run(Some(Part { part, parts: 3 }));
-                    assert_eq!(r.wave, Some(w), "{n}: wave {w}, part {part}");
-                    assert!(!r.saved);
-                    assert_eq!(r.waves, waves);
+                    assert_eq!(
+                        (r.wave, r.saved, r.waves),
+                        (Some(w), false, waves),
+                        "{n}: {w}/{part}"
+                    );
                     // The wave is done once its parts with pieces are, at the latest after
                     // its last part.
                     let range = if part == 2 { w + 1..=w + 1 } else { w..=w + 1 };
@@ -915,15 +802,9 @@ mod tests {
         let out = dir.join("windows.tbl");
         let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
         write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
-        let e = solve_in_blocks(
-            ChompBox::square(9),
-            &out,
-            0,
-            Some(Part { part: 1, parts: 2 }),
-            SNAPSHOT_FLOOR,
-            |_| {},
-        )
-        .unwrap_err();
+        let part = Some(Part { part: 1, parts: 2 });
+        let e = solve_in_blocks(ChompBox::square(9), &out, 0, part, SNAPSHOT_FLOOR, |_| {});
+        let e = e.unwrap_err();
         assert!(e.to_string().contains("planned in windows"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,13 +1,9 @@
 //! Two-player tables on a device (a GPU) as traits, implemented in `crate::gpu`
 //! (`ChompGpuDevice`): the mathematics here does not know what a GPU is. A square is solved by
-//! the pull scan of `super::pull` in the hook index of `chomp solve`'s own table (the same bits,
-//! the same file); any other box by the volume-layer kernel.
-//!
-//! A square's table stays on the device: the host reads back its P-count (streamed, a chunk at
-//! a time, so a table larger than the host's memory is counted), its words (for a table file,
-//! when the host holds them) or only the bits of chosen positions ([`DeviceTable::bits_at`]):
-//! the winning bites of every rectangle ([`device_bites`]) read about n⁴/4 bits of a table of
-//! 10¹² (22×22).
+//! the pull scan of `super::pull` in the hook index of `chomp solve`'s own table; any other
+//! box by the volume-layer kernel. A square's table stays on the device: the host reads back
+//! its P-count (a chunk at a time), its words (for a table file) or only chosen bits
+//! ([`DeviceTable::bits_at`]: the bites of every rectangle read about n⁴/4 of them).
 //!
 //! Tests: tests/engine/chomp_hook.rs (lavapipe: the forward solver's bits to 12×12 with the
 //! default and the tiniest buffers, the index arithmetic past 2^32, the bites), tests/games
@@ -65,8 +61,7 @@ impl Preflight {
 
 /// A square's table held on a device.
 pub trait DeviceTable {
-    /// The P-positions of the box (a pair stored once counts twice), read back a chunk at a
-    /// time.
+    /// The P-positions of the box (a pair stored once counts twice), read a chunk at a time.
     fn p_count(&self) -> Result<u64>;
     /// Every word of the table (bit b of word b / 64), for a table file.
     fn words(&self) -> Result<Vec<u64>>;
@@ -132,11 +127,7 @@ pub fn solve_on(
         let table = plan.solve_layers_on(device)?;
         return Ok(DeviceSolve {
             preflight: None,
-            solved: Solved {
-                p_positions: table.p_count(),
-                index: layout.clone(),
-                blocks: None,
-            },
+            solved: Solved::whole(layout, table.p_count()),
             bites: options.bites.then(|| table.rectangle_bites(plan.shape)),
             stats: None,
         });
@@ -157,18 +148,13 @@ pub fn solve_on(
             (table, p)
         }
     };
-    let bites = match options.bites {
-        true => Some(device_bites(&*table, layout, plan.shape)?),
-        false => None,
-    };
+    let bites = options
+        .bites
+        .then(|| device_bites(&*table, layout, plan.shape));
     Ok(DeviceSolve {
         preflight: Some(preflight),
-        solved: Solved {
-            p_positions,
-            index: layout.clone(),
-            blocks: None,
-        },
-        bites,
+        solved: Solved::whole(layout, p_positions),
+        bites: bites.transpose()?,
         stats: table.stats(),
     })
 }
@@ -179,69 +165,44 @@ pub fn solve_on(
 pub fn weighted_count(leaves: &[(u64, u64, u64)], first: u64, words: &[u32]) -> u64 {
     let end = first + 32 * words.len() as u64;
     let start = leaves.partition_point(|&(_, hi, _)| hi <= first);
-    let mut total = 0u64;
-    for &(lo, hi, w) in &leaves[start..] {
-        if lo >= end {
-            break;
-        }
-        let (a, b) = (lo.max(first) - first, hi.min(end) - first);
-        total += w * count_range(words, a, b);
-    }
-    total
+    let leaves = leaves[start..].iter().take_while(|&&(lo, _, _)| lo < end);
+    leaves
+        .map(|&(lo, hi, w)| w * count_range(words, lo.max(first) - first, hi.min(end) - first))
+        .sum()
 }
 
 /// Set bits of `words` from bit `a` to bit `b` (exclusive).
 fn count_range(words: &[u32], a: u64, b: u64) -> u64 {
-    if a >= b {
-        return 0;
-    }
-    let (wa, wb) = ((a / 32) as usize, ((b - 1) / 32) as usize);
-    let lo_mask = u32::MAX << (a % 32);
-    let hi_mask = u32::MAX >> (31 - (b - 1) % 32);
-    if wa == wb {
-        return (words[wa] & lo_mask & hi_mask).count_ones() as u64;
-    }
-    let mid: u64 = words[wa + 1..wb]
-        .iter()
-        .map(|w| w.count_ones() as u64)
-        .sum();
-    (words[wa] & lo_mask).count_ones() as u64 + mid + (words[wb] & hi_mask).count_ones() as u64
+    (a / 32..b.div_ceil(32))
+        .map(|w| {
+            let (lo, hi) = (a.max(32 * w) - 32 * w, b.min(32 * w + 32) - 32 * w);
+            let mask = ((1u64 << hi) - 1) & !((1u64 << lo) - 1);
+            (words[w as usize] as u64 & mask).count_ones() as u64
+        })
+        .sum()
 }
 
-/// A [`BitSource`] that answers N and notes every bit asked for: the bites of the rectangles
-/// read the same bits whatever they hold.
-struct Recorder<'a> {
+/// A [`BitSource`] over the bits read from a device: before they are read (`bits` none) it
+/// answers N and notes every bit asked for, since the bites of the rectangles read the same
+/// bits whatever they hold.
+struct Gather<'a> {
     layout: &'a BitLayout,
     asked: RefCell<Vec<u64>>,
+    bits: Option<HashMap<u64, bool>>,
 }
 
-impl BitSource for Recorder<'_> {
+impl BitSource for Gather<'_> {
     fn layout(&self) -> &BitLayout {
         self.layout
     }
 
     fn is_p_bit(&self, b: u64) -> Result<bool> {
-        self.asked.borrow_mut().push(b);
-        Ok(false)
-    }
-}
-
-/// The bits read from the device, answered from memory.
-struct Gathered<'a> {
-    layout: &'a BitLayout,
-    bits: HashMap<u64, bool>,
-}
-
-impl BitSource for Gathered<'_> {
-    fn layout(&self) -> &BitLayout {
-        self.layout
-    }
-
-    fn is_p_bit(&self, b: u64) -> Result<bool> {
-        self.bits
-            .get(&b)
-            .copied()
-            .ok_or_else(|| Error::invalid(format!("bit {b} was not read from the device")))
+        let Some(bits) = &self.bits else {
+            self.asked.borrow_mut().push(b);
+            return Ok(false);
+        };
+        let read = bits.get(&b).copied();
+        read.ok_or_else(|| Error::invalid(format!("bit {b} was not read from the device")))
     }
 }
 
@@ -253,20 +214,18 @@ pub fn device_bites(
     layout: &BitLayout,
     shape: ChompBox,
 ) -> Result<Vec<RectangleBites>> {
-    let recorder = Recorder {
+    let mut gather = Gather {
         layout,
         asked: RefCell::new(Vec::new()),
+        bits: None,
     };
-    recorder.rectangle_bites(shape)?;
-    let mut asked = recorder.asked.into_inner();
+    gather.rectangle_bites(shape)?;
+    let mut asked = gather.asked.take();
     asked.sort_unstable();
     asked.dedup();
     let bits = table.bits_at(&asked)?;
-    let gathered = Gathered {
-        layout,
-        bits: asked.into_iter().zip(bits).collect(),
-    };
-    gathered.rectangle_bites(shape)
+    gather.bits = Some(asked.into_iter().zip(bits).collect());
+    gather.rectangle_bites(shape)
 }
 
 #[cfg(test)]

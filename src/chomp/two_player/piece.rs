@@ -1,9 +1,6 @@
 //! Pieces of a table on disk: the bits of a window `lo..hi` of a table (a finished window of
-//! a box solved in blocks) or a snapshot of its N-marks while it runs (which a resume loads
-//! instead of redoing the steps before it). A header in the table files' style (`box`,
-//! `rank`, `lo`, `hi`, a number, the `crc32` of the words), an empty line, the words
-//! (little-endian u64, bit i of word j is index (lo rounded down to 64) + 64j + i), written
-//! under a temporary name and renamed, so a piece is whole or absent.
+//! a box solved in blocks) or a snapshot of its N-marks while it runs, whole or absent. The
+//! format: docs/formats.md (`window-K.bits`, `window-K.marks`).
 //!
 //! Tests: src/chomp/two_player/blocks.rs and src/chomp/two_player/run.rs, whose runs resume
 //! from them; tests/games/blocks.rs.
@@ -25,13 +22,6 @@ pub const WINDOW_MAGIC: &str = "chompute chomp window 1";
 /// The kind line of a snapshot of a window's marks.
 pub const MARKS_MAGIC: &str = "chompute chomp window marks 1";
 
-impl PieceHeader {
-    /// The CRC-32 of the piece's words.
-    pub fn crc(&self) -> u32 {
-        self.crc
-    }
-}
-
 /// Where a piece lies: the table's layout and its indexes `lo..hi`.
 #[derive(Debug, Clone, Copy)]
 pub struct Span<'a> {
@@ -47,37 +37,18 @@ pub struct Span<'a> {
 pub struct PieceHeader {
     /// The window's P-positions, or the step a snapshot was taken before.
     pub number: u64,
-    crc: u32,
+    /// The CRC-32 of the piece's words.
+    pub crc: u32,
     data_start: u64,
     end: u64,
 }
 
-/// The header of a piece: its finished bits (`p-positions`) or a snapshot of its marks
-/// (`step`).
-fn piece_header_text(span: Span, magic: &str, number: (&str, u64), crc: u32) -> String {
-    file::header_text(
-        magic,
-        span.index,
-        &[
-            ("lo", span.lo.to_string()),
-            ("hi", span.hi.to_string()),
-            (number.0, number.1.to_string()),
-            ("crc32", format!("{crc:08x}")),
-        ],
-    )
-}
-
-/// Save the finished bits of a window, with its P-positions.
-pub fn save_window(
-    path: &Path,
-    span: Span,
-    p: u64,
-    words: &[AtomicU64],
-    chunk: usize,
-) -> Result<()> {
-    save_words_piece(path, words, chunk, |crc| {
-        piece_header_text(span, WINDOW_MAGIC, ("p-positions", p), crc)
-    })
+/// The header line a piece of kind `magic` names its number by.
+fn number_key(magic: &str) -> &'static str {
+    match magic {
+        MARKS_MAGIC => "step",
+        _ => "p-positions",
+    }
 }
 
 /// Snapshot the marks of a window before step `step`.
@@ -88,9 +59,7 @@ pub fn save_marks(
     words: &[AtomicU64],
     chunk: usize,
 ) -> Result<()> {
-    save_words_piece(path, words, chunk, |crc| {
-        piece_header_text(span, MARKS_MAGIC, ("step", step), crc)
-    })
+    save_piece(path, span, MARKS_MAGIC, step, words, chunk)
 }
 
 /// Load a snapshot of a window's marks into `words`: the step it was taken before. An error
@@ -98,25 +67,36 @@ pub fn save_marks(
 pub fn load_marks(path: &Path, span: Span, words: &[AtomicU64], chunk: usize) -> Result<u64> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     let h = read_piece_header(path, &file, span, MARKS_MAGIC)?;
-    let mut i = 0;
+    let mut to = words.iter();
     read_piece_words(path, &file, &h, chunk, |ws| {
-        for &w in ws {
-            words[i].store(w, Relaxed);
-            i += 1;
-        }
+        ws.iter()
+            .zip(to.by_ref())
+            .for_each(|(&w, t)| t.store(w, Relaxed));
         Ok(())
     })?;
     Ok(h.number)
 }
 
-/// Write `words` under the header `header(crc)` to `path` (a temporary name renamed when
-/// whole); the CRC is written last, over a placeholder of the same width.
-fn save_words_piece(
+/// Write `words` as a piece of kind `magic` (a finished window's bits with its P-positions,
+/// or a snapshot of its marks with the step it was taken before) to `path` (a temporary name renamed when whole);
+/// the CRC is written last, over a placeholder of the same width.
+pub(super) fn save_piece(
     path: &Path,
+    span: Span,
+    magic: &str,
+    number: u64,
     words: &[AtomicU64],
     chunk: usize,
-    header: impl Fn(u32) -> String,
 ) -> Result<()> {
+    let header = |crc: u32| {
+        let fields = [
+            ("lo", span.lo.to_string()),
+            ("hi", span.hi.to_string()),
+            (number_key(magic), number.to_string()),
+            ("crc32", format!("{crc:08x}")),
+        ];
+        file::header_text(magic, span.index, &fields)
+    };
     let mut file = AtomicFile::create_piece(path)?;
     let io = |e| Error::io(path, e);
     let mut crc = crc32fast::Hasher::new();
@@ -169,13 +149,8 @@ pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> R
     }
     let crc =
         u32::from_str_radix(store::field(path, &pairs, "crc32")?, 16).map_err(|_| damaged())?;
-    let number = num(if magic == MARKS_MAGIC {
-        "step"
-    } else {
-        "p-positions"
-    })?;
     Ok(PieceHeader {
-        number,
+        number: num(number_key(magic))?,
         crc,
         data_start,
         end,

@@ -42,6 +42,18 @@ pub struct Solved {
     pub blocks: Option<super::blocks::BlockRun>,
 }
 
+impl Solved {
+    /// A table solved whole: its index and P-positions.
+    pub(super) fn whole(index: &BitLayout, p_positions: u64) -> Solved {
+        let index = index.clone();
+        Solved {
+            index,
+            p_positions,
+            blocks: None,
+        }
+    }
+}
+
 /// How a planned solve runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -179,9 +191,8 @@ impl SolvePlan {
             .unwrap_or(u64::MAX)
     }
 
-    /// The pieces a run of this plan in blocks follows, in numbers: those of its table file's
-    /// checkpoint folder when there is one (with how much of each is done), else a new plan in
-    /// [`SolvePlan::memory_limit`], in waves when the run is a part.
+    /// The pieces a run of this plan in blocks follows, in numbers: its checkpoint folder's
+    /// (with how much is done), else a new plan in [`SolvePlan::memory_limit`].
     pub fn pieces(&self) -> Result<PlanSummary> {
         plan_for(
             self.shape,
@@ -192,8 +203,7 @@ impl SolvePlan {
     }
 
     /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
-    /// [`Route::Gpu`] on `device` (the table is not saved here). A face that hands the table
-    /// on (Python's `chomp_solve`) takes it from here; a file route's table is its file.
+    /// [`Route::Gpu`] on `device`, not saved (Python's `chomp_solve` takes it from here).
     pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
         match self.route {
             Route::Memory => {
@@ -229,10 +239,8 @@ impl SolvePlan {
     }
 
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
-    /// events (resumed, steps, pieces). A run to a file goes whole in memory when the table
-    /// fits and in blocks of at most the memory otherwise ([`SolvePlan::in_blocks`]); either
-    /// way resumable and the same bytes. With a part, only that share of the next wave, and
-    /// the table is written by the plain run that finishes the last wave.
+    /// events. A run to a file goes whole in memory when the table fits, else in blocks
+    /// ([`SolvePlan::in_blocks`]): either way resumable and the same bytes.
     pub fn run(
         &self,
         device: Option<&dyn LayerSolver>,
@@ -245,20 +253,12 @@ impl SolvePlan {
                     (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
                     _ => self.table(device)?,
                 };
-                return Ok(Solved {
-                    p_positions: table.p_count(),
-                    index: table.layout().clone(),
-                    blocks: None,
-                });
+                return Ok(Solved::whole(table.layout(), table.p_count()));
             }
         };
         if !self.in_blocks() {
             let table = super::run::solve_to_file(self.shape, out, &mut report)?;
-            return Ok(Solved {
-                p_positions: table.p_count(),
-                index: self.layout.clone(),
-                blocks: None,
-            });
+            return Ok(Solved::whole(&self.layout, table.p_count()));
         }
         let memory = self.memory_limit();
         if self.memory.is_none() && memory < MIN_MEMORY {
@@ -283,8 +283,7 @@ impl SolvePlan {
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file when one is named, through the engine's one lifecycle (the
-    /// target, the lock, the disk, the file published).
+    /// saved to the plan's file, when one is named, through the engine's one lifecycle.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
         match &self.output {
             None => self.table(Some(gpu)),

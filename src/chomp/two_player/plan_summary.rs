@@ -4,7 +4,7 @@
 //! Tests: tests/games/blocks.rs (the plan printed, before and during a run in parts).
 
 use super::block_plan::{BlockPlan, Split};
-use super::blocks::window_p_positions;
+use super::blocks::open_piece;
 use super::file;
 use super::solve::{step_ranges, steps};
 use crate::chomp::diagram::ChompBox;
@@ -16,7 +16,7 @@ use std::io::BufReader;
 use std::path::Path;
 
 /// One wave of a plan, as [`BlockPlan::summary`] lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct WaveSummary {
     /// The wave, from 1.
     pub wave: u64,
@@ -61,42 +61,32 @@ impl BlockPlan {
     /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
     pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
         let mut waves: Vec<WaveSummary> = Vec::new();
-        let mut block_bits: Vec<(u64, u64, u64)> = Vec::new(); // (wave, block, bits)
+        // The group the last piece is of (a group's pieces are consecutive, in one wave).
+        let (mut block, mut group_bits) = (None, 0);
         for (k, p) in self.pieces.iter().enumerate() {
             if waves.last().is_none_or(|w| w.wave != p.wave + 1) {
+                let wave = p.wave + 1;
                 waves.push(WaveSummary {
-                    wave: p.wave + 1,
-                    groups: 0,
-                    pieces: 0,
-                    bits: 0,
-                    largest_group_bits: 0,
-                    pieces_done: 0,
-                    bits_done: 0,
+                    wave,
+                    ..WaveSummary::default()
                 });
             }
             let w = waves.last_mut().expect("pushed");
-            w.pieces += 1;
-            w.bits += p.hi - p.lo;
-            let d = done(k as u64);
-            w.pieces_done += (d == p.hi - p.lo) as u64;
-            w.bits_done += d;
-            match block_bits.last_mut() {
-                Some((_, b, bits)) if *b == p.block => *bits += p.hi - p.lo,
-                _ => block_bits.push((p.wave, p.block, p.hi - p.lo)),
+            if block != Some(p.block) {
+                (block, group_bits) = (Some(p.block), 0);
+                w.groups += 1;
             }
-        }
-        for (wave, _, bits) in block_bits {
-            let i = waves.partition_point(|w| w.wave < wave + 1);
-            let w = &mut waves[i];
-            w.groups += 1;
-            w.largest_group_bits = w.largest_group_bits.max(bits);
+            let (bits, d) = (p.hi - p.lo, done(k as u64));
+            group_bits += bits;
+            w.largest_group_bits = w.largest_group_bits.max(group_bits);
+            w.pieces += 1;
+            w.bits += bits;
+            w.pieces_done += (d == bits) as u64;
+            w.bits_done += d;
         }
         PlanSummary {
             shape: self.index.shape().to_string(),
-            layout: match self.split {
-                Split::Windows => "windows",
-                Split::Waves => "waves",
-            },
+            layout: self.split.name(),
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
@@ -117,13 +107,9 @@ pub fn plan_for(
     waves: bool,
 ) -> Result<PlanSummary> {
     let index = BitLayout::for_box(shape)?;
-    if let Some(out) = out {
-        let dir = blocks_dir(out);
-        let plan_path = dir.join("plan");
-        if plan_path.exists() {
-            let plan = BlockPlan::read(&plan_path, &index)?;
-            return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
-        }
+    if let Some(dir) = out.map(blocks_dir).filter(|d| d.join("plan").exists()) {
+        let plan = BlockPlan::read(&dir.join("plan"), &index)?;
+        return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
     }
     let split = if waves { Split::Waves } else { Split::Windows };
     Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
@@ -133,7 +119,7 @@ pub fn plan_for(
 /// checkpoint records (read only: a run may be appending to it).
 fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let (lo, hi) = plan.window(k);
-    if window_p_positions(dir, plan, k).is_ok() {
+    if open_piece(dir, plan, k).is_ok() {
         return hi - lo;
     }
     let path = dir.join(format!("window-{k}.partial"));

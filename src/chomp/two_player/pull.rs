@@ -1,59 +1,44 @@
 //! The pull scan of a square's table in the hook index (`index::hook`, any smallest child
 //! side, so the layout of `chomp solve`'s own table): the CPU twin of the GPU's hook kernel
 //! (`shaders/chomp_hook.wgsl`), the same steps (the forward solver's, walked by the one
-//! driver), the same levels and units of a step, the same options in the same order, the same
-//! bits.
+//! driver), the same levels, the same options in the same order, the same bits.
 //!
-//! # Why a pull scan
-//! The forward solver (`super::forward`) marks the parents of every P-position, a fill that
-//! splits by the hooks it reaches and recurses into child squares: a long, branching,
-//! recursive walk, and marks that land anywhere in the table (an atomic OR on a word some
-//! other range also writes). The pull scan asks of each position only whether one of its
-//! options is P, and stops at the first: every option is one index computed on its own (no
-//! recursion, at most one transpose a level), and the only write is the position's own bit.
-//! On the GPU that is a loop with a fixed bound per option, and it needs no memory besides the
-//! table. Measured on the CPU twin ([`PullStats`], `chomp solve --backend gpu` prints the
-//! kernel's own count with `CHOMPUTE_GPU_STATS=1`): see BENCHMARKS.md.
+//! The forward solver (`super::forward`) marks the parents of every P-position: a recursive
+//! walk whose marks land anywhere in the table (atomic ORs). The pull scan asks of each
+//! position only whether one of its options is P, stopping at the first: every option is one
+//! index computed on its own, and the only write is the position's own bit, so the kernel
+//! needs no memory besides the table. What it reads ([`PullStats`]): BENCHMARKS.md.
 //!
 //! # A position's options
 //! A stored position has a chain of `depth` diagonal hooks (k, k) (the child squares it lies
-//! in) and, inside them, an innermost block: the empty diagram, or a colex block of hook
-//! (a, b) and interior μ at colex rank x. Its bites are read in two groups:
-//! - bites in μ (rows and columns past the innermost corner): the same chain and block, colex
-//!   rank x minus the weights the bite removes, O(1) each (column by column, as
-//!   `Ranker::for_each_option_until`);
-//! - every other bite (a cell of a hook of the chain or of the innermost hook), but the
-//!   poison's (it leaves the empty diagram, never P): its position's index computed afresh
-//!   ([`PullScan::index_of`]): at each level the hook (a, b), the transpose when a < b, then a
-//!   colex rank or one level down.
+//! in) and an innermost block: the empty diagram, or a colex block of hook (a, b) and interior
+//! μ at colex rank x. A bite in μ stays in the block, at colex rank x minus the weights it
+//! removes (O(1) each); every other bite but the poison's takes a cell of a hook, and its
+//! index is computed afresh ([`PullScan::index_of`]).
 //!
 //! # Levels: the parallelism of a step
 //! A range of a step is a prefix block of one colex block of the innermost square: the first
-//! r/2 rows of μ fixed, the last f = r - r/2 (the *free* rows) every filling under the prefix's
-//! last row (`cap` cells, or the block's c when there is no prefix). A bite in the prefix or in
-//! a hook leaves the range (it removes a prefix cell, or changes the hook or the chain), so an
-//! option in the same range comes of a bite in the free rows and has fewer cells there. The
-//! positions of a range with equally many cells in the free rows (a *level*) are therefore
-//! independent once the lower levels and the earlier steps are done.
-//! [`PullScan::split`] numbers the positions of each level of a step (all its ranges) and
-//! [`PullScan::place`] finds position i of a level: its range by a binary search of the level's
-//! range starts, its free rows unranked by [`LevelCounts`] (diagrams by cells in an f × cap
-//! box, first rows descending). The kernel runs a level's positions in parallel, one dispatch
-//! a level; [`solve_pull`] does the same on the CPU. [`split_stats`] counts the split of a schedule (BENCHMARKS.md,
-//! `examples/chomp_split.rs`).
+//! r/2 rows of μ fixed, the last f = r - r/2 (the *free* rows) every filling under the
+//! prefix's last row (`cap` cells, or the block's c when there is no prefix). A bite in the
+//! prefix or in a hook leaves the range, so an option in the same range has fewer cells in the
+//! free rows: the positions of a range with equally many cells there (a *level*) are
+//! independent once the lower levels and the earlier steps are done. [`PullScan::split`]
+//! numbers each level's positions over a step's ranges, [`PullScan::place`] finds one (a
+//! binary search of the level's range starts, the free rows unranked by [`LevelCounts`]); the
+//! kernel runs a level in one dispatch, [`solve_pull`] in parallel on the CPU. [`split_stats`]
+//! counts a schedule's split (`examples/chomp_split.rs`).
 //!
-//! Tests: this file's unit tests (the bits of the forward solver on every square to 10×10 and
-//! several smallest child sides, with units of every size and with each level decided from the
-//! table frozen before it, so that the independence of a level is checked, not an order that
-//! happens to work; the level counts and their unranking; the units of every step cover its
-//! ranges once; the index against `HookIndex::index`).
+//! Tests: this file's unit tests (the forward solver's bits on every square to 10×10 and
+//! several smallest child sides, each level decided from the table frozen before it, so that
+//! its independence is checked, not an order that happens to work; the levels number a step's
+//! ranges once; the level counts and their unranking; the index against `HookIndex::index`).
 
 use super::table::PTable;
 use crate::chomp::engine::driver::{drive_steps, Run};
-use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
+use crate::chomp::index::hook::{transpose, Kind, Rows};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// What a pull scan read: positions decided and options read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,10 +49,8 @@ pub struct PullStats {
     pub options: u64,
 }
 
-/// Where a stored index lies: the sides of its chain of diagonal hooks, outermost first, and
-/// its innermost block (hook (a, b), a = 0 for the empty diagram; interior `mu` of `b - 1`
-/// rows at colex rank `x`; the block's first index in the square).
-#[derive(Debug, Clone, Copy)]
+/// Where a stored index lies: its chain of diagonal hooks and its innermost block.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Located {
     /// Diagonal hooks around the innermost block.
     pub depth: usize,
@@ -126,11 +109,7 @@ impl<'a> PullScan<'a> {
                     return idx + (0..r).map(|j| ix.weight(r, j, cur[j + 1] - 1)).sum::<u64>();
                 }
                 Kind::Child { m: mc } => {
-                    let mut next = [0u32; MAX_SIDE + 1];
-                    for i in 0..mc {
-                        next[i] = cur[i + 1] - 1;
-                    }
-                    cur = next;
+                    cur = std::array::from_fn(|i| if i < mc { cur[i + 1] - 1 } else { 0 });
                     m = mc;
                 }
                 Kind::Empty => unreachable!("a ≥ 1"),
@@ -141,15 +120,7 @@ impl<'a> PullScan<'a> {
     /// Where index `q` lies.
     pub fn locate(&self, q: u64) -> Located {
         let ix = self.index;
-        let mut loc = Located {
-            depth: 0,
-            sides: [0; MAX_SIDE + 1],
-            a: 0,
-            b: 0,
-            x: 0,
-            block: 0,
-            mu: [0; MAX_SIDE + 1],
-        };
+        let mut loc = Located::default();
         let mut m = ix.n;
         let mut x = q;
         loop {
@@ -175,23 +146,17 @@ impl<'a> PullScan<'a> {
 
     /// The rows of a located position (all n, zeros after the last).
     pub fn compose(&self, loc: &Located) -> Rows {
-        let mut cur = [0u32; MAX_SIDE + 1];
-        if loc.a > 0 {
-            cur[0] = loc.a;
-            for (c, m) in cur[1..loc.b as usize].iter_mut().zip(&loc.mu) {
-                *c = m + 1;
-            }
-        }
-        for level in (0..loc.depth).rev() {
-            let k = loc.sides[level] as usize;
-            let mut up = [0u32; MAX_SIDE + 1];
-            up[0] = k as u32;
-            for i in 1..k {
-                up[i] = cur[i - 1] + 1;
-            }
-            cur = up;
-        }
-        cur
+        // Row i of a hook (a, b) (or (k, k)) around rows `cur`: a for i = 0, else row i - 1 + 1.
+        let hook = |a: u32, b: u32, cur: Rows| -> Rows {
+            std::array::from_fn(|i| match i {
+                0 => a,
+                i if i < b as usize => cur[i - 1] + 1,
+                _ => 0,
+            })
+        };
+        let inner = hook(loc.a, loc.b, loc.mu);
+        let sides = loc.sides[..loc.depth].iter().rev();
+        sides.fold(inner, |cur, &k| hook(k, k, cur))
     }
 
     /// Whether the located position is P, reading option bits with `is_p` until the first P
@@ -232,9 +197,7 @@ impl<'a> PullScan<'a> {
                     continue;
                 }
                 let mut opt = rows;
-                for v in opt[i..ix.n].iter_mut() {
-                    *v = (*v).min(j);
-                }
+                opt[i..ix.n].iter_mut().for_each(|v| *v = (*v).min(j));
                 *read += 1;
                 if is_p(self.index_of(&opt)) {
                     return false;
@@ -274,25 +237,13 @@ impl LevelCounts {
         for f in 1..=f_max {
             for cap in 0..caps {
                 for v in 0..vs {
-                    let mut sum = 0u64;
-                    for l in 0..=cap.min(v) {
-                        sum = sum.saturating_add(n[((f - 1) * caps + l) * vs + v - l]);
-                    }
-                    n[(f * caps + cap) * vs + v] = sum;
+                    n[(f * caps + cap) * vs + v] = (0..=cap.min(v)).fold(0u64, |s, l| {
+                        s.saturating_add(n[((f - 1) * caps + l) * vs + v - l])
+                    });
                 }
             }
         }
         LevelCounts { caps, vs, n }
-    }
-
-    /// Rows the counts reach (f ≤ this).
-    pub fn f_max(&self) -> usize {
-        self.n.len() / (self.caps * self.vs) - 1
-    }
-
-    /// Cells a row holds at most (cap ≤ this).
-    pub fn cap_max(&self) -> usize {
-        self.caps - 1
     }
 
     /// Diagrams of at most `f` rows of at most `cap` cells holding `v` cells.
@@ -381,10 +332,8 @@ fn range_shape(loc: &Located) -> (usize, usize) {
 }
 
 impl PullScan<'_> {
-    /// The level split of a step's ranges ([`StepSplit`]). Positions of one level are
-    /// independent: an option in the same range comes of a bite in the free rows (a bite in
-    /// the prefix or the hooks leaves the range), which removes cells there. Fails on a range
-    /// that is not a whole prefix block, or a level of 2^32 positions or more.
+    /// The level split of a step's ranges ([`StepSplit`]). Fails on a range that is not a
+    /// whole prefix block, or a level of 2^32 positions or more.
     pub fn split(&self, ranges: &[(u64, u64)]) -> Result<StepSplit> {
         use rayon::prelude::*;
         let counts = &self.counts;
@@ -396,8 +345,8 @@ impl PullScan<'_> {
                 let (f, cap) = range_shape(&loc);
                 let r = loc.b.saturating_sub(1) as usize;
                 let whole = loc.mu[r / 2..r].iter().all(|&x| x == 0)
-                    && f <= counts.f_max()
-                    && cap <= counts.cap_max()
+                    && (f + 1) * counts.caps * counts.vs <= counts.n.len()
+                    && cap < counts.caps
                     && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len;
                 if !whole {
                     return Err(Error::invalid(format!(
@@ -452,19 +401,6 @@ impl PullScan<'_> {
         }
         loc
     }
-
-    /// Decide position `i` of level `v` of `split`, setting its P bit in `words`; returns the
-    /// options read.
-    pub fn decide_at(&self, split: &StepSplit, v: usize, i: u64, words: &[AtomicU64]) -> u64 {
-        let loc = self.place(split, v, i);
-        let q = loc.block + loc.x;
-        let is_p = |q: u64| (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1 == 1;
-        let mut read = 0;
-        if q != 0 && self.decide(&loc, is_p, &mut read) {
-            words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
-        }
-        read
-    }
 }
 
 /// What the level split makes of a square's schedule (counted, no position decided): steps,
@@ -488,7 +424,7 @@ pub struct SplitStats {
     pub max_levels: u64,
     /// Most positions of one level of a step (one dispatch).
     pub max_level: u64,
-    /// Levels (of a step) of at least 10,000 positions, and the positions they hold.
+    /// Levels (of a step) of at least 10,000 positions.
     pub wide_levels: u64,
     /// The positions of those levels.
     pub wide_positions: u64,
@@ -536,9 +472,8 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
     st
 }
 
-/// Solve a square's table in `layout` (its hook index) by the pull scan, on the CPU: the twin
-/// of the GPU's hook kernel, each step's levels in turn, a level's positions in parallel.
-/// Returns the table and what it read.
+/// Solve a square's table in `layout` (its hook index) by the pull scan on the CPU, each
+/// step's levels in turn, a level's positions in parallel: the table and what it read.
 pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
     use rayon::prelude::*;
     let Some(hook) = layout.hook_index() else {
@@ -555,22 +490,28 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
         |_, ranges| {
             let split = scan.split(ranges)?;
             let words = table.raw_words();
+            let is_p = |q: u64| (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1 == 1;
             for (v, &size) in split.sizes.iter().enumerate() {
+                let decide = |i: u32| {
+                    let (loc, mut read) = (scan.place(&split, v, i as u64), 0);
+                    let q = loc.block + loc.x;
+                    if q != 0 && scan.decide(&loc, is_p, &mut read) {
+                        words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
+                    }
+                    read
+                };
                 options += (0..size as u32)
                     .into_par_iter()
                     .with_min_len(64)
-                    .map(|i| scan.decide_at(&split, v, i as u64, words))
+                    .map(decide)
                     .sum::<u64>();
             }
             Ok(Vec::new())
         },
         |_, _, _| Ok(()),
     )?;
-    let stats = PullStats {
-        positions: hook.len() - 1,
-        options,
-    };
-    Ok((table, stats))
+    let positions = hook.len() - 1;
+    Ok((table, PullStats { positions, options }))
 }
 
 /// The leaf blocks of a hook index in index order: (first index, one past the last, how many
@@ -605,7 +546,6 @@ pub fn leaf_weights(hook: &HookIndex) -> Vec<(u64, u64, u64)> {
 mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
-    use crate::chomp::index::hook::min_child_for;
     use crate::chomp::index::hook::tests::all_positions;
     use crate::chomp::index::Ranker;
     use crate::chomp::two_player::solve::solve_layers;
@@ -658,42 +598,10 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_levels_of_a_step_number_its_ranges_positions_once() {
-        for n in [5usize, 8, 10] {
-            let hook = HookIndex::with_min_child(n, min_child_for(n)).unwrap();
-            let scan = PullScan::new(&hook);
-            let mut ranges = Vec::new();
-            for step in 0..hook.steps() {
-                hook.step_ranges(step, &mut ranges);
-                let mut want: Vec<u64> = ranges.iter().flat_map(|&(b, l)| b..b + l).collect();
-                let mut got = Vec::new();
-                let split = scan.split(&ranges).unwrap();
-                for v in 0..split.levels() {
-                    for i in 0..split.sizes[v] {
-                        let loc = scan.place(&split, v, i);
-                        let q = loc.block + loc.x;
-                        assert_eq!(scan.compose(&scan.locate(q)), scan.compose(&loc));
-                        let rows = scan.compose(&loc);
-                        let (j, _) = split.position(v, i);
-                        let (base, f, _) = split.ranges[j];
-                        let r = scan.locate(base).b.saturating_sub(1) as usize;
-                        let free: u32 = loc.mu[r / 2..r].iter().sum();
-                        assert_eq!(free as usize, v, "{rows:?}");
-                        assert!(f as usize == r - r / 2);
-                        got.push(q);
-                    }
-                }
-                want.sort_unstable();
-                got.sort_unstable();
-                assert_eq!(got, want, "{n}: step {step}");
-            }
-        }
-    }
-
     /// The level split with each level decided from the table as it stood before the level
     /// (its own bits written elsewhere, merged after it): the split's independence claim, not
-    /// an order that happens to work.
+    /// an order that happens to work. Checks on the way that the levels of a step number its
+    /// ranges' positions once, each in the level of its cells in the free rows.
     fn frozen_levels(layout: &BitLayout) -> Vec<u64> {
         let hook = layout.hook_index().unwrap();
         let scan = PullScan::new(hook);
@@ -702,11 +610,18 @@ mod tests {
         for step in 0..hook.steps() {
             hook.step_ranges(step, &mut ranges);
             let split = scan.split(&ranges).unwrap();
+            let mut placed = Vec::new();
             for v in 0..split.levels() {
                 let mut found = Vec::new();
                 for i in 0..split.sizes[v] {
                     let loc = scan.place(&split, v, i);
                     let q = loc.block + loc.x;
+                    assert_eq!(scan.compose(&scan.locate(q)), scan.compose(&loc));
+                    let (base, f, _) = split.ranges[split.position(v, i).0];
+                    let r = scan.locate(base).b.saturating_sub(1) as usize;
+                    assert_eq!(f as usize, r - r / 2);
+                    assert_eq!(loc.mu[r / 2..r].iter().sum::<u32>() as usize, v, "{loc:?}");
+                    placed.push(q);
                     let is_p = |o: u64| (bits[(o >> 6) as usize] >> (o & 63)) & 1 == 1;
                     if q != 0 && scan.decide(&loc, is_p, &mut 0) {
                         found.push(q);
@@ -716,6 +631,10 @@ mod tests {
                     bits[(q >> 6) as usize] |= 1 << (q & 63);
                 }
             }
+            let mut want: Vec<u64> = ranges.iter().flat_map(|&(b, l)| b..b + l).collect();
+            placed.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(placed, want, "{}: step {step}", hook.side());
         }
         bits
     }
