@@ -70,6 +70,35 @@ impl PartitionCounts {
         self.get(n, n)
     }
 
+    /// The first word of the bit table of each n cells, n = 1, …, max, at index n (one bit a
+    /// diagram, ⌈p(n)/64⌉ words a table); index max + 1 ends the last.
+    pub fn word_offsets(&self) -> Vec<usize> {
+        let mut at = vec![0usize; self.max + 2];
+        for n in 1..=self.max {
+            at[n + 1] = at[n] + self.partitions(n as u32).div_ceil(64) as usize;
+        }
+        at
+    }
+
+    /// The cells and the rank of the diagram with row lengths `parts`, when they do not
+    /// increase and it has cells, at most the counts' largest number.
+    pub fn cells_and_rank(&self, parts: &[u32]) -> Option<(u32, u64)> {
+        let m: u32 = parts.iter().sum();
+        let fits = m > 0 && m as usize <= self.max && parts.windows(2).all(|w| w[0] >= w[1]);
+        fits.then(|| (m, self.rank(parts.iter().copied(), m)))
+    }
+
+    /// The counts of n = 1, …, p.len() - 1 cells whose P-positions `p` lists (`p[n]`).
+    pub fn rows(&self, p: &[u64]) -> Vec<CellsRow> {
+        (1..p.len() as u32)
+            .map(|n| CellsRow {
+                n,
+                diagrams: self.partitions(n),
+                p_positions: p[n as usize],
+            })
+            .collect()
+    }
+
     /// The rank of the parts `parts` (non-increasing, zeros ignored) among the partitions of
     /// their sum.
     #[inline]
@@ -102,13 +131,6 @@ pub struct CellsTable {
 }
 
 impl CellsTable {
-    /// Bytes of the bit tables up to `max` cells.
-    pub fn bytes_for(counts: &PartitionCounts, max: u32) -> u64 {
-        (1..=max)
-            .map(|n| counts.partitions(n).div_ceil(64) * 8)
-            .sum()
-    }
-
     /// Decide every diagram of up to `max` cells, calling `done(n)` after each n. Refuses
     /// with [`Error::TooLarge`] before any work when the tables do not fit in memory.
     pub fn compute(max: u32, done: impl FnMut(u32)) -> Result<CellsTable> {
@@ -140,15 +162,12 @@ impl CellsTable {
             ));
         }
         let counts = PartitionCounts::new(max)?;
+        let at = counts.word_offsets();
         crate::memory::ensure_available(
-            CellsTable::bytes_for(&counts, max),
+            at[max as usize + 1] as u64 * 8,
             &format!("the bit table of the diagrams of up to {max} cells"),
             "choose a smaller number of cells",
         )?;
-        let mut at = vec![0usize; max as usize + 2];
-        for n in 1..=max as usize {
-            at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64) as usize;
-        }
         Ok(CellsTable {
             words: crate::chomp::bits::zeroed_words(at[max as usize + 1]),
             at,
@@ -425,11 +444,8 @@ impl CellsTable {
     /// Whether the diagram with row lengths `parts` is P; `None` when it has more cells than
     /// the table or none.
     pub fn is_p(&self, parts: &[u32]) -> Option<bool> {
-        let m: u32 = parts.iter().sum();
-        if m == 0 || m > self.max() || parts.windows(2).any(|w| w[0] < w[1]) {
-            return None;
-        }
-        Some(self.is_p_rank(m, self.counts.rank(parts.iter().copied(), m)))
+        let (m, rank) = self.counts.cells_and_rank(parts)?;
+        Some(self.is_p_rank(m, rank))
     }
 
     /// p(n), the diagrams of n cells.
@@ -449,13 +465,7 @@ impl CellsTable {
 
     /// The counts of every n from 1 to the largest.
     pub fn rows(&self) -> Vec<CellsRow> {
-        (1..=self.max())
-            .map(|n| CellsRow {
-                n,
-                diagrams: self.diagrams(n),
-                p_positions: self.p_positions(n),
-            })
-            .collect()
+        self.counts.rows(&self.p)
     }
 }
 
