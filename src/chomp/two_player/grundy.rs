@@ -28,7 +28,7 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use crate::chomp::index::hook::MAX_SIDE;
-use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
@@ -256,48 +256,55 @@ impl GrundyTable {
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
         let scratch = || Scratch::new(shape.rows, words, hooks, limit);
-        // The value of a position from the marks its options left in `seen`, kept at `index`.
-        let decide = |index: u64, seen: &[u64]| {
+        // The value of a position from the marks its options left in `seen` (cleared for the
+        // next), kept at `index`.
+        let decide = |index: u64, seen: &mut [u64]| {
             let g = mex(seen);
-            if g > limit {
-                too_big.store(true, Relaxed);
-            }
+            seen.fill(0);
+            too_big.fetch_or(g > limit, Relaxed);
             let g = g.min(limit) as u16;
             values.set(index, g);
             g
         };
         let on_step = |step, progress| {
             if too_big.load(Relaxed) {
+                let two = GrundyPlan {
+                    width: ValueBytes::Two,
+                    ..plan
+                };
                 return Err(Error::too_large(
                     format!("the Grundy table of the {shape} box"),
                     format!(
-                        "a value exceeds {limit}, the most one byte holds; \
-                             two bytes a position need {} of memory",
-                        crate::memory::human_bytes(
-                            GrundyPlan {
-                                width: ValueBytes::Two,
-                                ..plan
-                            }
-                            .bytes()
-                        )
+                        "a value exceeds {limit}, the most one byte holds; two bytes a \
+                         position need {} of memory",
+                        crate::memory::human_bytes(two.bytes())
                     ),
                 ));
             }
             on_step(this, step, progress)
         };
+        // Each range's positions are decided (or, `compute` false, read back) and tallied.
         match &this.hook {
             None => {
                 let layers = Layers { ranker };
                 let run = Run::from_step(&layers, ranker.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    tallies.range(ranker, s, base, len, |rows, rank, seen| {
-                        if !compute {
-                            return values.get(rank);
+                    let Scratch { rows, seen, tally } = s;
+                    for_each_in_range(ranker, base, len, rows, |rows, rank| {
+                        if rank == 0 {
+                            return;
                         }
-                        seen.fill(0);
-                        ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
-                        decide(rank, seen)
-                    })
+                        let g = match compute {
+                            false => values.get(rank),
+                            true => {
+                                ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
+                                decide(rank, seen)
+                            }
+                        };
+                        let b = rows.iter().take_while(|&&a| a > 0).count();
+                        tally.add(stride, rows[0] as usize, b, g, false);
+                    });
+                    tallies.flush(tally);
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -305,17 +312,22 @@ impl GrundyTable {
                 let options = HookOptions::new(hook)?;
                 let run = Run::from_step(&**hook, hook.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
-                        if !compute {
-                            return values.get(p.index);
-                        }
-                        seen.fill(0);
-                        options.of_until(p, |q| {
-                            mark(seen, values, q);
-                            true
-                        });
-                        decide(p.index, seen)
-                    })
+                    let Scratch { seen, tally, .. } = s;
+                    options.walk(base, len, |p| {
+                        let g = match compute {
+                            false => values.get(p.index),
+                            true => {
+                                options.of_until(p, |q| {
+                                    mark(seen, values, q);
+                                    true
+                                });
+                                decide(p.index, seen)
+                            }
+                        };
+                        // A stored position of hook (a, b), a > b, stands for its transpose.
+                        tally.add(stride, p.a, p.b, g, p.a > p.b);
+                    });
+                    tallies.flush(tally);
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -587,93 +599,47 @@ struct Tallies {
 }
 
 impl Tallies {
-    /// Visit the positions of one range, each valued by `value(rows, rank, seen)` (computed or
-    /// read), and tally them.
-    fn range(
-        &self,
-        ranker: &Ranker,
-        s: &mut Scratch,
-        base: u64,
-        len: u64,
-        mut value: impl FnMut(&[u32], u64, &mut [u64]) -> u16,
-    ) {
-        let stride = ranker.shape.cols as usize + 1;
-        let Scratch {
-            rows,
-            seen,
-            hooks,
-            tally,
-        } = s;
-        let mut largest = 0;
-        for_each_in_range(ranker, base, len, rows, |rows, rank| {
-            if rank == 0 {
-                return;
-            }
-            let g = value(rows, rank, seen);
-            tally[g as usize] += 1;
-            largest = largest.max(g as usize);
-            let b = rows.iter().take_while(|&&a| a > 0).count();
-            let h = &mut hooks[rows[0] as usize + b * stride];
-            *h = (*h).max(g);
-        });
-        self.flush(hooks, tally, largest);
-    }
-
-    /// [`Tallies::range`] for a table by transposed pairs: a stored position of hook (a, b)
-    /// with a > b stands for its transpose too, of hook (b, a).
-    fn pairs_range(
-        &self,
-        options: &HookOptions,
-        stride: usize,
-        s: &mut Scratch,
-        base: u64,
-        len: u64,
-        mut value: impl FnMut(&Stored, &mut [u64]) -> u16,
-    ) {
-        let Scratch {
-            seen, hooks, tally, ..
-        } = s;
-        let mut largest = 0;
-        options.walk(base, len, |p| {
-            let g = value(p, seen);
-            let pair = p.a > p.b;
-            tally[g as usize] += 1 + pair as u64;
-            largest = largest.max(g as usize);
-            let h = &mut hooks[p.a + p.b * stride];
-            *h = (*h).max(g);
-            if pair {
-                let h = &mut hooks[p.b + p.a * stride];
-                *h = (*h).max(g);
-            }
-        });
-        self.flush(hooks, tally, largest);
-    }
-
-    /// Add a worker's tallies of its range (values up to `largest`) to the shared ones and
-    /// clear them.
-    fn flush(&self, hooks: &mut [u16], tally: &mut [u64], largest: usize) {
-        for (shared, local) in self.hook_max.iter().zip(hooks.iter_mut()) {
+    /// Add a worker's tallies of its range to the shared ones and clear them.
+    fn flush(&self, t: &mut Tally) {
+        for (shared, local) in self.hook_max.iter().zip(t.hooks.iter_mut()) {
             if *local > 0 {
-                shared.fetch_max(*local, Relaxed);
-                *local = 0;
+                shared.fetch_max(std::mem::take(local), Relaxed);
             }
         }
-        for (shared, local) in self.histogram.iter().zip(&mut tally[..=largest]) {
+        for (shared, local) in self.histogram.iter().zip(&mut t.counts[..=t.largest]) {
             if *local > 0 {
-                shared.fetch_add(*local, Relaxed);
-                *local = 0;
+                shared.fetch_add(std::mem::take(local), Relaxed);
             }
         }
+        t.largest = 0;
     }
 }
 
-/// One worker's buffers: the row lengths, the seen-values bitset, the largest value per hook
-/// and the positions of each value, of the block in hand.
+/// One worker's buffers: the row lengths, the seen-values bitset (all clear between
+/// positions) and the tallies of the range in hand.
 struct Scratch {
     rows: Vec<u32>,
     seen: Vec<u64>,
+    tally: Tally,
+}
+
+/// One worker's largest value per hook, positions of each value, and largest value.
+struct Tally {
     hooks: Vec<u16>,
-    tally: Vec<u64>,
+    counts: Vec<u64>,
+    largest: usize,
+}
+
+impl Tally {
+    /// A position of hook (a, b) (at a + b·`stride`) has value `g`; with `pair`, so has its
+    /// transpose, of hook (b, a).
+    fn add(&mut self, stride: usize, a: usize, b: usize, g: u16, pair: bool) {
+        self.counts[g as usize] += 1 + pair as u64;
+        self.largest = self.largest.max(g as usize);
+        for h in [a + b * stride, b + a * stride].into_iter().take(1 + pair as usize) {
+            self.hooks[h] = self.hooks[h].max(g);
+        }
+    }
 }
 
 impl Scratch {
@@ -681,8 +647,11 @@ impl Scratch {
         Scratch {
             rows: vec![0; rows],
             seen: vec![0; words],
-            hooks: vec![0; hooks],
-            tally: vec![0; limit + 1],
+            tally: Tally {
+                hooks: vec![0; hooks],
+                counts: vec![0; limit + 1],
+                largest: 0,
+            },
         }
     }
 }
