@@ -606,21 +606,15 @@ mod tests {
         let t = CellsTable::compute(36, |_| {}).unwrap();
         let mut checked = 0;
         for n in 1..=36u32 {
-            for a in 1..=n {
-                let mut parts = vec![0u32; n as usize + 1];
-                parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a);
-                loop {
-                    let rows = &parts[..len];
-                    let conj: Vec<u32> = (0..rows[0])
-                        .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
-                        .collect();
-                    assert_eq!(t.is_p(rows), t.is_p(&conj), "{rows:?}");
-                    checked += 1;
-                    match next_in_block(&mut parts, len) {
-                        Some(l) => len = l,
-                        None => break,
-                    }
+            let mut rows = vec![n];
+            loop {
+                let conj: Vec<u32> = (0..rows[0])
+                    .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
+                    .collect();
+                assert_eq!(t.is_p(&rows), t.is_p(&conj), "{rows:?}");
+                checked += 1;
+                if !super::super::grundy_cells::next_partition(&mut rows) {
+                    break;
                 }
             }
         }

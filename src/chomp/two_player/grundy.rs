@@ -43,26 +43,20 @@ pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ValueBytes {
     /// Values 0..=255.
-    One,
+    One = 1,
     /// Values 0..=65535.
-    Two,
+    Two = 2,
 }
 
 impl ValueBytes {
     /// The number of bytes.
     pub fn bytes(self) -> u64 {
-        match self {
-            ValueBytes::One => 1,
-            ValueBytes::Two => 2,
-        }
+        self as u64
     }
 
     /// The largest value this width holds.
     pub fn max_value(self) -> usize {
-        match self {
-            ValueBytes::One => u8::MAX as usize,
-            ValueBytes::Two => u16::MAX as usize,
-        }
+        (1 << (8 * self.bytes())) - 1
     }
 }
 
@@ -452,13 +446,8 @@ impl GrundyTable {
             return None;
         }
         let stride = shape.cols as usize + 1;
-        let mut m = 0;
-        for b in 1..=rows {
-            for a in 1..=cols as usize {
-                m = m.max(self.hook_max[a + b * stride]);
-            }
-        }
-        Some(m)
+        let hooks = (1..=rows).flat_map(|b| (1..=cols as usize).map(move |a| a + b * stride));
+        hooks.map(|h| self.hook_max[h]).max()
     }
 
     /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
@@ -475,16 +464,19 @@ impl GrundyTable {
     /// The value of every rectangle r×c of the box, rows first.
     pub fn rectangles(&self) -> Vec<RectangleGrundy> {
         let shape = self.shape();
-        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
-        for rows in 1..=shape.rows {
-            for cols in 1..=shape.cols {
-                let grundy = self
-                    .value(&rectangle(rows, cols))
-                    .expect("a rectangle of the box is a position");
-                out.push(RectangleGrundy { rows, cols, grundy });
-            }
-        }
-        out
+        let all = (1..=shape.rows).flat_map(|rows| (1..=shape.cols).map(move |cols| (rows, cols)));
+        all.map(|(rows, cols)| RectangleGrundy {
+            rows,
+            cols,
+            grundy: self.rectangle(rows, cols),
+        })
+        .collect()
+    }
+
+    /// The value of the `rows`×`cols` rectangle, which lies in the box.
+    fn rectangle(&self, rows: usize, cols: u32) -> u16 {
+        let r = self.value(&rectangle(rows, cols));
+        r.expect("a rectangle of the box is a position")
     }
 
     /// The terms n = 1, 2, … of `sequence` that the box holds ([`GrundySequence::terms`]).
@@ -493,9 +485,7 @@ impl GrundyTable {
         Ok((1..=terms)
             .map(|n| match sequence.rows(n) {
                 None => self.largest_in(n as usize, n).expect("n×n lies in the box"),
-                Some(rows) => self
-                    .value(&rectangle(rows, n))
-                    .expect("a rectangle of the box is a position"),
+                Some(rows) => self.rectangle(rows, n),
             })
             .collect())
     }
@@ -636,7 +626,10 @@ impl Tally {
     fn add(&mut self, stride: usize, a: usize, b: usize, g: u16, pair: bool) {
         self.counts[g as usize] += 1 + pair as u64;
         self.largest = self.largest.max(g as usize);
-        for h in [a + b * stride, b + a * stride].into_iter().take(1 + pair as usize) {
+        for h in [a + b * stride, b + a * stride]
+            .into_iter()
+            .take(1 + pair as usize)
+        {
             self.hooks[h] = self.hooks[h].max(g);
         }
     }
