@@ -229,7 +229,7 @@ impl CellsTable {
             |(parts, parents), base, len, _| {
                 this.walk_block(&offsets, parts, base, len, |parts, n, rank| match engine {
                     CellsEngine::Scan => {
-                        if this.decide(parts, n) {
+                        if this.decide(parts) {
                             crate::chomp::bits::mark(this.table(n), rank);
                         }
                     }
@@ -400,39 +400,17 @@ impl CellsTable {
         }
     }
 
-    /// Whether the diagram `parts` of `n` cells is P: no option of it is.
-    fn decide(&self, parts: &[u32], n: u32) -> bool {
-        // (1) is P: its only bite is the poison.
-        if n == 1 {
-            return true;
-        }
-        let first = parts[0];
-        let mut last = parts.len() - 1;
-        for t in 0..first {
-            while parts[last] <= t {
-                last -= 1;
+    /// Whether the diagram `parts` is P: no option of it is (the bite (0, 0) is the poison).
+    fn decide(&self, parts: &[u32]) -> bool {
+        let mut p = true;
+        crate::chomp::diagram::for_each_move(parts, |x, t| {
+            if p && (x, t) != (0, 0) {
+                let q = (0..parts.len()).map(|r| if r < x { parts[r] } else { parts[r].min(t) });
+                let m = q.clone().sum();
+                p = !self.is_p_rank(m, self.counts.rank(q, m));
             }
-            // Cells the bite (x, t) removes: Σ_{r ≥ x} (λ_r - t) over the rows it cuts.
-            let mut removed: u32 = parts[..=last].iter().map(|&a| a - t).sum();
-            for x in 0..=last {
-                if x > 0 {
-                    removed -= parts[x - 1] - t;
-                }
-                if x == 0 && t == 0 {
-                    continue; // the poison
-                }
-                let m = n - removed;
-                let q = parts
-                    .iter()
-                    .enumerate()
-                    .map(|(r, &a)| if r < x { a } else { a.min(t) });
-                let rank = self.counts.rank(q, m);
-                if self.is_p_rank(m, rank) {
-                    return false;
-                }
-            }
-        }
-        true
+        });
+        p
     }
 
     /// Whether the diagram of rank `rank` among those of `m` cells is P.

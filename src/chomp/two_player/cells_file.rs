@@ -220,8 +220,11 @@ fn stated_max(file: &File) -> Option<u64> {
 }
 
 /// The newest slots of a file, newest first (at most two). Every slot's text is read; a
-/// file with none whole is damaged.
+/// file of another length than `geo`'s or with no whole slot is damaged.
 fn newest_slots(file: &File, path: &Path, geo: &Geometry) -> Result<Vec<Slot>> {
+    if file.metadata().map_err(|e| Error::io(path, e))?.len() != geo.file_bytes() {
+        return Err(damaged(path, "its length is not that of its header"));
+    }
     let mut slots = Vec::new();
     for k in 0..SLOTS {
         if let Some(s) = read_slot(file, path, geo, k)? {
@@ -310,9 +313,6 @@ impl Writer {
     fn resume(file: File, path: &Path, table: &CellsTable) -> Result<(Writer, u64)> {
         let io = |e| Error::io(path, e);
         let geo = Geometry::of(table);
-        if file.metadata().map_err(io)?.len() != geo.file_bytes() {
-            return Err(damaged(path, "its length is not that of its header"));
-        }
         let slots = newest_slots(&file, path, &geo)?;
         let words = table.words();
         // The body in pieces of many chunks.
@@ -386,18 +386,16 @@ impl Writer {
     /// Make the finished file the same however the run went: its one slot first, as seq 0,
     /// the other two cleared. At every moment a slot of the finished body is whole.
     fn seal(mut self) -> Result<()> {
-        let mut keep = self.newest.seq % SLOTS;
-        for k in (0..SLOTS).filter(|&k| k != keep) {
-            self.clear_slot(k)?;
-        }
-        if keep == 0 {
+        if self.newest.seq % SLOTS == 0 {
             // Slot 0 is rewritten below: first a copy in slot 1.
             self.write_slot(Slot {
                 seq: self.newest.seq + 1,
                 ..self.newest.clone()
             })?;
-            self.clear_slot(0)?;
-            keep = 1;
+        }
+        let keep = self.newest.seq % SLOTS;
+        for k in (0..SLOTS).filter(|&k| k != keep) {
+            self.clear_slot(k)?;
         }
         self.write_slot(Slot {
             seq: 0,
@@ -607,10 +605,6 @@ impl CellsFile {
             (geo.version, geo.seed) = (sealed.version, 0);
         }
         let file = sealed.into_file();
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        if len != geo.file_bytes() {
-            return Err(damaged(path, "its length is not that of its header"));
-        }
         let slot = newest_slots(&file, path, &geo)?.swap_remove(0);
         // A finished file holds one slot, the first; the spare ones are zeros.
         let mut spare = vec![0u8; geo.slot_bytes as usize];

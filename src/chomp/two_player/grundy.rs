@@ -2,22 +2,15 @@
 //! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
 //! exactly when P is a P-position.
 //!
-//! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
-//! and computes it in the one driver (`crate::chomp::engine::driver`) on the colex schedule
-//! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
-//! block in rank order. A value
-//! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
-//! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
-//! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
-//! a value that would not fit stops the run with an error that names the two-byte plan.
-//!
-//! While it computes, the table records the largest value among the positions of each hook
-//! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
-//! largest value of every sub-box without a second pass.
-//!
-//! A run may start at a later step, the values of the steps before it read back from a
-//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
-//! then tallied from those values.
+//! [`GrundyTable`] keeps the value of every position of a box (by colex rank, or one of each
+//! transposed pair of a square) and computes it in the one driver
+//! (`crate::chomp::engine::driver`) on the colex schedule. A value takes one byte or two
+//! ([`ValueBytes`]), chosen by [`GrundyPlan`] before any work: one byte is exact up to 256
+//! cells (a mex is at most the cells - 1 options); above, it is an assumption the run checks,
+//! stopping with an error that names the two-byte plan. While it computes, the table records
+//! the largest value of each hook, which answers the largest value of every sub-box
+//! ([`GrundyTable::largest_in`]). A run may start at a later step, the earlier values read
+//! back from a checkpoint (`super::grundy_file`) and tallied.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
