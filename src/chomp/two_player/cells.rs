@@ -73,11 +73,19 @@ impl PartitionCounts {
     /// The first word of the bit table of each n cells, n = 1, …, max, at index n (one bit a
     /// diagram, ⌈p(n)/64⌉ words a table); index max + 1 ends the last.
     pub fn word_offsets(&self) -> Vec<usize> {
-        let mut at = vec![0usize; self.max + 2];
-        for n in 1..=self.max {
-            at[n + 1] = at[n] + self.partitions(n as u32).div_ceil(64) as usize;
-        }
-        at
+        let at = self.offsets(|p| p.div_ceil(64));
+        at.into_iter().map(|w| w as usize).collect()
+    }
+
+    /// Where the items of each n = 1, …, max cells start when n has `per(p(n))` of them, one
+    /// kind after another (index n; index max + 1 ends the last).
+    fn offsets(&self, per: impl Fn(u64) -> u64) -> Vec<u64> {
+        let sizes = (1..=self.max as u32).map(|n| per(self.partitions(n)));
+        let ends = sizes.scan(0, |end, k| {
+            *end += k;
+            Some(*end)
+        });
+        [0, 0].into_iter().chain(ends).collect()
     }
 
     /// The cells and the rank of the diagram with row lengths `parts`, when they do not
@@ -210,10 +218,7 @@ impl CellsTable {
         let max = self.at.len() as u32 - 2;
         // Every diagram of up to `max` cells in one index space, those of n cells from
         // offsets[n] on, decided by the one driver: step n - 1 is the blocks of n cells.
-        let mut offsets = vec![0u64; max as usize + 2];
-        for n in 1..=max as usize {
-            offsets[n + 1] = offsets[n] + self.counts.partitions(n as u32);
-        }
+        let offsets = self.counts.offsets(|p| p);
         let schedule = ByCells {
             counts: &self.counts,
             offsets: &offsets,

@@ -706,29 +706,36 @@ mod tests {
     }
 
     #[test]
-    fn one_and_two_bytes_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
+    fn widths_and_layouts_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
         let room = Room::assume(1 << 30);
-        let one =
-            GrundyTable::compute_with(GrundyPlan::new(bx(6, 7), None, room).unwrap()).unwrap();
-        let two = GrundyPlan::new(bx(6, 7), Some(ValueBytes::Two), room).unwrap();
-        let two = GrundyTable::compute_with(two).unwrap();
-        let mut rows = vec![0u32; 6];
-        for r in 1..one.ranker.len() {
-            assert_eq!(one.value_rank(r), two.value_rank(r));
-        }
-        for sr in 1..=6 {
-            for sc in 1..=7 {
-                let mut m = 0;
-                for r in 1..one.ranker.len() {
-                    one.ranker.unrank_into(r, &mut rows);
-                    if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
-                        m = m.max(one.value_rank(r));
-                    }
-                }
-                assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+        for (shape, pairs) in [(bx(6, 7), false), (bx(7, 7), true)] {
+            let table = |width, pairs| {
+                let plan = GrundyPlan::with_pairs(shape, width, pairs, room).unwrap();
+                GrundyTable::compute_with(plan).unwrap()
+            };
+            let one = table(None, pairs);
+            let two = table(Some(ValueBytes::Two), pairs);
+            let by_rank = table(None, false);
+            assert_eq!(one.histogram(), by_rank.histogram());
+            for r in 1..one.ranker.len() {
+                assert_eq!(one.value_rank(r), two.value_rank(r));
+                assert_eq!(one.value_rank(r), by_rank.value_rank(r));
             }
+            let mut rows = vec![0u32; shape.rows];
+            for sr in 1..=shape.rows {
+                for sc in 1..=shape.cols {
+                    let mut m = 0;
+                    for r in 1..one.ranker.len() {
+                        one.ranker.unrank_into(r, &mut rows);
+                        if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
+                            m = m.max(one.value_rank(r));
+                        }
+                    }
+                    assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+                }
+            }
+            assert_eq!(one.largest_in(shape.rows + 1, 1), None);
         }
-        assert_eq!(one.largest_in(7, 1), None);
     }
 
     #[test]
