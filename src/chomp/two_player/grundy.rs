@@ -140,34 +140,41 @@ impl GrundyPlan {
     }
 }
 
+/// The values, `width` bytes each, little-endian (as a table file keeps them).
 #[derive(Debug)]
-enum Values {
-    One(Vec<AtomicU8>),
-    Two(Vec<AtomicU16>),
+struct Values {
+    width: usize,
+    bytes: Vec<AtomicU8>,
 }
 
 impl Values {
     fn new(width: ValueBytes, len: u64) -> Values {
-        match width {
-            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
-            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
+        let width = width.bytes() as usize;
+        let bytes = (0..len as usize * width).map(|_| AtomicU8::new(0));
+        Values {
+            width,
+            bytes: bytes.collect(),
         }
     }
 
     #[inline]
     fn get(&self, r: u64) -> u16 {
-        match self {
-            Values::One(v) => v[r as usize].load(Relaxed) as u16,
-            Values::Two(v) => v[r as usize].load(Relaxed),
+        let at = r as usize * self.width;
+        let low = self.bytes[at].load(Relaxed) as u16;
+        match self.width {
+            1 => low,
+            _ => low | (self.bytes[at + 1].load(Relaxed) as u16) << 8,
         }
     }
 
     #[inline]
     fn set(&self, r: u64, g: u16) {
-        match self {
-            Values::One(v) => v[r as usize].store(g as u8, Relaxed),
-            Values::Two(v) => v[r as usize].store(g, Relaxed),
-        }
+        let at = r as usize * self.width;
+        let bytes = &self.bytes[at..at + self.width];
+        bytes
+            .iter()
+            .zip(g.to_le_bytes())
+            .for_each(|(b, x)| b.store(x, Relaxed));
     }
 }
 
@@ -337,29 +344,20 @@ impl GrundyTable {
     /// keeps one of each transposed pair) as a table file keeps them (`value-bytes` bytes
     /// each, little-endian), appended to `out`.
     pub fn values_le(&self, base: u64, len: u64, out: &mut Vec<u8>) {
-        let (b, e) = (base as usize, (base + len) as usize);
-        match &self.values {
-            Values::One(v) => out.extend(v[b..e].iter().map(|g| g.load(Relaxed))),
-            Values::Two(v) => {
-                out.extend(v[b..e].iter().flat_map(|g| g.load(Relaxed).to_le_bytes()))
-            }
-        }
+        let w = self.values.width;
+        let bytes = &self.values.bytes[base as usize * w..(base + len) as usize * w];
+        out.extend(bytes.iter().map(|b| b.load(Relaxed)));
     }
 
     /// Set the values of ranks from `base` on from `bytes` as [`GrundyTable::values_le`] gives
     /// them (a whole number of values).
     pub(super) fn set_values_le(&self, base: u64, bytes: &[u8]) {
-        let b = base as usize;
-        match &self.values {
-            Values::One(v) => v[b..b + bytes.len()]
-                .iter()
-                .zip(bytes)
-                .for_each(|(g, &x)| g.store(x, Relaxed)),
-            Values::Two(v) => v[b..b + bytes.len() / 2]
-                .iter()
-                .zip(bytes.chunks_exact(2))
-                .for_each(|(g, x)| g.store(u16::from_le_bytes([x[0], x[1]]), Relaxed)),
-        }
+        let at = base as usize * self.values.width;
+        let values = &self.values.bytes[at..at + bytes.len()];
+        values
+            .iter()
+            .zip(bytes)
+            .for_each(|(b, &x)| b.store(x, Relaxed));
     }
 
     /// The box.
