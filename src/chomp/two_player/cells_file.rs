@@ -258,62 +258,55 @@ impl Writer {
     /// be resumed (torn in its first moments, of an older version, or damaged), why it was
     /// begun again: a file with no whole slot is no checkpoint.
     fn open(path: &Path, table: &CellsTable) -> Result<(Writer, u64, Option<String>)> {
-        let io = |e| Error::io(path, e);
         let file = open_checkpoint_file(path, "computed")?;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+        let (geo, path) = (Geometry::of(table), path.to_path_buf());
+        let newest = Slot {
+            seq: 0,
+            steps: 0,
+            p: Vec::new(),
+            crcs: vec![geo.crc(&[0u8; CHUNK as usize]); geo.chunks as usize],
+        };
+        let mut w = Writer {
+            file,
+            path,
+            geo,
+            newest,
+        };
         let mut restarted = None;
-        if file.metadata().map_err(io)?.len() > 0 {
+        if len > 0 {
             // A checkpoint of another run's size is kept and refused, whatever its length;
             // one that cannot be read is begun again.
             let max = table.max() as u64;
-            if let Some(other) = stated_max(&file).filter(|&m| m != max) {
+            if let Some(other) = stated_max(&w.file).filter(|&m| m != max) {
                 return Err(Error::invalid(format!(
                     "{} holds the diagrams of up to {other} cells, not {max}; remove it or \
                      ask for {other}",
-                    path.display()
+                    w.path.display()
                 )));
             }
-            match Writer::resume(file.try_clone().map_err(io)?, path, table) {
-                Ok((w, steps)) => return Ok((w, steps, None)),
+            match w.resume(table) {
+                Ok(steps) => return Ok((w, steps, None)),
                 Err(Error::Invalid(why)) => restarted = Some(why),
                 Err(e) => return Err(e),
             }
             table.words().iter().for_each(|w| w.store(0, Relaxed));
         }
-        Ok((Writer::begin(file, path, table)?, 0, restarted))
+        // Begun: one slot of no steps, the body zeros.
+        let io = |e| Error::io(&w.path, e);
+        w.file.set_len(0).map_err(io)?;
+        w.file.set_len(w.geo.file_bytes()).map_err(io)?;
+        w.write_slot(w.newest.clone())?;
+        Ok((w, 0, restarted))
     }
 
-    /// Begin `file` (locked) as the checkpoint of `table`'s (empty) tables: one slot of no
-    /// steps, the body zeros.
-    fn begin(file: File, path: &Path, table: &CellsTable) -> Result<Writer> {
+    /// Read the checkpoint of a stopped run into `table`'s words (which must be zero), each
+    /// chunk checked against both newest slots: the steps done, or an error when it cannot
+    /// be resumed.
+    fn resume(&mut self, table: &CellsTable) -> Result<u64> {
+        let (geo, path, file) = (self.geo, &self.path, &self.file);
         let io = |e| Error::io(path, e);
-        let geo = Geometry::of(table);
-        file.set_len(0).map_err(io)?;
-        file.set_len(geo.file_bytes()).map_err(io)?;
-        let crcs = vec![geo.crc(&[0u8; CHUNK as usize]); geo.chunks as usize];
-        let newest = Slot {
-            seq: 0,
-            steps: 0,
-            p: Vec::new(),
-            crcs,
-        };
-        let path = path.to_path_buf();
-        let mut w = Writer {
-            file,
-            path,
-            geo,
-            newest: newest.clone(),
-        };
-        w.write_slot(newest)?;
-        Ok(w)
-    }
-
-    /// Read the checkpoint `file` (locked) of a stopped run into `table`'s words (which must
-    /// be zero), each chunk checked against both newest slots. Returns the writer and the
-    /// steps done; an error when it cannot be resumed.
-    fn resume(file: File, path: &Path, table: &CellsTable) -> Result<(Writer, u64)> {
-        let io = |e| Error::io(path, e);
-        let geo = Geometry::of(table);
-        let slots = newest_slots(&file, path, &geo)?;
+        let slots = newest_slots(file, path, &geo)?;
         let words = table.words();
         // The body in pieces of many chunks.
         const PIECE: usize = 4096; // chunks
@@ -340,25 +333,18 @@ impl Writer {
         let older = actual != slots[0].crcs;
         let from = &slots[older as usize];
         let steps = from.steps;
-        let path = path.to_path_buf();
-        let newest = slots[0].clone();
-        let mut w = Writer {
-            file,
-            path,
-            geo,
-            newest,
-        };
+        self.newest = slots[0].clone();
         if older {
             // The body is a mix of the two newest slots: a new slot says what it holds, so
             // that the next snapshot again leaves a mix of two slots.
-            w.write_slot(Slot {
+            self.write_slot(Slot {
                 seq: slots[0].seq + 1,
                 steps,
                 p: from.p.clone(),
                 crcs: actual,
             })?;
         }
-        Ok((w, steps))
+        Ok(steps)
     }
 
     /// Write `slot` to its place (seq mod 3) and sync: from now on it is the newest.
