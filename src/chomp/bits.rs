@@ -141,11 +141,6 @@ impl<'a> Window<'a> {
         }
     }
 
-    /// Indexes held.
-    pub fn len(&self) -> u64 {
-        self.hi - self.lo
-    }
-
     /// The index of bit 0 of the first word: `lo` rounded down to a multiple of 64.
     pub fn base(&self) -> u64 {
         self.lo & !63
@@ -154,11 +149,6 @@ impl<'a> Window<'a> {
     /// Words a window `lo..hi` takes.
     pub fn words_for(lo: u64, hi: u64) -> u64 {
         (hi - (lo & !63)).div_ceil(64)
-    }
-
-    /// Whether the window holds no index.
-    pub fn is_empty(&self) -> bool {
-        self.hi <= self.lo
     }
 
     /// Mark index `r` N when the window holds it. `PART` says whether the window may be part

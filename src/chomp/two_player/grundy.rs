@@ -249,7 +249,15 @@ impl GrundyTable {
         };
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let scratch = || Scratch::new(shape.rows, words, hooks, limit);
+        let scratch = || Scratch {
+            rows: vec![0; shape.rows],
+            seen: vec![0; words],
+            tally: Tally {
+                hooks: vec![0; hooks],
+                counts: vec![0; limit + 1],
+                largest: 0,
+            },
+        };
         // The value of a position from the marks its options left in `seen` (cleared for the
         // next), kept at `index`.
         let decide = |index: u64, seen: &mut [u64]| {
@@ -617,25 +625,10 @@ impl Tally {
     fn add(&mut self, stride: usize, a: usize, b: usize, g: u16, pair: bool) {
         self.counts[g as usize] += 1 + pair as u64;
         self.largest = self.largest.max(g as usize);
-        for h in [a + b * stride, b + a * stride]
-            .into_iter()
-            .take(1 + pair as usize)
-        {
-            self.hooks[h] = self.hooks[h].max(g);
-        }
-    }
-}
-
-impl Scratch {
-    fn new(rows: usize, words: usize, hooks: usize, limit: usize) -> Scratch {
-        Scratch {
-            rows: vec![0; rows],
-            seen: vec![0; words],
-            tally: Tally {
-                hooks: vec![0; hooks],
-                counts: vec![0; limit + 1],
-                largest: 0,
-            },
+        let mut raise = |h: usize| self.hooks[h] = self.hooks[h].max(g);
+        raise(a + b * stride);
+        if pair {
+            raise(b + a * stride);
         }
     }
 }
