@@ -606,28 +606,27 @@ mod tests {
 
     #[test]
     fn blocks_walk_every_partition_in_rank_order() {
-        let c = PartitionCounts::new(30).unwrap();
+        let t = CellsTable::zeroed(30, CellsEngine::Scan).unwrap();
+        let (c, offsets) = (&t.counts, t.counts.offsets(|p| p));
+        let mut parts = Vec::new();
         for n in 1..=30u32 {
-            let mut seen = 0u64;
+            let mut next = 0;
             for a in 1..=n {
-                let mut parts = vec![0u32; n as usize + 1];
-                parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a);
-                let mut rank = c.get(n, a - 1);
-                loop {
-                    assert_eq!(parts[..len].iter().sum::<u32>(), n);
-                    assert!(parts[..len].windows(2).all(|w| w[0] >= w[1]), "{parts:?}");
-                    assert_eq!(c.rank(parts[..len].iter().copied(), n), rank, "{parts:?}");
-                    seen += 1;
-                    match next_in_block(&mut parts, len) {
-                        Some(l) => len = l,
-                        None => break,
-                    }
-                    rank += 1;
-                }
-                assert_eq!(rank + 1, c.get(n, a), "block {a} of {n}");
+                let (lo, base) = (c.get(n, a - 1), offsets[n as usize]);
+                t.walk_block(
+                    &offsets,
+                    &mut parts,
+                    base + lo,
+                    c.get(n, a) - lo,
+                    |q, m, rank| {
+                        assert_eq!((m, q.iter().sum::<u32>(), q[0]), (n, n, a), "{q:?}");
+                        assert!(q.windows(2).all(|w| w[0] >= w[1]), "{q:?}");
+                        assert_eq!((c.rank(q.iter().copied(), n), rank), (next, next), "{q:?}");
+                        next += 1;
+                    },
+                );
             }
-            assert_eq!(seen, c.partitions(n));
+            assert_eq!(next, c.partitions(n));
         }
     }
 }

@@ -372,7 +372,7 @@ impl Writer {
     /// Make the finished file the same however the run went: its one slot first, as seq 0,
     /// the other two cleared. At every moment a slot of the finished body is whole.
     fn seal(mut self) -> Result<()> {
-        if self.newest.seq % SLOTS == 0 {
+        if self.newest.seq.is_multiple_of(SLOTS) {
             // Slot 0 is rewritten below: first a copy in slot 1.
             self.write_slot(Slot {
                 seq: self.newest.seq + 1,
