@@ -493,22 +493,20 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
 
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
         let (writer, start, restarted) = Writer::open(&self.partial, &self.table)?;
-        let mut said = Vec::new();
-        if let Some(why) = restarted {
-            let path = self.partial.clone();
-            said.push(RunEvent::Restarted { path, why });
-        }
-        if start > 0 {
-            said.push(RunEvent::Resumed {
-                path: self.partial.clone(),
-                steps_done: start,
-                steps: self.table.max() as u64,
-                dropped_bytes: 0,
-                snapshot: Some(start),
-            });
-        }
+        let path = self.partial.clone();
+        let restarted = restarted.map(|why| RunEvent::Restarted {
+            path: path.clone(),
+            why,
+        });
+        let resumed = (start > 0).then(|| RunEvent::Resumed {
+            path,
+            steps_done: start,
+            steps: self.table.max() as u64,
+            dropped_bytes: 0,
+            snapshot: Some(start),
+        });
         (self.writer, self.start) = (Some(writer), start);
-        Ok(said)
+        Ok(restarted.into_iter().chain(resumed).collect())
     }
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
