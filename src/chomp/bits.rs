@@ -63,76 +63,56 @@ pub fn mark(words: &[AtomicU64], r: u64) {
     words[(r >> 6) as usize].fetch_or(1 << (r & 63), Relaxed);
 }
 
+/// The bits of the word whose bit 0 is index `first` that stand for indexes in `lo..hi`.
+#[inline]
+fn mask(first: u64, lo: u64, hi: u64) -> u64 {
+    let below = |x: u64| match x.saturating_sub(first) {
+        64.. => u64::MAX,
+        d => (1 << d) - 1,
+    };
+    below(hi) & !below(lo)
+}
+
+/// The words that hold indexes `lo..hi` (none when it is empty), with the mask of each.
+#[inline]
+fn masks(lo: u64, hi: u64) -> impl Iterator<Item = (usize, u64)> {
+    let words = match lo < hi {
+        true => lo >> 6..((hi - 1) >> 6) + 1,
+        false => 0..0,
+    };
+    words.map(move |w| (w as usize, mask(w << 6, lo, hi)))
+}
+
 /// Mark indexes `lo..hi`, a word at a time where whole words are covered (every bit of such a
 /// word is in the range, so storing all ones loses no other thread's mark).
 pub fn mark_range(words: &[AtomicU64], lo: u64, hi: u64) {
-    if lo >= hi {
-        return;
+    for (w, m) in masks(lo, hi) {
+        match m {
+            u64::MAX => words[w].store(m, Relaxed),
+            _ => _ = words[w].fetch_or(m, Relaxed),
+        }
     }
-    let (wl, wh) = ((lo >> 6) as usize, ((hi - 1) >> 6) as usize);
-    let low_mask = u64::MAX << (lo & 63);
-    let high_mask = u64::MAX >> (63 - ((hi - 1) & 63));
-    if wl == wh {
-        words[wl].fetch_or(low_mask & high_mask, Relaxed);
-        return;
-    }
-    words[wl].fetch_or(low_mask, Relaxed);
-    for w in &words[wl + 1..wh] {
-        w.store(u64::MAX, Relaxed);
-    }
-    words[wh].fetch_or(high_mask, Relaxed);
 }
 
 /// Invert the bits of indexes `lo..hi` (the P-bits of finished work into marks).
 pub fn invert_range(words: &[AtomicU64], lo: u64, hi: u64) {
-    let mut r = lo;
-    while r < hi {
-        let wi = (r >> 6) as usize;
-        let top = (hi - ((wi as u64) << 6)).min(64);
-        let mask = (u64::MAX << (r & 63)) & (u64::MAX >> (64 - top));
-        words[wi].fetch_xor(mask, Relaxed);
-        r = (wi as u64 + 1) << 6;
-    }
+    masks(lo, hi).for_each(|(w, m)| _ = words[w].fetch_xor(m, Relaxed));
 }
 
 /// The first unmarked index in `from..end`, skipping whole marked words.
 #[inline]
 pub fn next_unmarked(words: &[AtomicU64], from: u64, end: u64) -> Option<u64> {
-    let mut r = from;
-    while r < end {
-        let wi = (r >> 6) as usize;
-        let lo = r & 63;
-        let hi = (end - ((wi as u64) << 6)).min(64);
-        let mask = (u64::MAX << lo) & (u64::MAX >> (64 - hi));
-        let free = !words[wi].load(Relaxed) & mask;
-        if free != 0 {
-            return Some(((wi as u64) << 6) + free.trailing_zeros() as u64);
-        }
-        r = (wi as u64 + 1) << 6;
-    }
-    None
+    masks(from, end).find_map(|(w, m)| {
+        let free = !words[w].load(Relaxed) & m;
+        (free != 0).then(|| ((w as u64) << 6) + free.trailing_zeros() as u64)
+    })
 }
 
 /// Marks into P-bits at the end of a run: every index in `from..to` inverted, the bits
 /// outside clear.
 pub fn into_p_bits(words: &[AtomicU64], from: u64, to: u64) {
     words.par_iter().enumerate().for_each(|(i, w)| {
-        let first = (i as u64) << 6;
-        let keep_to = if first + 64 <= to {
-            u64::MAX
-        } else if first >= to {
-            0
-        } else {
-            u64::MAX >> (64 - (to - first))
-        };
-        let keep_from = if from <= first {
-            u64::MAX
-        } else if from >= first + 64 {
-            0
-        } else {
-            u64::MAX << (from - first)
-        };
-        w.store(!w.load(Relaxed) & keep_to & keep_from, Relaxed);
+        w.store(!w.load(Relaxed) & mask((i as u64) << 6, from, to), Relaxed);
     });
 }
 
@@ -161,11 +141,6 @@ impl<'a> Window<'a> {
         }
     }
 
-    /// Indexes held.
-    pub fn len(&self) -> u64 {
-        self.hi - self.lo
-    }
-
     /// The index of bit 0 of the first word: `lo` rounded down to a multiple of 64.
     pub fn base(&self) -> u64 {
         self.lo & !63
@@ -174,11 +149,6 @@ impl<'a> Window<'a> {
     /// Words a window `lo..hi` takes.
     pub fn words_for(lo: u64, hi: u64) -> u64 {
         (hi - (lo & !63)).div_ceil(64)
-    }
-
-    /// Whether the window holds no index.
-    pub fn is_empty(&self) -> bool {
-        self.hi <= self.lo
     }
 
     /// Mark index `r` N when the window holds it. `PART` says whether the window may be part

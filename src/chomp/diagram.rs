@@ -116,16 +116,9 @@ impl Diagram {
 
 impl fmt::Display for Diagram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return f.write_str("0");
-        }
-        for (i, a) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{a}")?;
-        }
-        Ok(())
+        let rows: Vec<String> = self.0.iter().map(u32::to_string).collect();
+        let text = rows.join(",");
+        f.write_str(if text.is_empty() { "0" } else { &text })
     }
 }
 
@@ -182,16 +175,12 @@ impl ChompBox {
 
     /// Parse `RxC` (also `R×C`).
     pub fn parse(s: &str) -> Result<ChompBox, String> {
-        let t = s.trim();
-        let (r, c) = t
-            .split_once(['x', 'X', '×'])
-            .ok_or_else(|| format!("'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13"))?;
+        let bad = || format!("'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13");
+        let (r, c) = s.trim().split_once(['x', 'X', '×']).ok_or_else(bad)?;
         let num = |p: &str| -> Result<u64, String> {
             let p = p.trim();
             if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()) {
-                return Err(format!(
-                    "'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13"
-                ));
+                return Err(bad());
             }
             p.parse::<u64>()
                 .map_err(|_| format!("'{s}': side too large"))

@@ -70,6 +70,43 @@ impl PartitionCounts {
         self.get(n, n)
     }
 
+    /// The first word of the bit table of each n cells, n = 1, …, max, at index n (one bit a
+    /// diagram, ⌈p(n)/64⌉ words a table); index max + 1 ends the last.
+    pub fn word_offsets(&self) -> Vec<usize> {
+        let at = self.offsets(|p| p.div_ceil(64));
+        at.into_iter().map(|w| w as usize).collect()
+    }
+
+    /// Where the items of each n = 1, …, max cells start when n has `per(p(n))` of them, one
+    /// kind after another (index n; index max + 1 ends the last).
+    fn offsets(&self, per: impl Fn(u64) -> u64) -> Vec<u64> {
+        let sizes = (1..=self.max as u32).map(|n| per(self.partitions(n)));
+        let ends = sizes.scan(0, |end, k| {
+            *end += k;
+            Some(*end)
+        });
+        [0, 0].into_iter().chain(ends).collect()
+    }
+
+    /// The cells and the rank of the diagram with row lengths `parts`, when they do not
+    /// increase and it has cells, at most the counts' largest number.
+    pub fn cells_and_rank(&self, parts: &[u32]) -> Option<(u32, u64)> {
+        let m: u32 = parts.iter().sum();
+        let fits = m > 0 && m as usize <= self.max && parts.windows(2).all(|w| w[0] >= w[1]);
+        fits.then(|| (m, self.rank(parts.iter().copied(), m)))
+    }
+
+    /// The counts of n = 1, …, p.len() - 1 cells whose P-positions `p` lists (`p[n]`).
+    pub fn rows(&self, p: &[u64]) -> Vec<CellsRow> {
+        (1..p.len() as u32)
+            .map(|n| CellsRow {
+                n,
+                diagrams: self.partitions(n),
+                p_positions: p[n as usize],
+            })
+            .collect()
+    }
+
     /// The rank of the parts `parts` (non-increasing, zeros ignored) among the partitions of
     /// their sum.
     #[inline]
@@ -102,13 +139,6 @@ pub struct CellsTable {
 }
 
 impl CellsTable {
-    /// Bytes of the bit tables up to `max` cells.
-    pub fn bytes_for(counts: &PartitionCounts, max: u32) -> u64 {
-        (1..=max)
-            .map(|n| counts.partitions(n).div_ceil(64) * 8)
-            .sum()
-    }
-
     /// Decide every diagram of up to `max` cells, calling `done(n)` after each n. Refuses
     /// with [`Error::TooLarge`] before any work when the tables do not fit in memory.
     pub fn compute(max: u32, done: impl FnMut(u32)) -> Result<CellsTable> {
@@ -140,15 +170,12 @@ impl CellsTable {
             ));
         }
         let counts = PartitionCounts::new(max)?;
+        let at = counts.word_offsets();
         crate::memory::ensure_available(
-            CellsTable::bytes_for(&counts, max),
+            at[max as usize + 1] as u64 * 8,
             &format!("the bit table of the diagrams of up to {max} cells"),
             "choose a smaller number of cells",
         )?;
-        let mut at = vec![0usize; max as usize + 2];
-        for n in 1..=max as usize {
-            at[n + 1] = at[n] + counts.partitions(n as u32).div_ceil(64) as usize;
-        }
         Ok(CellsTable {
             words: crate::chomp::bits::zeroed_words(at[max as usize + 1]),
             at,
@@ -191,10 +218,7 @@ impl CellsTable {
         let max = self.at.len() as u32 - 2;
         // Every diagram of up to `max` cells in one index space, those of n cells from
         // offsets[n] on, decided by the one driver: step n - 1 is the blocks of n cells.
-        let mut offsets = vec![0u64; max as usize + 2];
-        for n in 1..=max as usize {
-            offsets[n + 1] = offsets[n] + self.counts.partitions(n as u32);
-        }
+        let offsets = self.counts.offsets(|p| p);
         let schedule = ByCells {
             counts: &self.counts,
             offsets: &offsets,
@@ -210,7 +234,7 @@ impl CellsTable {
             |(parts, parents), base, len, _| {
                 this.walk_block(&offsets, parts, base, len, |parts, n, rank| match engine {
                     CellsEngine::Scan => {
-                        if this.decide(parts, n) {
+                        if this.decide(parts) {
                             crate::chomp::bits::mark(this.table(n), rank);
                         }
                     }
@@ -381,39 +405,17 @@ impl CellsTable {
         }
     }
 
-    /// Whether the diagram `parts` of `n` cells is P: no option of it is.
-    fn decide(&self, parts: &[u32], n: u32) -> bool {
-        // (1) is P: its only bite is the poison.
-        if n == 1 {
-            return true;
-        }
-        let first = parts[0];
-        let mut last = parts.len() - 1;
-        for t in 0..first {
-            while parts[last] <= t {
-                last -= 1;
+    /// Whether the diagram `parts` is P: no option of it is (the bite (0, 0) is the poison).
+    fn decide(&self, parts: &[u32]) -> bool {
+        let mut p = true;
+        crate::chomp::diagram::for_each_move(parts, |x, t| {
+            if p && (x, t) != (0, 0) {
+                let q = (0..parts.len()).map(|r| if r < x { parts[r] } else { parts[r].min(t) });
+                let m = q.clone().sum();
+                p = !self.is_p_rank(m, self.counts.rank(q, m));
             }
-            // Cells the bite (x, t) removes: Σ_{r ≥ x} (λ_r - t) over the rows it cuts.
-            let mut removed: u32 = parts[..=last].iter().map(|&a| a - t).sum();
-            for x in 0..=last {
-                if x > 0 {
-                    removed -= parts[x - 1] - t;
-                }
-                if x == 0 && t == 0 {
-                    continue; // the poison
-                }
-                let m = n - removed;
-                let q = parts
-                    .iter()
-                    .enumerate()
-                    .map(|(r, &a)| if r < x { a } else { a.min(t) });
-                let rank = self.counts.rank(q, m);
-                if self.is_p_rank(m, rank) {
-                    return false;
-                }
-            }
-        }
-        true
+        });
+        p
     }
 
     /// Whether the diagram of rank `rank` among those of `m` cells is P.
@@ -425,11 +427,8 @@ impl CellsTable {
     /// Whether the diagram with row lengths `parts` is P; `None` when it has more cells than
     /// the table or none.
     pub fn is_p(&self, parts: &[u32]) -> Option<bool> {
-        let m: u32 = parts.iter().sum();
-        if m == 0 || m > self.max() || parts.windows(2).any(|w| w[0] < w[1]) {
-            return None;
-        }
-        Some(self.is_p_rank(m, self.counts.rank(parts.iter().copied(), m)))
+        let (m, rank) = self.counts.cells_and_rank(parts)?;
+        Some(self.is_p_rank(m, rank))
     }
 
     /// p(n), the diagrams of n cells.
@@ -449,13 +448,7 @@ impl CellsTable {
 
     /// The counts of every n from 1 to the largest.
     pub fn rows(&self) -> Vec<CellsRow> {
-        (1..=self.max())
-            .map(|n| CellsRow {
-                n,
-                diagrams: self.diagrams(n),
-                p_positions: self.p_positions(n),
-            })
-            .collect()
+        self.counts.rows(&self.p)
     }
 }
 
@@ -596,21 +589,15 @@ mod tests {
         let t = CellsTable::compute(36, |_| {}).unwrap();
         let mut checked = 0;
         for n in 1..=36u32 {
-            for a in 1..=n {
-                let mut parts = vec![0u32; n as usize + 1];
-                parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a);
-                loop {
-                    let rows = &parts[..len];
-                    let conj: Vec<u32> = (0..rows[0])
-                        .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
-                        .collect();
-                    assert_eq!(t.is_p(rows), t.is_p(&conj), "{rows:?}");
-                    checked += 1;
-                    match next_in_block(&mut parts, len) {
-                        Some(l) => len = l,
-                        None => break,
-                    }
+            let mut rows = vec![n];
+            loop {
+                let conj: Vec<u32> = (0..rows[0])
+                    .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
+                    .collect();
+                assert_eq!(t.is_p(&rows), t.is_p(&conj), "{rows:?}");
+                checked += 1;
+                if !super::super::grundy_cells::next_partition(&mut rows) {
+                    break;
                 }
             }
         }
@@ -619,28 +606,27 @@ mod tests {
 
     #[test]
     fn blocks_walk_every_partition_in_rank_order() {
-        let c = PartitionCounts::new(30).unwrap();
+        let t = CellsTable::zeroed(30, CellsEngine::Scan).unwrap();
+        let (c, offsets) = (&t.counts, t.counts.offsets(|p| p));
+        let mut parts = Vec::new();
         for n in 1..=30u32 {
-            let mut seen = 0u64;
+            let mut next = 0;
             for a in 1..=n {
-                let mut parts = vec![0u32; n as usize + 1];
-                parts[0] = a;
-                let mut len = fill_greedy(&mut parts, 1, n - a);
-                let mut rank = c.get(n, a - 1);
-                loop {
-                    assert_eq!(parts[..len].iter().sum::<u32>(), n);
-                    assert!(parts[..len].windows(2).all(|w| w[0] >= w[1]), "{parts:?}");
-                    assert_eq!(c.rank(parts[..len].iter().copied(), n), rank, "{parts:?}");
-                    seen += 1;
-                    match next_in_block(&mut parts, len) {
-                        Some(l) => len = l,
-                        None => break,
-                    }
-                    rank += 1;
-                }
-                assert_eq!(rank + 1, c.get(n, a), "block {a} of {n}");
+                let (lo, base) = (c.get(n, a - 1), offsets[n as usize]);
+                t.walk_block(
+                    &offsets,
+                    &mut parts,
+                    base + lo,
+                    c.get(n, a) - lo,
+                    |q, m, rank| {
+                        assert_eq!((m, q.iter().sum::<u32>(), q[0]), (n, n, a), "{q:?}");
+                        assert!(q.windows(2).all(|w| w[0] >= w[1]), "{q:?}");
+                        assert_eq!((c.rank(q.iter().copied(), n), rank), (next, next), "{q:?}");
+                        next += 1;
+                    },
+                );
             }
-            assert_eq!(seen, c.partitions(n));
+            assert_eq!(next, c.partitions(n));
         }
     }
 }

@@ -2,22 +2,15 @@
 //! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
 //! exactly when P is a P-position.
 //!
-//! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
-//! and computes it in the one driver (`crate::chomp::engine::driver`) on the colex schedule
-//! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
-//! block in rank order. A value
-//! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
-//! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
-//! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
-//! a value that would not fit stops the run with an error that names the two-byte plan.
-//!
-//! While it computes, the table records the largest value among the positions of each hook
-//! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
-//! largest value of every sub-box without a second pass.
-//!
-//! A run may start at a later step, the values of the steps before it read back from a
-//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
-//! then tallied from those values.
+//! [`GrundyTable`] keeps the value of every position of a box (by colex rank, or one of each
+//! transposed pair of a square) and computes it in the one driver
+//! (`crate::chomp::engine::driver`) on the colex schedule. A value takes one byte or two
+//! ([`ValueBytes`]), chosen by [`GrundyPlan`] before any work: one byte is exact up to 256
+//! cells (a mex is at most the cells - 1 options); above, it is an assumption the run checks,
+//! stopping with an error that names the two-byte plan. While it computes, the table records
+//! the largest value of each hook, which answers the largest value of every sub-box
+//! ([`GrundyTable::largest_in`]). A run may start at a later step, the earlier values read
+//! back from a checkpoint (`super::grundy_file`) and tallied.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
@@ -28,7 +21,7 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use crate::chomp::index::hook::MAX_SIDE;
-use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
@@ -43,26 +36,20 @@ pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ValueBytes {
     /// Values 0..=255.
-    One,
+    One = 1,
     /// Values 0..=65535.
-    Two,
+    Two = 2,
 }
 
 impl ValueBytes {
     /// The number of bytes.
     pub fn bytes(self) -> u64 {
-        match self {
-            ValueBytes::One => 1,
-            ValueBytes::Two => 2,
-        }
+        self as u64
     }
 
     /// The largest value this width holds.
     pub fn max_value(self) -> usize {
-        match self {
-            ValueBytes::One => u8::MAX as usize,
-            ValueBytes::Two => u16::MAX as usize,
-        }
+        (1 << (8 * self.bytes())) - 1
     }
 }
 
@@ -153,34 +140,41 @@ impl GrundyPlan {
     }
 }
 
+/// The values, `width` bytes each, little-endian (as a table file keeps them).
 #[derive(Debug)]
-enum Values {
-    One(Vec<AtomicU8>),
-    Two(Vec<AtomicU16>),
+struct Values {
+    width: usize,
+    bytes: Vec<AtomicU8>,
 }
 
 impl Values {
     fn new(width: ValueBytes, len: u64) -> Values {
-        match width {
-            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
-            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
+        let width = width.bytes() as usize;
+        let bytes = (0..len as usize * width).map(|_| AtomicU8::new(0));
+        Values {
+            width,
+            bytes: bytes.collect(),
         }
     }
 
     #[inline]
     fn get(&self, r: u64) -> u16 {
-        match self {
-            Values::One(v) => v[r as usize].load(Relaxed) as u16,
-            Values::Two(v) => v[r as usize].load(Relaxed),
+        let at = r as usize * self.width;
+        let low = self.bytes[at].load(Relaxed) as u16;
+        match self.width {
+            1 => low,
+            _ => low | (self.bytes[at + 1].load(Relaxed) as u16) << 8,
         }
     }
 
     #[inline]
     fn set(&self, r: u64, g: u16) {
-        match self {
-            Values::One(v) => v[r as usize].store(g as u8, Relaxed),
-            Values::Two(v) => v[r as usize].store(g, Relaxed),
-        }
+        let at = r as usize * self.width;
+        let bytes = &self.bytes[at..at + self.width];
+        bytes
+            .iter()
+            .zip(g.to_le_bytes())
+            .for_each(|(b, x)| b.store(x, Relaxed));
     }
 }
 
@@ -255,49 +249,64 @@ impl GrundyTable {
         };
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let scratch = || Scratch::new(shape.rows, words, hooks, limit);
-        // The value of a position from the marks its options left in `seen`, kept at `index`.
-        let decide = |index: u64, seen: &[u64]| {
+        let scratch = || Scratch {
+            rows: vec![0; shape.rows],
+            seen: vec![0; words],
+            tally: Tally {
+                hooks: vec![0; hooks],
+                counts: vec![0; limit + 1],
+                largest: 0,
+            },
+        };
+        // The value of a position from the marks its options left in `seen` (cleared for the
+        // next), kept at `index`.
+        let decide = |index: u64, seen: &mut [u64]| {
             let g = mex(seen);
-            if g > limit {
-                too_big.store(true, Relaxed);
-            }
+            seen.fill(0);
+            too_big.fetch_or(g > limit, Relaxed);
             let g = g.min(limit) as u16;
             values.set(index, g);
             g
         };
         let on_step = |step, progress| {
             if too_big.load(Relaxed) {
+                let two = GrundyPlan {
+                    width: ValueBytes::Two,
+                    ..plan
+                };
                 return Err(Error::too_large(
                     format!("the Grundy table of the {shape} box"),
                     format!(
-                        "a value exceeds {limit}, the most one byte holds; \
-                             two bytes a position need {} of memory",
-                        crate::memory::human_bytes(
-                            GrundyPlan {
-                                width: ValueBytes::Two,
-                                ..plan
-                            }
-                            .bytes()
-                        )
+                        "a value exceeds {limit}, the most one byte holds; two bytes a \
+                         position need {} of memory",
+                        crate::memory::human_bytes(two.bytes())
                     ),
                 ));
             }
             on_step(this, step, progress)
         };
+        // Each range's positions are decided (or, `compute` false, read back) and tallied.
         match &this.hook {
             None => {
                 let layers = Layers { ranker };
                 let run = Run::from_step(&layers, ranker.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    tallies.range(ranker, s, base, len, |rows, rank, seen| {
-                        if !compute {
-                            return values.get(rank);
+                    let Scratch { rows, seen, tally } = s;
+                    for_each_in_range(ranker, base, len, rows, |rows, rank| {
+                        if rank == 0 {
+                            return;
                         }
-                        seen.fill(0);
-                        ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
-                        decide(rank, seen)
-                    })
+                        let g = match compute {
+                            false => values.get(rank),
+                            true => {
+                                ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
+                                decide(rank, seen)
+                            }
+                        };
+                        let b = rows.iter().take_while(|&&a| a > 0).count();
+                        tally.add(stride, rows[0] as usize, b, g, false);
+                    });
+                    tallies.flush(tally);
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -305,17 +314,22 @@ impl GrundyTable {
                 let options = HookOptions::new(hook)?;
                 let run = Run::from_step(&**hook, hook.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
-                        if !compute {
-                            return values.get(p.index);
-                        }
-                        seen.fill(0);
-                        options.of_until(p, |q| {
-                            mark(seen, values, q);
-                            true
-                        });
-                        decide(p.index, seen)
-                    })
+                    let Scratch { seen, tally, .. } = s;
+                    options.walk(base, len, |p| {
+                        let g = match compute {
+                            false => values.get(p.index),
+                            true => {
+                                options.of_until(p, |q| {
+                                    mark(seen, values, q);
+                                    true
+                                });
+                                decide(p.index, seen)
+                            }
+                        };
+                        // A stored position of hook (a, b), a > b, stands for its transpose.
+                        tally.add(stride, p.a, p.b, g, p.a > p.b);
+                    });
+                    tallies.flush(tally);
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -338,29 +352,20 @@ impl GrundyTable {
     /// keeps one of each transposed pair) as a table file keeps them (`value-bytes` bytes
     /// each, little-endian), appended to `out`.
     pub fn values_le(&self, base: u64, len: u64, out: &mut Vec<u8>) {
-        let (b, e) = (base as usize, (base + len) as usize);
-        match &self.values {
-            Values::One(v) => out.extend(v[b..e].iter().map(|g| g.load(Relaxed))),
-            Values::Two(v) => {
-                out.extend(v[b..e].iter().flat_map(|g| g.load(Relaxed).to_le_bytes()))
-            }
-        }
+        let w = self.values.width;
+        let bytes = &self.values.bytes[base as usize * w..(base + len) as usize * w];
+        out.extend(bytes.iter().map(|b| b.load(Relaxed)));
     }
 
     /// Set the values of ranks from `base` on from `bytes` as [`GrundyTable::values_le`] gives
     /// them (a whole number of values).
     pub(super) fn set_values_le(&self, base: u64, bytes: &[u8]) {
-        let b = base as usize;
-        match &self.values {
-            Values::One(v) => v[b..b + bytes.len()]
-                .iter()
-                .zip(bytes)
-                .for_each(|(g, &x)| g.store(x, Relaxed)),
-            Values::Two(v) => v[b..b + bytes.len() / 2]
-                .iter()
-                .zip(bytes.chunks_exact(2))
-                .for_each(|(g, x)| g.store(u16::from_le_bytes([x[0], x[1]]), Relaxed)),
-        }
+        let at = base as usize * self.values.width;
+        let values = &self.values.bytes[at..at + bytes.len()];
+        values
+            .iter()
+            .zip(bytes)
+            .for_each(|(b, &x)| b.store(x, Relaxed));
     }
 
     /// The box.
@@ -440,13 +445,8 @@ impl GrundyTable {
             return None;
         }
         let stride = shape.cols as usize + 1;
-        let mut m = 0;
-        for b in 1..=rows {
-            for a in 1..=cols as usize {
-                m = m.max(self.hook_max[a + b * stride]);
-            }
-        }
-        Some(m)
+        let hooks = (1..=rows).flat_map(|b| (1..=cols as usize).map(move |a| a + b * stride));
+        hooks.map(|h| self.hook_max[h]).max()
     }
 
     /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
@@ -463,16 +463,19 @@ impl GrundyTable {
     /// The value of every rectangle r×c of the box, rows first.
     pub fn rectangles(&self) -> Vec<RectangleGrundy> {
         let shape = self.shape();
-        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
-        for rows in 1..=shape.rows {
-            for cols in 1..=shape.cols {
-                let grundy = self
-                    .value(&rectangle(rows, cols))
-                    .expect("a rectangle of the box is a position");
-                out.push(RectangleGrundy { rows, cols, grundy });
-            }
-        }
-        out
+        let all = (1..=shape.rows).flat_map(|rows| (1..=shape.cols).map(move |cols| (rows, cols)));
+        all.map(|(rows, cols)| RectangleGrundy {
+            rows,
+            cols,
+            grundy: self.rectangle(rows, cols),
+        })
+        .collect()
+    }
+
+    /// The value of the `rows`×`cols` rectangle, which lies in the box.
+    fn rectangle(&self, rows: usize, cols: u32) -> u16 {
+        let r = self.value(&rectangle(rows, cols));
+        r.expect("a rectangle of the box is a position")
     }
 
     /// The terms n = 1, 2, … of `sequence` that the box holds ([`GrundySequence::terms`]).
@@ -481,9 +484,7 @@ impl GrundyTable {
         Ok((1..=terms)
             .map(|n| match sequence.rows(n) {
                 None => self.largest_in(n as usize, n).expect("n×n lies in the box"),
-                Some(rows) => self
-                    .value(&rectangle(rows, n))
-                    .expect("a rectangle of the box is a position"),
+                Some(rows) => self.rectangle(rows, n),
             })
             .collect())
     }
@@ -587,102 +588,47 @@ struct Tallies {
 }
 
 impl Tallies {
-    /// Visit the positions of one range, each valued by `value(rows, rank, seen)` (computed or
-    /// read), and tally them.
-    fn range(
-        &self,
-        ranker: &Ranker,
-        s: &mut Scratch,
-        base: u64,
-        len: u64,
-        mut value: impl FnMut(&[u32], u64, &mut [u64]) -> u16,
-    ) {
-        let stride = ranker.shape.cols as usize + 1;
-        let Scratch {
-            rows,
-            seen,
-            hooks,
-            tally,
-        } = s;
-        let mut largest = 0;
-        for_each_in_range(ranker, base, len, rows, |rows, rank| {
-            if rank == 0 {
-                return;
-            }
-            let g = value(rows, rank, seen);
-            tally[g as usize] += 1;
-            largest = largest.max(g as usize);
-            let b = rows.iter().take_while(|&&a| a > 0).count();
-            let h = &mut hooks[rows[0] as usize + b * stride];
-            *h = (*h).max(g);
-        });
-        self.flush(hooks, tally, largest);
-    }
-
-    /// [`Tallies::range`] for a table by transposed pairs: a stored position of hook (a, b)
-    /// with a > b stands for its transpose too, of hook (b, a).
-    fn pairs_range(
-        &self,
-        options: &HookOptions,
-        stride: usize,
-        s: &mut Scratch,
-        base: u64,
-        len: u64,
-        mut value: impl FnMut(&Stored, &mut [u64]) -> u16,
-    ) {
-        let Scratch {
-            seen, hooks, tally, ..
-        } = s;
-        let mut largest = 0;
-        options.walk(base, len, |p| {
-            let g = value(p, seen);
-            let pair = p.a > p.b;
-            tally[g as usize] += 1 + pair as u64;
-            largest = largest.max(g as usize);
-            let h = &mut hooks[p.a + p.b * stride];
-            *h = (*h).max(g);
-            if pair {
-                let h = &mut hooks[p.b + p.a * stride];
-                *h = (*h).max(g);
-            }
-        });
-        self.flush(hooks, tally, largest);
-    }
-
-    /// Add a worker's tallies of its range (values up to `largest`) to the shared ones and
-    /// clear them.
-    fn flush(&self, hooks: &mut [u16], tally: &mut [u64], largest: usize) {
-        for (shared, local) in self.hook_max.iter().zip(hooks.iter_mut()) {
+    /// Add a worker's tallies of its range to the shared ones and clear them.
+    fn flush(&self, t: &mut Tally) {
+        for (shared, local) in self.hook_max.iter().zip(t.hooks.iter_mut()) {
             if *local > 0 {
-                shared.fetch_max(*local, Relaxed);
-                *local = 0;
+                shared.fetch_max(std::mem::take(local), Relaxed);
             }
         }
-        for (shared, local) in self.histogram.iter().zip(&mut tally[..=largest]) {
+        for (shared, local) in self.histogram.iter().zip(&mut t.counts[..=t.largest]) {
             if *local > 0 {
-                shared.fetch_add(*local, Relaxed);
-                *local = 0;
+                shared.fetch_add(std::mem::take(local), Relaxed);
             }
         }
+        t.largest = 0;
     }
 }
 
-/// One worker's buffers: the row lengths, the seen-values bitset, the largest value per hook
-/// and the positions of each value, of the block in hand.
+/// One worker's buffers: the row lengths, the seen-values bitset (all clear between
+/// positions) and the tallies of the range in hand.
 struct Scratch {
     rows: Vec<u32>,
     seen: Vec<u64>,
-    hooks: Vec<u16>,
-    tally: Vec<u64>,
+    tally: Tally,
 }
 
-impl Scratch {
-    fn new(rows: usize, words: usize, hooks: usize, limit: usize) -> Scratch {
-        Scratch {
-            rows: vec![0; rows],
-            seen: vec![0; words],
-            hooks: vec![0; hooks],
-            tally: vec![0; limit + 1],
+/// One worker's largest value per hook, positions of each value, and largest value.
+struct Tally {
+    hooks: Vec<u16>,
+    counts: Vec<u64>,
+    largest: usize,
+}
+
+impl Tally {
+    /// A position of hook (a, b) (at a + b·`stride`) has value `g`; with `pair`, so has its
+    /// transpose, of hook (b, a).
+    fn add(&mut self, stride: usize, a: usize, b: usize, g: u16, pair: bool) {
+        self.counts[g as usize] += 1 + pair as u64;
+        self.largest = self.largest.max(g as usize);
+        let mut raise = |h: usize| self.hooks[h] = self.hooks[h].max(g);
+        raise(a + b * stride);
+        if pair {
+            raise(b + a * stride);
         }
     }
 }
@@ -751,29 +697,36 @@ mod tests {
     }
 
     #[test]
-    fn one_and_two_bytes_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
+    fn widths_and_layouts_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
         let room = Room::assume(1 << 30);
-        let one =
-            GrundyTable::compute_with(GrundyPlan::new(bx(6, 7), None, room).unwrap()).unwrap();
-        let two = GrundyPlan::new(bx(6, 7), Some(ValueBytes::Two), room).unwrap();
-        let two = GrundyTable::compute_with(two).unwrap();
-        let mut rows = vec![0u32; 6];
-        for r in 1..one.ranker.len() {
-            assert_eq!(one.value_rank(r), two.value_rank(r));
-        }
-        for sr in 1..=6 {
-            for sc in 1..=7 {
-                let mut m = 0;
-                for r in 1..one.ranker.len() {
-                    one.ranker.unrank_into(r, &mut rows);
-                    if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
-                        m = m.max(one.value_rank(r));
-                    }
-                }
-                assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+        for (shape, pairs) in [(bx(6, 7), false), (bx(7, 7), true)] {
+            let table = |width, pairs| {
+                let plan = GrundyPlan::with_pairs(shape, width, pairs, room).unwrap();
+                GrundyTable::compute_with(plan).unwrap()
+            };
+            let one = table(None, pairs);
+            let two = table(Some(ValueBytes::Two), pairs);
+            let by_rank = table(None, false);
+            assert_eq!(one.histogram(), by_rank.histogram());
+            for r in 1..one.ranker.len() {
+                assert_eq!(one.value_rank(r), two.value_rank(r));
+                assert_eq!(one.value_rank(r), by_rank.value_rank(r));
             }
+            let mut rows = vec![0u32; shape.rows];
+            for sr in 1..=shape.rows {
+                for sc in 1..=shape.cols {
+                    let mut m = 0;
+                    for r in 1..one.ranker.len() {
+                        one.ranker.unrank_into(r, &mut rows);
+                        if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
+                            m = m.max(one.value_rank(r));
+                        }
+                    }
+                    assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+                }
+            }
+            assert_eq!(one.largest_in(shape.rows + 1, 1), None);
         }
-        assert_eq!(one.largest_in(7, 1), None);
     }
 
     #[test]
