@@ -62,8 +62,6 @@ pub enum RunEvent {
         /// Bytes of torn or damaged records cut off its checkpoint.
         dropped_bytes: u64,
     },
-    /// The P indexes of the pieces before it replayed into the piece so far.
-    Replayed(u64),
     /// Every piece is solved: the table is being assembled from them.
     Assembling,
     /// Piece `piece` of `pieces` is in the table being assembled, and its file is removed.

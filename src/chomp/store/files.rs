@@ -207,16 +207,25 @@ impl Drop for TableLock {
     }
 }
 
-/// Take an flock on `file` without waiting, shared or exclusive (released when it is closed,
-/// so also when the process dies).
+/// Take a lock on `file` without waiting for its holder, shared or exclusive (std's file
+/// locks: flock on Linux, released when the file is closed, so also when the process dies). A
+/// lock held only for a moment is waited out, for at most a quarter of a second: a process that
+/// starts another holds a copy of its descriptors until the new program begins.
 pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let how = if shared { libc::LOCK_SH } else { libc::LOCK_EX };
-    // SAFETY: flock on a descriptor the caller owns.
-    if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } != 0 {
-        return Err(std::io::Error::last_os_error());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(250);
+    loop {
+        let got = if shared {
+            file.try_lock_shared()
+        } else {
+            file.try_lock()
+        };
+        match got {
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            got => return got.map_err(std::io::Error::from),
+        }
     }
-    Ok(())
 }
 
 /// [`Error::TooLarge`] when the file system of `out` has less than `bytes` free (statvfs);

@@ -378,8 +378,6 @@ fn solve_one(
         dropped_bytes: checkpoint.dropped_bytes,
     });
     let mut replayed = 0u64;
-    // The replay and the steps both report.
-    let report = std::cell::RefCell::new(report);
     let mut snapshot_done = 0u64;
     // Until one is written, a snapshot is taken to write at 300 MB/s.
     let mut cadence = Cadence::new(
@@ -416,7 +414,6 @@ fn solve_one(
                         sink(&qs)?;
                         replayed += qs.len() as u64;
                         qs.clear();
-                        (report.borrow_mut())(RunEvent::Replayed(replayed));
                     }
                     Ok(())
                 })?;
@@ -434,9 +431,9 @@ fn solve_one(
             if snapshot {
                 cadence.take(|| piece::save_marks(&marks_path, span, step + 1, &words, chunk))?;
                 snapshot_done = progress.done;
-                (report.borrow_mut())(RunEvent::Snapshot { step: step + 1 });
+                report(RunEvent::Snapshot { step: step + 1 });
             }
-            (report.borrow_mut())(RunEvent::Step(progress));
+            report(RunEvent::Step(progress));
             Ok(())
         },
     )?;
