@@ -10,7 +10,7 @@
 //! Tests: tests/games/chomp/ord_file.rs.
 
 use super::hook_ords::HookOrds;
-use super::ordinal::{sol_with, OrdEngine, OrdPlan, OrdTable, Ords};
+use super::ordinal::{sol_from, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
@@ -418,7 +418,7 @@ impl OrdFile {
     /// 2 or more has a solution; a file that says otherwise is damaged and refused.
     pub fn sol(&self, p: &Diagram) -> Result<Vec<Diagram>> {
         let o = self.ordinal(p)?;
-        let sol = sol_with(p, o, |q| self.ordinal(q))?;
+        let sol = sol_from(p, o, |q| self.ordinal(q))?;
         if o >= 2 && sol.is_empty() {
             return Err(self.body.damaged(format!(
                 "{p} holds ordinal {o} but no option of it holds {}",

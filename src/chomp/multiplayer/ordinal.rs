@@ -480,7 +480,7 @@ impl OrdTable {
         let Some(o) = self.ordinal(p) else {
             return Vec::new();
         };
-        sol_with(p, o, |q| {
+        sol_from(p, o, |q| {
             Ok::<_, std::convert::Infallible>(self.ordinal(q).unwrap_or(u8::MAX))
         })
         .unwrap_or_else(|e| match e {})
@@ -541,7 +541,7 @@ impl OrdTable {
 /// Sol_f P of `p`, whose ordinal is `o`, from the ordinals of its options (`ordinal_of`,
 /// which may fail: a table read from a file): the options Q with ord(Q)+1 = o, except {(0)}
 /// when o = 1 (player's preference). Sorted, each once; empty for o = 0.
-pub fn sol_with<E>(
+pub fn sol_from<E>(
     p: &Diagram,
     o: u8,
     mut ordinal_of: impl FnMut(&Diagram) -> Result<u8, E>,
