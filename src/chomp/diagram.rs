@@ -116,9 +116,16 @@ impl Diagram {
 
 impl fmt::Display for Diagram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rows: Vec<String> = self.0.iter().map(u32::to_string).collect();
-        let text = rows.join(",");
-        f.write_str(if text.is_empty() { "0" } else { &text })
+        if self.0.is_empty() {
+            return f.write_str("0");
+        }
+        for (i, a) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(",")?;
+            }
+            write!(f, "{a}")?;
+        }
+        Ok(())
     }
 }
 

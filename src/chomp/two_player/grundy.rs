@@ -2,15 +2,22 @@
 //! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
 //! exactly when P is a P-position.
 //!
-//! [`GrundyTable`] keeps the value of every position of a box (by colex rank, or one of each
-//! transposed pair of a square) and computes it in the one driver
-//! (`crate::chomp::engine::driver`) on the colex schedule. A value takes one byte or two
-//! ([`ValueBytes`]), chosen by [`GrundyPlan`] before any work: one byte is exact up to 256
-//! cells (a mex is at most the cells - 1 options); above, it is an assumption the run checks,
-//! stopping with an error that names the two-byte plan. While it computes, the table records
-//! the largest value of each hook, which answers the largest value of every sub-box
-//! ([`GrundyTable::largest_in`]). A run may start at a later step, the earlier values read
-//! back from a checkpoint (`super::grundy_file`) and tallied.
+//! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
+//! and computes it in the one driver (`crate::chomp::engine::driver`) on the colex schedule
+//! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
+//! block in rank order. A value
+//! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
+//! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
+//! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
+//! a value that would not fit stops the run with an error that names the two-byte plan.
+//!
+//! While it computes, the table records the largest value among the positions of each hook
+//! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
+//! largest value of every sub-box without a second pass.
+//!
+//! A run may start at a later step, the values of the steps before it read back from a
+//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
+//! then tallied from those values.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
 //! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
@@ -21,7 +28,7 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use crate::chomp::index::hook::MAX_SIDE;
-use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions};
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
@@ -36,20 +43,26 @@ pub const MAX_GRUNDY_POSITIONS: u64 = 1 << 36;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ValueBytes {
     /// Values 0..=255.
-    One = 1,
+    One,
     /// Values 0..=65535.
-    Two = 2,
+    Two,
 }
 
 impl ValueBytes {
     /// The number of bytes.
     pub fn bytes(self) -> u64 {
-        self as u64
+        match self {
+            ValueBytes::One => 1,
+            ValueBytes::Two => 2,
+        }
     }
 
     /// The largest value this width holds.
     pub fn max_value(self) -> usize {
-        (1 << (8 * self.bytes())) - 1
+        match self {
+            ValueBytes::One => u8::MAX as usize,
+            ValueBytes::Two => u16::MAX as usize,
+        }
     }
 }
 
@@ -140,41 +153,34 @@ impl GrundyPlan {
     }
 }
 
-/// The values, `width` bytes each, little-endian (as a table file keeps them).
 #[derive(Debug)]
-struct Values {
-    width: usize,
-    bytes: Vec<AtomicU8>,
+enum Values {
+    One(Vec<AtomicU8>),
+    Two(Vec<AtomicU16>),
 }
 
 impl Values {
     fn new(width: ValueBytes, len: u64) -> Values {
-        let width = width.bytes() as usize;
-        let bytes = (0..len as usize * width).map(|_| AtomicU8::new(0));
-        Values {
-            width,
-            bytes: bytes.collect(),
+        match width {
+            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
+            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
         }
     }
 
     #[inline]
     fn get(&self, r: u64) -> u16 {
-        let at = r as usize * self.width;
-        let low = self.bytes[at].load(Relaxed) as u16;
-        match self.width {
-            1 => low,
-            _ => low | (self.bytes[at + 1].load(Relaxed) as u16) << 8,
+        match self {
+            Values::One(v) => v[r as usize].load(Relaxed) as u16,
+            Values::Two(v) => v[r as usize].load(Relaxed),
         }
     }
 
     #[inline]
     fn set(&self, r: u64, g: u16) {
-        let at = r as usize * self.width;
-        let bytes = &self.bytes[at..at + self.width];
-        bytes
-            .iter()
-            .zip(g.to_le_bytes())
-            .for_each(|(b, x)| b.store(x, Relaxed));
+        match self {
+            Values::One(v) => v[r as usize].store(g as u8, Relaxed),
+            Values::Two(v) => v[r as usize].store(g, Relaxed),
+        }
     }
 }
 
@@ -249,64 +255,49 @@ impl GrundyTable {
         };
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let scratch = || Scratch {
-            rows: vec![0; shape.rows],
-            seen: vec![0; words],
-            tally: Tally {
-                hooks: vec![0; hooks],
-                counts: vec![0; limit + 1],
-                largest: 0,
-            },
-        };
-        // The value of a position from the marks its options left in `seen` (cleared for the
-        // next), kept at `index`.
-        let decide = |index: u64, seen: &mut [u64]| {
+        let scratch = || Scratch::new(shape.rows, words, hooks, limit);
+        // The value of a position from the marks its options left in `seen`, kept at `index`.
+        let decide = |index: u64, seen: &[u64]| {
             let g = mex(seen);
-            seen.fill(0);
-            too_big.fetch_or(g > limit, Relaxed);
+            if g > limit {
+                too_big.store(true, Relaxed);
+            }
             let g = g.min(limit) as u16;
             values.set(index, g);
             g
         };
         let on_step = |step, progress| {
             if too_big.load(Relaxed) {
-                let two = GrundyPlan {
-                    width: ValueBytes::Two,
-                    ..plan
-                };
                 return Err(Error::too_large(
                     format!("the Grundy table of the {shape} box"),
                     format!(
-                        "a value exceeds {limit}, the most one byte holds; two bytes a \
-                         position need {} of memory",
-                        crate::memory::human_bytes(two.bytes())
+                        "a value exceeds {limit}, the most one byte holds; \
+                             two bytes a position need {} of memory",
+                        crate::memory::human_bytes(
+                            GrundyPlan {
+                                width: ValueBytes::Two,
+                                ..plan
+                            }
+                            .bytes()
+                        )
                     ),
                 ));
             }
             on_step(this, step, progress)
         };
-        // Each range's positions are decided (or, `compute` false, read back) and tallied.
         match &this.hook {
             None => {
                 let layers = Layers { ranker };
                 let run = Run::from_step(&layers, ranker.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    let Scratch { rows, seen, tally } = s;
-                    for_each_in_range(ranker, base, len, rows, |rows, rank| {
-                        if rank == 0 {
-                            return;
+                    tallies.range(ranker, s, base, len, |rows, rank, seen| {
+                        if !compute {
+                            return values.get(rank);
                         }
-                        let g = match compute {
-                            false => values.get(rank),
-                            true => {
-                                ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
-                                decide(rank, seen)
-                            }
-                        };
-                        let b = rows.iter().take_while(|&&a| a > 0).count();
-                        tally.add(stride, rows[0] as usize, b, g, false);
-                    });
-                    tallies.flush(tally);
+                        seen.fill(0);
+                        ranker.for_each_option(rows, rank, |q| mark(seen, values, q));
+                        decide(rank, seen)
+                    })
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -314,22 +305,17 @@ impl GrundyTable {
                 let options = HookOptions::new(hook)?;
                 let run = Run::from_step(&**hook, hook.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
-                    let Scratch { seen, tally, .. } = s;
-                    options.walk(base, len, |p| {
-                        let g = match compute {
-                            false => values.get(p.index),
-                            true => {
-                                options.of_until(p, |q| {
-                                    mark(seen, values, q);
-                                    true
-                                });
-                                decide(p.index, seen)
-                            }
-                        };
-                        // A stored position of hook (a, b), a > b, stands for its transpose.
-                        tally.add(stride, p.a, p.b, g, p.a > p.b);
-                    });
-                    tallies.flush(tally);
+                    tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
+                        if !compute {
+                            return values.get(p.index);
+                        }
+                        seen.fill(0);
+                        options.of_until(p, |q| {
+                            mark(seen, values, q);
+                            true
+                        });
+                        decide(p.index, seen)
+                    })
                 };
                 drive_tallied(run, &scratch, range, on_step)?;
             }
@@ -352,20 +338,29 @@ impl GrundyTable {
     /// keeps one of each transposed pair) as a table file keeps them (`value-bytes` bytes
     /// each, little-endian), appended to `out`.
     pub fn values_le(&self, base: u64, len: u64, out: &mut Vec<u8>) {
-        let w = self.values.width;
-        let bytes = &self.values.bytes[base as usize * w..(base + len) as usize * w];
-        out.extend(bytes.iter().map(|b| b.load(Relaxed)));
+        let (b, e) = (base as usize, (base + len) as usize);
+        match &self.values {
+            Values::One(v) => out.extend(v[b..e].iter().map(|g| g.load(Relaxed))),
+            Values::Two(v) => {
+                out.extend(v[b..e].iter().flat_map(|g| g.load(Relaxed).to_le_bytes()))
+            }
+        }
     }
 
     /// Set the values of ranks from `base` on from `bytes` as [`GrundyTable::values_le`] gives
     /// them (a whole number of values).
     pub(super) fn set_values_le(&self, base: u64, bytes: &[u8]) {
-        let at = base as usize * self.values.width;
-        let values = &self.values.bytes[at..at + bytes.len()];
-        values
-            .iter()
-            .zip(bytes)
-            .for_each(|(b, &x)| b.store(x, Relaxed));
+        let b = base as usize;
+        match &self.values {
+            Values::One(v) => v[b..b + bytes.len()]
+                .iter()
+                .zip(bytes)
+                .for_each(|(g, &x)| g.store(x, Relaxed)),
+            Values::Two(v) => v[b..b + bytes.len() / 2]
+                .iter()
+                .zip(bytes.chunks_exact(2))
+                .for_each(|(g, x)| g.store(u16::from_le_bytes([x[0], x[1]]), Relaxed)),
+        }
     }
 
     /// The box.
@@ -445,8 +440,13 @@ impl GrundyTable {
             return None;
         }
         let stride = shape.cols as usize + 1;
-        let hooks = (1..=rows).flat_map(|b| (1..=cols as usize).map(move |a| a + b * stride));
-        hooks.map(|h| self.hook_max[h]).max()
+        let mut m = 0;
+        for b in 1..=rows {
+            for a in 1..=cols as usize {
+                m = m.max(self.hook_max[a + b * stride]);
+            }
+        }
+        Some(m)
     }
 
     /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
@@ -463,19 +463,16 @@ impl GrundyTable {
     /// The value of every rectangle r×c of the box, rows first.
     pub fn rectangles(&self) -> Vec<RectangleGrundy> {
         let shape = self.shape();
-        let all = (1..=shape.rows).flat_map(|rows| (1..=shape.cols).map(move |cols| (rows, cols)));
-        all.map(|(rows, cols)| RectangleGrundy {
-            rows,
-            cols,
-            grundy: self.rectangle(rows, cols),
-        })
-        .collect()
-    }
-
-    /// The value of the `rows`×`cols` rectangle, which lies in the box.
-    fn rectangle(&self, rows: usize, cols: u32) -> u16 {
-        let r = self.value(&rectangle(rows, cols));
-        r.expect("a rectangle of the box is a position")
+        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
+        for rows in 1..=shape.rows {
+            for cols in 1..=shape.cols {
+                let grundy = self
+                    .value(&rectangle(rows, cols))
+                    .expect("a rectangle of the box is a position");
+                out.push(RectangleGrundy { rows, cols, grundy });
+            }
+        }
+        out
     }
 
     /// The terms n = 1, 2, … of `sequence` that the box holds ([`GrundySequence::terms`]).
@@ -484,7 +481,9 @@ impl GrundyTable {
         Ok((1..=terms)
             .map(|n| match sequence.rows(n) {
                 None => self.largest_in(n as usize, n).expect("n×n lies in the box"),
-                Some(rows) => self.rectangle(rows, n),
+                Some(rows) => self
+                    .value(&rectangle(rows, n))
+                    .expect("a rectangle of the box is a position"),
             })
             .collect())
     }
@@ -588,47 +587,102 @@ struct Tallies {
 }
 
 impl Tallies {
-    /// Add a worker's tallies of its range to the shared ones and clear them.
-    fn flush(&self, t: &mut Tally) {
-        for (shared, local) in self.hook_max.iter().zip(t.hooks.iter_mut()) {
+    /// Visit the positions of one range, each valued by `value(rows, rank, seen)` (computed or
+    /// read), and tally them.
+    fn range(
+        &self,
+        ranker: &Ranker,
+        s: &mut Scratch,
+        base: u64,
+        len: u64,
+        mut value: impl FnMut(&[u32], u64, &mut [u64]) -> u16,
+    ) {
+        let stride = ranker.shape.cols as usize + 1;
+        let Scratch {
+            rows,
+            seen,
+            hooks,
+            tally,
+        } = s;
+        let mut largest = 0;
+        for_each_in_range(ranker, base, len, rows, |rows, rank| {
+            if rank == 0 {
+                return;
+            }
+            let g = value(rows, rank, seen);
+            tally[g as usize] += 1;
+            largest = largest.max(g as usize);
+            let b = rows.iter().take_while(|&&a| a > 0).count();
+            let h = &mut hooks[rows[0] as usize + b * stride];
+            *h = (*h).max(g);
+        });
+        self.flush(hooks, tally, largest);
+    }
+
+    /// [`Tallies::range`] for a table by transposed pairs: a stored position of hook (a, b)
+    /// with a > b stands for its transpose too, of hook (b, a).
+    fn pairs_range(
+        &self,
+        options: &HookOptions,
+        stride: usize,
+        s: &mut Scratch,
+        base: u64,
+        len: u64,
+        mut value: impl FnMut(&Stored, &mut [u64]) -> u16,
+    ) {
+        let Scratch {
+            seen, hooks, tally, ..
+        } = s;
+        let mut largest = 0;
+        options.walk(base, len, |p| {
+            let g = value(p, seen);
+            let pair = p.a > p.b;
+            tally[g as usize] += 1 + pair as u64;
+            largest = largest.max(g as usize);
+            let h = &mut hooks[p.a + p.b * stride];
+            *h = (*h).max(g);
+            if pair {
+                let h = &mut hooks[p.b + p.a * stride];
+                *h = (*h).max(g);
+            }
+        });
+        self.flush(hooks, tally, largest);
+    }
+
+    /// Add a worker's tallies of its range (values up to `largest`) to the shared ones and
+    /// clear them.
+    fn flush(&self, hooks: &mut [u16], tally: &mut [u64], largest: usize) {
+        for (shared, local) in self.hook_max.iter().zip(hooks.iter_mut()) {
             if *local > 0 {
-                shared.fetch_max(std::mem::take(local), Relaxed);
+                shared.fetch_max(*local, Relaxed);
+                *local = 0;
             }
         }
-        for (shared, local) in self.histogram.iter().zip(&mut t.counts[..=t.largest]) {
+        for (shared, local) in self.histogram.iter().zip(&mut tally[..=largest]) {
             if *local > 0 {
-                shared.fetch_add(std::mem::take(local), Relaxed);
+                shared.fetch_add(*local, Relaxed);
+                *local = 0;
             }
         }
-        t.largest = 0;
     }
 }
 
-/// One worker's buffers: the row lengths, the seen-values bitset (all clear between
-/// positions) and the tallies of the range in hand.
+/// One worker's buffers: the row lengths, the seen-values bitset, the largest value per hook
+/// and the positions of each value, of the block in hand.
 struct Scratch {
     rows: Vec<u32>,
     seen: Vec<u64>,
-    tally: Tally,
-}
-
-/// One worker's largest value per hook, positions of each value, and largest value.
-struct Tally {
     hooks: Vec<u16>,
-    counts: Vec<u64>,
-    largest: usize,
+    tally: Vec<u64>,
 }
 
-impl Tally {
-    /// A position of hook (a, b) (at a + b·`stride`) has value `g`; with `pair`, so has its
-    /// transpose, of hook (b, a).
-    fn add(&mut self, stride: usize, a: usize, b: usize, g: u16, pair: bool) {
-        self.counts[g as usize] += 1 + pair as u64;
-        self.largest = self.largest.max(g as usize);
-        let mut raise = |h: usize| self.hooks[h] = self.hooks[h].max(g);
-        raise(a + b * stride);
-        if pair {
-            raise(b + a * stride);
+impl Scratch {
+    fn new(rows: usize, words: usize, hooks: usize, limit: usize) -> Scratch {
+        Scratch {
+            rows: vec![0; rows],
+            seen: vec![0; words],
+            hooks: vec![0; hooks],
+            tally: vec![0; limit + 1],
         }
     }
 }
