@@ -228,9 +228,9 @@ pub(crate) fn table_steps(layout: &BitLayout) -> TableSteps<'_> {
 /// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
 /// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
 /// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
-/// records `read(reader, step, its ranges)`
-/// reads back in order, each record's bytes, or `None` at the end or at a torn, damaged or
-/// foreign record. Returns it and the first step still to do.
+/// records `read(reader, step, its ranges)` reads back in order, each giving its bytes, or
+/// `None` at the end or at a torn, damaged or foreign record. Returns it and the first step
+/// still to do.
 pub(crate) fn open_step_log(
     path: &Path,
     (magic, verb): (&str, &str),

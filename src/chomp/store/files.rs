@@ -60,13 +60,13 @@ pub fn check_regular(path: &Path) -> Result<()> {
 
 /// An error unless `meta` (of `path`) is a regular file's.
 fn regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
-    match meta.is_file() {
-        true => Ok(()),
-        false => Err(Error::invalid(format!(
-            "{}: not a regular file; a table is read from and written to a regular file",
-            path.display()
-        ))),
+    if meta.is_file() {
+        return Ok(());
     }
+    Err(Error::invalid(format!(
+        "{}: not a regular file; a table is read from and written to a regular file",
+        path.display()
+    )))
 }
 
 /// Open a saved table for reading: a regular file (checked before and after the open, which
