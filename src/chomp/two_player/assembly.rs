@@ -225,38 +225,35 @@ fn journal_header(plan: &BlockPlan) -> String {
 /// Open the journal of `plan`'s assembly, and its records in order.
 fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembled>)> {
     let (path, mut records) = (journal_path(dir), Vec::new());
-    let want = [
-        ("box", plan.index.shape().to_string()),
-        ("rank", plan.index.scheme()),
-    ];
     let check = |pairs: &[(String, String)]| {
-        for (key, value) in &want {
+        for (key, value) in [
+            ("box", plan.index.shape().to_string()),
+            ("rank", plan.index.scheme()),
+        ] {
             if store::field(&path, pairs, key)? != value {
                 return Err(store::damaged(&path, "it is not the journal of this box"));
             }
         }
         Ok(())
     };
-    // The records in order, up to the first that is not whole: the next piece and the bytes
-    // of the whole records.
-    let read = |reader: &mut dyn std::io::Read| {
-        let (mut next, mut good) = (0, 0);
-        while next < plan.windows() {
-            match file::read_record(reader, u64::MAX)? {
-                Some((k, item, bytes)) if k == next && item.len() == 2 => {
-                    records.push(Assembled {
-                        crc: item[0] as u32,
-                        p: item[1],
-                    });
-                    (next, good) = (next + 1, good + bytes);
-                }
-                _ => break,
-            }
+    let read = |reader: &mut dyn std::io::Read, k| match file::read_record(reader, u64::MAX)? {
+        Some((got, item, bytes)) if got == k && item.len() == 2 => {
+            let (crc, p) = (item[0] as u32, item[1]);
+            records.push(Assembled { crc, p });
+            Ok(Some(bytes))
         }
-        Ok((next, good))
+        _ => Ok(None),
     };
     let header = journal_header(plan);
-    let (journal, _) = Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)?;
+    let (journal, _) = Checkpoint::open_log(
+        &path,
+        &header,
+        JOURNAL_MAGIC,
+        "solved",
+        check,
+        plan.windows(),
+        read,
+    )?;
     Ok((journal, records))
 }
 

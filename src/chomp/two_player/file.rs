@@ -14,8 +14,8 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::open_step_log;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
-    self, chunk_seed, damaged, header_lines, read_header, read_raw_record, sealed_header,
-    Checkpoint, ChunkCrcs, Recount, Sealed, P_TABLE,
+    self, chunk_seed, header_lines, read_raw_record, sealed_header, Checkpoint, ChunkCrcs, Recount,
+    Sealed, P_TABLE,
 };
 use crate::error::{Error, Result};
 use std::fs::{File, OpenOptions};
@@ -141,20 +141,17 @@ impl TableInPlace {
         index: &BitLayout,
         mut each: impl FnMut(u64, &[u64]) -> bool,
     ) -> Result<(TableInPlace, u64)> {
+        let sealed = Sealed::open(path)?;
+        let p = sealed.number("p-positions")?;
+        let header = table_header(&P_TABLE.magic(), index, p);
+        let shape = index.shape();
+        sealed.expect(
+            &header,
+            &format!("its header is not that of the {shape} box's table"),
+        )?;
         let file = OpenOptions::new().read(true).write(true).open(path);
         let file = file.map_err(|e| Error::io(path, e))?;
-        let first = store::read_prefix(&file, path, store::HEADER_MAX as u64 + 2)?;
-        let (pairs, start) = read_header(path, &mut &first[..], &P_TABLE.magic())?;
-        let p = store::number(path, &pairs, "p-positions")?;
-        let header = table_header(&P_TABLE.magic(), index, p);
-        if first[..start as usize] != *header.as_bytes() {
-            let why = format!(
-                "its header is not that of the {} box's table",
-                index.shape()
-            );
-            return Err(damaged(path, why));
-        }
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() - start;
+        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() - header.len() as u64;
         let keep = (len / 8 * 8).min(index.bytes());
         let mut table = TableInPlace::new(path, file, index, &header);
         let (mut buf, mut at) = (vec![0u8; CHUNK_BYTES as usize], 0);
