@@ -65,11 +65,6 @@ fn mask_piece(lo: u64, hi: u64, words: &mut [u64]) {
 }
 
 impl Assembly {
-    /// Whether `dir` holds an assembly begun by an earlier run.
-    pub(super) fn begun(dir: &Path) -> bool {
-        table_path(dir).exists()
-    }
-
     /// Begin the table of `plan`, whose box has `p_positions` (anything at its place is
     /// replaced), and its journal.
     pub(super) fn create(plan: &BlockPlan, dir: &Path, p_positions: u64) -> Result<Assembly> {
@@ -179,7 +174,9 @@ impl Assembly {
         let w0 = lo >> 6;
         if lo % 64 != 0 {
             // The first word is shared with the piece before.
-            words[0] |= self.table.word(w0)?;
+            let mut first = [0];
+            self.table.read_words(w0, &mut first)?;
+            words[0] |= first[0];
         }
         self.table.truncate_words(w0)?;
         self.table.append(&words)?;

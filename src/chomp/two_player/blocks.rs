@@ -15,20 +15,19 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::assembly::{Assembled, Assembly};
+use super::assembly::{table_path, Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, PieceHeader, WINDOW_MAGIC};
+use super::piece::{self, PieceHeader, MARKS_MAGIC, WINDOW_MAGIC};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store::{self, blocks_dir, Checkpoint};
+use crate::chomp::store::{self, blocks_dir};
 use crate::error::{Error, Input, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 
 /// What a run in blocks did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -102,8 +101,7 @@ impl BlocksJob {
         let new_plan = !plan_path.exists();
         let mut plan = match new_plan {
             false => BlockPlan::read(&plan_path, &index)?,
-            true if part.is_some() => BlockPlan::new(index, memory, Split::Waves)?,
-            true => BlockPlan::new(index, memory, Split::Windows)?,
+            true => BlockPlan::new(index, memory, part.map_or(Split::Windows, |_| Split::Waves))?,
         };
         if part.is_some() && plan.split != Split::Waves {
             return Err(Error::conflict(
@@ -172,7 +170,7 @@ impl Job for BlocksJob {
         crate::output::remove_stale_temps(dir);
         // The pieces already in the table being assembled (each checked against its record
         // as it is read) have left the folder; the others are on disk or solved (again) now.
-        if self.part.is_none() && Assembly::begun(dir) {
+        if self.part.is_none() && table_path(dir).exists() {
             self.assembly = Some(Assembly::reopen(&self.plan, dir)?);
         }
         let in_table = self.assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
@@ -345,30 +343,13 @@ fn solve_one(
         hi,
         words: &words,
     };
-    let base = win.base();
     let partial = dir.join(format!("window-{k}.partial"));
     // Held while the piece is solved: a second process on the same piece is refused at once.
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
-    // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
-    let snapshot = piece::load_marks(&marks_path, span, &words, chunk).ok();
-    if snapshot.is_none() {
-        words.iter().for_each(|w| w.store(0, Relaxed));
-    }
-    let mut after = Vec::new();
-    let (mut checkpoint, start) =
-        Checkpoint::open_for(&partial, &plan.index, |step, r| match snapshot {
-            Some(s) if step >= s => after.push(r),
-            Some(_) => {}
-            None if r >= lo && r < hi => {
-                words[((r - base) >> 6) as usize].fetch_or(1 << ((r - base) & 63), Relaxed);
-            }
-            None => {}
-        })?;
-    let resume = match snapshot {
-        Some(_) => Resume::Marks { start, after },
-        None => Resume::Bits { start },
-    };
+    let (mut checkpoint, resume, _) =
+        piece::resume_window(&partial, &marks_path, span, &words, chunk)?;
+    let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
     report(RunEvent::Piece {
         piece: k,
         pieces: plan.windows(),
@@ -429,7 +410,9 @@ fn solve_one(
             let snapshot =
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
-                cadence.take(|| piece::save_marks(&marks_path, span, step + 1, &words, chunk))?;
+                cadence.take(|| {
+                    piece::save_piece(&marks_path, span, MARKS_MAGIC, step + 1, &words, chunk)
+                })?;
                 snapshot_done = progress.done;
                 report(RunEvent::Snapshot { step: step + 1 });
             }
@@ -651,13 +634,7 @@ mod tests {
                 );
                 let snapshots = std::fs::read_dir(blocks_dir(&out))
                     .unwrap()
-                    .filter(|e| {
-                        e.as_ref()
-                            .unwrap()
-                            .file_name()
-                            .to_string_lossy()
-                            .ends_with(".marks")
-                    })
+                    .filter(|e| e.as_ref().unwrap().path().extension() == Some("marks".as_ref()))
                     .count();
                 if i == 1 || i == 2 {
                     // Mid-window: a snapshot when they are taken at every step, else none.
@@ -725,7 +702,7 @@ mod tests {
                     });
                     assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
                     assert!(!out.exists());
-                    let table = super::super::assembly::table_path(&folder);
+                    let table = table_path(&folder);
                     let mut bytes = std::fs::read(&table).unwrap();
                     if damage == 2 {
                         let body = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;

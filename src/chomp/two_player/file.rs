@@ -77,7 +77,7 @@ pub fn save_words(
 }
 
 /// The little-endian u64 words of `bytes` (whole words only).
-fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+pub(super) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
     (bytes.chunks_exact(8)).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
 }
 
@@ -179,13 +179,6 @@ impl TableInPlace {
         self.file
             .set_len(self.start + body)
             .map_err(|e| Error::io(&self.path, e))
-    }
-
-    /// Word `i` of the body (one of the words written so far).
-    pub(super) fn word(&self, i: u64) -> Result<u64> {
-        let mut w = [0u64];
-        self.read_words(i, &mut w)?;
-        Ok(w[0])
     }
 
     /// Words `first..first + out.len()` of the body, in one read.
