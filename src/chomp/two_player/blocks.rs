@@ -5,7 +5,7 @@
 //! each small enough for memory, solved in order: a window first replays the P indexes of the
 //! windows it depends on (each marks its parents inside the window), then walks the schedule
 //! restricted to itself. Its finished bits go to disk; the table assembled from them
-//! ([`assemble`]) is byte for byte the table an in-memory run writes, whatever the memory
+//! ([`super::assembly`]) is byte for byte the table an in-memory run writes, whatever the memory
 //! (external sorting's idea: runs on disk, one merge).
 //!
 //! A run in blocks is a [`Job`] of the engine's one lifecycle ([`run_to_file`]) whose
@@ -188,7 +188,20 @@ impl Job for BlocksJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let (plan, dir) = (&self.plan, &self.dir);
-        let todo = pieces_to_solve(plan, dir, self.part, &self.counts, &mut self.run);
+        // Every unfinished piece, or with a part its share of the next wave it has not marked
+        // done. (Not "the first wave with pieces left": a part whose share of a wave is empty,
+        // or done, must not take a share of the next wave, which that wave's own run of this
+        // part will take.)
+        let mut todo: Vec<u64> = match self.part {
+            None => (0..plan.windows()).collect(),
+            Some(Part { part, parts }) => {
+                let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
+                self.run.wave = (0..plan.waves()).find(|w| !done(w));
+                let pieces = self.run.wave.map(|w| plan.part_pieces(w, part, parts));
+                pieces.unwrap_or_default()
+            }
+        };
+        todo.retain(|&k| self.counts[k as usize].is_none());
         for k in todo {
             // Every piece this one depends on must be finished (another part's, in waves).
             let missing = (0..plan.windows())
@@ -224,7 +237,22 @@ impl Job for BlocksJob {
             None => Assembly::create(plan, dir, self.counts.iter().flatten().sum())?,
         };
         report(RunEvent::Assembling);
-        assemble(plan, dir, &mut assembly, report)?;
+        // Every finished piece not yet in the table goes in, in index order, whole in memory
+        // (as when it was solved) and its CRC checked first; its file is removed once its words
+        // are in the table, durable and recorded ([`Assembly::append`]).
+        for k in assembly.pieces.len() as u64..plan.windows() {
+            let mut words = Vec::new();
+            let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
+                words.extend_from_slice(ws);
+                Ok(())
+            })?;
+            assembly.append(plan, k, words, Assembled { crc, p })?;
+            let done = window_path(dir, k);
+            std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
+            let pieces = plan.windows();
+            report(RunEvent::Assembled { piece: k, pieces });
+            crate::cancel::check()?;
+        }
         self.assembly = Some(assembly);
         Ok(())
     }
@@ -247,61 +275,6 @@ impl Job for BlocksJob {
         self.run.saved = true;
         Ok(self.run)
     }
-}
-
-/// The pieces this run solves: every unfinished one, or with `part` its share of the next
-/// wave it has not marked done (set in `run.wave`). (Not "the first wave with pieces left": a
-/// part whose share of a wave is empty, or done, must not take a share of the next wave,
-/// which that wave's own run of this part will take.)
-fn pieces_to_solve(
-    plan: &BlockPlan,
-    dir: &Path,
-    part: Option<Part>,
-    counts: &[Option<u64>],
-    run: &mut BlockRun,
-) -> Vec<u64> {
-    let pieces = match part {
-        None => (0..plan.windows()).collect(),
-        Some(Part { part, parts }) => {
-            let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
-            run.wave = (0..plan.waves()).find(|w| !done(w));
-            run.wave
-                .map_or(Vec::new(), |w| plan.part_pieces(w, part, parts))
-        }
-    };
-    pieces
-        .into_iter()
-        .filter(|&k| counts[k as usize].is_none())
-        .collect()
-}
-
-/// Put every finished piece not yet in the table into it, in index order (each piece's file
-/// removed once its words are in the table, durable and recorded: [`Assembly::append`]).
-fn assemble(
-    plan: &BlockPlan,
-    dir: &Path,
-    assembly: &mut Assembly,
-    report: &mut dyn FnMut(RunEvent),
-) -> Result<()> {
-    let windows = plan.windows();
-    for k in assembly.pieces.len() as u64..windows {
-        // The piece whole in memory (as when it was solved) and its CRC checked before any of
-        // it goes into the table.
-        let mut words = Vec::new();
-        let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
-            words.extend_from_slice(ws);
-            Ok(())
-        })?;
-        assembly.append(plan, k, words, Assembled { crc, p })?;
-        let done = window_path(dir, k);
-        std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
-        report(RunEvent::Assembled {
-            piece: k,
-            pieces: windows,
-        });
-        crate::cancel::check()?;
-    }
-    Ok(())
 }
 
 /// Refuse a table file that [`store::check_resumable_target`] refuses, or one whose folder of
