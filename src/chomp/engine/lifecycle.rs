@@ -244,20 +244,11 @@ pub(crate) fn open_step_log(
     want.extend(extra.iter().cloned());
     let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want);
     let (steps, mut ranges) = (table_steps(layout), Vec::new());
-    // The records in order, up to the first that is not whole: the first step still to do,
-    // and the bytes of the whole records.
-    let read = |reader: &mut dyn Read| {
-        let (mut next, mut good) = (0, 0);
-        while next < steps.steps() {
-            steps.ranges(next, &mut ranges);
-            let Some(bytes) = read(reader, next, &ranges)? else {
-                break;
-            };
-            (next, good) = (next + 1, good + bytes);
-        }
-        Ok((next, good))
+    let read = |reader: &mut dyn Read, step| {
+        steps.ranges(step, &mut ranges);
+        read(reader, step, &ranges)
     };
-    store::Checkpoint::open_log(path, &header, magic, verb, check, read)
+    store::Checkpoint::open_log(path, &header, magic, verb, check, steps.steps(), read)
 }
 
 /// Check a checkpoint's header fields against the run's: `want` lists each field and its

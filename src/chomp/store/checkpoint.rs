@@ -34,17 +34,18 @@ impl Checkpoint {
     /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
     /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
     /// process"): a new one (also when it holds no whole header), or an existing
-    /// one whose header `check` accepts and whose records `read` reads back, returning the
-    /// first step still to do and the bytes of the whole records. What follows those records
-    /// (a torn or damaged one and everything after it) is cut off and counted in
-    /// `dropped_bytes`.
+    /// one whose header `check` accepts and whose records of steps `0..steps` are read back in
+    /// order, `read(reader, step)` reading one (`Some(its bytes)`, or `None` to end there).
+    /// Returns the first step still to do. What follows those records (a torn or damaged one
+    /// and everything after it) is cut off and counted in `dropped_bytes`.
     pub(crate) fn open_log(
         path: &Path,
         header: &str,
         magic: &str,
         verb: &str,
         check: impl FnOnce(&[(String, String)]) -> Result<()>,
-        read: impl FnOnce(&mut dyn Read) -> Result<(u64, u64)>,
+        steps: u64,
+        mut read: impl FnMut(&mut dyn Read, u64) -> Result<Option<u64>>,
     ) -> Result<(Checkpoint, u64)> {
         let io = |e| Error::io(path, e);
         let mut file = open_checkpoint_file(path, verb)?;
@@ -59,8 +60,14 @@ impl Checkpoint {
             let mut reader = BufReader::with_capacity(1 << 20, &file);
             let (pairs, header_len) = read_header(path, &mut reader, magic)?;
             check(&pairs)?;
-            let (next, records) = read(&mut reader)?;
-            (next, header_len + records)
+            let (mut next, mut end) = (0, header_len);
+            while next < steps {
+                let Some(bytes) = read(&mut reader, next)? else {
+                    break;
+                };
+                (next, end) = (next + 1, end + bytes);
+            }
+            (next, end)
         };
         if good_end < len {
             file.set_len(good_end).map_err(io)?;

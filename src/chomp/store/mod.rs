@@ -20,7 +20,7 @@ pub use chunks::CHUNK_BYTES;
 pub(crate) use chunks::{chunk_seed, save_sealed, CheckedBody, ChunkCrcs, Recount};
 pub(crate) use files::{
     being_solved, check_resumable_target, damaged, flock_now, lock_table, open_checkpoint_file,
-    read_prefix, refuse_if_held, HEADER_MAX,
+    refuse_if_held,
 };
 pub use files::{
     blocks_dir, check_regular, ensure_disk, holds_checkpoint, marks_path, partial_path, TableLock,

@@ -9,14 +9,22 @@
 //! nor on disk is solved again. So damage to the table between runs never reaches the
 //! published file.
 //!
+//! The table is written as [`file::save_words`] writes one in a single pass: the sealed
+//! header, the words (appended, cut back, read again), then the trailer once the body is
+//! whole. Reopened after a crash, it keeps the whole words on disk and recomputes their chunk
+//! CRCs from them.
+//!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
 //! any piece, with a flipped bit), tests/faults/.
 
 use super::block_plan::BlockPlan;
-use super::file::{self, TableInPlace};
+use super::file::{self, words_of};
 use crate::chomp::bits::Window;
-use crate::chomp::store::{self, Checkpoint};
+use crate::chomp::store::{self, chunk_seed, Checkpoint, ChunkCrcs, Sealed, CHUNK_BYTES, P_TABLE};
 use crate::error::{Error, Result};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 const JOURNAL_MAGIC: &str = "chompute chomp assembly 1";
@@ -44,7 +52,13 @@ pub(super) struct Assembled {
 /// The table being assembled, its journal, and the pieces verified in it (the first
 /// `pieces.len()` of the plan).
 pub(super) struct Assembly {
-    table: TableInPlace,
+    /// The table, open.
+    path: PathBuf,
+    file: File,
+    /// Bytes of its header.
+    start: u64,
+    /// The chunk CRCs of its words so far.
+    crcs: ChunkCrcs,
     journal: Checkpoint,
     /// The box's P-positions, as the table's header says.
     pub p_positions: u64,
@@ -65,34 +79,27 @@ fn mask_piece(lo: u64, hi: u64, words: &mut [u64]) {
 }
 
 impl Assembly {
-    /// Whether `dir` holds an assembly begun by an earlier run.
-    pub(super) fn begun(dir: &Path) -> bool {
-        table_path(dir).exists()
-    }
-
     /// Begin the table of `plan`, whose box has `p_positions` (anything at its place is
     /// replaced), and its journal.
     pub(super) fn create(plan: &BlockPlan, dir: &Path, p_positions: u64) -> Result<Assembly> {
-        for p in [table_path(dir), journal_path(dir)] {
+        let path = table_path(dir);
+        for p in [&path, &journal_path(dir)] {
             if p.exists() {
-                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+                std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
             }
         }
-        let table = TableInPlace::create(&table_path(dir), &plan.index, p_positions)?;
-        let (journal, _) = open_journal(plan, dir)?;
-        Ok(Assembly {
-            table,
-            journal,
-            p_positions,
-            pieces: Vec::new(),
-        })
+        let header = file::table_header(&P_TABLE.magic(), &plan.index, p_positions);
+        let file = OpenOptions::new().write(true).create_new(true).open(&path);
+        let wrote = file.and_then(|mut f| f.write_all(header.as_bytes()));
+        wrote.map_err(|e| Error::io(&path, e))?;
+        Assembly::reopen(plan, dir)
     }
 
     /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
     /// read once, keeping the pieces whose words still give their record's CRC as they are
     /// read (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
-        let (mut journal, records) = open_journal(plan, dir)?;
+        let (journal, records) = open_journal(plan, dir)?;
         // Each piece's words (its neighbours' bits masked off) against its record's CRC, word
         // by word as they are read: word `w` is `x`; whether to read on (not once a piece fails
         // its CRC or every recorded piece is checked).
@@ -119,19 +126,78 @@ impl Assembly {
             }
             pieces.len() < records.len()
         };
-        let (mut table, p_positions) =
-            TableInPlace::reopen(&table_path(dir), &plan.index, |first, words| {
-                words.iter().zip(first..).all(|(&x, w)| word(w, x))
-            })?;
-        let last = (pieces.len() as u64).checked_sub(1);
-        table.truncate_words(last.map_or(0, |m| plan.window(m).1.div_ceil(64)))?;
-        journal.truncate(journal_header(plan).len() as u64 + RECORD_BYTES * pieces.len() as u64)?;
-        Ok(Assembly {
-            table,
+        // The table's header must be the one [`Assembly::create`] writes; its whole words are
+        // read once, in order, and kept (their chunk CRCs recomputed) while `word` says so.
+        let path = table_path(dir);
+        let sealed = Sealed::open(&path)?;
+        let p_positions = sealed.number("p-positions")?;
+        let header = file::table_header(&P_TABLE.magic(), &plan.index, p_positions);
+        let why = format!(
+            "its header is not that of the {} box's table",
+            plan.index.shape()
+        );
+        sealed.expect(&header, &why)?;
+        let file = OpenOptions::new().read(true).write(true).open(&path);
+        let mut a = Assembly {
+            file: file.map_err(|e| Error::io(&path, e))?,
+            path,
+            start: header.len() as u64,
+            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
             journal,
             p_positions,
-            pieces,
-        })
+            pieces: Vec::new(),
+        };
+        let len = a.file.metadata().map_err(|e| Error::io(&a.path, e))?.len() - a.start;
+        let keep = (len / 8 * 8).min(plan.index.bytes());
+        let (mut buf, mut at) = (vec![0u8; CHUNK_BYTES as usize], 0);
+        while at < keep {
+            let n = (keep - at).min(CHUNK_BYTES) as usize;
+            a.read(at, &mut buf[..n])?;
+            a.crcs.update(&buf[..n]);
+            let first = at / 8;
+            at += n as u64;
+            if !words_of(&buf[..n]).zip(first..).all(|(x, w)| word(w, x)) {
+                break;
+            }
+        }
+        a.file
+            .set_len(a.start + at)
+            .map_err(|e| Error::io(&a.path, e))?;
+        let last = (pieces.len() as u64).checked_sub(1);
+        a.truncate_words(last.map_or(0, |m| plan.window(m).1.div_ceil(64)))?;
+        let records = RECORD_BYTES * pieces.len() as u64;
+        a.journal
+            .truncate(journal_header(plan).len() as u64 + records)?;
+        a.pieces = pieces;
+        Ok(a)
+    }
+
+    /// Bytes `at..at + out.len()` of the body.
+    fn read(&self, at: u64, out: &mut [u8]) -> Result<()> {
+        (self.file.read_exact_at(out, self.start + at)).map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Words `first..first + out.len()` of the body, in one read.
+    fn read_words(&self, first: u64, out: &mut [u64]) -> Result<()> {
+        let mut bytes = vec![0u8; out.len() * 8];
+        self.read(first * 8, &mut bytes)?;
+        out.iter_mut()
+            .zip(words_of(&bytes))
+            .for_each(|(o, w)| *o = w);
+        Ok(())
+    }
+
+    /// Cut the body back to its first `n` words (at most those it has).
+    fn truncate_words(&mut self, n: u64) -> Result<()> {
+        let len = n * 8;
+        if len >= self.crcs.written() {
+            return Ok(());
+        }
+        let mut partial = vec![0u8; (len % CHUNK_BYTES) as usize];
+        self.read(len - partial.len() as u64, &mut partial)?;
+        self.crcs.cut(len, &partial);
+        let cut = self.file.set_len(self.start + len);
+        cut.map_err(|e| Error::io(&self.path, e))
     }
 
     /// Piece `k`'s words (from its `lo` rounded down, the bits of other pieces clear), read
@@ -152,7 +218,7 @@ impl Assembly {
         while at < n {
             let m = (n - at).min(chunk as u64);
             buf.resize(m as usize, 0);
-            self.table.read_words((lo >> 6) + at, &mut buf)?;
+            self.read_words((lo >> 6) + at, &mut buf)?;
             // Only the piece's first and last words are shared with its neighbours (0 masks
             // nothing at either end).
             let from = if at == 0 { lo } else { 0 };
@@ -179,11 +245,23 @@ impl Assembly {
         let w0 = lo >> 6;
         if lo % 64 != 0 {
             // The first word is shared with the piece before.
-            words[0] |= self.table.word(w0)?;
+            let mut first = [0];
+            self.read_words(w0, &mut first)?;
+            words[0] |= first[0];
         }
-        self.table.truncate_words(w0)?;
-        self.table.append(&words)?;
-        self.table.sync()?;
+        self.truncate_words(w0)?;
+        let written = self.crcs.written() + words.len() as u64 * 8;
+        if written > plan.index.bytes() {
+            return Err(file::wrong_length(&self.path, &plan.index, written));
+        }
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let io = |e| Error::io(&self.path, e);
+        (self
+            .file
+            .write_all_at(&bytes, self.start + self.crcs.written()))
+        .map_err(io)?;
+        self.crcs.update(&bytes);
+        self.file.sync_data().map_err(io)?;
         self.journal.append(k, &[rec.crc as u64, rec.p])?;
         self.journal.sync()?;
         self.pieces.push(rec);
@@ -211,8 +289,20 @@ impl Assembly {
                 ),
             ));
         }
-        self.table.finish()?;
-        crate::output::publish(&table_path(dir), out)?;
+        let (total, io) = (plan.index.bytes(), |e| Error::io(&self.path, e));
+        if self.crcs.written() != total {
+            return Err(file::wrong_length(
+                &self.path,
+                &plan.index,
+                self.crcs.written(),
+            ));
+        }
+        (self
+            .file
+            .write_all_at(&self.crcs.trailer(), self.start + total))
+        .map_err(io)?;
+        self.file.sync_all().map_err(io)?;
+        crate::output::publish(&self.path, out)?;
         self.journal.remove()?;
         Ok(p)
     }
@@ -225,38 +315,35 @@ fn journal_header(plan: &BlockPlan) -> String {
 /// Open the journal of `plan`'s assembly, and its records in order.
 fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembled>)> {
     let (path, mut records) = (journal_path(dir), Vec::new());
-    let want = [
-        ("box", plan.index.shape().to_string()),
-        ("rank", plan.index.scheme()),
-    ];
     let check = |pairs: &[(String, String)]| {
-        for (key, value) in &want {
+        for (key, value) in [
+            ("box", plan.index.shape().to_string()),
+            ("rank", plan.index.scheme()),
+        ] {
             if store::field(&path, pairs, key)? != value {
                 return Err(store::damaged(&path, "it is not the journal of this box"));
             }
         }
         Ok(())
     };
-    // The records in order, up to the first that is not whole: the next piece and the bytes
-    // of the whole records.
-    let read = |reader: &mut dyn std::io::Read| {
-        let (mut next, mut good) = (0, 0);
-        while next < plan.windows() {
-            match file::read_record(reader, u64::MAX)? {
-                Some((k, item, bytes)) if k == next && item.len() == 2 => {
-                    records.push(Assembled {
-                        crc: item[0] as u32,
-                        p: item[1],
-                    });
-                    (next, good) = (next + 1, good + bytes);
-                }
-                _ => break,
-            }
+    let read = |reader: &mut dyn std::io::Read, k| match file::read_record(reader, u64::MAX)? {
+        Some((got, item, bytes)) if got == k && item.len() == 2 => {
+            let (crc, p) = (item[0] as u32, item[1]);
+            records.push(Assembled { crc, p });
+            Ok(Some(bytes))
         }
-        Ok((next, good))
+        _ => Ok(None),
     };
     let header = journal_header(plan);
-    let (journal, _) = Checkpoint::open_log(&path, &header, JOURNAL_MAGIC, "solved", check, read)?;
+    let (journal, _) = Checkpoint::open_log(
+        &path,
+        &header,
+        JOURNAL_MAGIC,
+        "solved",
+        check,
+        plan.windows(),
+        read,
+    )?;
     Ok((journal, records))
 }
 

@@ -26,10 +26,6 @@ const PLAN_MAGIC: &str = "chompute chomp blocks 1";
 /// buffers (1/8 of the memory, at most 1.5 MiB, for the words read and the P indexes replayed).
 pub const MIN_MEMORY: u64 = 96 << 10;
 
-/// Words read from a finished piece at a time (when its P indexes are replayed or the table
-/// is written) at most.
-pub(super) const REPLAY_WORDS: usize = 1 << 16;
-
 /// How the pieces of a plan are cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Split {
@@ -232,10 +228,11 @@ impl BlockPlan {
         pieces + file(largest) + records + journal
     }
 
-    /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
-    /// 65536.
+    /// Words a buffer holds (a finished piece is read by them when its P indexes are replayed
+    /// or the table is written): the plan's memory (8/7 of a piece's bytes) / 192, from 512
+    /// to 65536.
     pub fn chunk_words(&self) -> usize {
-        (self.piece_bits / 1344).clamp(512, REPLAY_WORDS as u64) as usize
+        (self.piece_bits / 1344).clamp(512, 1 << 16) as usize
     }
 
     /// The pieces of `wave` that part `part` of `parts` (from 1) solves: the wave's blocks,

@@ -5,7 +5,7 @@
 //! each small enough for memory, solved in order: a window first replays the P indexes of the
 //! windows it depends on (each marks its parents inside the window), then walks the schedule
 //! restricted to itself. Its finished bits go to disk; the table assembled from them
-//! ([`assemble`]) is byte for byte the table an in-memory run writes, whatever the memory
+//! ([`super::assembly`]) is byte for byte the table an in-memory run writes, whatever the memory
 //! (external sorting's idea: runs on disk, one merge).
 //!
 //! A run in blocks is a [`Job`] of the engine's one lifecycle ([`run_to_file`]) whose
@@ -15,20 +15,19 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
 //! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
 
-use super::assembly::{Assembled, Assembly};
+use super::assembly::{table_path, Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, PieceHeader, WINDOW_MAGIC};
+use super::piece::{self, PieceHeader, MARKS_MAGIC, WINDOW_MAGIC};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::index::BitLayout;
-use crate::chomp::store::{self, blocks_dir, Checkpoint};
+use crate::chomp::store::{self, blocks_dir};
 use crate::error::{Error, Input, Result};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 
 /// What a run in blocks did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -102,8 +101,7 @@ impl BlocksJob {
         let new_plan = !plan_path.exists();
         let mut plan = match new_plan {
             false => BlockPlan::read(&plan_path, &index)?,
-            true if part.is_some() => BlockPlan::new(index, memory, Split::Waves)?,
-            true => BlockPlan::new(index, memory, Split::Windows)?,
+            true => BlockPlan::new(index, memory, part.map_or(Split::Windows, |_| Split::Waves))?,
         };
         if part.is_some() && plan.split != Split::Waves {
             return Err(Error::conflict(
@@ -172,7 +170,7 @@ impl Job for BlocksJob {
         crate::output::remove_stale_temps(dir);
         // The pieces already in the table being assembled (each checked against its record
         // as it is read) have left the folder; the others are on disk or solved (again) now.
-        if self.part.is_none() && Assembly::begun(dir) {
+        if self.part.is_none() && table_path(dir).exists() {
             self.assembly = Some(Assembly::reopen(&self.plan, dir)?);
         }
         let in_table = self.assembly.as_ref().map_or(0, |a| a.pieces.len() as u64);
@@ -190,7 +188,20 @@ impl Job for BlocksJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let (plan, dir) = (&self.plan, &self.dir);
-        let todo = pieces_to_solve(plan, dir, self.part, &self.counts, &mut self.run);
+        // Every unfinished piece, or with a part its share of the next wave it has not marked
+        // done. (Not "the first wave with pieces left": a part whose share of a wave is empty,
+        // or done, must not take a share of the next wave, which that wave's own run of this
+        // part will take.)
+        let mut todo: Vec<u64> = match self.part {
+            None => (0..plan.windows()).collect(),
+            Some(Part { part, parts }) => {
+                let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
+                self.run.wave = (0..plan.waves()).find(|w| !done(w));
+                let pieces = self.run.wave.map(|w| plan.part_pieces(w, part, parts));
+                pieces.unwrap_or_default()
+            }
+        };
+        todo.retain(|&k| self.counts[k as usize].is_none());
         for k in todo {
             // Every piece this one depends on must be finished (another part's, in waves).
             let missing = (0..plan.windows())
@@ -226,7 +237,22 @@ impl Job for BlocksJob {
             None => Assembly::create(plan, dir, self.counts.iter().flatten().sum())?,
         };
         report(RunEvent::Assembling);
-        assemble(plan, dir, &mut assembly, report)?;
+        // Every finished piece not yet in the table goes in, in index order, whole in memory
+        // (as when it was solved) and its CRC checked first; its file is removed once its words
+        // are in the table, durable and recorded ([`Assembly::append`]).
+        for k in assembly.pieces.len() as u64..plan.windows() {
+            let mut words = Vec::new();
+            let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
+                words.extend_from_slice(ws);
+                Ok(())
+            })?;
+            assembly.append(plan, k, words, Assembled { crc, p })?;
+            let done = window_path(dir, k);
+            std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
+            let pieces = plan.windows();
+            report(RunEvent::Assembled { piece: k, pieces });
+            crate::cancel::check()?;
+        }
         self.assembly = Some(assembly);
         Ok(())
     }
@@ -249,61 +275,6 @@ impl Job for BlocksJob {
         self.run.saved = true;
         Ok(self.run)
     }
-}
-
-/// The pieces this run solves: every unfinished one, or with `part` its share of the next
-/// wave it has not marked done (set in `run.wave`). (Not "the first wave with pieces left": a
-/// part whose share of a wave is empty, or done, must not take a share of the next wave,
-/// which that wave's own run of this part will take.)
-fn pieces_to_solve(
-    plan: &BlockPlan,
-    dir: &Path,
-    part: Option<Part>,
-    counts: &[Option<u64>],
-    run: &mut BlockRun,
-) -> Vec<u64> {
-    let pieces = match part {
-        None => (0..plan.windows()).collect(),
-        Some(Part { part, parts }) => {
-            let done = |&w: &u64| part_done_path(dir, w, part, parts).exists();
-            run.wave = (0..plan.waves()).find(|w| !done(w));
-            run.wave
-                .map_or(Vec::new(), |w| plan.part_pieces(w, part, parts))
-        }
-    };
-    pieces
-        .into_iter()
-        .filter(|&k| counts[k as usize].is_none())
-        .collect()
-}
-
-/// Put every finished piece not yet in the table into it, in index order (each piece's file
-/// removed once its words are in the table, durable and recorded: [`Assembly::append`]).
-fn assemble(
-    plan: &BlockPlan,
-    dir: &Path,
-    assembly: &mut Assembly,
-    report: &mut dyn FnMut(RunEvent),
-) -> Result<()> {
-    let windows = plan.windows();
-    for k in assembly.pieces.len() as u64..windows {
-        // The piece whole in memory (as when it was solved) and its CRC checked before any of
-        // it goes into the table.
-        let mut words = Vec::new();
-        let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
-            words.extend_from_slice(ws);
-            Ok(())
-        })?;
-        assembly.append(plan, k, words, Assembled { crc, p })?;
-        let done = window_path(dir, k);
-        std::fs::remove_file(&done).map_err(|e| Error::io(&done, e))?;
-        report(RunEvent::Assembled {
-            piece: k,
-            pieces: windows,
-        });
-        crate::cancel::check()?;
-    }
-    Ok(())
 }
 
 /// Refuse a table file that [`store::check_resumable_target`] refuses, or one whose folder of
@@ -345,30 +316,13 @@ fn solve_one(
         hi,
         words: &words,
     };
-    let base = win.base();
     let partial = dir.join(format!("window-{k}.partial"));
     // Held while the piece is solved: a second process on the same piece is refused at once.
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
-    // A snapshot of the marks, when there is a whole one, saves redoing the steps before it.
-    let snapshot = piece::load_marks(&marks_path, span, &words, chunk).ok();
-    if snapshot.is_none() {
-        words.iter().for_each(|w| w.store(0, Relaxed));
-    }
-    let mut after = Vec::new();
-    let (mut checkpoint, start) =
-        Checkpoint::open_for(&partial, &plan.index, |step, r| match snapshot {
-            Some(s) if step >= s => after.push(r),
-            Some(_) => {}
-            None if r >= lo && r < hi => {
-                words[((r - base) >> 6) as usize].fetch_or(1 << ((r - base) & 63), Relaxed);
-            }
-            None => {}
-        })?;
-    let resume = match snapshot {
-        Some(_) => Resume::Marks { start, after },
-        None => Resume::Bits { start },
-    };
+    let (mut checkpoint, resume, _) =
+        piece::resume_window(&partial, &marks_path, span, &words, chunk)?;
+    let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
     report(RunEvent::Piece {
         piece: k,
         pieces: plan.windows(),
@@ -429,7 +383,9 @@ fn solve_one(
             let snapshot =
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
-                cadence.take(|| piece::save_marks(&marks_path, span, step + 1, &words, chunk))?;
+                cadence.take(|| {
+                    piece::save_piece(&marks_path, span, MARKS_MAGIC, step + 1, &words, chunk)
+                })?;
                 snapshot_done = progress.done;
                 report(RunEvent::Snapshot { step: step + 1 });
             }
@@ -651,13 +607,7 @@ mod tests {
                 );
                 let snapshots = std::fs::read_dir(blocks_dir(&out))
                     .unwrap()
-                    .filter(|e| {
-                        e.as_ref()
-                            .unwrap()
-                            .file_name()
-                            .to_string_lossy()
-                            .ends_with(".marks")
-                    })
+                    .filter(|e| e.as_ref().unwrap().path().extension() == Some("marks".as_ref()))
                     .count();
                 if i == 1 || i == 2 {
                     // Mid-window: a snapshot when they are taken at every step, else none.
@@ -725,7 +675,7 @@ mod tests {
                     });
                     assert!(matches!(got, Err(Error::Interrupted)), "{got:?}");
                     assert!(!out.exists());
-                    let table = super::super::assembly::table_path(&folder);
+                    let table = table_path(&folder);
                     let mut bytes = std::fs::read(&table).unwrap();
                     if damage == 2 {
                         let body = bytes.windows(2).position(|w| w == b"\n\n").unwrap() + 2;

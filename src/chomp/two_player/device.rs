@@ -10,8 +10,7 @@
 //! through `chomp solve --backend gpu`.
 
 use super::file::save_table;
-use super::plan::Solved;
-use super::plan::{LayerSolver, SolvePlan};
+use super::plan::{LayerSolver, SolvePlan, Solved};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::ChompBox;

@@ -4,7 +4,7 @@
 //! a finished step, its P indexes as u64s, ascending). `rank transpose-hook N` keeps one bit a
 //! transposed pair, `p-positions` counting a stored pair twice. The bits come before the
 //! trailer so that a table is written in one pass ([`save_words`]), or assembled in place
-//! ([`TableInPlace`]). The file is a function of the box alone. Formats: docs/formats.md,
+//! (`super::assembly`). The file is a function of the box alone. Formats: docs/formats.md,
 //! "Two-player tables".
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
@@ -14,14 +14,11 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::open_step_log;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
-    self, chunk_seed, damaged, header_lines, read_header, read_raw_record, sealed_header,
-    Checkpoint, ChunkCrcs, Recount, Sealed, P_TABLE,
+    self, header_lines, read_raw_record, sealed_header, Checkpoint, Recount, Sealed, P_TABLE,
 };
 use crate::error::{Error, Result};
-use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 
 pub use crate::chomp::store::CHUNK_BYTES;
@@ -77,12 +74,12 @@ pub fn save_words(
 }
 
 /// The little-endian u64 words of `bytes` (whole words only).
-fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+pub(super) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
     (bytes.chunks_exact(8)).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
 }
 
 /// The error for a body of `written` bytes of bits where `index`'s box has another number.
-fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
+pub(super) fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
     let (shape, total) = (index.shape(), index.bytes());
     Error::invalid(match written > total {
         true => format!("{}: more words than the {shape} box has", path.display()),
@@ -93,161 +90,8 @@ fn wrong_length(path: &Path, index: &BitLayout, written: u64) -> Error {
     })
 }
 
-/// A table file built in place over one or several runs (a box solved in blocks is assembled
-/// window by window inside its checkpoint folder, each window removed once its words are in):
-/// the sealed header, then words appended, cut back or read again, and the trailer when the
-/// body is whole. Reopened after a crash it keeps the whole words on disk and recomputes
-/// their chunk CRCs from them, so the finished file is the one a single pass writes
-/// ([`save_words`]).
-pub(super) struct TableInPlace {
-    path: PathBuf,
-    file: File,
-    index: BitLayout,
-    /// Bytes of header.
-    start: u64,
-    crcs: ChunkCrcs,
-}
-
-impl TableInPlace {
-    /// The table of `index` in `file`, after its `header`, its body still empty.
-    fn new(path: &Path, file: File, index: &BitLayout, header: &str) -> TableInPlace {
-        TableInPlace {
-            path: path.to_path_buf(),
-            file,
-            index: index.clone(),
-            start: header.len() as u64,
-            crcs: ChunkCrcs::new(chunk_seed(header.as_bytes())),
-        }
-    }
-
-    /// Start the table of `index` with `p_positions` at `path` (a new file: its header).
-    pub(super) fn create(path: &Path, index: &BitLayout, p_positions: u64) -> Result<TableInPlace> {
-        let header = table_header(&P_TABLE.magic(), index, p_positions);
-        let mut open = OpenOptions::new();
-        let file = open.read(true).write(true).create_new(true).open(path);
-        let file = file.map_err(|e| Error::io(path, e))?;
-        file.write_all_at(header.as_bytes(), 0)
-            .map_err(|e| Error::io(path, e))?;
-        Ok(TableInPlace::new(path, file, index, &header))
-    }
-
-    /// Reopen the table of `index` begun at `path` by an earlier run: its header must be the
-    /// one [`TableInPlace::create`] writes; the whole words after it are read once, in order,
-    /// each slice shown to `each(first word, words)` and kept (their chunk CRCs recomputed)
-    /// until `each` says stop; what follows is cut off, as is a torn last word. Also returns
-    /// the header's P-positions.
-    pub(super) fn reopen(
-        path: &Path,
-        index: &BitLayout,
-        mut each: impl FnMut(u64, &[u64]) -> bool,
-    ) -> Result<(TableInPlace, u64)> {
-        let file = OpenOptions::new().read(true).write(true).open(path);
-        let file = file.map_err(|e| Error::io(path, e))?;
-        let first = store::read_prefix(&file, path, store::HEADER_MAX as u64 + 2)?;
-        let (pairs, start) = read_header(path, &mut &first[..], &P_TABLE.magic())?;
-        let p = store::number(path, &pairs, "p-positions")?;
-        let header = table_header(&P_TABLE.magic(), index, p);
-        if first[..start as usize] != *header.as_bytes() {
-            let why = format!(
-                "its header is not that of the {} box's table",
-                index.shape()
-            );
-            return Err(damaged(path, why));
-        }
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len() - start;
-        let keep = (len / 8 * 8).min(index.bytes());
-        let mut table = TableInPlace::new(path, file, index, &header);
-        let (mut buf, mut at) = (vec![0u8; CHUNK_BYTES as usize], 0);
-        while at < keep {
-            let n = (keep - at).min(CHUNK_BYTES) as usize;
-            table.read(at, &mut buf[..n])?;
-            table.crcs.update(&buf[..n]);
-            let words: Vec<u64> = words_of(&buf[..n]).collect();
-            at += n as u64;
-            if !each((at - n as u64) / 8, &words) {
-                break;
-            }
-        }
-        table.set_len(at)?;
-        Ok((table, p))
-    }
-
-    fn read(&self, at: u64, out: &mut [u8]) -> Result<()> {
-        self.file
-            .read_exact_at(out, self.start + at)
-            .map_err(|e| Error::io(&self.path, e))
-    }
-
-    fn set_len(&self, body: u64) -> Result<()> {
-        self.file
-            .set_len(self.start + body)
-            .map_err(|e| Error::io(&self.path, e))
-    }
-
-    /// Word `i` of the body (one of the words written so far).
-    pub(super) fn word(&self, i: u64) -> Result<u64> {
-        let mut w = [0u64];
-        self.read_words(i, &mut w)?;
-        Ok(w[0])
-    }
-
-    /// Words `first..first + out.len()` of the body, in one read.
-    pub(super) fn read_words(&self, first: u64, out: &mut [u64]) -> Result<()> {
-        let mut bytes = vec![0u8; out.len() * 8];
-        self.read(first * 8, &mut bytes)?;
-        out.iter_mut()
-            .zip(words_of(&bytes))
-            .for_each(|(o, w)| *o = w);
-        Ok(())
-    }
-
-    /// Cut the body back to its first `n` words (at most those it has).
-    pub(super) fn truncate_words(&mut self, n: u64) -> Result<()> {
-        let len = n * 8;
-        if len >= self.crcs.written() {
-            return Ok(());
-        }
-        let mut partial = vec![0u8; (len % CHUNK_BYTES) as usize];
-        self.read(len - partial.len() as u64, &mut partial)?;
-        self.crcs.cut(len, &partial);
-        self.set_len(len)
-    }
-
-    /// Append `words` to the body.
-    pub(super) fn append(&mut self, words: &[u64]) -> Result<()> {
-        let written = self.crcs.written() + words.len() as u64 * 8;
-        if written > self.index.bytes() {
-            return Err(wrong_length(&self.path, &self.index, written));
-        }
-        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        self.file
-            .write_all_at(&bytes, self.start + self.crcs.written())
-            .map_err(|e| Error::io(&self.path, e))?;
-        self.crcs.update(&bytes);
-        Ok(())
-    }
-
-    /// Make what was written durable (before the pieces it came from are removed).
-    pub(super) fn sync(&self) -> Result<()> {
-        self.file.sync_data().map_err(|e| Error::io(&self.path, e))
-    }
-
-    /// The body is whole: write the trailer and sync. Too few words is an error.
-    pub(super) fn finish(self) -> Result<()> {
-        let total = self.index.bytes();
-        if self.crcs.written() != total {
-            return Err(wrong_length(&self.path, &self.index, self.crcs.written()));
-        }
-        let at = self.start + total;
-        self.file
-            .write_all_at(&self.crcs.trailer(), at)
-            .map_err(|e| Error::io(&self.path, e))?;
-        self.file.sync_all().map_err(|e| Error::io(&self.path, e))
-    }
-}
-
 /// The sealed header of a table (`magic` its first line).
-fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
+pub(super) fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> String {
     sealed_header(
         magic,
         index.shape(),

@@ -6,9 +6,10 @@
 //! from them; tests/games/blocks.rs.
 
 use super::file;
+use super::forward::Resume;
 use crate::chomp::bits::Window;
 use crate::chomp::index::BitLayout;
-use crate::chomp::store;
+use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
@@ -51,15 +52,34 @@ fn number_key(magic: &str) -> &'static str {
     }
 }
 
-/// Snapshot the marks of a window before step `step`.
-pub fn save_marks(
-    path: &Path,
+/// Resume the run of window `span` (its marks in `words`): from the snapshot at `marks` when
+/// one is whole (the P indexes the checkpoint at `partial` recorded since, to push their
+/// parents again), else from the P bits that checkpoint records (the words cleared first).
+/// Returns the checkpoint, how to resume, and the step of the snapshot used.
+pub(super) fn resume_window(
+    partial: &Path,
+    marks: &Path,
     span: Span,
-    step: u64,
     words: &[AtomicU64],
     chunk: usize,
-) -> Result<()> {
-    save_piece(path, span, MARKS_MAGIC, step, words, chunk)
+) -> Result<(Checkpoint, Resume, Option<u64>)> {
+    let snapshot = load_marks(marks, span, words, chunk).ok();
+    if snapshot.is_none() {
+        words.iter().for_each(|w| w.store(0, Relaxed));
+    }
+    let (lo, hi, mut after) = (span.lo, span.hi, Vec::new());
+    let win = Window { lo, hi, words };
+    let (checkpoint, start) =
+        Checkpoint::open_for(partial, span.index, |step, r| match snapshot {
+            Some(s) if step >= s => after.push(r),
+            Some(_) => {}
+            None => win.mark::<true>(r),
+        })?;
+    let resume = match snapshot {
+        Some(_) => Resume::Marks { start, after },
+        None => Resume::Bits { start },
+    };
+    Ok((checkpoint, resume, snapshot))
 }
 
 /// Load a snapshot of a window's marks into `words`: the step it was taken before. An error
@@ -125,11 +145,7 @@ pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> R
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let (pairs, data_start) = store::read_header(path, &mut BufReader::new(file), magic)?;
     let got = store::header_index(path, &pairs)?;
-    let num = |key: &str| -> Result<u64> {
-        store::field(path, &pairs, key)?
-            .parse()
-            .map_err(|_| Error::invalid(format!("{}: '{key}' is not a number", path.display())))
-    };
+    let num = |key: &str| store::number(path, &pairs, key);
     let damaged = || {
         Error::invalid(format!(
             "{}: not the piece {}..{} of this table",
@@ -176,11 +192,7 @@ pub fn read_piece_words(
             .map_err(|e| Error::io(path, e))?;
         crc.update(&buf[..n]);
         ws.clear();
-        ws.extend(
-            buf[..n]
-                .chunks_exact(8)
-                .map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))),
-        );
+        ws.extend(file::words_of(&buf[..n]));
         each(&ws)?;
         at += n as u64;
     }

@@ -7,11 +7,11 @@
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
 
-use super::block_plan::{Part, MIN_MEMORY};
+use super::block_plan::{BlockPlan, Part, Split, MIN_MEMORY};
 use super::blocks::solve_in_blocks;
 use super::file::save_table;
-use super::plan_summary::{plan_for, PlanSummary};
-use super::solve::solve_layers;
+use super::plan_summary::PlanSummary;
+use super::solve::solve_box;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{RunEvent, SNAPSHOT_FLOOR};
@@ -45,9 +45,8 @@ pub struct Solved {
 impl Solved {
     /// A table solved whole: its index and P-positions.
     pub(super) fn whole(index: &BitLayout, p_positions: u64) -> Solved {
-        let index = index.clone();
         Solved {
-            index,
+            index: index.clone(),
             p_positions,
             blocks: None,
         }
@@ -118,7 +117,7 @@ impl SolvePlan {
                         .find(|c| store::holds_checkpoint(c))
                     {
                         return Err(Error::conflict(
-                            &[crate::error::Input::Backend],
+                            &[Input::Backend],
                             format!(
                                 "{} is the checkpoint of a CPU run: resume it with {{0}} cpu",
                                 c.display()
@@ -194,23 +193,20 @@ impl SolvePlan {
     /// The pieces a run of this plan in blocks follows, in numbers: its checkpoint folder's
     /// (with how much is done), else a new plan in [`SolvePlan::memory_limit`].
     pub fn pieces(&self) -> Result<PlanSummary> {
-        plan_for(
-            self.shape,
-            self.output.as_deref(),
-            self.memory_limit(),
-            self.part.is_some(),
-        )
+        let dir = self.output.as_deref().map(blocks_dir);
+        if let Some(dir) = dir.filter(|d| d.join("plan").exists()) {
+            let plan = BlockPlan::read(&dir.join("plan"), &self.layout)?;
+            return Ok(plan.summary(Some(&dir)));
+        }
+        let split = self.part.map_or(Split::Windows, |_| Split::Waves);
+        Ok(BlockPlan::new(self.layout.clone(), self.memory_limit(), split)?.summary(None))
     }
 
     /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
     /// [`Route::Gpu`] on `device`, not saved (Python's `chomp_solve` takes it from here).
     pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
         match self.route {
-            Route::Memory => {
-                let table = PTable::empty(self.layout.clone())?;
-                solve_layers(&table, 0, |_, _, _| Ok(()))?;
-                Ok(table)
-            }
+            Route::Memory => solve_box(self.shape),
             Route::Gpu if self.layout.hook_index().is_some() => Err(Error::invalid(
                 "a square on the GPU runs on its hook solver: two_player::device::solve_on",
             )),

@@ -3,14 +3,11 @@
 //!
 //! Tests: tests/games/blocks.rs (the plan printed, before and during a run in parts).
 
-use super::block_plan::{BlockPlan, Split};
+use super::block_plan::BlockPlan;
 use super::blocks::open_piece;
 use super::file;
 use super::solve::{step_ranges, steps};
-use crate::chomp::diagram::ChompBox;
-use crate::chomp::index::BitLayout;
-use crate::chomp::store::{self, blocks_dir};
-use crate::error::Result;
+use crate::chomp::store;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
@@ -58,8 +55,9 @@ pub struct PlanSummary {
 }
 
 impl BlockPlan {
-    /// The plan in numbers; `done(k)` says how many of piece `k`'s indexes are decided.
-    pub fn summary(&self, done: impl Fn(u64) -> u64) -> PlanSummary {
+    /// The plan in numbers, with how much of each piece its checkpoint folder `dir` holds
+    /// when given.
+    pub(super) fn summary(&self, dir: Option<&Path>) -> PlanSummary {
         let mut waves: Vec<WaveSummary> = Vec::new();
         // The group the last piece is of (a group's pieces are consecutive, in one wave).
         let (mut block, mut group_bits) = (None, 0);
@@ -76,7 +74,7 @@ impl BlockPlan {
                 (block, group_bits) = (Some(p.block), 0);
                 w.groups += 1;
             }
-            let (bits, d) = (p.hi - p.lo, done(k as u64));
+            let (bits, d) = (p.hi - p.lo, dir.map_or(0, |d| bits_done(d, self, k as u64)));
             group_bits += bits;
             w.largest_group_bits = w.largest_group_bits.max(group_bits);
             w.pieces += 1;
@@ -97,24 +95,6 @@ impl BlockPlan {
     }
 }
 
-/// The plan a run of `shape` to `out` follows: the one in `out`'s checkpoint folder when there
-/// is one (with its finished pieces counted), else a new one for `memory` bytes, in waves when
-/// `waves`.
-pub fn plan_for(
-    shape: ChompBox,
-    out: Option<&Path>,
-    memory: u64,
-    waves: bool,
-) -> Result<PlanSummary> {
-    let index = BitLayout::for_box(shape)?;
-    if let Some(dir) = out.map(blocks_dir).filter(|d| d.join("plan").exists()) {
-        let plan = BlockPlan::read(&dir.join("plan"), &index)?;
-        return Ok(plan.summary(|k| bits_done(&dir, &plan, k)));
-    }
-    let split = if waves { Split::Waves } else { Split::Windows };
-    Ok(BlockPlan::new(index, memory, split)?.summary(|_| 0))
-}
-
 /// Indexes of piece `k` decided: all when its file is there, else those of the steps its
 /// checkpoint records (read only: a run may be appending to it).
 fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
@@ -130,13 +110,9 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let Ok(_) = store::read_header(&path, &mut r, file::PARTIAL_MAGIC) else {
         return 0;
     };
-    let mut steps = 0;
-    while let Ok(Some((v, _, _))) = file::read_record(&mut r, plan.index.len()) {
-        if v != steps {
-            break;
-        }
-        steps += 1;
-    }
+    let n = plan.index.len();
+    let whole = |&s: &u64| matches!(file::read_record(&mut r, n), Ok(Some((v, ..))) if v == s);
+    let steps = (0..).take_while(whole).count() as u64;
     let mut ranges = Vec::new();
     (0..steps)
         .map(|s| {

@@ -9,7 +9,7 @@
 
 use super::file::save_table;
 use super::forward::Resume;
-use super::piece::{self, Span};
+use super::piece::{self, Span, MARKS_MAGIC};
 use super::solve::{solve_window, steps};
 use super::table::PTable;
 use crate::chomp::bits::Window;
@@ -19,7 +19,6 @@ use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, partial_path, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 /// Words a snapshot is written and read by.
@@ -87,31 +86,15 @@ impl Job for Whole {
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
         let (span, words) = (whole_span(&self.table), self.table.raw_words());
-        // A whole snapshot saves redoing the steps before it; anything else is ignored.
-        let snapshot = match self.marks.exists() {
-            true => piece::load_marks(&self.marks, span, words, CHUNK_WORDS).ok(),
-            false => None,
-        };
-        if snapshot.is_none() {
-            words.iter().for_each(|w| w.store(0, Relaxed));
-        }
-        let mut after = Vec::new();
-        let table = &self.table;
-        let (checkpoint, start) =
-            Checkpoint::open_for(&self.partial, table.layout(), |step, r| match snapshot {
-                Some(s) if step >= s => after.push(r),
-                Some(_) => {}
-                None => table.set_p_bit(r),
-            })?;
+        let (checkpoint, resume, snapshot) =
+            piece::resume_window(&self.partial, &self.marks, span, words, CHUNK_WORDS)?;
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
         store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
-        let steps = (start, steps(table.layout()));
+        let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
+        let steps = (start, steps(self.table.layout()));
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, snapshot);
-        self.resume = match snapshot {
-            Some(_) => Resume::Marks { start, after },
-            None => Resume::Bits { start },
-        };
+        self.resume = resume;
         self.checkpoint = Some(checkpoint);
         Ok(said)
     }
@@ -133,7 +116,9 @@ impl Job for Whole {
                 report(RunEvent::Step(progress));
                 // Between steps no thread marks: the words are a consistent snapshot.
                 if cadence.due(progress.done, progress.total) && v + 1 < layers {
-                    cadence.take(|| piece::save_marks(marks, span, v + 1, words, CHUNK_WORDS))?;
+                    cadence.take(|| {
+                        piece::save_piece(marks, span, MARKS_MAGIC, v + 1, words, CHUNK_WORDS)
+                    })?;
                     report(RunEvent::Snapshot { step: v + 1 });
                 }
                 Ok(())

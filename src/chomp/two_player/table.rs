@@ -146,11 +146,6 @@ impl PTable {
         false
     }
 
-    /// The bit of `p`, or `None` when it does not fit in the box.
-    pub fn bit(&self, p: &Diagram) -> Option<u64> {
-        self.layout.bit(p)
-    }
-
     /// The box.
     pub fn shape(&self) -> ChompBox {
         self.layout.shape()
