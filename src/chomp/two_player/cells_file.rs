@@ -1,14 +1,12 @@
-//! The cells table file (`chompute chomp cells-table 2`): the bits of every Young diagram of up
-//! to N cells, and the checkpoint a run of `chomp cells --max N -o FILE` resumes from, which is
-//! the same file as `FILE.partial`, written in place (layout, slots and resume rule:
-//! docs/formats.md). The forward engine only adds true N-marks, so the body at any step
-//! boundary, or any mix of two of them, is a state to resume from: a snapshot writes the next
-//! of three header slots (its steps and the CRC-32 of every 4 KiB chunk), then the chunks that
-//! changed. A run stopped anywhere leaves every chunk equal to one of the two newest slots'
-//! CRCs; it resumes from the newer slot's steps when every chunk matches it and from the older
-//! one's otherwise. A chunk that matches neither is damage, refused in one line.
+//! The cells table file (`chompute chomp cells-table 2`) and the checkpoint of `chomp cells
+//! --max N -o FILE`, which is the same file as `FILE.partial` written in place: three header
+//! slots (a snapshot's steps and the CRC-32 of every 4 KiB chunk), then the body
+//! (docs/formats.md, "Cells tables"). The forward engine only adds true N-marks, so a run
+//! stopped anywhere leaves every chunk equal to one of the two newest slots' CRCs: it resumes
+//! from the newer slot when every chunk matches it, from the older otherwise; a chunk that
+//! matches neither is damage.
 //!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs; tests/faults/tables.rs.
 
 use super::cells::{CellsEngine, CellsRow, CellsTable, PartitionCounts};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
@@ -106,10 +104,9 @@ struct Slot {
 
 /// Chunk `i` of `words` as bytes (zeros past the last word).
 fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
-    let lo = (i * CHUNK_WORDS).min(words.len());
-    let hi = ((i + 1) * CHUNK_WORDS).min(words.len());
     out.fill(0);
-    for (o, w) in out.chunks_exact_mut(8).zip(&words[lo..hi]) {
+    let words = words.get(i * CHUNK_WORDS..).unwrap_or_default();
+    for (o, w) in out.chunks_exact_mut(8).zip(words) {
         o.copy_from_slice(&w.load(Relaxed).to_le_bytes());
     }
 }
@@ -136,11 +133,9 @@ fn slot_bytes(geo: &Geometry, slot: &Slot) -> Vec<u8> {
         geo.words,
         slot.seq,
         slot.steps,
-        if p.is_empty() {
-            "-".into()
-        } else {
-            p.join(",")
-        },
+        Some(p.join(","))
+            .filter(|p| !p.is_empty())
+            .unwrap_or("-".into()),
         crc32fast::hash(&crc_bytes)
     );
     let crc = crc32fast::hash(text.as_bytes());
@@ -349,23 +344,21 @@ impl Writer {
 
     /// Write `slot` to its place (seq mod 3) and sync: from now on it is the newest.
     fn write_slot(&mut self, slot: Slot) -> Result<()> {
-        let bytes = slot_bytes(&self.geo, &slot);
-        let io = |e| Error::io(&self.path, e);
-        self.file
-            .write_all_at(&bytes, (slot.seq % SLOTS) * self.geo.slot_bytes)
-            .map_err(io)?;
-        self.file.sync_data().map_err(io)?;
+        self.put(slot.seq % SLOTS, &slot_bytes(&self.geo, &slot))?;
         self.newest = slot;
         Ok(())
     }
 
     /// Clear slot `k` (as if never written) and sync.
     fn clear_slot(&self, k: u64) -> Result<()> {
+        self.put(k, &vec![0u8; self.geo.slot_bytes as usize])
+    }
+
+    /// Write the bytes of slot `k` and sync.
+    fn put(&self, k: u64, bytes: &[u8]) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
-        let zeros = vec![0u8; self.geo.slot_bytes as usize];
-        self.file
-            .write_all_at(&zeros, k * self.geo.slot_bytes)
-            .map_err(io)?;
+        let at = k * self.geo.slot_bytes;
+        self.file.write_all_at(bytes, at).map_err(io)?;
         self.file.sync_data().map_err(io)
     }
 
@@ -511,8 +504,7 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let writer = self.writer.as_mut().expect("resumed before it runs");
-        let max = self.table.max();
-        let words = self.table.words().len() as u64;
+        let (max, words) = (self.table.max(), self.table.words().len() as u64);
         // The first snapshot is assumed to write at 200 MB/s.
         let first = Duration::from_secs_f64(file_bytes(&self.table) as f64 / 2e8);
         let floor = match &self.when {
@@ -524,10 +516,7 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
         self.table
             .solve_from(CellsEngine::Forward, self.start, |t, n| {
                 // The words of the tables up to n cells measure the work done.
-                let done = match n < max {
-                    true => t.word_offset(n + 1) as u64,
-                    false => words,
-                };
+                let done = t.word_offset(n + 1) as u64;
                 let due = match when {
                     Snapshots::Every(_) => cadence.due(done, words),
                     Snapshots::After(list) => list.contains(&n),
@@ -736,63 +725,26 @@ mod tests {
         assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
     }
 
-    /// A whole run to `out`: the table and the steps it resumed from.
-    fn finish(max: u32, out: &Path) -> (CellsTable, Option<u32>) {
+    /// A whole run to `out`: the steps it resumed from.
+    fn finish(max: u32, out: &Path) -> Option<u32> {
         let (t, resumed, _) = run(max, out, ZERO, 0);
-        (t.unwrap(), resumed)
+        t.unwrap();
+        resumed
     }
 
     #[test]
-    fn a_file_answers_every_diagram_as_the_table_in_memory() {
-        let d = dir("answers");
-        let out = d.join("c.bin");
-        let (t, resumed) = finish(23, &out);
-        assert_eq!(resumed, None);
-        assert!(!partial_path(&out).exists());
-        let scan = CellsTable::compute_with(23, CellsEngine::Scan, |_| {}).unwrap();
-        assert_eq!(t.rows(), scan.rows());
-        let f = CellsFile::open(&out).unwrap();
-        assert_eq!(f.rows(), scan.rows());
-        f.verify().unwrap();
-        // Every diagram of up to 18 cells, by its rows.
-        for n in 1..=18u32 {
-            let mut parts = vec![n];
-            loop {
-                assert_eq!(f.is_p(&parts).unwrap(), scan.is_p(&parts), "{parts:?}");
-                if !crate::chomp::two_player::grundy_cells::next_partition(&mut parts) {
-                    break;
-                }
-            }
-        }
-        assert_eq!(
-            f.is_p(&[20, 5]).unwrap(),
-            None,
-            "25 cells are past the file"
-        );
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn a_stopped_run_resumes_to_the_identical_file() {
-        let d = dir("resume");
+    fn a_stopped_or_mixed_run_resumes_to_the_identical_file_and_damage_is_refused() {
+        let d = dir("mixed");
         let whole = d.join("whole.bin");
-        finish(30, &whole);
+        assert_eq!(finish(30, &whole), None);
+        assert!(!partial_path(&whole).exists());
+        // Stopped after n = stop, whose snapshot was taken first.
         for stop in [1, 12, 29] {
             let out = d.join(format!("s{stop}.bin"));
             stopped(30, &out, stop);
-            // Stopped after n = stop, whose snapshot was taken first.
-            let (_, resumed) = finish(30, &out);
-            assert_eq!(resumed, Some(stop), "{stop}");
+            assert_eq!(finish(30, &out), Some(stop), "{stop}");
             assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         }
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn a_body_mixed_from_two_snapshots_resumes_from_the_older_and_damage_is_refused() {
-        let d = dir("mixed");
-        let whole = d.join("whole.bin");
-        finish(30, &whole);
         let out = d.join("m.bin");
         let partial = partial_path(&out);
         stopped(30, &out, 14);
@@ -828,8 +780,7 @@ mod tests {
         }
         // The mix resumes from the older state and ends in the same file.
         std::fs::write(&partial, &newer).unwrap();
-        let (_, resumed) = finish(30, &out);
-        assert_eq!(resumed, Some(14));
+        assert_eq!(finish(30, &out), Some(14));
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         // A flipped bit in a finished file: its chunk is refused, and so is the file's check.
         let mut bytes = std::fs::read(&out).unwrap();
