@@ -1,19 +1,14 @@
 //! Two-player Chomp by number of cells (docs/mathematics.md §5b): for every n ≤ N, the Young
 //! diagrams of n cells (the partitions of n) and how many of them are P-positions, with no box.
 //!
-//! The partitions of m are ranked in lexicographic order of their parts (largest first):
-//! with rem_j = m - (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, where P(n, k)
-//! counts the partitions of n into parts ≤ k. One bit per partition says P; the table of m
-//! is complete before any diagram of more cells reads it (a bite removes at least one cell),
-//! and the diagrams of m cells are decided in parallel, a block of equal first part each, by
-//! the one driver (`crate::chomp::engine::driver`), a step for each number of cells.
-//!
-//! Two engines ([`CellsEngine`]): the *forward* one (the default) has each P-position mark
-//! its parents N in the tables of more cells ([`CellsTable::mark_parents`]: the parents of a
-//! diagram are its runs of equal rows raised, and rows appended below it) and takes the
-//! diagrams of m cells that nothing marked as P; the *scan*, its twin, has each diagram read
-//! its options until one is P. P-positions are about 1.5% of the diagrams, and a diagram has
-//! few P options, so the forward engine does far less work (13× at 100 cells).
+//! The partitions of m are ranked in lexicographic order of their parts: with rem_j = m -
+//! (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, P(n, k) the partitions of n into
+//! parts ≤ k. One bit per partition says P. A bite removes a cell, so the driver
+//! (`crate::chomp::engine::driver`) takes a step for each number of cells, a block of equal
+//! first part each. The *forward* engine ([`CellsEngine`], the default) has each P-position
+//! mark its parents N ([`CellsTable::mark_parents`]) and takes what nothing marked as P; the
+//! *scan*, its twin, has each diagram read its options until one is P. P-positions are about
+//! 1.5% of the diagrams, so the forward engine does far less work (13× at 100 cells).
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 

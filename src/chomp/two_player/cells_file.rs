@@ -87,11 +87,6 @@ fn slot_bytes_for(chunks: u64) -> u64 {
     SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK)
 }
 
-/// Bytes of the cells table file of `table`'s size.
-pub fn file_bytes(table: &CellsTable) -> u64 {
-    Geometry::of(table).file_bytes()
-}
-
 /// One slot: what the body held when it was written.
 #[derive(Debug, Clone)]
 struct Slot {
@@ -426,26 +421,16 @@ pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(60);
 /// one run to a file ([`run_to_file`]). Refused before any work when the memory lacks room
 /// for the tables or the disk for the file.
 pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
-    let every = Snapshots::Every(SNAPSHOT_FLOOR);
-    compute_to_file_with(max, out, every, report, |_| Ok(()))
+    compute_to_file_with(max, out, SNAPSHOT_FLOOR, report, |_| Ok(()))
 }
 
-/// When a run to a file saves its state.
-#[derive(Debug, Clone)]
-pub enum Snapshots {
-    /// A quarter of the run so far after the last, never closer than this (zero: after
-    /// each n).
-    Every(Duration),
-    /// After each of these numbers of cells.
-    After(Vec<u32>),
-}
-
-/// [`compute_to_file`] with snapshots `when`, and `after(n)` called after each n (an error
-/// stops the run there: tests stop runs with it).
+/// [`compute_to_file`] with snapshots a quarter of the run so far apart, never closer than
+/// `floor` (zero: after each n), and `after(n)` called after each n (an error stops the run
+/// there: tests stop runs with it).
 pub fn compute_to_file_with(
     max: u32,
     out: &Path,
-    when: Snapshots,
+    floor: Duration,
     report: impl FnMut(RunEvent),
     after: impl FnMut(u32) -> Result<()>,
 ) -> Result<CellsTable> {
@@ -455,7 +440,7 @@ pub fn compute_to_file_with(
             partial: partial_path(out),
             writer: None,
             start: 0,
-            when,
+            floor,
             after,
         })
     };
@@ -469,7 +454,7 @@ struct CellsJob<F> {
     partial: PathBuf,
     writer: Option<Writer>,
     start: u64,
-    when: Snapshots,
+    floor: Duration,
     after: F,
 }
 
@@ -477,7 +462,7 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
     type Output = CellsTable;
 
     fn disk_bytes(&self) -> u64 {
-        file_bytes(&self.table)
+        Geometry::of(&self.table).file_bytes()
     }
 
     fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
@@ -506,22 +491,13 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
         let writer = self.writer.as_mut().expect("resumed before it runs");
         let (max, words) = (self.table.max(), self.table.words().len() as u64);
         // The first snapshot is assumed to write at 200 MB/s.
-        let first = Duration::from_secs_f64(file_bytes(&self.table) as f64 / 2e8);
-        let floor = match &self.when {
-            Snapshots::Every(every) => *every,
-            Snapshots::After(_) => Duration::MAX,
-        };
-        let mut cadence = Cadence::new(floor, first);
-        let (when, after) = (&self.when, &mut self.after);
+        let first = Duration::from_secs_f64(Geometry::of(&self.table).file_bytes() as f64 / 2e8);
+        let (mut cadence, after) = (Cadence::new(self.floor, first), &mut self.after);
         self.table
             .solve_from(CellsEngine::Forward, self.start, |t, n| {
                 // The words of the tables up to n cells measure the work done.
                 let done = t.word_offset(n + 1) as u64;
-                let due = match when {
-                    Snapshots::Every(_) => cadence.due(done, words),
-                    Snapshots::After(list) => list.contains(&n),
-                };
-                if n < max && due {
+                if n < max && cadence.due(done, words) {
                     cadence.take(|| writer.snapshot(t, n as u64))?;
                     report(RunEvent::Snapshot { step: n as u64 });
                 }
@@ -688,8 +664,6 @@ mod tests {
     use super::*;
     use crate::chomp::store::flock_now;
 
-    const ZERO: Snapshots = Snapshots::Every(Duration::ZERO);
-
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("chompute-cells-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
@@ -697,14 +671,9 @@ mod tests {
         d
     }
 
-    /// A run to `out` with snapshots `when`, stopped after `stop` cells (0: never): its
-    /// outcome, the steps it resumed from and whether it began a checkpoint again.
-    fn run(
-        max: u32,
-        out: &Path,
-        when: Snapshots,
-        stop: u32,
-    ) -> (Result<CellsTable>, Option<u32>, bool) {
+    /// A run to `out` with a snapshot after every n, stopped after `stop` cells (0: never):
+    /// its outcome, the steps it resumed from and whether it began a checkpoint again.
+    fn run(max: u32, out: &Path, stop: u32) -> (Result<CellsTable>, Option<u32>, bool) {
         let (mut resumed, mut restarted) = (None, false);
         let report = |e| match e {
             RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done as u32),
@@ -715,19 +684,19 @@ mod tests {
             true => Err(Error::Interrupted),
             false => Ok(()),
         };
-        let t = compute_to_file_with(max, out, when, report, after);
+        let t = compute_to_file_with(max, out, Duration::ZERO, report, after);
         (t, resumed, restarted)
     }
 
-    /// A run to `out` with a snapshot after every n, stopped after `stop` cells.
+    /// A run to `out` stopped after `stop` cells.
     fn stopped(max: u32, out: &Path, stop: u32) {
-        let (r, ..) = run(max, out, ZERO, stop);
+        let (r, ..) = run(max, out, stop);
         assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
     }
 
     /// A whole run to `out`: the steps it resumed from.
     fn finish(max: u32, out: &Path) -> Option<u32> {
-        let (t, resumed, _) = run(max, out, ZERO, 0);
+        let (t, resumed, _) = run(max, out, 0);
         t.unwrap();
         resumed
     }
@@ -747,11 +716,11 @@ mod tests {
         }
         let out = d.join("m.bin");
         let partial = partial_path(&out);
-        stopped(30, &out, 14);
+        stopped(30, &out, 19);
         let older = std::fs::read(&partial).unwrap();
         // Resumed, then stopped again after 20: the body of 20, but every other chunk that
-        // changed as it was at 14 (a run killed while it wrote the snapshot of 20).
-        assert!(run(30, &out, Snapshots::After(vec![20]), 20).0.is_err());
+        // changed as it was at 19 (a run killed while it wrote the snapshot of 20).
+        stopped(30, &out, 20);
         let mut newer = std::fs::read(&partial).unwrap();
         assert_eq!(newer.len(), older.len());
         let geo = Geometry::of(&CellsTable::zeroed(30, CellsEngine::Forward).unwrap());
@@ -774,13 +743,13 @@ mod tests {
         let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
         for bad in [damaged, zeros, garbage] {
             std::fs::write(&partial, &bad).unwrap();
-            let (t, _, restarted) = run(30, &out, ZERO, 0);
+            let (t, _, restarted) = run(30, &out, 0);
             assert!(t.is_ok() && restarted);
             assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         }
         // The mix resumes from the older state and ends in the same file.
         std::fs::write(&partial, &newer).unwrap();
-        assert_eq!(finish(30, &out), Some(14));
+        assert_eq!(finish(30, &out), Some(19));
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         // A flipped bit in a finished file: its chunk is refused, and so is the file's check.
         let mut bytes = std::fs::read(&out).unwrap();
@@ -801,7 +770,7 @@ mod tests {
         let out = d.join("o.bin");
         stopped(20, &out, 5);
         let refused = |max, want: &str| {
-            let e = run(max, &out, ZERO, 0).0.unwrap_err();
+            let e = run(max, &out, 0).0.unwrap_err();
             assert!(e.to_string().contains(want), "{e}");
         };
         // Of another length too (40): refused, never begun again over the other run's work;

@@ -1,10 +1,8 @@
-//! Grundy tables on disk: the table file (`chomp grundy -o FILE`: the store's sealed header,
-//! then every entry's value in index order, `value-bytes` bytes each, little-endian, then the
-//! chunk CRCs), the checkpoint of a run in progress (`FILE.partial`: one record a finished
-//! step, its values in range order), and [`GrundyFile`], which answers from the file without
-//! loading it, checking each chunk before it answers and every value against `max-value`.
-//! The file is a function of the box and the value width alone. Formats: docs/formats.md,
-//! "Grundy tables".
+//! Grundy tables on disk (docs/formats.md, "Grundy tables"): the table file (`chomp grundy
+//! -o FILE`: the store's sealed header, every entry's value in index order, `value-bytes`
+//! bytes little-endian, the chunk CRCs), a function of the box and the value width alone; the
+//! checkpoint `FILE.partial` (a record a finished step); and [`GrundyFile`], which answers
+//! from checked chunks without loading the file.
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
