@@ -7,7 +7,7 @@
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
-use crate::chomp::store::{Kind, Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE, P_TABLE};
+use crate::chomp::store::{Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
 use crate::chomp::two_player::file::TableFile;
 use crate::chomp::two_player::grundy_file::GrundyFile;
@@ -38,16 +38,6 @@ impl SavedTable {
             k if k == CELLS_TABLE => SavedTable::Cells(CellsFile::read(sealed)?),
             _ => SavedTable::Bits(TableFile::read(sealed)?),
         })
-    }
-
-    /// The kind of table.
-    pub fn kind(&self) -> Kind {
-        match self {
-            SavedTable::Bits(_) => P_TABLE,
-            SavedTable::Grundy(_) => GRUNDY_TABLE,
-            SavedTable::Ords(_) => ORD_TABLE,
-            SavedTable::Cells(_) => CELLS_TABLE,
-        }
     }
 }
 
@@ -86,9 +76,8 @@ mod tests {
         let max = 12;
         let t = cells_file::compute_to_file(max, &path, |_| {}).unwrap();
         assert!(!partial_path(&path).exists());
-        let file = match SavedTable::open(&path).unwrap() {
-            SavedTable::Cells(f) => f,
-            other => panic!("a cells table opened as {:?}", other.kind()),
+        let Ok(SavedTable::Cells(file)) = SavedTable::open(&path) else {
+            panic!("a cells table opened as another kind");
         };
         file.verify().unwrap();
         let scan = CellsTable::compute_with(max, CellsEngine::Scan, |_| {}).unwrap();

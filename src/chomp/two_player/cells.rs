@@ -554,15 +554,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partition_numbers() {
-        let c = PartitionCounts::new(100).unwrap();
-        // OEIS A000041.
-        let p: Vec<u64> = (0..=10).map(|n| c.partitions(n)).collect();
-        assert_eq!(p, [1, 1, 2, 3, 5, 7, 11, 15, 22, 30, 42]);
-        assert_eq!(c.partitions(100), 190_569_292);
-    }
-
-    #[test]
     fn the_forward_engine_equals_the_scan_bit_for_bit() {
         for max in [1, 2, 3, 7, 18, 33, 45] {
             let scan = CellsTable::compute_with(max, CellsEngine::Scan, |_| {}).unwrap();
@@ -582,15 +573,12 @@ mod tests {
     fn a_diagram_and_its_conjugate_have_the_same_status() {
         // Transposition maps the game onto itself: a check on the table, not its input.
         let t = CellsTable::compute(36, |_| {}).unwrap();
-        let mut checked = 0;
         for rows in (1..=36).flat_map(super::super::grundy_cells::partitions) {
             let conj: Vec<u32> = (0..rows[0])
                 .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)
                 .collect();
             assert_eq!(t.is_p(&rows), t.is_p(&conj), "{rows:?}");
-            checked += 1;
         }
-        assert_eq!(checked, (1..=36).map(|n| t.diagrams(n)).sum::<u64>());
     }
 
     #[test]

@@ -80,8 +80,13 @@ mod tests {
             format!("{five:?}"),
             "[[5], [4, 1], [3, 2], [3, 1, 1], [2, 2, 1], [2, 1, 1, 1], [1, 1, 1, 1, 1]]"
         );
-        // As many as the recurrence of PartitionCounts counts, each list strictly decreasing.
-        let counts = crate::chomp::two_player::cells::PartitionCounts::new(30).unwrap();
+        // As many as the recurrence of PartitionCounts counts, each list strictly decreasing;
+        // p(30) and p(100) as OEIS A000041 has them.
+        let counts = crate::chomp::two_player::cells::PartitionCounts::new(100).unwrap();
+        assert_eq!(
+            [0, 30, 100].map(|n| counts.partitions(n)),
+            [1, 5604, 190_569_292]
+        );
         for n in 1..=30u32 {
             let all: Vec<Vec<u32>> = partitions(n).collect();
             assert!(all.iter().all(|p| p.iter().sum::<u32>() == n), "{n}");
