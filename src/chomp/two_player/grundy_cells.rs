@@ -63,10 +63,9 @@ pub fn partitions(n: u32) -> impl Iterator<Item = Vec<u32>> {
     })
 }
 
-/// One line of FindStat's format: `[3,1,1] => 0`.
+/// One line of FindStat's format: `[3,1,1] => 0` (`p` has cells).
 pub fn findstat_line(p: &Diagram, value: u16) -> String {
-    let parts: Vec<String> = p.rows().iter().map(u32::to_string).collect();
-    format!("[{}] => {value}", parts.join(","))
+    format!("[{p}] => {value}")
 }
 
 #[cfg(test)]

@@ -134,8 +134,7 @@ impl Job for GrundyJob {
     }
 
     fn keeps_checkpoint_after(&self, e: &Error) -> bool {
-        // A value past one byte: the run must start again with two bytes a value, which
-        // this checkpoint of one-byte values cannot serve.
+        // A value past one byte: a two-byte run cannot take this checkpoint's values.
         !matches!(e, Error::TooLarge { .. })
     }
 
@@ -224,10 +223,8 @@ impl GrundyFile {
         };
         let max_value = sealed.number("max-value")?;
         if max_value > width.max_value() as u64 {
-            let why = format!(
-                "max-value {max_value} does not fit in {} bytes",
-                width.bytes()
-            );
+            let bytes = width.bytes();
+            let why = format!("max-value {max_value} does not fit in {bytes} bytes");
             return Err(store::damaged(&path, why));
         }
         let header = grundy_header(&sealed.magic(), &layout, width, max_value);
@@ -369,11 +366,8 @@ impl Recount for Largest {
         if self.first != Some(0) {
             return Some("the empty diagram's value is not 0".into());
         }
-        (self.largest != self.stated).then(|| {
-            format!(
-                "the largest value is {}, the header says {}",
-                self.largest, self.stated
-            )
-        })
+        let (largest, stated) = (self.largest, self.stated);
+        let why = format!("the largest value is {largest}, the header says {stated}");
+        (largest != stated).then_some(why)
     }
 }
