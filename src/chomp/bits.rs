@@ -1,10 +1,8 @@
-//! Atomic bit operations on the words of a one-bit table: read, set, count, and the N-marks of
-//! the forward solver (`two_player::forward`): one bit per index, set while a run goes on
-//! when a position is known to be N, inverted into P-bits at its end. A [`Window`] is the
-//! part of a table a run holds in memory.
+//! Atomic bit operations on a one-bit table's words: read, set, count, and the forward
+//! solver's N-marks (`two_player::forward`: set while a run goes on, inverted into P-bits at
+//! its end). A [`Window`] is the part of a table a run holds in memory.
 //!
-//! Tests: this file's unit tests; the forward solvers' tests in src/chomp/two_player/, which
-//! use it.
+//! Tests: this file's unit tests; the forward solvers' tests in src/chomp/two_player/.
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -117,10 +115,10 @@ pub fn into_p_bits(words: &[AtomicU64], from: u64, to: u64) {
 }
 
 /// The part of a table a run holds in memory: indexes `lo..hi` of its bit layout, bit
-/// `r - base` of `words` standing for index `r`, where `base` is `lo` rounded down to a
-/// multiple of 64 (the bits of a first or last word outside the window stay clear). A whole table is the window
-/// `0..len`; a box larger than memory is solved one window after another (see
-/// `two_player::blocks`).
+/// `r - base` of `words` standing for index `r`, `base` being `lo` rounded down to a multiple
+/// of 64 (the bits of a first or last word outside the window stay clear). A whole table is
+/// the window `0..len`; a box larger than memory is solved one window after another
+/// (`two_player::blocks`).
 #[derive(Debug, Clone, Copy)]
 pub struct Window<'a> {
     /// First index held.

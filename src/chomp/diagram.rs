@@ -1,17 +1,6 @@
-//! Chomp positions (docs/mathematics.md §5): Young diagrams and the R×C box they live in. The
-//! dense colex ranking that numbers them is `index::colex`.
-//!
-//! A position is a non-increasing tuple of row lengths a_1 ≥ a_2 ≥ … ≥ 0 with trailing zeros
-//! dropped. Inside an R-row × C-column box its boundary is a lattice path of R up-steps and C
-//! right-steps; reading the up-steps bottom to top gives R strictly increasing numbers
-//! `b_i = a_{R+1-i} + i - 1` in `0 .. R+C`, and the combinatorial number system
-//! `rank = Σ_i C(b_i, i)` numbers the C(R+C, R) positions densely.
-//!
-//! Two properties carry the whole engine:
-//! - rank is monotone in every row length, so every option Q of P (Q ⊂ P) has a smaller rank:
-//!   rank order is an order in which options come first;
-//! - rank does not depend on C, so the table of an R×C box is a prefix of the table of every
-//!   wider R-row box.
+//! Chomp positions (docs/mathematics.md §5): Young diagrams, non-increasing row lengths
+//! a_1 ≥ a_2 ≥ … with trailing zeros dropped, and the R×C box they live in. The dense colex
+//! ranking that numbers them is `index::colex`.
 //!
 //! Tests: this file's unit tests.
 
@@ -69,20 +58,13 @@ impl Diagram {
         if s.is_empty() {
             return Ok(Diagram::empty());
         }
-        let mut rows = Vec::new();
-        for part in s.split(',') {
-            let p = part.trim();
-            if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()) {
-                return Err(format!(
-                    "'{s}' is not a position: write row lengths like 3,2,2"
-                ));
-            }
-            rows.push(
-                p.parse::<u32>()
-                    .map_err(|_| format!("row length '{p}' is too large"))?,
-            );
-        }
-        Diagram::new(rows)
+        let row = |p| {
+            let bad = || format!("'{s}' is not a position: write row lengths like 3,2,2");
+            let p = digits(p).ok_or_else(bad)?;
+            p.parse()
+                .map_err(|_| format!("row length '{p}' is too large"))
+        };
+        Diagram::new(s.split(',').map(row).collect::<Result<_, _>>()?)
             .ok_or_else(|| format!("'{s}' is not a position: row lengths must not increase"))
     }
 
@@ -127,6 +109,12 @@ impl fmt::Display for Diagram {
         }
         Ok(())
     }
+}
+
+/// `p` trimmed, when it is a non-empty run of decimal digits.
+fn digits(p: &str) -> Option<&str> {
+    let p = p.trim();
+    (!p.is_empty() && p.bytes().all(|c| c.is_ascii_digit())).then_some(p)
 }
 
 /// Visit every move (x, t) of the position with row lengths `rows` (0-based row x, new length
@@ -184,13 +172,9 @@ impl ChompBox {
     pub fn parse(s: &str) -> Result<ChompBox, String> {
         let bad = || format!("'{s}' is not a box: write it as ROWSxCOLUMNS, e.g. 13x13");
         let (r, c) = s.trim().split_once(['x', 'X', '×']).ok_or_else(bad)?;
-        let num = |p: &str| -> Result<u64, String> {
-            let p = p.trim();
-            if p.is_empty() || !p.chars().all(|c| c.is_ascii_digit()) {
-                return Err(bad());
-            }
-            p.parse::<u64>()
-                .map_err(|_| format!("'{s}': side too large"))
+        let num = |p| -> Result<u64, String> {
+            let p = digits(p).ok_or_else(bad)?;
+            p.parse().map_err(|_| format!("'{s}': side too large"))
         };
         let (r, c) = (num(r)?, num(c)?);
         if r == 0 || c == 0 {

@@ -7,7 +7,7 @@
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;
-use crate::chomp::store::{Kind, Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE, P_TABLE};
+use crate::chomp::store::{Sealed, CELLS_TABLE, GRUNDY_TABLE, ORD_TABLE};
 use crate::chomp::two_player::cells_file::CellsFile;
 use crate::chomp::two_player::file::TableFile;
 use crate::chomp::two_player::grundy_file::GrundyFile;
@@ -39,16 +39,6 @@ impl SavedTable {
             _ => SavedTable::Bits(TableFile::read(sealed)?),
         })
     }
-
-    /// The kind of table.
-    pub fn kind(&self) -> Kind {
-        match self {
-            SavedTable::Bits(_) => P_TABLE,
-            SavedTable::Grundy(_) => GRUNDY_TABLE,
-            SavedTable::Ords(_) => ORD_TABLE,
-            SavedTable::Cells(_) => CELLS_TABLE,
-        }
-    }
 }
 
 impl CellsFile {
@@ -74,33 +64,37 @@ impl CellsFile {
 mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
-    use crate::chomp::two_player::solve::solve_box;
+    use crate::chomp::store::partial_path;
+    use crate::chomp::two_player::cells::{CellsEngine, CellsTable};
+    use crate::chomp::two_player::{cells_file, grundy_cells::partitions, solve::solve_box};
 
     #[test]
-    fn the_winning_bites_of_a_cells_file_are_the_p_options_a_solved_box_gives() {
+    fn a_cells_file_answers_as_the_scan_and_a_solved_box_do() {
         let dir = std::env::temp_dir().join(format!("chompute-saved-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("cells");
         let max = 12;
-        crate::chomp::two_player::cells_file::compute_to_file(max, &path, |_| {}).unwrap();
-        let file = match SavedTable::open(&path).unwrap() {
-            SavedTable::Cells(f) => f,
-            other => panic!("a cells table opened as {:?}", other.kind()),
+        let t = cells_file::compute_to_file(max, &path, |_| {}).unwrap();
+        assert!(!partial_path(&path).exists());
+        let Ok(SavedTable::Cells(file)) = SavedTable::open(&path) else {
+            panic!("a cells table opened as another kind");
         };
+        file.verify().unwrap();
+        let scan = CellsTable::compute_with(max, CellsEngine::Scan, |_| {}).unwrap();
+        assert_eq!((t.rows(), file.rows()), (scan.rows(), scan.rows()));
         // Every diagram of up to 12 cells fits in the 12x12 box, whose table is the slow twin.
         let table = solve_box(ChompBox { rows: 12, cols: 12 }).unwrap();
-        let mut diagrams = Vec::new();
-        partitions(max + 1, max + 1, &mut Vec::new(), &mut diagrams);
         let (mut checked, mut winning) = (0, 0);
-        for rows in diagrams {
+        for rows in (1..=max + 1).flat_map(partitions) {
             let p = Diagram::new(rows).unwrap();
             let got = file.winning_bites(&p).unwrap();
-            if p.volume() == 0 || p.volume() > max as u64 {
-                assert_eq!(got, None, "{p}");
+            if p.volume() > max as u64 {
+                assert_eq!((got, file.is_p(p.rows()).unwrap()), (None, None), "{p}");
                 continue;
             }
             let mut want = table.winning_bites(&p).unwrap();
             want.sort();
+            assert_eq!(file.is_p(p.rows()).unwrap(), Some(want.is_empty()), "{p}");
             assert_eq!(got.as_ref(), Some(&want), "{p}");
             checked += 1;
             winning += usize::from(!want.is_empty());
@@ -111,15 +105,5 @@ mod tests {
         let empty = Diagram::new(vec![]).unwrap();
         assert_eq!(file.winning_bites(&empty).unwrap(), None);
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// Every partition of at most `left` cells with parts at most `most`, onto `out`.
-    fn partitions(left: u32, most: u32, parts: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
-        out.push(parts.clone());
-        for k in 1..=most.min(left) {
-            parts.push(k);
-            partitions(left - k, k, parts, out);
-            parts.pop();
-        }
     }
 }

@@ -943,7 +943,7 @@ impl Report for CellsReport {
 
 /// `chomp cells --max N [-o FILE]`.
 pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
-    use chompute::chomp::two_player::cells_file::{self, Snapshots};
+    use chompute::chomp::two_player::cells_file;
     let start = Instant::now();
     let table = match &args.output {
         None => CellsTable::compute_with(args.max, args.engine, |_| {})?,
@@ -953,18 +953,15 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
             )
             .into())
         }
-        Some(out) => {
-            let every = Snapshots::Every(std::time::Duration::from_secs(args.save_every));
-            cells_file::compute_to_file_with(
-                args.max,
-                out,
-                every,
-                |e| {
-                    said_resumed(&e);
-                },
-                |_| Ok(()),
-            )?
-        }
+        Some(out) => cells_file::compute_to_file_with(
+            args.max,
+            out,
+            std::time::Duration::from_secs(args.save_every),
+            |e| {
+                said_resumed(&e);
+            },
+            |_| Ok(()),
+        )?,
     };
     let seconds = start.elapsed().as_secs_f64();
     let cells = table.rows();

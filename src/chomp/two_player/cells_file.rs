@@ -1,14 +1,12 @@
-//! The cells table file (`chompute chomp cells-table 2`): the bits of every Young diagram of up
-//! to N cells, and the checkpoint a run of `chomp cells --max N -o FILE` resumes from, which is
-//! the same file as `FILE.partial`, written in place (layout, slots and resume rule:
-//! docs/formats.md). The forward engine only adds true N-marks, so the body at any step
-//! boundary, or any mix of two of them, is a state to resume from: a snapshot writes the next
-//! of three header slots (its steps and the CRC-32 of every 4 KiB chunk), then the chunks that
-//! changed. A run stopped anywhere leaves every chunk equal to one of the two newest slots'
-//! CRCs; it resumes from the newer slot's steps when every chunk matches it and from the older
-//! one's otherwise. A chunk that matches neither is damage, refused in one line.
+//! The cells table file (`chompute chomp cells-table 2`) and the checkpoint of `chomp cells
+//! --max N -o FILE`, which is the same file as `FILE.partial` written in place: three header
+//! slots (a snapshot's steps and the CRC-32 of every 4 KiB chunk), then the body
+//! (docs/formats.md, "Cells tables"). The forward engine only adds true N-marks, so a run
+//! stopped anywhere leaves every chunk equal to one of the two newest slots' CRCs: it resumes
+//! from the newer slot when every chunk matches it, from the older otherwise; a chunk that
+//! matches neither is damage.
 //!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (the CLI).
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs; tests/faults/tables.rs.
 
 use super::cells::{CellsEngine, CellsRow, CellsTable, PartitionCounts};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
@@ -89,11 +87,6 @@ fn slot_bytes_for(chunks: u64) -> u64 {
     SLOT_HEADER + (chunks * 4).next_multiple_of(CHUNK)
 }
 
-/// Bytes of the cells table file of `table`'s size.
-pub fn file_bytes(table: &CellsTable) -> u64 {
-    Geometry::of(table).file_bytes()
-}
-
 /// One slot: what the body held when it was written.
 #[derive(Debug, Clone)]
 struct Slot {
@@ -106,10 +99,9 @@ struct Slot {
 
 /// Chunk `i` of `words` as bytes (zeros past the last word).
 fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
-    let lo = (i * CHUNK_WORDS).min(words.len());
-    let hi = ((i + 1) * CHUNK_WORDS).min(words.len());
     out.fill(0);
-    for (o, w) in out.chunks_exact_mut(8).zip(&words[lo..hi]) {
+    let words = words.get(i * CHUNK_WORDS..).unwrap_or_default();
+    for (o, w) in out.chunks_exact_mut(8).zip(words) {
         o.copy_from_slice(&w.load(Relaxed).to_le_bytes());
     }
 }
@@ -128,20 +120,14 @@ fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
 fn slot_bytes(geo: &Geometry, slot: &Slot) -> Vec<u8> {
     let crc_bytes: Vec<u8> = slot.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
     let p: Vec<String> = slot.p.iter().map(u64::to_string).collect();
+    let p = Some(p.join(",")).filter(|p| !p.is_empty());
+    let p = p.unwrap_or("-".into());
+    let magic = CELLS_TABLE.magic_of(geo.version);
+    let crcs_crc = crc32fast::hash(&crc_bytes);
+    let (max, words, seq, steps) = (geo.max, geo.words, slot.seq, slot.steps);
     let mut text = format!(
-        "{}\nmax {}\nwords {}\nchunk-bytes {CHUNK}\nseq {}\nsteps {}\np-positions {}\n\
-         crcs-crc32 {:08x}\n",
-        CELLS_TABLE.magic_of(geo.version),
-        geo.max,
-        geo.words,
-        slot.seq,
-        slot.steps,
-        if p.is_empty() {
-            "-".into()
-        } else {
-            p.join(",")
-        },
-        crc32fast::hash(&crc_bytes)
+        "{magic}\nmax {max}\nwords {words}\nchunk-bytes {CHUNK}\nseq {seq}\nsteps {steps}\n\
+         p-positions {p}\ncrcs-crc32 {crcs_crc:08x}\n"
     );
     let crc = crc32fast::hash(text.as_bytes());
     text.push_str(&format!("header-crc32 {crc:08x}\n\n"));
@@ -349,23 +335,21 @@ impl Writer {
 
     /// Write `slot` to its place (seq mod 3) and sync: from now on it is the newest.
     fn write_slot(&mut self, slot: Slot) -> Result<()> {
-        let bytes = slot_bytes(&self.geo, &slot);
-        let io = |e| Error::io(&self.path, e);
-        self.file
-            .write_all_at(&bytes, (slot.seq % SLOTS) * self.geo.slot_bytes)
-            .map_err(io)?;
-        self.file.sync_data().map_err(io)?;
+        self.put(slot.seq % SLOTS, &slot_bytes(&self.geo, &slot))?;
         self.newest = slot;
         Ok(())
     }
 
     /// Clear slot `k` (as if never written) and sync.
     fn clear_slot(&self, k: u64) -> Result<()> {
+        self.put(k, &vec![0u8; self.geo.slot_bytes as usize])
+    }
+
+    /// Write the bytes of slot `k` and sync.
+    fn put(&self, k: u64, bytes: &[u8]) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
-        let zeros = vec![0u8; self.geo.slot_bytes as usize];
-        self.file
-            .write_all_at(&zeros, k * self.geo.slot_bytes)
-            .map_err(io)?;
+        let at = k * self.geo.slot_bytes;
+        self.file.write_all_at(bytes, at).map_err(io)?;
         self.file.sync_data().map_err(io)
     }
 
@@ -433,26 +417,16 @@ pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(60);
 /// one run to a file ([`run_to_file`]). Refused before any work when the memory lacks room
 /// for the tables or the disk for the file.
 pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
-    let every = Snapshots::Every(SNAPSHOT_FLOOR);
-    compute_to_file_with(max, out, every, report, |_| Ok(()))
+    compute_to_file_with(max, out, SNAPSHOT_FLOOR, report, |_| Ok(()))
 }
 
-/// When a run to a file saves its state.
-#[derive(Debug, Clone)]
-pub enum Snapshots {
-    /// A quarter of the run so far after the last, never closer than this (zero: after
-    /// each n).
-    Every(Duration),
-    /// After each of these numbers of cells.
-    After(Vec<u32>),
-}
-
-/// [`compute_to_file`] with snapshots `when`, and `after(n)` called after each n (an error
-/// stops the run there: tests stop runs with it).
+/// [`compute_to_file`] with snapshots a quarter of the run so far apart, never closer than
+/// `floor` (zero: after each n), and `after(n)` called after each n (an error stops the run
+/// there: tests stop runs with it).
 pub fn compute_to_file_with(
     max: u32,
     out: &Path,
-    when: Snapshots,
+    floor: Duration,
     report: impl FnMut(RunEvent),
     after: impl FnMut(u32) -> Result<()>,
 ) -> Result<CellsTable> {
@@ -462,7 +436,7 @@ pub fn compute_to_file_with(
             partial: partial_path(out),
             writer: None,
             start: 0,
-            when,
+            floor,
             after,
         })
     };
@@ -476,7 +450,7 @@ struct CellsJob<F> {
     partial: PathBuf,
     writer: Option<Writer>,
     start: u64,
-    when: Snapshots,
+    floor: Duration,
     after: F,
 }
 
@@ -484,7 +458,7 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
     type Output = CellsTable;
 
     fn disk_bytes(&self) -> u64 {
-        file_bytes(&self.table)
+        Geometry::of(&self.table).file_bytes()
     }
 
     fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
@@ -511,28 +485,15 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let writer = self.writer.as_mut().expect("resumed before it runs");
-        let max = self.table.max();
-        let words = self.table.words().len() as u64;
+        let (max, words) = (self.table.max(), self.table.words().len() as u64);
         // The first snapshot is assumed to write at 200 MB/s.
-        let first = Duration::from_secs_f64(file_bytes(&self.table) as f64 / 2e8);
-        let floor = match &self.when {
-            Snapshots::Every(every) => *every,
-            Snapshots::After(_) => Duration::MAX,
-        };
-        let mut cadence = Cadence::new(floor, first);
-        let (when, after) = (&self.when, &mut self.after);
+        let first = Duration::from_secs_f64(Geometry::of(&self.table).file_bytes() as f64 / 2e8);
+        let (mut cadence, after) = (Cadence::new(self.floor, first), &mut self.after);
         self.table
             .solve_from(CellsEngine::Forward, self.start, |t, n| {
                 // The words of the tables up to n cells measure the work done.
-                let done = match n < max {
-                    true => t.word_offset(n + 1) as u64,
-                    false => words,
-                };
-                let due = match when {
-                    Snapshots::Every(_) => cadence.due(done, words),
-                    Snapshots::After(list) => list.contains(&n),
-                };
-                if n < max && due {
+                let done = t.word_offset(n + 1) as u64;
+                if n < max && cadence.due(done, words) {
                     cadence.take(|| writer.snapshot(t, n as u64))?;
                     report(RunEvent::Snapshot { step: n as u64 });
                 }
@@ -683,13 +644,10 @@ impl Recount for ByCells<'_> {
     fn disagreement(self) -> Option<String> {
         let f = self.file;
         (1..=f.max()).find_map(|n| {
+            let stated = f.p[n as usize];
             let p = f.counts.partitions(n) - self.n_positions[n as usize];
-            (p != f.p_positions(n)).then(|| {
-                format!(
-                    "{p} P-positions of {n} cells in its bits, {} in its header",
-                    f.p_positions(n)
-                )
-            })
+            let why = format!("{p} P-positions of {n} cells in its bits, {stated} in its header");
+            (p != stated).then_some(why)
         })
     }
 }
@@ -699,8 +657,6 @@ mod tests {
     use super::*;
     use crate::chomp::store::flock_now;
 
-    const ZERO: Snapshots = Snapshots::Every(Duration::ZERO);
-
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("chompute-cells-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
@@ -708,14 +664,9 @@ mod tests {
         d
     }
 
-    /// A run to `out` with snapshots `when`, stopped after `stop` cells (0: never): its
-    /// outcome, the steps it resumed from and whether it began a checkpoint again.
-    fn run(
-        max: u32,
-        out: &Path,
-        when: Snapshots,
-        stop: u32,
-    ) -> (Result<CellsTable>, Option<u32>, bool) {
+    /// A run to `out` with a snapshot after every n, stopped after `stop` cells (0: never):
+    /// its outcome, the steps it resumed from and whether it began a checkpoint again.
+    fn run(max: u32, out: &Path, stop: u32) -> (Result<CellsTable>, Option<u32>, bool) {
         let (mut resumed, mut restarted) = (None, false);
         let report = |e| match e {
             RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done as u32),
@@ -726,80 +677,43 @@ mod tests {
             true => Err(Error::Interrupted),
             false => Ok(()),
         };
-        let t = compute_to_file_with(max, out, when, report, after);
+        let t = compute_to_file_with(max, out, Duration::ZERO, report, after);
         (t, resumed, restarted)
     }
 
-    /// A run to `out` with a snapshot after every n, stopped after `stop` cells.
+    /// A run to `out` stopped after `stop` cells.
     fn stopped(max: u32, out: &Path, stop: u32) {
-        let (r, ..) = run(max, out, ZERO, stop);
+        let (r, ..) = run(max, out, stop);
         assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
     }
 
-    /// A whole run to `out`: the table and the steps it resumed from.
-    fn finish(max: u32, out: &Path) -> (CellsTable, Option<u32>) {
-        let (t, resumed, _) = run(max, out, ZERO, 0);
-        (t.unwrap(), resumed)
+    /// A whole run to `out`: the steps it resumed from.
+    fn finish(max: u32, out: &Path) -> Option<u32> {
+        let (t, resumed, _) = run(max, out, 0);
+        t.unwrap();
+        resumed
     }
 
     #[test]
-    fn a_file_answers_every_diagram_as_the_table_in_memory() {
-        let d = dir("answers");
-        let out = d.join("c.bin");
-        let (t, resumed) = finish(23, &out);
-        assert_eq!(resumed, None);
-        assert!(!partial_path(&out).exists());
-        let scan = CellsTable::compute_with(23, CellsEngine::Scan, |_| {}).unwrap();
-        assert_eq!(t.rows(), scan.rows());
-        let f = CellsFile::open(&out).unwrap();
-        assert_eq!(f.rows(), scan.rows());
-        f.verify().unwrap();
-        // Every diagram of up to 18 cells, by its rows.
-        for n in 1..=18u32 {
-            let mut parts = vec![n];
-            loop {
-                assert_eq!(f.is_p(&parts).unwrap(), scan.is_p(&parts), "{parts:?}");
-                if !crate::chomp::two_player::grundy_cells::next_partition(&mut parts) {
-                    break;
-                }
-            }
-        }
-        assert_eq!(
-            f.is_p(&[20, 5]).unwrap(),
-            None,
-            "25 cells are past the file"
-        );
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn a_stopped_run_resumes_to_the_identical_file() {
-        let d = dir("resume");
+    fn a_stopped_or_mixed_run_resumes_to_the_identical_file_and_damage_is_refused() {
+        let d = dir("mixed");
         let whole = d.join("whole.bin");
-        finish(30, &whole);
+        assert_eq!(finish(30, &whole), None);
+        assert!(!partial_path(&whole).exists());
+        // Stopped after n = stop, whose snapshot was taken first.
         for stop in [1, 12, 29] {
             let out = d.join(format!("s{stop}.bin"));
             stopped(30, &out, stop);
-            // Stopped after n = stop, whose snapshot was taken first.
-            let (_, resumed) = finish(30, &out);
-            assert_eq!(resumed, Some(stop), "{stop}");
+            assert_eq!(finish(30, &out), Some(stop), "{stop}");
             assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         }
-        std::fs::remove_dir_all(&d).unwrap();
-    }
-
-    #[test]
-    fn a_body_mixed_from_two_snapshots_resumes_from_the_older_and_damage_is_refused() {
-        let d = dir("mixed");
-        let whole = d.join("whole.bin");
-        finish(30, &whole);
         let out = d.join("m.bin");
         let partial = partial_path(&out);
-        stopped(30, &out, 14);
+        stopped(30, &out, 19);
         let older = std::fs::read(&partial).unwrap();
         // Resumed, then stopped again after 20: the body of 20, but every other chunk that
-        // changed as it was at 14 (a run killed while it wrote the snapshot of 20).
-        assert!(run(30, &out, Snapshots::After(vec![20]), 20).0.is_err());
+        // changed as it was at 19 (a run killed while it wrote the snapshot of 20).
+        stopped(30, &out, 20);
         let mut newer = std::fs::read(&partial).unwrap();
         assert_eq!(newer.len(), older.len());
         let geo = Geometry::of(&CellsTable::zeroed(30, CellsEngine::Forward).unwrap());
@@ -822,14 +736,13 @@ mod tests {
         let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 7919 % 251) as u8).collect();
         for bad in [damaged, zeros, garbage] {
             std::fs::write(&partial, &bad).unwrap();
-            let (t, _, restarted) = run(30, &out, ZERO, 0);
+            let (t, _, restarted) = run(30, &out, 0);
             assert!(t.is_ok() && restarted);
             assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         }
         // The mix resumes from the older state and ends in the same file.
         std::fs::write(&partial, &newer).unwrap();
-        let (_, resumed) = finish(30, &out);
-        assert_eq!(resumed, Some(14));
+        assert_eq!(finish(30, &out), Some(19));
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&whole).unwrap());
         // A flipped bit in a finished file: its chunk is refused, and so is the file's check.
         let mut bytes = std::fs::read(&out).unwrap();
@@ -850,24 +763,22 @@ mod tests {
         let out = d.join("o.bin");
         stopped(20, &out, 5);
         let refused = |max, want: &str| {
-            let e = run(max, &out, ZERO, 0).0.unwrap_err();
+            let e = run(max, &out, 0).0.unwrap_err();
             assert!(e.to_string().contains(want), "{e}");
         };
         // Of another length too (40): refused, never begun again over the other run's work;
         // then with its first slot torn, a later one whole: still told by the whole slot.
         let partial = partial_path(&out);
-        let mut bytes = std::fs::read(&partial).unwrap();
-        let first = bytes[..SLOT_HEADER as usize].to_vec();
         for torn in [false, true] {
             if torn {
+                let mut bytes = std::fs::read(&partial).unwrap();
                 bytes[..SLOT_HEADER as usize].fill(0);
                 std::fs::write(&partial, &bytes).unwrap();
             }
             refused(21, "up to 20 cells, not 21");
             refused(40, "up to 20 cells, not 40");
         }
-        bytes[..SLOT_HEADER as usize].copy_from_slice(&first);
-        std::fs::write(&partial, &bytes).unwrap();
+        // A second writer is refused before the file is read.
         let held = File::open(&partial).unwrap();
         flock_now(&held, false).unwrap();
         refused(20, "another process");

@@ -26,52 +26,46 @@ pub fn by_cells(max: u32) -> Result<Vec<(Diagram, u16)>> {
         ));
     }
     let mut value: HashMap<Vec<u32>, u16> = HashMap::new();
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    for n in 1..=max {
-        let mut rows = vec![n];
-        loop {
-            let p = Diagram::new(rows.clone()).expect("a partition's parts do not increase");
-            seen.clear();
-            let options = p.options().into_iter().filter(|q| !q.is_empty());
-            seen.extend(options.map(|q| value[q.rows()]));
-            let g = (0..).find(|g| !seen.contains(g)).expect("a value is free");
-            value.insert(rows.clone(), g);
-            out.push((p, g));
-            if !next_partition(&mut rows) {
-                break;
-            }
-        }
+    let (mut out, mut seen) = (Vec::new(), HashSet::new());
+    for rows in (1..=max).flat_map(partitions) {
+        let p = Diagram::new(rows).expect("a partition's parts do not increase");
+        seen.clear();
+        let options = p.options().into_iter().filter(|q| !q.is_empty());
+        seen.extend(options.map(|q| value[q.rows()]));
+        let g = (0..).find(|g| !seen.contains(g)).expect("a value is free");
+        value.insert(p.rows().to_vec(), g);
+        out.push((p, g));
     }
     Ok(out)
 }
 
-/// Step `parts` (a partition, parts non-increasing) to the next partition of the same number
-/// in reverse lexicographic order; false after the last, (1,1,…,1).
-pub fn next_partition(parts: &mut Vec<u32>) -> bool {
-    let mut rest = 0;
-    while parts.last() == Some(&1) {
-        parts.pop();
-        rest += 1;
-    }
-    let Some(last) = parts.last_mut() else {
-        return false;
-    };
-    *last -= 1;
-    let cap = *last;
-    rest += 1;
-    while rest > 0 {
-        let part = cap.min(rest);
-        parts.push(part);
-        rest -= part;
-    }
-    true
+/// The partitions of `n` ≥ 1 (parts non-increasing) in reverse lexicographic order, from [n]
+/// to [1, …, 1].
+pub fn partitions(n: u32) -> impl Iterator<Item = Vec<u32>> {
+    std::iter::successors((n > 0).then(|| vec![n]), |p| {
+        // The ones at the end and a cell of the last part above one, laid out again in
+        // parts at most that part's new size.
+        let mut parts = p.clone();
+        let mut rest = 1;
+        while parts.last() == Some(&1) {
+            parts.pop();
+            rest += 1;
+        }
+        let last = parts.last_mut()?;
+        *last -= 1;
+        let cap = *last;
+        while rest > 0 {
+            let part = cap.min(rest);
+            parts.push(part);
+            rest -= part;
+        }
+        Some(parts)
+    })
 }
 
-/// One line of FindStat's format: `[3,1,1] => 0`.
+/// One line of FindStat's format: `[3,1,1] => 0` (`p` has cells).
 pub fn findstat_line(p: &Diagram, value: u16) -> String {
-    let parts: Vec<String> = p.rows().iter().map(u32::to_string).collect();
-    format!("[{}] => {value}", parts.join(","))
+    format!("[{p}] => {value}")
 }
 
 #[cfg(test)]
@@ -80,36 +74,25 @@ mod tests {
 
     #[test]
     fn partitions_come_in_reverse_lexicographic_order_and_all_of_them() {
-        let mut p = vec![5];
-        let mut all = vec![p.clone()];
-        while next_partition(&mut p) {
-            all.push(p.clone());
+        let five: Vec<Vec<u32>> = partitions(5).collect();
+        assert_eq!(
+            format!("{five:?}"),
+            "[[5], [4, 1], [3, 2], [3, 1, 1], [2, 2, 1], [2, 1, 1, 1], [1, 1, 1, 1, 1]]"
+        );
+        // As many as the recurrence of PartitionCounts counts, each list strictly decreasing;
+        // p(30) and p(100) as OEIS A000041 has them.
+        let counts = crate::chomp::two_player::cells::PartitionCounts::new(100).unwrap();
+        assert_eq!(
+            [0, 30, 100].map(|n| counts.partitions(n)),
+            [1, 5604, 190_569_292]
+        );
+        for n in 1..=30u32 {
+            let all: Vec<Vec<u32>> = partitions(n).collect();
+            assert!(all.iter().all(|p| p.iter().sum::<u32>() == n), "{n}");
+            assert!(all.windows(2).all(|w| w[0] > w[1]), "{n}");
+            assert_eq!(all.len() as u64, counts.partitions(n), "p({n})");
         }
-        let want: Vec<Vec<u32>> = vec![
-            vec![5],
-            vec![4, 1],
-            vec![3, 2],
-            vec![3, 1, 1],
-            vec![2, 2, 1],
-            vec![2, 1, 1, 1],
-            vec![1, 1, 1, 1, 1],
-        ];
-        assert_eq!(all, want);
-        // p(n) for n = 1..=20 (OEIS A000041), each list strictly decreasing.
-        let counts = [
-            1, 2, 3, 5, 7, 11, 15, 22, 30, 42, 56, 77, 101, 135, 176, 231, 297, 385, 490, 627,
-        ];
-        for (n, &count) in (1..=20u32).zip(&counts) {
-            let mut p = vec![n];
-            let mut k = 1;
-            let mut before = p.clone();
-            while next_partition(&mut p) {
-                assert!(p < before && p.iter().sum::<u32>() == n, "{p:?}");
-                before = p.clone();
-                k += 1;
-            }
-            assert_eq!(k, count, "p({n})");
-        }
+        assert_eq!(partitions(0).count(), 0);
     }
 
     #[test]

@@ -1,10 +1,8 @@
-//! Grundy tables on disk: the table file (`chomp grundy -o FILE`: the store's sealed header,
-//! then every entry's value in index order, `value-bytes` bytes each, little-endian, then the
-//! chunk CRCs), the checkpoint of a run in progress (`FILE.partial`: one record a finished
-//! step, its values in range order), and [`GrundyFile`], which answers from the file without
-//! loading it, checking each chunk before it answers and every value against `max-value`.
-//! The file is a function of the box and the value width alone. Formats: docs/formats.md,
-//! "Grundy tables".
+//! Grundy tables on disk (docs/formats.md, "Grundy tables"): the table file (`chomp grundy
+//! -o FILE`: the store's sealed header, every entry's value in index order, `value-bytes`
+//! bytes little-endian, the chunk CRCs), a function of the box and the value width alone; the
+//! checkpoint `FILE.partial` (a record a finished step); and [`GrundyFile`], which answers
+//! from checked chunks without loading the file.
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
@@ -136,8 +134,7 @@ impl Job for GrundyJob {
     }
 
     fn keeps_checkpoint_after(&self, e: &Error) -> bool {
-        // A value past one byte: the run must start again with two bytes a value, which
-        // this checkpoint of one-byte values cannot serve.
+        // A value past one byte: a two-byte run cannot take this checkpoint's values.
         !matches!(e, Error::TooLarge { .. })
     }
 
@@ -226,10 +223,8 @@ impl GrundyFile {
         };
         let max_value = sealed.number("max-value")?;
         if max_value > width.max_value() as u64 {
-            let why = format!(
-                "max-value {max_value} does not fit in {} bytes",
-                width.bytes()
-            );
+            let bytes = width.bytes();
+            let why = format!("max-value {max_value} does not fit in {bytes} bytes");
             return Err(store::damaged(&path, why));
         }
         let header = grundy_header(&sealed.magic(), &layout, width, max_value);
@@ -371,11 +366,8 @@ impl Recount for Largest {
         if self.first != Some(0) {
             return Some("the empty diagram's value is not 0".into());
         }
-        (self.largest != self.stated).then(|| {
-            format!(
-                "the largest value is {}, the header says {}",
-                self.largest, self.stated
-            )
-        })
+        let (largest, stated) = (self.largest, self.stated);
+        let why = format!("the largest value is {largest}, the header says {stated}");
+        (largest != stated).then_some(why)
     }
 }
