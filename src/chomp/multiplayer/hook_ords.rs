@@ -3,11 +3,9 @@
 //! onto its transpose's options, so a position and its transpose have the same ordinal under
 //! every rule, and the table needs one of them.
 //!
-//! The index here keeps every interior of a diagonal hook (its `min_child` is the side n): the
-//! blocks are then all colex boxes, and the table holds about two thirds of the box's positions
-//! (405 million of 601 million on 16×16), the diagonal hooks (k, k) in full.
-//!
-//! The options of a stored position are those of `crate::chomp::index::pairs`.
+//! The index ([`pairs_index`], whose options a stored position reads) keeps every interior of
+//! a diagonal hook: the blocks are then all colex boxes, and the table holds about two thirds
+//! of the box's positions (405 million of 601 million on 16×16).
 //!
 //! Steps: those of the hook index (hook sums, within a sum the prefix-volume layers of its
 //! colex blocks), on the one driver, exactly as the colex table runs its layers: an option
