@@ -425,13 +425,9 @@ impl OrdFile {
     /// last entry must be 0.
     pub fn verify(&self) -> Result<()> {
         let len = self.layout.len();
-        // (one past the last index, weight) of each run of entries of one weight.
-        let weights: Vec<(u64, u64)> = match self.layout.hook_index() {
-            Some(hook) => hook_weights(hook)
-                .into_iter()
-                .map(|(_, hi, w)| (hi, w))
-                .collect(),
-            None => vec![(len, 1)],
+        let weights = match self.layout.hook_index() {
+            Some(hook) => hook_weights(hook),
+            None => vec![(0, len, 1)],
         };
         self.body.verify(Histogram {
             unpacker: Unpacker::new(self.bits),
@@ -449,8 +445,8 @@ impl OrdFile {
 /// (nor the bits past the last) holds a value no ordinal takes.
 struct Histogram<'a> {
     unpacker: Unpacker,
-    /// (one past the last index, weight) of each run of entries of one weight.
-    weights: Vec<(u64, u64)>,
+    /// (first index, one past the last, weight) of each run of entries of one weight.
+    weights: Vec<(u64, u64, u64)>,
     len: u64,
     /// The entry next and its run of weights.
     at: (u64, usize),
@@ -468,11 +464,11 @@ impl Recount for Histogram<'_> {
         }
         let (r, run) = &mut self.at;
         self.unpacker.feed(chunk, |o| {
-            while *run < self.weights.len() && self.weights[*run].0 <= *r {
+            while *run < self.weights.len() && self.weights[*run].1 <= *r {
                 *run += 1;
             }
             match (*r < self.len, o as usize) {
-                (true, o) if o <= n => self.counts[o] += self.weights[*run].1,
+                (true, o) if o <= n => self.counts[o] += self.weights[*run].2,
                 (false, 0) => {}
                 _ => self.bad = Some(*r),
             }

@@ -212,8 +212,10 @@ impl OrdPlan {
         }
         let cols = self.shape.cols;
         let keep = keep_cols.map(|c| c.min(cols));
+        let kept_ranker = keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }));
+        let kept_ranker = kept_ranker.transpose()?;
+        let mut kept = Vec::with_capacity(kept_ranker.as_ref().map_or(0, |r| r.len() as usize));
         let mut histogram = vec![0u64; rule.players() + 1];
-        let mut kept: Vec<u8> = Vec::new();
         let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
         let mut stopped: Result<(), E> = Ok(());
         super::three_row::ordinals_three_rows_while(cols, &Choice::new(rule), |a, slice| {
@@ -237,14 +239,11 @@ impl OrdPlan {
             stopped.is_ok()
         });
         stopped?;
-        let table = match keep {
-            Some(c) => Some(OrdTable {
-                ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
-                players: rule.players() as u8,
-                ords: Ords::Bytes(kept),
-            }),
-            None => None,
-        };
+        let table = kept_ranker.map(|ranker| OrdTable {
+            ranker,
+            players: rule.players() as u8,
+            ords: Ords::Bytes(kept),
+        });
         Ok((histogram, table))
     }
 
