@@ -316,9 +316,7 @@ fn ordinals_by_first_rows(
     } else {
         args.position.as_ref().map(|p| p.width().max(1))
     };
-    let streamed =
-        plan.stream_three_rows(&args.rule, keep_cols, args.list, |rows| list.push(rows))?;
-    Ok((streamed.histogram, streamed.table))
+    plan.stream_three_rows(&args.rule, keep_cols, args.list, |rows| list.push(rows))
 }
 
 /// The packed, general and layered engines: the whole box's table (saved to `-o FILE`,

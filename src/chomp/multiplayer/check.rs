@@ -98,14 +98,6 @@ pub struct OrdinalClaim {
     finish: fn(&PassSeen, &mut Tally) -> String,
 }
 
-impl std::fmt::Debug for OrdinalClaim {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OrdinalClaim")
-            .field("name", &self.name)
-            .finish_non_exhaustive()
-    }
-}
-
 /// Theorems 2.7 and 2.8, the four parts of Fact 2.9 and the Res form of Fact 2.10, in the
 /// order `chomp ord --check` prints them.
 pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
@@ -204,8 +196,7 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     )
 }
 
-/// Fact 2.9 (ii), read from Q = P's side: every P with Q → P... here every solution move into
-/// q comes from a position of ordinal ord(q)+1.
+/// Fact 2.9 (ii): every solution move P → Q starts from ord P = ord Q + 1.
 fn solutions_come_from_one_ordinal_above(p: &PositionSeen, t: &mut Tally) {
     for &q in p.sol {
         let oq = p.game.ords.get(q);
@@ -289,7 +280,18 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         game.ranker
             .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
         moves += options.len() as u64;
-        let best = game_solution(&game, &options, &mut sol);
+        // Sol P from the scores, and the best score index.
+        let best = (options.iter().map(|&(_, oq)| game.score(oq)))
+            .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
+            .expect("P ≠ (0)");
+        let scores_best = |oq: u8| game.alpha(game.score(oq)) == game.alpha(best);
+        sol.clear();
+        if options.iter().any(|&(q, oq)| q == 0 && scores_best(oq)) {
+            sol.push(0);
+        } else {
+            let best_moves = options.iter().filter(|&&(_, oq)| scores_best(oq));
+            sol.extend(best_moves.map(|&(q, _)| q));
+        }
         for &q in &sol {
             is_solution[q as usize] = true;
         }
@@ -324,28 +326,6 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
                 .took(start)
         })
         .collect()
-}
-
-/// Sol P from the scores of P's `options` into `sol`, and the best score index.
-fn game_solution(game: &Game, options: &[(u64, u8)], sol: &mut Vec<u64>) -> u8 {
-    let best = options
-        .iter()
-        .map(|&(_, oq)| game.score(oq))
-        .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
-        .expect("P ≠ (0)");
-    let scores_best = |oq: u8| game.alpha(game.score(oq)) == game.alpha(best);
-    sol.clear();
-    if options.iter().any(|&(q, oq)| q == 0 && scores_best(oq)) {
-        sol.push(0);
-    } else {
-        sol.extend(
-            options
-                .iter()
-                .filter(|&&(_, oq)| scores_best(oq))
-                .map(|&(q, _)| q),
-        );
-    }
-    best
 }
 
 /// Theorem 3.3 on a set of classes: for every rule f of every class, a rule g with different

@@ -53,24 +53,19 @@ pub fn classes_ranker(shape: crate::chomp::diagram::ChompBox) -> crate::Result<R
     Ok(ranker)
 }
 
-/// Every permutation of 0..n in lexicographic order.
+/// Every permutation of 0..n in lexicographic order (each prefix extended by the values it
+/// lacks, in increasing order).
 pub fn all_normalised_rules(n: usize) -> Vec<Rule> {
-    let mut perm: Vec<u8> = (0..n as u8).collect();
-    let mut out = vec![Rule::from_perm(perm.clone())];
-    // Next permutation in lexicographic order.
-    while let Some(i) = (0..n.saturating_sub(1))
-        .rev()
-        .find(|&i| perm[i] < perm[i + 1])
-    {
-        let j = (i + 1..n)
-            .rev()
-            .find(|&j| perm[j] > perm[i])
-            .expect("a larger element exists");
-        perm.swap(i, j);
-        perm[i + 1..].reverse();
-        out.push(Rule::from_perm(perm.clone()));
+    let mut perms: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..n {
+        perms = (perms.into_iter())
+            .flat_map(|p| {
+                let lacking = (0..n as u8).filter(|v| !p.contains(v)).collect::<Vec<u8>>();
+                lacking.into_iter().map(move |v| [&p[..], &[v]].concat())
+            })
+            .collect();
     }
-    out
+    perms.into_iter().map(Rule::from_perm).collect()
 }
 
 /// Group `rules` (all with the same number of players) into classes by their ordinal tables on

@@ -3,11 +3,9 @@
 //! onto its transpose's options, so a position and its transpose have the same ordinal under
 //! every rule, and the table needs one of them.
 //!
-//! The index here keeps every interior of a diagonal hook (its `min_child` is the side n): the
-//! blocks are then all colex boxes, and the table holds about two thirds of the box's positions
-//! (405 million of 601 million on 16×16), the diagonal hooks (k, k) in full.
-//!
-//! The options of a stored position are those of `crate::chomp::index::pairs`.
+//! The index ([`pairs_index`], whose options a stored position reads) keeps every interior of
+//! a diagonal hook: the blocks are then all colex boxes, and the table holds about two thirds
+//! of the box's positions (405 million of 601 million on 16×16).
 //!
 //! Steps: those of the hook index (hook sums, within a sum the prefix-volume layers of its
 //! colex blocks), on the one driver, exactly as the colex table runs its layers: an option
@@ -25,7 +23,6 @@ use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::pairs::{hook_weights, pairs_index, HookOptions};
 use crate::chomp::index::{HookIndex, Ranker};
 use crate::error::Result;
-use rayon::prelude::*;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
@@ -80,18 +77,11 @@ impl PackedOrds {
             |step, _, progress| on_step(step, progress),
         )
     }
-
-    /// Every ordinal of the square in `hook` ([`pairs_index`](crate::chomp::index::pairs::pairs_index)) under `choice`, packed.
-    pub fn compute_hook(hook: &HookIndex, choice: &Choice) -> Result<PackedOrds> {
-        let t = PackedOrds::zeroed(hook.len(), choice.players());
-        t.compute_hook_from(hook, choice, 0, |_, _| Ok(()))?;
-        Ok(t)
-    }
 }
 
 /// The ordinals of a square box kept in the hook index: one entry for each transposed pair,
 /// read by colex rank or by rows like every other table.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct HookOrds {
     /// The square's colex ranking (the rank every reader of a table speaks).
     pub ranker: Ranker,
@@ -131,43 +121,9 @@ impl HookOrds {
     /// How many positions of the square have each ordinal 0..=n (a pair stored once counts
     /// twice).
     pub fn histogram(&self, players: u8) -> Vec<u64> {
-        weighted_histogram(&self.hook, players, |x| self.ords.get(x))
+        self.ords
+            .weighted_histogram(players, hook_weights(&self.hook))
     }
-}
-
-/// How many positions of the square of `hook` have each ordinal 0..=n, the ordinal of index x
-/// being `at(x)`: a pair stored once counts twice.
-pub fn weighted_histogram(
-    hook: &HookIndex,
-    players: u8,
-    at: impl Fn(u64) -> u8 + Sync,
-) -> Vec<u64> {
-    const CHUNK: u64 = 1 << 16;
-    let n = players as usize + 1;
-    let pieces: Vec<(u64, u64, u64)> = hook_weights(hook)
-        .into_iter()
-        .flat_map(|(lo, hi, w)| {
-            (lo..hi)
-                .step_by(CHUNK as usize)
-                .map(move |x| (x, (x + CHUNK).min(hi), w))
-        })
-        .collect();
-    pieces
-        .into_par_iter()
-        .fold(
-            || vec![0u64; n],
-            |mut h, (lo, hi, w)| {
-                (lo..hi).for_each(|x| h[at(x) as usize] += w);
-                h
-            },
-        )
-        .reduce(
-            || vec![0u64; n],
-            |mut a, b| {
-                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                a
-            },
-        )
 }
 
 #[cfg(test)]
@@ -193,20 +149,20 @@ mod tests {
                     .map(|k| crate::chomp::diagram::binomial(2 * k - 2, k - 1).unwrap())
                     .sum();
                 assert_eq!(hook.len(), 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
-                let got = PackedOrds::compute_hook(&hook, &choice).unwrap();
-                let mut rows = vec![0u32; n];
-                let mut h = vec![0u64; rule.players() + 1];
+                let table = HookOrds::compute(ranker.clone(), &choice).unwrap();
+                let (mut rows, mut h) = (vec![0u32; n], vec![0u64; rule.players() + 1]);
                 for r in 0..ranker.len() {
                     ranker.unrank_into(r, &mut rows);
-                    let x = hook.index(&rows).unwrap();
-                    assert_eq!(got.get(x), colex.get(r), "{rule} on {n}x{n}: {rows:?}");
-                    h[colex.get(r) as usize] += 1;
+                    let o = table.get_rows(&rows).unwrap();
+                    assert_eq!(o, colex.get(r), "{rule} on {n}x{n}: {rows:?}");
+                    assert_eq!(table.get(r), o);
+                    h[o as usize] += 1;
                 }
-                let weighted = weighted_histogram(&hook, rule.players() as u8, |x| got.get(x));
-                assert_eq!(weighted, h, "{rule} on {n}x{n}: the histogram by weights");
-                let table = HookOrds::compute(ranker.clone(), &choice).unwrap();
-                assert_eq!(table.histogram(rule.players() as u8), h);
-                assert!((0..ranker.len()).all(|r| table.get(r) == colex.get(r)));
+                assert_eq!(
+                    table.histogram(rule.players() as u8),
+                    h,
+                    "{rule} on {n}x{n}"
+                );
             }
         }
     }
@@ -215,6 +171,9 @@ mod tests {
     fn an_index_with_child_squares_is_refused() {
         let hook = HookIndex::with_min_child(6, 2).unwrap();
         let choice = Choice::new(&Rule::parse("0,1,2").unwrap());
-        assert!(PackedOrds::compute_hook(&hook, &choice).is_err());
+        let ords = PackedOrds::zeroed(hook.len(), 3);
+        assert!(ords
+            .compute_hook_from(&hook, &choice, 0, |_, _| Ok(()))
+            .is_err());
     }
 }

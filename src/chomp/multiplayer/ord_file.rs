@@ -56,7 +56,6 @@ fn pack_to(
 }
 
 /// Entries of a few bits each read back from bytes [`pack_to`] (or the table's words) wrote.
-#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -67,7 +66,8 @@ impl Unpacker {
     fn new(bits: u32) -> Unpacker {
         Unpacker {
             bits,
-            ..Unpacker::default()
+            acc: 0,
+            have: 0,
         }
     }
 
@@ -122,11 +122,10 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
         )));
     }
     let packed;
-    let ords = match &table.ords {
-        Ords::Packed(p) => p,
-        Ords::Hook(h) => &h.ords,
-        Ords::Bytes(b) => {
-            packed = PackedOrds::from_bytes(b, players);
+    let ords = match table.ords.packed() {
+        Some(p) => p,
+        None => {
+            packed = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
             &packed
         }
     };
@@ -169,12 +168,7 @@ pub fn compute_to_file(
         let shape = plan.shape;
         let ranker = Ranker::new(shape)?;
         let players = rule.players() as u8;
-        let bytes = plan.table_bytes(players)?;
-        crate::memory::ensure_available(
-            bytes,
-            &format!("the ordinal table of the {shape} box"),
-            "choose a smaller box",
-        )?;
+        let bytes = plan.room_for_table(players)?;
         let ords = match plan.keeps_pairs() {
             true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
             false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
@@ -211,11 +205,10 @@ struct OrdJob {
 
 impl OrdJob {
     fn packed(&self) -> &PackedOrds {
-        match &self.table.ords {
-            Ords::Packed(p) => p,
-            Ords::Hook(h) => &h.ords,
-            Ords::Bytes(_) => unreachable!("an ordinal table run to a file is packed"),
-        }
+        self.table
+            .ords
+            .packed()
+            .expect("an ordinal table run to a file is packed")
     }
 }
 
@@ -233,9 +226,42 @@ impl Job for OrdJob {
         vec![self.partial.clone()]
     }
 
+    /// Opens the checkpoint: a new one, or one of the same box and rule whose steps are read
+    /// back into the table.
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
-        let (checkpoint, start) =
-            open_checkpoint(&self.partial, &self.layout, &self.rule, self.packed())?;
+        let (ords, players) = (self.packed(), self.rule.players() as u8);
+        let bits = ords.bits();
+        let extra = [
+            ("rule", self.rule.normalised()),
+            ("ordinal-bits", bits.to_string()),
+        ];
+        let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
+            let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            let len = (n * bits as u64).div_ceil(8);
+            let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+            let mut unpacker = Unpacker::new(bits);
+            let mut place = |bytes: &[u8]| {
+                unpacker.feed(bytes, |o| match ranks.next() {
+                    Some(r) if o <= players => {
+                        ords.put(r, o);
+                        true
+                    }
+                    Some(_) => false,
+                    // The padding of the last byte.
+                    None => o == 0,
+                })
+            };
+            let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
+            // Entries go into the table as they are read: those of a record that turns out
+            // damaged are cleared, before their step is computed again.
+            if got.is_none() {
+                let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
+                ranks.for_each(|r| ords.put(r, 0));
+            }
+            Ok(got.map(|(_, bytes)| bytes))
+        };
+        let magic = (PARTIAL_MAGIC, "computed");
+        let (checkpoint, start) = open_step_log(&self.partial, magic, &self.layout, &extra, read)?;
         let steps = (start, table_steps(&self.layout).steps());
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
@@ -271,49 +297,6 @@ impl Job for OrdJob {
         self.discard()?;
         Ok(self.table)
     }
-}
-
-/// Open the checkpoint of a run of `rule` on `layout`'s table at `path`: a new one, or one of
-/// the same box and rule whose steps are read back into `ords`. Returns it and the first step
-/// still to do.
-fn open_checkpoint(
-    path: &Path,
-    layout: &BitLayout,
-    rule: &Rule,
-    ords: &PackedOrds,
-) -> Result<(Checkpoint, u64)> {
-    let (bits, players) = (ords.bits(), rule.players() as u8);
-    let extra = [
-        ("rule", rule.normalised()),
-        ("ordinal-bits", bits.to_string()),
-    ];
-    let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
-        let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-        let len = (n * bits as u64).div_ceil(8);
-        let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-        let mut unpacker = Unpacker::new(bits);
-        let mut place = |bytes: &[u8]| {
-            unpacker.feed(bytes, |o| match ranks.next() {
-                Some(r) if o <= players => {
-                    ords.put(r, o);
-                    true
-                }
-                Some(_) => false,
-                // The padding of the last byte.
-                None => o == 0,
-            })
-        };
-        let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
-        // Entries go into the table as they are read: those of a record that turns out
-        // damaged are cleared, before their step is computed again.
-        if got.is_none() {
-            let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            ranks.for_each(|r| ords.put(r, 0));
-        }
-        Ok(got.map(|(_, bytes)| bytes))
-    };
-    let magic = (PARTIAL_MAGIC, "computed");
-    open_step_log(path, magic, layout, &extra, read)
 }
 
 /// A saved ordinal table opened for reading single ordinals without loading it. Every
@@ -442,13 +425,9 @@ impl OrdFile {
     /// last entry must be 0.
     pub fn verify(&self) -> Result<()> {
         let len = self.layout.len();
-        // (one past the last index, weight) of each run of entries of one weight.
-        let weights: Vec<(u64, u64)> = match self.layout.hook_index() {
-            Some(hook) => hook_weights(hook)
-                .into_iter()
-                .map(|(_, hi, w)| (hi, w))
-                .collect(),
-            None => vec![(len, 1)],
+        let weights = match self.layout.hook_index() {
+            Some(hook) => hook_weights(hook),
+            None => vec![(0, len, 1)],
         };
         self.body.verify(Histogram {
             unpacker: Unpacker::new(self.bits),
@@ -466,8 +445,8 @@ impl OrdFile {
 /// (nor the bits past the last) holds a value no ordinal takes.
 struct Histogram<'a> {
     unpacker: Unpacker,
-    /// (one past the last index, weight) of each run of entries of one weight.
-    weights: Vec<(u64, u64)>,
+    /// (first index, one past the last, weight) of each run of entries of one weight.
+    weights: Vec<(u64, u64, u64)>,
     len: u64,
     /// The entry next and its run of weights.
     at: (u64, usize),
@@ -485,11 +464,11 @@ impl Recount for Histogram<'_> {
         }
         let (r, run) = &mut self.at;
         self.unpacker.feed(chunk, |o| {
-            while *run < self.weights.len() && self.weights[*run].0 <= *r {
+            while *run < self.weights.len() && self.weights[*run].1 <= *r {
                 *run += 1;
             }
             match (*r < self.len, o as usize) {
-                (true, o) if o <= n => self.counts[o] += self.weights[*run].1,
+                (true, o) if o <= n => self.counts[o] += self.weights[*run].2,
                 (false, 0) => {}
                 _ => self.bad = Some(*r),
             }

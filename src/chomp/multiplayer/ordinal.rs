@@ -185,23 +185,24 @@ impl OrdPlan {
         if self.engine != OrdEngine::ThreeRow {
             return Ok(self.table(rule)?.histogram());
         }
-        let streamed = self.stream_three_rows(rule, None, None, |_| Ok::<(), crate::Error>(()))?;
-        Ok(streamed.histogram)
+        Ok(self
+            .stream_three_rows(rule, None, None, |_| Ok::<(), crate::Error>(()))?
+            .0)
     }
 
     /// The three-row engine streamed first row by first row ([`OrdEngine::ThreeRow`] only):
-    /// the histogram; the table of the positions with first row at most `keep_cols`, when
-    /// asked (ranks do not depend on the box's width, so it answers for those positions);
-    /// and `each(rows)` for every position of ordinal `list`, in rank order. Stops at the
-    /// first error of `each`, or with [`crate::Error::Interrupted`] when its
-    /// [`crate::cancel`] token is cancelled.
+    /// `each(rows)` for every position of ordinal `list`, in rank order; returns the histogram
+    /// of the box and, when asked, the table of the positions with first row at most
+    /// `keep_cols` (ranks do not depend on the box's width, so it answers for those
+    /// positions). Stops at the first error of `each`, or with [`crate::Error::Interrupted`]
+    /// when its [`crate::cancel`] token is cancelled.
     pub fn stream_three_rows<E: From<crate::Error>>(
         &self,
         rule: &Rule,
         keep_cols: Option<u32>,
         list: Option<u8>,
         mut each: impl FnMut(&[u32]) -> Result<(), E>,
-    ) -> Result<Streamed, E> {
+    ) -> Result<(Vec<u64>, Option<OrdTable>), E> {
         if self.engine != OrdEngine::ThreeRow {
             return Err(crate::Error::invalid(format!(
                 "the {} engine keeps a table; only the three-row engine streams",
@@ -211,17 +212,25 @@ impl OrdPlan {
         }
         let cols = self.shape.cols;
         let keep = keep_cols.map(|c| c.min(cols));
+        let kept_ranker = keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }));
+        let kept_ranker = kept_ranker.transpose()?;
+        let mut kept = Vec::with_capacity(kept_ranker.as_ref().map_or(0, |r| r.len() as usize));
         let mut histogram = vec![0u64; rule.players() + 1];
-        let mut kept: Vec<u8> = Vec::new();
         let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
         let mut stopped: Result<(), E> = Ok(());
         super::three_row::ordinals_three_rows_while(cols, &Choice::new(rule), |a, slice| {
-            add_to_histogram(&mut histogram, slice);
+            histogram
+                .iter_mut()
+                .zip(self::histogram(slice, rule.players() as u8))
+                .for_each(|(h, c)| *h += c);
             if keep.is_some_and(|c| a <= c) {
                 kept.extend_from_slice(slice);
             }
             if let Some(k) = list {
-                stopped = each_with_ordinal(a, slice, k, &mut each);
+                // The positions (a, b, c), c ≤ b ≤ a, in the slice's (rank) order.
+                let positions = (0..=a).flat_map(|b| (0..=b).map(move |c| [a, b, c]));
+                stopped = (positions.zip(slice).filter(|&(_, &o)| o == k))
+                    .try_for_each(|(rows, _)| each(&rows));
             }
             phase.set(a as u64 + 1);
             if stopped.is_ok() {
@@ -230,15 +239,12 @@ impl OrdPlan {
             stopped.is_ok()
         });
         stopped?;
-        let table = match keep {
-            Some(c) => Some(OrdTable {
-                ranker: Ranker::new(ChompBox { rows: 3, cols: c })?,
-                players: rule.players() as u8,
-                ords: Ords::Bytes(kept),
-            }),
-            None => None,
-        };
-        Ok(Streamed { histogram, table })
+        let table = kept_ranker.map(|ranker| OrdTable {
+            ranker,
+            players: rule.players() as u8,
+            ords: Ords::Bytes(kept),
+        });
+        Ok((histogram, table))
     }
 
     /// Whether the table keeps one entry for each transposed pair: the packed engine on a
@@ -247,104 +253,65 @@ impl OrdPlan {
         self.engine == OrdEngine::Packed && crate::chomp::index::pairs::square_for_pairs(self.shape)
     }
 
-    /// Entries of the table: one for each transposed pair ([`OrdPlan::keeps_pairs`]), else
-    /// the box's positions.
-    pub fn entries(&self) -> crate::Result<u64> {
-        if self.keeps_pairs() {
-            Ok(crate::chomp::index::pairs::pairs_index(self.shape.rows)?.len())
-        } else {
-            Ok(Ranker::new(self.shape)?.len())
-        }
-    }
-
-    /// Bytes of the table under an n-player rule: packed, or one byte a position.
-    pub fn table_bytes(&self, players: u8) -> crate::Result<u64> {
-        let entries = self.entries()?;
-        Ok(match self.engine {
+    /// Bytes of the table under an n-player rule (packed, one entry for each transposed pair
+    /// when it [keeps pairs](OrdPlan::keeps_pairs), or one byte a position), refused when the
+    /// memory lacks room for them.
+    pub(crate) fn room_for_table(&self, players: u8) -> crate::Result<u64> {
+        let entries = match self.keeps_pairs() {
+            true => crate::chomp::index::pairs::pairs_index(self.shape.rows)?.len(),
+            false => Ranker::new(self.shape)?.len(),
+        };
+        let bytes = match self.engine {
             OrdEngine::Packed | OrdEngine::PackedColex => PackedOrds::bytes_for(entries, players),
             _ => entries,
-        })
+        };
+        let what = format!("the ordinal table of the {} box", self.shape);
+        crate::memory::ensure_available(bytes, &what, "choose a smaller box")?;
+        Ok(bytes)
     }
 
     /// The whole box's table under `rule`, by the plan's engine (packed, or one byte a
     /// position), refused before any work when it does not fit in memory.
     pub fn table(&self, rule: &Rule) -> crate::Result<OrdTable> {
-        let ranker = Ranker::new(self.shape)?;
-        crate::memory::ensure_available(
-            self.table_bytes(rule.players() as u8)?,
-            &format!("the ordinal table of the {} box", self.shape),
-            "choose a smaller box",
-        )?;
-        match self.engine {
-            OrdEngine::Packed if self.keeps_pairs() => Ok(OrdTable {
-                players: rule.players() as u8,
-                ords: Ords::Hook(HookOrds::compute(ranker.clone(), &Choice::new(rule))?),
-                ranker,
-            }),
+        let (ranker, choice) = (Ranker::new(self.shape)?, Choice::new(rule));
+        self.room_for_table(rule.players() as u8)?;
+        let ords = match self.engine {
+            OrdEngine::Packed if self.keeps_pairs() => {
+                Ords::Hook(HookOrds::compute(ranker.clone(), &choice)?)
+            }
             OrdEngine::Packed | OrdEngine::PackedColex => {
-                let ords = PackedOrds::compute(&ranker, &Choice::new(rule))?;
-                Ok(OrdTable {
-                    ranker,
-                    players: rule.players() as u8,
-                    ords: Ords::Packed(ords),
-                })
+                Ords::Packed(PackedOrds::compute(&ranker, &choice)?)
             }
             OrdEngine::ThreeRow => {
-                let mut ords = Vec::with_capacity(ranker.len() as usize);
-                super::three_row::ordinals_three_rows(
-                    self.shape.cols,
-                    &Choice::new(rule),
-                    |_, slice| ords.extend_from_slice(slice),
-                );
-                Ok(OrdTable {
-                    ranker,
-                    players: rule.players() as u8,
-                    ords: Ords::Bytes(ords),
+                let all = Some(self.shape.cols);
+                let streamed =
+                    self.stream_three_rows(rule, all, None, |_| Ok::<_, crate::Error>(()));
+                return Ok(streamed?.1.expect("the columns kept"));
+            }
+            OrdEngine::General | OrdEngine::Layers | OrdEngine::Auto => {
+                // The single rank-order sweep is the general engine's default: its options sit
+                // close together in memory, so on one or two cores it beats the volume layers
+                // (about 2.5× on 13×13); the layers win only with many free cores (see
+                // BENCHMARKS.md).
+                let layers = self.engine == OrdEngine::Layers || rayon::current_num_threads() >= 8;
+                Ords::Bytes(match layers && ranker.len() >= 1 << 16 {
+                    true => ordinals_by_volume(&ranker, &choice)?,
+                    false => ordinals_in_rank_order(&ranker, &choice)?,
                 })
             }
-            OrdEngine::Layers => OrdTable::compute_with(self.shape, rule, true),
-            OrdEngine::General | OrdEngine::Auto => OrdTable::compute(self.shape, rule),
-        }
+        };
+        Ok(OrdTable {
+            ranker,
+            players: rule.players() as u8,
+            ords,
+        })
     }
 }
-
-/// What [`OrdPlan::stream_three_rows`] keeps: the histogram of the whole box, and the table of
-/// the first columns when asked.
-#[derive(Debug)]
-pub struct Streamed {
-    /// How many positions of the box have each ordinal 0..=n.
-    pub histogram: Vec<u64>,
-    /// The ordinals of the positions with first row at most the columns kept.
-    pub table: Option<OrdTable>,
-}
-
-/// `each(rows)` for the positions (a, b, c), b ≤ a, c ≤ b in rank order, whose ordinal in
-/// `slice` (the three-row engine's slice of first row `a`) is `k`.
-fn each_with_ordinal<E>(
-    a: u32,
-    slice: &[u8],
-    k: u8,
-    each: &mut impl FnMut(&[u32]) -> Result<(), E>,
-) -> Result<(), E> {
-    let mut i = 0;
-    for b in 0..=a {
-        for c in 0..=b {
-            if slice[i] == k {
-                each(&[a, b, c])?;
-            }
-            i += 1;
-        }
-    }
-    Ok(())
-}
-
-/// Threads from which [`OrdTable::compute`] uses the parallel volume layers.
-pub const LAYERS_MIN_THREADS: usize = 8;
 
 /// The ordinals of a table, read by rank: one byte each (the general, layered and three-row
 /// engines), packed by rank, or packed one entry a transposed pair (the packed engine on a
 /// square).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub enum Ords {
     /// One byte a position.
     Bytes(Vec<u8>),
@@ -388,18 +355,18 @@ impl Ords {
         }
     }
 
-    /// Bytes the ordinals take in memory.
-    pub fn bytes(&self) -> u64 {
+    /// The packed entries (by rank, or one a transposed pair); `None` for one byte a position.
+    pub fn packed(&self) -> Option<&PackedOrds> {
         match self {
-            Ords::Bytes(v) => v.len() as u64,
-            Ords::Packed(p) => p.bytes(),
-            Ords::Hook(h) => h.ords.bytes(),
+            Ords::Bytes(_) => None,
+            Ords::Packed(p) => Some(p),
+            Ords::Hook(h) => Some(&h.ords),
         }
     }
 }
 
 /// The ordinals of one box under one rule, indexed by rank.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct OrdTable {
     /// The box's ranking.
     pub ranker: Ranker,
@@ -410,28 +377,11 @@ pub struct OrdTable {
 }
 
 impl OrdTable {
-    /// Compute with the general engine. The single rank-order sweep is the default: its
-    /// options sit close together in memory, so on one or two cores it beats the volume layers
-    /// (about 2.5× on 13×13); the layers win only with many free cores (see BENCHMARKS.md).
+    /// Compute with the general engine ([`OrdEngine::General`]), refused before any work when
+    /// the table does not fit in memory.
     pub fn compute(shape: ChompBox, rule: &Rule) -> crate::Result<OrdTable> {
-        let layers = rayon::current_num_threads() >= LAYERS_MIN_THREADS;
-        OrdTable::compute_with(shape, rule, layers)
-    }
-
-    /// Compute in rank order (`layers` false) or by volume layers in parallel (`layers` true).
-    pub fn compute_with(shape: ChompBox, rule: &Rule, layers: bool) -> crate::Result<OrdTable> {
-        let ranker = Ranker::new(shape)?;
-        let choice = Choice::new(rule);
-        let ords = if layers && ranker.len() >= 1 << 16 {
-            ordinals_by_volume(&ranker, &choice)?
-        } else {
-            ordinals_in_rank_order(&ranker, &choice)?
-        };
-        Ok(OrdTable {
-            ranker,
-            players: rule.players() as u8,
-            ords: Ords::Bytes(ords),
-        })
+        let engine = OrdEngine::General;
+        OrdPlan { shape, engine }.table(rule)
     }
 
     /// Compute with the packed engine ([`PackedOrds`]).
@@ -489,15 +439,8 @@ impl OrdTable {
     /// One solution chain from P down to (0): each step the first (smallest) solution.
     pub fn chain(&self, p: &Diagram) -> Vec<Diagram> {
         let mut chain = vec![p.clone()];
-        let mut cur = p.clone();
-        while !cur.is_empty() {
-            match self.sol(&cur).into_iter().next() {
-                Some(q) => {
-                    chain.push(q.clone());
-                    cur = q;
-                }
-                None => break,
-            }
+        while let Some(q) = self.sol(chain.last().expect("a chain")).into_iter().next() {
+            chain.push(q);
         }
         chain
     }
@@ -580,20 +523,11 @@ pub struct RectangleOrdinal {
 
 /// How many entries of `ords` equal each ordinal 0..=n.
 pub fn histogram(ords: &[u8], players: u8) -> Vec<u64> {
-    let mut h = vec![0u64; players as usize + 1];
-    add_to_histogram(&mut h, ords);
-    h
-}
-
-/// Add the ordinals of `ords` to the counts `h`.
-pub fn add_to_histogram(h: &mut [u64], ords: &[u8]) {
     let mut counts = [0u64; 256];
     for &o in ords {
         counts[o as usize] += 1;
     }
-    for (k, c) in h.iter_mut().enumerate() {
-        *c += counts[k];
-    }
+    counts[..=players as usize].to_vec()
 }
 
 #[cfg(test)]
@@ -602,58 +536,19 @@ mod tests {
     use std::collections::HashMap;
 
     #[test]
-    fn the_plan_chooses_the_engine_and_every_engine_gives_the_same_table() {
-        let rule = Rule::parse("0,2,1").unwrap();
-        let three = ChompBox { rows: 3, cols: 9 };
-        let plan = OrdPlan::new(three, OrdEngine::Auto).unwrap();
-        assert_eq!(plan.engine, OrdEngine::ThreeRow);
-        let want = OrdPlan::new(three, OrdEngine::General)
-            .unwrap()
-            .table(&rule)
-            .unwrap();
-        let want = want.ords.to_bytes();
-        assert_eq!(plan.table(&rule).unwrap().ords.to_bytes(), want);
-        let layers = OrdPlan::new(three, OrdEngine::Layers).unwrap();
-        assert_eq!(layers.table(&rule).unwrap().ords.to_bytes(), want);
-        let packed = OrdPlan::new(three, OrdEngine::Packed).unwrap();
-        assert_eq!(packed.table(&rule).unwrap().ords.to_bytes(), want);
-        let four = ChompBox { rows: 4, cols: 5 };
-        assert_eq!(
-            OrdPlan::new(four, OrdEngine::Auto).unwrap().engine,
-            OrdEngine::Packed
-        );
-        for plan in [
-            plan,
-            layers,
-            packed,
-            OrdPlan::new(four, OrdEngine::Auto).unwrap(),
-        ] {
-            let table = plan.table(&rule).unwrap();
-            assert_eq!(plan.histogram(&rule).unwrap(), table.histogram());
-        }
-        let e = OrdPlan::new(four, OrdEngine::ThreeRow).unwrap_err();
-        assert!(e.to_string().contains("needs a box with 3 rows"), "{e}");
-        let wide = ChompBox {
-            rows: 3,
-            cols: THREE_ROW_MAX_COLS + 1,
-        };
-        let e = OrdPlan::new(wide, OrdEngine::Auto).unwrap_err();
-        assert!(e.to_string().contains("at most 10000 columns"), "{e}");
-    }
-
-    #[test]
     fn a_run_plan_answers_for_a_saved_table_and_for_the_checks() {
         let square = ChompBox { rows: 5, cols: 5 };
         let three = ChompBox { rows: 3, cols: 7 };
         let oblong = ChompBox { rows: 4, cols: 6 };
         let (auto, packed, colex) = (OrdEngine::Auto, OrdEngine::Packed, OrdEngine::PackedColex);
         // (box, engine asked, saved, checked) and the engine the plan takes: nothing saved or
-        // checked, the engine asked for as `new` chooses it; a saved table is the packed
-        // engine's, on 3 rows as well; unsaved checks of a square read the table by colex
-        // rank, not by pairs.
+        // checked, the engine asked for, auto the three-row engine on 3 rows and else the
+        // packed one; a saved table is the packed engine's, on 3 rows as well; unsaved checks
+        // of a square read the table by colex rank, not by pairs.
         for (shape, asked, saved, checked, want) in [
             (three, auto, false, false, OrdEngine::ThreeRow),
             (square, auto, false, false, packed),
+            (oblong, auto, false, false, packed),
             (square, OrdEngine::General, false, false, OrdEngine::General),
             (three, auto, true, false, packed),
             (square, auto, true, true, packed),
@@ -678,6 +573,17 @@ mod tests {
             assert!(words.contains(&format!("(got {})", e.name())), "{words}");
             assert!(!words.contains("--"), "{words}");
         }
+        let wide = ChompBox {
+            rows: 3,
+            cols: THREE_ROW_MAX_COLS + 1,
+        };
+        for (shape, engine, why) in [
+            (oblong, OrdEngine::ThreeRow, "needs a box with 3 rows"),
+            (wide, auto, "at most 10000 columns"),
+        ] {
+            let e = OrdPlan::new(shape, engine).unwrap_err();
+            assert!(e.to_string().contains(why), "{e}");
+        }
     }
 
     #[test]
@@ -697,21 +603,13 @@ mod tests {
                     Ok::<(), crate::Error>(())
                 })
                 .unwrap();
-            assert_eq!(streamed.histogram, whole.histogram());
+            assert_eq!(streamed.0, whole.histogram());
+            // The stream lists the table's positions of ordinal k in rank order.
             let mut want: Vec<Vec<u32>> = Vec::new();
             whole.positions_of(k, |rows| want.push(rows.to_vec()));
-            // The table lists by lexicographic order, the stream by rank order.
-            let mut sorted = listed.clone();
-            sorted.sort();
-            want.sort();
-            assert_eq!(sorted, want, "ordinal {k}");
-            let ranker = &whole.ranker;
-            let ranks: Vec<u64> = listed
-                .iter()
-                .map(|r| ranker.rank(&Diagram::new(r.clone()).unwrap()).unwrap())
-                .collect();
-            assert!(ranks.windows(2).all(|w| w[0] < w[1]), "rank order");
-            let kept = streamed.table.unwrap();
+            want.sort_by_key(|r| whole.ranker.rank(&Diagram::new(r.clone()).unwrap()));
+            assert_eq!(listed, want, "ordinal {k}");
+            let kept = streamed.1.unwrap();
             assert_eq!(kept.ranker.shape, ChompBox { rows: 3, cols: 6 });
             for r in 0..kept.ords.len() {
                 assert_eq!(kept.ords.get(r), whole.ords.get(r), "rank {r}");
@@ -728,7 +626,12 @@ mod tests {
         let none = plan
             .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))
             .unwrap();
-        assert!(none.table.is_none());
+        assert!(none.1.is_none());
+        assert_eq!(plan.histogram(&rule).unwrap(), whole.histogram());
+        assert_eq!(
+            plan.table(&rule).unwrap().ords.to_bytes(),
+            whole.ords.to_bytes()
+        );
         let packed = OrdPlan::new(shape, OrdEngine::Packed).unwrap();
         assert!(packed
             .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))

@@ -34,20 +34,6 @@ pub struct PackedOrds {
     words: Vec<AtomicU64>,
 }
 
-impl Clone for PackedOrds {
-    fn clone(&self) -> PackedOrds {
-        PackedOrds {
-            bits: self.bits,
-            len: self.len,
-            words: self
-                .words
-                .iter()
-                .map(|w| AtomicU64::new(w.load(Relaxed)))
-                .collect(),
-        }
-    }
-}
-
 impl PackedOrds {
     /// Bits an ordinal of an n-player rule takes: ⌈log2(n+1)⌉ (1 for 1 player, 2 for 2 or 3,
     /// 3 for 4 to 7, …).
@@ -58,23 +44,17 @@ impl PackedOrds {
             .max(1)
     }
 
-    /// Words that hold `len` entries of `bits` bits.
-    pub fn words_for(len: u64, bits: u32) -> u64 {
-        (len * bits as u64).div_ceil(64)
-    }
-
-    /// Bytes of the table of `len` positions under an n-player rule.
+    /// Bytes of the table of `len` positions under an n-player rule: whole words.
     pub fn bytes_for(len: u64, players: u8) -> u64 {
-        PackedOrds::words_for(len, PackedOrds::bits_for(players)) * 8
+        (len * PackedOrds::bits_for(players) as u64).div_ceil(64) * 8
     }
 
     /// `len` zero entries (every ordinal 0) for n-player ordinals.
     pub fn zeroed(len: u64, players: u8) -> PackedOrds {
-        let bits = PackedOrds::bits_for(players);
         PackedOrds {
-            bits,
+            bits: PackedOrds::bits_for(players),
             len,
-            words: zeroed_words(PackedOrds::words_for(len, bits) as usize),
+            words: zeroed_words(PackedOrds::bytes_for(len, players) as usize / 8),
         }
     }
 
@@ -98,11 +78,6 @@ impl PackedOrds {
         &self.words
     }
 
-    /// Bytes the words take.
-    pub fn bytes(&self) -> u64 {
-        self.words.len() as u64 * 8
-    }
-
     /// Entry `r`.
     #[inline]
     pub fn get(&self, r: u64) -> u8 {
@@ -114,12 +89,6 @@ impl PackedOrds {
             5 => entry::<5>(&self.words, r),
             _ => entry::<6>(&self.words, r),
         }
-    }
-
-    /// Set entry `r`, which must still be 0, to `o`.
-    #[inline]
-    pub fn set(&self, r: u64, o: u8) {
-        self.set_owned(r, o, 0, 0);
     }
 
     /// Set entry `r`, which must still be 0, to `o`, where the caller alone writes the bits
@@ -167,16 +136,27 @@ impl PackedOrds {
 
     /// How many entries equal each ordinal 0..=n (the empty diagram's 0 included).
     pub fn histogram(&self, players: u8) -> Vec<u64> {
+        self.weighted_histogram(players, vec![(0, self.len, 1)])
+    }
+
+    /// How many entries equal each ordinal 0..=n, those of each run (first entry, one past the
+    /// last, weight) counted `weight` times each.
+    pub(crate) fn weighted_histogram(&self, players: u8, runs: Vec<(u64, u64, u64)>) -> Vec<u64> {
         const CHUNK: u64 = 1 << 16;
         let n = players as usize + 1;
-        (0..self.len.div_ceil(CHUNK))
+        let pieces: Vec<(u64, u64, u64)> = (runs.into_iter())
+            .flat_map(|(lo, hi, w)| {
+                (lo..hi)
+                    .step_by(CHUNK as usize)
+                    .map(move |x| (x, (x + CHUNK).min(hi), w))
+            })
+            .collect();
+        pieces
             .into_par_iter()
             .fold(
                 || vec![0u64; n],
-                |mut h, c| {
-                    for r in c * CHUNK..((c + 1) * CHUNK).min(self.len) {
-                        h[self.get(r) as usize] += 1;
-                    }
+                |mut h, (lo, hi, w)| {
+                    (lo..hi).for_each(|r| h[self.get(r) as usize] += w);
                     h
                 },
             )
@@ -198,7 +178,7 @@ impl PackedOrds {
     pub fn from_bytes(bytes: &[u8], players: u8) -> PackedOrds {
         let t = PackedOrds::zeroed(bytes.len() as u64, players);
         for (r, &o) in bytes.iter().enumerate() {
-            t.set(r as u64, o);
+            t.set_owned(r as u64, o, 0, 0);
         }
         t
     }
@@ -285,9 +265,6 @@ pub(crate) fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::diagram::ChompBox;
-    use crate::chomp::multiplayer::ordinal::ordinals_in_rank_order;
-    use crate::chomp::multiplayer::rule::Rule;
 
     #[test]
     fn bits_are_the_ceiling_of_log2_of_n_plus_one() {
@@ -308,20 +285,6 @@ mod tests {
             let mut h = vec![0u64; players as usize + 1];
             bytes.iter().for_each(|&o| h[o as usize] += 1);
             assert_eq!(t.histogram(players), h);
-        }
-    }
-
-    #[test]
-    fn the_packed_engine_equals_the_rank_order_sweep() {
-        for rule in ["0,1", "0,2,1", "1,0,2", "3,0,2,1", "0,1,2,3,4"] {
-            let rule = Rule::parse(rule).unwrap();
-            let choice = Choice::new(&rule);
-            for (rows, cols) in [(1, 9), (9, 1), (4, 5), (5, 4), (6, 3)] {
-                let ranker = Ranker::new(ChompBox { rows, cols }).unwrap();
-                let want = ordinals_in_rank_order(&ranker, &choice).unwrap();
-                let got = PackedOrds::compute(&ranker, &choice).unwrap();
-                assert_eq!(got.to_bytes(), want, "{rule} on {rows}x{cols}");
-            }
         }
     }
 }

@@ -63,13 +63,8 @@ impl OrdinalPlane {
             });
         } else {
             // The triangle of (a', b), a' ≤ A: y = a', x = b ≤ a'.
-            let t = OrdTable::compute(
-                ChompBox {
-                    rows: 2,
-                    cols: a.max(1),
-                },
-                rule,
-            )?;
+            let cols = a.max(1);
+            let t = OrdTable::compute(ChompBox { rows: 2, cols }, rule)?;
             for x in 0..s {
                 for b in 0..=x {
                     cells[x * s + b] = t.ords.get((x * (x + 1) / 2 + b) as u64);

@@ -23,90 +23,56 @@ pub struct Decimal {
 }
 
 impl Decimal {
-    /// Parse `[+-]digits[.digits][e[+-]digits]`; at least one digit in the mantissa.
+    /// Parse `[+-]digits[.digits][e[+-]digits]`; at least one digit in the mantissa, at most
+    /// 9 in the exponent.
     pub fn parse(s: &str) -> Option<Decimal> {
         let t = s.trim();
-        let (negative, body) = match t.as_bytes().first()? {
-            b'-' => (true, &t[1..]),
-            b'+' => (false, &t[1..]),
-            _ => (false, t),
+        let (negative, body) = match t.strip_prefix('-') {
+            Some(b) => (true, b),
+            None => (false, t.strip_prefix('+').unwrap_or(t)),
         };
-        let (mantissa, exponent) = match body.find(['e', 'E']) {
-            Some(i) => (&body[..i], Some(&body[i + 1..])),
-            None => (body, None),
-        };
+        let (mantissa, exponent) = body.split_once(['e', 'E']).unwrap_or((body, "0"));
         let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-        if int.is_empty() && frac.is_empty() {
+        let all_digits = int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit());
+        if (int.is_empty() && frac.is_empty()) || !all_digits {
             return None;
         }
-        if !int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        // The exponent: at most 9 digits after one optional sign, which the parse checks.
+        if exponent.trim_start_matches(['+', '-']).len() > 9 {
             return None;
         }
-        let mut e10: i64 = match exponent {
-            None => 0,
-            Some(e) => {
-                let (neg, d) = match e.as_bytes().first()? {
-                    b'-' => (true, &e[1..]),
-                    b'+' => (false, &e[1..]),
-                    _ => (false, e),
-                };
-                if d.is_empty() || d.len() > 9 || !d.bytes().all(|b| b.is_ascii_digit()) {
-                    return None;
-                }
-                let v: i64 = d.parse().ok()?;
-                if neg {
-                    -v
-                } else {
-                    v
-                }
-            }
-        };
-        // value = 0.(int frac) × 10^(len(int) + e10)
-        e10 += int.len() as i64;
+        // value = 0.(int frac) × 10^(len(int) + exponent)
+        let mut exp = exponent.parse::<i64>().ok()? + int.len() as i64;
         let mut digits: Vec<u8> = int.bytes().chain(frac.bytes()).map(|b| b - b'0').collect();
         let lead = digits.iter().take_while(|&&d| d == 0).count();
         digits.drain(..lead);
-        e10 -= lead as i64;
+        exp -= lead as i64;
         while digits.last() == Some(&0) {
             digits.pop();
         }
-        if digits.is_empty() {
-            return Some(Decimal {
-                negative: false,
-                digits,
-                exp: 0,
-            });
-        }
+        let zero = digits.is_empty();
         Some(Decimal {
-            negative,
+            negative: negative && !zero,
             digits,
-            exp: e10,
+            exp: if zero { 0 } else { exp },
         })
-    }
-
-    fn cmp_magnitude(&self, other: &Decimal) -> Ordering {
-        match (self.digits.is_empty(), other.digits.is_empty()) {
-            (true, true) => Ordering::Equal,
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            // Both non-zero with a leading non-zero digit: the exponent decides, then the digits
-            // (no trailing zeros, so a proper prefix is the smaller number).
-            (false, false) => self
-                .exp
-                .cmp(&other.exp)
-                .then_with(|| self.digits.cmp(&other.digits)),
-        }
     }
 }
 
 impl Ord for Decimal {
     fn cmp(&self, other: &Decimal) -> Ordering {
-        match (self.negative, other.negative) {
-            (false, false) => self.cmp_magnitude(other),
-            (true, true) => other.cmp_magnitude(self),
-            (false, true) => Ordering::Greater,
-            (true, false) => Ordering::Less,
+        // Zero (no digits) is the smallest magnitude; two others compare by the exponent, then
+        // by the digits (no trailing zeros, so a proper prefix is the smaller number).
+        fn magnitude(d: &Decimal) -> (bool, i64, &[u8]) {
+            (!d.digits.is_empty(), d.exp, &d.digits)
         }
+        let by_magnitude = magnitude(self).cmp(&magnitude(other));
+        let by_magnitude = if self.negative {
+            by_magnitude.reverse()
+        } else {
+            by_magnitude
+        };
+        other.negative.cmp(&self.negative).then(by_magnitude)
     }
 }
 
@@ -131,12 +97,9 @@ impl Rule {
     /// Parse `α_1,α_2,…` (n ≥ 2 distinct decimals) and normalise it.
     pub fn parse(s: &str) -> Result<Rule, String> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
-        let mut values = Vec::with_capacity(parts.len());
-        for p in &parts {
-            values.push(
-                Decimal::parse(p).ok_or_else(|| format!("rule entry '{p}' is not a number"))?,
-            );
-        }
+        let values = (parts.iter())
+            .map(|p| Decimal::parse(p).ok_or_else(|| format!("rule entry '{p}' is not a number")))
+            .collect::<Result<Vec<Decimal>, String>>()?;
         if values.len() < 2 {
             return Err(format!(
                 "a rule needs at least 2 players (got {})",
@@ -150,16 +113,14 @@ impl Rule {
             ));
         }
         for i in 0..values.len() {
-            for j in i + 1..values.len() {
-                if values[i] == values[j] {
-                    return Err(format!(
-                        "rule entries {} and {} ('{}' and '{}') are equal; a rule needs distinct numbers",
-                        i + 1,
-                        j + 1,
-                        parts[i],
-                        parts[j]
-                    ));
-                }
+            if let Some(j) = (i + 1..values.len()).find(|&j| values[i] == values[j]) {
+                return Err(format!(
+                    "rule entries {} and {} ('{}' and '{}') are equal; a rule needs distinct numbers",
+                    i + 1,
+                    j + 1,
+                    parts[i],
+                    parts[j]
+                ));
             }
         }
         // Fact 3.4: β_i = #{ j : α_j < α_i }.
@@ -176,19 +137,12 @@ impl Rule {
 
     /// A rule that is already a permutation of 0..n-1.
     pub fn from_perm(perm: Vec<u8>) -> Rule {
-        debug_assert!({
-            let mut s = perm.clone();
-            s.sort_unstable();
-            s.iter().enumerate().all(|(i, &v)| v as usize == i)
-        });
+        debug_assert!((0..perm.len()).all(|i| perm.contains(&(i as u8))));
         let given: Vec<String> = perm.iter().map(|v| v.to_string()).collect();
-        let values = given
-            .iter()
-            .map(|g| Decimal::parse(g).expect("an integer"))
-            .collect();
+        let values = given.iter().map(|g| Decimal::parse(g).expect("an integer"));
         Rule {
+            values: values.collect(),
             given,
-            values,
             perm,
         }
     }
@@ -200,21 +154,13 @@ impl Rule {
 
     /// The normalised form, `0,2,1`.
     pub fn normalised(&self) -> String {
-        self.perm
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(",")
+        let perm: Vec<String> = self.perm.iter().map(u8::to_string).collect();
+        perm.join(",")
     }
 
     /// The numbers as given, `5,-1.5,3`.
     pub fn as_given(&self) -> String {
         self.given.join(",")
-    }
-
-    /// β_k for the ordinal k in 1..=n.
-    pub fn beta(&self, k: u8) -> u8 {
-        self.perm[k as usize - 1]
     }
 }
 
@@ -323,7 +269,15 @@ mod tests {
         assert!(d("-2") < d("-1.99999999999999999999"));
         assert!(d(".5") > d("0.49"));
         assert!(d("1e-30") > d("0"));
-        for bad in ["", "-", "abc", "1.2.3", "nan", "inf", "1e", "--1", "0x10"] {
+        assert_eq!(d("+1E+3"), d("1000"));
+        assert_eq!(d("1e000000001"), d("10"));
+        let bad = [
+            "", "-", "abc", "1.2.3", "nan", "inf", "1e", "--1", "0x10", "e5", "1e+-5",
+        ];
+        for bad in bad
+            .into_iter()
+            .chain(["1e--5", "1e 5", "1e0000000001", "1e5e1", "."])
+        {
             assert!(Decimal::parse(bad).is_none(), "{bad}");
         }
     }
