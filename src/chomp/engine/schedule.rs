@@ -9,11 +9,8 @@
 //!   in a block whose prefix has fewer cells. Hence all blocks whose prefixes have v cells are
 //!   independent once the blocks of prefix volume < v are done: layer v is one step. With
 //!   p = ⌊R/2⌋ a 20×20 box has 3·10^7 blocks of about 4600 positions in 201 layers;
-//! - the hook index (`crate::chomp::index::hook`), whose steps are hook sums and, inside them, these same
-//!   layers for every colex block of the sum.
-//!
-//! [`VolumeLayers`] (every position of one number of cells, one index a range) is the
-//! schedule of the GPU kernel and of the twins that decide one position at a time.
+//! - the hook index (`crate::chomp::index::hook`), whose steps are hook sums and, inside them,
+//!   these same layers for every colex block of the sum.
 //!
 //! Inside a range the positions run in order, where a bite in the last rows reads or marks
 //! bits just written nearby: the table is used where it is hot.
@@ -21,7 +18,6 @@
 //! Tests: this file's unit tests.
 
 use crate::chomp::diagram::{binomial, ChompBox};
-use crate::chomp::index::colex::positions_of_volume;
 pub use crate::chomp::index::colex::{for_each_in_range, prefix_rows};
 use crate::chomp::index::{HookIndex, Ranker};
 
@@ -109,23 +105,14 @@ impl<const BY_VOLUME: bool> Schedule for ColexLayers<'_, BY_VOLUME> {
 
     fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         out.clear();
-        if BY_VOLUME {
-            let mut ranks = Vec::new();
-            positions_of_volume(self.ranker, step + 1, &mut ranks);
-            out.extend(ranks.into_iter().map(|r| (r, 1)));
-            return;
-        }
-        let p = prefix_rows(self.ranker.shape.rows);
-        let layer = Layer::of_volume(self.ranker, p, step);
-        out.extend((0..layer.len()).map(|i| {
-            let (base, prefix) = layer.block(i, p);
-            let cap = if p == 0 {
-                self.ranker.shape.cols
-            } else {
-                prefix[p - 1]
-            };
-            (base, block_len(self.ranker, p, cap))
-        }));
+        let rows = self.ranker.shape.rows;
+        // By volume every row is a prefix row: a block of no free rows is one position.
+        let (p, v) = if BY_VOLUME {
+            (rows, step + 1)
+        } else {
+            (prefix_rows(rows), step)
+        };
+        prefix_blocks(self.ranker, p, 0, v, self.ranker.shape.cols, 0, out);
     }
 }
 
@@ -134,109 +121,64 @@ pub fn layer_count(shape: ChompBox) -> u64 {
     prefix_rows(shape.rows) as u64 * shape.cols as u64 + 1
 }
 
-/// The blocks of one layer: their first ranks and their prefixes, `p` rows each.
-#[derive(Debug, Default, Clone)]
-pub struct Layer {
-    /// Prefix volume of every block in this layer.
-    pub volume: u64,
-    /// The first rank of each block.
-    pub bases: Vec<u64>,
-    /// The prefixes, `p` row lengths per block, flat.
-    pub prefixes: Vec<u32>,
-}
-
-impl Layer {
-    /// The blocks whose prefix (first `p` rows of the box) has `v` cells, in rank order.
-    pub fn of_volume(ranker: &Ranker, p: usize, v: u64) -> Layer {
-        let mut layer = Layer {
-            volume: v,
-            ..Layer::default()
-        };
-        let mut prefix = vec![0u32; p];
-        layer.fill(ranker, &mut prefix, 0, v, ranker.shape.cols, 0);
-        layer
-    }
-
-    fn fill(&mut self, rk: &Ranker, prefix: &mut [u32], j: usize, rem: u64, cap: u32, acc: u64) {
-        let p = prefix.len();
-        if j == p {
-            if rem == 0 {
-                self.bases.push(acc);
-                self.prefixes.extend_from_slice(prefix);
-            }
-            return;
+/// The blocks whose prefix (first `p` rows) has `rem` cells in rows `j..p`, each at most `cap`,
+/// in rank order, as (first rank, positions) into `out`: a block is every filling of the R-p
+/// free rows under the prefix's last row, C(last + R-p, R-p) positions.
+fn prefix_blocks(
+    rk: &Ranker,
+    p: usize,
+    j: usize,
+    rem: u64,
+    cap: u32,
+    acc: u64,
+    out: &mut Vec<(u64, u64)>,
+) {
+    if j == p {
+        if rem == 0 {
+            let free = (rk.shape.rows - p) as u64;
+            out.push((acc, binomial(cap as u64 + free, free).unwrap_or(u64::MAX)));
         }
-        let left = (p - j) as u64;
-        let hi = (cap as u64).min(rem);
-        let lo = rem.div_ceil(left);
-        for len in lo..=hi {
-            prefix[j] = len as u32;
-            self.fill(
-                rk,
-                prefix,
-                j + 1,
-                rem - len,
-                len as u32,
-                acc + rk.weight(j, len as u32),
-            );
-        }
+        return;
     }
-
-    /// Number of blocks.
-    pub fn len(&self) -> usize {
-        self.bases.len()
+    for len in rem.div_ceil((p - j) as u64)..=(cap as u64).min(rem) {
+        let (len, next) = (len as u32, acc + rk.weight(j, len as u32));
+        prefix_blocks(rk, p, j + 1, rem - len as u64, len, next, out);
     }
-
-    /// Whether the layer has no block (a prefix volume the box cannot hold).
-    pub fn is_empty(&self) -> bool {
-        self.bases.is_empty()
-    }
-
-    /// Block `i`: its first rank and its prefix.
-    pub fn block(&self, i: usize, p: usize) -> (u64, &[u32]) {
-        (self.bases[i], &self.prefixes[i * p..(i + 1) * p])
-    }
-}
-
-/// Positions in the block of a prefix whose last row is `cap` (C when p = 0), with R-p free
-/// rows: C(cap + R - p, R - p).
-pub fn block_len(ranker: &Ranker, p: usize, cap: u32) -> u64 {
-    let free = (ranker.shape.rows - p) as u64;
-    binomial(cap as u64 + free, free).unwrap_or(u64::MAX)
-}
-
-/// Positions of one colex layer, for progress and records.
-pub fn layer_positions(ranker: &Ranker, v: u64) -> u64 {
-    let mut ranges = Vec::new();
-    Layers { ranker }.ranges(v, &mut ranges);
-    ranges.iter().map(|&(_, l)| l).sum()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every rank once (by volume, all but the empty diagram), in rank order within a range.
+    fn covers_every_rank_once<const BY_VOLUME: bool>(rk: &Ranker) {
+        let layers = ColexLayers::<BY_VOLUME> { ranker: rk };
+        let mut seen = vec![0u8; rk.len() as usize];
+        let mut rows = vec![0u32; rk.shape.rows];
+        let mut ranges = Vec::new();
+        for v in 0..layers.steps() {
+            layers.ranges(v, &mut ranges);
+            let mut n = 0;
+            for &(base, len) in &ranges {
+                for_each_in_range(rk, base, len, &mut rows, |rows, rank| {
+                    assert_eq!(rk.rank_rows(rows), rank);
+                    seen[rank as usize] += 1;
+                    n += 1;
+                });
+            }
+            let lens: u64 = ranges.iter().map(|&(_, l)| l).sum();
+            assert_eq!(n, lens, "{} layer {v}", rk.shape);
+        }
+        seen[0] += BY_VOLUME as u8;
+        assert!(seen.iter().all(|&s| s == 1), "{} {BY_VOLUME}", rk.shape);
+    }
+
     #[test]
     fn layers_cover_every_rank_once_in_rank_order() {
         for (r, c) in [(1, 5), (2, 3), (3, 4), (4, 4), (5, 3), (6, 2)] {
             let rk = Ranker::new(ChompBox { rows: r, cols: c }).unwrap();
-            let layers = Layers { ranker: &rk };
-            let mut seen = vec![0u8; rk.len() as usize];
-            let mut rows = vec![0u32; r];
-            let mut ranges = Vec::new();
-            for v in 0..layers.steps() {
-                layers.ranges(v, &mut ranges);
-                let mut n = 0;
-                for &(base, len) in &ranges {
-                    for_each_in_range(&rk, base, len, &mut rows, |rows, rank| {
-                        assert_eq!(rk.rank_rows(rows), rank);
-                        seen[rank as usize] += 1;
-                        n += 1;
-                    });
-                }
-                assert_eq!(n, layer_positions(&rk, v), "{r}x{c} layer {v}");
-            }
-            assert!(seen.iter().all(|&s| s == 1), "{r}x{c}");
+            covers_every_rank_once::<false>(&rk);
+            covers_every_rank_once::<true>(&rk);
         }
     }
 }

@@ -182,34 +182,6 @@ impl Ranker {
     }
 }
 
-/// Append the ranks of the positions of volume `v` in the box, in rank order.
-pub fn positions_of_volume(ranker: &Ranker, v: u64, out: &mut Vec<u64>) {
-    fn go(ranker: &Ranker, j: usize, remaining: u64, cap: u32, acc: u64, out: &mut Vec<u64>) {
-        let left = (ranker.shape.rows - j) as u64;
-        if left == 0 {
-            if remaining == 0 {
-                out.push(acc);
-            }
-            return;
-        }
-        // Row j takes len cells; the rows below hold at most (left-1)·len of the rest.
-        let hi = (cap as u64).min(remaining);
-        let lo = remaining.div_ceil(left);
-        for len in lo..=hi {
-            let len = len as u32;
-            go(
-                ranker,
-                j + 1,
-                remaining - len as u64,
-                len,
-                acc + ranker.weight(j, len),
-                out,
-            );
-        }
-    }
-    go(ranker, 0, v, ranker.shape.cols, 0, out);
-}
-
 /// How many leading rows make a block's prefix in an R-row box: ⌊R/2⌋ (0 for one row, so the
 /// whole box is one block).
 pub fn prefix_rows(rows: usize) -> usize {

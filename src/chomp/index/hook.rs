@@ -18,22 +18,13 @@
 //! within one sum a descending, the diagonal hook (k, k) last. Each hook's positions are one
 //! contiguous *block*.
 //!
-//! # Solving in this index
-//! `two_player::hook` runs the forward solver of `two_player::forward` on this index: a stored
-//! position reached without a mark is P and marks every stored parent of itself and of its
-//! transpose (a parent of λᵀ is the transpose of a parent of λ, so between them they mark the
-//! stored one of every pair). The parents of one run of equal rows are a *fill* (those rows
-//! refilled non-increasingly from a range), and a fill splits by the hooks it reaches: in a
-//! colex block it is the colex fill of `two_player::colex` (consecutive ranks in the last row, a
-//! whole rank range when the rows to the end start from 0), in a child square it is again a
-//! fill, one level down.
-//!
 //! A parent has a larger hook sum or the same hook, so the blocks of one hook sum are
 //! independent. Steps: the empty diagram, then for each sum the prefix-volume layers of its
-//! colex blocks (as in `engine::schedule`) side by side with the steps of its child square.
+//! colex blocks (`engine::schedule`) side by side with the steps of its child square. The
+//! forward solver on this index: `two_player::hook_parents`.
 //!
-//! Tests: this file's unit tests; src/chomp/two_player/hook_parents.rs, tests/games/blocks.rs and
-//! tests/games/chomp/two_player.rs through the tables it solves.
+//! Tests: this file's unit tests; src/chomp/two_player/hook_parents.rs and tests/games/blocks.rs
+//! through the tables solved in it.
 
 use crate::chomp::diagram::binomial;
 use crate::error::{Error, Result};
@@ -68,21 +59,10 @@ pub(crate) enum Kind {
 pub(crate) struct Block {
     pub(crate) off: u64,
     pub(crate) len: u64,
-    /// The hook sum a + b (0 for the empty diagram).
+    /// The hook sum a + b (0 for the empty diagram). Blocks of one sum do not depend on each
+    /// other: an option of a position has a smaller hook sum or the same hook.
     pub(crate) sum: usize,
     pub(crate) kind: Kind,
-}
-
-/// A block of the whole square's index: the positions of one hook (or the empty diagram).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HookBlock {
-    /// Its first index.
-    pub lo: u64,
-    /// One past its last index.
-    pub hi: u64,
-    /// Its hook sum a + b, 0 for the empty diagram. Blocks of one sum do not depend on each
-    /// other: an option of a position has a smaller hook sum or the same hook.
-    pub sum: usize,
 }
 
 /// One piece of a step: the empty diagram, a prefix-volume layer of a colex block, or a step
@@ -243,17 +223,10 @@ impl HookIndex {
         false
     }
 
-    /// The blocks of the whole square, in index order.
-    pub fn hook_blocks(&self) -> Vec<HookBlock> {
-        self.squares[self.n]
-            .blocks
-            .iter()
-            .map(|b| HookBlock {
-                lo: b.off,
-                hi: b.off + b.len,
-                sum: b.sum,
-            })
-            .collect()
+    /// The blocks of the whole square (the positions of one hook each, or the empty diagram),
+    /// in index order.
+    pub(crate) fn blocks(&self) -> &[Block] {
+        &self.squares[self.n].blocks
     }
 
     /// Number of steps of the schedule.

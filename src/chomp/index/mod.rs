@@ -10,7 +10,7 @@
 //! [`BitLayout`] is the one choice between them that a one-bit table, its file and every reader
 //! of it share: "the bit of a position" is [`BitLayout::bit`] everywhere.
 //!
-//! Tests: the unit tests of both files and of this one.
+//! Tests: the unit tests of these files.
 
 pub mod colex;
 pub mod hook;
@@ -53,14 +53,13 @@ pub enum BitLayout {
 }
 
 impl BitLayout {
-    /// Every position by its colex rank.
-    pub fn colex(ranker: Ranker) -> BitLayout {
-        BitLayout::Colex(ranker)
-    }
-
     /// The colex layout of `shape`, or [`Error::TooLarge`] past [`MAX_COLEX_POSITIONS`].
     pub fn colex_for(shape: ChompBox) -> Result<BitLayout> {
-        Ok(BitLayout::Colex(BitLayout::colex_ranker(shape)?))
+        Ok(BitLayout::Colex(Ranker::with_limit(
+            shape,
+            MAX_COLEX_POSITIONS,
+            "more than 2^38 positions, the most the table of a box that is not square holds",
+        )?))
     }
 
     /// The layout of a table of `ranker`'s box kept in `hook` when it has one (one of each
@@ -75,7 +74,8 @@ impl BitLayout {
         }
     }
 
-    /// One of each transposed pair of a square box, child squares from side `min_child`.
+    /// One of each transposed pair of a square box `ranker` ranks, child squares from side
+    /// `min_child`.
     pub fn hook(ranker: Ranker, min_child: usize) -> Result<BitLayout> {
         let shape = ranker.shape;
         if shape.rows != shape.cols as usize {
@@ -90,37 +90,25 @@ impl BitLayout {
         })
     }
 
-    /// The layout a run of `shape` keeps: a square box (up to side [`hook::MAX_SIDE`]) one of
-    /// each transposed pair, any other box every position.
-    pub fn for_box(shape: ChompBox) -> Result<BitLayout> {
-        if shape.rows == shape.cols as usize {
-            // One limit for every square: past 22×22 a square has more than 2^42 positions,
-            // long before the hook index's largest side.
-            let ranker = BitLayout::hook_ranker(shape)?;
-            debug_assert!(shape.rows <= hook::MAX_SIDE);
-            BitLayout::hook(ranker, hook::min_child_for(shape.rows))
-        } else {
-            BitLayout::colex_for(shape)
-        }
-    }
-
-    /// The ranker of a box a colex table can hold, or [`Error::TooLarge`].
-    pub fn colex_ranker(shape: ChompBox) -> Result<Ranker> {
-        Ranker::with_limit(
-            shape,
-            MAX_COLEX_POSITIONS,
-            "more than 2^38 positions, the most the table of a box that is not square holds",
-        )
-    }
-
-    /// The ranker of a square box whose table keeps one bit per transposed pair, or
-    /// [`Error::TooLarge`] past [`MAX_HOOK_POSITIONS`].
-    pub fn hook_ranker(shape: ChompBox) -> Result<Ranker> {
-        Ranker::with_limit(
+    /// One of each transposed pair of the square `shape`, or [`Error::TooLarge`] past
+    /// [`MAX_HOOK_POSITIONS`] (22×22, long before the hook index's largest side).
+    fn hook_for(shape: ChompBox, min_child: usize) -> Result<BitLayout> {
+        let ranker = Ranker::with_limit(
             shape,
             MAX_HOOK_POSITIONS,
             "more than 2^42 positions, the most a square's table holds (22x22 is the largest)",
-        )
+        )?;
+        BitLayout::hook(ranker, min_child)
+    }
+
+    /// The layout a run of `shape` keeps: a square box one of each transposed pair, any other
+    /// box every position.
+    pub fn for_box(shape: ChompBox) -> Result<BitLayout> {
+        if shape.rows == shape.cols as usize {
+            BitLayout::hook_for(shape, hook::min_child_for(shape.rows))
+        } else {
+            BitLayout::colex_for(shape)
+        }
     }
 
     /// The layout a saved table of `shape` names: its scheme line.
@@ -137,7 +125,7 @@ impl BitLayout {
                     "rank scheme '{scheme}' is neither '{COLEX_SCHEME}' nor '{HOOK_SCHEME} N'"
                 ))
             })?;
-        BitLayout::hook(BitLayout::hook_ranker(shape)?, min_child)
+        BitLayout::hook_for(shape, min_child)
     }
 
     /// The scheme line of saved tables.

@@ -22,8 +22,7 @@
 //! The interior's options come first (consecutive colex ranks, O(1) each); the others are
 //! ranked from prefix sums of the colex weights, O(1) each after an O(b) start.
 //!
-//! Tests: this file's unit tests (the options of every stored position of small squares
-//! against the positions the bites leave, looked up one by one).
+//! Tests: this file's unit tests.
 
 use super::hook::{Kind, MAX_SIDE};
 use super::{HookIndex, Ranker};
@@ -194,7 +193,7 @@ impl<'a> HookOptions<'a> {
     /// colex rank `x` of its block, as indexes, to `f` until it returns false (it may be called
     /// a few more times after). The empty diagram (index 0) is among them.
     #[inline]
-    pub(crate) fn for_each_option_until(&self, p: &Stored, mut f: impl FnMut(u64) -> bool) {
+    pub(crate) fn of_until(&self, p: &Stored, mut f: impl FnMut(u64) -> bool) {
         let Stored { a, b, mu, x, .. } = *p;
         let r = b - 1;
         let own = self.off(a, b);
@@ -296,21 +295,13 @@ impl<'a> HookOptions<'a> {
             })
         });
     }
-
-    /// The options of `p` as indexes to `f` until it returns false
-    /// ([`HookOptions::for_each_option_until`]).
-    #[inline]
-    pub(crate) fn of_until(&self, p: &Stored, f: impl FnMut(u64) -> bool) {
-        self.for_each_option_until(p, f)
-    }
 }
 
 /// How many positions of the square each stored index stands for, block by block: (first
 /// index, one past the last, 2 for a hook (a, b) with a > b whose transposes are not stored,
 /// else 1).
 pub fn hook_weights(hook: &HookIndex) -> Vec<(u64, u64, u64)> {
-    hook.squares[hook.side()]
-        .blocks
+    hook.blocks()
         .iter()
         .map(|b| {
             let w = match b.kind {

@@ -135,17 +135,17 @@ impl BlockPlan {
                 // many small early blocks do not each replay the table before them); a group
                 // stays under an eighth of its wave (so a wave still shares out) unless that
                 // is under 2^20 indexes.
-                let blocks = hook.hook_blocks();
                 let mut wave_bits = std::collections::HashMap::new();
-                for b in &blocks {
-                    *wave_bits.entry(b.sum).or_insert(0u64) += b.hi - b.lo;
+                for b in hook.blocks() {
+                    *wave_bits.entry(b.sum).or_insert(0u64) += b.len;
                 }
                 let mut groups: Vec<(u64, u64, usize)> = Vec::new();
-                for b in &blocks {
+                for b in hook.blocks() {
                     let cap = piece_bits.min((wave_bits[&b.sum] / 8).max(1 << 20));
+                    let hi = b.off + b.len;
                     match groups.last_mut() {
-                        Some((lo, hi, sum)) if *sum == b.sum && b.hi - *lo <= cap => *hi = b.hi,
-                        _ => groups.push((b.lo, b.hi, b.sum)),
+                        Some((lo, end, sum)) if *sum == b.sum && hi - *lo <= cap => *end = hi,
+                        _ => groups.push((b.off, hi, b.sum)),
                     }
                 }
                 for (group, &(glo, ghi, sum)) in groups.iter().enumerate() {
