@@ -32,7 +32,7 @@ impl SavedTable {
     /// any other file is refused with the first lines of every kind.
     pub fn open(path: &Path) -> Result<SavedTable> {
         let sealed = Sealed::open(path)?;
-        Ok(match sealed.kind() {
+        Ok(match sealed.kind {
             k if k == GRUNDY_TABLE => SavedTable::Grundy(GrundyFile::read(sealed)?),
             k if k == ORD_TABLE => SavedTable::Ords(OrdFile::read(sealed)?),
             k if k == CELLS_TABLE => SavedTable::Cells(CellsFile::read(sealed)?),

@@ -226,8 +226,6 @@ impl Job for OrdJob {
         vec![self.partial.clone()]
     }
 
-    /// Opens the checkpoint: a new one, or one of the same box and rule whose steps are read
-    /// back into the table.
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
         let (ords, players) = (self.packed(), self.rule.players() as u8);
         let bits = ords.bits();

@@ -51,13 +51,6 @@ pub(crate) fn has_header(file: &File, path: &Path) -> bool {
     first.is_ok_and(|b| b.windows(2).any(|w| w == b"\n\n"))
 }
 
-/// Refuse anything but a regular file before opening it (a FIFO would block `open`, a device
-/// or a directory is no table).
-pub fn check_regular(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    regular(path, &meta)
-}
-
 /// An error unless `meta` (of `path`) is a regular file's.
 fn regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
     if meta.is_file() {
@@ -69,10 +62,13 @@ fn regular(path: &Path, meta: &std::fs::Metadata) -> Result<()> {
     )))
 }
 
-/// Open a saved table for reading: a regular file (checked before and after the open, which
-/// does not block).
+/// Open a saved table for reading: a regular file (checked before the open, as a FIFO would
+/// block it and a device or a directory is no table, and after it, which does not block).
 pub(crate) fn open_regular(path: &Path) -> Result<File> {
-    check_regular(path)?;
+    regular(
+        path,
+        &std::fs::metadata(path).map_err(|e| Error::io(path, e))?,
+    )?;
     let mut open = OpenOptions::new();
     let file = open.read(true).custom_flags(libc::O_NONBLOCK).open(path);
     let file = file.map_err(|e| Error::io(path, e))?;

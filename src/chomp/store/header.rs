@@ -48,14 +48,6 @@ impl Kind {
     pub fn magic_of(&self, version: u32) -> String {
         format!("chompute chomp {} {version}", self.name)
     }
-
-    /// The version a file of this kind starts with, when its first bytes (`first`) name one
-    /// this kind reads.
-    pub fn version_of(&self, first: &[u8]) -> Option<u32> {
-        [self.version, self.version - 1]
-            .into_iter()
-            .find(|&v| first.starts_with(format!("{}\n", self.magic_of(v)).as_bytes()))
-    }
 }
 
 /// A sealed header read from a file, its CRC checked: the kind's reader takes its fields,
@@ -64,14 +56,16 @@ impl Kind {
 #[derive(Debug)]
 pub(crate) struct Sealed {
     pub(crate) path: PathBuf,
-    file: File,
+    /// The file, for a kind that reads its body its own way.
+    pub(crate) file: File,
     /// The `key value` pairs after the first line.
     pub(crate) pairs: Vec<(String, String)>,
     /// The header's bytes.
     prefix: Vec<u8>,
     /// The version its first line names.
     pub(crate) version: u32,
-    kind: Kind,
+    /// The kind its first line names.
+    pub(crate) kind: Kind,
 }
 
 impl Sealed {
@@ -80,10 +74,13 @@ impl Sealed {
     pub(crate) fn open(path: &Path) -> Result<Sealed> {
         let file = open_regular(path)?;
         let first = read_prefix(&file, path, HEADER_MAX as u64 + 2)?;
-        let Some((kind, version)) = KINDS
+        // A kind's version now or the one before.
+        let versions = KINDS
             .iter()
-            .find_map(|k| k.version_of(&first).map(|v| (*k, v)))
-        else {
+            .flat_map(|&k| [(k, k.version), (k, k.version - 1)]);
+        let named =
+            |&(k, v): &(Kind, u32)| first.starts_with(format!("{}\n", k.magic_of(v)).as_bytes());
+        let Some((kind, version)) = versions.into_iter().find(named) else {
             return Err(not_a_table(path));
         };
         let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
@@ -101,11 +98,6 @@ impl Sealed {
         })
     }
 
-    /// The kind its first line names.
-    pub(crate) fn kind(&self) -> Kind {
-        self.kind
-    }
-
     /// This file as a table of `kind`; one of another kind is refused, naming both.
     pub(crate) fn of(self, kind: Kind) -> Result<Sealed> {
         if self.kind != kind {
@@ -117,11 +109,6 @@ impl Sealed {
             )));
         }
         Ok(self)
-    }
-
-    /// The file, for a kind that reads its body its own way.
-    pub(crate) fn into_file(self) -> File {
-        self.file
     }
 
     /// The first line as read (the magic to rebuild the header with).

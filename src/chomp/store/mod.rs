@@ -22,9 +22,7 @@ pub(crate) use files::{
     being_solved, check_resumable_target, damaged, flock_now, lock_table, open_checkpoint_file,
     refuse_if_held,
 };
-pub use files::{
-    blocks_dir, check_regular, ensure_disk, holds_checkpoint, marks_path, partial_path, TableLock,
-};
+pub use files::{blocks_dir, ensure_disk, holds_checkpoint, marks_path, partial_path, TableLock};
 pub(crate) use header::{
     field, header_crc_holds, header_index, header_lines, number, read_header, sealed_header, Kind,
     Sealed,

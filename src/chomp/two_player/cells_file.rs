@@ -549,7 +549,7 @@ impl CellsFile {
             // A version-1 file: its chunk CRCs start from 0.
             (geo.version, geo.seed) = (sealed.version, 0);
         }
-        let file = sealed.into_file();
+        let file = sealed.file;
         let slot = newest_slots(&file, path, &geo)?.swap_remove(0);
         // A finished file holds one slot, the first; the spare ones are zeros.
         let mut spare = vec![0u8; geo.slot_bytes as usize];
