@@ -101,7 +101,7 @@ mod tests {
     use super::*;
     use crate::chomp::bits;
     use crate::chomp::index::Ranker;
-    use crate::chomp::two_player::reference::solve_by_rank_order;
+    use crate::chomp::two_player::reference::{solve_by_rank_order, solve_by_volume_layers};
     use std::sync::atomic::Ordering::Relaxed;
 
     /// Every step's P indexes.
@@ -190,6 +190,8 @@ mod tests {
             let reference = solve_by_rank_order(shape).unwrap();
             if let BitLayout::Colex(_) = layout {
                 assert_eq!(t.words(), reference.words(), "{shape}");
+                let volume = solve_by_volume_layers(shape).unwrap();
+                assert_eq!(volume.words(), reference.words(), "{shape} by volume");
             }
             assert_eq!(t.p_count(), reference.p_count(), "{shape}");
             let rk = reference.ranker();
