@@ -283,9 +283,10 @@ pub fn solve_window(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::bits;
     use crate::chomp::diagram::Diagram;
     use crate::chomp::index::hook::tests::all_positions;
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::atomic::Ordering::Relaxed;
 
     #[test]
     fn the_stored_parents_pushed_are_those_of_the_position_and_its_transpose() {
@@ -300,9 +301,7 @@ mod tests {
             }
             for min_child in [0, 1, 2, 100] {
                 let ix = HookIndex::with_min_child(n, min_child).unwrap();
-                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
-                    .map(|_| AtomicU64::new(0))
-                    .collect();
+                let words = bits::zeroed_words(bits::words_for_bits(ix.len()) as usize);
                 for q in &all[1..] {
                     let dq = Diagram::new(q[..n].to_vec()).unwrap();
                     let mut want = vec![false; ix.len() as usize];
@@ -316,10 +315,8 @@ mod tests {
                         p.parallel_above = parallel_above;
                         words.iter().for_each(|w| w.store(0, Relaxed));
                         p.push_parents(q);
-                        for (i, &w) in want.iter().enumerate() {
-                            let got = (words[i >> 6].load(Relaxed) >> (i & 63)) & 1 == 1;
-                            assert_eq!(got, w, "{n}/{min_child}: parents of {dq}, index {i}");
-                        }
+                        let got: Vec<bool> = (0..ix.len()).map(|i| bits::get(&words, i)).collect();
+                        assert_eq!(got, want, "{n}/{min_child}: parents of {dq}");
                     }
                 }
             }
