@@ -305,19 +305,6 @@ mod tests {
     use super::*;
     use crate::chomp::bits;
     use crate::chomp::diagram::ChompBox;
-    use crate::chomp::engine::schedule::{Progress, Schedule};
-    use crate::chomp::two_player::forward::{forward, Resume};
-    use crate::chomp::two_player::reference::solve_by_rank_order;
-    use crate::error::Result;
-    use std::sync::atomic::AtomicU64;
-
-    fn bx(r: usize, c: u32) -> ChompBox {
-        ChompBox { rows: r, cols: c }
-    }
-
-    fn zeroed(rk: &Ranker) -> Vec<AtomicU64> {
-        bits::zeroed_words(bits::words_for_bits(rk.len()) as usize)
-    }
 
     #[test]
     fn the_parents_pushed_are_exactly_the_positions_with_that_option() {
@@ -325,9 +312,9 @@ mod tests {
         // table are the positions that have q among their options.
         // 2×70 has last-two-row spans wider than mark_last_two's buffer.
         for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7), (2, 70)] {
-            let rk = Ranker::new(bx(r, c)).unwrap();
-            let words = zeroed(&rk);
+            let rk = Ranker::new(ChompBox { rows: r, cols: c }).unwrap();
             let n = rk.len();
+            let words = bits::zeroed_words(bits::words_for_bits(n) as usize);
             let mut parents = vec![Vec::new(); n as usize];
             let mut rows = vec![0u32; r];
             for rank in 1..n {
@@ -349,122 +336,6 @@ mod tests {
                     assert_eq!(got, want, "{r}x{c} parents of {rows:?}, {parallel_above}");
                 }
             }
-        }
-    }
-
-    /// The per-layer P ranks a run reports.
-    type Records = Vec<(u64, Vec<u64>)>;
-
-    /// Solve `rk`'s box forward from layer `start` into `words`; the records of the layers run.
-    fn run(rk: &Ranker, words: &[AtomicU64], start: u64) -> Result<Records> {
-        let mut records = Vec::new();
-        forward(
-            &ColexMarker::<false>::new(rk, Window::whole(rk.len(), words)),
-            Resume::Bits { start },
-            |_| Ok(()),
-            |v, ranks, _: Progress| {
-                records.push((v, ranks.to_vec()));
-                Ok(())
-            },
-        )?;
-        Ok(records)
-    }
-
-    #[test]
-    fn forward_equals_the_reference_layer_by_layer() {
-        for (r, c) in [
-            (1, 1),
-            (1, 6),
-            (2, 5),
-            (3, 7),
-            (5, 5),
-            (6, 4),
-            (7, 7),
-            (4, 11),
-            (9, 3),
-        ] {
-            let rk = Ranker::new(bx(r, c)).unwrap();
-            let words = zeroed(&rk);
-            let records = run(&rk, &words, 0).unwrap();
-            let reference = solve_by_rank_order(bx(r, c)).unwrap();
-            let got: Vec<u64> = words.iter().map(|w| w.load(Relaxed)).collect();
-            assert_eq!(got, reference.words(), "{r}x{c}");
-            // Every layer reports exactly the P ranks of its blocks, in order.
-            let layers = Layers { ranker: &rk };
-            let mut ranges = Vec::new();
-            assert_eq!(records.len() as u64, layers.steps());
-            for (v, ranks) in &records {
-                layers.ranges(*v, &mut ranges);
-                let mut want: Vec<u64> = ranges
-                    .iter()
-                    .flat_map(|&(b, l)| (b..b + l).filter(|&q| reference.is_p_bit(q)))
-                    .collect();
-                want.sort_unstable();
-                assert_eq!(ranks, &want, "{r}x{c} layer {v}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_resumed_forward_run_ends_with_the_same_table() {
-        for (r, c) in [(4, 5), (6, 6), (7, 3)] {
-            let rk = Ranker::new(bx(r, c)).unwrap();
-            let full = zeroed(&rk);
-            let records = run(&rk, &full, 0).unwrap();
-            for stop in [1, 3, records.len() as u64 / 2, records.len() as u64 - 1] {
-                let t = zeroed(&rk);
-                for (_, ranks) in &records[..stop as usize] {
-                    ranks.iter().for_each(|&q| bits::mark(&t, q));
-                }
-                let rest = run(&rk, &t, stop).unwrap();
-                let (a, b): (Vec<u64>, Vec<u64>) = (
-                    t.iter().map(|w| w.load(Relaxed)).collect(),
-                    full.iter().map(|w| w.load(Relaxed)).collect(),
-                );
-                assert_eq!(a, b, "{r}x{c} resumed at layer {stop}");
-                assert_eq!(rest[..], records[stop as usize..], "{r}x{c} from {stop}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_box_solved_window_by_window_has_the_same_bits_and_records() {
-        for (r, c, window_words) in [(4, 9, 1), (6, 6, 3), (7, 5, 2), (3, 30, 5), (9, 4, 7)] {
-            let rk = Ranker::new(bx(r, c)).unwrap();
-            let whole = zeroed(&rk);
-            let records = run(&rk, &whole, 0).unwrap();
-            let whole: Vec<u64> = whole.iter().map(|w| w.load(Relaxed)).collect();
-            let len = rk.len();
-            let mut all = vec![0u64; whole.len()];
-            let mut recs: Records = records.iter().map(|(v, _)| (*v, Vec::new())).collect();
-            let mut lo = 0;
-            while lo < len {
-                // Windows of about `window_words` words, most not starting on a word.
-                let hi = (lo + window_words * 64 - 17).min(len);
-                let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
-                let win = Window {
-                    lo,
-                    hi,
-                    words: &words,
-                };
-                let below: Vec<u64> = (0..lo).filter(|&q| bits::get_plain(&all, q)).collect();
-                forward(
-                    &ColexMarker::<true>::new(&rk, win),
-                    Resume::Bits { start: 0 },
-                    |sink| sink(&below),
-                    |v, ps, _| {
-                        recs[v as usize].1.extend_from_slice(ps);
-                        Ok(())
-                    },
-                )
-                .unwrap();
-                for (i, w) in words.iter().enumerate() {
-                    all[(lo / 64) as usize + i] |= w.load(Relaxed);
-                }
-                lo = hi;
-            }
-            assert_eq!(all, whole, "{r}x{c} in windows of {window_words} words");
-            assert_eq!(recs, records, "{r}x{c}: the records of every layer");
         }
     }
 }

@@ -25,7 +25,8 @@
 //! of the finished steps). From a snapshot of the marks ([`Resume::Marks`]) only the
 //! P-positions found since mark theirs again.
 //!
-//! Tests: the unit tests of `super::colex` and `super::hook`; tests/games/blocks.rs.
+//! Tests: the unit tests of `super::solve` (both layouts, resumed and in windows);
+//! tests/games/blocks.rs.
 
 use crate::chomp::bits::{self, Window};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};

@@ -733,21 +733,9 @@ fn drive_tallied<S: Schedule>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::two_player::solve::solve;
 
     fn bx(rows: usize, cols: u32) -> ChompBox {
         ChompBox { rows, cols }
-    }
-
-    #[test]
-    fn grundy_zero_is_p() {
-        let g = GrundyTable::compute(bx(5, 6)).unwrap();
-        let t = solve(bx(5, 6)).unwrap();
-        for r in 1..t.ranker().len() {
-            assert_eq!(g.value_rank(r) == 0, t.is_p_bit(r), "rank {r}");
-        }
-        assert_eq!(g.value(&Diagram::parse("1").unwrap()), Some(0));
-        assert_eq!(g.value(&Diagram::parse("2").unwrap()), Some(1));
     }
 
     #[test]

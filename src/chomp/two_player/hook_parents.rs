@@ -283,27 +283,10 @@ pub fn solve_window(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::diagram::{ChompBox, Diagram};
+    use crate::chomp::bits;
+    use crate::chomp::diagram::Diagram;
     use crate::chomp::index::hook::tests::all_positions;
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
-    /// Solve the box of `index` by the forward schedule into `words` (one bit per index, all clear
-    /// except the P-bits of steps before `start`, a resumed run). `on_step(step, p_indexes,
-    /// progress)` follows every step. On success `words` hold the P-bits.
-    fn solve_forward(
-        index: &HookIndex,
-        words: &[AtomicU64],
-        start: u64,
-        on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
-    ) -> Result<()> {
-        solve_window(
-            index,
-            Window::whole(index.len(), words),
-            Resume::Bits { start },
-            |_| Ok(()),
-            on_step,
-        )
-    }
+    use std::sync::atomic::Ordering::Relaxed;
 
     #[test]
     fn the_stored_parents_pushed_are_those_of_the_position_and_its_transpose() {
@@ -318,9 +301,7 @@ mod tests {
             }
             for min_child in [0, 1, 2, 100] {
                 let ix = HookIndex::with_min_child(n, min_child).unwrap();
-                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
-                    .map(|_| AtomicU64::new(0))
-                    .collect();
+                let words = bits::zeroed_words(bits::words_for_bits(ix.len()) as usize);
                 for q in &all[1..] {
                     let dq = Diagram::new(q[..n].to_vec()).unwrap();
                     let mut want = vec![false; ix.len() as usize];
@@ -334,140 +315,10 @@ mod tests {
                         p.parallel_above = parallel_above;
                         words.iter().for_each(|w| w.store(0, Relaxed));
                         p.push_parents(q);
-                        for (i, &w) in want.iter().enumerate() {
-                            let got = (words[i >> 6].load(Relaxed) >> (i & 63)) & 1 == 1;
-                            assert_eq!(got, w, "{n}/{min_child}: parents of {dq}, index {i}");
-                        }
+                        let got: Vec<bool> = (0..ix.len()).map(|i| bits::get(&words, i)).collect();
+                        assert_eq!(got, want, "{n}/{min_child}: parents of {dq}");
                     }
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn the_hook_solver_agrees_with_the_colex_table() {
-        for n in 1..=9 {
-            for min_child in [0, 2, 100] {
-                let ix = HookIndex::with_min_child(n, min_child).unwrap();
-                let words: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
-                    .map(|_| AtomicU64::new(0))
-                    .collect();
-                solve_forward(&ix, &words, 0, |_, _, _| Ok(())).unwrap();
-                let shape = ChompBox::square(n);
-                let full = crate::chomp::two_player::reference::solve_by_rank_order(shape).unwrap();
-                for x in all_positions(n) {
-                    let i = ix.index(&x[..n]).unwrap();
-                    let got = (words[(i >> 6) as usize].load(Relaxed) >> (i & 63)) & 1 == 1;
-                    let r = full.ranker().rank_rows(&x[..n]);
-                    assert_eq!(got, full.is_p_bit(r), "{n}/{min_child}: {x:?}");
-                }
-                assert_eq!(ix.p_count(&words, 0), full.p_count(), "{n}/{min_child}");
-            }
-        }
-    }
-
-    #[test]
-    fn a_resumed_hook_run_ends_with_the_same_bits() {
-        let ix = HookIndex::with_min_child(7, 2).unwrap();
-        let fresh = || -> Vec<AtomicU64> {
-            (0..ix.len().div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect()
-        };
-        let full = fresh();
-        let mut records = Vec::new();
-        solve_forward(&ix, &full, 0, |s, ps, _| {
-            records.push((s, ps.to_vec()));
-            Ok(())
-        })
-        .unwrap();
-        let bits = |w: &[AtomicU64]| w.iter().map(|x| x.load(Relaxed)).collect::<Vec<_>>();
-        for stop in [1, 5, ix.steps() / 2, ix.steps() - 1] {
-            let t = fresh();
-            for (_, ps) in &records[..stop as usize] {
-                for &q in ps {
-                    t[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
-                }
-            }
-            let mut rest = Vec::new();
-            solve_forward(&ix, &t, stop, |s, ps, _| {
-                rest.push((s, ps.to_vec()));
-                Ok(())
-            })
-            .unwrap();
-            assert_eq!(bits(&t), bits(&full), "resumed at {stop}");
-            assert_eq!(rest[..], records[stop as usize..], "from {stop}");
-        }
-    }
-
-    /// Solve the box window by window (each replaying the P indexes below it) and return the
-    /// words and every step's records.
-    fn solve_by_windows(ix: &HookIndex, window_words: u64) -> (Vec<u64>, Vec<(u64, Vec<u64>)>) {
-        let len = ix.len();
-        let mut all = vec![0u64; len.div_ceil(64) as usize];
-        let mut records: Vec<(u64, Vec<u64>)> = (0..ix.steps()).map(|s| (s, Vec::new())).collect();
-        let mut lo = 0;
-        while lo < len {
-            // Windows of about `window_words` words, most not starting on a word.
-            let hi = (lo + window_words * 64 - 17).min(len);
-            let words: Vec<AtomicU64> = (0..Window::words_for(lo, hi))
-                .map(|_| AtomicU64::new(0))
-                .collect();
-            let win = Window {
-                lo,
-                hi,
-                words: &words,
-            };
-            let below: Vec<u64> = (0..lo)
-                .filter(|&q| (all[(q >> 6) as usize] >> (q & 63)) & 1 == 1)
-                .collect();
-            solve_window(
-                ix,
-                win,
-                Resume::Bits { start: 0 },
-                |sink| {
-                    // Two slices, to see that a replay may come in pieces.
-                    let (a, b) = below.split_at(below.len() / 2);
-                    sink(a)?;
-                    sink(b)
-                },
-                |s, ps, _| {
-                    records[s as usize].1.extend_from_slice(ps);
-                    Ok(())
-                },
-            )
-            .unwrap();
-            for (i, w) in words.iter().enumerate() {
-                all[(lo / 64) as usize + i] |= w.load(Relaxed);
-            }
-            assert!(
-                words.first().unwrap().load(Relaxed) & !(u64::MAX << (lo & 63)) == 0,
-                "bits below the window stay clear"
-            );
-            lo = hi;
-        }
-        (all, records)
-    }
-
-    #[test]
-    fn a_box_solved_window_by_window_has_the_same_bits_and_records() {
-        for (n, min_child) in [(5, 0), (7, 2), (8, 100), (9, 3)] {
-            let ix = HookIndex::with_min_child(n, min_child).unwrap();
-            let whole: Vec<AtomicU64> = (0..ix.len().div_ceil(64))
-                .map(|_| AtomicU64::new(0))
-                .collect();
-            let mut records = Vec::new();
-            solve_forward(&ix, &whole, 0, |s, ps, _| {
-                records.push((s, ps.to_vec()));
-                Ok(())
-            })
-            .unwrap();
-            let whole: Vec<u64> = whole.iter().map(|w| w.load(Relaxed)).collect();
-            // One word, a few words (windows cut blocks anywhere), and about a third.
-            for ww in [1, 3, 7, (whole.len() as u64).div_ceil(3)] {
-                let (bits, recs) = solve_by_windows(&ix, ww);
-                assert_eq!(bits, whole, "{n}/{min_child} in windows of {ww} words");
-                assert_eq!(recs, records, "{n}/{min_child}: records, {ww} words");
             }
         }
     }

@@ -550,11 +550,6 @@ mod tests {
     use crate::chomp::index::Ranker;
     use crate::chomp::two_player::solve::solve_layers;
 
-    fn layout(n: usize, min_child: usize) -> BitLayout {
-        let ranker = Ranker::new(ChompBox::square(n)).unwrap();
-        BitLayout::hook(ranker, min_child).unwrap()
-    }
-
     #[test]
     fn the_descent_gives_the_index_of_every_position() {
         for n in 1..=8usize {
@@ -622,7 +617,7 @@ mod tests {
                     assert_eq!(f as usize, r - r / 2);
                     assert_eq!(loc.mu[r / 2..r].iter().sum::<u32>() as usize, v, "{loc:?}");
                     placed.push(q);
-                    let is_p = |o: u64| (bits[(o >> 6) as usize] >> (o & 63)) & 1 == 1;
+                    let is_p = |o: u64| crate::chomp::bits::get_plain(&bits, o);
                     if q != 0 && scan.decide(&loc, is_p, &mut 0) {
                         found.push(q);
                     }
@@ -646,7 +641,8 @@ mod tests {
                 if n == 10 && min_child != 4 {
                     continue;
                 }
-                let layout = layout(n, min_child);
+                let ranker = Ranker::new(ChompBox::square(n)).unwrap();
+                let layout = BitLayout::hook(ranker, min_child).unwrap();
                 let want = PTable::empty(layout.clone()).unwrap();
                 solve_layers(&want, 0, |_, _, _| Ok(())).unwrap();
                 let (got, stats) = solve_pull(&layout).unwrap();

@@ -2,8 +2,8 @@
 //! table's layout, from a first step on, reporting every step (the records a checkpoint
 //! keeps).
 //!
-//! Tests: tests/engine/foundation.rs, tests/games/chomp/two_player.rs; the unit tests of
-//! `super::colex` and `super::hook` run the same solver.
+//! Tests: this file's unit tests (both layouts against the reference, step by step, resumed
+//! and in windows); tests/engine/foundation.rs, tests/games/chomp/two_player.rs.
 
 use super::colex_parents::ColexMarker;
 use super::forward::{forward, Replay, Resume};
@@ -99,11 +99,79 @@ pub fn solve(shape: ChompBox) -> Result<PTable> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::two_player::reference::solve_by_rank_order;
+    use crate::chomp::bits;
+    use crate::chomp::index::Ranker;
+    use crate::chomp::two_player::reference::{solve_by_rank_order, solve_by_volume_layers};
+    use std::sync::atomic::Ordering::Relaxed;
+
+    /// Every step's P indexes.
+    type Records = Vec<(u64, Vec<u64>)>;
+
+    fn colex(rows: usize, cols: u32) -> BitLayout {
+        BitLayout::colex(Ranker::new(ChompBox { rows, cols }).unwrap())
+    }
+
+    fn hook(n: usize, min_child: usize) -> BitLayout {
+        BitLayout::hook(Ranker::new(ChompBox::square(n)).unwrap(), min_child).unwrap()
+    }
+
+    /// Solve the whole of `t` from step `start`; the records of the steps run.
+    fn run(t: &PTable, start: u64) -> Records {
+        let mut records = Vec::new();
+        solve_layers(t, start, |s, ps, _| {
+            records.push((s, ps.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        records
+    }
+
+    /// Solve `layout` window by window of about `window_words` words (most not starting on a
+    /// word), each replaying the P indexes below it in two slices; the bits and every step's
+    /// records.
+    fn solve_by_windows(layout: &BitLayout, window_words: u64) -> (Vec<u64>, Records) {
+        let len = layout.len();
+        let mut all = vec![0u64; bits::words_for_bits(len) as usize];
+        let mut records: Records = (0..steps(layout)).map(|s| (s, Vec::new())).collect();
+        let mut lo = 0;
+        while lo < len {
+            let hi = (lo + window_words * 64 - 17).min(len);
+            let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
+            let win = Window {
+                lo,
+                hi,
+                words: &words,
+            };
+            let below: Vec<u64> = (0..lo).filter(|&q| bits::get_plain(&all, q)).collect();
+            let replay = |sink: Replay| {
+                let (a, b) = below.split_at(below.len() / 2);
+                sink(a)?;
+                sink(b)
+            };
+            solve_window(
+                layout,
+                win,
+                Resume::Bits { start: 0 },
+                replay,
+                |s, ps, _| {
+                    records[s as usize].1.extend_from_slice(ps);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            for (i, w) in words.iter().enumerate() {
+                all[(lo / 64) as usize + i] |= w.load(Relaxed);
+            }
+            let first = words[0].load(Relaxed);
+            assert_eq!(first & !(u64::MAX << (lo & 63)), 0, "bits below the window");
+            lo = hi;
+        }
+        (all, records)
+    }
 
     #[test]
-    fn both_layouts_equal_the_reference() {
-        for (r, c) in [
+    fn both_layouts_equal_the_reference_step_by_step() {
+        let boxes = [
             (1, 1),
             (1, 6),
             (2, 5),
@@ -111,17 +179,82 @@ mod tests {
             (5, 5),
             (6, 4),
             (7, 7),
-            (8, 8),
-        ] {
-            let shape = ChompBox { rows: r, cols: c };
+            (4, 11),
+            (9, 3),
+        ];
+        let squares = (1..=9).flat_map(|n| [0, 2, 100].map(|m| hook(n, m)));
+        for layout in boxes.map(|(r, c)| colex(r, c)).into_iter().chain(squares) {
+            let shape = layout.shape();
+            let t = PTable::empty(layout.clone()).unwrap();
+            let records = run(&t, 0);
             let reference = solve_by_rank_order(shape).unwrap();
-            assert_eq!(solve(shape).unwrap().words(), reference.words(), "{r}x{c}");
-            let boxed = solve_box(shape).unwrap();
-            assert_eq!(boxed.p_count(), reference.p_count(), "{r}x{c}");
+            if let BitLayout::Colex(_) = layout {
+                assert_eq!(t.words(), reference.words(), "{shape}");
+                let volume = solve_by_volume_layers(shape).unwrap();
+                assert_eq!(volume.words(), reference.words(), "{shape} by volume");
+            }
+            assert_eq!(t.p_count(), reference.p_count(), "{shape}");
             let rk = reference.ranker();
             for q in 1..rk.len() {
                 let d = rk.unrank(q);
-                assert_eq!(boxed.is_p(&d), reference.is_p(&d), "{r}x{c} {d}");
+                assert_eq!(
+                    t.is_p(&d),
+                    reference.is_p(&d),
+                    "{} {shape} {d}",
+                    layout.scheme()
+                );
+            }
+            // Every step reports exactly the P indexes of its ranges, in order.
+            assert_eq!(records.len() as u64, steps(&layout));
+            let mut ranges = Vec::new();
+            for (s, ps) in &records {
+                step_ranges(&layout, *s, &mut ranges);
+                let mut want: Vec<u64> = ranges
+                    .iter()
+                    .flat_map(|&(b, l)| (b..b + l).filter(|&q| t.is_p_bit(q)))
+                    .collect();
+                want.sort_unstable();
+                assert_eq!(ps, &want, "{shape} step {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_resumed_run_ends_with_the_same_bits_and_records() {
+        for layout in [colex(4, 5), colex(6, 6), colex(7, 3), hook(7, 2)] {
+            let full = PTable::empty(layout.clone()).unwrap();
+            let records = run(&full, 0);
+            let n = records.len() as u64;
+            for stop in [1, 3, 5, n / 2, n - 1] {
+                let t = PTable::empty(layout.clone()).unwrap();
+                for (_, ps) in &records[..stop as usize] {
+                    ps.iter().for_each(|&q| t.set_p_bit(q));
+                }
+                let rest = run(&t, stop);
+                assert_eq!(
+                    t.words(),
+                    full.words(),
+                    "{} resumed at {stop}",
+                    layout.scheme()
+                );
+                assert_eq!(rest[..], records[stop as usize..], "from {stop}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_solved_window_by_window_has_the_same_bits_and_records() {
+        let boxes = [(4, 9), (6, 6), (7, 5), (3, 30), (9, 4)].map(|(r, c)| colex(r, c));
+        let squares = [(5, 0), (7, 2), (8, 100), (9, 3)].map(|(n, m)| hook(n, m));
+        for layout in boxes.into_iter().chain(squares) {
+            let whole = PTable::empty(layout.clone()).unwrap();
+            let records = run(&whole, 0);
+            let whole = whole.words();
+            // One word, a few (windows cut blocks anywhere), and about a third.
+            for ww in [1, 2, 3, 5, 7, (whole.len() as u64).div_ceil(3)] {
+                let (bits, recs) = solve_by_windows(&layout, ww);
+                assert_eq!(bits, whole, "{} in windows of {ww} words", layout.scheme());
+                assert_eq!(recs, records, "{}: records, {ww} words", layout.scheme());
             }
         }
     }
