@@ -108,7 +108,7 @@ mod tests {
     type Records = Vec<(u64, Vec<u64>)>;
 
     fn colex(rows: usize, cols: u32) -> BitLayout {
-        BitLayout::colex(Ranker::new(ChompBox { rows, cols }).unwrap())
+        BitLayout::Colex(Ranker::new(ChompBox { rows, cols }).unwrap())
     }
 
     fn hook(n: usize, min_child: usize) -> BitLayout {
