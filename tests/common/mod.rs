@@ -4,7 +4,7 @@
 pub mod http;
 
 use chompute::gpu::GpuContext;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::{Arc, Once};
 
@@ -14,7 +14,12 @@ static XDG: Once = Once::new();
 pub fn quiet_mesa() {
     XDG.call_once(|| {
         if std::env::var_os("XDG_RUNTIME_DIR").is_none() {
-            let dir = std::env::temp_dir().join(format!("chompute-xdg-{}", std::process::id()));
+            // One per user, reused by every run, not one per process left behind.
+            let uid = std::fs::metadata("/proc/self").map_or(0, |m| {
+                use std::os::unix::fs::MetadataExt;
+                m.uid()
+            });
+            let dir = std::env::temp_dir().join(format!("chompute-xdg-{uid}"));
             let _ = std::fs::create_dir_all(&dir);
             #[cfg(unix)]
             {
@@ -151,12 +156,30 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A fresh empty directory for one test's files.
-pub fn scratch_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chompute-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create scratch dir");
-    dir
+/// A fresh empty directory for one test's files, removed when the returned guard drops (also
+/// when the test fails), so test runs leave nothing in the temporary directory.
+pub fn scratch_dir(test: &str) -> Scratch {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("chompute-test-{test}-"))
+        .tempdir()
+        .expect("create scratch dir");
+    Scratch(dir)
+}
+
+/// A test's scratch directory (see [`scratch_dir`]): a path while it lives, gone after.
+pub struct Scratch(tempfile::TempDir);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
 }
 
 /// A bad-input run: exit status 2, exactly one line on stderr, no panic or backtrace.

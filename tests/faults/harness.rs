@@ -1,9 +1,10 @@
 //! Running the built binary under faults: time limits, signals, stray temporary files, small
 //! file systems, and a judge of what a run may print.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The binary under test: `CHOMPUTE_BIN` when set (to run this suite against another build),
@@ -119,33 +120,22 @@ impl Run {
     }
 }
 
-static SEQ: AtomicU64 = AtomicU64::new(0);
-
-/// A directory for the standard streams of runs, outside every directory a test inspects.
-fn io_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chompute-faults-io-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// A started run whose standard streams go to files (so a chatty run never blocks on a
 /// full pipe).
 pub struct Started {
     pub what: String,
     pub child: Child,
-    out: PathBuf,
-    err: PathBuf,
+    /// The standard streams, in unnamed temporary files (nothing is left behind).
+    out: File,
+    err: File,
 }
 
 /// Start `cmd` with stdout and stderr going to files.
 pub fn start(mut cmd: Command) -> Started {
     let what = describe(&cmd);
-    let n = SEQ.fetch_add(1, Ordering::Relaxed);
-    let dir = io_dir();
-    let out = dir.join(format!("{n}.out"));
-    let err = dir.join(format!("{n}.err"));
-    cmd.stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&err).unwrap());
+    let (out, err) = (tempfile::tempfile().unwrap(), tempfile::tempfile().unwrap());
+    cmd.stdout(out.try_clone().unwrap())
+        .stderr(err.try_clone().unwrap());
     let child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
@@ -183,15 +173,20 @@ impl Started {
         let run = Run {
             what: self.what.clone(),
             status,
-            stdout: std::fs::read(&self.out).unwrap_or_default(),
-            stderr: String::from_utf8_lossy(&std::fs::read(&self.err).unwrap_or_default())
-                .into_owned(),
+            stdout: read_back(&mut self.out),
+            stderr: String::from_utf8_lossy(&read_back(&mut self.err)).into_owned(),
             timed_out,
         };
-        let _ = std::fs::remove_file(&self.out);
-        let _ = std::fs::remove_file(&self.err);
         run
     }
+}
+
+/// All a run wrote to one of its streams.
+fn read_back(f: &mut File) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    f.seek(SeekFrom::Start(0)).unwrap();
+    f.read_to_end(&mut bytes).unwrap();
+    bytes
 }
 
 /// Run to the end (at most `limit`).
@@ -266,7 +261,7 @@ pub fn assert_no_temporaries(dir: &Path, what: &str) {
 }
 
 /// A fresh empty directory.
-pub fn scratch(name: &str) -> PathBuf {
+pub fn scratch(name: &str) -> super::common::Scratch {
     super::common::scratch_dir(&format!("faults-{name}"))
 }
 

@@ -169,7 +169,7 @@ fn bench_quick_reports_both_backends() {
     let with_cache = |args: &[&str]| {
         std::process::Command::new(common::bin())
             .args(args)
-            .env("XDG_CACHE_HOME", &cache)
+            .env("XDG_CACHE_HOME", &*cache)
             .output()
             .unwrap()
     };

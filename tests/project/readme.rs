@@ -239,10 +239,12 @@ fn mask_csv_field(line: &str, k: usize) -> String {
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chompute-readme-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("docs/img")).expect("scratch directory");
+fn scratch(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("chompute-readme-{name}-"))
+        .tempdir()
+        .expect("scratch directory");
+    std::fs::create_dir_all(dir.path().join("docs/img")).expect("scratch directory");
     dir
 }
 
@@ -298,7 +300,7 @@ fn every_console_example_prints_what_readme_shows() {
     let dir = scratch("examples");
     let mut failures = Vec::new();
     for e in &examples {
-        let (actual, status) = run(e, &dir);
+        let (actual, status) = run(e, dir.path());
         let (want, got) = (mask_all(&e.expected), mask_all(&actual));
         let ok = status == Some(e.status);
         if !ok || want != got {
@@ -316,7 +318,6 @@ fn every_console_example_prints_what_readme_shows() {
             ));
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         failures.is_empty(),
         "{} of {} README examples differ:\n\n{}",
@@ -343,7 +344,7 @@ fn every_console_example_of_the_docs_prints_what_they_show() {
         }
         for e in &examples {
             count += 1;
-            let (actual, status) = run(e, &dir);
+            let (actual, status) = run(e, dir.path());
             let (want, got) = (mask_all(&e.expected), mask_all(&actual));
             if status != Some(e.status) || want != got {
                 failures.push(format!(
@@ -357,7 +358,6 @@ fn every_console_example_of_the_docs_prints_what_they_show() {
             }
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
     // Every example the one-page README had now lives in the guide.
     assert!(count >= 50, "only {count} console examples in docs/");
     assert!(
@@ -821,7 +821,7 @@ fn the_line_render_tiles_prints_in_a_pipe_is_the_one_the_guide_documents() {
             "32",
             "--tiles",
         ])
-        .arg(dir.join("T"))
+        .arg(dir.path().join("T"))
         .output()
         .unwrap();
     assert!(o.status.success());
