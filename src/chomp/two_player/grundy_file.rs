@@ -6,7 +6,7 @@
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
-use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
+use super::grundy::{moves_by, GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
 use crate::chomp::index::BitLayout;
@@ -294,37 +294,14 @@ impl GrundyFile {
         self.value_at(self.layout.bit_of(p)?)
     }
 
-    /// For every value g below G(`p`), one move of `p` to a position of value g (the least
-    /// such position in the order of row lengths), at index g; empty when `p` is P. By the mex
-    /// definition each exists and no option has G(`p`) itself; a file that says otherwise is
-    /// damaged and refused.
+    /// [`moves_by`] of `p`, read from the file: a file that breaks the mex is damaged.
     pub fn moves(&self, p: &Diagram) -> Result<Vec<Diagram>> {
-        let g = self.value(p)?;
-        let mut options = p.options();
-        options.retain(|q| !q.is_empty());
-        options.sort();
-        options.dedup();
-        let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
-        for q in options {
-            let v = self.value(&q)?;
-            if v == g {
-                return Err(self
-                    .body
-                    .damaged(format!("{p} and its option {q} both hold {g}")));
-            }
-            if let Some(slot @ None) = out.get_mut(v as usize) {
-                *slot = Some(q);
-            }
-        }
-        out.into_iter()
-            .enumerate()
-            .map(|(v, q)| {
-                q.ok_or_else(|| {
-                    self.body
-                        .damaged(format!("{p} holds {g} but no option of it holds {v}"))
-                })
-            })
-            .collect()
+        moves_by(
+            p,
+            self.value(p)?,
+            |q| self.value(q),
+            |why| self.body.damaged(why),
+        )
     }
 
     /// Check every chunk against its CRC-32, the empty diagram's 0 and the largest value
