@@ -62,11 +62,8 @@ pub struct GrundyPlan {
     pub shape: ChompBox,
     /// Positions of the box, the empty diagram included.
     pub positions: u64,
-    /// Bytes a value takes.
+    /// Bytes a value takes (the run checks every value against it).
     pub width: ValueBytes,
-    /// Whether the width is proved enough (no position of the box has more options than it
-    /// holds); when not, the run checks every value.
-    pub exact: bool,
     /// Whether the table keeps one value for each pair of transposed positions (a square box:
     /// the hook index of `crate::chomp::index::pairs`), not one for every position.
     pub pairs: bool,
@@ -75,9 +72,9 @@ pub struct GrundyPlan {
 }
 
 impl GrundyPlan {
-    /// The plan for `shape`: the width asked for, or by default one byte (exact up to 256
-    /// cells, checked above); a square box keeps one value for each transposed pair. Refuses,
-    /// with the memory it would need, what does not fit in `room`.
+    /// The plan for `shape`: the width asked for, or by default one byte; a square box keeps
+    /// one value for each transposed pair. Refuses, with the memory it would need, what does
+    /// not fit in `room`.
     pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
         GrundyPlan::with_pairs(shape, width, square_for_pairs(shape), room)
     }
@@ -114,8 +111,6 @@ impl GrundyPlan {
             )));
         }
         let width = width.unwrap_or(ValueBytes::One);
-        // A mex is at most the number of options, at most cells - 1.
-        let exact = cells - 1 <= width.max_value() as u64;
         let entries = match pairs {
             true => pairs_index(shape.rows)?.len(),
             false => positions,
@@ -124,7 +119,6 @@ impl GrundyPlan {
             shape,
             positions,
             width,
-            exact,
             pairs,
             entries,
         };
@@ -790,15 +784,8 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_says_when_one_byte_is_proved_and_refuses_what_does_not_fit() {
+    fn the_plan_refuses_what_does_not_fit() {
         let room = Room::assume(1 << 40);
-        assert!(GrundyPlan::new(bx(16, 16), None, room).unwrap().exact);
-        assert!(!GrundyPlan::new(bx(18, 18), None, room).unwrap().exact);
-        assert!(
-            GrundyPlan::new(bx(18, 18), Some(ValueBytes::Two), room)
-                .unwrap()
-                .exact
-        );
         // One byte a transposed pair: 6.11·10⁹ entries of 18×18; every position: 9.08·10⁹.
         let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
         assert!(e.to_string().contains("5.6 GiB"), "{e}");
