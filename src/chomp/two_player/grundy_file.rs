@@ -206,10 +206,8 @@ impl GrundyFile {
         let layout = sealed.value_layout("a Grundy table")?;
         let shape = layout.shape();
         if layout.positions() > MAX_GRUNDY_POSITIONS {
-            return Err(Error::invalid(format!(
-                "{}: the {shape} box has more than 2^36 positions",
-                path.display()
-            )));
+            let why = format!("the {shape} box has more than 2^36 positions");
+            return Err(Error::invalid(format!("{}: {why}", path.display())));
         }
         let width = match sealed.number("value-bytes")? {
             1 => ValueBytes::One,
@@ -276,12 +274,11 @@ impl GrundyFile {
         let w = self.width.bytes();
         let mut b = [0u8; 2];
         self.body.read_at(r * w, &mut b[..w as usize])?;
-        let g = u16::from_le_bytes(b);
-        if g > self.max_value {
-            return Err(self.body.damaged(format!(
-                "entry {r} holds {g}, past max-value {}",
-                self.max_value
-            )));
+        let (g, max) = (u16::from_le_bytes(b), self.max_value);
+        if g > max {
+            return Err(self
+                .body
+                .damaged(format!("entry {r} holds {g}, past max-value {max}")));
         }
         Ok(g)
     }
