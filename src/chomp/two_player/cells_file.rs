@@ -334,11 +334,6 @@ impl Writer {
         Ok(())
     }
 
-    /// Clear slot `k` (as if never written) and sync.
-    fn clear_slot(&self, k: u64) -> Result<()> {
-        self.put(k, &vec![0u8; self.geo.slot_bytes as usize])
-    }
-
     /// Write the bytes of slot `k` and sync.
     fn put(&self, k: u64, bytes: &[u8]) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
@@ -348,8 +343,9 @@ impl Writer {
     }
 
     /// Make the finished file the same however the run went: its one slot first, as seq 0,
-    /// the other two cleared. At every moment a slot of the finished body is whole.
+    /// the other two cleared (zeros). At every moment a slot of the finished body is whole.
     fn seal(mut self) -> Result<()> {
+        let zeros = vec![0u8; self.geo.slot_bytes as usize];
         if self.newest.seq.is_multiple_of(SLOTS) {
             // Slot 0 is rewritten below: first a copy in slot 1.
             self.write_slot(Slot {
@@ -359,13 +355,13 @@ impl Writer {
         }
         let keep = self.newest.seq % SLOTS;
         for k in (0..SLOTS).filter(|&k| k != keep) {
-            self.clear_slot(k)?;
+            self.put(k, &zeros)?;
         }
         self.write_slot(Slot {
             seq: 0,
             ..self.newest.clone()
         })?;
-        self.clear_slot(keep)
+        self.put(keep, &zeros)
     }
 
     /// Save `table`'s words with `steps` done: the next slot, the changed chunks, a sync.
@@ -401,16 +397,13 @@ impl Writer {
     }
 }
 
-/// The least time between snapshots of a run to a file, which otherwise come by the expected
-/// run time ([`Cadence`]; a snapshot of 140 cells writes about 19 GB).
-pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(60);
-
 /// Decide every diagram of up to `max` cells by the forward engine, keeping the state in
 /// `out.partial` (resuming from it when it exists), then make that file `out`: the engine's
-/// one run to a file ([`run_to_file`]). Refused before any work when the memory lacks room
-/// for the tables or the disk for the file.
+/// one run to a file ([`run_to_file`]: refused first when memory or disk lacks room), its
+/// snapshots by the run time ([`Cadence`]), at least a minute apart (one of 140 cells writes
+/// about 19 GB).
 pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
-    compute_to_file_with(max, out, SNAPSHOT_FLOOR, report, |_| Ok(()))
+    compute_to_file_with(max, out, Duration::from_secs(60), report, |_| Ok(()))
 }
 
 /// [`compute_to_file`] with snapshots never closer than `floor` (zero: after each n), and
@@ -662,10 +655,7 @@ mod tests {
             RunEvent::Restarted { .. } => restarted = true,
             _ => {}
         };
-        let after = |n| match n == stop {
-            true => Err(Error::Interrupted),
-            false => Ok(()),
-        };
+        let after = |n| (n != stop).then_some(()).ok_or(Error::Interrupted);
         let t = compute_to_file_with(max, out, Duration::ZERO, report, after);
         (t, resumed, restarted)
     }
