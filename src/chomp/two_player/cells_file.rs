@@ -187,9 +187,8 @@ fn slot_text(bytes: &[u8]) -> Option<&str> {
     header_crc_holds(header).then(|| std::str::from_utf8(header).ok())?
 }
 
-/// The number of cells that a whole slot of `file` states, whichever slot it is: the slots
-/// lie where a file of its length has them (a file of c chunks has 3·slot + c·[`CHUNK`]
-/// bytes, which grows with c).
+/// The number of cells that any whole slot of `file` states, the slots found where a file of
+/// its length has them (c chunks take 3·slot + c·[`CHUNK`] bytes, growing with c).
 fn stated_max(file: &File) -> Option<u64> {
     let len = file.metadata().ok()?.len();
     let bytes_of = |c: u64| SLOTS * slot_bytes_for(c) + c * CHUNK;
@@ -204,8 +203,8 @@ fn stated_max(file: &File) -> Option<u64> {
     })
 }
 
-/// The newest slots of a file, newest first (at most two). Every slot's text is read; a
-/// file of another length than `geo`'s or with no whole slot is damaged.
+/// The newest slots of a file, newest first (at most two); a file of another length than
+/// `geo`'s or with no whole slot is damaged.
 fn newest_slots(file: &File, path: &Path, geo: &Geometry) -> Result<Vec<Slot>> {
     if file.metadata().map_err(|e| Error::io(path, e))?.len() != geo.file_bytes() {
         return Err(damaged(path, "its length is not that of its header"));

@@ -185,8 +185,7 @@ pub struct GrundyTable {
 }
 
 impl GrundyTable {
-    /// Compute the table of `shape` with the default plan, checked against the memory the
-    /// system has.
+    /// Compute the table of `shape` with the default plan, in the system's memory.
     pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
         GrundyTable::compute_with(GrundyPlan::new(shape, None, Room::SYSTEM)?)
     }
@@ -390,8 +389,8 @@ impl GrundyTable {
         Some(moves.expect("the mex leaves a move to every smaller value"))
     }
 
-    /// The largest value among the positions of the `rows`×`cols` box (which must lie inside
-    /// this table's box); `None` when it is outside.
+    /// The largest value among the positions of the `rows`×`cols` box; `None` when it is not
+    /// inside this table's box.
     pub fn largest_in(&self, rows: usize, cols: u32) -> Option<u16> {
         let shape = self.shape();
         if rows == 0 || cols == 0 || rows > shape.rows || cols > shape.cols {
@@ -402,8 +401,7 @@ impl GrundyTable {
         hooks.map(|h| self.hook_max[h]).max()
     }
 
-    /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
-    /// computing).
+    /// How many positions have each Grundy value 0, 1, …, the largest.
     pub fn histogram(&self) -> &[u64] {
         &self.histogram
     }

@@ -160,9 +160,8 @@ fn open_checkpoint(
     let extra = [("value-bytes", w.to_string())];
     let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
         let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-        // Values go into the table as they are read, range by range (`i`, `done` of it);
-        // those of a record that turns out damaged belong to a step that is computed again,
-        // which overwrites them.
+        // Values go into the table as they are read, range by range (`i`, `done` of it): a
+        // damaged record's step is computed again, over them.
         let (mut i, mut done) = (0, 0);
         let mut place = |mut bytes: &[u8]| {
             while !bytes.is_empty() {
