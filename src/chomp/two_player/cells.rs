@@ -3,10 +3,8 @@
 //!
 //! The partitions of m are ranked in lexicographic order of their parts: with rem_j = m -
 //! (λ_1 + … + λ_{j-1}), `rank(λ) = Σ_j P(rem_j, λ_j - 1)`, P(n, k) the partitions of n into
-//! parts ≤ k. One bit per partition says P. A bite removes a cell, so the driver
-//! (`crate::chomp::engine::driver`) takes a step for each number of cells, a block of equal
-//! first part each. The *forward* engine ([`CellsEngine`], the default) has each P-position
-//! mark its parents N ([`CellsTable::mark_parents`]) and takes what nothing marked as P; the
+//! parts ≤ k; one bit per partition says P. The *forward* engine ([`CellsEngine`], the
+//! default) has each P-position mark its parents N and takes what nothing marked as P; the
 //! *scan*, its twin, has each diagram read its options until one is P. P-positions are about
 //! 1.5% of the diagrams, so the forward engine does far less work (13× at 100 cells).
 //!
@@ -211,17 +209,10 @@ impl CellsTable {
             "the engine of the table"
         );
         let max = self.at.len() as u32 - 2;
-        // Every diagram of up to `max` cells in one index space, those of n cells from
-        // offsets[n] on, decided by the one driver: step n - 1 is the blocks of n cells.
+        // Every diagram in one index space, those of n cells from offsets[n] on.
         let offsets = self.counts.offsets(|p| p);
-        let schedule = ByCells {
-            counts: &self.counts,
-            offsets: &offsets,
-        };
-        let run = Run {
-            start: start_step,
-            ..Run::whole(&schedule, offsets[max as usize + 1])
-        };
+        let schedule = ByCells(&self.counts, &offsets);
+        let run = Run::from_step(&schedule, offsets[max as usize + 1], start_step);
         let this = &*self;
         drive(
             run,
@@ -495,30 +486,26 @@ pub struct CellsRow {
     pub p_positions: u64,
 }
 
-/// The schedule of the diagrams of up to N cells ([`CellsTable::compute`]): step n - 1 is
+/// The schedule of the diagrams of up to N cells by their counts and offsets: step n - 1 is
 /// every diagram of n cells, a range for each first part a (ranks P(n, a-1)..P(n, a) from
-/// `offsets[n]`). A bite removes at least one cell, so the diagrams of n cells read only
-/// earlier steps, and their blocks are independent.
-struct ByCells<'a> {
-    counts: &'a PartitionCounts,
-    offsets: &'a [u64],
-}
+/// `offsets[n]`). A bite removes a cell, so the diagrams of n cells read only earlier steps.
+struct ByCells<'a>(&'a PartitionCounts, &'a [u64]);
 
 impl Schedule for ByCells<'_> {
     // The blocks are very unequal (one diagram for a = n, most of them near a = √n).
     const GRAIN: usize = 1;
 
     fn steps(&self) -> u64 {
-        self.offsets.len() as u64 - 2
+        self.1.len() as u64 - 2
     }
 
     fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         out.clear();
-        let n = step as u32 + 1;
-        let at = self.offsets[n as usize];
+        let (n, ByCells(counts, offsets)) = (step as u32 + 1, self);
+        let at = offsets[n as usize];
         out.extend((1..=n).map(|a| {
-            let lo = self.counts.get(n, a - 1);
-            (at + lo, self.counts.get(n, a) - lo)
+            let lo = counts.get(n, a - 1);
+            (at + lo, counts.get(n, a) - lo)
         }));
     }
 }

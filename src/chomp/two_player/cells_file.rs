@@ -1,10 +1,9 @@
-//! The cells table file (`chompute chomp cells-table 2`) and the checkpoint of `chomp cells
-//! --max N -o FILE`, which is the same file as `FILE.partial` written in place: three header
-//! slots (a snapshot's steps and the CRC-32 of every 4 KiB chunk), then the body
-//! (docs/formats.md, "Cells tables"). The forward engine only adds true N-marks, so a run
-//! stopped anywhere leaves every chunk equal to one of the two newest slots' CRCs: it resumes
-//! from the newer slot when every chunk matches it, from the older otherwise; a chunk that
-//! matches neither is damage.
+//! The cells table file and the checkpoint of `chomp cells --max N -o FILE`, the same file as
+//! `FILE.partial` written in place: three header slots (a snapshot's steps and the CRC-32 of
+//! every 4 KiB chunk), then the body (docs/formats.md, "Cells tables"). The forward engine only
+//! adds N-marks, so a run stopped anywhere leaves every chunk equal to one of the two newest
+//! slots' CRCs: it resumes from the newer slot when every chunk matches it, from the older
+//! otherwise; a chunk that matches neither is damage.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs; tests/faults/tables.rs.
 
@@ -88,7 +87,7 @@ fn slot_bytes_for(chunks: u64) -> u64 {
 }
 
 /// One slot: what the body held when it was written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct Slot {
     seq: u64,
     steps: u64,
@@ -168,14 +167,14 @@ fn read_slot(file: &File, path: &Path, geo: &Geometry, k: u64) -> Result<Option<
     if crc32fast::hash(crc_bytes) != stated {
         return Ok(None);
     }
-    let crcs = crc_bytes.chunks_exact(4);
+    let crcs = crc_bytes
+        .chunks_exact(4)
+        .map(|c| c.try_into().expect("4 bytes"));
     Ok(Some(Slot {
         seq: num("seq")?,
         steps,
         p,
-        crcs: crcs
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect(),
+        crcs: crcs.map(u32::from_le_bytes).collect(),
     }))
 }
 
@@ -188,9 +187,8 @@ fn slot_text(bytes: &[u8]) -> Option<&str> {
     header_crc_holds(header).then(|| std::str::from_utf8(header).ok())?
 }
 
-/// The number of cells that a whole slot of `file` states, whichever slot it is: the slots
-/// lie where a file of its length has them (a file of c chunks has 3·slot + c·[`CHUNK`]
-/// bytes, which grows with c).
+/// The number of cells that any whole slot of `file` states, the slots found where a file of
+/// its length has them (c chunks take 3·slot + c·[`CHUNK`] bytes, growing with c).
 fn stated_max(file: &File) -> Option<u64> {
     let len = file.metadata().ok()?.len();
     let bytes_of = |c: u64| SLOTS * slot_bytes_for(c) + c * CHUNK;
@@ -205,8 +203,8 @@ fn stated_max(file: &File) -> Option<u64> {
     })
 }
 
-/// The newest slots of a file, newest first (at most two). Every slot's text is read; a
-/// file of another length than `geo`'s or with no whole slot is damaged.
+/// The newest slots of a file, newest first (at most two); a file of another length than
+/// `geo`'s or with no whole slot is damaged.
 fn newest_slots(file: &File, path: &Path, geo: &Geometry) -> Result<Vec<Slot>> {
     if file.metadata().map_err(|e| Error::io(path, e))?.len() != geo.file_bytes() {
         return Err(damaged(path, "its length is not that of its header"));
@@ -238,20 +236,17 @@ struct Writer {
 }
 
 impl Writer {
-    /// The checkpoint at `path` of a run of `table`'s size, held under an exclusive lock: a
-    /// new one, or one left by a stopped run whose body goes into `table`'s words (which must
-    /// be zero). Returns the writer, the steps done and, when a file was there but could not
-    /// be resumed (torn in its first moments, of an older version, or damaged), why it was
-    /// begun again: a file with no whole slot is no checkpoint.
+    /// The checkpoint at `path` of a run of `table`'s size, under an exclusive lock: a new one,
+    /// or a stopped run's, its body read into `table`'s zero words. Returns the writer, the
+    /// steps done and, when a file there could not be resumed (torn, old or damaged), why.
     fn open(path: &Path, table: &CellsTable) -> Result<(Writer, u64, Option<String>)> {
         let file = open_checkpoint_file(path, "computed")?;
         let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
         let (geo, path) = (Geometry::of(table), path.to_path_buf());
+        let zeros = geo.crc(&[0u8; CHUNK as usize]);
         let newest = Slot {
-            seq: 0,
-            steps: 0,
-            p: Vec::new(),
-            crcs: vec![geo.crc(&[0u8; CHUNK as usize]); geo.chunks as usize],
+            crcs: vec![zeros; geo.chunks as usize],
+            ..Slot::default()
         };
         let mut w = Writer {
             file,
@@ -261,8 +256,8 @@ impl Writer {
         };
         let mut restarted = None;
         if len > 0 {
-            // A checkpoint of another run's size is kept and refused, whatever its length;
-            // one that cannot be read is begun again.
+            // Another run's checkpoint is kept and refused; one that cannot be read is begun
+            // again.
             let max = table.max() as u64;
             if let Some(other) = stated_max(&w.file).filter(|&m| m != max) {
                 return Err(Error::invalid(format!(
@@ -286,16 +281,14 @@ impl Writer {
         Ok((w, 0, restarted))
     }
 
-    /// Read the checkpoint of a stopped run into `table`'s words (which must be zero), each
-    /// chunk checked against both newest slots: the steps done, or an error when it cannot
-    /// be resumed.
+    /// Read a stopped run's body into `table`'s zero words, each chunk checked against both
+    /// newest slots: the steps done.
     fn resume(&mut self, table: &CellsTable) -> Result<u64> {
         let (geo, path, file) = (self.geo, &self.path, &self.file);
         let io = |e| Error::io(path, e);
         let slots = newest_slots(file, path, &geo)?;
         let words = table.words();
-        // The body in pieces of many chunks.
-        const PIECE: usize = 4096; // chunks
+        const PIECE: usize = 4096; // chunks read at a time
         let mut buf = vec![0u8; PIECE * CHUNK as usize];
         let mut actual = Vec::with_capacity(geo.chunks as usize);
         for first in (0..geo.chunks as usize).step_by(PIECE) {
@@ -340,11 +333,6 @@ impl Writer {
         Ok(())
     }
 
-    /// Clear slot `k` (as if never written) and sync.
-    fn clear_slot(&self, k: u64) -> Result<()> {
-        self.put(k, &vec![0u8; self.geo.slot_bytes as usize])
-    }
-
     /// Write the bytes of slot `k` and sync.
     fn put(&self, k: u64, bytes: &[u8]) -> Result<()> {
         let io = |e| Error::io(&self.path, e);
@@ -354,8 +342,9 @@ impl Writer {
     }
 
     /// Make the finished file the same however the run went: its one slot first, as seq 0,
-    /// the other two cleared. At every moment a slot of the finished body is whole.
+    /// the other two cleared (zeros). At every moment a slot of the finished body is whole.
     fn seal(mut self) -> Result<()> {
+        let zeros = vec![0u8; self.geo.slot_bytes as usize];
         if self.newest.seq.is_multiple_of(SLOTS) {
             // Slot 0 is rewritten below: first a copy in slot 1.
             self.write_slot(Slot {
@@ -365,17 +354,16 @@ impl Writer {
         }
         let keep = self.newest.seq % SLOTS;
         for k in (0..SLOTS).filter(|&k| k != keep) {
-            self.clear_slot(k)?;
+            self.put(k, &zeros)?;
         }
         self.write_slot(Slot {
             seq: 0,
             ..self.newest.clone()
         })?;
-        self.clear_slot(keep)
+        self.put(keep, &zeros)
     }
 
-    /// Save `table`'s words with `steps` steps done: the next slot, then the chunks that
-    /// changed, then a sync.
+    /// Save `table`'s words with `steps` done: the next slot, the changed chunks, a sync.
     fn snapshot(&mut self, table: &CellsTable, steps: u64) -> Result<()> {
         let words = table.words();
         let crcs = crcs_of(&self.geo, words);
@@ -408,21 +396,17 @@ impl Writer {
     }
 }
 
-/// The least time between snapshots of a run to a file, which otherwise come by the expected
-/// run time ([`Cadence`]; a snapshot of 140 cells writes about 19 GB).
-pub const SNAPSHOT_FLOOR: Duration = Duration::from_secs(60);
-
 /// Decide every diagram of up to `max` cells by the forward engine, keeping the state in
 /// `out.partial` (resuming from it when it exists), then make that file `out`: the engine's
-/// one run to a file ([`run_to_file`]). Refused before any work when the memory lacks room
-/// for the tables or the disk for the file.
+/// one run to a file ([`run_to_file`]: refused first when memory or disk lacks room), its
+/// snapshots by the run time ([`Cadence`]), at least a minute apart (one of 140 cells writes
+/// about 19 GB).
 pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
-    compute_to_file_with(max, out, SNAPSHOT_FLOOR, report, |_| Ok(()))
+    compute_to_file_with(max, out, Duration::from_secs(60), report, |_| Ok(()))
 }
 
-/// [`compute_to_file`] with snapshots a quarter of the run so far apart, never closer than
-/// `floor` (zero: after each n), and `after(n)` called after each n (an error stops the run
-/// there: tests stop runs with it).
+/// [`compute_to_file`] with snapshots never closer than `floor` (zero: after each n), and
+/// `after(n)` called after each n (an error stops the run there).
 pub fn compute_to_file_with(
     max: u32,
     out: &Path,
@@ -443,8 +427,7 @@ pub fn compute_to_file_with(
     run_to_file(out, job, report)
 }
 
-/// A cells table's part of the run to a file: its checkpoint is the file itself, written in
-/// place in slots.
+/// A cells table's part of the run to a file, whose checkpoint is the file itself.
 struct CellsJob<F> {
     table: CellsTable,
     partial: PathBuf,
@@ -533,8 +516,7 @@ impl CellsFile {
         CellsFile::read(Sealed::open(path)?.of(CELLS_TABLE)?)
     }
 
-    /// The table whose first slot's sealed header was read (the file's first bytes, read
-    /// once): `max` from it, then every slot read (and checked) with it.
+    /// The table whose first slot's sealed header was read: `max` from it, then every slot.
     pub(crate) fn read(sealed: Sealed) -> Result<CellsFile> {
         let path = &sealed.path.clone();
         let max = sealed
@@ -655,7 +637,6 @@ impl Recount for ByCells<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chomp::store::flock_now;
 
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir().join(format!("chompute-cells-{name}-{}", std::process::id()));
@@ -673,10 +654,7 @@ mod tests {
             RunEvent::Restarted { .. } => restarted = true,
             _ => {}
         };
-        let after = |n| match n == stop {
-            true => Err(Error::Interrupted),
-            false => Ok(()),
-        };
+        let after = |n| (n != stop).then_some(()).ok_or(Error::Interrupted);
         let t = compute_to_file_with(max, out, Duration::ZERO, report, after);
         (t, resumed, restarted)
     }
@@ -758,7 +736,7 @@ mod tests {
     }
 
     #[test]
-    fn a_checkpoint_of_another_size_or_a_second_writer_is_refused() {
+    fn a_checkpoint_of_another_size_is_refused() {
         let d = dir("other");
         let out = d.join("o.bin");
         stopped(20, &out, 5);
@@ -778,11 +756,6 @@ mod tests {
             refused(21, "up to 20 cells, not 21");
             refused(40, "up to 20 cells, not 40");
         }
-        // A second writer is refused before the file is read.
-        let held = File::open(&partial).unwrap();
-        flock_now(&held, false).unwrap();
-        refused(20, "another process");
-        drop(held);
         std::fs::remove_dir_all(&d).unwrap();
     }
 }

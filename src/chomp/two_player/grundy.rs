@@ -2,26 +2,15 @@
 //! over P's options, the bite to the empty diagram excluded, so G((1)) = 0 and G(P) = 0
 //! exactly when P is a P-position.
 //!
-//! [`GrundyTable`] keeps the value of every position of a box in colex rank order ([`Ranker`])
-//! and computes it in the one driver (`crate::chomp::engine::driver`) on the colex schedule
-//! ([`Layers`]): prefix blocks in prefix-volume layers, each layer's blocks in parallel, each
-//! block in rank order. A value
-//! takes one byte or two ([`ValueBytes`]); [`GrundyPlan`] chooses before any work and checks the
-//! memory. One byte is exact for boxes of at most 256 cells (a position has at most cells - 1
-//! options, so its mex is at most 255); for larger boxes it is an assumption the run checks:
-//! a value that would not fit stops the run with an error that names the two-byte plan.
+//! [`GrundyTable`] keeps the value of every position of a box by colex rank (or, on a square,
+//! one of each transposed pair) and computes it in the one driver on the colex schedule
+//! ([`Layers`]). A value takes one byte or two ([`ValueBytes`]), chosen by [`GrundyPlan`]
+//! before any work. One byte is exact up to 256 cells (a mex is at most the options, at most
+//! cells - 1); past that the run checks it, and a value that does not fit stops the run. The
+//! largest value of each hook, tallied as it computes, answers [`GrundyTable::largest_in`].
 //!
-//! While it computes, the table records the largest value among the positions of each hook
-//! (a first row of a cells and b rows), from which [`GrundyTable::largest_in`] answers the
-//! largest value of every sub-box without a second pass.
-//!
-//! A run may start at a later step, the values of the steps before it read back from a
-//! checkpoint (`super::grundy_file`, which saves the table to a file); their positions are
-//! then tallied from those values.
-//!
-//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex over
-//! diagrams, the P-positions of the table solver bit for bit, the committed 18×18 data);
-//! tests/games/chomp/grundy_file.rs (resumed runs, their tallies).
+//! Tests: this file's unit tests; tests/games/chomp/two_player.rs (an independent mex, the
+//! table solver's P-positions); tests/games/chomp/grundy_file.rs (resumed runs, their tallies).
 
 use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
@@ -73,11 +62,8 @@ pub struct GrundyPlan {
     pub shape: ChompBox,
     /// Positions of the box, the empty diagram included.
     pub positions: u64,
-    /// Bytes a value takes.
+    /// Bytes a value takes (the run checks every value against it).
     pub width: ValueBytes,
-    /// Whether the width is proved enough (no position of the box has more options than it
-    /// holds); when not, the run checks every value.
-    pub exact: bool,
     /// Whether the table keeps one value for each pair of transposed positions (a square box:
     /// the hook index of `crate::chomp::index::pairs`), not one for every position.
     pub pairs: bool,
@@ -86,9 +72,9 @@ pub struct GrundyPlan {
 }
 
 impl GrundyPlan {
-    /// The plan for `shape`: the width asked for, or by default one byte (exact up to 256
-    /// cells, checked above); a square box keeps one value for each transposed pair. Refuses,
-    /// with the memory it would need, what does not fit in `room`.
+    /// The plan for `shape`: the width asked for, or by default one byte; a square box keeps
+    /// one value for each transposed pair. Refuses, with the memory it would need, what does
+    /// not fit in `room`.
     pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
         GrundyPlan::with_pairs(shape, width, square_for_pairs(shape), room)
     }
@@ -125,8 +111,6 @@ impl GrundyPlan {
             )));
         }
         let width = width.unwrap_or(ValueBytes::One);
-        // A mex is at most the number of options, at most cells - 1.
-        let exact = cells - 1 <= width.max_value() as u64;
         let entries = match pairs {
             true => pairs_index(shape.rows)?.len(),
             false => positions,
@@ -135,7 +119,6 @@ impl GrundyPlan {
             shape,
             positions,
             width,
-            exact,
             pairs,
             entries,
         };
@@ -202,8 +185,7 @@ pub struct GrundyTable {
 }
 
 impl GrundyTable {
-    /// Compute the table of `shape` with the default plan, checked against the memory the
-    /// system has.
+    /// Compute the table of `shape` with the default plan, in the system's memory.
     pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
         GrundyTable::compute_with(GrundyPlan::new(shape, None, Room::SYSTEM)?)
     }
@@ -255,7 +237,12 @@ impl GrundyTable {
         };
         let too_big = AtomicBool::new(false);
         let words = (shape.rows * shape.cols as usize) / 64 + 1;
-        let scratch = || Scratch::new(shape.rows, words, hooks, limit);
+        let scratch = || Scratch {
+            rows: vec![0; shape.rows],
+            seen: vec![0; words],
+            hooks: vec![0; hooks],
+            tally: vec![0; limit + 1],
+        };
         // The value of a position from the marks its options left in `seen`, kept at `index`.
         let decide = |index: u64, seen: &[u64]| {
             let g = mex(seen);
@@ -268,18 +255,12 @@ impl GrundyTable {
         };
         let on_step = |step, progress| {
             if too_big.load(Relaxed) {
+                let two = crate::memory::human_bytes(plan.entries * 2);
                 return Err(Error::too_large(
                     format!("the Grundy table of the {shape} box"),
                     format!(
                         "a value exceeds {limit}, the most one byte holds; \
-                             two bytes a position need {} of memory",
-                        crate::memory::human_bytes(
-                            GrundyPlan {
-                                width: ValueBytes::Two,
-                                ..plan
-                            }
-                            .bytes()
-                        )
+                         two bytes a position need {two} of memory"
                     ),
                 ));
             }
@@ -325,11 +306,9 @@ impl GrundyTable {
         let mut histogram: Vec<u64> = tallies
             .histogram
             .into_iter()
-            .map(AtomicU64::into_inner)
+            .map(|c| c.into_inner())
             .collect();
-        while histogram.len() > 1 && histogram.last() == Some(&0) {
-            histogram.pop();
-        }
+        histogram.truncate(histogram.iter().rposition(|&c| c > 0).map_or(1, |g| g + 1));
         self.histogram = histogram;
         Ok(())
     }
@@ -387,11 +366,6 @@ impl GrundyTable {
         self.plan.entries
     }
 
-    /// The hook index of the values when the table keeps one of each transposed pair.
-    pub fn hook_index(&self) -> Option<&Arc<HookIndex>> {
-        self.hook.as_ref()
-    }
-
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
     pub fn layout(&self) -> BitLayout {
         BitLayout::of(self.ranker.clone(), self.hook.as_ref())
@@ -408,49 +382,26 @@ impl GrundyTable {
         }
     }
 
-    /// For each value g below G(`p`), one position of value g that a bite from `p` leaves (the
-    /// least such position in the order of row lengths), at index g; empty when `p` is P,
-    /// `None` when `p` is empty or outside the box. By the mex definition each exists.
+    /// [`moves_by`] of `p`; `None` when `p` is empty or outside the box.
     pub fn moves(&self, p: &Diagram) -> Option<Vec<Diagram>> {
-        let g = self.value(p)?;
-        let mut options = p.options();
-        options.retain(|q| !q.is_empty());
-        options.sort();
-        let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
-        for q in options {
-            let v = self
-                .value(&q)
-                .expect("an option lies in its position's box");
-            if let Some(slot @ None) = out.get_mut(v as usize) {
-                *slot = Some(q);
-            }
-        }
-        Some(
-            out.into_iter()
-                .map(|q| q.expect("the mex leaves a move to every smaller value"))
-                .collect(),
-        )
+        let value = |q: &Diagram| Ok(self.value(q).expect("an option lies in its position's box"));
+        let moves = moves_by(p, self.value(p)?, value, Error::invalid);
+        Some(moves.expect("the mex leaves a move to every smaller value"))
     }
 
-    /// The largest value among the positions of the `rows`×`cols` box (which must lie inside
-    /// this table's box); `None` when it is outside.
+    /// The largest value among the positions of the `rows`×`cols` box; `None` when it is not
+    /// inside this table's box.
     pub fn largest_in(&self, rows: usize, cols: u32) -> Option<u16> {
         let shape = self.shape();
         if rows == 0 || cols == 0 || rows > shape.rows || cols > shape.cols {
             return None;
         }
         let stride = shape.cols as usize + 1;
-        let mut m = 0;
-        for b in 1..=rows {
-            for a in 1..=cols as usize {
-                m = m.max(self.hook_max[a + b * stride]);
-            }
-        }
-        Some(m)
+        let hooks = (1..=rows).flat_map(|b| (1..=cols as usize).map(move |a| a + b * stride));
+        hooks.map(|h| self.hook_max[h]).max()
     }
 
-    /// How many positions have each Grundy value 0, 1, …, the largest (tallied while
-    /// computing).
+    /// How many positions have each Grundy value 0, 1, …, the largest.
     pub fn histogram(&self) -> &[u64] {
         &self.histogram
     }
@@ -463,16 +414,13 @@ impl GrundyTable {
     /// The value of every rectangle r×c of the box, rows first.
     pub fn rectangles(&self) -> Vec<RectangleGrundy> {
         let shape = self.shape();
-        let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
-        for rows in 1..=shape.rows {
-            for cols in 1..=shape.cols {
-                let grundy = self
-                    .value(&rectangle(rows, cols))
-                    .expect("a rectangle of the box is a position");
-                out.push(RectangleGrundy { rows, cols, grundy });
-            }
-        }
-        out
+        let rect = |(rows, cols)| {
+            let grundy = self.value(&rectangle(rows, cols));
+            let grundy = grundy.expect("a rectangle of the box is a position");
+            RectangleGrundy { rows, cols, grundy }
+        };
+        let all = (1..=shape.rows).flat_map(|r| (1..=shape.cols).map(move |c| (r, c)));
+        all.map(rect).collect()
     }
 
     /// The terms n = 1, 2, … of `sequence` that the box holds ([`GrundySequence::terms`]).
@@ -487,6 +435,35 @@ impl GrundyTable {
             })
             .collect())
     }
+}
+
+/// For each value below `g` = G(`p`), one move of `p` to a position of that value (the least
+/// such position in the order of row lengths), at index g; empty when `p` is P. `value` gives
+/// each option's value. By the mex definition each exists and no option holds `g`: a table
+/// that says otherwise is `damaged(why)`.
+pub(super) fn moves_by(
+    p: &Diagram,
+    g: u16,
+    mut value: impl FnMut(&Diagram) -> Result<u16>,
+    damaged: impl Fn(String) -> Error,
+) -> Result<Vec<Diagram>> {
+    let mut options = p.options();
+    options.retain(|q| !q.is_empty());
+    options.sort();
+    options.dedup();
+    let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
+    for q in options {
+        let v = value(&q)?;
+        if v == g {
+            return Err(damaged(format!("{p} and its option {q} both hold {g}")));
+        }
+        if let Some(slot @ None) = out.get_mut(v as usize) {
+            *slot = Some(q);
+        }
+    }
+    let missing = |v| damaged(format!("{p} holds {g} but no option of it holds {v}"));
+    let out = out.into_iter().enumerate();
+    out.map(|(v, q)| q.ok_or_else(|| missing(v))).collect()
 }
 
 /// The Grundy value of one rectangle.
@@ -515,37 +492,25 @@ pub enum GrundySequence {
 }
 
 impl GrundySequence {
-    /// Every sequence, in the order of their names.
-    pub const ALL: [GrundySequence; 4] = [
-        GrundySequence::Square,
-        GrundySequence::TwoRows,
-        GrundySequence::ThreeRows,
-        GrundySequence::Largest,
+    /// Every sequence by the name the CLI's `--bfile` and Python take.
+    const NAMES: [(&'static str, GrundySequence); 4] = [
+        ("square", GrundySequence::Square),
+        ("two-rows", GrundySequence::TwoRows),
+        ("three-rows", GrundySequence::ThreeRows),
+        ("largest", GrundySequence::Largest),
     ];
-
-    /// The name the CLI's `--bfile` and Python take: "square", "two-rows", "three-rows",
-    /// "largest".
-    pub fn name(self) -> &'static str {
-        match self {
-            GrundySequence::Square => "square",
-            GrundySequence::TwoRows => "two-rows",
-            GrundySequence::ThreeRows => "three-rows",
-            GrundySequence::Largest => "largest",
-        }
-    }
 
     /// The sequence of a name; the error lists the names.
     pub fn from_name(name: &str) -> Result<GrundySequence> {
-        GrundySequence::ALL
-            .into_iter()
-            .find(|s| s.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<&str> = GrundySequence::ALL.iter().map(|s| s.name()).collect();
-                Error::invalid(format!(
-                    "no Grundy sequence is called {name:?}; the sequences are {}",
-                    names.join(", ")
-                ))
-            })
+        let names = GrundySequence::NAMES.iter();
+        let found = names.clone().find(|(n, _)| *n == name).map(|&(_, s)| s);
+        found.ok_or_else(|| {
+            let names: Vec<&str> = names.map(|(n, _)| *n).collect();
+            let names = names.join(", ");
+            Error::invalid(format!(
+                "no Grundy sequence is called {name:?}; the sequences are {names}"
+            ))
+        })
     }
 
     /// The rows of the n-th term's rectangle; `None` for [`GrundySequence::Largest`].
@@ -676,17 +641,6 @@ struct Scratch {
     tally: Vec<u64>,
 }
 
-impl Scratch {
-    fn new(rows: usize, words: usize, hooks: usize, limit: usize) -> Scratch {
-        Scratch {
-            rows: vec![0; rows],
-            seen: vec![0; words],
-            hooks: vec![0; hooks],
-            tally: vec![0; limit + 1],
-        }
-    }
-}
-
 /// Mark the value of the option at index `q` in `seen`; the empty diagram (index 0 in both
 /// layouts) is no option of a Grundy value.
 #[inline]
@@ -783,14 +737,7 @@ mod tests {
         let rects = t.rectangles();
         assert_eq!(rects.len(), 54);
         let at = |r: usize, c: u32| rects[(r - 1) * 9 + c as usize - 1].grundy;
-        assert_eq!(
-            rects[10],
-            RectangleGrundy {
-                rows: 2,
-                cols: 2,
-                grundy: at(2, 2)
-            }
-        );
+        assert_eq!((rects[10].rows, rects[10].cols), (2, 2));
         let squares = t.sequence(GrundySequence::Square).unwrap();
         assert_eq!(
             squares,
@@ -804,9 +751,8 @@ mod tests {
         assert_eq!(largest.len(), 6);
         assert_eq!(largest[5] as usize, t.largest_in(6, 6).unwrap() as usize);
         assert!(largest.windows(2).all(|w| w[0] <= w[1]));
-        for kind in GrundySequence::ALL {
-            assert_eq!(GrundySequence::from_name(kind.name()).unwrap(), kind);
-        }
+        let two = GrundySequence::from_name("two-rows");
+        assert_eq!(two.unwrap(), GrundySequence::TwoRows);
         let e = GrundySequence::from_name("squares").unwrap_err();
         assert!(
             e.to_string()
@@ -818,15 +764,8 @@ mod tests {
     }
 
     #[test]
-    fn the_plan_says_when_one_byte_is_proved_and_refuses_what_does_not_fit() {
+    fn the_plan_refuses_what_does_not_fit() {
         let room = Room::assume(1 << 40);
-        assert!(GrundyPlan::new(bx(16, 16), None, room).unwrap().exact);
-        assert!(!GrundyPlan::new(bx(18, 18), None, room).unwrap().exact);
-        assert!(
-            GrundyPlan::new(bx(18, 18), Some(ValueBytes::Two), room)
-                .unwrap()
-                .exact
-        );
         // One byte a transposed pair: 6.11·10⁹ entries of 18×18; every position: 9.08·10⁹.
         let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
         assert!(e.to_string().contains("5.6 GiB"), "{e}");
@@ -835,18 +774,5 @@ mod tests {
         assert!(GrundyPlan::with_pairs(bx(6, 7), None, true, room).is_err());
         let e = GrundyPlan::new(bx(40, 40), None, room).unwrap_err();
         assert!(e.to_string().contains("2^36"), "{e}");
-    }
-
-    #[test]
-    fn a_value_past_one_byte_stops_the_run() {
-        // 1×300: the position (k) has value k - 1, so (257) needs two bytes.
-        let room = Room::assume(1 << 30);
-        let plan = GrundyPlan::new(bx(1, 300), None, room).unwrap();
-        assert!(!plan.exact);
-        let e = GrundyTable::compute_with(plan).unwrap_err();
-        assert!(e.to_string().contains("exceeds 255"), "{e}");
-        let two = GrundyPlan::new(bx(1, 300), Some(ValueBytes::Two), room).unwrap();
-        let t = GrundyTable::compute_with(two).unwrap();
-        assert_eq!(t.value(&Diagram::new(vec![300]).unwrap()), Some(299));
     }
 }

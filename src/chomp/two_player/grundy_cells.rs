@@ -45,20 +45,13 @@ pub fn partitions(n: u32) -> impl Iterator<Item = Vec<u32>> {
     std::iter::successors((n > 0).then(|| vec![n]), |p| {
         // The ones at the end and a cell of the last part above one, laid out again in
         // parts at most that part's new size.
-        let mut parts = p.clone();
-        let mut rest = 1;
-        while parts.last() == Some(&1) {
-            parts.pop();
-            rest += 1;
-        }
+        let ones = p.iter().rev().take_while(|&&a| a == 1).count();
+        let mut parts = p[..p.len() - ones].to_vec();
         let last = parts.last_mut()?;
         *last -= 1;
-        let cap = *last;
-        while rest > 0 {
-            let part = cap.min(rest);
-            parts.push(part);
-            rest -= part;
-        }
+        let (cap, rest) = (*last, ones as u32 + 1);
+        parts.extend(std::iter::repeat_n(cap, (rest / cap) as usize));
+        parts.extend(Some(rest % cap).filter(|&r| r > 0));
         Some(parts)
     })
 }

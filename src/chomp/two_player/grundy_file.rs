@@ -6,7 +6,7 @@
 //!
 //! Tests: tests/games/chomp/grundy_file.rs.
 
-use super::grundy::{GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
+use super::grundy::{moves_by, GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
 use crate::chomp::index::BitLayout;
@@ -160,9 +160,8 @@ fn open_checkpoint(
     let extra = [("value-bytes", w.to_string())];
     let read = |reader: &mut dyn Read, step, ranges: &[(u64, u64)]| {
         let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
-        // Values go into the table as they are read, range by range (`i`, `done` of it);
-        // those of a record that turns out damaged belong to a step that is computed again,
-        // which overwrites them.
+        // Values go into the table as they are read, range by range (`i`, `done` of it): a
+        // damaged record's step is computed again, over them.
         let (mut i, mut done) = (0, 0);
         let mut place = |mut bytes: &[u8]| {
             while !bytes.is_empty() {
@@ -206,10 +205,8 @@ impl GrundyFile {
         let layout = sealed.value_layout("a Grundy table")?;
         let shape = layout.shape();
         if layout.positions() > MAX_GRUNDY_POSITIONS {
-            return Err(Error::invalid(format!(
-                "{}: the {shape} box has more than 2^36 positions",
-                path.display()
-            )));
+            let why = format!("the {shape} box has more than 2^36 positions");
+            return Err(Error::invalid(format!("{}: {why}", path.display())));
         }
         let width = match sealed.number("value-bytes")? {
             1 => ValueBytes::One,
@@ -276,12 +273,11 @@ impl GrundyFile {
         let w = self.width.bytes();
         let mut b = [0u8; 2];
         self.body.read_at(r * w, &mut b[..w as usize])?;
-        let g = u16::from_le_bytes(b);
-        if g > self.max_value {
-            return Err(self.body.damaged(format!(
-                "entry {r} holds {g}, past max-value {}",
-                self.max_value
-            )));
+        let (g, max) = (u16::from_le_bytes(b), self.max_value);
+        if g > max {
+            return Err(self
+                .body
+                .damaged(format!("entry {r} holds {g}, past max-value {max}")));
         }
         Ok(g)
     }
@@ -294,37 +290,14 @@ impl GrundyFile {
         self.value_at(self.layout.bit_of(p)?)
     }
 
-    /// For every value g below G(`p`), one move of `p` to a position of value g (the least
-    /// such position in the order of row lengths), at index g; empty when `p` is P. By the mex
-    /// definition each exists and no option has G(`p`) itself; a file that says otherwise is
-    /// damaged and refused.
+    /// [`moves_by`] of `p`, read from the file: a file that breaks the mex is damaged.
     pub fn moves(&self, p: &Diagram) -> Result<Vec<Diagram>> {
-        let g = self.value(p)?;
-        let mut options = p.options();
-        options.retain(|q| !q.is_empty());
-        options.sort();
-        options.dedup();
-        let mut out: Vec<Option<Diagram>> = vec![None; g as usize];
-        for q in options {
-            let v = self.value(&q)?;
-            if v == g {
-                return Err(self
-                    .body
-                    .damaged(format!("{p} and its option {q} both hold {g}")));
-            }
-            if let Some(slot @ None) = out.get_mut(v as usize) {
-                *slot = Some(q);
-            }
-        }
-        out.into_iter()
-            .enumerate()
-            .map(|(v, q)| {
-                q.ok_or_else(|| {
-                    self.body
-                        .damaged(format!("{p} holds {g} but no option of it holds {v}"))
-                })
-            })
-            .collect()
+        moves_by(
+            p,
+            self.value(p)?,
+            |q| self.value(q),
+            |why| self.body.damaged(why),
+        )
     }
 
     /// Check every chunk against its CRC-32, the empty diagram's 0 and the largest value

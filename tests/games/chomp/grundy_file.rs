@@ -251,7 +251,7 @@ fn a_square_by_transposed_pairs_stopped_at_any_step_resumes_to_the_identical_fil
     assert!(plan.pairs && plan.entries < plan.positions);
     let whole = dir.join("whole");
     let table = compute_to_file(plan, &whole, |_| {}).unwrap();
-    let steps = table.hook_index().unwrap().steps();
+    let steps = table.layout().hook_index().unwrap().steps();
     assert!(steps > 20, "{steps}");
     let mem = GrundyTable::compute_with(by_rank(shape, ValueBytes::One)).unwrap();
     let stops = [0, 1, steps / 3, steps - 2];
