@@ -183,7 +183,7 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for r in 0..g.ords.len() as usize {
+    for r in 0..g.ranker.len() as usize {
         if g.ords.get(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
