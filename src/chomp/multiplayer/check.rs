@@ -1,15 +1,8 @@
-//! The paper's claims, verified over every position of a box.
-//!
-//! The ordinals come from Fact 2.10; the checks judge them against the game itself. For each
-//! position P the *game* solution set is computed from scores, not from ordinals: moving to Q
-//! hands the turn over, so player 1 of P scores α_{ord(Q)+1}, wrapping to α_1 when ord(Q) = n
-//! (the paper's first theorem), and eating everything scores α_1. Sol P is the set of moves with
-//! the highest score, or {(0)} when (0) is among them (player's preference).
-//!
-//! Each claim of [`ordinal_claims`] is one entry of the registry [`ORDINAL_CLAIMS`]: a name, a
-//! check of one position and a statement. One pass over the box computes what every claim
-//! reads of a position (its options, Sol P, its longest solution chain) once, and hands it to
-//! each claim checked ([`check_ordinals`]).
+//! The paper's claims, verified over every position of a box: the ordinals of Fact 2.10 judged
+//! against the game itself, Sol P computed from the scores ([`Game::score`]), not from the
+//! ordinals: the moves with the highest score, or {(0)} when (0) is among them (player's
+//! preference). [`ORDINAL_CLAIMS`] is the registry; one pass over the box ([`check_ordinals`])
+//! computes what the claims read of a position once and hands it to each claim checked.
 //!
 //! Tests: this file's unit tests.
 
@@ -37,7 +30,6 @@ impl Game<'_> {
         &self.rule.values[k as usize - 1]
     }
 
-    /// Position `r` for messages.
     fn at(&self, r: u64) -> String {
         self.ranker.unrank(r).to_string()
     }
@@ -54,13 +46,10 @@ impl Game<'_> {
     }
 }
 
-/// One position P of the box as the claims see it, in rank order (every option of P has been
-/// seen before P).
+/// One position P of the box as the claims see it, in rank order.
 pub struct PositionSeen<'a> {
     game: &'a Game<'a>,
-    /// P's rank.
     r: u64,
-    /// ord P.
     ord: u8,
     /// P's options Q with ord Q.
     options: &'a [(u64, u8)],
@@ -83,7 +72,6 @@ pub struct PassSeen<'a> {
     game: &'a Game<'a>,
     /// Whether each position is a solution of some position of the box.
     is_solution: &'a [bool],
-    /// Moves looked at.
     moves: u64,
     /// The longest solution chain found.
     longest: u8,
@@ -267,8 +255,6 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
     let total = game.ranker.len() as usize;
     let mut tallies = vec![Tally::new(); claims.len()];
     let mut rows = vec![0u32; game.ranker.shape.rows];
-    // Longest solution chain from each position (Thm 2.8), and whether a position is a
-    // solution of some position of the box (Fact 2.9 (i)).
     let mut longest = vec![0u8; total];
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
@@ -280,7 +266,6 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         game.ranker
             .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
         moves += options.len() as u64;
-        // Sol P from the scores, and the best score index.
         let best = (options.iter().map(|&(_, oq)| game.score(oq)))
             .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
             .expect("P ≠ (0)");

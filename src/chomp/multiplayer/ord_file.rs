@@ -1,11 +1,9 @@
-//! Ordinal tables on disk: the table file (`chomp ord -o FILE`: the store's sealed header with
-//! the normalised rule and the histogram of the ordinals, then the packed table
-//! ([`PackedOrds`]) as little-endian u64 words, then the chunk CRCs), the checkpoint of a run in
-//! progress (`FILE.partial`: one record a finished step, its entries packed at `ordinal-bits`
-//! bits from bit 0 of the first byte), and [`OrdFile`], which answers from the file without
-//! loading it, checking each chunk before it answers and every ordinal against `players`. The
-//! file is a function of the box and the rule alone. Formats: docs/formats.md, "Ordinal
-//! tables".
+//! Ordinal tables on disk (docs/formats.md, "Ordinal tables"): the table file (`chomp ord -o
+//! FILE`: the store's sealed header with the normalised rule and the histogram, the packed
+//! table's little-endian u64 words, the chunk CRCs), a function of the box and the rule alone;
+//! the checkpoint `FILE.partial` (one record a finished step, its entries packed at
+//! `ordinal-bits` bits from bit 0 of the first byte); and [`OrdFile`], which answers from the
+//! file without loading it, each chunk checked before it answers.
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
@@ -55,7 +53,7 @@ fn pack_to(
     sink(&out)
 }
 
-/// Entries of a few bits each read back from bytes [`pack_to`] (or the table's words) wrote.
+/// Entries read back from bytes [`pack_to`] (or the table's words) wrote.
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -165,10 +163,8 @@ pub fn compute_to_file(
         )));
     }
     let job = || {
-        let shape = plan.shape;
-        let ranker = Ranker::new(shape)?;
-        let players = rule.players() as u8;
-        let bytes = plan.room_for_table(players)?;
+        let (ranker, players) = (Ranker::new(plan.shape)?, rule.players() as u8);
+        plan.room_for_table(players)?;
         let ords = match plan.keeps_pairs() {
             true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
             false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
@@ -182,8 +178,6 @@ pub fn compute_to_file(
             layout: table.layout(),
             table,
             rule: rule.clone(),
-            bytes,
-            partial: store::partial_path(out),
             checkpoint: None,
             start: 0,
         })
@@ -196,9 +190,6 @@ struct OrdJob {
     table: OrdTable,
     layout: BitLayout,
     rule: Rule,
-    /// Bytes of the packed entries.
-    bytes: u64,
-    partial: PathBuf,
     checkpoint: Option<Checkpoint>,
     start: u64,
 }
@@ -216,17 +207,17 @@ impl Job for OrdJob {
     type Output = OrdTable;
 
     fn disk_bytes(&self) -> u64 {
-        // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on
-        // disk before it goes.
-        let body = self.bytes + self.bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + self.bytes + 29 * table_steps(&self.layout).steps() + 8192
+        // The checkpoint holds every ordinal too, and both are on disk before it goes.
+        let bytes = self.packed().words().len() as u64 * 8;
+        let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
+        body + bytes + 29 * table_steps(&self.layout).steps() + 8192
     }
 
-    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
-        vec![self.partial.clone()]
+    fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
+        vec![store::partial_path(out)]
     }
 
-    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
         let (ords, players) = (self.packed(), self.rule.players() as u8);
         let bits = ords.bits();
         let extra = [
@@ -250,8 +241,7 @@ impl Job for OrdJob {
                 })
             };
             let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
-            // Entries go into the table as they are read: those of a record that turns out
-            // damaged are cleared, before their step is computed again.
+            // A damaged record's entries, placed as they were read, are cleared.
             if got.is_none() {
                 let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
                 ranks.for_each(|r| ords.put(r, 0));
@@ -259,9 +249,10 @@ impl Job for OrdJob {
             Ok(got.map(|(_, bytes)| bytes))
         };
         let magic = (PARTIAL_MAGIC, "computed");
-        let (checkpoint, start) = open_step_log(&self.partial, magic, &self.layout, &extra, read)?;
+        let partial = store::partial_path(out);
+        let (checkpoint, start) = open_step_log(&partial, magic, &self.layout, &extra, read)?;
         let steps = (start, table_steps(&self.layout).steps());
-        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
+        let said = RunEvent::resumed(&partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }
@@ -309,9 +300,8 @@ pub struct OrdFile {
 }
 
 impl OrdFile {
-    /// Open a table written by [`save_ords`]: checks the header (its CRC, the box, the
-    /// numbering, the rule, the width, the histogram) and the file's length, and reads the
-    /// trailer of chunk CRCs.
+    /// Open a table written by [`save_ords`]: checks the header and the file's length, and
+    /// reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<OrdFile> {
         OrdFile::read(Sealed::open(path)?.of(ORD_TABLE)?)
     }
