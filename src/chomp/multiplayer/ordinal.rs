@@ -279,10 +279,8 @@ impl OrdPlan {
                 return Ok(streamed?.1.expect("the columns kept"));
             }
             OrdEngine::General | OrdEngine::Layers | OrdEngine::Auto => {
-                // The single rank-order sweep is the general engine's default: its options sit
-                // close together in memory, so on one or two cores it beats the volume layers
-                // (about 2.5× on 13×13); the layers win only with many free cores (see
-                // BENCHMARKS.md).
+                // The rank-order sweep reads options close together in memory: on one or two
+                // cores it beats the volume layers 2.5× on 13×13 (BENCHMARKS.md).
                 let layers = self.engine == OrdEngine::Layers || rayon::current_num_threads() >= 8;
                 Ords::Bytes(match layers && ranker.len() >= 1 << 16 {
                     true => ordinals_by_volume(&ranker, &choice)?,
@@ -298,9 +296,7 @@ impl OrdPlan {
     }
 }
 
-/// The ordinals of a table, read by rank: one byte each (the general, layered and three-row
-/// engines), packed by rank, or packed one entry a transposed pair (the packed engine on a
-/// square).
+/// The ordinals of a table, read by rank.
 #[derive(Debug)]
 pub enum Ords {
     /// One byte a position.
@@ -496,7 +492,8 @@ pub struct RectangleOrdinal {
     pub sol: Vec<String>,
 }
 
-/// How many entries of `ords` equal each ordinal 0..=n.
+/// How many entries of `ords` equal each ordinal 0..=n (others, such as
+/// [`super::plane::OrdinalPlane::OUTSIDE`], are not counted).
 pub fn histogram(ords: &[u8], players: u8) -> Vec<u64> {
     let mut counts = [0u64; 256];
     for &o in ords {

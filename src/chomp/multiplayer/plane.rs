@@ -88,13 +88,7 @@ impl OrdinalPlane {
 
     /// Positions of each ordinal 0..=players on the plane.
     pub fn counts(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.players as usize + 1];
-        for &o in &self.cells {
-            if o != Self::OUTSIDE {
-                counts[o as usize] += 1;
-            }
-        }
-        counts
+        super::ordinal::histogram(&self.cells, self.players)
     }
 
     /// What the plane shows, in words.
