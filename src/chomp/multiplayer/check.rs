@@ -101,7 +101,7 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
     },
     OrdinalClaim {
         name: "Theorem 2.7",
-        position: solution_moves_lower_the_ordinal,
+        position: |p, t| solution_moves_lower_the_ordinal(p, t, true),
         finish: |_, _| {
             "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one".into()
         },
@@ -123,7 +123,7 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
     },
     OrdinalClaim {
         name: "Fact 2.9 (ii)",
-        position: solutions_come_from_one_ordinal_above,
+        position: |p, t| solution_moves_lower_the_ordinal(p, t, false),
         finish: |_, _| "solution moves Q → P: ord Q = ord P + 1".into(),
     },
     OrdinalClaim {
@@ -151,11 +151,12 @@ fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
     t.record(g.alpha(p.ord) == g.alpha(p.best), || p.at());
 }
 
-/// Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
-fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally) {
+/// Fact 2.9 (ii): a solution move P → Q has ord P = ord Q + 1; Thm 2.7 (`below_n`): and
+/// ord Q ≤ n-1.
+fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally, below_n: bool) {
     for &q in p.sol {
         let oq = p.game.ords.get(q);
-        t.record(oq < p.game.n && p.ord == oq + 1, || {
+        t.record((!below_n || oq < p.game.n) && p.ord == oq + 1, || {
             format!("{} → {}", p.at(), p.game.at(q))
         });
     }
@@ -182,14 +183,6 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     format!(
         "positions of ordinal n: none is a solution of a position of the box ({lower_witnessed} of the {lower} others are)"
     )
-}
-
-/// Fact 2.9 (ii): every solution move P → Q starts from ord P = ord Q + 1.
-fn solutions_come_from_one_ordinal_above(p: &PositionSeen, t: &mut Tally) {
-    for &q in p.sol {
-        let oq = p.game.ords.get(q);
-        t.record(p.ord == oq + 1, || format!("{} → {}", p.at(), p.game.at(q)));
-    }
 }
 
 /// Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.

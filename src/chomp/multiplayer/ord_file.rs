@@ -54,6 +54,7 @@ fn pack_to(
 }
 
 /// Entries read back from bytes [`pack_to`] (or the table's words) wrote.
+#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -61,14 +62,6 @@ struct Unpacker {
 }
 
 impl Unpacker {
-    fn new(bits: u32) -> Unpacker {
-        Unpacker {
-            bits,
-            acc: 0,
-            have: 0,
-        }
-    }
-
     /// Every whole entry of `bytes` (after what earlier calls left) to `each`, which may stop
     /// the reading by returning false; returns false then.
     fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u8) -> bool) -> bool {
@@ -119,14 +112,9 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             rule.normalised()
         )));
     }
-    let packed;
-    let ords = match table.ords.packed() {
-        Some(p) => p,
-        None => {
-            packed = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
-            &packed
-        }
-    };
+    let bytes = (table.ords.packed().is_none()).then(|| table.ords.to_bytes());
+    let repacked = bytes.map(|b| PackedOrds::from_bytes(&b, players));
+    let ords = table.ords.packed().or(repacked.as_ref()).expect("packed");
     let header = ord_header(
         &ORD_TABLE.magic(),
         &table.layout(),
@@ -228,7 +216,10 @@ impl Job for OrdJob {
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * bits as u64).div_ceil(8);
             let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker::new(bits);
+            let mut unpacker = Unpacker {
+                bits,
+                ..Default::default()
+            };
             let mut place = |bytes: &[u8]| {
                 unpacker.feed(bytes, |o| match ranks.next() {
                     Some(r) if o <= players => {
@@ -418,7 +409,10 @@ impl OrdFile {
             None => vec![(0, len, 1)],
         };
         self.body.verify(Histogram {
-            unpacker: Unpacker::new(self.bits),
+            unpacker: Unpacker {
+                bits: self.bits,
+                ..Default::default()
+            },
             weights,
             len,
             at: (0, 0),

@@ -136,22 +136,18 @@ impl PackedOrds {
                     .map(move |x| (x, (x + CHUNK).min(hi), w))
             })
             .collect();
-        pieces
-            .into_par_iter()
-            .fold(
-                || vec![0u64; n],
-                |mut h, (lo, hi, w)| {
-                    (lo..hi).for_each(|r| h[self.get(r) as usize] += w);
-                    h
-                },
-            )
-            .reduce(
-                || vec![0u64; n],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            )
+        let count = |(lo, hi, w)| {
+            let mut h = vec![0u64; n];
+            (lo..hi).for_each(|r| h[self.get(r) as usize] += w);
+            h
+        };
+        pieces.into_par_iter().map(count).reduce(
+            || vec![0u64; n],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
     }
 
     /// Every entry as one byte.

@@ -183,8 +183,8 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// Built from the rule's numbers as given, compared exactly (not from its normalised form,
-    /// so that Theorem 3.3 can be checked by building two choices from different numbers).
+    /// Built from the rule's numbers as given (not its normalised form: Theorem 3.3 is
+    /// checked by building two choices from different numbers).
     pub fn new(rule: &Rule) -> Choice {
         let n = rule.players() as u8;
         let mut by_preference: Vec<u8> = (1..=n).collect();
@@ -204,7 +204,7 @@ impl Choice {
     }
 
     /// K(P) = { o+1 : o in mask, o ≠ n }; ord(P) = the k ∈ K(P) with the largest β_k; 0 when K
-    /// is empty (only the empty position, which has no options).
+    /// is empty.
     fn choose_slow(&self, mask: u64) -> u8 {
         self.by_preference
             .iter()
