@@ -315,16 +315,12 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> crate::Result<Vec
     let mut t33 = Tally::new();
     for class in classes {
         for f in &class.members {
+            // 7b³/4 − 5/2 = (7b³ − 10)·25 hundredths, written exactly.
+            let hundredths = |b: u8| (7 * (b as i64).pow(3) - 10) * 25;
             let values: Vec<String> = f
                 .perm
                 .iter()
-                .map(|&b| {
-                    // 7b³/4 − 5/2 written exactly as a decimal: quarters.
-                    let quarters = 7 * (b as i64).pow(3) - 10;
-                    let sign = if quarters < 0 { "-" } else { "" };
-                    let q = quarters.unsigned_abs();
-                    format!("{sign}{}.{:02}", q / 4, (q % 4) * 25)
-                })
+                .map(|&b| format!("{}e-2", hundredths(b)))
                 .collect();
             let g = Rule::parse(&values.join(",")).expect("distinct decimals");
             let table = ordinals_in_rank_order(ranker, &Choice::new(&g))?;

@@ -460,10 +460,8 @@ pub fn sol_from<E>(
     o: u8,
     mut ordinal_of: impl FnMut(&Diagram) -> Result<u8, E>,
 ) -> Result<Vec<Diagram>, E> {
-    match o {
-        0 => return Ok(Vec::new()),
-        1 => return Ok(vec![Diagram::empty()]),
-        _ => {}
+    if o <= 1 {
+        return Ok((o == 1).then(Diagram::empty).into_iter().collect());
     }
     let mut options = p.options();
     options.sort();
