@@ -18,6 +18,7 @@ use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
 use std::io::Read;
+use std::iter::repeat_n;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -403,19 +404,18 @@ impl OrdFile {
     /// (an entry of a transposed pair counts twice; the store's one verify); the bits past the
     /// last entry must be 0.
     pub fn verify(&self) -> Result<()> {
-        let len = self.layout.len();
-        let weights = match self.layout.hook_index() {
+        let runs = match self.layout.hook_index() {
             Some(hook) => hook_weights(hook),
-            None => vec![(0, len, 1)],
+            None => vec![(0, self.layout.len(), 1)],
         };
+        let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
             unpacker: Unpacker {
                 bits: self.bits,
                 ..Default::default()
             },
             weights,
-            len,
-            at: (0, 0),
+            at: 0,
             bad: None,
             counts: vec![0; self.rule.players() + 1],
             stated: &self.histogram,
@@ -425,36 +425,30 @@ impl OrdFile {
 
 /// What an ordinal table's verify recounts: the histogram of its ordinals, and that no entry
 /// (nor the bits past the last) holds a value no ordinal takes.
-struct Histogram<'a> {
+struct Histogram<'a, W> {
     unpacker: Unpacker,
-    /// (first index, one past the last, weight) of each run of entries of one weight.
-    weights: Vec<(u64, u64, u64)>,
-    len: u64,
-    /// The entry next and its run of weights.
-    at: (u64, usize),
-    /// The first entry that holds no ordinal.
+    /// How many positions each entry stands for (2 for a transposed pair), in order.
+    weights: W,
+    /// The entry next, and the first that holds no ordinal.
+    at: u64,
     bad: Option<u64>,
     counts: Vec<u64>,
     stated: &'a [u64],
 }
 
-impl Recount for Histogram<'_> {
+impl<W: Iterator<Item = u64>> Recount for Histogram<'_, W> {
     fn feed(&mut self, chunk: &[u8]) {
         let n = self.counts.len() - 1;
         if self.bad.is_some() {
             return;
         }
-        let (r, run) = &mut self.at;
         self.unpacker.feed(chunk, |o| {
-            while *run < self.weights.len() && self.weights[*run].1 <= *r {
-                *run += 1;
+            match (self.weights.next(), o as usize) {
+                (Some(w), o) if o <= n => self.counts[o] += w,
+                (None, 0) => {}
+                _ => self.bad = Some(self.at),
             }
-            match (*r < self.len, o as usize) {
-                (true, o) if o <= n => self.counts[o] += self.weights[*run].2,
-                (false, 0) => {}
-                _ => self.bad = Some(*r),
-            }
-            *r += 1;
+            self.at += 1;
             self.bad.is_none()
         });
     }
