@@ -202,8 +202,7 @@ impl OrdPlan {
         }
         let cols = self.shape.cols;
         let keep = keep_cols.map(|c| c.min(cols));
-        let kept_ranker = keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }));
-        let kept_ranker = kept_ranker.transpose()?;
+        let kept_ranker = (keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }))).transpose()?;
         let mut kept = Vec::with_capacity(kept_ranker.as_ref().map_or(0, |r| r.len() as usize));
         let mut histogram = vec![0u64; rule.players() + 1];
         let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
