@@ -1,5 +1,5 @@
 //! The paper's claims, verified over every position of a box: the ordinals of Fact 2.10 judged
-//! against the game itself, Sol P computed from the scores ([`Game::score`]), not from the
+//! against the game itself, Sol P computed from the scores (`Game::score`), not from the
 //! ordinals: the moves with the highest score, or {(0)} when (0) is among them (player's
 //! preference). [`ORDINAL_CLAIMS`] is the registry; one pass over the box ([`check_ordinals`])
 //! computes what the claims read of a position once and hands it to each claim checked.

@@ -133,12 +133,9 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
     })
 }
 
-/// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
-/// transposed pair on a square, [`OrdPlan::keeps_pairs`]), keep finished steps in
-/// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
-/// checkpoint: the engine's one run to a file ([`run_to_file`]). The saved file is the same,
-/// byte for byte, however often the run was stopped and resumed. Refused before any work when
-/// the memory lacks room for the table or the disk for the table and its checkpoint.
+/// The plan's table under `rule` by the packed engine, run to the file `out` ([`run_to_file`]:
+/// resumable from `FILE.partial`, the file the same byte for byte however often the run was
+/// stopped), refused before any work when the memory or the disk lacks room.
 pub fn compute_to_file(
     plan: OrdPlan,
     rule: &Rule,
@@ -280,8 +277,8 @@ impl Job for OrdJob {
     }
 }
 
-/// A saved ordinal table opened for reading single ordinals without loading it. Every
-/// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
+/// A saved ordinal table opened for reading single ordinals without loading it, each from a
+/// chunk whose CRC-32 was checked.
 #[derive(Debug)]
 pub struct OrdFile {
     body: CheckedBody,
@@ -401,8 +398,7 @@ impl OrdFile {
     }
 
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
-    /// (an entry of a transposed pair counts twice; the store's one verify); the bits past the
-    /// last entry must be 0.
+    /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
         let runs = match self.layout.hook_index() {
             Some(hook) => hook_weights(hook),
