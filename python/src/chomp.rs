@@ -310,7 +310,7 @@ impl ChompOrdinals {
     }
 
     fn __len__(&self) -> usize {
-        self.table.ords.len() as usize
+        self.table.ranker.len() as usize
     }
 
     fn __repr__(&self) -> String {
@@ -318,7 +318,7 @@ impl ChompOrdinals {
             "<chompute.ChompOrdinals rule ({}) box {}: {} positions, histogram {:?}>",
             self.rule.normalised(),
             self.table.ranker.shape,
-            self.table.ords.len() as usize,
+            self.table.ranker.len() as usize,
             self.table.histogram()
         )
     }

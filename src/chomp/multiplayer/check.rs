@@ -1,15 +1,8 @@
-//! The paper's claims, verified over every position of a box.
-//!
-//! The ordinals come from Fact 2.10; the checks judge them against the game itself. For each
-//! position P the *game* solution set is computed from scores, not from ordinals: moving to Q
-//! hands the turn over, so player 1 of P scores α_{ord(Q)+1}, wrapping to α_1 when ord(Q) = n
-//! (the paper's first theorem), and eating everything scores α_1. Sol P is the set of moves with
-//! the highest score, or {(0)} when (0) is among them (player's preference).
-//!
-//! Each claim of [`ordinal_claims`] is one entry of the registry [`ORDINAL_CLAIMS`]: a name, a
-//! check of one position and a statement. One pass over the box computes what every claim
-//! reads of a position (its options, Sol P, its longest solution chain) once, and hands it to
-//! each claim checked ([`check_ordinals`]).
+//! The paper's claims, verified over every position of a box: the ordinals of Fact 2.10 judged
+//! against the game itself, Sol P computed from the scores (`Game::score`), not from the
+//! ordinals: the moves with the highest score, or {(0)} when (0) is among them (player's
+//! preference). [`ORDINAL_CLAIMS`] is the registry; one pass over the box ([`check_ordinals`])
+//! computes what the claims read of a position once and hands it to each claim checked.
 //!
 //! Tests: this file's unit tests.
 
@@ -37,7 +30,6 @@ impl Game<'_> {
         &self.rule.values[k as usize - 1]
     }
 
-    /// Position `r` for messages.
     fn at(&self, r: u64) -> String {
         self.ranker.unrank(r).to_string()
     }
@@ -54,13 +46,10 @@ impl Game<'_> {
     }
 }
 
-/// One position P of the box as the claims see it, in rank order (every option of P has been
-/// seen before P).
+/// One position P of the box as the claims see it, in rank order.
 pub struct PositionSeen<'a> {
     game: &'a Game<'a>,
-    /// P's rank.
     r: u64,
-    /// ord P.
     ord: u8,
     /// P's options Q with ord Q.
     options: &'a [(u64, u8)],
@@ -83,7 +72,6 @@ pub struct PassSeen<'a> {
     game: &'a Game<'a>,
     /// Whether each position is a solution of some position of the box.
     is_solution: &'a [bool],
-    /// Moves looked at.
     moves: u64,
     /// The longest solution chain found.
     longest: u8,
@@ -113,7 +101,7 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
     },
     OrdinalClaim {
         name: "Theorem 2.7",
-        position: solution_moves_lower_the_ordinal,
+        position: |p, t| solution_moves_lower_the_ordinal(p, t, true),
         finish: |_, _| {
             "solution moves: each lands on ord ≤ n-1 and lowers the ordinal by exactly one".into()
         },
@@ -135,7 +123,7 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
     },
     OrdinalClaim {
         name: "Fact 2.9 (ii)",
-        position: solutions_come_from_one_ordinal_above,
+        position: |p, t| solution_moves_lower_the_ordinal(p, t, false),
         finish: |_, _| "solution moves Q → P: ord Q = ord P + 1".into(),
     },
     OrdinalClaim {
@@ -163,11 +151,12 @@ fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
     t.record(g.alpha(p.ord) == g.alpha(p.best), || p.at());
 }
 
-/// Thm 2.7: a solution move lands on ord ≤ n-1 and lowers the ordinal by one.
-fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally) {
+/// Fact 2.9 (ii): a solution move P → Q has ord P = ord Q + 1; Thm 2.7 (`below_n`): and
+/// ord Q ≤ n-1.
+fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally, below_n: bool) {
     for &q in p.sol {
         let oq = p.game.ords.get(q);
-        t.record(oq < p.game.n && p.ord == oq + 1, || {
+        t.record((!below_n || oq < p.game.n) && p.ord == oq + 1, || {
             format!("{} → {}", p.at(), p.game.at(q))
         });
     }
@@ -183,7 +172,7 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for r in 0..g.ords.len() as usize {
+    for r in 0..g.ranker.len() as usize {
         if g.ords.get(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
@@ -194,14 +183,6 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     format!(
         "positions of ordinal n: none is a solution of a position of the box ({lower_witnessed} of the {lower} others are)"
     )
-}
-
-/// Fact 2.9 (ii): every solution move P → Q starts from ord P = ord Q + 1.
-fn solutions_come_from_one_ordinal_above(p: &PositionSeen, t: &mut Tally) {
-    for &q in p.sol {
-        let oq = p.game.ords.get(q);
-        t.record(p.ord == oq + 1, || format!("{} → {}", p.at(), p.game.at(q)));
-    }
 }
 
 /// Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.
@@ -267,8 +248,6 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
     let total = game.ranker.len() as usize;
     let mut tallies = vec![Tally::new(); claims.len()];
     let mut rows = vec![0u32; game.ranker.shape.rows];
-    // Longest solution chain from each position (Thm 2.8), and whether a position is a
-    // solution of some position of the box (Fact 2.9 (i)).
     let mut longest = vec![0u8; total];
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
@@ -280,7 +259,6 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         game.ranker
             .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
         moves += options.len() as u64;
-        // Sol P from the scores, and the best score index.
         let best = (options.iter().map(|&(_, oq)| game.score(oq)))
             .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
             .expect("P ≠ (0)");
@@ -337,16 +315,12 @@ pub fn class_claims(ranker: &Ranker, classes: &[RuleClass]) -> crate::Result<Vec
     let mut t33 = Tally::new();
     for class in classes {
         for f in &class.members {
+            // 7b³/4 − 5/2 = (7b³ − 10)·25 hundredths, written exactly.
+            let hundredths = |b: u8| (7 * (b as i64).pow(3) - 10) * 25;
             let values: Vec<String> = f
                 .perm
                 .iter()
-                .map(|&b| {
-                    // 7b³/4 − 5/2 written exactly as a decimal: quarters.
-                    let quarters = 7 * (b as i64).pow(3) - 10;
-                    let sign = if quarters < 0 { "-" } else { "" };
-                    let q = quarters.unsigned_abs();
-                    format!("{sign}{}.{:02}", q / 4, (q % 4) * 25)
-                })
+                .map(|&b| format!("{}e-2", hundredths(b)))
                 .collect();
             let g = Rule::parse(&values.join(",")).expect("distinct decimals");
             let table = ordinals_in_rank_order(ranker, &Choice::new(&g))?;
@@ -413,21 +387,12 @@ mod tests {
             let t = table(&rule, rows, cols);
             let all = ordinal_claims(&t, &rule);
             assert_eq!(all.len(), ORDINAL_CLAIMS.len());
+            let row = |c: &Claim| format!("{}|{}|{}|{}", c.name, c.statement, c.range, c.checked);
             for (entry, whole) in ORDINAL_CLAIMS.iter().zip(&all) {
-                let alone = check_ordinals(&t, &rule, &[entry]);
-                let c = &alone[0];
+                let alone = &check_ordinals(&t, &rule, &[entry])[0];
                 assert!(whole.pass, "{}: {:?}", whole.name, whole.counterexample);
-                assert_eq!(
-                    (&c.name, &c.statement, &c.range, c.checked, c.pass),
-                    (
-                        &whole.name,
-                        &whole.statement,
-                        &whole.range,
-                        whole.checked,
-                        whole.pass
-                    )
-                );
-                assert_eq!(c.name, entry.name);
+                assert_eq!(row(alone), row(whole));
+                assert_eq!((&alone.name, alone.pass), (&entry.name.to_string(), true));
             }
         }
     }

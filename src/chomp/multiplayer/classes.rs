@@ -1,11 +1,7 @@
-//! Rule isomorphism classes [Thm 3.1]: f ~ g iff ord_f = ord_g on every position. Here the
-//! classes of all N! normalised rules for N players, on the positions of one box.
-//!
-//! Work is shared twice over. The option ranks of each position are generated once and used
-//! by every rule. And rules are kept in groups whose tables agree on every position done so
-//! far: a group reads its options' ordinals once, and only the final Fact 2.10 choice (one
-//! table lookup) is made per rule. A group splits when its rules first disagree, so the work
-//! is (number of classes) × (moves) + (rules) × (positions).
+//! Rule isomorphism classes [Thm 3.1]: f ~ g iff ord_f = ord_g on every position of a box.
+//! Rules are kept in groups whose tables agree so far: a group reads its options' ordinals once
+//! and each rule only makes the Fact 2.10 choice; a group splits where its rules first
+//! disagree, so the work is (classes) × (moves) + (rules) × (positions).
 //!
 //! Tests: this file's unit tests.
 
@@ -27,8 +23,7 @@ pub const MAX_CLASS_PLAYERS: usize = 8;
 /// Most positions a box for `classes` may have (its tables are a byte a position a class).
 pub const MAX_CLASS_POSITIONS: u64 = 1 << 24;
 
-/// [`crate::Error::BadInput`] ([`crate::Input::Players`]) unless 2 ≤ `players` ≤
-/// [`MAX_CLASS_PLAYERS`].
+/// Refused unless 2 ≤ `players` ≤ [`MAX_CLASS_PLAYERS`].
 pub fn check_players(players: u64) -> crate::Result<()> {
     if !(2..=MAX_CLASS_PLAYERS as u64).contains(&players) {
         return Err(crate::Error::bad_input(
@@ -88,8 +83,7 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleCl
     let mut picks: Vec<u8> = Vec::new();
     let phase = crate::progress::phase("positions", Some(total as u64));
     crate::cancel::check()?;
-    // Option reads since the last look at the token: a position costs one per option per
-    // group, and with thousands of groups a fixed number of positions would be seconds.
+    // Option reads since the last look at the token (thousands of groups make a position slow).
     let mut work = 0usize;
     for r in 1..total {
         if work >= 1 << 20 {

@@ -1,16 +1,7 @@
-//! The packed ordinal table of a square box in the hook index (`crate::chomp::index::hook`):
-//! one entry for each pair of transposed positions. Transposing a position maps its options
-//! onto its transpose's options, so a position and its transpose have the same ordinal under
-//! every rule, and the table needs one of them.
-//!
-//! The index ([`pairs_index`], whose options a stored position reads) keeps every interior of
-//! a diagonal hook: the blocks are then all colex boxes, and the table holds about two thirds
-//! of the box's positions (405 million of 601 million on 16×16).
-//!
-//! Steps: those of the hook index (hook sums, within a sum the prefix-volume layers of its
-//! colex blocks), on the one driver, exactly as the colex table runs its layers: an option
-//! has a smaller hook sum (an earlier step) or the same hook (an earlier layer, or a smaller
-//! rank in the same prefix block).
+//! The packed ordinal table of a square box in the hook index ([`pairs_index`]): one entry
+//! for each pair of transposed positions (a position and its transpose have the same ordinal
+//! under every rule), about two thirds of the positions (405 million of 601 million on
+//! 16×16), computed by the index's steps on the one driver as the colex table is.
 //!
 //! Tests: this file's unit tests (the colex table, position by position, on squares to 8×8
 //! under several rules); tests/games/chomp/multiplayer.rs (the CLI's default on squares
@@ -27,10 +18,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 impl PackedOrds {
-    /// Decide the ordinals of the n×n box in `hook` ([`pairs_index`](crate::chomp::index::pairs::pairs_index)) under `choice` by the
-    /// index's steps from `start` on (the entries of the steps before it are in the table
-    /// already), calling `on_step(step, progress)` after each. Stops with
-    /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+    /// [`PackedOrds::compute_from`] on the n×n box in `hook` ([`pairs_index`]).
     pub fn compute_hook_from(
         &self,
         hook: &HookIndex,
@@ -85,7 +73,7 @@ impl PackedOrds {
 pub struct HookOrds {
     /// The square's colex ranking (the rank every reader of a table speaks).
     pub ranker: Ranker,
-    /// The index of the entries ([`pairs_index`](crate::chomp::index::pairs::pairs_index)).
+    /// The index of the entries ([`pairs_index`]).
     pub hook: Arc<HookIndex>,
     /// The entries, by index.
     pub ords: PackedOrds,

@@ -1,16 +1,8 @@
-//! Multiplayer Chomp (docs/mathematics.md §5): an n-player rule orders the scores of the last
-//! biters, and every position has an ordinal by Fact 2.10.
-//!
-//! - [`rule`]: rules, exact normalisation [Fact 3.4], the Fact 2.10 choice.
-//! - [`ordinal`]: the general engine (rank order or parallel volume layers), Sol and chains,
-//!   and the engine plan ([`ordinal::OrdPlan`]).
-//! - [`packed`]: the packed table (⌈log2(n+1)⌉ bits a position) on the colex prefix layers.
-//! - [`hook_ords`]: the packed table of a square in the hook index, one entry a transposed pair.
-//! - [`ord_file`]: the packed table on disk (`chomp ord -o`), resumable, read by `chomp query`.
-//! - [`three_row`]: O(1) work per position for three rows.
-//! - [`classes`]: rule isomorphism classes [Thm 3.1] sharing the move structure.
-//! - [`check`]: the paper's claims verified over a box.
-//! - [`plane`]: the ordinals of two- or three-row positions on a plane, for pictures.
+//! Multiplayer Chomp (docs/mathematics.md §5): an n-player rule ([`rule`]) orders the scores of
+//! the last biters, and every position has an ordinal by Fact 2.10: the byte engines and the
+//! plan ([`ordinal`]), the packed tables ([`packed`], [`hook_ords`]) and their file
+//! ([`ord_file`]), three rows in O(1) a position ([`three_row`]), rule classes ([`classes`]),
+//! the paper's claims ([`check`]), planes for pictures ([`plane`]).
 //!
 //! Tests: the unit tests of these files; tests/engine/, tests/games/chomp/multiplayer.rs.
 

@@ -1,11 +1,9 @@
-//! Ordinal tables on disk: the table file (`chomp ord -o FILE`: the store's sealed header with
-//! the normalised rule and the histogram of the ordinals, then the packed table
-//! ([`PackedOrds`]) as little-endian u64 words, then the chunk CRCs), the checkpoint of a run in
-//! progress (`FILE.partial`: one record a finished step, its entries packed at `ordinal-bits`
-//! bits from bit 0 of the first byte), and [`OrdFile`], which answers from the file without
-//! loading it, checking each chunk before it answers and every ordinal against `players`. The
-//! file is a function of the box and the rule alone. Formats: docs/formats.md, "Ordinal
-//! tables".
+//! Ordinal tables on disk (docs/formats.md, "Ordinal tables"): the table file (`chomp ord -o
+//! FILE`: the store's sealed header with the normalised rule and the histogram, the packed
+//! table's little-endian u64 words, the chunk CRCs), a function of the box and the rule alone;
+//! the checkpoint `FILE.partial` (one record a finished step, its entries packed at
+//! `ordinal-bits` bits from bit 0 of the first byte); and [`OrdFile`], which answers from the
+//! file without loading it, each chunk checked before it answers.
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
@@ -20,6 +18,7 @@ use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
 use std::io::Read;
+use std::iter::repeat_n;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -55,7 +54,8 @@ fn pack_to(
     sink(&out)
 }
 
-/// Entries of a few bits each read back from bytes [`pack_to`] (or the table's words) wrote.
+/// Entries read back from bytes [`pack_to`] (or the table's words) wrote.
+#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -63,14 +63,6 @@ struct Unpacker {
 }
 
 impl Unpacker {
-    fn new(bits: u32) -> Unpacker {
-        Unpacker {
-            bits,
-            acc: 0,
-            have: 0,
-        }
-    }
-
     /// Every whole entry of `bytes` (after what earlier calls left) to `each`, which may stop
     /// the reading by returning false; returns false then.
     fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u8) -> bool) -> bool {
@@ -121,14 +113,9 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             rule.normalised()
         )));
     }
-    let packed;
-    let ords = match table.ords.packed() {
-        Some(p) => p,
-        None => {
-            packed = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
-            &packed
-        }
-    };
+    let bytes = (table.ords.packed().is_none()).then(|| table.ords.to_bytes());
+    let repacked = bytes.map(|b| PackedOrds::from_bytes(&b, players));
+    let ords = table.ords.packed().or(repacked.as_ref()).expect("packed");
     let header = ord_header(
         &ORD_TABLE.magic(),
         &table.layout(),
@@ -146,12 +133,9 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
     })
 }
 
-/// Compute the ordinals of the plan's box under `rule` by the packed engine (one entry a
-/// transposed pair on a square, [`OrdPlan::keeps_pairs`]), keep finished steps in
-/// `FILE.partial` (resuming from it when it exists), save the table to `out` and remove the
-/// checkpoint: the engine's one run to a file ([`run_to_file`]). The saved file is the same,
-/// byte for byte, however often the run was stopped and resumed. Refused before any work when
-/// the memory lacks room for the table or the disk for the table and its checkpoint.
+/// The plan's table under `rule` by the packed engine, run to the file `out` ([`run_to_file`]:
+/// resumable from `FILE.partial`, the file the same byte for byte however often the run was
+/// stopped), refused before any work when the memory or the disk lacks room.
 pub fn compute_to_file(
     plan: OrdPlan,
     rule: &Rule,
@@ -165,10 +149,8 @@ pub fn compute_to_file(
         )));
     }
     let job = || {
-        let shape = plan.shape;
-        let ranker = Ranker::new(shape)?;
-        let players = rule.players() as u8;
-        let bytes = plan.room_for_table(players)?;
+        let (ranker, players) = (Ranker::new(plan.shape)?, rule.players() as u8);
+        plan.room_for_table(players)?;
         let ords = match plan.keeps_pairs() {
             true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
             false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
@@ -182,8 +164,6 @@ pub fn compute_to_file(
             layout: table.layout(),
             table,
             rule: rule.clone(),
-            bytes,
-            partial: store::partial_path(out),
             checkpoint: None,
             start: 0,
         })
@@ -196,9 +176,6 @@ struct OrdJob {
     table: OrdTable,
     layout: BitLayout,
     rule: Rule,
-    /// Bytes of the packed entries.
-    bytes: u64,
-    partial: PathBuf,
     checkpoint: Option<Checkpoint>,
     start: u64,
 }
@@ -216,17 +193,17 @@ impl Job for OrdJob {
     type Output = OrdTable;
 
     fn disk_bytes(&self) -> u64 {
-        // The checkpoint holds every ordinal too (a byte's padding a layer), and both are on
-        // disk before it goes.
-        let body = self.bytes + self.bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + self.bytes + 29 * table_steps(&self.layout).steps() + 8192
+        // The checkpoint holds every ordinal too, and both are on disk before it goes.
+        let bytes = self.packed().words().len() as u64 * 8;
+        let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
+        body + bytes + 29 * table_steps(&self.layout).steps() + 8192
     }
 
-    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
-        vec![self.partial.clone()]
+    fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
+        vec![store::partial_path(out)]
     }
 
-    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
         let (ords, players) = (self.packed(), self.rule.players() as u8);
         let bits = ords.bits();
         let extra = [
@@ -237,7 +214,10 @@ impl Job for OrdJob {
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * bits as u64).div_ceil(8);
             let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker::new(bits);
+            let mut unpacker = Unpacker {
+                bits,
+                ..Default::default()
+            };
             let mut place = |bytes: &[u8]| {
                 unpacker.feed(bytes, |o| match ranks.next() {
                     Some(r) if o <= players => {
@@ -250,8 +230,7 @@ impl Job for OrdJob {
                 })
             };
             let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
-            // Entries go into the table as they are read: those of a record that turns out
-            // damaged are cleared, before their step is computed again.
+            // A damaged record's entries, placed as they were read, are cleared.
             if got.is_none() {
                 let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
                 ranks.for_each(|r| ords.put(r, 0));
@@ -259,9 +238,10 @@ impl Job for OrdJob {
             Ok(got.map(|(_, bytes)| bytes))
         };
         let magic = (PARTIAL_MAGIC, "computed");
-        let (checkpoint, start) = open_step_log(&self.partial, magic, &self.layout, &extra, read)?;
+        let partial = store::partial_path(out);
+        let (checkpoint, start) = open_step_log(&partial, magic, &self.layout, &extra, read)?;
         let steps = (start, table_steps(&self.layout).steps());
-        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
+        let said = RunEvent::resumed(&partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }
@@ -297,8 +277,8 @@ impl Job for OrdJob {
     }
 }
 
-/// A saved ordinal table opened for reading single ordinals without loading it. Every
-/// ordinal read comes from a chunk whose CRC-32 was checked (once per chunk, remembered).
+/// A saved ordinal table opened for reading single ordinals without loading it, each from a
+/// chunk whose CRC-32 was checked.
 #[derive(Debug)]
 pub struct OrdFile {
     body: CheckedBody,
@@ -309,9 +289,8 @@ pub struct OrdFile {
 }
 
 impl OrdFile {
-    /// Open a table written by [`save_ords`]: checks the header (its CRC, the box, the
-    /// numbering, the rule, the width, the histogram) and the file's length, and reads the
-    /// trailer of chunk CRCs.
+    /// Open a table written by [`save_ords`]: checks the header and the file's length, and
+    /// reads the trailer of chunk CRCs.
     pub fn open(path: &Path) -> Result<OrdFile> {
         OrdFile::read(Sealed::open(path)?.of(ORD_TABLE)?)
     }
@@ -419,19 +398,20 @@ impl OrdFile {
     }
 
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
-    /// (an entry of a transposed pair counts twice; the store's one verify); the bits past the
-    /// last entry must be 0.
+    /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let len = self.layout.len();
-        let weights = match self.layout.hook_index() {
+        let runs = match self.layout.hook_index() {
             Some(hook) => hook_weights(hook),
-            None => vec![(0, len, 1)],
+            None => vec![(0, self.layout.len(), 1)],
         };
+        let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
-            unpacker: Unpacker::new(self.bits),
+            unpacker: Unpacker {
+                bits: self.bits,
+                ..Default::default()
+            },
             weights,
-            len,
-            at: (0, 0),
+            at: 0,
             bad: None,
             counts: vec![0; self.rule.players() + 1],
             stated: &self.histogram,
@@ -441,36 +421,30 @@ impl OrdFile {
 
 /// What an ordinal table's verify recounts: the histogram of its ordinals, and that no entry
 /// (nor the bits past the last) holds a value no ordinal takes.
-struct Histogram<'a> {
+struct Histogram<'a, W> {
     unpacker: Unpacker,
-    /// (first index, one past the last, weight) of each run of entries of one weight.
-    weights: Vec<(u64, u64, u64)>,
-    len: u64,
-    /// The entry next and its run of weights.
-    at: (u64, usize),
-    /// The first entry that holds no ordinal.
+    /// How many positions each entry stands for (2 for a transposed pair), in order.
+    weights: W,
+    /// The entry next, and the first that holds no ordinal.
+    at: u64,
     bad: Option<u64>,
     counts: Vec<u64>,
     stated: &'a [u64],
 }
 
-impl Recount for Histogram<'_> {
+impl<W: Iterator<Item = u64>> Recount for Histogram<'_, W> {
     fn feed(&mut self, chunk: &[u8]) {
         let n = self.counts.len() - 1;
         if self.bad.is_some() {
             return;
         }
-        let (r, run) = &mut self.at;
         self.unpacker.feed(chunk, |o| {
-            while *run < self.weights.len() && self.weights[*run].1 <= *r {
-                *run += 1;
+            match (self.weights.next(), o as usize) {
+                (Some(w), o) if o <= n => self.counts[o] += w,
+                (None, 0) => {}
+                _ => self.bad = Some(self.at),
             }
-            match (*r < self.len, o as usize) {
-                (true, o) if o <= n => self.counts[o] += self.weights[*run].2,
-                (false, 0) => {}
-                _ => self.bad = Some(*r),
-            }
-            *r += 1;
+            self.at += 1;
             self.bad.is_none()
         });
     }

@@ -1,15 +1,7 @@
-//! Ordinals of every position of a box by Fact 2.10 (docs/mathematics.md §5), the general engine.
-//!
-//! ord(0) = 0; for P ≠ (0), K(P) = { ord(Q)+1 : Q ∈ Mov P, ord(Q) ≠ n } and ord(P) is the
-//! k ∈ K(P) with the largest α_k. A table holds one byte per position, indexed by rank. Two
-//! schedules guarantee options first:
-//! - rank order ([`ordinals_in_rank_order`]): a single sweep, every option has a smaller rank;
-//! - volume layers ([`ordinals_by_volume`]): positions of equal volume never move to each other,
-//!   so each layer is computed in parallel once the smaller volumes are done.
-//!
-//! These byte engines are the twins of the packed engine (`super::packed`), which keeps
-//! ⌈log2(n+1)⌉ bits a position and is what [`OrdPlan`] takes by default. [`OrdTable`] holds
-//! either ([`Ords`]) and answers the same questions of both.
+//! Ordinals of every position of a box by Fact 2.10 (docs/mathematics.md §5): the byte engines
+//! (one byte a position by rank, in rank order or by volume layers, whose positions never move
+//! to each other), twins of the packed engine (`super::packed`); [`OrdPlan`], which picks the
+//! engine; [`OrdTable`], which answers the same questions of every engine's table.
 //!
 //! Tests: this file's unit tests; benches/kernels.rs, tests/engine/cancel.rs,
 //! tests/games/chomp/multiplayer.rs.
@@ -53,11 +45,9 @@ pub fn ordinals_in_rank_order(ranker: &Ranker, choice: &Choice) -> crate::Result
 pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec<u8>> {
     let total = ranker.len();
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
-    let schedule = VolumeLayers { ranker };
-    let run = Run::whole(&schedule, total);
     // Layer v reads only layers < v, finished before this one started (rayon joins).
     drive(
-        run,
+        Run::whole(&VolumeLayers { ranker }, total),
         || vec![0u32; ranker.shape.rows],
         |rows, r, len, _| {
             for r in r..r + len {
@@ -212,8 +202,7 @@ impl OrdPlan {
         }
         let cols = self.shape.cols;
         let keep = keep_cols.map(|c| c.min(cols));
-        let kept_ranker = keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }));
-        let kept_ranker = kept_ranker.transpose()?;
+        let kept_ranker = (keep.map(|c| Ranker::new(ChompBox { rows: 3, cols: c }))).transpose()?;
         let mut kept = Vec::with_capacity(kept_ranker.as_ref().map_or(0, |r| r.len() as usize));
         let mut histogram = vec![0u64; rule.players() + 1];
         let phase = crate::progress::phase("first rows", Some(cols as u64 + 1));
@@ -289,10 +278,8 @@ impl OrdPlan {
                 return Ok(streamed?.1.expect("the columns kept"));
             }
             OrdEngine::General | OrdEngine::Layers | OrdEngine::Auto => {
-                // The single rank-order sweep is the general engine's default: its options sit
-                // close together in memory, so on one or two cores it beats the volume layers
-                // (about 2.5× on 13×13); the layers win only with many free cores (see
-                // BENCHMARKS.md).
+                // The rank-order sweep reads options close together in memory: on one or two
+                // cores it beats the volume layers 2.5× on 13×13 (BENCHMARKS.md).
                 let layers = self.engine == OrdEngine::Layers || rayon::current_num_threads() >= 8;
                 Ords::Bytes(match layers && ranker.len() >= 1 << 16 {
                     true => ordinals_by_volume(&ranker, &choice)?,
@@ -308,9 +295,7 @@ impl OrdPlan {
     }
 }
 
-/// The ordinals of a table, read by rank: one byte each (the general, layered and three-row
-/// engines), packed by rank, or packed one entry a transposed pair (the packed engine on a
-/// square).
+/// The ordinals of a table, read by rank.
 #[derive(Debug)]
 pub enum Ords {
     /// One byte a position.
@@ -330,20 +315,6 @@ impl Ords {
             Ords::Packed(p) => p.get(r),
             Ords::Hook(h) => h.get(r),
         }
-    }
-
-    /// Positions (the empty diagram included).
-    pub fn len(&self) -> u64 {
-        match self {
-            Ords::Bytes(v) => v.len() as u64,
-            Ords::Packed(p) => p.len(),
-            Ords::Hook(h) => h.ranker.len(),
-        }
-    }
-
-    /// Whether there is no position.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Every ordinal as one byte, in rank order.
@@ -380,8 +351,7 @@ impl OrdTable {
     /// Compute with the general engine ([`OrdEngine::General`]), refused before any work when
     /// the table does not fit in memory.
     pub fn compute(shape: ChompBox, rule: &Rule) -> crate::Result<OrdTable> {
-        let engine = OrdEngine::General;
-        OrdPlan { shape, engine }.table(rule)
+        OrdPlan::new(shape, OrdEngine::General)?.table(rule)
     }
 
     /// Compute with the packed engine ([`PackedOrds`]).
@@ -466,7 +436,7 @@ impl OrdTable {
     /// Every position of ordinal `k`, in rank order (which is lexicographic order of rows).
     pub fn positions_of(&self, k: u8, mut f: impl FnMut(&[u32])) {
         let mut rows = vec![0u32; self.ranker.shape.rows];
-        for r in 0..self.ords.len() {
+        for r in 0..self.ranker.len() {
             if r > 0 {
                 self.ranker.advance(&mut rows);
             }
@@ -489,10 +459,8 @@ pub fn sol_from<E>(
     o: u8,
     mut ordinal_of: impl FnMut(&Diagram) -> Result<u8, E>,
 ) -> Result<Vec<Diagram>, E> {
-    match o {
-        0 => return Ok(Vec::new()),
-        1 => return Ok(vec![Diagram::empty()]),
-        _ => {}
+    if o <= 1 {
+        return Ok((o == 1).then(Diagram::empty).into_iter().collect());
     }
     let mut options = p.options();
     options.sort();
@@ -521,7 +489,8 @@ pub struct RectangleOrdinal {
     pub sol: Vec<String>,
 }
 
-/// How many entries of `ords` equal each ordinal 0..=n.
+/// How many entries of `ords` equal each ordinal 0..=n (others, such as
+/// [`super::plane::OrdinalPlane::OUTSIDE`], are not counted).
 pub fn histogram(ords: &[u8], players: u8) -> Vec<u64> {
     let mut counts = [0u64; 256];
     for &o in ords {
@@ -587,33 +556,20 @@ mod tests {
     }
 
     #[test]
-    fn the_three_row_stream_keeps_the_histogram_the_columns_and_the_list_of_the_table() {
+    fn the_three_row_stream_keeps_the_histogram_and_the_columns_of_the_table() {
+        // Its list, ordinal by ordinal, against the general engine's: tests/games,
+        // ord_engines_agree_through_the_cli.
         let rule = Rule::parse("0,2,1").unwrap();
         let shape = ChompBox { rows: 3, cols: 11 };
-        let whole = OrdPlan::new(shape, OrdEngine::General)
-            .unwrap()
-            .table(&rule)
-            .unwrap();
+        let whole = OrdTable::compute(shape, &rule).unwrap();
         let plan = OrdPlan::new(shape, OrdEngine::ThreeRow).unwrap();
-        for k in 0..=3u8 {
-            let mut listed: Vec<Vec<u32>> = Vec::new();
-            let streamed = plan
-                .stream_three_rows(&rule, Some(6), Some(k), |rows| {
-                    listed.push(rows.to_vec());
-                    Ok::<(), crate::Error>(())
-                })
-                .unwrap();
-            assert_eq!(streamed.0, whole.histogram());
-            // The stream lists the table's positions of ordinal k in rank order.
-            let mut want: Vec<Vec<u32>> = Vec::new();
-            whole.positions_of(k, |rows| want.push(rows.to_vec()));
-            want.sort_by_key(|r| whole.ranker.rank(&Diagram::new(r.clone()).unwrap()));
-            assert_eq!(listed, want, "ordinal {k}");
-            let kept = streamed.1.unwrap();
-            assert_eq!(kept.ranker.shape, ChompBox { rows: 3, cols: 6 });
-            for r in 0..kept.ords.len() {
-                assert_eq!(kept.ords.get(r), whole.ords.get(r), "rank {r}");
-            }
+        let ok = |_: &[u32]| Ok::<(), crate::Error>(());
+        let (histogram, kept) = plan.stream_three_rows(&rule, Some(6), None, ok).unwrap();
+        assert_eq!(histogram, whole.histogram());
+        let kept = kept.unwrap();
+        assert_eq!(kept.ranker.shape, ChompBox { rows: 3, cols: 6 });
+        for r in 0..kept.ranker.len() {
+            assert_eq!(kept.ords.get(r), whole.ords.get(r), "rank {r}");
         }
         // No columns asked, no table; the stream stops at the first error of `each`.
         let mut calls = 0;
@@ -623,19 +579,16 @@ mod tests {
         });
         assert!(stopped.unwrap_err().to_string().contains("stop"));
         assert_eq!(calls, 1);
-        let none = plan
-            .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))
-            .unwrap();
-        assert!(none.1.is_none());
+        assert!(plan
+            .stream_three_rows(&rule, None, None, ok)
+            .unwrap()
+            .1
+            .is_none());
         assert_eq!(plan.histogram(&rule).unwrap(), whole.histogram());
-        assert_eq!(
-            plan.table(&rule).unwrap().ords.to_bytes(),
-            whole.ords.to_bytes()
-        );
+        let table = plan.table(&rule).unwrap();
+        assert_eq!(table.ords.to_bytes(), whole.ords.to_bytes());
         let packed = OrdPlan::new(shape, OrdEngine::Packed).unwrap();
-        assert!(packed
-            .stream_three_rows(&rule, None, None, |_| Ok::<(), crate::Error>(()))
-            .is_err());
+        assert!(packed.stream_three_rows(&rule, None, None, ok).is_err());
     }
 
     /// Ordinary Chomp by plain win/lose recursion on diagrams: the mover loses at P iff every
@@ -644,15 +597,8 @@ mod tests {
         if let Some(&v) = memo.get(p) {
             return v;
         }
-        let mut loses = true;
-        for x in 0..p.height() {
-            for t in 0..p.rows()[x] {
-                let q = p.bite(x, t);
-                if !q.is_empty() && mover_loses(&q, memo) {
-                    loses = false;
-                }
-            }
-        }
+        let mut options = p.options().into_iter().filter(|q| !q.is_empty());
+        let loses = options.all(|q| !mover_loses(&q, memo));
         memo.insert(p.clone(), loses);
         loses
     }
@@ -681,17 +627,12 @@ mod tests {
         o
     }
 
+    /// Both byte engines against the definition; two players against ordinary Chomp (ordinal 1
+    /// is a lost position for the mover, 2 a won one).
     #[test]
     fn engines_agree_with_the_definition() {
-        for rule in [
-            "0,1",
-            "1,0",
-            "0,2,1",
-            "2,0,1",
-            "1,2,0",
-            "3,0,2,1",
-            "-1,7.5,2,0.25,3",
-        ] {
+        let rules = ["0,1", "1,0", "0,2,1", "2,0,1", "1,2,0", "3,0,2,1"];
+        for rule in rules.into_iter().chain(["-1,7.5,2,0.25,3"]) {
             let rule = Rule::parse(rule).unwrap();
             for shape in [ChompBox { rows: 4, cols: 5 }, ChompBox { rows: 6, cols: 3 }] {
                 let ranker = Ranker::new(shape).unwrap();
@@ -699,53 +640,16 @@ mod tests {
                 let a = ordinals_in_rank_order(&ranker, &choice).unwrap();
                 let b = ordinals_by_volume(&ranker, &choice).unwrap();
                 assert_eq!(a, b, "rank order vs volume layers, {rule} on {shape}");
-                let mut memo = HashMap::new();
+                let (mut memo, mut won) = (HashMap::new(), HashMap::new());
                 for r in 0..ranker.len() {
-                    let p = ranker.unrank(r);
-                    assert_eq!(
-                        a[r as usize],
-                        ordinal_slow(&p, &rule, &mut memo),
-                        "{rule} at {p}"
-                    );
+                    let (p, o) = (ranker.unrank(r), a[r as usize]);
+                    assert_eq!(o, ordinal_slow(&p, &rule, &mut memo), "{rule} at {p}");
+                    if rule.perm == [0, 1] && r > 0 {
+                        assert_eq!(o == 1, mover_loses(&p, &mut won), "{rule} at {p}");
+                    }
                 }
             }
         }
-    }
-
-    #[test]
-    fn two_players_is_ordinary_chomp() {
-        let rule = Rule::parse("0,1").unwrap();
-        let t = OrdTable::compute(ChompBox { rows: 6, cols: 7 }, &rule).unwrap();
-        let mut memo = HashMap::new();
-        for r in 1..t.ranker.len() {
-            let p = t.ranker.unrank(r);
-            let o = t.ordinal_rank(r);
-            assert_eq!(o == 1, mover_loses(&p, &mut memo), "{p}: ord {o}");
-            assert!(o == 1 || o == 2);
-        }
-        // docs/mathematics.md §5: (a, a-1) and the symmetric L (a, 1^(a-1)) are P; rectangles other
-        // than (1) have ordinal 2.
-        for a in 1..=7u32 {
-            assert_eq!(t.ordinal(&Diagram::new(vec![a, a - 1]).unwrap()), Some(1));
-            if a <= 6 {
-                let mut l = vec![a];
-                l.extend(std::iter::repeat_n(1, a as usize - 1));
-                assert_eq!(
-                    t.ordinal(&Diagram::new(l).unwrap()),
-                    Some(1),
-                    "symmetric L {a}"
-                );
-            }
-            for h in 1..=6usize {
-                let rect = Diagram::new(vec![a; h]).unwrap();
-                let want = if a == 1 && h == 1 { 1 } else { 2 };
-                assert_eq!(t.ordinal(&rect), Some(want), "{rect}");
-            }
-        }
-        // Two rows: the P-positions are exactly (a, a-1).
-        let two = OrdTable::compute(ChompBox { rows: 2, cols: 40 }, &rule).unwrap();
-        two.positions_of(1, |rows| assert_eq!(rows[0], rows[1] + 1, "{rows:?}"));
-        assert_eq!(two.histogram()[1], 40);
     }
 
     #[test]

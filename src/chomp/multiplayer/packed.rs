@@ -1,18 +1,8 @@
-//! The packed ordinal table: every position's ordinal at ⌈log2(n+1)⌉ bits (2 bits for 3
-//! players, 3 for 4) in colex rank order, computed on the one driver (`engine::driver`)
-//! with the colex schedule ([`Layers`]) exactly as the Grundy table is: prefix blocks in
-//! prefix-volume layers, each layer's blocks in parallel, each block in rank order, every
-//! position pulling the ordinals of its options. An option in the position's own block has a
-//! smaller rank there and is decided already; an option in another block lies in an earlier
-//! layer.
-//!
-//! Entries are packed in little-endian order into u64 words: entry r takes bits
-//! `r·b .. r·b + b` of the table counted from bit 0 of word 0, so with 3 bits an entry may
-//! straddle two words. Words start at zero and an entry is written once, by OR, so two
-//! workers writing neighbouring entries of one word never lose each other's bits.
-//!
-//! A run may start at a later step, the entries of the steps before it read back from a
-//! checkpoint (`super::ord_file`).
+//! The packed ordinal table: every position's ordinal at ⌈log2(n+1)⌉ bits in colex rank
+//! order, computed on the one driver with the colex schedule ([`Layers`]) as the Grundy table
+//! is. Entry r takes bits `r·b .. r·b + b` counted from bit 0 of u64 word 0 (so it may straddle
+//! two words); words start at zero and an entry is written once, by OR, so two workers writing
+//! neighbouring entries of one word never lose each other's bits.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/multiplayer.rs (the byte engines, bit
 //! for bit, on boxes of many shapes and rules).
@@ -64,13 +54,8 @@ impl PackedOrds {
     }
 
     /// Entries.
-    pub fn len(&self) -> u64 {
+    pub(crate) fn len(&self) -> u64 {
         self.len
-    }
-
-    /// Whether there is no entry.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
     }
 
     /// The words, entry r at bits r·b.. counted from bit 0 of word 0.
@@ -94,8 +79,8 @@ impl PackedOrds {
     /// Set entry `r`, which must still be 0, to `o`, where the caller alone writes the bits
     /// `lo..hi` of the table (a range of a step): a word wholly inside them is updated by a
     /// plain load and store, any other by an atomic OR (a neighbouring range may write the
-    /// rest of it meanwhile). An atomic read-modify-write a position orders every memory
-    /// access around it: on 14×14 it cost the scan about a sixth of its time.
+    /// rest of it meanwhile): an atomic read-modify-write a position cost 14×14 a sixth of its
+    /// time.
     #[inline]
     pub fn set_owned(&self, r: u64, o: u8, lo: u64, hi: u64) {
         let b = self.bits as u64;
@@ -151,22 +136,18 @@ impl PackedOrds {
                     .map(move |x| (x, (x + CHUNK).min(hi), w))
             })
             .collect();
-        pieces
-            .into_par_iter()
-            .fold(
-                || vec![0u64; n],
-                |mut h, (lo, hi, w)| {
-                    (lo..hi).for_each(|r| h[self.get(r) as usize] += w);
-                    h
-                },
-            )
-            .reduce(
-                || vec![0u64; n],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    a
-                },
-            )
+        let count = |(lo, hi, w)| {
+            let mut h = vec![0u64; n];
+            (lo..hi).for_each(|r| h[self.get(r) as usize] += w);
+            h
+        };
+        pieces.into_par_iter().map(count).reduce(
+            || vec![0u64; n],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        )
     }
 
     /// Every entry as one byte.
@@ -184,9 +165,9 @@ impl PackedOrds {
     }
 
     /// Decide the ordinals of the box of `ranker` under `choice` by the steps of the colex
-    /// schedule from `start` on (the entries of the steps before it are in the table already:
-    /// read back from a checkpoint), calling `on_step(step, progress)` after each.
-    /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
+    /// schedule from `start` on (those before it read back from a checkpoint), calling
+    /// `on_step(step, progress)` after each. Stops with [`crate::Error::Interrupted`] when its
+    /// [`crate::cancel`] token is cancelled.
     pub fn compute_from(
         &self,
         ranker: &Ranker,
@@ -195,8 +176,7 @@ impl PackedOrds {
         on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
         debug_assert_eq!(self.len, ranker.len());
-        // The width is a constant of each scan: the reads of options, most of the work, are
-        // then a shift and a mask.
+        // A constant width makes each option read a shift and a mask.
         match self.bits {
             1 => self.scan::<1>(ranker, choice, start, on_step),
             2 => self.scan::<2>(ranker, choice, start, on_step),
@@ -215,11 +195,9 @@ impl PackedOrds {
         start: u64,
         mut on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
-        let layers = Layers { ranker };
-        let run = Run::from_step(&layers, ranker.len(), start);
         let words = &self.words[..];
         drive(
-            run,
+            Run::from_step(&Layers { ranker }, ranker.len(), start),
             || vec![0u32; ranker.shape.rows],
             |rows, base, len, _| {
                 let (lo, hi) = (base * B, (base + len) * B);

@@ -45,31 +45,27 @@ impl OrdinalPlane {
                 format!("at most {MAX_PLANE_FIRST_ROW}"),
             ));
         }
-        let side = a + 1;
-        let s = side as usize;
-        let mut cells = vec![Self::OUTSIDE; s * s];
-        if rows == 3 {
-            // The (b, c) plane of (A, b, c): y = b, x = c ≤ b.
+        // Both planes are triangles in rank order, y·(y+1)/2 + x: the (b, c) plane of (A, b, c)
+        // (y = b, x = c), or the two-row positions (y, x) of first row at most A.
+        let triangle = if rows == 3 {
+            let mut last = Vec::new();
             ordinals_three_rows(a, &Choice::new(rule), |first, slice| {
                 if first == a {
-                    let mut i = 0;
-                    for b in 0..s {
-                        for c in 0..=b {
-                            cells[b * s + c] = slice[i];
-                            i += 1;
-                        }
-                    }
+                    last = slice.to_vec();
                 }
             });
+            last
         } else {
-            // The triangle of (a', b), a' ≤ A: y = a', x = b ≤ a'.
-            let cols = a.max(1);
-            let t = OrdTable::compute(ChompBox { rows: 2, cols }, rule)?;
-            for x in 0..s {
-                for b in 0..=x {
-                    cells[x * s + b] = t.ords.get((x * (x + 1) / 2 + b) as u64);
-                }
-            }
+            let shape = ChompBox {
+                rows: 2,
+                cols: a.max(1),
+            };
+            OrdTable::compute(shape, rule)?.ords.to_bytes()
+        };
+        let (side, s) = (a + 1, a as usize + 1);
+        let mut cells = vec![Self::OUTSIDE; s * s];
+        for y in 0..s {
+            cells[y * s..=y * s + y].copy_from_slice(&triangle[y * (y + 1) / 2..][..=y]);
         }
         Ok(OrdinalPlane {
             rows,
@@ -88,13 +84,7 @@ impl OrdinalPlane {
 
     /// Positions of each ordinal 0..=players on the plane.
     pub fn counts(&self) -> Vec<u64> {
-        let mut counts = vec![0u64; self.players as usize + 1];
-        for &o in &self.cells {
-            if o != Self::OUTSIDE {
-                counts[o as usize] += 1;
-            }
-        }
-        counts
+        super::ordinal::histogram(&self.cells, self.players)
     }
 
     /// What the plane shows, in words.

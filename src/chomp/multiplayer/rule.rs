@@ -1,8 +1,7 @@
 //! Multiplayer rules f = (α_1 … α_n) (docs/mathematics.md §5): the player who takes the last bite
 //! scores α_1, the one before α_2, and so on. Only the order of the α's matters [Thm 3.3], so a
-//! rule is normalised to the permutation of 0..n-1 with the same order [Fact 3.4]. The given
-//! numbers are compared exactly as decimals, never as floats. [`ordinal_at`] applies a rule's
-//! choice to one position of a ranked box: the step every ordinal engine shares.
+//! rule is normalised to the permutation of 0..n-1 with the same order [Fact 3.4]; the numbers
+//! given are compared exactly as decimals.
 //!
 //! Tests: this file's unit tests.
 
@@ -37,7 +36,6 @@ impl Decimal {
         if (int.is_empty() && frac.is_empty()) || !all_digits {
             return None;
         }
-        // The exponent: at most 9 digits after one optional sign, which the parse checks.
         if exponent.trim_start_matches(['+', '-']).len() > 9 {
             return None;
         }
@@ -147,7 +145,7 @@ impl Rule {
         }
     }
 
-    /// Number of players n.
+    /// n.
     pub fn players(&self) -> usize {
         self.perm.len()
     }
@@ -185,8 +183,8 @@ pub struct Choice {
 }
 
 impl Choice {
-    /// Built from the rule's numbers as given, compared exactly (not from its normalised form,
-    /// so that Theorem 3.3 can be checked by building two choices from different numbers).
+    /// Built from the rule's numbers as given (not its normalised form: Theorem 3.3 is
+    /// checked by building two choices from different numbers).
     pub fn new(rule: &Rule) -> Choice {
         let n = rule.players() as u8;
         let mut by_preference: Vec<u8> = (1..=n).collect();
@@ -206,7 +204,7 @@ impl Choice {
     }
 
     /// K(P) = { o+1 : o in mask, o ≠ n }; ord(P) = the k ∈ K(P) with the largest β_k; 0 when K
-    /// is empty (only the empty position, which has no options).
+    /// is empty.
     fn choose_slow(&self, mask: u64) -> u8 {
         self.by_preference
             .iter()
@@ -225,7 +223,7 @@ impl Choice {
         }
     }
 
-    /// Players n of the rule.
+    /// n.
     pub fn players(&self) -> u8 {
         self.n
     }

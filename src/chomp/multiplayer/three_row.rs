@@ -16,7 +16,7 @@
 //!
 //! The OR of the six masks is the set of option ordinals and Fact 2.10 picks the ordinal from it
 //! ([`Choice`]). Positions are produced in the order a, b, c ascending, which is exactly rank
-//! order of [`super::Ranker`] for three rows, so the output can fill a ranked table or be
+//! order of [`crate::chomp::index::Ranker`] for three rows, so the output can fill a ranked table or be
 //! streamed: memory is O(C²) masks, not one byte per position.
 //!
 //! Tests: this file's unit tests.
