@@ -9,7 +9,7 @@
 //! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
 //! resumes to the same bytes, with a truthful line); the kinds' tests.
 
-use super::schedule::{Layers, Progress, TableSteps};
+use super::schedule::{Progress, Schedule};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::error::{Error, Result};
@@ -217,14 +217,6 @@ impl RunEvent {
     }
 }
 
-/// The steps of `layout`'s table: the colex prefix layers, or the hook index's steps.
-pub(crate) fn table_steps(layout: &BitLayout) -> TableSteps<'_> {
-    match layout {
-        BitLayout::Colex(ranker) => TableSteps::Colex(Layers { ranker }),
-        BitLayout::Hook { hook, .. } => TableSteps::Hook(hook),
-    }
-}
-
 /// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
 /// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
 /// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
@@ -243,12 +235,12 @@ pub(crate) fn open_step_log(
     let mut want = vec![("box", shape.to_string()), ("rank", scheme)];
     want.extend(extra.iter().cloned());
     let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want);
-    let (steps, mut ranges) = (table_steps(layout), Vec::new());
+    let mut ranges = Vec::new();
     let read = |reader: &mut dyn Read, step| {
-        steps.ranges(step, &mut ranges);
+        layout.ranges(step, &mut ranges);
         read(reader, step, &ranges)
     };
-    store::Checkpoint::open_log(path, &header, magic, verb, check, steps.steps(), read)
+    store::Checkpoint::open_log(path, &header, magic, verb, check, layout.steps(), read)
 }
 
 /// Check a checkpoint's header fields against the run's: `want` lists each field and its

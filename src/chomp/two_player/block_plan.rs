@@ -9,9 +9,9 @@
 
 use super::file;
 use super::piece::Span;
-use super::solve::steps;
 use crate::chomp::bits::Window;
 use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, blocks_dir};
 use crate::error::{Error, Input, Result};
@@ -222,8 +222,7 @@ impl BlockPlan {
         };
         let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
         let largest = (0..self.windows()).map(words).max().unwrap_or(0);
-        let steps = steps(&self.index);
-        let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
+        let records = 8 * (largest * 64 / 32 + 4096) + 28 * self.index.steps();
         let journal = 64 * 1024 + 32 * self.windows();
         pieces + file(largest) + records + journal
     }

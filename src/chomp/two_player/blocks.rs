@@ -448,7 +448,7 @@ fn for_each_window_slice(
 mod tests {
     use super::super::block_plan::MIN_MEMORY;
     use super::super::run::{p_record_bound, solve_to_file, solve_to_file_every};
-    use super::super::solve::steps;
+    use crate::chomp::engine::schedule::Schedule;
     use super::*;
     use crate::cancel::Cancel;
     use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
@@ -564,7 +564,7 @@ mod tests {
                 let b = ChompBox { rows, cols };
                 let table = crate::chomp::two_player::solve::solve(b).unwrap();
                 let (layout, p) = (table.layout(), table.p_count());
-                let records = 8 * p + 28 * steps(layout);
+                let records = 8 * p + 28 * layout.steps();
                 assert!(
                     records <= p_record_bound(layout),
                     "{b}: {p} P of {}",

@@ -12,6 +12,7 @@ use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::fs::FileExt;
@@ -52,10 +53,10 @@ fn number_key(magic: &str) -> &'static str {
     }
 }
 
-/// Resume the run of window `span` (its marks in `words`): from the snapshot at `marks` when
-/// one is whole (the P indexes the checkpoint at `partial` recorded since, to push their
-/// parents again), else from the P bits that checkpoint records (the words cleared first).
-/// Returns the checkpoint, how to resume, and the step of the snapshot used.
+/// Resume the run of window `span` (its marks in `words`, all clear): from the snapshot at
+/// `marks` when one is whole (the P indexes the checkpoint at `partial` recorded since, to push
+/// their parents again), else from the P bits that checkpoint records. Returns the checkpoint,
+/// how to resume, and the step of the snapshot used.
 pub(super) fn resume_window(
     partial: &Path,
     marks: &Path,
@@ -63,9 +64,23 @@ pub(super) fn resume_window(
     words: &[AtomicU64],
     chunk: usize,
 ) -> Result<(Checkpoint, Resume, Option<u64>)> {
-    let snapshot = load_marks(marks, span, words, chunk).ok();
-    if snapshot.is_none() {
-        words.iter().for_each(|w| w.store(0, Relaxed));
+    let mut dirty = false;
+    let snapshot = (|| {
+        let file = File::open(marks).map_err(|e| Error::io(marks, e))?;
+        let h = read_piece_header(marks, &file, span, MARKS_MAGIC)?;
+        let mut to = words.iter();
+        read_piece_words(marks, &file, &h, chunk, |ws| {
+            dirty = true;
+            let pairs = ws.iter().zip(to.by_ref());
+            pairs.for_each(|(&w, t)| t.store(w, Relaxed));
+            Ok(())
+        })?;
+        Ok::<_, Error>(h.number)
+    })()
+    .ok();
+    // A torn or damaged snapshot was read (in part) into the words before its CRC failed.
+    if snapshot.is_none() && dirty {
+        words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
     let (lo, hi, mut after) = (span.lo, span.hi, Vec::new());
     let win = Window { lo, hi, words };
@@ -80,21 +95,6 @@ pub(super) fn resume_window(
         None => Resume::Bits { start },
     };
     Ok((checkpoint, resume, snapshot))
-}
-
-/// Load a snapshot of a window's marks into `words`: the step it was taken before. An error
-/// (the words then unspecified) when it is absent, torn or not of this window.
-pub fn load_marks(path: &Path, span: Span, words: &[AtomicU64], chunk: usize) -> Result<u64> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let h = read_piece_header(path, &file, span, MARKS_MAGIC)?;
-    let mut to = words.iter();
-    read_piece_words(path, &file, &h, chunk, |ws| {
-        ws.iter()
-            .zip(to.by_ref())
-            .for_each(|(&w, t)| t.store(w, Relaxed));
-        Ok(())
-    })?;
-    Ok(h.number)
 }
 
 /// Write `words` as a piece of kind `magic` (a finished window's bits with its P-positions,

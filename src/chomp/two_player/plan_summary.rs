@@ -6,7 +6,7 @@
 use super::block_plan::BlockPlan;
 use super::blocks::open_piece;
 use super::file;
-use super::solve::{step_ranges, steps};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::store;
 use std::fs::File;
 use std::io::BufReader;
@@ -88,7 +88,7 @@ impl BlockPlan {
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
-            steps: steps(&self.index),
+            steps: self.index.steps(),
             pieces: self.windows(),
             waves,
         }
@@ -116,7 +116,7 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let mut ranges = Vec::new();
     (0..steps)
         .map(|s| {
-            step_ranges(&plan.index, s, &mut ranges);
+            plan.index.ranges(s, &mut ranges);
             ranges
                 .iter()
                 .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))

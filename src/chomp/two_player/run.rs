@@ -10,11 +10,12 @@
 use super::file::save_table;
 use super::forward::Resume;
 use super::piece::{self, Span, MARKS_MAGIC};
-use super::solve::{solve_window, steps};
+use super::solve::solve_window;
 use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent, SNAPSHOT_FLOOR};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, partial_path, Checkpoint};
 use crate::error::{Error, Result};
@@ -92,7 +93,7 @@ impl Job for Whole {
         store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
         let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
-        let steps = (start, steps(self.table.layout()));
+        let steps = (start, self.table.layout().steps());
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, snapshot);
         self.resume = resume;
         self.checkpoint = Some(checkpoint);
@@ -104,7 +105,7 @@ impl Job for Whole {
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
         let (table, marks) = (&self.table, &self.marks);
         let (span, words) = (whole_span(table), table.raw_words());
-        let layers = steps(table.layout());
+        let layers = table.layout().steps();
         let mut cadence = Cadence::new(self.floor, Duration::ZERO);
         solve_window(
             table.layout(),
@@ -212,5 +213,5 @@ pub fn disk_bytes(layout: &BitLayout) -> u64 {
 /// most 1 in 32 of the positions plus 4,096 (measured: 2,612 of 184,756 on 10x10, 1.4%;
 /// 37,993,832 of 9,075,135,300 on 18x18, 0.42%; the share falls as the box grows).
 pub fn p_record_bound(layout: &BitLayout) -> u64 {
-    8 * (layout.len() / 32 + 4096) + 28 * steps(layout)
+    8 * (layout.len() / 32 + 4096) + 28 * layout.steps()
 }
