@@ -1,10 +1,8 @@
-//! The one lifecycle of a run to a file, for every table kind and run mode, from "FILE named"
-//! to "FILE published": the target checked before any work (a regular file or nothing, and
-//! nothing made beside a device); the disk for the run's peak, counting what the checkpoints
-//! already hold; the checkpoints registered (so an interrupt line names them truthfully from
-//! the moment they may exist), opened under their lock and read back; the steps, snapshots a
-//! quarter of the run so far apart ([`Cadence`]); the file published, the checkpoints removed.
-//! A kind and mode says only its [`Job`].
+//! The one lifecycle of a run to a file, for every table kind and run mode ([`run_to_file`]):
+//! the target checked, the disk for the run's peak, the checkpoints registered (so an
+//! interrupt line names them truthfully), opened under their lock and read back, the steps with
+//! snapshots at a [`Cadence`], the file published and the checkpoints removed. A kind and mode
+//! says only its [`Job`].
 //!
 //! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
 //! resumes to the same bytes, with a truthful line); the kinds' tests.
@@ -89,15 +87,14 @@ pub trait Job {
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>>;
     /// Run the steps still to do, keeping each in the checkpoints.
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()>;
-    /// Whether the checkpoints can serve a rerun after the run failed with `e` (else they are
-    /// removed: a one-byte Grundy run whose values outgrew a byte).
+    /// Whether the checkpoints serve a rerun after the run failed with `e` (else removed).
     fn keeps_checkpoint_after(&self, _e: &Error) -> bool {
         true
     }
     /// Remove the checkpoints (the run cannot resume from them).
     fn discard(&mut self) -> Result<()>;
-    /// Whether the run writes the file: false for a share of the work (a part of a wave of
-    /// blocks), whose checkpoints stay for the run that finishes and are still said kept.
+    /// Whether the run writes the file: false for a part of a wave of blocks, whose
+    /// checkpoints stay (and are said kept).
     fn publishes(&self) -> bool {
         true
     }
@@ -217,12 +214,10 @@ impl RunEvent {
     }
 }
 
-/// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
-/// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
-/// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
-/// records `read(reader, step, its ranges)` reads back in order, each giving its bytes, or
-/// `None` at the end or at a torn, damaged or foreign record. Returns it and the first step
-/// still to do.
+/// Open the step log at `path` (first line `magic`; `verb` names the run when another process
+/// holds it) of a run of `layout`'s table whose header holds `box`, `rank` and `extra`: new, or
+/// of the same run ([`check_fields`]) with its records read back in order by `read(reader,
+/// step, its ranges)` (their bytes, or `None` to end there). Returns it and the first step to do.
 pub(crate) fn open_step_log(
     path: &Path,
     (magic, verb): (&str, &str),
@@ -243,9 +238,8 @@ pub(crate) fn open_step_log(
     store::Checkpoint::open_log(path, &header, magic, verb, check, layout.steps(), read)
 }
 
-/// Check a checkpoint's header fields against the run's: `want` lists each field and its
-/// value in this run. The first that differs is refused in one line saying which run the
-/// checkpoint is of; another value width (`value-bytes`) conflicts with this run's.
+/// Check a checkpoint's header fields against `want`, this run's: the first that differs is
+/// refused, saying which run the checkpoint is of (a `value-bytes` as a conflict).
 fn check_fields(path: &Path, pairs: &[(String, String)], want: &[(&str, String)]) -> Result<()> {
     for (key, value) in want {
         let got = store::field(path, pairs, key)?;
