@@ -91,8 +91,11 @@ pub trait Job {
     fn keeps_checkpoint_after(&self, _e: &Error) -> bool {
         true
     }
-    /// Remove the checkpoints (the run cannot resume from them).
-    fn discard(&mut self) -> Result<()>;
+    /// Remove the checkpoints (the run cannot resume from them): asked only when
+    /// [`Job::keeps_checkpoint_after`] says so.
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Whether the run writes the file: false for a part of a wave of blocks, whose
     /// checkpoints stay (and are said kept).
     fn publishes(&self) -> bool {

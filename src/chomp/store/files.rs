@@ -157,11 +157,10 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
     Ok(file)
 }
 
-/// The lock a run to `table` that keeps no checkpoint takes (a table solved on a device):
-/// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
-/// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
-/// file, in any modes, the second is refused at once. The lock file is empty, which every
-/// mode takes for no checkpoint ([`holds_checkpoint`]), and is removed with the lock.
+/// The lock of a run to `table` that keeps no checkpoint (on a device): the flock on
+/// `FILE.partial` that a run with a checkpoint holds, and no run in pieces on
+/// `FILE.blocks/plan`, so of two writers of one file in any modes the second is refused. The
+/// lock file is empty (no checkpoint: [`holds_checkpoint`]) and goes with the lock.
 #[derive(Debug)]
 pub struct TableLock {
     path: PathBuf,
@@ -203,10 +202,9 @@ impl Drop for TableLock {
     }
 }
 
-/// Take a lock on `file` without waiting for its holder, shared or exclusive (std's file
-/// locks: flock on Linux, released when the file is closed, so also when the process dies). A
-/// lock held only for a moment is waited out, for at most a quarter of a second: a process that
-/// starts another holds a copy of its descriptors until the new program begins.
+/// Take a flock on `file`, shared or exclusive (released when the file is closed or the process
+/// dies), waiting at most a quarter of a second: a process that starts another holds a copy
+/// of its descriptors until the new program begins.
 pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(250);
     loop {

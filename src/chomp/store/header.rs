@@ -81,7 +81,13 @@ impl Sealed {
         let named =
             |&(k, v): &(Kind, u32)| first.starts_with(format!("{}\n", k.magic_of(v)).as_bytes());
         let Some((kind, version)) = versions.into_iter().find(named) else {
-            return Err(not_a_table(path));
+            let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
+            return Err(Error::invalid(format!(
+                "{}: not a chompute table (its first line is none of {}; a table of an older \
+                 version is computed again to write the current one)",
+                path.display(),
+                kinds.join(", ")
+            )));
         };
         let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
         let prefix = first[..start as usize].to_vec();
@@ -175,17 +181,6 @@ impl Sealed {
         let (file, body) = (self.file, (start, bytes));
         Ok(CheckedBody::new(path, file, body, CHUNK_BYTES, crcs, seed))
     }
-}
-
-/// The error for a file whose first line names no kind and version read.
-fn not_a_table(path: &Path) -> Error {
-    let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
-    Error::invalid(format!(
-        "{}: not a chompute table (its first line is none of {}; a table of an older version \
-         is computed again to write the current one)",
-        path.display(),
-        kinds.join(", ")
-    ))
 }
 
 /// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.

@@ -243,11 +243,6 @@ impl Job for BlocksJob {
         Ok(())
     }
 
-    fn discard(&mut self) -> Result<()> {
-        // Finished pieces serve any rerun: nothing is discarded.
-        Ok(())
-    }
-
     fn publishes(&self) -> bool {
         self.part.is_none()
     }

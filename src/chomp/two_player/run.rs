@@ -1,8 +1,8 @@
-//! A box solved whole in memory to a table file, resumable: `chomp solve -o FILE` when the
-//! table fits. Every finished step's P bits go to the checkpoint `FILE.partial`, and snapshots
-//! of the N-marks of the whole table to `FILE.marks` (a piece of `super::piece`) at the
-//! engine's [`Cadence`]. A rerun resumes from the last whole snapshot (only the P-positions
-//! found since push their parents again), else from the checkpoint's P bits.
+//! A box solved whole in memory to a table file, resumable (`chomp solve -o FILE` when the
+//! table fits): every step's P bits go to `FILE.partial`, snapshots of the N-marks to
+//! `FILE.marks` (a piece of `super::piece`) at the engine's [`Cadence`]. A rerun resumes from
+//! the last whole snapshot (the P-positions found since push their parents again), else from
+//! the P bits.
 //!
 //! Tests: tests/games/chomp/two_player.rs (resumed runs write the one file, from a snapshot
 //! and from the records alone); src/chomp/two_player/blocks.rs.
@@ -27,10 +27,8 @@ const CHUNK_WORDS: usize = 1 << 16;
 
 pub use crate::chomp::store::marks_path;
 
-/// Solve `shape`, keep finished steps in `FILE.partial` and snapshots of the marks in
-/// `FILE.marks` (resuming from them when they exist), save the table to `out` and remove the
-/// checkpoint. The saved file is the same, byte for byte, however often the run was stopped
-/// and resumed.
+/// Solve `shape` to `out`, resuming from `FILE.partial` and `FILE.marks` when they exist: the
+/// file is the same, byte for byte, however often the run was stopped.
 pub fn solve_to_file(shape: ChompBox, out: &Path, report: impl FnMut(RunEvent)) -> Result<PTable> {
     solve_to_file_every(shape, out, SNAPSHOT_FLOOR, report)
 }
@@ -141,10 +139,8 @@ impl Job for Whole {
     }
 }
 
-/// Solve a table by `solve` without a checkpoint (on a device, whose run does not resume) and
-/// write it to `out` by `save`, through the engine's one lifecycle: the target checked before
-/// any work, the disk for the file, the lock every mode takes on `FILE`
-/// ([`store::TableLock`]), then the solve and the file published.
+/// Solve a table by `solve` without a checkpoint (on a device) and write it to `out` by `save`
+/// through the engine's one lifecycle, under the lock every mode takes ([`store::TableLock`]).
 pub(super) fn solve_unresumable<T, O>(
     out: &Path,
     layout: &BitLayout,
@@ -161,8 +157,7 @@ pub(super) fn solve_unresumable<T, O>(
     run_to_file(out, job, |_| {})
 }
 
-/// A table solved without a checkpoint: the lock alone, then the solve and the file, in one
-/// step (nothing is kept between them).
+/// A table solved without a checkpoint: the lock, then the solve and the file in one step.
 struct Unresumable<P> {
     bytes: u64,
     lock: Option<store::TableLock>,
@@ -182,10 +177,6 @@ impl<O, P: FnOnce(&Path) -> Result<O>> Job for Unresumable<P> {
     }
 
     fn run(&mut self, _report: &mut dyn FnMut(RunEvent)) -> Result<()> {
-        Ok(())
-    }
-
-    fn discard(&mut self) -> Result<()> {
         Ok(())
     }
 
