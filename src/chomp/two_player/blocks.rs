@@ -12,7 +12,7 @@
 use super::assembly::{table_path, Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, PieceHeader, MARKS_MAGIC, WINDOW_MAGIC};
+use super::piece::{self, PieceHeader, MARKS, WINDOW};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
@@ -56,35 +56,9 @@ pub fn solve_in_blocks(
     snapshot_every: std::time::Duration,
     report: impl FnMut(RunEvent),
 ) -> Result<BlockRun> {
-    let job = || BlocksJob::new(shape, out, memory, part, snapshot_every);
-    run_to_file(out, job, report)
-}
-
-/// A run in blocks: the pieces, then the assembly in place.
-struct BlocksJob {
-    plan: BlockPlan,
-    /// Whether the plan is new: written once the disk is checked.
-    new_plan: bool,
-    part: Option<Part>,
-    dir: PathBuf,
-    /// The plan file, locked: exclusively by a plain run, shared by the parts.
-    lock: Option<File>,
-    assembly: Option<Assembly>,
-    /// Each piece's P-positions, once finished.
-    counts: Vec<Option<u64>>,
-    run: BlockRun,
-}
-
-impl BlocksJob {
-    /// The run of `shape` to `out` by its folder's plan, else a new one for `memory` (in waves
-    /// for a part), checked before it is written.
-    fn new(
-        shape: ChompBox,
-        out: &Path,
-        memory: u64,
-        part: Option<Part>,
-        snapshot_every: std::time::Duration,
-    ) -> Result<BlocksJob> {
+    // The folder's plan, else a new one for `memory` (in waves for a part), checked before it
+    // is written.
+    let job = || {
         check_target(out)?;
         let index = BitLayout::for_box(shape)?;
         let dir = blocks_dir(out);
@@ -124,7 +98,23 @@ impl BlocksJob {
             assembly: None,
             counts: Vec::new(),
         })
-    }
+    };
+    run_to_file(out, job, report)
+}
+
+/// A run in blocks: the pieces, then the assembly in place.
+struct BlocksJob {
+    plan: BlockPlan,
+    /// Whether the plan is new: written once the disk is checked.
+    new_plan: bool,
+    part: Option<Part>,
+    dir: PathBuf,
+    /// The plan file, locked: exclusively by a plain run, shared by the parts.
+    lock: Option<File>,
+    assembly: Option<Assembly>,
+    /// Each piece's P-positions, once finished.
+    counts: Vec<Option<u64>>,
+    run: BlockRun,
 }
 
 impl Job for BlocksJob {
@@ -365,7 +355,7 @@ fn solve_one(
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
                 cadence.take(|| {
-                    piece::save_piece(&marks_path, span, MARKS_MAGIC, step + 1, &words, chunk)
+                    piece::save_piece(&marks_path, span, MARKS, step + 1, &words, chunk)
                 })?;
                 snapshot_done = progress.done;
                 report(RunEvent::Snapshot { step: step + 1 });
@@ -375,7 +365,7 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    piece::save_piece(&window_path(dir, k), span, WINDOW_MAGIC, p, &words, chunk)?;
+    piece::save_piece(&window_path(dir, k), span, WINDOW, p, &words, chunk)?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
@@ -391,7 +381,7 @@ pub(super) fn open_piece(
 ) -> Result<(PathBuf, File, PieceHeader)> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
+    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW)?;
     Ok((path, file, h))
 }
 

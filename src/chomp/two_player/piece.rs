@@ -19,10 +19,12 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-/// The kind line of a finished window.
-pub const WINDOW_MAGIC: &str = "chompute chomp window 1";
-/// The kind line of a snapshot of a window's marks.
-pub const MARKS_MAGIC: &str = "chompute chomp window marks 1";
+/// A kind of piece: its first line, and the header key of its number.
+pub type PieceKind = (&'static str, &'static str);
+/// A finished window, its number its P-positions.
+pub const WINDOW: PieceKind = ("chompute chomp window 1", "p-positions");
+/// A snapshot of a window's marks, its number the step it was taken before.
+pub const MARKS: PieceKind = ("chompute chomp window marks 1", "step");
 
 /// Where a piece lies: the table's layout and its indexes `lo..hi`.
 #[derive(Debug, Clone, Copy)]
@@ -45,14 +47,6 @@ pub struct PieceHeader {
     end: u64,
 }
 
-/// The header line a piece of kind `magic` names its number by.
-fn number_key(magic: &str) -> &'static str {
-    match magic {
-        MARKS_MAGIC => "step",
-        _ => "p-positions",
-    }
-}
-
 /// Resume the run of window `span` (its marks in `words`, all clear): from the snapshot at
 /// `marks` when one is whole (the P indexes the checkpoint at `partial` recorded since, to push
 /// their parents again), else from the P bits that checkpoint records. Returns the checkpoint,
@@ -67,7 +61,7 @@ pub(super) fn resume_window(
     let mut dirty = false;
     let snapshot = (|| {
         let file = File::open(marks).map_err(|e| Error::io(marks, e))?;
-        let h = read_piece_header(marks, &file, span, MARKS_MAGIC)?;
+        let h = read_piece_header(marks, &file, span, MARKS)?;
         let mut to = words.iter();
         read_piece_words(marks, &file, &h, chunk, |ws| {
             dirty = true;
@@ -97,13 +91,13 @@ pub(super) fn resume_window(
     Ok((checkpoint, resume, snapshot))
 }
 
-/// Write `words` as a piece of kind `magic` (a finished window's bits with its P-positions,
+/// Write `words` as a piece of kind `kind` (a finished window's bits with its P-positions,
 /// or a snapshot of its marks with the step it was taken before) to `path` (a temporary name renamed when whole);
 /// the CRC is written last, over a placeholder of the same width.
 pub(super) fn save_piece(
     path: &Path,
     span: Span,
-    magic: &str,
+    (magic, key): PieceKind,
     number: u64,
     words: &[AtomicU64],
     chunk: usize,
@@ -112,7 +106,7 @@ pub(super) fn save_piece(
         let fields = [
             ("lo", span.lo.to_string()),
             ("hi", span.hi.to_string()),
-            (number_key(magic), number.to_string()),
+            (key, number.to_string()),
             ("crc32", format!("{crc:08x}")),
         ];
         file::header_text(magic, span.index, &fields)
@@ -141,7 +135,12 @@ pub(super) fn save_piece(
 /// The header of a piece of `span` (its finished bits or a snapshot of its marks), checked
 /// against the span and the file's length (not the CRC, which is checked as the words are
 /// read).
-pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> Result<PieceHeader> {
+pub fn read_piece_header(
+    path: &Path,
+    file: &File,
+    span: Span,
+    (magic, key): PieceKind,
+) -> Result<PieceHeader> {
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let (pairs, data_start) = store::read_header(path, &mut BufReader::new(file), magic)?;
     let got = store::header_index(path, &pairs)?;
@@ -166,7 +165,7 @@ pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> R
     let crc =
         u32::from_str_radix(store::field(path, &pairs, "crc32")?, 16).map_err(|_| damaged())?;
     Ok(PieceHeader {
-        number: num(number_key(magic))?,
+        number: num(key)?,
         crc,
         data_start,
         end,

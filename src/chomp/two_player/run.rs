@@ -9,7 +9,7 @@
 
 use super::file::save_table;
 use super::forward::Resume;
-use super::piece::{self, Span, MARKS_MAGIC};
+use super::piece::{self, Span, MARKS};
 use super::solve::solve_window;
 use super::table::PTable;
 use crate::chomp::bits::Window;
@@ -116,7 +116,7 @@ impl Job for Whole {
                 // Between steps no thread marks: the words are a consistent snapshot.
                 if cadence.due(progress.done, progress.total) && v + 1 < layers {
                     cadence.take(|| {
-                        piece::save_piece(marks, span, MARKS_MAGIC, v + 1, words, CHUNK_WORDS)
+                        piece::save_piece(marks, span, MARKS, v + 1, words, CHUNK_WORDS)
                     })?;
                     report(RunEvent::Snapshot { step: v + 1 });
                 }
