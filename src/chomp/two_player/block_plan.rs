@@ -7,7 +7,6 @@
 //! tests/games/blocks.rs.
 
 use super::file;
-use super::piece::Span;
 use crate::chomp::bits::Window;
 use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
 use crate::chomp::engine::schedule::Schedule;
@@ -174,16 +173,6 @@ impl BlockPlan {
     /// Number of waves.
     pub fn waves(&self) -> u64 {
         self.pieces.last().map_or(0, |p| p.wave + 1)
-    }
-
-    /// Piece `k` as a span of the table.
-    pub fn span(&self, k: u64) -> Span<'_> {
-        let (lo, hi) = self.window(k);
-        Span {
-            index: &self.index,
-            lo,
-            hi,
-        }
     }
 
     /// Piece `k`: its indexes `lo..hi`.

@@ -280,7 +280,7 @@ fn solve_one(
     assembly: Option<&Assembly>,
     report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
-    let ((lo, hi), span, chunk) = (plan.window(k), plan.span(k), plan.chunk_words());
+    let ((lo, hi), chunk) = (plan.window(k), plan.chunk_words());
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
@@ -292,7 +292,7 @@ fn solve_one(
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     let (mut checkpoint, resume, _) =
-        piece::resume_window(&partial, &marks_path, span, &words, chunk)?;
+        piece::resume_window(&partial, &marks_path, &plan.index, win, chunk)?;
     let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
     report(RunEvent::Piece {
         piece: k,
@@ -355,7 +355,7 @@ fn solve_one(
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
                 cadence.take(|| {
-                    piece::save_piece(&marks_path, span, MARKS, step + 1, &words, chunk)
+                    piece::save_piece(&marks_path, &plan.index, win, MARKS, step + 1, chunk)
                 })?;
                 snapshot_done = progress.done;
                 report(RunEvent::Snapshot { step: step + 1 });
@@ -365,7 +365,7 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    piece::save_piece(&window_path(dir, k), span, WINDOW, p, &words, chunk)?;
+    piece::save_piece(&window_path(dir, k), &plan.index, win, WINDOW, p, chunk)?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
@@ -381,7 +381,7 @@ pub(super) fn open_piece(
 ) -> Result<(PathBuf, File, PieceHeader)> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW)?;
+    let h = piece::read_piece_header(&path, &file, &plan.index, plan.window(k), WINDOW)?;
     Ok((path, file, h))
 }
 

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
 /// A kind of piece: its first line, and the header key of its number.
 pub type PieceKind = (&'static str, &'static str);
@@ -25,17 +25,6 @@ pub type PieceKind = (&'static str, &'static str);
 pub const WINDOW: PieceKind = ("chompute chomp window 1", "p-positions");
 /// A snapshot of a window's marks, its number the step it was taken before.
 pub const MARKS: PieceKind = ("chompute chomp window marks 1", "step");
-
-/// Where a piece lies: the table's layout and its indexes `lo..hi`.
-#[derive(Debug, Clone, Copy)]
-pub struct Span<'a> {
-    /// The table's bit layout.
-    pub index: &'a BitLayout,
-    /// First index.
-    pub lo: u64,
-    /// One past the last index.
-    pub hi: u64,
-}
 
 /// The header of a piece, as read.
 pub struct PieceHeader {
@@ -47,22 +36,22 @@ pub struct PieceHeader {
     end: u64,
 }
 
-/// Resume the run of window `span` (its marks in `words`, all clear): from the snapshot at
+/// Resume the run of window `win` of `index`'s table (its marks all clear): from the snapshot at
 /// `marks` when one is whole (the P indexes the checkpoint at `partial` recorded since, to push
 /// their parents again), else from the P bits that checkpoint records. Returns the checkpoint,
 /// how to resume, and the step of the snapshot used.
 pub(super) fn resume_window(
     partial: &Path,
     marks: &Path,
-    span: Span,
-    words: &[AtomicU64],
+    index: &BitLayout,
+    win: Window,
     chunk: usize,
 ) -> Result<(Checkpoint, Resume, Option<u64>)> {
     let mut dirty = false;
     let snapshot = (|| {
         let file = File::open(marks).map_err(|e| Error::io(marks, e))?;
-        let h = read_piece_header(marks, &file, span, MARKS)?;
-        let mut to = words.iter();
+        let h = read_piece_header(marks, &file, index, (win.lo, win.hi), MARKS)?;
+        let mut to = win.words.iter();
         read_piece_words(marks, &file, &h, chunk, |ws| {
             dirty = true;
             let pairs = ws.iter().zip(to.by_ref());
@@ -74,16 +63,14 @@ pub(super) fn resume_window(
     .ok();
     // A torn or damaged snapshot was read (in part) into the words before its CRC failed.
     if snapshot.is_none() && dirty {
-        words.par_iter().for_each(|w| w.store(0, Relaxed));
+        win.words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
-    let (lo, hi, mut after) = (span.lo, span.hi, Vec::new());
-    let win = Window { lo, hi, words };
-    let (checkpoint, start) =
-        Checkpoint::open_for(partial, span.index, |step, r| match snapshot {
-            Some(s) if step >= s => after.push(r),
-            Some(_) => {}
-            None => win.mark::<true>(r),
-        })?;
+    let mut after = Vec::new();
+    let (checkpoint, start) = Checkpoint::open_for(partial, index, |step, r| match snapshot {
+        Some(s) if step >= s => after.push(r),
+        Some(_) => {}
+        None => win.mark::<true>(r),
+    })?;
     let resume = match snapshot {
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
@@ -96,20 +83,20 @@ pub(super) fn resume_window(
 /// the CRC is written last, over a placeholder of the same width.
 pub(super) fn save_piece(
     path: &Path,
-    span: Span,
+    index: &BitLayout,
+    win: Window,
     (magic, key): PieceKind,
     number: u64,
-    words: &[AtomicU64],
     chunk: usize,
 ) -> Result<()> {
     let header = |crc: u32| {
         let fields = [
-            ("lo", span.lo.to_string()),
-            ("hi", span.hi.to_string()),
+            ("lo", win.lo.to_string()),
+            ("hi", win.hi.to_string()),
             (key, number.to_string()),
             ("crc32", format!("{crc:08x}")),
         ];
-        file::header_text(magic, span.index, &fields)
+        file::header_text(magic, index, &fields)
     };
     let mut file = AtomicFile::create_piece(path)?;
     let io = |e| Error::io(path, e);
@@ -118,7 +105,7 @@ pub(super) fn save_piece(
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header(0).as_bytes()).map_err(io)?;
         let mut bytes = Vec::with_capacity(chunk * 8);
-        for chunk in words.chunks(chunk) {
+        for chunk in win.words.chunks(chunk) {
             bytes.clear();
             chunk
                 .iter()
@@ -132,13 +119,13 @@ pub(super) fn save_piece(
     file.commit()
 }
 
-/// The header of a piece of `span` (its finished bits or a snapshot of its marks), checked
-/// against the span and the file's length (not the CRC, which is checked as the words are
-/// read).
+/// The header of a piece `lo..hi` of `index`'s table, checked against them and the file's
+/// length (not the CRC, which is checked as the words are read).
 pub fn read_piece_header(
     path: &Path,
     file: &File,
-    span: Span,
+    index: &BitLayout,
+    (lo, hi): (u64, u64),
     (magic, key): PieceKind,
 ) -> Result<PieceHeader> {
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
@@ -147,17 +134,15 @@ pub fn read_piece_header(
     let num = |key: &str| store::number(path, &pairs, key);
     let damaged = || {
         Error::invalid(format!(
-            "{}: not the piece {}..{} of this table",
-            path.display(),
-            span.lo,
-            span.hi
+            "{}: not the piece {lo}..{hi} of this table",
+            path.display()
         ))
     };
-    let end = data_start + Window::words_for(span.lo, span.hi) * 8;
-    if got.shape() != span.index.shape()
-        || got.scheme() != span.index.scheme()
-        || num("lo")? != span.lo
-        || num("hi")? != span.hi
+    let end = data_start + Window::words_for(lo, hi) * 8;
+    if got.shape() != index.shape()
+        || got.scheme() != index.scheme()
+        || num("lo")? != lo
+        || num("hi")? != hi
         || len != end
     {
         return Err(damaged());

@@ -9,7 +9,7 @@
 
 use super::file::save_table;
 use super::forward::Resume;
-use super::piece::{self, Span, MARKS};
+use super::piece::{self, MARKS};
 use super::solve::solve_window;
 use super::table::PTable;
 use crate::chomp::bits::Window;
@@ -63,15 +63,6 @@ struct Whole {
     resume: Resume,
 }
 
-/// The whole of `table` as one span (its snapshot is a piece of every index).
-fn whole_span(table: &PTable) -> Span<'_> {
-    Span {
-        index: table.layout(),
-        lo: 0,
-        hi: table.len(),
-    }
-}
-
 impl Job for Whole {
     type Output = PTable;
 
@@ -84,9 +75,10 @@ impl Job for Whole {
     }
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
-        let (span, words) = (whole_span(&self.table), self.table.raw_words());
+        let (t, partial, marks) = (&self.table, &self.partial, &self.marks);
+        let win = Window::whole(t.len(), t.raw_words());
         let (checkpoint, resume, snapshot) =
-            piece::resume_window(&self.partial, &self.marks, span, words, CHUNK_WORDS)?;
+            piece::resume_window(partial, marks, t.layout(), win, CHUNK_WORDS)?;
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
         store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
@@ -102,12 +94,12 @@ impl Job for Whole {
         let resume = std::mem::replace(&mut self.resume, Resume::Bits { start: 0 });
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
         let (table, marks) = (&self.table, &self.marks);
-        let (span, words) = (whole_span(table), table.raw_words());
+        let win = Window::whole(table.len(), table.raw_words());
         let layers = table.layout().steps();
         let mut cadence = Cadence::new(self.floor, Duration::ZERO);
         solve_window(
             table.layout(),
-            Window::whole(table.len(), words),
+            win,
             resume,
             |_| Ok(()),
             |v, ranks, progress| {
@@ -116,7 +108,7 @@ impl Job for Whole {
                 // Between steps no thread marks: the words are a consistent snapshot.
                 if cadence.due(progress.done, progress.total) && v + 1 < layers {
                     cadence.take(|| {
-                        piece::save_piece(marks, span, MARKS, v + 1, words, CHUNK_WORDS)
+                        piece::save_piece(marks, table.layout(), win, MARKS, v + 1, CHUNK_WORDS)
                     })?;
                     report(RunEvent::Snapshot { step: v + 1 });
                 }
