@@ -8,8 +8,8 @@
 //! chunk CRCs; a piece then neither in the table nor on disk is solved again. So damage to the
 //! table between runs never reaches the published file.
 //!
-//! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
-//! any piece, with a flipped bit), tests/faults/.
+//! Tests: src/chomp/two_player/blocks.rs (an assembly of windows and of waves, whose pieces
+//! share words, stopped after any piece, torn or with a flipped bit), tests/faults/.
 
 use super::block_plan::BlockPlan;
 use super::file::{self, words_of};
@@ -331,24 +331,4 @@ fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembl
         read,
     )?;
     Ok((journal, records))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_piece_read_back_from_the_table_has_its_own_bits_only() {
-        // Pieces 0..100 and 100..200 share word 1; each one's masked words give its own CRC.
-        let (a, b) = (0x0123_4567_89ab_cdefu64, 0xfedc_ba98_7654_3210u64);
-        let table = [a, b, !0u64, 0x0f];
-        let mut first = table[..2].to_vec();
-        let mut second = table[1..4].to_vec();
-        mask_piece(0, 100, &mut first);
-        mask_piece(100, 200, &mut second);
-        assert_eq!(first, vec![a, b & ((1 << 36) - 1)]);
-        assert_eq!(second, vec![b & !((1 << 36) - 1), !0, 0x0f & 0xff]);
-        // OR-ing the two back gives the shared word.
-        assert_eq!(first[1] | second[0], b);
-    }
 }
