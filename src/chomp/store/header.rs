@@ -16,9 +16,8 @@ use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
-/// version written now; the version before it (whose chunk CRCs do not depend on the header)
-/// is still read.
+/// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`) and the
+/// version written now (the one before, whose chunk CRCs do not depend on the header, is read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kind {
     /// The kind's word in the first line (`p-table`, `grundy-table`, …).
@@ -50,9 +49,8 @@ impl Kind {
     }
 }
 
-/// A sealed header read from a file, its CRC checked: the kind's reader takes its fields,
-/// checks that the header is exactly the one it would write ([`Sealed::expect`]) and opens
-/// the body ([`Sealed::body`]).
+/// A sealed header read from a file, its CRC checked, for the kind's reader to take its
+/// fields, [`Sealed::expect`] the header it would write and open the [`Sealed::body`].
 #[derive(Debug)]
 pub(crate) struct Sealed {
     pub(crate) path: PathBuf,
@@ -70,7 +68,7 @@ pub(crate) struct Sealed {
 
 impl Sealed {
     /// Open the regular file `path` as a table of the kind its first line names (any of
-    /// [`KINDS`]), its first bytes read once: the first line, the header and its CRC checked.
+    /// [`KINDS`]), its header's CRC checked.
     pub(crate) fn open(path: &Path) -> Result<Sealed> {
         let file = open_regular(path)?;
         let first = read_prefix(&file, path, HEADER_MAX as u64 + 2)?;
@@ -157,9 +155,8 @@ impl Sealed {
         Ok(())
     }
 
-    /// The body of `bytes` bytes after the header, and its trailer of chunk CRCs, seeded with
-    /// the header's CRC (or with 0 in a file of the kind's version before): the file must be
-    /// exactly the header, the body and the trailer (`what` names the table in the error).
+    /// The body of `bytes` bytes after the header and its trailer of chunk CRCs: the file must
+    /// be exactly the header, the body and the trailer (`what` names the table in the error).
     pub(crate) fn body(self, bytes: u64, what: &str) -> Result<CheckedBody> {
         let (path, start) = (&self.path, self.prefix.len() as u64);
         let chunks = bytes.div_ceil(CHUNK_BYTES);

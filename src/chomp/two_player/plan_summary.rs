@@ -27,8 +27,7 @@ pub struct WaveSummary {
     pub largest_group_bits: u64,
     /// Pieces already finished in the checkpoint folder, when one was read.
     pub pieces_done: u64,
-    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
-    /// progress has recorded.
+    /// Its indexes decided so far (those of the steps a piece in progress has recorded too).
     pub bits_done: u64,
 }
 
@@ -55,8 +54,7 @@ pub struct PlanSummary {
 }
 
 impl BlockPlan {
-    /// The plan in numbers, with how much of each piece its checkpoint folder `dir` holds
-    /// when given.
+    /// The plan in numbers, with how much its checkpoint folder `dir` holds when given.
     pub(super) fn summary(&self, dir: Option<&Path>) -> PlanSummary {
         let mut waves: Vec<WaveSummary> = Vec::new();
         // The group the last piece is of (a group's pieces are consecutive, in one wave).
