@@ -103,9 +103,8 @@ pub fn par_ranges<T: Send>(
 }
 
 /// Run the steps of `run` in order: each step's ranges through [`par_ranges`], then
-/// `on_step(step, found, progress)`, which may fail to stop the run (a checkpoint that cannot
-/// be written, a value that does not fit). The progress counts the finished steps' positions
-/// as done.
+/// `on_step(step, found, progress)`, which may fail to stop the run. The progress counts the
+/// finished steps' positions as done.
 pub fn drive<S: Schedule, T: Send>(
     run: Run<S>,
     scratch: impl Fn() -> T + Sync + Send,

@@ -35,8 +35,7 @@ pub fn blocks_dir(table: &Path) -> PathBuf {
 }
 
 /// Whether `path` holds a checkpoint a run could resume: a folder (of pieces), or a file whose
-/// header is whole. An empty file (the lock of a run that keeps none) or one cut off inside
-/// its header (a run killed in its first moments) is no checkpoint.
+/// header is whole (not an empty lock, nor one cut off by a kill in its first moments).
 pub fn holds_checkpoint(path: &Path) -> bool {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => true,
@@ -122,9 +121,8 @@ pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
     }
 }
 
-/// Open (or create) the checkpoint file `path` for reading and writing, holding an exclusive
-/// flock on it: a second process is refused at once ("TABLE is being `verb` by another
-/// process"), and anything but a regular file is no checkpoint.
+/// Open (or create) the regular checkpoint file `path` for reading and writing under an
+/// exclusive flock: a second process is refused ("TABLE is being `verb` by another process").
 pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
     // Under the interrupt's gate: a checkpoint made after the interrupt line would be one
     // the line did not name.
@@ -170,8 +168,8 @@ pub struct TableLock {
 /// Take [`TableLock`] on `table`.
 pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
     let path = partial_path(table);
-    // Opened, locked and, when empty, noted to go with an interrupt in one step under the
-    // interrupt's gate: the line that says no file was written is never followed by one.
+    // In one step under the interrupt's gate: a line that says no file was written is never
+    // followed by one.
     let lock = crate::output::gated(|| {
         let file = open_and_lock(&path, "solved")?;
         if has_header(&file, &path) {
@@ -282,9 +280,8 @@ fn folder_of(out: &Path) -> &Path {
 /// but a regular file or a new path (a device, a FIFO has no "beside").
 pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     crate::output::check_target(out)?;
-    // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
-    // leads to (`/dev/stdout` may lead to a regular file). /dev/shm is a folder of files
-    // (shared memory), where a table may go.
+    // Never beside a device, whatever the name leads to (`/dev/stdout` may be a regular
+    // file); /dev/shm is a folder of files, where a table may go.
     let special = std::fs::canonicalize(folder_of(out)).is_ok_and(|p| {
         ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)) && !p.starts_with("/dev/shm")
     });

@@ -298,7 +298,7 @@ mod tests {
     }
 
     #[test]
-    fn a_header_reads_back_as_written() {
+    fn a_header_reads_back_as_written_and_a_damaged_one_is_refused_with_its_reason() {
         let index = BitLayout::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
         let extra = [("p-positions", "17".into())];
         let text = header_lines(TABLE_MAGIC, index.shape(), &index.scheme(), &extra);
@@ -315,6 +315,23 @@ mod tests {
         );
         let e = field(path(), &pairs, "missing").unwrap_err().to_string();
         assert!(e.contains("has no 'missing'"), "{e}");
+        let cases: [(&[u8], &str); 5] = [
+            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
+            (b"something else\nbox 3x3\n\n", "first line is not"),
+            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
+            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
+            (&[b'x'; 5000], "header too long"),
+        ];
+        for (bytes, why) in cases {
+            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
+            assert!(e.to_string().contains(why), "{e} (expected {why})");
+        }
+        // A box the index cannot hold, or an unknown rank scheme.
+        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
+            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
+            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
+            assert!(header_index(path(), &pairs).is_err(), "{text}");
+        }
     }
 
     #[test]
@@ -338,26 +355,5 @@ mod tests {
         let at = h.rfind("header-crc32 ").unwrap();
         let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
         assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
-    }
-
-    #[test]
-    fn a_damaged_header_is_refused_with_its_reason() {
-        let cases: [(&[u8], &str); 5] = [
-            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
-            (b"something else\nbox 3x3\n\n", "first line is not"),
-            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
-            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
-            (&[b'x'; 5000], "header too long"),
-        ];
-        for (bytes, why) in cases {
-            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
-            assert!(e.to_string().contains(why), "{e} (expected {why})");
-        }
-        // A box the index cannot hold, or an unknown rank scheme.
-        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
-            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
-            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
-            assert!(header_index(path(), &pairs).is_err(), "{text}");
-        }
     }
 }

@@ -43,11 +43,9 @@ pub struct BlockRun {
     /// Whether the table was written.
     pub saved: bool,
 }
-/// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
-/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder;
-/// or with `part` only that share of the next unfinished wave (planned in waves when the
-/// folder is new), the folder kept. A window's marks are snapshotted at most every
-/// `snapshot_every`.
+/// Solve `shape` in windows of at most `memory` bytes into `out`, resuming from `FILE.blocks/`,
+/// or with `part` only that share of the next unfinished wave (the folder kept). A window's
+/// marks are snapshotted at most every `snapshot_every`.
 pub fn solve_in_blocks(
     shape: ChompBox,
     out: &Path,
@@ -386,9 +384,8 @@ pub(super) fn open_piece(
 }
 
 /// Every word of finished piece `k` (from its `lo` rounded down, other pieces' bits clear), in
-/// slices, then its CRC checked: from the table being assembled when `assembly` holds it, else
-/// from its file. Returns the piece's CRC-32 and P-positions. A piece whose file fails its CRC
-/// is removed, so that the same command solves it again.
+/// slices, from `assembly` when it holds it, else from its file (removed when it fails its
+/// CRC, to be solved again). Returns the piece's CRC-32 and P-positions.
 fn for_each_window_slice(
     dir: &Path,
     plan: &BlockPlan,

@@ -78,9 +78,8 @@ pub(super) fn resume_window(
     Ok((checkpoint, resume, snapshot))
 }
 
-/// Write `words` as a piece of kind `kind` (a finished window's bits with its P-positions,
-/// or a snapshot of its marks with the step it was taken before) to `path` (a temporary name renamed when whole);
-/// the CRC is written last, over a placeholder of the same width.
+/// Write `win`'s words as a piece of `kind` with its `number` to `path` (a temporary name
+/// renamed when whole); the CRC is written last, over a placeholder of the same width.
 pub(super) fn save_piece(
     path: &Path,
     index: &BitLayout,

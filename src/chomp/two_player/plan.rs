@@ -83,9 +83,8 @@ pub struct SolvePlan {
 
 impl SolvePlan {
     /// Plan the solve of `shape` on the GPU (`gpu`) or the CPU, to `output` when given, in at
-    /// most `memory` bytes. Refuses here, before any work: a GPU table file the host cannot
-    /// hold, a GPU run beside a CPU run's checkpoint, a table file that is not a file, and a
-    /// table without a file that does not fit.
+    /// most `memory` bytes, refusing before any work what cannot run (a GPU table the host
+    /// cannot hold or beside a CPU checkpoint, a target that is no file, a table too large).
     pub fn new(
         shape: ChompBox,
         gpu: bool,
@@ -159,9 +158,8 @@ impl SolvePlan {
         })
     }
 
-    /// The plan of a run to `output` (or to a file not yet named) on the CPU, made only to say
-    /// which pieces it would follow ([`SolvePlan::pieces`]): nothing runs, so the box need not
-    /// fit in memory; a named table file must still be one.
+    /// The plan of a run to `output` (or to no file yet) on the CPU, made only to say which
+    /// pieces it would follow ([`SolvePlan::pieces`]): the box need not fit in memory.
     pub fn preview(
         shape: ChompBox,
         output: Option<&Path>,
@@ -246,8 +244,7 @@ impl SolvePlan {
             return Ok(Solved::whole(&self.layout, table.p_count()));
         }
         if self.memory.is_none() && memory < MIN_MEMORY {
-            // No memory was asked for: what the machine leaves is the limit, and the line
-            // says where it comes from rather than naming an input nobody gave.
+            // No memory was asked for: the line names the machine's limit, not an input.
             return Err(Error::too_large(
                 format!("the {} box in blocks", self.shape),
                 format!(
@@ -267,7 +264,7 @@ impl SolvePlan {
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file, when one is named, through the engine's one lifecycle.
+    /// saved to the plan's file when one is named.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
         match &self.output {
             None => self.table(Some(gpu)),
