@@ -140,13 +140,11 @@ pub fn run_to_file<J: Job>(
 }
 
 /// When to snapshot a run's state: when the time since the last snapshot (or the start) is
-/// at least a quarter of the time the run has taken so far. A run stopped at any moment T
-/// then loses at most a fifth of T (its last snapshot is at least 0.8·T in), so a run killed
-/// at 60% resumes from at least 48% whatever the shape of its progress: the forward solver's
-/// first quarter of steps can take 60% of its time, which no estimate from positions done
-/// foresees. Never closer than `floor` (zero: at every step), and never so often that
-/// snapshots take more than a tenth of the time (judged by the last one's write time, or by
-/// `first_write` before the first).
+/// at least a quarter of the time the run has taken so far. A run stopped at any moment T then
+/// loses at most a fifth of T, whatever the shape of its progress (the forward solver's first
+/// quarter of steps can take 60% of its time, which no estimate from positions done foresees).
+/// Never closer than `floor` (zero: at every step), nor taking more than a tenth of the time
+/// (judged by the last write, or by `first_write` before the first).
 #[derive(Debug, Clone, Copy)]
 pub struct Cadence {
     floor: Duration,

@@ -66,11 +66,9 @@ impl Schedule for BitLayout {
     }
 }
 
-/// The layers of a colex table. [`Layers`] (`BY_VOLUME` false): step v is the blocks whose
-/// prefix has v cells. [`VolumeLayers`] (`BY_VOLUME` true): step s is every position of s + 1
-/// cells, each a range of one index (a bite removes cells, so the positions of one volume are
-/// independent), the schedule of the GPU kernel and of the twins that decide one position at a
-/// time.
+/// The layers of a colex table. [`Layers`]: step v is the blocks whose prefix has v cells.
+/// [`VolumeLayers`]: step s is every position of s + 1 cells, one index a range (a bite removes
+/// cells, so they are independent), for the GPU kernel and the one-position-at-a-time twins.
 #[derive(Debug, Clone, Copy)]
 pub struct ColexLayers<'a, const BY_VOLUME: bool> {
     /// The box's ranking.

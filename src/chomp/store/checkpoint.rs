@@ -141,9 +141,8 @@ impl Checkpoint {
 }
 
 /// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,
-/// at a torn or damaged record (its CRC), when `accept(step, n)` refuses its head, or when
-/// `payload`, given the items in slices of whole items as they are read (before the CRC is
-/// checked), refuses one.
+/// at a torn or damaged record, when `accept(step, n)` refuses its head, or when `payload`,
+/// given the items in slices as read (before the CRC is checked), refuses one.
 pub(crate) fn read_raw_record(
     r: &mut (impl Read + ?Sized),
     unit: u64,
