@@ -1,9 +1,8 @@
-//! Every saved table, whatever its kind, opened by its first line: the one place that tells
-//! the kinds apart, for `chomp query`, `chomp bites --table` and Python's `open_table`; and
-//! the winning bites of a cells table ([`CellsFile::winning_bites`]), for both faces.
+//! Every saved table opened by its first line, the one place that tells the kinds apart
+//! (`chomp query`, `chomp bites --table`, Python's `open_table`); and the winning bites of a
+//! cells table ([`CellsFile::winning_bites`]).
 //!
-//! Tests: tests/faults/tables.rs (every kind, and files of the previous format); this file's
-//! unit tests.
+//! Tests: tests/faults/tables.rs (every kind, old files); this file's unit tests.
 
 use crate::chomp::diagram::Diagram;
 use crate::chomp::multiplayer::ord_file::OrdFile;

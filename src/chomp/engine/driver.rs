@@ -1,16 +1,10 @@
 //! The one step loop of every table that runs in parallel: it walks a [`Schedule`] from a
 //! first step on, runs each step's ranges in parallel (rayon, a buffer per worker), keeps the
 //! progress phase, stops between ranges when the caller's cancel token is cancelled, and tells
-//! the caller after every step. The forward solver (both layouts, whole tables and windows),
-//! the Grundy table, the cells tables, the packed n-player ordinals, the GPU's layer kernel and
-//! its CPU twin decide their positions inside it. Three single-threaded sweeps in rank order
-//! keep a loop of their own, each the slow, obviously correct twin or a one-pass engine that
-//! a parallel schedule would not serve: `two_player::reference::solve_by_rank_order`,
-//! `multiplayer::ordinal::ordinals_in_rank_order` and `multiplayer::classes` (every rule's
-//! table in one pass).
+//! the caller after every step. Only the single-threaded sweeps in rank order (the slow twins,
+//! and `multiplayer::classes`' every rule in one pass) keep a loop of their own.
 //!
-//! Tests: the solvers' tests (src/chomp/two_player/), which all run through it;
-//! tests/engine/cancel.rs for the cancel check.
+//! Tests: the solvers' tests, which all run through it; tests/engine/cancel.rs.
 
 use super::schedule::{Progress, Schedule};
 use crate::error::{Error, Result};
@@ -109,9 +103,8 @@ pub fn par_ranges<T: Send>(
 }
 
 /// Run the steps of `run` in order: each step's ranges through [`par_ranges`], then
-/// `on_step(step, found, progress)`, which may fail to stop the run (a checkpoint that cannot
-/// be written, a value that does not fit). The progress counts the finished steps' positions
-/// as done.
+/// `on_step(step, found, progress)`, which may fail to stop the run. The progress counts the
+/// finished steps' positions as done.
 pub fn drive<S: Schedule, T: Send>(
     run: Run<S>,
     scratch: impl Fn() -> T + Sync + Send,

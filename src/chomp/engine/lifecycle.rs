@@ -1,15 +1,13 @@
-//! The one lifecycle of a run to a file, for every table kind and run mode, from "FILE named"
-//! to "FILE published": the target checked before any work (a regular file or nothing, and
-//! nothing made beside a device); the disk for the run's peak, counting what the checkpoints
-//! already hold; the checkpoints registered (so an interrupt line names them truthfully from
-//! the moment they may exist), opened under their lock and read back; the steps, snapshots a
-//! quarter of the run so far apart ([`Cadence`]); the file published, the checkpoints removed.
-//! A kind and mode says only its [`Job`].
+//! The one lifecycle of a run to a file, for every table kind and run mode ([`run_to_file`]):
+//! the target checked, the disk for the run's peak, the checkpoints registered (so an
+//! interrupt line names them truthfully), opened under their lock and read back, the steps with
+//! snapshots at a [`Cadence`], the file published and the checkpoints removed. A kind and mode
+//! says only its [`Job`].
 //!
 //! Tests: tests/faults/tables.rs (every kind and mode killed or interrupted at random moments
 //! resumes to the same bytes, with a truthful line); the kinds' tests.
 
-use super::schedule::{Layers, Progress, TableSteps};
+use super::schedule::{Progress, Schedule};
 use crate::chomp::index::BitLayout;
 use crate::chomp::store;
 use crate::error::{Error, Result};
@@ -89,15 +87,17 @@ pub trait Job {
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>>;
     /// Run the steps still to do, keeping each in the checkpoints.
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()>;
-    /// Whether the checkpoints can serve a rerun after the run failed with `e` (else they are
-    /// removed: a one-byte Grundy run whose values outgrew a byte).
+    /// Whether the checkpoints serve a rerun after the run failed with `e` (else removed).
     fn keeps_checkpoint_after(&self, _e: &Error) -> bool {
         true
     }
-    /// Remove the checkpoints (the run cannot resume from them).
-    fn discard(&mut self) -> Result<()>;
-    /// Whether the run writes the file: false for a share of the work (a part of a wave of
-    /// blocks), whose checkpoints stay for the run that finishes and are still said kept.
+    /// Remove the checkpoints (the run cannot resume from them): asked only when
+    /// [`Job::keeps_checkpoint_after`] says so.
+    fn discard(&mut self) -> Result<()> {
+        Ok(())
+    }
+    /// Whether the run writes the file: false for a part of a wave of blocks, whose
+    /// checkpoints stay (and are said kept).
     fn publishes(&self) -> bool {
         true
     }
@@ -140,13 +140,11 @@ pub fn run_to_file<J: Job>(
 }
 
 /// When to snapshot a run's state: when the time since the last snapshot (or the start) is
-/// at least a quarter of the time the run has taken so far. A run stopped at any moment T
-/// then loses at most a fifth of T (its last snapshot is at least 0.8·T in), so a run killed
-/// at 60% resumes from at least 48% whatever the shape of its progress: the forward solver's
-/// first quarter of steps can take 60% of its time, which no estimate from positions done
-/// foresees. Never closer than `floor` (zero: at every step), and never so often that
-/// snapshots take more than a tenth of the time (judged by the last one's write time, or by
-/// `first_write` before the first).
+/// at least a quarter of the time the run has taken so far. A run stopped at any moment T then
+/// loses at most a fifth of T, whatever the shape of its progress (the forward solver's first
+/// quarter of steps can take 60% of its time, which no estimate from positions done foresees).
+/// Never closer than `floor` (zero: at every step), nor taking more than a tenth of the time
+/// (judged by the last write, or by `first_write` before the first).
 #[derive(Debug, Clone, Copy)]
 pub struct Cadence {
     floor: Duration,
@@ -217,20 +215,10 @@ impl RunEvent {
     }
 }
 
-/// The steps of `layout`'s table: the colex prefix layers, or the hook index's steps.
-pub(crate) fn table_steps(layout: &BitLayout) -> TableSteps<'_> {
-    match layout {
-        BitLayout::Colex(ranker) => TableSteps::Colex(Layers { ranker }),
-        BitLayout::Hook { hook, .. } => TableSteps::Hook(hook),
-    }
-}
-
-/// Open the step log at `path` (first line `magic`; `verb` names the run in the error when
-/// another process holds it) of a run of `layout`'s table whose header holds `box`, `rank`
-/// and `extra`: a new one, or one of the same run (else refused by [`check_fields`]) whose
-/// records `read(reader, step, its ranges)` reads back in order, each giving its bytes, or
-/// `None` at the end or at a torn, damaged or foreign record. Returns it and the first step
-/// still to do.
+/// Open the step log at `path` (first line `magic`; `verb` names the run when another process
+/// holds it) of a run of `layout`'s table whose header holds `box`, `rank` and `extra`: new, or
+/// of the same run ([`check_fields`]) with its records read back in order by `read(reader,
+/// step, its ranges)` (their bytes, or `None` to end there). Returns it and the first step to do.
 pub(crate) fn open_step_log(
     path: &Path,
     (magic, verb): (&str, &str),
@@ -243,17 +231,16 @@ pub(crate) fn open_step_log(
     let mut want = vec![("box", shape.to_string()), ("rank", scheme)];
     want.extend(extra.iter().cloned());
     let check = |pairs: &[(String, String)]| check_fields(path, pairs, &want);
-    let (steps, mut ranges) = (table_steps(layout), Vec::new());
+    let mut ranges = Vec::new();
     let read = |reader: &mut dyn Read, step| {
-        steps.ranges(step, &mut ranges);
+        layout.ranges(step, &mut ranges);
         read(reader, step, &ranges)
     };
-    store::Checkpoint::open_log(path, &header, magic, verb, check, steps.steps(), read)
+    store::Checkpoint::open_log(path, &header, magic, verb, check, layout.steps(), read)
 }
 
-/// Check a checkpoint's header fields against the run's: `want` lists each field and its
-/// value in this run. The first that differs is refused in one line saying which run the
-/// checkpoint is of; another value width (`value-bytes`) conflicts with this run's.
+/// Check a checkpoint's header fields against `want`, this run's: the first that differs is
+/// refused, saying which run the checkpoint is of (a `value-bytes` as a conflict).
 fn check_fields(path: &Path, pairs: &[(String, String)], want: &[(&str, String)]) -> Result<()> {
     for (key, value) in want {
         let got = store::field(path, pairs, key)?;

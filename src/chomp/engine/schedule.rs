@@ -19,7 +19,7 @@
 
 use crate::chomp::diagram::{binomial, ChompBox};
 pub use crate::chomp::index::colex::{for_each_in_range, prefix_rows};
-use crate::chomp::index::{HookIndex, Ranker};
+use crate::chomp::index::{BitLayout, Ranker};
 
 /// Progress of a long table: `done` positions of `total` decided, after `steps_done` of
 /// `steps` steps.
@@ -46,40 +46,29 @@ pub trait Schedule: Sync {
     fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>);
 }
 
-/// The steps of a table in either layout, for the checkpoints that record a table step by
-/// step: the colex prefix layers, or the steps of the hook index (a square by transposed
-/// pairs).
-#[derive(Debug, Clone, Copy)]
-pub enum TableSteps<'a> {
-    /// The prefix-volume layers of a colex table.
-    Colex(Layers<'a>),
-    /// The steps of the hook index.
-    Hook(&'a HookIndex),
-}
+/// The steps of a table in either layout, as the checkpoints that record a table step by step
+/// number them: the colex prefix layers, or the steps of the hook index.
+impl Schedule for BitLayout {
+    const GRAIN: usize = 4;
 
-impl TableSteps<'_> {
-    /// Steps in all.
-    pub fn steps(&self) -> u64 {
+    fn steps(&self) -> u64 {
         match self {
-            TableSteps::Colex(l) => l.steps(),
-            TableSteps::Hook(h) => h.steps(),
+            BitLayout::Colex(ranker) => Layers { ranker }.steps(),
+            BitLayout::Hook { hook, .. } => hook.steps(),
         }
     }
 
-    /// The ranges of `step`, in index order, into `out` (cleared first).
-    pub fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
+    fn ranges(&self, step: u64, out: &mut Vec<(u64, u64)>) {
         match self {
-            TableSteps::Colex(l) => l.ranges(step, out),
-            TableSteps::Hook(h) => h.step_ranges(step, out),
+            BitLayout::Colex(ranker) => Layers { ranker }.ranges(step, out),
+            BitLayout::Hook { hook, .. } => hook.step_ranges(step, out),
         }
     }
 }
 
-/// The layers of a colex table. [`Layers`] (`BY_VOLUME` false): step v is the blocks whose
-/// prefix has v cells. [`VolumeLayers`] (`BY_VOLUME` true): step s is every position of s + 1
-/// cells, each a range of one index (a bite removes cells, so the positions of one volume are
-/// independent), the schedule of the GPU kernel and of the twins that decide one position at a
-/// time.
+/// The layers of a colex table. [`Layers`]: step v is the blocks whose prefix has v cells.
+/// [`VolumeLayers`]: step s is every position of s + 1 cells, one index a range (a bite removes
+/// cells, so they are independent), for the GPU kernel and the one-position-at-a-time twins.
 #[derive(Debug, Clone, Copy)]
 pub struct ColexLayers<'a, const BY_VOLUME: bool> {
     /// The box's ranking.

@@ -12,7 +12,8 @@ use super::ordinal::{sol_from, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
+use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, Job, RunEvent};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
@@ -196,7 +197,7 @@ impl Job for OrdJob {
         // The checkpoint holds every ordinal too, and both are on disk before it goes.
         let bytes = self.packed().words().len() as u64 * 8;
         let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + bytes + 29 * table_steps(&self.layout).steps() + 8192
+        body + bytes + 29 * self.layout.steps() + 8192
     }
 
     fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
@@ -240,7 +241,7 @@ impl Job for OrdJob {
         let magic = (PARTIAL_MAGIC, "computed");
         let partial = store::partial_path(out);
         let (checkpoint, start) = open_step_log(&partial, magic, &self.layout, &extra, read)?;
-        let steps = (start, table_steps(&self.layout).steps());
+        let steps = (start, self.layout.steps());
         let said = RunEvent::resumed(&partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
@@ -248,7 +249,7 @@ impl Job for OrdJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
-        let (packed, steps, mut ranges) = (self.packed(), table_steps(&self.layout), Vec::new());
+        let (packed, steps, mut ranges) = (self.packed(), &self.layout, Vec::new());
         let choice = Choice::new(&self.rule);
         let on_step = |step, progress| {
             steps.ranges(step, &mut ranges);

@@ -31,13 +31,11 @@ pub struct Checkpoint {
 }
 
 impl Checkpoint {
-    /// Open the checkpoint at `path` whose header is `header` (first line `magic`), holding an
-    /// exclusive flock on it (a second process is refused: "TABLE is being `verb` by another
-    /// process"): a new one (also when it holds no whole header), or an existing
-    /// one whose header `check` accepts and whose records of steps `0..steps` are read back in
-    /// order, `read(reader, step)` reading one (`Some(its bytes)`, or `None` to end there).
-    /// Returns the first step still to do. What follows those records (a torn or damaged one
-    /// and everything after it) is cut off and counted in `dropped_bytes`.
+    /// Open the checkpoint at `path` whose header is `header` (first line `magic`) under its
+    /// lock ([`open_checkpoint_file`]): new (also when it holds no whole header), or one whose
+    /// header `check` accepts, its records of steps `0..steps` read back in order by
+    /// `read(reader, step)` (`Some(its bytes)`, or `None` to end there). Returns the first step
+    /// still to do; what follows is cut off and counted in `dropped_bytes`.
     pub(crate) fn open_log(
         path: &Path,
         header: &str,
@@ -109,9 +107,8 @@ impl Checkpoint {
             out.write_all(&crc.finalize().to_le_bytes()).map_err(io)?;
             out.flush().map_err(io)?;
         }
-        // A record is in the file (and survives the process) once written; making it durable
-        // against a crash of the machine is paced, so that the tens of thousands of short
-        // steps of a symmetric run do not wait on the disk each.
+        // Durable against a machine crash at a pace, so that the tens of thousands of short
+        // steps of a symmetric run do not each wait on the disk.
         if self.synced.elapsed() >= std::time::Duration::from_secs(2) {
             self.file.sync_data().map_err(io)?;
             self.synced = std::time::Instant::now();
@@ -144,9 +141,8 @@ impl Checkpoint {
 }
 
 /// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,
-/// at a torn or damaged record (its CRC), when `accept(step, n)` refuses its head, or when
-/// `payload`, given the items in slices of whole items as they are read (before the CRC is
-/// checked), refuses one.
+/// at a torn or damaged record, when `accept(step, n)` refuses its head, or when `payload`,
+/// given the items in slices as read (before the CRC is checked), refuses one.
 pub(crate) fn read_raw_record(
     r: &mut (impl Read + ?Sized),
     unit: u64,

@@ -1,8 +1,7 @@
-//! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk,
-//! each seeded with the CRC of the file's header ([`chunk_seed`]), so an edited header (its
-//! own CRC recomputed) fails every chunk. Written once through ([`save_sealed`]), or in place
-//! ([`ChunkCrcs`] kept beside the writes), and read back only from checked chunks
-//! ([`CheckedBody`]).
+//! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk, seeded
+//! with the header's CRC ([`chunk_seed`]), so an edited header (its CRC recomputed) fails every
+//! chunk. Written once through ([`save_sealed`]) or in place ([`ChunkCrcs`]), and read back
+//! only from checked chunks ([`CheckedBody`]).
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
@@ -25,9 +24,7 @@ pub const CHUNK_BYTES: u64 = 1 << 16;
 
 /// The CRC-32 of every [`CHUNK_BYTES`] chunk of a body, kept as the body is written.
 pub(crate) struct ChunkCrcs {
-    /// Every chunk's CRC starts from this value: the CRC-32 of the file's header (0 in
-    /// files of a legacy version), so a chunk's CRC holds only under the header it was
-    /// written under.
+    /// What every chunk's CRC starts from: the header's CRC-32 (0 in a legacy version).
     seed: u32,
     /// The CRC of the last chunk so far.
     crc: crc32fast::Hasher,
@@ -122,9 +119,8 @@ pub(crate) trait Recount {
 /// Bytes read at a time when the body is streamed.
 const READ_BYTES: u64 = 1 << 20;
 
-/// The body of a saved table (`bytes` bytes from `start`) and its CRC-32 of every chunk (the
-/// trailer [`save_sealed`] writes, or a kind's own list): every byte read through it comes
-/// from a chunk checked against its CRC (once per chunk, remembered).
+/// The body of a saved table (`bytes` bytes from `start`) and the CRC-32 of every chunk: every
+/// byte read through it comes from a chunk checked against its CRC (once, remembered).
 #[derive(Debug)]
 pub(crate) struct CheckedBody {
     path: PathBuf,
@@ -231,9 +227,8 @@ impl CheckedBody {
         Ok(())
     }
 
-    /// The one verify of every kind: check every chunk against its CRC-32 (a chunk that fails
-    /// is damage) and recount the body through `tally` against its header (a disagreement is
-    /// [`disagrees`]: exit status 1), streaming (nothing is kept).
+    /// The one verify of every kind: every chunk checked against its CRC-32 (else damage) and
+    /// the body recounted through `tally` against its header (else [`disagrees`]: exit 1).
     pub(crate) fn verify(&self, mut tally: impl Recount) -> Result<()> {
         self.for_each_chunk(|c| tally.feed(c))?;
         tally

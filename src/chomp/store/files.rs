@@ -35,8 +35,7 @@ pub fn blocks_dir(table: &Path) -> PathBuf {
 }
 
 /// Whether `path` holds a checkpoint a run could resume: a folder (of pieces), or a file whose
-/// header is whole. An empty file (the lock of a run that keeps none) or one cut off inside
-/// its header (a run killed in its first moments) is no checkpoint.
+/// header is whole (not an empty lock, nor one cut off by a kill in its first moments).
 pub fn holds_checkpoint(path: &Path) -> bool {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => true,
@@ -122,9 +121,8 @@ pub(crate) fn refuse_if_held(table: &Path, held: &Path) -> Result<()> {
     }
 }
 
-/// Open (or create) the checkpoint file `path` for reading and writing, holding an exclusive
-/// flock on it: a second process is refused at once ("TABLE is being `verb` by another
-/// process"), and anything but a regular file is no checkpoint.
+/// Open (or create) the regular checkpoint file `path` for reading and writing under an
+/// exclusive flock: a second process is refused ("TABLE is being `verb` by another process").
 pub(crate) fn open_checkpoint_file(path: &Path, verb: &str) -> Result<File> {
     // Under the interrupt's gate: a checkpoint made after the interrupt line would be one
     // the line did not name.
@@ -157,11 +155,10 @@ fn open_and_lock(path: &Path, verb: &str) -> Result<File> {
     Ok(file)
 }
 
-/// The lock a run to `table` that keeps no checkpoint takes (a table solved on a device):
-/// the exclusive flock on `FILE.partial` that a run with a checkpoint holds on its checkpoint,
-/// beside the check that no run in pieces holds `FILE.blocks/plan`. So of two writers of one
-/// file, in any modes, the second is refused at once. The lock file is empty, which every
-/// mode takes for no checkpoint ([`holds_checkpoint`]), and is removed with the lock.
+/// The lock of a run to `table` that keeps no checkpoint (on a device): the flock on
+/// `FILE.partial` that a run with a checkpoint holds, and no run in pieces on
+/// `FILE.blocks/plan`, so of two writers of one file in any modes the second is refused. The
+/// lock file is empty (no checkpoint: [`holds_checkpoint`]) and goes with the lock.
 #[derive(Debug)]
 pub struct TableLock {
     path: PathBuf,
@@ -171,8 +168,8 @@ pub struct TableLock {
 /// Take [`TableLock`] on `table`.
 pub(crate) fn lock_table(table: &Path) -> Result<TableLock> {
     let path = partial_path(table);
-    // Opened, locked and, when empty, noted to go with an interrupt in one step under the
-    // interrupt's gate: the line that says no file was written is never followed by one.
+    // In one step under the interrupt's gate: a line that says no file was written is never
+    // followed by one.
     let lock = crate::output::gated(|| {
         let file = open_and_lock(&path, "solved")?;
         if has_header(&file, &path) {
@@ -203,10 +200,9 @@ impl Drop for TableLock {
     }
 }
 
-/// Take a lock on `file` without waiting for its holder, shared or exclusive (std's file
-/// locks: flock on Linux, released when the file is closed, so also when the process dies). A
-/// lock held only for a moment is waited out, for at most a quarter of a second: a process that
-/// starts another holds a copy of its descriptors until the new program begins.
+/// Take a flock on `file`, shared or exclusive (released when the file is closed or the process
+/// dies), waiting at most a quarter of a second: a process that starts another holds a copy
+/// of its descriptors until the new program begins.
 pub(crate) fn flock_now(file: &File, shared: bool) -> std::io::Result<()> {
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(250);
     loop {
@@ -284,9 +280,8 @@ fn folder_of(out: &Path) -> &Path {
 /// but a regular file or a new path (a device, a FIFO has no "beside").
 pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
     crate::output::check_target(out)?;
-    // Nothing is ever made beside a device: not in /dev, /proc or /sys, whatever the name
-    // leads to (`/dev/stdout` may lead to a regular file). /dev/shm is a folder of files
-    // (shared memory), where a table may go.
+    // Never beside a device, whatever the name leads to (`/dev/stdout` may be a regular
+    // file); /dev/shm is a folder of files, where a table may go.
     let special = std::fs::canonicalize(folder_of(out)).is_ok_and(|p| {
         ["/dev", "/proc", "/sys"].iter().any(|d| p.starts_with(d)) && !p.starts_with("/dev/shm")
     });

@@ -16,9 +16,8 @@ use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-/// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`), the
-/// version written now; the version before it (whose chunk CRCs do not depend on the header)
-/// is still read.
+/// A kind of table file: the word of its first line (`chompute chomp NAME VERSION`) and the
+/// version written now (the one before, whose chunk CRCs do not depend on the header, is read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kind {
     /// The kind's word in the first line (`p-table`, `grundy-table`, …).
@@ -50,9 +49,8 @@ impl Kind {
     }
 }
 
-/// A sealed header read from a file, its CRC checked: the kind's reader takes its fields,
-/// checks that the header is exactly the one it would write ([`Sealed::expect`]) and opens
-/// the body ([`Sealed::body`]).
+/// A sealed header read from a file, its CRC checked, for the kind's reader to take its
+/// fields, [`Sealed::expect`] the header it would write and open the [`Sealed::body`].
 #[derive(Debug)]
 pub(crate) struct Sealed {
     pub(crate) path: PathBuf,
@@ -70,7 +68,7 @@ pub(crate) struct Sealed {
 
 impl Sealed {
     /// Open the regular file `path` as a table of the kind its first line names (any of
-    /// [`KINDS`]), its first bytes read once: the first line, the header and its CRC checked.
+    /// [`KINDS`]), its header's CRC checked.
     pub(crate) fn open(path: &Path) -> Result<Sealed> {
         let file = open_regular(path)?;
         let first = read_prefix(&file, path, HEADER_MAX as u64 + 2)?;
@@ -81,7 +79,13 @@ impl Sealed {
         let named =
             |&(k, v): &(Kind, u32)| first.starts_with(format!("{}\n", k.magic_of(v)).as_bytes());
         let Some((kind, version)) = versions.into_iter().find(named) else {
-            return Err(not_a_table(path));
+            let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
+            return Err(Error::invalid(format!(
+                "{}: not a chompute table (its first line is none of {}; a table of an older \
+                 version is computed again to write the current one)",
+                path.display(),
+                kinds.join(", ")
+            )));
         };
         let (pairs, start) = read_header(path, &mut &first[..], &kind.magic_of(version))?;
         let prefix = first[..start as usize].to_vec();
@@ -151,9 +155,8 @@ impl Sealed {
         Ok(())
     }
 
-    /// The body of `bytes` bytes after the header, and its trailer of chunk CRCs, seeded with
-    /// the header's CRC (or with 0 in a file of the kind's version before): the file must be
-    /// exactly the header, the body and the trailer (`what` names the table in the error).
+    /// The body of `bytes` bytes after the header and its trailer of chunk CRCs: the file must
+    /// be exactly the header, the body and the trailer (`what` names the table in the error).
     pub(crate) fn body(self, bytes: u64, what: &str) -> Result<CheckedBody> {
         let (path, start) = (&self.path, self.prefix.len() as u64);
         let chunks = bytes.div_ceil(CHUNK_BYTES);
@@ -175,17 +178,6 @@ impl Sealed {
         let (file, body) = (self.file, (start, bytes));
         Ok(CheckedBody::new(path, file, body, CHUNK_BYTES, crcs, seed))
     }
-}
-
-/// The error for a file whose first line names no kind and version read.
-fn not_a_table(path: &Path) -> Error {
-    let kinds: Vec<String> = KINDS.iter().map(|k| format!("'{}'", k.magic())).collect();
-    Error::invalid(format!(
-        "{}: not a chompute table (its first line is none of {}; a table of an older version \
-         is computed again to write the current one)",
-        path.display(),
-        kinds.join(", ")
-    ))
 }
 
 /// A header: the magic line, `box`, `rank`, the `extra` lines, an empty line.
@@ -306,7 +298,7 @@ mod tests {
     }
 
     #[test]
-    fn a_header_reads_back_as_written() {
+    fn a_header_reads_back_as_written_and_a_damaged_one_is_refused_with_its_reason() {
         let index = BitLayout::for_box(ChompBox { rows: 4, cols: 6 }).unwrap();
         let extra = [("p-positions", "17".into())];
         let text = header_lines(TABLE_MAGIC, index.shape(), &index.scheme(), &extra);
@@ -323,6 +315,23 @@ mod tests {
         );
         let e = field(path(), &pairs, "missing").unwrap_err().to_string();
         assert!(e.contains("has no 'missing'"), "{e}");
+        let cases: [(&[u8], &str); 5] = [
+            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
+            (b"something else\nbox 3x3\n\n", "first line is not"),
+            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
+            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
+            (&[b'x'; 5000], "header too long"),
+        ];
+        for (bytes, why) in cases {
+            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
+            assert!(e.to_string().contains(why), "{e} (expected {why})");
+        }
+        // A box the index cannot hold, or an unknown rank scheme.
+        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
+            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
+            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
+            assert!(header_index(path(), &pairs).is_err(), "{text}");
+        }
     }
 
     #[test]
@@ -346,26 +355,5 @@ mod tests {
         let at = h.rfind("header-crc32 ").unwrap();
         let stated = u32::from_str_radix(&h[at + 13..at + 21], 16).unwrap();
         assert_eq!(stated, crc32fast::hash(&h.as_bytes()[..at]));
-    }
-
-    #[test]
-    fn a_damaged_header_is_refused_with_its_reason() {
-        let cases: [(&[u8], &str); 5] = [
-            (b"chompute chomp p-table 3\nbox 3x3\n", "no end of header"),
-            (b"something else\nbox 3x3\n\n", "first line is not"),
-            (b"chompute chomp p-table 3\nbox3x3\n\n", "not 'key value'"),
-            (b"chompute chomp p-table 3\n\xff\xfe\n\n", "not text"),
-            (&[b'x'; 5000], "header too long"),
-        ];
-        for (bytes, why) in cases {
-            let e = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap_err();
-            assert!(e.to_string().contains(why), "{e} (expected {why})");
-        }
-        // A box the index cannot hold, or an unknown rank scheme.
-        for text in ["box 0x3\nrank colex\n", "box 3x3\nrank spiral\n"] {
-            let bytes = format!("{TABLE_MAGIC}\n{text}\n");
-            let (pairs, _) = read_header(path(), &mut Cursor::new(bytes), TABLE_MAGIC).unwrap();
-            assert!(header_index(path(), &pairs).is_err(), "{text}");
-        }
     }
 }

@@ -1,11 +1,9 @@
-//! The one checked container under every table kind (the one-bit table, Grundy values,
-//! ordinals, P-positions by cells): [`header`] (the sealed header, opened by
-//! [`header::Sealed`]), [`chunks`] (the trailer of chunk CRCs seeded with the header's CRC, and
-//! [`CheckedBody`], which never returns a byte from a chunk it has not checked),
-//! [`checkpoint`] (the log of step records) and [`files`] (the target, the lock, the disk, the
-//! error for a damaged file). A kind says only its header fields, how its body is read and
-//! written, and what a verify recounts. Files of a kind's version before are still read; none
-//! is written.
+//! The one checked container under every table kind: [`header`] (the sealed header),
+//! [`chunks`] (the trailer of chunk CRCs seeded with the header's CRC, and [`CheckedBody`],
+//! which returns no byte from an unchecked chunk), [`checkpoint`] (the log of step records) and
+//! [`files`] (the target, the lock, the disk, the damaged-file error). A kind says only its
+//! header fields, how its body is read and written, and what a verify recounts. Files of a
+//! kind's version before are still read; none is written.
 //!
 //! Tests: this folder's unit tests; tests/faults/tables.rs (every kind, old files).
 

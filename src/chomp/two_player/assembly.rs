@@ -1,21 +1,15 @@
-//! The table of a box solved in blocks, assembled in place inside its checkpoint folder
-//! (`FILE.blocks/table`): each finished piece's words go into it in index order and the
-//! piece's file is removed, so the disk holds the bits about once plus one piece.
+//! The table of a box solved in blocks, assembled in place in its checkpoint folder
+//! (`FILE.blocks/table`, written as [`file::save_words`] writes one): each finished piece's
+//! words go in, in index order, and its file is removed, so the disk holds the bits about once.
 //!
 //! Before a piece's file is removed, its CRC-32 and P-positions are appended to the journal
-//! `FILE.blocks/assembled` (a step log: record k holds piece k's two numbers, made durable).
-//! A resumed assembly keeps a piece's words only while they still give that CRC (its
-//! neighbours' bits masked off); the rest is cut off, and a piece then neither in the table
-//! nor on disk is solved again. So damage to the table between runs never reaches the
-//! published file.
+//! `FILE.blocks/assembled` (a step log, made durable). A resumed assembly keeps a piece's words
+//! only while they still give that CRC (its neighbours' bits masked off) and recomputes their
+//! chunk CRCs; a piece then neither in the table nor on disk is solved again. So damage to the
+//! table between runs never reaches the published file.
 //!
-//! The table is written as [`file::save_words`] writes one in a single pass: the sealed
-//! header, the words (appended, cut back, read again), then the trailer once the body is
-//! whole. Reopened after a crash, it keeps the whole words on disk and recomputes their chunk
-//! CRCs from them.
-//!
-//! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (an assembly stopped after
-//! any piece, with a flipped bit), tests/faults/.
+//! Tests: src/chomp/two_player/blocks.rs (an assembly of windows and of waves, whose pieces
+//! share words, stopped after any piece, torn or with a flipped bit), tests/faults/.
 
 use super::block_plan::BlockPlan;
 use super::file::{self, words_of};
@@ -95,14 +89,11 @@ impl Assembly {
         Assembly::reopen(plan, dir)
     }
 
-    /// Reopen the assembly begun in `dir`: the journal's records, then the table's words,
-    /// read once, keeping the pieces whose words still give their record's CRC as they are
-    /// read (the first that does not ends what is kept).
+    /// Reopen the assembly begun in `dir`: the table's words read once, keeping the pieces whose
+    /// words still give their journal record's CRC (the first that does not ends what is kept).
     pub(super) fn reopen(plan: &BlockPlan, dir: &Path) -> Result<Assembly> {
         let (journal, records) = open_journal(plan, dir)?;
-        // Each piece's words (its neighbours' bits masked off) against its record's CRC, word
-        // by word as they are read: word `w` is `x`; whether to read on (not once a piece fails
-        // its CRC or every recorded piece is checked).
+        // Word `w` is `x`: whether to read on (not once a piece fails or all are checked).
         let (mut pieces, mut crc) = (Vec::new(), crc32fast::Hasher::new());
         let mut word = |w: u64, x: u64| {
             // A word may end one piece and begin the next.
@@ -126,8 +117,6 @@ impl Assembly {
             }
             pieces.len() < records.len()
         };
-        // The table's header must be the one [`Assembly::create`] writes; its whole words are
-        // read once, in order, and kept (their chunk CRCs recomputed) while `word` says so.
         let path = table_path(dir);
         let sealed = Sealed::open(&path)?;
         let p_positions = sealed.number("p-positions")?;
@@ -200,9 +189,8 @@ impl Assembly {
         cut.map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Piece `k`'s words (from its `lo` rounded down, the bits of other pieces clear), read
-    /// from the table in slices of at most `chunk` words: `k` must be one of
-    /// [`Assembly::pieces`].
+    /// Piece `k`'s words (from its `lo` rounded down, other pieces' bits clear), read from the
+    /// table in slices of at most `chunk` words: `k` must be one of [`Assembly::pieces`].
     pub(super) fn for_each_piece_slice(
         &self,
         plan: &BlockPlan,
@@ -219,8 +207,7 @@ impl Assembly {
             let m = (n - at).min(chunk as u64);
             buf.resize(m as usize, 0);
             self.read_words((lo >> 6) + at, &mut buf)?;
-            // Only the piece's first and last words are shared with its neighbours (0 masks
-            // nothing at either end).
+            // Only its first and last words are shared (0 masks nothing).
             let from = if at == 0 { lo } else { 0 };
             let to = if at + m == n { hi } else { 0 };
             mask_piece(from, to, &mut buf);
@@ -230,9 +217,8 @@ impl Assembly {
         Ok(())
     }
 
-    /// Put piece `k` (the next: `k` = [`Assembly::pieces`]'s length), whose `words` (from its
-    /// `lo` rounded down) its file held with CRC `crc` and `p` P-positions, into the table and
-    /// make it durable, then record it. The piece's file may go once this returns.
+    /// Put piece `k` (the next), its `words` from its `lo` rounded down, into the table, durable,
+    /// then record `rec`: the piece's file may go once this returns.
     pub(super) fn append(
         &mut self,
         plan: &BlockPlan,
@@ -345,24 +331,4 @@ fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembl
         read,
     )?;
     Ok((journal, records))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_piece_read_back_from_the_table_has_its_own_bits_only() {
-        // Pieces 0..100 and 100..200 share word 1; each one's masked words give its own CRC.
-        let (a, b) = (0x0123_4567_89ab_cdefu64, 0xfedc_ba98_7654_3210u64);
-        let table = [a, b, !0u64, 0x0f];
-        let mut first = table[..2].to_vec();
-        let mut second = table[1..4].to_vec();
-        mask_piece(0, 100, &mut first);
-        mask_piece(100, 200, &mut second);
-        assert_eq!(first, vec![a, b & ((1 << 36) - 1)]);
-        assert_eq!(second, vec![b & !((1 << 36) - 1), !0, 0x0f & 0xff]);
-        // OR-ing the two back gives the shared word.
-        assert_eq!(first[1] | second[0], b);
-    }
 }

@@ -1,17 +1,15 @@
 //! How a box larger than memory is cut into pieces ([`BlockPlan`]): equal windows for one
-//! process, or the hook blocks of a square in waves whose blocks do not depend on each other,
-//! shared among the parts of a wave ([`Part`], [`BlockPlan::part_pieces`]); and the plan's
-//! file `FILE.blocks/plan` (docs/formats.md), from which the pieces follow. A resumed run
-//! keeps the plan it finds, whatever memory it is given now (the pieces must not move).
+//! process, or a square's hook blocks in waves of independent blocks shared among the parts of
+//! a wave ([`Part`]); and the plan's file `FILE.blocks/plan` (docs/formats.md), which a resumed
+//! run keeps whatever memory it is given now (the pieces must not move).
 //!
 //! Tests: this file's unit tests; src/chomp/two_player/blocks.rs (runs of every plan);
 //! tests/games/blocks.rs.
 
 use super::file;
-use super::piece::Span;
-use super::solve::steps;
 use crate::chomp::bits::Window;
 use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, blocks_dir};
 use crate::error::{Error, Input, Result};
@@ -54,11 +52,9 @@ pub struct Piece {
     pub lo: u64,
     /// One past the last index.
     pub hi: u64,
-    /// The wave: a piece depends only on pieces of earlier waves and on the earlier pieces of
-    /// its own group.
+    /// The wave: a piece depends only on earlier waves and the earlier pieces of its group.
     pub wave: u64,
-    /// The group of hook blocks of its wave it is a piece of (pieces of one group are solved
-    /// in order, by one part).
+    /// Its group of hook blocks of its wave (solved in order, by one part).
     pub block: u64,
 }
 
@@ -79,9 +75,8 @@ pub struct BlockPlan {
 }
 
 impl BlockPlan {
-    /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the replay
-    /// buffer and the step records. Waves need the hook blocks of a square: the colex rank of
-    /// any other box is one chain of windows.
+    /// The pieces for `memory` bytes: 7/8 of it for a piece's bits, the rest for the buffers
+    /// and the step records. Waves need a square's hook blocks.
     pub fn new(index: BitLayout, memory: u64, split: Split) -> Result<BlockPlan> {
         let shape = index.shape();
         if split == Split::Waves && index.hook_index().is_none() {
@@ -131,10 +126,9 @@ impl BlockPlan {
             }
             Split::Waves => {
                 let hook = index.hook_index().expect("a block plan has a hook index");
-                // Groups: a hook block, or consecutive small blocks of one wave (so that the
-                // many small early blocks do not each replay the table before them); a group
-                // stays under an eighth of its wave (so a wave still shares out) unless that
-                // is under 2^20 indexes.
+                // Groups: a hook block, or consecutive small blocks of one wave (which then do
+                // not each replay the table before them), under an eighth of the wave (so it
+                // still shares out) or 2^20 indexes.
                 let mut wave_bits = std::collections::HashMap::new();
                 for b in hook.blocks() {
                     *wave_bits.entry(b.sum).or_insert(0u64) += b.len;
@@ -181,16 +175,6 @@ impl BlockPlan {
         self.pieces.last().map_or(0, |p| p.wave + 1)
     }
 
-    /// Piece `k` as a span of the table.
-    pub fn span(&self, k: u64) -> Span<'_> {
-        let (lo, hi) = self.window(k);
-        Span {
-            index: &self.index,
-            lo,
-            hi,
-        }
-    }
-
     /// Piece `k`: its indexes `lo..hi`.
     pub fn window(&self, k: u64) -> (u64, u64) {
         let p = self.pieces[k as usize];
@@ -204,16 +188,14 @@ impl BlockPlan {
     }
 
     /// Bytes of memory a piece takes at most: its bits and three buffers of
-    /// [`BlockPlan::chunk_words`] words (read, replayed, written), together at most 1/8 of the
-    /// `--memory` the plan was made for.
+    /// [`BlockPlan::chunk_words`] words (read, replayed, written).
     pub fn window_bytes(&self) -> u64 {
         self.piece_bits.div_ceil(64) * 8 + 8 + 24 * self.chunk_words() as u64
     }
 
-    /// Bytes on disk at the run's peak: every piece's file, the largest again (the piece in
-    /// progress, its snapshot of marks or its words in the table being assembled) with
-    /// checkpoint records bounded as [`p_record_bound`](super::run::p_record_bound) bounds a
-    /// whole table's; the plan and the journal.
+    /// Bytes on disk at the run's peak: every piece's file, the largest again (in progress,
+    /// snapshot or being assembled) with records bounded as [`super::run::p_record_bound`]
+    /// bounds a whole table's, the plan and the journal.
     pub fn disk_bytes(&self) -> u64 {
         let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
         let words = |k| {
@@ -222,15 +204,13 @@ impl BlockPlan {
         };
         let pieces: u64 = (0..self.windows()).map(|k| file(words(k))).sum();
         let largest = (0..self.windows()).map(words).max().unwrap_or(0);
-        let steps = steps(&self.index);
-        let records = 8 * (largest * 64 / 32 + 4096) + 28 * steps;
+        let records = 8 * (largest * 64 / 32 + 4096) + 28 * self.index.steps();
         let journal = 64 * 1024 + 32 * self.windows();
         pieces + file(largest) + records + journal
     }
 
-    /// Words a buffer holds (a finished piece is read by them when its P indexes are replayed
-    /// or the table is written): the plan's memory (8/7 of a piece's bytes) / 192, from 512
-    /// to 65536.
+    /// Words a buffer holds: the plan's memory (8/7 of a piece's bytes) / 192, from 512 to
+    /// 65536.
     pub fn chunk_words(&self) -> usize {
         (self.piece_bits / 1344).clamp(512, 1 << 16) as usize
     }
@@ -263,8 +243,8 @@ impl BlockPlan {
             .collect()
     }
 
-    /// The plan a checkpoint folder names, checked against `index`. (A plan without a
-    /// `layout` line is of windows of `window-bits`, as the first runs in blocks wrote.)
+    /// The plan a checkpoint folder names, checked against `index` (one without a `layout`
+    /// line is of windows of `window-bits`, as the first runs in blocks wrote).
     pub(super) fn read(path: &Path, index: &BitLayout) -> Result<BlockPlan> {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let (pairs, _) = store::read_header(path, &mut BufReader::new(file), PLAN_MAGIC)?;
@@ -357,14 +337,11 @@ mod tests {
         assert_eq!(plan.waves(), plan.windows());
         let whole = BlockPlan::new(index.clone(), 1 << 30, Split::Windows).unwrap();
         assert_eq!(whole.windows(), 1);
-        let small = BlockPlan::new(index.clone(), MIN_MEMORY - 1, Split::Windows).unwrap_err();
-        assert!(small.to_string().contains("96.0 KiB works"), "{small}");
-        // A box that is not square is cut into windows, never into waves.
+        // A box that is not square is cut into windows (its refusal of waves, and of memory
+        // below a block: tests/games/blocks.rs).
         let colex = BitLayout::for_box(ChompBox { rows: 9, cols: 14 }).unwrap();
         let plan = BlockPlan::new(colex.clone(), MIN_MEMORY, Split::Windows).unwrap();
         assert!(plan.windows() >= 2 && plan.window(plan.windows() - 1).1 == colex.len());
-        let waves = BlockPlan::new(colex, 1 << 20, Split::Waves).unwrap_err();
-        assert!(waves.to_string().contains("not square"), "{waves}");
         // A piece and its buffers fit in the memory asked for.
         for memory in [MIN_MEMORY, 200 << 10, 2 << 20, 20 << 20, 14 << 30] {
             for n in [14, 21] {

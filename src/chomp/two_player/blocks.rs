@@ -1,24 +1,18 @@
 //! Boxes larger than memory: a table solved one window of indexes at a time.
 //!
-//! Both bit layouts order positions so that every option of a position has a smaller index
-//! (see [`solve_window`]), so the table splits into windows `lo..hi` of consecutive indexes,
-//! each small enough for memory, solved in order: a window first replays the P indexes of the
-//! windows it depends on (each marks its parents inside the window), then walks the schedule
-//! restricted to itself. Its finished bits go to disk; the table assembled from them
-//! ([`super::assembly`]) is byte for byte the table an in-memory run writes, whatever the memory
-//! (external sorting's idea: runs on disk, one merge).
+//! Every option of a position has a smaller index ([`solve_window`]), so the table splits into
+//! windows `lo..hi` solved in order: a window replays the P indexes of the windows it depends
+//! on (each marks its parents inside it), then walks the schedule restricted to itself. Its
+//! bits go to disk; the table assembled from them ([`super::assembly`]) is byte for byte the
+//! in-memory run's, whatever the memory. The checkpoint of this [`Job`] is the folder
+//! `FILE.blocks/` (docs/formats.md); a part does its share of a wave and publishes nothing.
 //!
-//! A run in blocks is a [`Job`] of the engine's one lifecycle ([`run_to_file`]) whose
-//! checkpoint is the folder `FILE.blocks/` (its files: docs/formats.md); a part does its share
-//! of a wave and publishes nothing; the folder goes once the table is saved.
-//!
-//! Tests: this file's unit tests; tests/games/blocks.rs (identical files whatever the memory),
-//! tests/games/tables.rs, scripts/slurm-ci.sh (waves as a job array).
+//! Tests: this file's unit tests; tests/games/blocks.rs, tests/faults/tables.rs.
 
 use super::assembly::{table_path, Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, PieceHeader, MARKS_MAGIC, WINDOW_MAGIC};
+use super::piece::{self, PieceHeader, MARKS, WINDOW};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
@@ -49,11 +43,9 @@ pub struct BlockRun {
     /// Whether the table was written.
     pub saved: bool,
 }
-/// Solve `shape` in windows of at most `memory` bytes into `out`, keeping finished windows in
-/// `FILE.blocks/` (resuming from it when it exists), then write `out` and remove the folder;
-/// or with `part` only that share of the next unfinished wave (planned in waves when the
-/// folder is new), the folder kept. A window's marks are snapshotted at most every
-/// `snapshot_every`.
+/// Solve `shape` in windows of at most `memory` bytes into `out`, resuming from `FILE.blocks/`,
+/// or with `part` only that share of the next unfinished wave (the folder kept). A window's
+/// marks are snapshotted at most every `snapshot_every`.
 pub fn solve_in_blocks(
     shape: ChompBox,
     out: &Path,
@@ -62,38 +54,9 @@ pub fn solve_in_blocks(
     snapshot_every: std::time::Duration,
     report: impl FnMut(RunEvent),
 ) -> Result<BlockRun> {
-    let job = || BlocksJob::new(shape, out, memory, part, snapshot_every);
-    run_to_file(out, job, report)
-}
-
-/// A run in blocks: its checkpoint the folder `FILE.blocks`, its disk peak the plan's, its
-/// resume the plan's lock, the pieces finished and the assembly begun; its steps the pieces,
-/// then the assembly in place.
-struct BlocksJob {
-    plan: BlockPlan,
-    /// Whether the plan is new: written once the disk is checked.
-    new_plan: bool,
-    part: Option<Part>,
-    dir: PathBuf,
-    /// The plan file, locked: exclusively by a plain run, shared by the parts.
-    lock: Option<File>,
-    assembly: Option<Assembly>,
-    /// Each piece's P-positions, once finished.
-    counts: Vec<Option<u64>>,
-    run: BlockRun,
-}
-
-impl BlocksJob {
-    /// The plan a run of `shape` to `out` follows: its folder's, else a new one for `memory`
-    /// (in waves for a part), checked before the folder exists: a plan that cannot run is
-    /// never written.
-    fn new(
-        shape: ChompBox,
-        out: &Path,
-        memory: u64,
-        part: Option<Part>,
-        snapshot_every: std::time::Duration,
-    ) -> Result<BlocksJob> {
+    // The folder's plan, else a new one for `memory` (in waves for a part), checked before it
+    // is written.
+    let job = || {
         check_target(out)?;
         let index = BitLayout::for_box(shape)?;
         let dir = blocks_dir(out);
@@ -133,7 +96,23 @@ impl BlocksJob {
             assembly: None,
             counts: Vec::new(),
         })
-    }
+    };
+    run_to_file(out, job, report)
+}
+
+/// A run in blocks: the pieces, then the assembly in place.
+struct BlocksJob {
+    plan: BlockPlan,
+    /// Whether the plan is new: written once the disk is checked.
+    new_plan: bool,
+    part: Option<Part>,
+    dir: PathBuf,
+    /// The plan file, locked: exclusively by a plain run, shared by the parts.
+    lock: Option<File>,
+    assembly: Option<Assembly>,
+    /// Each piece's P-positions, once finished.
+    counts: Vec<Option<u64>>,
+    run: BlockRun,
 }
 
 impl Job for BlocksJob {
@@ -158,8 +137,7 @@ impl Job for BlocksJob {
         store::flock_now(&plan_file, self.part.is_some())
             .map_err(|_| store::being_solved(out, &plan_path))?;
         self.lock = Some(plan_file);
-        // A run of the table whole in memory (or on a device) holds FILE.partial: one in
-        // progress is refused; one stopped is of no use to the pieces and goes, with its marks.
+        // A whole run's FILE.partial: refused while held, else of no use here and removed.
         let partial = store::partial_path(out);
         store::refuse_if_held(out, &partial)?;
         for stale in [partial, store::marks_path(out)] {
@@ -168,8 +146,7 @@ impl Job for BlocksJob {
             }
         }
         crate::output::remove_stale_temps(dir);
-        // The pieces already in the table being assembled (each checked against its record
-        // as it is read) have left the folder; the others are on disk or solved (again) now.
+        // The pieces already in the table (checked against their records) left the folder.
         if self.part.is_none() && table_path(dir).exists() {
             self.assembly = Some(Assembly::reopen(&self.plan, dir)?);
         }
@@ -188,10 +165,8 @@ impl Job for BlocksJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let (plan, dir) = (&self.plan, &self.dir);
-        // Every unfinished piece, or with a part its share of the next wave it has not marked
-        // done. (Not "the first wave with pieces left": a part whose share of a wave is empty,
-        // or done, must not take a share of the next wave, which that wave's own run of this
-        // part will take.)
+        // Every unfinished piece, or a part's share of the first wave it has not marked done
+        // (not the first wave with pieces left, which may be the next wave's run's share).
         let mut todo: Vec<u64> = match self.part {
             None => (0..plan.windows()).collect(),
             Some(Part { part, parts }) => {
@@ -237,9 +212,8 @@ impl Job for BlocksJob {
             None => Assembly::create(plan, dir, self.counts.iter().flatten().sum())?,
         };
         report(RunEvent::Assembling);
-        // Every finished piece not yet in the table goes in, in index order, whole in memory
-        // (as when it was solved) and its CRC checked first; its file is removed once its words
-        // are in the table, durable and recorded ([`Assembly::append`]).
+        // The pieces not yet in the table go in, in order, each whole in memory and checked;
+        // its file goes once its words are durable and recorded ([`Assembly::append`]).
         for k in assembly.pieces.len() as u64..plan.windows() {
             let mut words = Vec::new();
             let (crc, p) = for_each_window_slice(dir, plan, k, None, |ws| {
@@ -254,11 +228,6 @@ impl Job for BlocksJob {
             crate::cancel::check()?;
         }
         self.assembly = Some(assembly);
-        Ok(())
-    }
-
-    fn discard(&mut self) -> Result<()> {
-        // Finished pieces serve any rerun: nothing is discarded.
         Ok(())
     }
 
@@ -309,7 +278,7 @@ fn solve_one(
     assembly: Option<&Assembly>,
     report: &mut dyn FnMut(RunEvent),
 ) -> Result<(u64, u64)> {
-    let ((lo, hi), span, chunk) = (plan.window(k), plan.span(k), plan.chunk_words());
+    let ((lo, hi), chunk) = (plan.window(k), plan.chunk_words());
     let words = bits::zeroed_words(Window::words_for(lo, hi) as usize);
     let win = Window {
         lo,
@@ -321,7 +290,7 @@ fn solve_one(
     let _lock = store::open_checkpoint_file(&dir.join(format!("window-{k}.lock")), "solved")?;
     let marks_path = dir.join(format!("window-{k}.marks"));
     let (mut checkpoint, resume, _) =
-        piece::resume_window(&partial, &marks_path, span, &words, chunk)?;
+        piece::resume_window(&partial, &marks_path, &plan.index, win, chunk)?;
     let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
     report(RunEvent::Piece {
         piece: k,
@@ -384,7 +353,7 @@ fn solve_one(
                 cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
             if snapshot {
                 cadence.take(|| {
-                    piece::save_piece(&marks_path, span, MARKS_MAGIC, step + 1, &words, chunk)
+                    piece::save_piece(&marks_path, &plan.index, win, MARKS, step + 1, chunk)
                 })?;
                 snapshot_done = progress.done;
                 report(RunEvent::Snapshot { step: step + 1 });
@@ -394,7 +363,7 @@ fn solve_one(
         },
     )?;
     let p = plan.index.p_count(win.words, win.base());
-    piece::save_piece(&window_path(dir, k), span, WINDOW_MAGIC, p, &words, chunk)?;
+    piece::save_piece(&window_path(dir, k), &plan.index, win, WINDOW, p, chunk)?;
     checkpoint.remove()?;
     if marks_path.exists() {
         std::fs::remove_file(&marks_path).map_err(|e| Error::io(&marks_path, e))?;
@@ -410,14 +379,13 @@ pub(super) fn open_piece(
 ) -> Result<(PathBuf, File, PieceHeader)> {
     let path = window_path(dir, k);
     let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-    let h = piece::read_piece_header(&path, &file, plan.span(k), WINDOW_MAGIC)?;
+    let h = piece::read_piece_header(&path, &file, &plan.index, plan.window(k), WINDOW)?;
     Ok((path, file, h))
 }
 
 /// Every word of finished piece `k` (from its `lo` rounded down, other pieces' bits clear), in
-/// slices, then its CRC checked: from the table being assembled when `assembly` holds it, else
-/// from its file. Returns the piece's CRC-32 and P-positions. A piece whose file fails its CRC
-/// is removed, so that the same command solves it again.
+/// slices, from `assembly` when it holds it, else from its file (removed when it fails its
+/// CRC, to be solved again). Returns the piece's CRC-32 and P-positions.
 fn for_each_window_slice(
     dir: &Path,
     plan: &BlockPlan,
@@ -447,11 +415,11 @@ fn for_each_window_slice(
 #[cfg(test)]
 mod tests {
     use super::super::block_plan::MIN_MEMORY;
-    use super::super::run::{p_record_bound, solve_to_file, solve_to_file_every};
-    use super::super::solve::steps;
+    use super::super::run::{self, p_record_bound, solve_to_file, solve_to_file_every};
     use super::*;
     use crate::cancel::Cancel;
     use crate::chomp::engine::lifecycle::SNAPSHOT_FLOOR;
+    use crate::chomp::engine::schedule::Schedule;
     use crate::chomp::store::files::dir_bytes;
     use std::time::Duration;
 
@@ -468,6 +436,17 @@ mod tests {
         let whole = dir.join(format!("{b}.tbl"));
         let p = solve_to_file(b, &whole, |_| {}).unwrap().p_count();
         (std::fs::read(&whole).unwrap(), p)
+    }
+
+    /// `dir/name`, its checkpoint folder begun with `plan`.
+    fn planned(dir: &Path, name: String, plan: &BlockPlan) -> PathBuf {
+        let out = dir.join(name);
+        write_plan(plan, &out).unwrap();
+        out
+    }
+
+    fn layout9() -> BitLayout {
+        BitLayout::for_box(ChompBox::square(9)).unwrap()
     }
 
     /// The 9×9 box to `out` in blocks (as its folder's plan says), stopped when `stop` says so
@@ -492,15 +471,15 @@ mod tests {
         // The disk sampled at every step and every piece assembled, snapshots at every step:
         // the pieces, the window's checkpoint and marks, then the table assembled in place.
         let dir = scratch("m");
-        let not_square = |rows, cols| ChompBox { rows, cols };
-        for (b, memory) in [
-            (ChompBox::square(9), MIN_MEMORY),
-            (ChompBox::square(12), MIN_MEMORY),
-            (ChompBox::square(13), MIN_MEMORY),
-            (ChompBox::square(13), 200 << 10),
-            (not_square(10, 14), MIN_MEMORY),
-            (not_square(14, 10), MIN_MEMORY),
+        for ((rows, cols), memory) in [
+            ((9, 9), MIN_MEMORY),
+            ((12, 12), MIN_MEMORY),
+            ((13, 13), MIN_MEMORY),
+            ((13, 13), 200 << 10),
+            ((10, 14), MIN_MEMORY),
+            ((14, 10), MIN_MEMORY),
         ] {
+            let b = ChompBox { rows, cols };
             let (want, _) = whole_file(&dir, b);
             let out = dir.join(format!("{b}-{memory}.tbl"));
             let plan = BlockPlan::new(BitLayout::for_box(b).unwrap(), memory, Split::Windows);
@@ -509,14 +488,10 @@ mod tests {
             let run = solve_in_blocks(b, &out, memory, None, Duration::ZERO, |e| {
                 peak = peak.max(dir_bytes(&folder));
                 windows += matches!(e, RunEvent::Piece { .. }) as u64;
-            })
-            .unwrap();
+            });
             peak = peak.max(dir_bytes(&out));
-            assert_eq!((run.windows, windows), (pieces, pieces));
-            assert!(
-                b == ChompBox::square(9) || windows > 1,
-                "{b}: {windows} windows"
-            );
+            assert_eq!((run.unwrap().windows, windows), (pieces, pieces));
+            assert!(rows == 9 || windows > 1, "{b}: {windows} windows");
             assert!(
                 peak <= bound,
                 "{b} in {pieces} pieces: {peak} B, checked for {bound}"
@@ -532,31 +507,23 @@ mod tests {
     }
 
     #[test]
-    fn the_disk_a_whole_run_is_checked_for_is_at_least_what_it_takes() {
+    fn a_whole_runs_disk_and_checkpoint_records_are_within_their_bounds() {
         // The checkpoint and the marks, sampled after every step (a snapshot at each), and
         // the table written beside them at the end.
         let dir = scratch("whole-d");
-        for b in [9, 12]
-            .map(ChompBox::square)
-            .into_iter()
-            .chain([ChompBox { rows: 7, cols: 11 }])
-        {
+        for (rows, cols) in [(9, 9), (12, 12), (7, 11)] {
+            let b = ChompBox { rows, cols };
             let out = dir.join(format!("w{b}.tbl"));
             let (partial, marks) = (store::partial_path(&out), store::marks_path(&out));
             let mut peak = 0;
             let t = solve_to_file_every(b, &out, Duration::ZERO, |_| {
                 peak = peak.max(dir_bytes(&partial) + dir_bytes(&marks));
-            })
-            .unwrap();
+            });
             peak += dir_bytes(&out);
-            let bound = super::super::run::disk_bytes(t.layout());
+            let bound = run::disk_bytes(t.unwrap().layout());
             assert!(peak <= bound, "{b}: {peak} B on disk, checked for {bound}");
         }
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn a_whole_tables_checkpoint_records_are_within_their_bound() {
         // 8 bytes a P-position: the bound takes at most 1 in 32 positions plus 4,096 as P,
         // which every box to 12x12 keeps (the share falls as boxes grow: 0.42% on 18x18).
         for rows in 1..=12usize {
@@ -564,12 +531,9 @@ mod tests {
                 let b = ChompBox { rows, cols };
                 let table = crate::chomp::two_player::solve::solve(b).unwrap();
                 let (layout, p) = (table.layout(), table.p_count());
-                let records = 8 * p + 28 * steps(layout);
-                assert!(
-                    records <= p_record_bound(layout),
-                    "{b}: {p} P of {}",
-                    layout.len()
-                );
+                let records = 8 * p + 28 * layout.steps();
+                let len = layout.len();
+                assert!(records <= p_record_bound(layout), "{b}: {p} P of {len}");
             }
         }
     }
@@ -578,24 +542,20 @@ mod tests {
     fn an_interrupted_run_in_blocks_resumes_to_the_same_file() {
         let dir = scratch("r");
         let (want, _) = whole_file(&dir, ChompBox::square(9));
-        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
-        let plan = BlockPlan::with(index, Split::Windows, 64 * 64);
+        let plan = BlockPlan::with(layout9(), Split::Windows, 64 * 64);
         assert!(plan.windows() >= 4, "{}", plan.windows());
-        let out = dir.join("count.tbl");
-        write_plan(&plan, &out).unwrap();
+        let out = planned(&dir, "count.tbl".into(), &plan);
         let mut steps_in_all = 0u64;
-        run9(&out, Duration::ZERO, |e| {
+        let counted = run9(&out, Duration::ZERO, |e| {
             steps_in_all += matches!(e, RunEvent::Step(_)) as u64;
             false
-        })
-        .unwrap();
-        assert_eq!(std::fs::read(&out).unwrap(), want);
+        });
+        assert!(counted.is_ok() && std::fs::read(&out).unwrap() == want);
         // Stops early, mid-window with and without a snapshot, and at a window's end.
         let stops = [3, steps_in_all / 3, steps_in_all / 2 + 7, steps_in_all - 2];
         for (i, stop) in stops.into_iter().enumerate() {
             for every in [Duration::ZERO, Duration::from_secs(3600)] {
-                let out = dir.join(format!("r{i}-{}.tbl", every.as_secs()));
-                write_plan(&plan, &out).unwrap();
+                let out = planned(&dir, format!("r{i}-{}.tbl", every.as_secs()), &plan);
                 let mut seen = 0u64;
                 let got = run9(&out, every, |e| {
                     seen += matches!(e, RunEvent::Step(_)) as u64;
@@ -614,15 +574,15 @@ mod tests {
                     assert_eq!(snapshots, every.is_zero() as usize, "stop {stop}");
                 }
                 let (mut resumed, mut rest) = (0, 0u64);
-                run9(&out, SNAPSHOT_FLOOR, |e| {
+                let got = run9(&out, SNAPSHOT_FLOOR, |e| {
                     match e {
                         RunEvent::Piece { resumed_steps, .. } => resumed += resumed_steps,
                         RunEvent::Step(_) => rest += 1,
                         _ => {}
                     }
                     false
-                })
-                .unwrap();
+                });
+                assert!(got.is_ok(), "stop {stop}: {got:?}");
                 assert_eq!(std::fs::read(&out).unwrap(), want, "stop {stop}, {every:?}");
                 // The resumed run does only the steps still to do.
                 assert_eq!(rest + stop, steps_in_all, "stop {stop}");
@@ -637,13 +597,12 @@ mod tests {
     fn an_assembly_interrupted_after_any_piece_resumes_to_the_same_file_in_place() {
         let dir = scratch("a");
         let (want, p_positions) = whole_file(&dir, ChompBox::square(9));
-        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
         // Windows start on words; waves' pieces mostly do not (their first word is shared).
         for plan in [
-            BlockPlan::with(index.clone(), Split::Windows, 64 * 64),
-            BlockPlan::with(index.clone(), Split::Waves, 700),
+            BlockPlan::with(layout9(), Split::Windows, 64 * 64),
+            BlockPlan::with(layout9(), Split::Waves, 700),
         ] {
-            let pieces = plan.windows();
+            let (pieces, split) = (plan.windows(), plan.split);
             assert!(pieces >= 4, "{pieces}");
             // Counts the pieces solved and assembled by a run to the end.
             let finish = |out: &Path| {
@@ -653,14 +612,15 @@ mod tests {
                     assembled += matches!(e, RunEvent::Assembled { .. }) as u64;
                     false
                 });
-                (run.unwrap(), solved, assembled)
+                assert_eq!(std::fs::read(out).unwrap(), want, "{split:?}");
+                assert!(!blocks_dir(out).exists());
+                (run.unwrap().p_positions, solved, assembled)
             };
             for stop in [0, 1, pieces / 2, pieces - 1] {
                 // 0: stopped; 1: and torn after the synced words; 2: and a bit of the first
                 // piece's words flipped on disk (its file gone: solved again).
                 for damage in 0..3 {
-                    let out = dir.join(format!("a-{:?}-{stop}-{damage}.tbl", plan.split));
-                    write_plan(&plan, &out).unwrap();
+                    let out = planned(&dir, format!("a-{split:?}-{stop}-{damage}.tbl"), &plan);
                     let folder = blocks_dir(&out);
                     let got = run9(&out, SNAPSHOT_FLOOR, |e| match e {
                         RunEvent::Assembled { piece, .. } => {
@@ -688,26 +648,20 @@ mod tests {
                     }
                     std::fs::write(&table, &bytes).unwrap();
                     assert!(std::fs::read_dir(&folder).unwrap().count() >= 2);
-                    let (run, solved, assembled) = finish(&out);
                     // With a flipped bit every piece that had left the folder is solved again.
                     let again = if damage == 2 { stop + 1 } else { 0 };
-                    assert_eq!((solved, assembled), (again, pieces - stop - 1 + again));
-                    assert_eq!(run.p_positions, p_positions);
-                    let split = plan.split;
                     let why = format!("{split:?}, stopped after piece {stop}, damage {damage}");
-                    assert_eq!(std::fs::read(&out).unwrap(), want, "{why}");
-                    assert!(!folder.exists());
+                    let got = (p_positions, again, pieces - stop - 1 + again);
+                    assert_eq!(finish(&out), got, "{why}");
                 }
             }
             // A piece lost from the folder during the assembly is solved again.
-            let out = dir.join(format!("lost-{:?}.tbl", plan.split));
-            write_plan(&plan, &out).unwrap();
+            let out = planned(&dir, format!("lost-{split:?}.tbl"), &plan);
             let _ = run9(&out, SNAPSHOT_FLOOR, |e| {
                 matches!(e, RunEvent::Assembled { .. })
             });
             std::fs::remove_file(window_path(&blocks_dir(&out), pieces - 1)).unwrap();
             assert_eq!(finish(&out).1, 1);
-            assert_eq!(std::fs::read(&out).unwrap(), want);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -718,37 +672,38 @@ mod tests {
         for (n, piece_bits) in [(9usize, 700u64), (10, 3000)] {
             let b = ChompBox::square(n);
             let (want, _) = whole_file(&dir, b);
-            let out = dir.join(format!("{n}-waves.tbl"));
             let index = BitLayout::for_box(b).unwrap();
-            write_plan(&BlockPlan::with(index, Split::Waves, piece_bits), &out).unwrap();
+            let out = planned(
+                &dir,
+                format!("{n}-waves.tbl"),
+                &BlockPlan::with(index, Split::Waves, piece_bits),
+            );
             let waves = 2 * n as u64;
             let run = |part| solve_in_blocks(b, &out, 0, part, SNAPSHOT_FLOOR, |_| {}).unwrap();
             // Parts of a wave in any order; stop three waves early.
             for w in 0..waves - 3 {
                 for part in [3, 1, 2] {
                     let r = run(Some(Part { part, parts: 3 }));
-                    assert_eq!(
-                        (r.wave, r.saved, r.waves),
-                        (Some(w), false, waves),
-                        "{n}: {w}/{part}"
-                    );
+                    let why = format!("{n}: {w}/{part}");
+                    assert_eq!((r.wave, r.saved, r.waves), (Some(w), false, waves), "{why}");
                     // The wave is done once its parts with pieces are, at the latest after
                     // its last part.
                     let range = if part == 2 { w + 1..=w + 1 } else { w..=w + 1 };
-                    assert!(range.contains(&r.waves_done), "{n}: {w}/{part}");
+                    assert!(range.contains(&r.waves_done), "{why}");
                 }
             }
             // A plain run finishes the rest and writes the table.
             let r = run(None);
-            assert!(r.saved);
-            assert_eq!(r.waves_done, waves);
+            assert_eq!((r.saved, r.waves_done), (true, waves));
             assert_eq!(std::fs::read(&out).unwrap(), want, "{n}x{n} in waves");
             assert!(!blocks_dir(&out).exists());
         }
         // A part on a folder planned in windows is refused.
-        let out = dir.join("windows.tbl");
-        let index = BitLayout::for_box(ChompBox::square(9)).unwrap();
-        write_plan(&BlockPlan::with(index, Split::Windows, 640), &out).unwrap();
+        let out = planned(
+            &dir,
+            "windows.tbl".into(),
+            &BlockPlan::with(layout9(), Split::Windows, 640),
+        );
         let part = Some(Part { part: 1, parts: 2 });
         let e = solve_in_blocks(ChompBox::square(9), &out, 0, part, SNAPSHOT_FLOOR, |_| {});
         let e = e.unwrap_err();

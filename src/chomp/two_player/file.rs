@@ -1,11 +1,8 @@
-//! Two-player tables on disk: the finished table (`chomp solve -o FILE`: the store's sealed
-//! header, then ⌈positions/64⌉ little-endian u64 words, bit r of word r/64 set iff entry r is
-//! P, then the chunk CRCs) and the checkpoint of a run in progress (`FILE.partial`: one record
-//! a finished step, its P indexes as u64s, ascending). `rank transpose-hook N` keeps one bit a
-//! transposed pair, `p-positions` counting a stored pair twice. The bits come before the
-//! trailer so that a table is written in one pass ([`save_words`]), or assembled in place
-//! (`super::assembly`). The file is a function of the box alone. Formats: docs/formats.md,
-//! "Two-player tables".
+//! Two-player tables on disk (docs/formats.md, "Two-player tables"), a function of the box
+//! alone: the finished table (`chomp solve -o FILE`: the store's sealed header, ⌈positions/64⌉
+//! little-endian u64 words, bit r of word r/64 set iff entry r is P, then the chunk CRCs) and
+//! the checkpoint of a run (`FILE.partial`: a record a finished step, its P indexes ascending).
+//! `rank transpose-hook N` keeps one bit a transposed pair, `p-positions` counting it twice.
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs.
 
@@ -42,11 +39,8 @@ pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
     })
 }
 
-/// Write a table file from its words: `source` calls the sink with the table's
-/// ⌈positions/64⌉ words as consecutive slices, in order, once through. The header (with
-/// `p_positions`), the bits and the trailer of chunk CRCs are written under a temporary name
-/// that is renamed to `path` when complete. Too few or too many words is an error and leaves
-/// no file.
+/// Write a table file from its words, which `source` gives the sink in order, once through
+/// (too few or too many is an error and leaves no file).
 pub fn save_words(
     path: &Path,
     index: &BitLayout,
@@ -116,8 +110,7 @@ pub struct TableFile {
 }
 
 impl TableFile {
-    /// Open a table written by [`save_table`]: checks the header (its CRC, the box, the
-    /// numbering) and the file's length, and reads the trailer of chunk CRCs.
+    /// Open a table written by [`save_table`], its header and length checked.
     pub fn open(path: &Path) -> Result<TableFile> {
         TableFile::read(Sealed::open(path)?.of(P_TABLE)?)
     }
@@ -171,7 +164,7 @@ impl TableFile {
     }
 
     /// The winning bites of every rectangle up to `shape` (a box inside this file's), read bit
-    /// by bit from the file: a few reads per option, so the table is never loaded.
+    /// by bit from the file.
     pub fn rectangle_bites(&self, shape: ChompBox) -> Result<Vec<RectangleBites>> {
         if shape.rows > self.shape().rows || shape.cols > self.shape().cols {
             let (path, have) = (self.body.path().display(), self.shape());
@@ -242,9 +235,8 @@ impl BitSource for TableFile {
 }
 
 impl Checkpoint {
-    /// Open `path` for the run of `index`'s box: a new checkpoint, or an existing one whose
-    /// steps are read back, each P index to `set_p(step, index)`. Returns the checkpoint and
-    /// the first step still to do.
+    /// Open `path` for the run of `index`'s box, each P index read back to `set_p(step,
+    /// index)`; returns the checkpoint and the first step still to do.
     pub fn open_for(
         path: &Path,
         index: &BitLayout,

@@ -8,7 +8,8 @@
 
 use super::grundy::{moves_by, GrundyPlan, GrundyTable, ValueBytes, MAX_GRUNDY_POSITIONS};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, table_steps, Job, RunEvent};
+use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, Job, RunEvent};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, GRUNDY_TABLE};
 use crate::error::{Error, Result};
@@ -101,7 +102,7 @@ impl Job for GrundyJob {
     fn disk_bytes(&self) -> u64 {
         // The checkpoint holds every value too, and both are on disk before it goes.
         let bytes = self.table.plan().bytes();
-        let steps = table_steps(&self.layout).steps();
+        let steps = self.layout.steps();
         2 * bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 28 * steps + 8192
     }
 
@@ -111,7 +112,7 @@ impl Job for GrundyJob {
 
     fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
         let (checkpoint, start) = open_checkpoint(&self.partial, &self.table, &self.layout)?;
-        let steps = (start, table_steps(&self.layout).steps());
+        let steps = (start, self.layout.steps());
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
@@ -119,7 +120,7 @@ impl Job for GrundyJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
-        let (steps, mut ranges, mut buf) = (table_steps(&self.layout), Vec::new(), Vec::new());
+        let (steps, mut ranges, mut buf) = (&self.layout, Vec::new(), Vec::new());
         self.table.compute_from(self.start, |t, step, progress| {
             steps.ranges(step, &mut ranges);
             let n = ranges.iter().map(|&(_, l)| l).sum();

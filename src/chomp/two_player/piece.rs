@@ -12,27 +12,19 @@ use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
+use rayon::prelude::*;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-/// The kind line of a finished window.
-pub const WINDOW_MAGIC: &str = "chompute chomp window 1";
-/// The kind line of a snapshot of a window's marks.
-pub const MARKS_MAGIC: &str = "chompute chomp window marks 1";
-
-/// Where a piece lies: the table's layout and its indexes `lo..hi`.
-#[derive(Debug, Clone, Copy)]
-pub struct Span<'a> {
-    /// The table's bit layout.
-    pub index: &'a BitLayout,
-    /// First index.
-    pub lo: u64,
-    /// One past the last index.
-    pub hi: u64,
-}
+/// A kind of piece: its first line, and the header key of its number.
+pub type PieceKind = (&'static str, &'static str);
+/// A finished window, its number its P-positions.
+pub const WINDOW: PieceKind = ("chompute chomp window 1", "p-positions");
+/// A snapshot of a window's marks, its number the step it was taken before.
+pub const MARKS: PieceKind = ("chompute chomp window marks 1", "step");
 
 /// The header of a piece, as read.
 pub struct PieceHeader {
@@ -44,37 +36,41 @@ pub struct PieceHeader {
     end: u64,
 }
 
-/// The header line a piece of kind `magic` names its number by.
-fn number_key(magic: &str) -> &'static str {
-    match magic {
-        MARKS_MAGIC => "step",
-        _ => "p-positions",
-    }
-}
-
-/// Resume the run of window `span` (its marks in `words`): from the snapshot at `marks` when
-/// one is whole (the P indexes the checkpoint at `partial` recorded since, to push their
-/// parents again), else from the P bits that checkpoint records (the words cleared first).
-/// Returns the checkpoint, how to resume, and the step of the snapshot used.
+/// Resume the run of window `win` of `index`'s table (its marks all clear): from the snapshot at
+/// `marks` when one is whole (the P indexes the checkpoint at `partial` recorded since, to push
+/// their parents again), else from the P bits that checkpoint records. Returns the checkpoint,
+/// how to resume, and the step of the snapshot used.
 pub(super) fn resume_window(
     partial: &Path,
     marks: &Path,
-    span: Span,
-    words: &[AtomicU64],
+    index: &BitLayout,
+    win: Window,
     chunk: usize,
 ) -> Result<(Checkpoint, Resume, Option<u64>)> {
-    let snapshot = load_marks(marks, span, words, chunk).ok();
-    if snapshot.is_none() {
-        words.iter().for_each(|w| w.store(0, Relaxed));
-    }
-    let (lo, hi, mut after) = (span.lo, span.hi, Vec::new());
-    let win = Window { lo, hi, words };
-    let (checkpoint, start) =
-        Checkpoint::open_for(partial, span.index, |step, r| match snapshot {
-            Some(s) if step >= s => after.push(r),
-            Some(_) => {}
-            None => win.mark::<true>(r),
+    let mut dirty = false;
+    let snapshot = (|| {
+        let file = File::open(marks).map_err(|e| Error::io(marks, e))?;
+        let h = read_piece_header(marks, &file, index, (win.lo, win.hi), MARKS)?;
+        let mut to = win.words.iter();
+        read_piece_words(marks, &file, &h, chunk, |ws| {
+            dirty = true;
+            let pairs = ws.iter().zip(to.by_ref());
+            pairs.for_each(|(&w, t)| t.store(w, Relaxed));
+            Ok(())
         })?;
+        Ok::<_, Error>(h.number)
+    })()
+    .ok();
+    // A torn or damaged snapshot was read (in part) into the words before its CRC failed.
+    if snapshot.is_none() && dirty {
+        win.words.par_iter().for_each(|w| w.store(0, Relaxed));
+    }
+    let mut after = Vec::new();
+    let (checkpoint, start) = Checkpoint::open_for(partial, index, |step, r| match snapshot {
+        Some(s) if step >= s => after.push(r),
+        Some(_) => {}
+        None => win.mark::<true>(r),
+    })?;
     let resume = match snapshot {
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
@@ -82,40 +78,24 @@ pub(super) fn resume_window(
     Ok((checkpoint, resume, snapshot))
 }
 
-/// Load a snapshot of a window's marks into `words`: the step it was taken before. An error
-/// (the words then unspecified) when it is absent, torn or not of this window.
-pub fn load_marks(path: &Path, span: Span, words: &[AtomicU64], chunk: usize) -> Result<u64> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let h = read_piece_header(path, &file, span, MARKS_MAGIC)?;
-    let mut to = words.iter();
-    read_piece_words(path, &file, &h, chunk, |ws| {
-        ws.iter()
-            .zip(to.by_ref())
-            .for_each(|(&w, t)| t.store(w, Relaxed));
-        Ok(())
-    })?;
-    Ok(h.number)
-}
-
-/// Write `words` as a piece of kind `magic` (a finished window's bits with its P-positions,
-/// or a snapshot of its marks with the step it was taken before) to `path` (a temporary name renamed when whole);
-/// the CRC is written last, over a placeholder of the same width.
+/// Write `win`'s words as a piece of `kind` with its `number` to `path` (a temporary name
+/// renamed when whole); the CRC is written last, over a placeholder of the same width.
 pub(super) fn save_piece(
     path: &Path,
-    span: Span,
-    magic: &str,
+    index: &BitLayout,
+    win: Window,
+    (magic, key): PieceKind,
     number: u64,
-    words: &[AtomicU64],
     chunk: usize,
 ) -> Result<()> {
     let header = |crc: u32| {
         let fields = [
-            ("lo", span.lo.to_string()),
-            ("hi", span.hi.to_string()),
-            (number_key(magic), number.to_string()),
+            ("lo", win.lo.to_string()),
+            ("hi", win.hi.to_string()),
+            (key, number.to_string()),
             ("crc32", format!("{crc:08x}")),
         ];
-        file::header_text(magic, span.index, &fields)
+        file::header_text(magic, index, &fields)
     };
     let mut file = AtomicFile::create_piece(path)?;
     let io = |e| Error::io(path, e);
@@ -124,7 +104,7 @@ pub(super) fn save_piece(
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header(0).as_bytes()).map_err(io)?;
         let mut bytes = Vec::with_capacity(chunk * 8);
-        for chunk in words.chunks(chunk) {
+        for chunk in win.words.chunks(chunk) {
             bytes.clear();
             chunk
                 .iter()
@@ -138,27 +118,30 @@ pub(super) fn save_piece(
     file.commit()
 }
 
-/// The header of a piece of `span` (its finished bits or a snapshot of its marks), checked
-/// against the span and the file's length (not the CRC, which is checked as the words are
-/// read).
-pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> Result<PieceHeader> {
+/// The header of a piece `lo..hi` of `index`'s table, checked against them and the file's
+/// length (not the CRC, which is checked as the words are read).
+pub fn read_piece_header(
+    path: &Path,
+    file: &File,
+    index: &BitLayout,
+    (lo, hi): (u64, u64),
+    (magic, key): PieceKind,
+) -> Result<PieceHeader> {
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     let (pairs, data_start) = store::read_header(path, &mut BufReader::new(file), magic)?;
     let got = store::header_index(path, &pairs)?;
     let num = |key: &str| store::number(path, &pairs, key);
     let damaged = || {
         Error::invalid(format!(
-            "{}: not the piece {}..{} of this table",
-            path.display(),
-            span.lo,
-            span.hi
+            "{}: not the piece {lo}..{hi} of this table",
+            path.display()
         ))
     };
-    let end = data_start + Window::words_for(span.lo, span.hi) * 8;
-    if got.shape() != span.index.shape()
-        || got.scheme() != span.index.scheme()
-        || num("lo")? != span.lo
-        || num("hi")? != span.hi
+    let end = data_start + Window::words_for(lo, hi) * 8;
+    if got.shape() != index.shape()
+        || got.scheme() != index.scheme()
+        || num("lo")? != lo
+        || num("hi")? != hi
         || len != end
     {
         return Err(damaged());
@@ -166,7 +149,7 @@ pub fn read_piece_header(path: &Path, file: &File, span: Span, magic: &str) -> R
     let crc =
         u32::from_str_radix(store::field(path, &pairs, "crc32")?, 16).map_err(|_| damaged())?;
     Ok(PieceHeader {
-        number: num(number_key(magic))?,
+        number: num(key)?,
         crc,
         data_start,
         end,

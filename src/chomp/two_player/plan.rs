@@ -1,8 +1,7 @@
 //! `chomp solve` planned before any work: where the box is solved (the CPU, the GPU's layer
-//! kernel through [`LayerSolver`], or a square's hook solver through `super::device::solve_on`),
-//! how its bits are laid out, and whether it runs whole in memory, to a resumable file (whole,
-//! or in blocks when it does not fit), with every refusal said up front. The command line and
-//! Python translate their arguments into a [`SolvePlan`] and print what it reports.
+//! kernel through [`LayerSolver`], or a square's hook solver through `super::device::solve_on`)
+//! and whether whole in memory or to a resumable file (whole, or in blocks when it does not
+//! fit), every refusal said up front. The command line and Python make a [`SolvePlan`].
 //!
 //! Tests: tests/games/chomp/two_player.rs and tests/games/blocks.rs through `chomp solve`;
 //! tests/faults/ (refusals and exit codes).
@@ -84,9 +83,8 @@ pub struct SolvePlan {
 
 impl SolvePlan {
     /// Plan the solve of `shape` on the GPU (`gpu`) or the CPU, to `output` when given, in at
-    /// most `memory` bytes. Refuses here, before any work: a GPU table file the host cannot
-    /// hold, a GPU run beside a CPU run's checkpoint, a table file that is not a file, and a
-    /// table without a file that does not fit.
+    /// most `memory` bytes, refusing before any work what cannot run (a GPU table the host
+    /// cannot hold or beside a CPU checkpoint, a target that is no file, a table too large).
     pub fn new(
         shape: ChompBox,
         gpu: bool,
@@ -160,9 +158,8 @@ impl SolvePlan {
         })
     }
 
-    /// The plan of a run to `output` (or to a file not yet named) on the CPU, made only to say
-    /// which pieces it would follow ([`SolvePlan::pieces`]): nothing runs, so the box need not
-    /// fit in memory; a named table file must still be one.
+    /// The plan of a run to `output` (or to no file yet) on the CPU, made only to say which
+    /// pieces it would follow ([`SolvePlan::pieces`]): the box need not fit in memory.
     pub fn preview(
         shape: ChompBox,
         output: Option<&Path>,
@@ -223,20 +220,9 @@ impl SolvePlan {
         }
     }
 
-    /// Whether a run to the plan's file goes in blocks: a part, a folder of pieces to resume,
-    /// or a table whose bits exceed [`SolvePlan::memory_limit`].
-    pub fn in_blocks(&self) -> bool {
-        self.part.is_some()
-            || self
-                .output
-                .as_deref()
-                .is_some_and(|o| blocks_dir(o).exists())
-            || self.layout.bytes() > self.memory_limit()
-    }
-
     /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
-    /// events. A run to a file goes whole in memory when the table fits, else in blocks
-    /// ([`SolvePlan::in_blocks`]): either way resumable and the same bytes.
+    /// events. A run to a file goes whole in memory when the table fits, else in blocks (also
+    /// with a part, or a folder of pieces to resume): either way resumable and the same bytes.
     pub fn run(
         &self,
         device: Option<&dyn LayerSolver>,
@@ -252,14 +238,13 @@ impl SolvePlan {
                 return Ok(Solved::whole(table.layout(), table.p_count()));
             }
         };
-        if !self.in_blocks() {
+        let memory = self.memory_limit();
+        if self.part.is_none() && !blocks_dir(out).exists() && self.layout.bytes() <= memory {
             let table = super::run::solve_to_file(self.shape, out, &mut report)?;
             return Ok(Solved::whole(&self.layout, table.p_count()));
         }
-        let memory = self.memory_limit();
         if self.memory.is_none() && memory < MIN_MEMORY {
-            // No memory was asked for: what the machine leaves is the limit, and the line
-            // says where it comes from rather than naming an input nobody gave.
+            // No memory was asked for: the line names the machine's limit, not an input.
             return Err(Error::too_large(
                 format!("the {} box in blocks", self.shape),
                 format!(
@@ -279,7 +264,7 @@ impl SolvePlan {
     }
 
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file, when one is named, through the engine's one lifecycle.
+    /// saved to the plan's file when one is named.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
         match &self.output {
             None => self.table(Some(gpu)),

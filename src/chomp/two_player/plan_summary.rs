@@ -6,7 +6,7 @@
 use super::block_plan::BlockPlan;
 use super::blocks::open_piece;
 use super::file;
-use super::solve::{step_ranges, steps};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::store;
 use std::fs::File;
 use std::io::BufReader;
@@ -27,8 +27,7 @@ pub struct WaveSummary {
     pub largest_group_bits: u64,
     /// Pieces already finished in the checkpoint folder, when one was read.
     pub pieces_done: u64,
-    /// Its indexes decided so far: the finished pieces', and those of the steps a piece in
-    /// progress has recorded.
+    /// Its indexes decided so far (those of the steps a piece in progress has recorded too).
     pub bits_done: u64,
 }
 
@@ -55,8 +54,7 @@ pub struct PlanSummary {
 }
 
 impl BlockPlan {
-    /// The plan in numbers, with how much of each piece its checkpoint folder `dir` holds
-    /// when given.
+    /// The plan in numbers, with how much its checkpoint folder `dir` holds when given.
     pub(super) fn summary(&self, dir: Option<&Path>) -> PlanSummary {
         let mut waves: Vec<WaveSummary> = Vec::new();
         // The group the last piece is of (a group's pieces are consecutive, in one wave).
@@ -88,7 +86,7 @@ impl BlockPlan {
             bits: self.index.len(),
             bytes: self.index.bytes(),
             piece_bytes: self.window_bytes(),
-            steps: steps(&self.index),
+            steps: self.index.steps(),
             pieces: self.windows(),
             waves,
         }
@@ -116,7 +114,7 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
     let mut ranges = Vec::new();
     (0..steps)
         .map(|s| {
-            step_ranges(&plan.index, s, &mut ranges);
+            plan.index.ranges(s, &mut ranges);
             ranges
                 .iter()
                 .map(|&(b, l)| (b + l).min(hi).saturating_sub(b.max(lo)))

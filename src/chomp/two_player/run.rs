@@ -1,20 +1,21 @@
-//! A box solved whole in memory to a table file, resumable: `chomp solve -o FILE` when the
-//! table fits. Every finished step's P bits go to the checkpoint `FILE.partial`, and snapshots
-//! of the N-marks of the whole table to `FILE.marks` (a piece of `super::piece`) at the
-//! engine's [`Cadence`]. A rerun resumes from the last whole snapshot (only the P-positions
-//! found since push their parents again), else from the checkpoint's P bits.
+//! A box solved whole in memory to a table file, resumable (`chomp solve -o FILE` when the
+//! table fits): every step's P bits go to `FILE.partial`, snapshots of the N-marks to
+//! `FILE.marks` (a piece of `super::piece`) at the engine's [`Cadence`]. A rerun resumes from
+//! the last whole snapshot (the P-positions found since push their parents again), else from
+//! the P bits.
 //!
 //! Tests: tests/games/chomp/two_player.rs (resumed runs write the one file, from a snapshot
 //! and from the records alone); src/chomp/two_player/blocks.rs.
 
 use super::file::save_table;
 use super::forward::Resume;
-use super::piece::{self, Span, MARKS_MAGIC};
-use super::solve::{solve_window, steps};
+use super::piece::{self, MARKS};
+use super::solve::solve_window;
 use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent, SNAPSHOT_FLOOR};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, partial_path, Checkpoint};
 use crate::error::{Error, Result};
@@ -26,10 +27,8 @@ const CHUNK_WORDS: usize = 1 << 16;
 
 pub use crate::chomp::store::marks_path;
 
-/// Solve `shape`, keep finished steps in `FILE.partial` and snapshots of the marks in
-/// `FILE.marks` (resuming from them when they exist), save the table to `out` and remove the
-/// checkpoint. The saved file is the same, byte for byte, however often the run was stopped
-/// and resumed.
+/// Solve `shape` to `out`, resuming from `FILE.partial` and `FILE.marks` when they exist: the
+/// file is the same, byte for byte, however often the run was stopped.
 pub fn solve_to_file(shape: ChompBox, out: &Path, report: impl FnMut(RunEvent)) -> Result<PTable> {
     solve_to_file_every(shape, out, SNAPSHOT_FLOOR, report)
 }
@@ -64,15 +63,6 @@ struct Whole {
     resume: Resume,
 }
 
-/// The whole of `table` as one span (its snapshot is a piece of every index).
-fn whole_span(table: &PTable) -> Span<'_> {
-    Span {
-        index: table.layout(),
-        lo: 0,
-        hi: table.len(),
-    }
-}
-
 impl Job for Whole {
     type Output = PTable;
 
@@ -85,14 +75,15 @@ impl Job for Whole {
     }
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
-        let (span, words) = (whole_span(&self.table), self.table.raw_words());
+        let (t, partial, marks) = (&self.table, &self.partial, &self.marks);
+        let win = Window::whole(t.len(), t.raw_words());
         let (checkpoint, resume, snapshot) =
-            piece::resume_window(&self.partial, &self.marks, span, words, CHUNK_WORDS)?;
+            piece::resume_window(partial, marks, t.layout(), win, CHUNK_WORDS)?;
         // A run in blocks of the same table holds its folder's plan: refused while it runs.
         store::refuse_if_held(out, &store::blocks_dir(out).join("plan"))?;
         crate::output::remove_stale_temps(&self.marks);
         let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
-        let steps = (start, steps(self.table.layout()));
+        let steps = (start, self.table.layout().steps());
         let said = RunEvent::resumed(&self.partial, &checkpoint, steps, snapshot);
         self.resume = resume;
         self.checkpoint = Some(checkpoint);
@@ -103,12 +94,12 @@ impl Job for Whole {
         let resume = std::mem::replace(&mut self.resume, Resume::Bits { start: 0 });
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
         let (table, marks) = (&self.table, &self.marks);
-        let (span, words) = (whole_span(table), table.raw_words());
-        let layers = steps(table.layout());
+        let win = Window::whole(table.len(), table.raw_words());
+        let layers = table.layout().steps();
         let mut cadence = Cadence::new(self.floor, Duration::ZERO);
         solve_window(
             table.layout(),
-            Window::whole(table.len(), words),
+            win,
             resume,
             |_| Ok(()),
             |v, ranks, progress| {
@@ -117,7 +108,7 @@ impl Job for Whole {
                 // Between steps no thread marks: the words are a consistent snapshot.
                 if cadence.due(progress.done, progress.total) && v + 1 < layers {
                     cadence.take(|| {
-                        piece::save_piece(marks, span, MARKS_MAGIC, v + 1, words, CHUNK_WORDS)
+                        piece::save_piece(marks, table.layout(), win, MARKS, v + 1, CHUNK_WORDS)
                     })?;
                     report(RunEvent::Snapshot { step: v + 1 });
                 }
@@ -140,10 +131,8 @@ impl Job for Whole {
     }
 }
 
-/// Solve a table by `solve` without a checkpoint (on a device, whose run does not resume) and
-/// write it to `out` by `save`, through the engine's one lifecycle: the target checked before
-/// any work, the disk for the file, the lock every mode takes on `FILE`
-/// ([`store::TableLock`]), then the solve and the file published.
+/// Solve a table by `solve` without a checkpoint (on a device) and write it to `out` by `save`
+/// through the engine's one lifecycle, under the lock every mode takes ([`store::TableLock`]).
 pub(super) fn solve_unresumable<T, O>(
     out: &Path,
     layout: &BitLayout,
@@ -160,8 +149,7 @@ pub(super) fn solve_unresumable<T, O>(
     run_to_file(out, job, |_| {})
 }
 
-/// A table solved without a checkpoint: the lock alone, then the solve and the file, in one
-/// step (nothing is kept between them).
+/// A table solved without a checkpoint: the lock, then the solve and the file in one step.
 struct Unresumable<P> {
     bytes: u64,
     lock: Option<store::TableLock>,
@@ -181,10 +169,6 @@ impl<O, P: FnOnce(&Path) -> Result<O>> Job for Unresumable<P> {
     }
 
     fn run(&mut self, _report: &mut dyn FnMut(RunEvent)) -> Result<()> {
-        Ok(())
-    }
-
-    fn discard(&mut self) -> Result<()> {
         Ok(())
     }
 
@@ -212,5 +196,5 @@ pub fn disk_bytes(layout: &BitLayout) -> u64 {
 /// most 1 in 32 of the positions plus 4,096 (measured: 2,612 of 184,756 on 10x10, 1.4%;
 /// 37,993,832 of 9,075,135,300 on 18x18, 0.42%; the share falls as the box grows).
 pub fn p_record_bound(layout: &BitLayout) -> u64 {
-    8 * (layout.len() / 32 + 4096) + 28 * steps(layout)
+    8 * (layout.len() / 32 + 4096) + 28 * layout.steps()
 }
