@@ -117,9 +117,12 @@ fn print_help(e: &clap::Error) -> std::io::Result<()> {
 /// files being written), say in one line what was kept, and exit with status 130.
 fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
+        // Stderr stays locked until the process ends, so that no line of the run (a device
+        // starting up, say) can follow this one.
+        let mut err = std::io::stderr().lock();
         let kept = chompute::output::stop_outputs();
         use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "chompute: interrupted; {kept}");
+        let _ = writeln!(err, "chompute: interrupted; {kept}");
         std::process::exit(130)
     });
 }

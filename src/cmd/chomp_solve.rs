@@ -377,7 +377,7 @@ fn report_solved(
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers: chompute::chomp::two_player::solve::steps(&table.index),
+        layers: chompute::chomp::engine::schedule::Schedule::steps(&table.index),
         blocks: table.blocks.map(|b| b.windows),
         pairs: table.index.hook_index().is_some(),
         rectangles,

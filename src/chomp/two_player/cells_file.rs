@@ -484,11 +484,6 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
             })
     }
 
-    fn discard(&mut self) -> Result<()> {
-        drop(self.writer.take());
-        std::fs::remove_file(&self.partial).map_err(|e| Error::io(&self.partial, e))
-    }
-
     fn publish(mut self, out: &Path) -> Result<CellsTable> {
         let mut writer = self.writer.take().expect("resumed before it publishes");
         writer.snapshot(&self.table, self.table.max() as u64)?;

@@ -10,7 +10,7 @@ use super::forward::{forward, Replay, Resume};
 use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
-use crate::chomp::engine::schedule::{Layers, Progress, Schedule};
+use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::error::Result;
 
@@ -65,22 +65,6 @@ pub fn solve_window(
     }
 }
 
-/// The ranges of bits of `step` of a run in `layout`, into `out`.
-pub fn step_ranges(layout: &BitLayout, step: u64, out: &mut Vec<(u64, u64)>) {
-    match layout {
-        BitLayout::Colex(ranker) => Layers { ranker }.ranges(step, out),
-        BitLayout::Hook { hook, .. } => hook.ranges(step, out),
-    }
-}
-
-/// Steps (checkpoint records) of a run in `layout`.
-pub fn steps(layout: &BitLayout) -> u64 {
-    match layout {
-        BitLayout::Colex(ranker) => crate::chomp::engine::schedule::layer_count(ranker.shape),
-        BitLayout::Hook { hook, .. } => hook.steps(),
-    }
-}
-
 /// Solve a box in the layout [`BitLayout::for_box`] chooses (one of each transposed pair for a
 /// square), no checkpoints.
 pub fn solve_box(shape: ChompBox) -> Result<PTable> {
@@ -100,6 +84,7 @@ pub fn solve(shape: ChompBox) -> Result<PTable> {
 mod tests {
     use super::*;
     use crate::chomp::bits;
+    use crate::chomp::engine::schedule::Schedule;
     use crate::chomp::index::Ranker;
     use crate::chomp::two_player::reference::{solve_by_rank_order, solve_by_volume_layers};
     use std::sync::atomic::Ordering::Relaxed;
@@ -132,7 +117,7 @@ mod tests {
     fn solve_by_windows(layout: &BitLayout, window_words: u64) -> (Vec<u64>, Records) {
         let len = layout.len();
         let mut all = vec![0u64; bits::words_for_bits(len) as usize];
-        let mut records: Records = (0..steps(layout)).map(|s| (s, Vec::new())).collect();
+        let mut records: Records = (0..layout.steps()).map(|s| (s, Vec::new())).collect();
         let mut lo = 0;
         while lo < len {
             let hi = (lo + window_words * 64 - 17).min(len);
@@ -205,10 +190,10 @@ mod tests {
                 );
             }
             // Every step reports exactly the P indexes of its ranges, in order.
-            assert_eq!(records.len() as u64, steps(&layout));
+            assert_eq!(records.len() as u64, layout.steps());
             let mut ranges = Vec::new();
             for (s, ps) in &records {
-                step_ranges(&layout, *s, &mut ranges);
+                layout.ranges(*s, &mut ranges);
                 let mut want: Vec<u64> = ranges
                     .iter()
                     .flat_map(|&(b, l)| (b..b + l).filter(|&q| t.is_p_bit(q)))
