@@ -10,6 +10,7 @@ use crate::cli::Format;
 use crate::cli::{ChompBitesArgs, ChompCellsArgs, ChompGrundyArgs, ChompQueryArgs, ChompSolveArgs};
 use anyhow::anyhow;
 use chompute::chomp::engine::lifecycle::RunEvent;
+use chompute::chomp::engine::schedule::Schedule;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::cells::{CellsEngine, CellsRow, CellsTable};
@@ -377,7 +378,7 @@ fn report_solved(
         seconds,
         file: args.output.as_ref().map(|p| p.display().to_string()),
         resumed_layers: resumed,
-        layers: chompute::chomp::engine::schedule::Schedule::steps(&table.index),
+        layers: table.index.steps(),
         blocks: table.blocks.map(|b| b.windows),
         pairs: table.index.hook_index().is_some(),
         rectangles,

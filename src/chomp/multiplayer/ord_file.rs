@@ -114,9 +114,15 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             rule.normalised()
         )));
     }
-    let bytes = (table.ords.packed().is_none()).then(|| table.ords.to_bytes());
-    let repacked = bytes.map(|b| PackedOrds::from_bytes(&b, players));
-    let ords = table.ords.packed().or(repacked.as_ref()).expect("packed");
+    // A table of one byte an ordinal is packed first; a packed one is written as it is.
+    let repacked;
+    let ords = match table.ords.packed() {
+        Some(packed) => packed,
+        None => {
+            repacked = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
+            &repacked
+        }
+    };
     let header = ord_header(
         &ORD_TABLE.magic(),
         &table.layout(),
