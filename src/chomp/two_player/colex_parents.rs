@@ -31,7 +31,7 @@ const PARALLEL_FILLINGS: u64 = 1 << 22;
 
 /// The rank arithmetic of a colex box and where its marks go: all that one fill needs. The
 /// colex table is one such box ([`ColexMarker`]); the hook index is made of many (its blocks
-/// of hooks a > b, `super::hook`).
+/// of hooks a > b, `super::hook_parents`).
 pub trait ColexTarget: Sync {
     /// Rows of the box.
     fn rows(&self) -> usize;

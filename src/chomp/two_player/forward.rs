@@ -10,11 +10,11 @@
 //! average, so the work follows the P-positions, and most parents come in runs of consecutive
 //! indexes, marked a word at a time.
 //!
-//! What differs between layouts is only where a position's parents lie: a [`Marker`] (the
-//! colex one in `super::colex`, the hook one in `super::hook`) marks them, and names the
-//! [`Schedule`] its layout is decided in. Everything else is here, once: the walk of a range
-//! (every unmarked index is P), the resume, the replay of earlier windows, and the final
-//! inversion of marks into P-bits; the steps themselves run in the one driver.
+//! What differs between layouts is only where a position's parents lie: a [`Marker`]
+//! (`super::colex_parents`, `super::hook_parents`) marks them, and names the [`Schedule`] its
+//! layout is decided in. Everything else is here, once: the walk of a range (every unmarked
+//! index is P), the resume, the replay of earlier windows, and the final inversion of marks
+//! into P-bits; the steps themselves run in the one driver.
 //!
 //! # Resuming and windows
 //! A run may hold only a [`Window`] of the table: indexes `lo..hi`, everything below final.

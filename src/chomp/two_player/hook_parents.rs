@@ -5,9 +5,9 @@
 //! of its transpose (a parent of λᵀ is the transpose of a parent of λ, so between them they
 //! mark the stored one of every pair). The parents of one run of equal rows are a *fill*
 //! (those rows refilled non-increasingly from a range), and a fill splits by the hooks it
-//! reaches: in a colex block it is the colex fill of `super::colex` (consecutive ranks in the
-//! last row, a whole rank range when the rows to the end start from 0), in a child square it
-//! is again a fill, one level down.
+//! reaches: in a colex block it is the colex fill of `super::colex_parents` (consecutive ranks
+//! in the last row, a whole rank range when the rows to the end start from 0), in a child
+//! square it is again a fill, one level down.
 //!
 //! Why a window may start anywhere: every option of a stored position has a smaller index (a
 //! smaller hook sum, or the same hook and an interior that is an option, smaller in colex rank

@@ -28,17 +28,15 @@
 //! kernel runs a level in one dispatch, [`solve_pull`] in parallel on the CPU. [`split_stats`]
 //! counts a schedule's split (`examples/chomp_split.rs`).
 //!
-//! Tests: this file's unit tests (the forward solver's bits on every square to 10×10 and
-//! several smallest child sides, each level decided from the table frozen before it, so that
-//! its independence is checked, not an order that happens to work; the levels number a step's
-//! ranges once; the level counts and their unranking; the index against `HookIndex::index`).
+//! Tests: this file's unit tests (against the forward solver to 10×10, each level decided
+//! from the table frozen before it; the level counts; the index against `HookIndex::index`).
 
 use super::table::PTable;
+use crate::chomp::bits;
 use crate::chomp::engine::driver::{drive_steps, Run};
 use crate::chomp::index::hook::{transpose, Kind, Rows};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::error::{Error, Result};
-use std::sync::atomic::Ordering::Relaxed;
 
 /// What a pull scan read: positions decided and options read.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -66,6 +64,19 @@ pub struct Located {
     pub block: u64,
     /// The interior.
     pub mu: Rows,
+}
+
+/// A range's free rows and their cap, from its first position: the last r - r/2 rows of the
+/// interior of its colex block (r rows), under the prefix's last row (or the block's c).
+fn range_shape(loc: &Located) -> (usize, usize) {
+    let r = loc.b.saturating_sub(1) as usize;
+    let p = r / 2;
+    let cap = match (r - p, p) {
+        (0, _) => 0,
+        (_, 0) => loc.a as usize - 1,
+        _ => loc.mu[p - 1] as usize,
+    };
+    (r - p, cap)
 }
 
 /// The pull scan of one hook index.
@@ -206,6 +217,76 @@ impl<'a> PullScan<'a> {
         }
         true
     }
+
+    /// The level split of a step's ranges ([`StepSplit`]). Fails on a range that is not a
+    /// whole prefix block, or a level of 2^32 positions or more.
+    pub fn split(&self, ranges: &[(u64, u64)]) -> Result<StepSplit> {
+        use rayon::prelude::*;
+        let counts = &self.counts;
+        let mut shapes = ranges
+            .par_iter()
+            .with_min_len(256)
+            .map(|&(base, len)| {
+                let loc = self.locate(base);
+                let (f, cap) = range_shape(&loc);
+                let r = loc.b.saturating_sub(1) as usize;
+                let whole = loc.mu[r / 2..r].iter().all(|&x| x == 0)
+                    && (f + 1) * counts.caps * counts.vs <= counts.n.len()
+                    && cap < counts.caps
+                    && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len;
+                if !whole {
+                    return Err(Error::invalid(format!(
+                        "the range of {len} positions at index {base} is not a prefix block"
+                    )));
+                }
+                Ok((base, f as u32, cap as u32))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        shapes.sort_by_key(|&(_, f, cap)| std::cmp::Reverse(f * cap));
+        let levels = shapes
+            .first()
+            .map_or(0, |&(_, f, cap)| (f * cap) as usize + 1);
+        let mut split = StepSplit {
+            at: vec![0],
+            ..StepSplit::default()
+        };
+        for v in 0..levels {
+            let mut size = 0u64;
+            for &(_, f, cap) in shapes
+                .iter()
+                .take_while(|&&(_, f, c)| (f * c) as usize >= v)
+            {
+                split.starts.push(size as u32);
+                size += counts.count(f as usize, cap as usize, v);
+                if size > u32::MAX as u64 {
+                    return Err(Error::invalid(format!(
+                        "a level of 2^32 positions or more at index {}",
+                        shapes[0].0
+                    )));
+                }
+            }
+            split.at.push(split.starts.len());
+            split.sizes.push(size);
+        }
+        split.ranges = shapes;
+        Ok(split)
+    }
+
+    /// Locate position `i` of level `v` of `split`: its range's first position located, the
+    /// free rows unranked, the colex rank moved by their weights.
+    pub fn place(&self, split: &StepSplit, v: usize, i: u64) -> Located {
+        let (j, t) = split.position(v, i);
+        let (base, f, cap) = split.ranges[j];
+        let mut loc = self.locate(base);
+        let r = loc.b.saturating_sub(1) as usize;
+        let p = r / 2;
+        self.counts
+            .unrank(f as usize, cap as usize, v, t, &mut loc.mu[p..]);
+        for j in p..p + f as usize {
+            loc.x += self.index.weight(r, j, loc.mu[j]);
+        }
+        loc
+    }
 }
 
 /// How many diagrams of at most `f` rows of at most `cap` cells hold `v` cells, for every
@@ -318,91 +399,6 @@ impl StepSplit {
     }
 }
 
-/// A range's free rows and their cap, from its first position: the last r - r/2 rows of the
-/// interior of its colex block (r rows), under the prefix's last row (or the block's c).
-fn range_shape(loc: &Located) -> (usize, usize) {
-    let r = loc.b.saturating_sub(1) as usize;
-    let p = r / 2;
-    let cap = match (r - p, p) {
-        (0, _) => 0,
-        (_, 0) => loc.a as usize - 1,
-        _ => loc.mu[p - 1] as usize,
-    };
-    (r - p, cap)
-}
-
-impl PullScan<'_> {
-    /// The level split of a step's ranges ([`StepSplit`]). Fails on a range that is not a
-    /// whole prefix block, or a level of 2^32 positions or more.
-    pub fn split(&self, ranges: &[(u64, u64)]) -> Result<StepSplit> {
-        use rayon::prelude::*;
-        let counts = &self.counts;
-        let mut shapes = ranges
-            .par_iter()
-            .with_min_len(256)
-            .map(|&(base, len)| {
-                let loc = self.locate(base);
-                let (f, cap) = range_shape(&loc);
-                let r = loc.b.saturating_sub(1) as usize;
-                let whole = loc.mu[r / 2..r].iter().all(|&x| x == 0)
-                    && (f + 1) * counts.caps * counts.vs <= counts.n.len()
-                    && cap < counts.caps
-                    && (0..=f * cap).map(|v| counts.count(f, cap, v)).sum::<u64>() == len;
-                if !whole {
-                    return Err(Error::invalid(format!(
-                        "the range of {len} positions at index {base} is not a prefix block"
-                    )));
-                }
-                Ok((base, f as u32, cap as u32))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        shapes.sort_by_key(|&(_, f, cap)| std::cmp::Reverse(f * cap));
-        let levels = shapes
-            .first()
-            .map_or(0, |&(_, f, cap)| (f * cap) as usize + 1);
-        let mut split = StepSplit {
-            at: vec![0],
-            ..StepSplit::default()
-        };
-        for v in 0..levels {
-            let mut size = 0u64;
-            for &(_, f, cap) in shapes
-                .iter()
-                .take_while(|&&(_, f, c)| (f * c) as usize >= v)
-            {
-                split.starts.push(size as u32);
-                size += counts.count(f as usize, cap as usize, v);
-                if size > u32::MAX as u64 {
-                    return Err(Error::invalid(format!(
-                        "a level of 2^32 positions or more at index {}",
-                        shapes[0].0
-                    )));
-                }
-            }
-            split.at.push(split.starts.len());
-            split.sizes.push(size);
-        }
-        split.ranges = shapes;
-        Ok(split)
-    }
-
-    /// Locate position `i` of level `v` of `split`: its range's first position located, the
-    /// free rows unranked, the colex rank moved by their weights.
-    pub fn place(&self, split: &StepSplit, v: usize, i: u64) -> Located {
-        let (j, t) = split.position(v, i);
-        let (base, f, cap) = split.ranges[j];
-        let mut loc = self.locate(base);
-        let r = loc.b.saturating_sub(1) as usize;
-        let p = r / 2;
-        self.counts
-            .unrank(f as usize, cap as usize, v, t, &mut loc.mu[p..]);
-        for j in p..p + f as usize {
-            loc.x += self.index.weight(r, j, loc.mu[j]);
-        }
-        loc
-    }
-}
-
 /// What the level split makes of a square's schedule (counted, no position decided): steps,
 /// ranges a step and positions a range, and the levels (one dispatch each) and the positions
 /// of a level (the independent units of a dispatch).
@@ -490,13 +486,13 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
         |_, ranges| {
             let split = scan.split(ranges)?;
             let words = table.raw_words();
-            let is_p = |q: u64| (words[(q >> 6) as usize].load(Relaxed) >> (q & 63)) & 1 == 1;
+            let is_p = |q: u64| bits::get(words, q);
             for (v, &size) in split.sizes.iter().enumerate() {
                 let decide = |i: u32| {
                     let (loc, mut read) = (scan.place(&split, v, i as u64), 0);
                     let q = loc.block + loc.x;
                     if q != 0 && scan.decide(&loc, is_p, &mut read) {
-                        words[(q >> 6) as usize].fetch_or(1 << (q & 63), Relaxed);
+                        bits::mark(words, q);
                     }
                     read
                 };
