@@ -79,7 +79,7 @@ mod tests {
             panic!("a cells table opened as another kind");
         };
         file.verify().unwrap();
-        let scan = CellsTable::compute_with(max, CellsEngine::Scan, |_| {}).unwrap();
+        let scan = CellsTable::compute_with(max, CellsEngine::Scan).unwrap();
         assert_eq!((t.rows(), file.rows()), (scan.rows(), scan.rows()));
         // Every diagram of up to 12 cells fits in the 12x12 box, whose table is the slow twin.
         let table = solve_box(ChompBox { rows: 12, cols: 12 }).unwrap();

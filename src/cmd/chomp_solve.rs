@@ -947,7 +947,7 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     use chompute::chomp::two_player::cells_file;
     let start = Instant::now();
     let table = match &args.output {
-        None => CellsTable::compute_with(args.max, args.engine, |_| {})?,
+        None => CellsTable::compute_with(args.max, args.engine)?,
         Some(_) if args.engine != CellsEngine::Forward => {
             return Err(chompute::Error::invalid(
                 "-o saves the forward engine's table; leave out --engine scan",
@@ -961,7 +961,6 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
             |e| {
                 said_resumed(&e);
             },
-            |_| Ok(()),
         )?,
     };
     let seconds = start.elapsed().as_secs_f64();
