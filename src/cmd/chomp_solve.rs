@@ -838,10 +838,7 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         1 => ValueBytes::One,
         _ => ValueBytes::Two,
     });
-    let plan = match args.by_rank {
-        true => GrundyPlan::with_pairs(shape, width, false, Room::SYSTEM)?,
-        false => GrundyPlan::new(shape, width, Room::SYSTEM)?,
-    };
+    let plan = GrundyPlan::new(shape, width, args.by_rank, Room::SYSTEM)?;
     // A sequence the box cannot hold is refused before any work.
     if let Some(sequence) = args.bfile {
         sequence.terms(shape)?;

@@ -16,7 +16,6 @@ use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
-use crate::chomp::index::hook::MAX_SIDE;
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
@@ -70,43 +69,24 @@ pub struct GrundyPlan {
 
 impl GrundyPlan {
     /// The plan for `shape`: the width asked for, or by default one byte; a square box keeps
-    /// one value for each transposed pair. Refuses, with the memory it would need, what does
-    /// not fit in `room`.
-    pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
-        GrundyPlan::with_pairs(shape, width, square_for_pairs(shape), room)
-    }
-
-    /// [`GrundyPlan::new`] with the layout chosen: one value for each transposed pair (`pairs`,
-    /// a square box only), or one for every position by colex rank.
-    pub fn with_pairs(
+    /// one value for each transposed pair unless asked to keep every position `by_rank` (by
+    /// colex rank). Refuses, with the memory it would need, what does not fit in `room`.
+    pub fn new(
         shape: ChompBox,
         width: Option<ValueBytes>,
-        pairs: bool,
+        by_rank: bool,
         room: Room,
     ) -> Result<GrundyPlan> {
-        let cells = shape.rows as u64 * shape.cols as u64;
+        let too_large = |why: &str| Error::too_large(format!("the {shape} box"), why);
         // Checked first: a box of many cells is refused before its ranking is built.
-        if cells > u16::MAX as u64 {
-            return Err(Error::too_large(
-                format!("the {shape} box"),
-                "Grundy values are kept in at most 16 bits: at most 65535 cells",
-            ));
+        if shape.rows as u64 * shape.cols as u64 > u16::MAX as u64 {
+            let why = "Grundy values are kept in at most 16 bits: at most 65535 cells";
+            return Err(too_large(why));
         }
-        let positions = shape
-            .positions()
-            .filter(|&t| t <= MAX_GRUNDY_POSITIONS)
-            .ok_or_else(|| {
-                Error::too_large(
-                    format!("the {shape} box"),
-                    "more than 2^36 positions; choose a smaller box",
-                )
-            })?;
-        if pairs && !square_for_pairs(shape) {
-            return Err(Error::invalid(format!(
-                "the {shape} box is not a square of side at most {MAX_SIDE}: only such a \
-                 square keeps one value for each transposed pair"
-            )));
-        }
+        let positions = shape.positions().filter(|&t| t <= MAX_GRUNDY_POSITIONS);
+        let why = "more than 2^36 positions; choose a smaller box";
+        let positions = positions.ok_or_else(|| too_large(why))?;
+        let pairs = !by_rank && square_for_pairs(shape);
         let width = width.unwrap_or(ValueBytes::One);
         let entries = match pairs {
             true => pairs_index(shape.rows)?.len(),
@@ -184,7 +164,7 @@ pub struct GrundyTable {
 impl GrundyTable {
     /// Compute the table of `shape` with the default plan, in the system's memory.
     pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
-        GrundyTable::compute_with(GrundyPlan::new(shape, None, Room::SYSTEM)?)
+        GrundyTable::compute_with(GrundyPlan::new(shape, None, false, Room::SYSTEM)?)
     }
 
     /// Compute by the prefix layers of [`super::solve`]: every position after all its options.
@@ -680,12 +660,12 @@ mod tests {
         let room = Room::assume(1 << 30);
         // One byte by rank against two bytes, by transposed pairs on the square.
         for shape in [bx(6, 7), bx(7, 7)] {
-            let table = |width, pairs| {
-                let plan = GrundyPlan::with_pairs(shape, width, pairs, room).unwrap();
+            let table = |width, by_rank| {
+                let plan = GrundyPlan::new(shape, width, by_rank, room).unwrap();
                 GrundyTable::compute_with(plan).unwrap()
             };
-            let one = table(None, false);
-            let two = table(Some(ValueBytes::Two), square_for_pairs(shape));
+            let one = table(None, true);
+            let two = table(Some(ValueBytes::Two), false);
             assert_eq!(one.histogram(), two.histogram());
             for r in 1..one.ranker.len() {
                 assert_eq!(one.value_rank(r), two.value_rank(r));
@@ -742,20 +722,19 @@ mod tests {
                 .contains("square, two-rows, three-rows, largest"),
             "{e}"
         );
-        let e = GrundySequence::ThreeRows.terms(bx(2, 9)).unwrap_err();
-        assert!(e.to_string().contains("fewer than 3 rows"), "{e}");
     }
 
     #[test]
     fn the_plan_refuses_what_does_not_fit() {
-        let room = Room::assume(1 << 40);
         // One byte a transposed pair: 6.11·10⁹ entries of 18×18; every position: 9.08·10⁹.
-        let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
-        assert!(e.to_string().contains("5.6 GiB"), "{e}");
-        let by_rank = GrundyPlan::with_pairs(bx(18, 18), None, false, Room::assume(1 << 30));
-        assert!(by_rank.unwrap_err().to_string().contains("8.4 GiB"));
-        assert!(GrundyPlan::with_pairs(bx(6, 7), None, true, room).is_err());
-        let e = GrundyPlan::new(bx(40, 40), None, room).unwrap_err();
-        assert!(e.to_string().contains("2^36"), "{e}");
+        for (shape, by_rank, room, why) in [
+            (bx(18, 18), false, 1 << 30, "5.6 GiB"),
+            (bx(18, 18), true, 1 << 30, "8.4 GiB"),
+            (bx(40, 40), false, 1 << 40, "2^36"),
+            (bx(300, 300), false, 1 << 40, "at most 65535 cells"),
+        ] {
+            let e = GrundyPlan::new(shape, None, by_rank, Room::assume(room)).unwrap_err();
+            assert!(e.to_string().contains(why), "{e}");
+        }
     }
 }

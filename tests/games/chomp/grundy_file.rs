@@ -23,12 +23,12 @@ fn bx(rows: usize, cols: u32) -> ChompBox {
 }
 
 fn plan(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
-    GrundyPlan::new(shape, Some(width), Room::assume(1 << 32)).unwrap()
+    GrundyPlan::new(shape, Some(width), false, Room::assume(1 << 32)).unwrap()
 }
 
 /// Every position by colex rank, squares too.
 fn by_rank(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
-    GrundyPlan::with_pairs(shape, Some(width), false, Room::assume(1 << 32)).unwrap()
+    GrundyPlan::new(shape, Some(width), true, Room::assume(1 << 32)).unwrap()
 }
 
 /// The length of a file's header: up to and with its empty line.
