@@ -330,12 +330,6 @@ impl GrundyTable {
         self.values.get(index.unwrap_or(r))
     }
 
-    /// The values the table keeps: the positions, or one of each transposed pair
-    /// ([`GrundyPlan::pairs`]).
-    pub fn entries(&self) -> u64 {
-        self.plan.entries
-    }
-
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
     pub fn layout(&self) -> BitLayout {
         BitLayout::of(self.ranker.clone(), self.hook.as_ref())

@@ -56,7 +56,7 @@ pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
     let (width, max) = (table.plan().width, table.max_grundy() as u64);
     let header = grundy_header(&GRUNDY_TABLE.magic(), &table.layout(), width, max);
     store::save_sealed(path, &header, |sink| {
-        values_to(table, (0, table.entries()), &mut Vec::new(), sink)
+        values_to(table, (0, table.plan().entries), &mut Vec::new(), sink)
     })
 }
 

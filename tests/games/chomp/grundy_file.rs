@@ -98,7 +98,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             }
             // The file is the header, the values and one CRC per 64 KiB of them.
             let bytes = std::fs::read(&path).unwrap();
-            let entries = saved.entries();
+            let entries = saved.plan().entries;
             assert_eq!(entries < positions, plan.pairs, "{shape}");
             let body = entries as usize * width.bytes() as usize;
             let h = header_len(&bytes);
