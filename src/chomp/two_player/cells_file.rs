@@ -105,16 +105,6 @@ fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     }
 }
 
-/// The CRC-32 of every chunk of `words`.
-fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
-    let crc = |i| {
-        let mut bytes = [0u8; CHUNK as usize];
-        chunk_bytes(words, i, &mut bytes);
-        geo.crc(&bytes)
-    };
-    (0..geo.chunks as usize).into_par_iter().map(crc).collect()
-}
-
 /// The slot's bytes: the sealed text, zero-padded to [`SLOT_HEADER`], then the CRCs.
 fn slot_bytes(geo: &Geometry, slot: &Slot) -> Vec<u8> {
     let crc_bytes: Vec<u8> = slot.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
@@ -365,8 +355,13 @@ impl Writer {
 
     /// Save `table`'s words with `steps` done: the next slot, the changed chunks, a sync.
     fn snapshot(&mut self, table: &CellsTable, steps: u64) -> Result<()> {
-        let words = table.words();
-        let crcs = crcs_of(&self.geo, words);
+        let (words, geo) = (table.words(), self.geo);
+        let crc = |i| {
+            let mut bytes = [0u8; CHUNK as usize];
+            chunk_bytes(words, i, &mut bytes);
+            geo.crc(&bytes)
+        };
+        let crcs: Vec<u32> = (0..geo.chunks as usize).into_par_iter().map(crc).collect();
         let changed: Vec<usize> = (0..crcs.len())
             .filter(|&i| crcs[i] != self.newest.crcs[i])
             .collect();

@@ -120,13 +120,6 @@ enum Values {
 }
 
 impl Values {
-    fn new(width: ValueBytes, len: u64) -> Values {
-        match width {
-            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
-            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
-        }
-    }
-
     #[inline]
     fn get(&self, r: u64) -> u16 {
         match self {
@@ -179,10 +172,15 @@ impl GrundyTable {
         let shape = plan.shape;
         let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")?;
         let hook = plan.pairs.then(|| pairs_index(shape.rows)).transpose()?;
+        let len = plan.entries;
+        let values = match plan.width {
+            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
+            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
+        };
         Ok(GrundyTable {
             ranker,
             plan,
-            values: Values::new(plan.width, plan.entries),
+            values,
             hook: hook.map(Arc::new),
             hook_max: Vec::new(),
             histogram: vec![0],
