@@ -253,10 +253,8 @@ impl GrundyFile {
         if r >= ranker.len() {
             return Err(self.body.invalid(format!("rank {r} is outside the table")));
         }
-        match self.layout.hook_index() {
-            None => self.value_at(r),
-            Some(hook) => self.value_at(hook.index_of_rank(ranker, r)),
-        }
+        let index = self.layout.hook_index().map(|h| h.index_of_rank(ranker, r));
+        self.value_at(index.unwrap_or(r))
     }
 
     /// The value of entry `r` (a colex rank, or a hook index: [`GrundyFile::layout`]).
