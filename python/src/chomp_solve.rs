@@ -345,7 +345,7 @@ pub fn chomp_cells<'py>(
     let max = u32::try_from(max)
         .map_err(|_| invalid(format!("max_n must be from 1 to 400 (got {max})")))?;
     let table = in_background_reporting(py, progress, move || match path {
-        None => CellsTable::compute(max, |_| {}),
+        None => CellsTable::compute(max),
         Some(path) => cells_file::compute_to_file(max, &path, |_| {}),
     })?
     .or_raise()?;

@@ -838,10 +838,7 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
         1 => ValueBytes::One,
         _ => ValueBytes::Two,
     });
-    let plan = match args.by_rank {
-        true => GrundyPlan::with_pairs(shape, width, false, Room::SYSTEM)?,
-        false => GrundyPlan::new(shape, width, Room::SYSTEM)?,
-    };
+    let plan = GrundyPlan::new(shape, width, args.by_rank, Room::SYSTEM)?;
     // A sequence the box cannot hold is refused before any work.
     if let Some(sequence) = args.bfile {
         sequence.terms(shape)?;
@@ -947,7 +944,7 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
     use chompute::chomp::two_player::cells_file;
     let start = Instant::now();
     let table = match &args.output {
-        None => CellsTable::compute_with(args.max, args.engine, |_| {})?,
+        None => CellsTable::compute_with(args.max, args.engine)?,
         Some(_) if args.engine != CellsEngine::Forward => {
             return Err(chompute::Error::invalid(
                 "-o saves the forward engine's table; leave out --engine scan",
@@ -961,7 +958,6 @@ pub fn cells(args: &ChompCellsArgs) -> anyhow::Result<()> {
             |e| {
                 said_resumed(&e);
             },
-            |_| Ok(()),
         )?,
     };
     let seconds = start.elapsed().as_secs_f64();

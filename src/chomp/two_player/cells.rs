@@ -132,23 +132,16 @@ pub struct CellsTable {
 }
 
 impl CellsTable {
-    /// Decide every diagram of up to `max` cells, calling `done(n)` after each n. Refuses
-    /// with [`Error::TooLarge`] before any work when the tables do not fit in memory.
-    pub fn compute(max: u32, done: impl FnMut(u32)) -> Result<CellsTable> {
-        CellsTable::compute_with(max, CellsEngine::Forward, done)
+    /// Decide every diagram of up to `max` cells. Refuses with [`Error::TooLarge`] before
+    /// any work when the tables do not fit in memory.
+    pub fn compute(max: u32) -> Result<CellsTable> {
+        CellsTable::compute_with(max, CellsEngine::Forward)
     }
 
     /// [`CellsTable::compute`] by `engine`.
-    pub fn compute_with(
-        max: u32,
-        engine: CellsEngine,
-        mut done: impl FnMut(u32),
-    ) -> Result<CellsTable> {
+    pub fn compute_with(max: u32, engine: CellsEngine) -> Result<CellsTable> {
         let mut table = CellsTable::zeroed(max, engine)?;
-        table.solve_from(engine, 0, |_, n| {
-            done(n);
-            Ok(())
-        })?;
+        table.solve_from(0, |_, _| Ok(()))?;
         Ok(table)
     }
 
@@ -193,22 +186,17 @@ impl CellsTable {
         &self.words[self.at[n as usize]..self.at[n as usize + 1]]
     }
 
-    /// Decide the diagrams of up to the largest number of cells from `start_step` on (the
-    /// diagrams of `start_step + 1` cells; the tables of fewer are final, and those of more
-    /// hold every mark of them), calling `done(self, n)` after each n: between two calls no
-    /// thread marks, so the words are a state to resume from. Then count the P-positions.
+    /// Decide the diagrams of up to the largest number of cells by the table's engine from
+    /// `start_step` on (the diagrams of `start_step + 1` cells; the tables of fewer are final,
+    /// and those of more hold every mark of them), calling `done(self, n)` after each n:
+    /// between two calls no thread marks, so the words are a state to resume from. Then count
+    /// the P-positions.
     pub fn solve_from(
         &mut self,
-        engine: CellsEngine,
         start_step: u64,
         mut done: impl FnMut(&CellsTable, u32) -> Result<()>,
     ) -> Result<()> {
-        assert_eq!(
-            self.marks,
-            engine == CellsEngine::Forward,
-            "the engine of the table"
-        );
-        let max = self.at.len() as u32 - 2;
+        let (max, forward) = (self.max(), self.marks);
         // Every diagram in one index space, those of n cells from offsets[n] on.
         let offsets = self.counts.offsets(|p| p);
         let schedule = ByCells(&self.counts, &offsets);
@@ -218,13 +206,13 @@ impl CellsTable {
             run,
             || (Vec::new(), Parents::default()),
             |(parts, parents), base, len, _| {
-                this.walk_block(&offsets, parts, base, len, |parts, n, rank| match engine {
-                    CellsEngine::Scan => {
+                this.walk_block(&offsets, parts, base, len, |parts, n, rank| match forward {
+                    false => {
                         if this.decide(parts) {
                             crate::chomp::bits::mark(this.table(n), rank);
                         }
                     }
-                    CellsEngine::Forward => {
+                    true => {
                         if !crate::chomp::bits::get(this.table(n), rank) {
                             this.mark_parents(parts, n, parents);
                         }
@@ -541,25 +529,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_forward_engine_equals_the_scan_bit_for_bit() {
+    fn the_forward_engine_equals_the_scan_bit_for_bit_and_a_conjugate_has_the_same_status() {
         for max in [1, 2, 3, 7, 18, 33, 45] {
-            let scan = CellsTable::compute_with(max, CellsEngine::Scan, |_| {}).unwrap();
-            let forward = CellsTable::compute_with(max, CellsEngine::Forward, |_| {}).unwrap();
+            let scan = CellsTable::compute_with(max, CellsEngine::Scan).unwrap();
+            let forward = CellsTable::compute_with(max, CellsEngine::Forward).unwrap();
             assert_eq!(forward.rows(), scan.rows(), "{max}");
-            for n in 1..=max as usize {
-                let n = n as u32;
+            for n in 1..=max {
                 let p = |t: &CellsTable| -> Vec<bool> {
                     (0..t.diagrams(n)).map(|r| t.is_p_rank(n, r)).collect()
                 };
                 assert_eq!(p(&forward), p(&scan), "{n} cells of {max}");
             }
         }
-    }
-
-    #[test]
-    fn a_diagram_and_its_conjugate_have_the_same_status() {
         // Transposition maps the game onto itself: a check on the table, not its input.
-        let t = CellsTable::compute(36, |_| {}).unwrap();
+        let t = CellsTable::compute(36).unwrap();
         for rows in (1..=36).flat_map(super::super::grundy_cells::partitions) {
             let conj: Vec<u32> = (0..rows[0])
                 .map(|c| rows.iter().filter(|&&r| r > c).count() as u32)

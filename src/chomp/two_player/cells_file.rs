@@ -105,16 +105,6 @@ fn chunk_bytes(words: &[AtomicU64], i: usize, out: &mut [u8]) {
     }
 }
 
-/// The CRC-32 of every chunk of `words`.
-fn crcs_of(geo: &Geometry, words: &[AtomicU64]) -> Vec<u32> {
-    let crc = |i| {
-        let mut bytes = [0u8; CHUNK as usize];
-        chunk_bytes(words, i, &mut bytes);
-        geo.crc(&bytes)
-    };
-    (0..geo.chunks as usize).into_par_iter().map(crc).collect()
-}
-
 /// The slot's bytes: the sealed text, zero-padded to [`SLOT_HEADER`], then the CRCs.
 fn slot_bytes(geo: &Geometry, slot: &Slot) -> Vec<u8> {
     let crc_bytes: Vec<u8> = slot.crcs.iter().flat_map(|c| c.to_le_bytes()).collect();
@@ -365,8 +355,13 @@ impl Writer {
 
     /// Save `table`'s words with `steps` done: the next slot, the changed chunks, a sync.
     fn snapshot(&mut self, table: &CellsTable, steps: u64) -> Result<()> {
-        let words = table.words();
-        let crcs = crcs_of(&self.geo, words);
+        let (words, geo) = (table.words(), self.geo);
+        let crc = |i| {
+            let mut bytes = [0u8; CHUNK as usize];
+            chunk_bytes(words, i, &mut bytes);
+            geo.crc(&bytes)
+        };
+        let crcs: Vec<u32> = (0..geo.chunks as usize).into_par_iter().map(crc).collect();
         let changed: Vec<usize> = (0..crcs.len())
             .filter(|&i| crcs[i] != self.newest.crcs[i])
             .collect();
@@ -402,17 +397,15 @@ impl Writer {
 /// snapshots by the run time ([`Cadence`]), at least a minute apart (one of 140 cells writes
 /// about 19 GB).
 pub fn compute_to_file(max: u32, out: &Path, report: impl FnMut(RunEvent)) -> Result<CellsTable> {
-    compute_to_file_with(max, out, Duration::from_secs(60), report, |_| Ok(()))
+    compute_to_file_with(max, out, Duration::from_secs(60), report)
 }
 
-/// [`compute_to_file`] with snapshots never closer than `floor` (zero: after each n), and
-/// `after(n)` called after each n (an error stops the run there).
+/// [`compute_to_file`] with snapshots never closer than `floor` (zero: after each n).
 pub fn compute_to_file_with(
     max: u32,
     out: &Path,
     floor: Duration,
     report: impl FnMut(RunEvent),
-    after: impl FnMut(u32) -> Result<()>,
 ) -> Result<CellsTable> {
     let job = || {
         Ok(CellsJob {
@@ -421,23 +414,21 @@ pub fn compute_to_file_with(
             writer: None,
             start: 0,
             floor,
-            after,
         })
     };
     run_to_file(out, job, report)
 }
 
 /// A cells table's part of the run to a file, whose checkpoint is the file itself.
-struct CellsJob<F> {
+struct CellsJob {
     table: CellsTable,
     partial: PathBuf,
     writer: Option<Writer>,
     start: u64,
     floor: Duration,
-    after: F,
 }
 
-impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
+impl Job for CellsJob {
     type Output = CellsTable;
 
     fn disk_bytes(&self) -> u64 {
@@ -471,17 +462,16 @@ impl<F: FnMut(u32) -> Result<()>> Job for CellsJob<F> {
         let (max, words) = (self.table.max(), self.table.words().len() as u64);
         // The first snapshot is assumed to write at 200 MB/s.
         let first = Duration::from_secs_f64(Geometry::of(&self.table).file_bytes() as f64 / 2e8);
-        let (mut cadence, after) = (Cadence::new(self.floor, first), &mut self.after);
-        self.table
-            .solve_from(CellsEngine::Forward, self.start, |t, n| {
-                // The words of the tables up to n cells measure the work done.
-                let done = t.word_offset(n + 1) as u64;
-                if n < max && cadence.due(done, words) {
-                    cadence.take(|| writer.snapshot(t, n as u64))?;
-                    report(RunEvent::Snapshot { step: n as u64 });
-                }
-                after(n)
-            })
+        let mut cadence = Cadence::new(self.floor, first);
+        self.table.solve_from(self.start, |t, n| {
+            // The words of the tables up to n cells measure the work done.
+            let done = t.word_offset(n + 1) as u64;
+            if n < max && cadence.due(done, words) {
+                cadence.take(|| writer.snapshot(t, n as u64))?;
+                report(RunEvent::Snapshot { step: n as u64 });
+            }
+            Ok(())
+        })
     }
 
     fn publish(mut self, out: &Path) -> Result<CellsTable> {
@@ -642,26 +632,26 @@ mod tests {
 
     /// A run to `out` with a snapshot after every n, stopped after `stop` cells (0: never):
     /// its outcome, the steps it resumed from and whether it began a checkpoint again.
-    fn run(max: u32, out: &Path, stop: u32) -> (Result<CellsTable>, Option<u32>, bool) {
-        let (mut resumed, mut restarted) = (None, false);
+    fn run(max: u32, out: &Path, stop: u64) -> (Result<CellsTable>, Option<u64>, bool) {
+        let (mut resumed, mut restarted, token) = (None, false, crate::cancel::Cancel::new());
         let report = |e| match e {
-            RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done as u32),
+            RunEvent::Resumed { steps_done, .. } => resumed = Some(steps_done),
             RunEvent::Restarted { .. } => restarted = true,
+            RunEvent::Snapshot { step } if step == stop => token.cancel(),
             _ => {}
         };
-        let after = |n| (n != stop).then_some(()).ok_or(Error::Interrupted);
-        let t = compute_to_file_with(max, out, Duration::ZERO, report, after);
+        let t = token.scope(|| compute_to_file_with(max, out, Duration::ZERO, report));
         (t, resumed, restarted)
     }
 
     /// A run to `out` stopped after `stop` cells.
-    fn stopped(max: u32, out: &Path, stop: u32) {
+    fn stopped(max: u32, out: &Path, stop: u64) {
         let (r, ..) = run(max, out, stop);
         assert!(matches!(r, Err(Error::Interrupted)), "{r:?}");
     }
 
     /// A whole run to `out`: the steps it resumed from.
-    fn finish(max: u32, out: &Path) -> Option<u32> {
+    fn finish(max: u32, out: &Path) -> Option<u64> {
         let (t, resumed, _) = run(max, out, 0);
         t.unwrap();
         resumed

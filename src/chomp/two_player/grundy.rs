@@ -16,7 +16,6 @@ use super::table::rectangle;
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
-use crate::chomp::index::hook::MAX_SIDE;
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::{Error, Result};
@@ -48,10 +47,7 @@ impl ValueBytes {
 
     /// The largest value this width holds.
     pub fn max_value(self) -> usize {
-        match self {
-            ValueBytes::One => u8::MAX as usize,
-            ValueBytes::Two => u16::MAX as usize,
-        }
+        (1 << (8 * self.bytes())) - 1
     }
 }
 
@@ -73,43 +69,24 @@ pub struct GrundyPlan {
 
 impl GrundyPlan {
     /// The plan for `shape`: the width asked for, or by default one byte; a square box keeps
-    /// one value for each transposed pair. Refuses, with the memory it would need, what does
-    /// not fit in `room`.
-    pub fn new(shape: ChompBox, width: Option<ValueBytes>, room: Room) -> Result<GrundyPlan> {
-        GrundyPlan::with_pairs(shape, width, square_for_pairs(shape), room)
-    }
-
-    /// [`GrundyPlan::new`] with the layout chosen: one value for each transposed pair (`pairs`,
-    /// a square box only), or one for every position by colex rank.
-    pub fn with_pairs(
+    /// one value for each transposed pair unless asked to keep every position `by_rank` (by
+    /// colex rank). Refuses, with the memory it would need, what does not fit in `room`.
+    pub fn new(
         shape: ChompBox,
         width: Option<ValueBytes>,
-        pairs: bool,
+        by_rank: bool,
         room: Room,
     ) -> Result<GrundyPlan> {
-        let cells = shape.rows as u64 * shape.cols as u64;
+        let too_large = |why: &str| Error::too_large(format!("the {shape} box"), why);
         // Checked first: a box of many cells is refused before its ranking is built.
-        if cells > u16::MAX as u64 {
-            return Err(Error::too_large(
-                format!("the {shape} box"),
-                "Grundy values are kept in at most 16 bits: at most 65535 cells",
-            ));
+        if shape.rows as u64 * shape.cols as u64 > u16::MAX as u64 {
+            let why = "Grundy values are kept in at most 16 bits: at most 65535 cells";
+            return Err(too_large(why));
         }
-        let positions = shape
-            .positions()
-            .filter(|&t| t <= MAX_GRUNDY_POSITIONS)
-            .ok_or_else(|| {
-                Error::too_large(
-                    format!("the {shape} box"),
-                    "more than 2^36 positions; choose a smaller box",
-                )
-            })?;
-        if pairs && !square_for_pairs(shape) {
-            return Err(Error::invalid(format!(
-                "the {shape} box is not a square of side at most {MAX_SIDE}: only such a \
-                 square keeps one value for each transposed pair"
-            )));
-        }
+        let positions = shape.positions().filter(|&t| t <= MAX_GRUNDY_POSITIONS);
+        let why = "more than 2^36 positions; choose a smaller box";
+        let positions = positions.ok_or_else(|| too_large(why))?;
+        let pairs = !by_rank && square_for_pairs(shape);
         let width = width.unwrap_or(ValueBytes::One);
         let entries = match pairs {
             true => pairs_index(shape.rows)?.len(),
@@ -143,13 +120,6 @@ enum Values {
 }
 
 impl Values {
-    fn new(width: ValueBytes, len: u64) -> Values {
-        match width {
-            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
-            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
-        }
-    }
-
     #[inline]
     fn get(&self, r: u64) -> u16 {
         match self {
@@ -187,7 +157,7 @@ pub struct GrundyTable {
 impl GrundyTable {
     /// Compute the table of `shape` with the default plan, in the system's memory.
     pub fn compute(shape: ChompBox) -> Result<GrundyTable> {
-        GrundyTable::compute_with(GrundyPlan::new(shape, None, Room::SYSTEM)?)
+        GrundyTable::compute_with(GrundyPlan::new(shape, None, false, Room::SYSTEM)?)
     }
 
     /// Compute by the prefix layers of [`super::solve`]: every position after all its options.
@@ -201,16 +171,17 @@ impl GrundyTable {
     pub(super) fn empty(plan: GrundyPlan) -> Result<GrundyTable> {
         let shape = plan.shape;
         let ranker = Ranker::with_limit(shape, MAX_GRUNDY_POSITIONS, "more than 2^36 positions")?;
-        let hook = match plan.pairs {
-            true => Some(Arc::new(pairs_index(shape.rows)?)),
-            false => None,
+        let hook = plan.pairs.then(|| pairs_index(shape.rows)).transpose()?;
+        let len = plan.entries;
+        let values = match plan.width {
+            ValueBytes::One => Values::One((0..len).map(|_| AtomicU8::new(0)).collect()),
+            ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
         };
-        let values = Values::new(plan.width, plan.entries);
         Ok(GrundyTable {
             ranker,
             plan,
             values,
-            hook,
+            hook: hook.map(Arc::new),
             hook_max: Vec::new(),
             histogram: vec![0],
         })
@@ -301,13 +272,12 @@ impl GrundyTable {
                 drive_tallied(run, &scratch, range, on_step)?;
             }
         }
-        let hook_max = tallies.hook_max.into_iter().map(AtomicU16::into_inner);
-        self.hook_max = hook_max.collect();
-        let mut histogram: Vec<u64> = tallies
-            .histogram
-            .into_iter()
-            .map(|c| c.into_inner())
-            .collect();
+        let Tallies {
+            hook_max,
+            histogram,
+        } = tallies;
+        self.hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
+        let mut histogram: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
         histogram.truncate(histogram.iter().rposition(|&c| c > 0).map_or(1, |g| g + 1));
         self.histogram = histogram;
         Ok(())
@@ -354,16 +324,8 @@ impl GrundyTable {
 
     /// The Grundy value of colex rank `r`.
     pub fn value_rank(&self, r: u64) -> u16 {
-        match &self.hook {
-            None => self.values.get(r),
-            Some(hook) => self.values.get(hook.index_of_rank(&self.ranker, r)),
-        }
-    }
-
-    /// The values the table keeps: the positions, or one of each transposed pair
-    /// ([`GrundyPlan::pairs`]).
-    pub fn entries(&self) -> u64 {
-        self.plan.entries
+        let index = self.hook.as_ref().map(|h| h.index_of_rank(&self.ranker, r));
+        self.values.get(index.unwrap_or(r))
     }
 
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
@@ -502,14 +464,12 @@ impl GrundySequence {
 
     /// The sequence of a name; the error lists the names.
     pub fn from_name(name: &str) -> Result<GrundySequence> {
-        let names = GrundySequence::NAMES.iter();
-        let found = names.clone().find(|(n, _)| *n == name).map(|&(_, s)| s);
+        let names = GrundySequence::NAMES;
+        let found = names.iter().find(|(n, _)| *n == name).map(|&(_, s)| s);
         found.ok_or_else(|| {
-            let names: Vec<&str> = names.map(|(n, _)| *n).collect();
-            let names = names.join(", ");
-            Error::invalid(format!(
-                "no Grundy sequence is called {name:?}; the sequences are {names}"
-            ))
+            let names = names.map(|(n, _)| n).join(", ");
+            let why = format!("no Grundy sequence is called {name:?}; the sequences are {names}");
+            Error::invalid(why)
         })
     }
 
@@ -527,20 +487,15 @@ impl GrundySequence {
     /// value, the columns for 2×n and 3×n. A box with too few rows is refused, before any
     /// work when asked before computing.
     pub fn terms(self, shape: ChompBox) -> Result<u32> {
-        match self {
-            GrundySequence::Square | GrundySequence::Largest => {
-                Ok(shape.cols.min(shape.rows as u32))
-            }
-            GrundySequence::TwoRows | GrundySequence::ThreeRows => {
-                let rows = self.rows(1).expect("a row sequence has rows");
-                if shape.rows < rows {
-                    return Err(Error::invalid(format!(
-                        "the {shape} box has fewer than {rows} rows"
-                    )));
-                }
-                Ok(shape.cols)
-            }
+        let rows = match self {
+            GrundySequence::TwoRows | GrundySequence::ThreeRows => self.rows(1).unwrap_or(0),
+            _ => return Ok(shape.cols.min(shape.rows as u32)),
+        };
+        if shape.rows < rows {
+            let why = format!("the {shape} box has fewer than {rows} rows");
+            return Err(Error::invalid(why));
         }
+        Ok(shape.cols)
     }
 }
 
@@ -695,18 +650,17 @@ mod tests {
     #[test]
     fn widths_and_layouts_agree_and_the_hook_maxima_are_the_sub_box_maxima() {
         let room = Room::assume(1 << 30);
-        for (shape, pairs) in [(bx(6, 7), false), (bx(7, 7), true)] {
-            let table = |width, pairs| {
-                let plan = GrundyPlan::with_pairs(shape, width, pairs, room).unwrap();
+        // One byte by rank against two bytes, by transposed pairs on the square.
+        for shape in [bx(6, 7), bx(7, 7)] {
+            let table = |width, by_rank| {
+                let plan = GrundyPlan::new(shape, width, by_rank, room).unwrap();
                 GrundyTable::compute_with(plan).unwrap()
             };
-            let one = table(None, pairs);
-            let two = table(Some(ValueBytes::Two), pairs);
-            let by_rank = table(None, false);
-            assert_eq!(one.histogram(), by_rank.histogram());
+            let one = table(None, true);
+            let two = table(Some(ValueBytes::Two), false);
+            assert_eq!(one.histogram(), two.histogram());
             for r in 1..one.ranker.len() {
                 assert_eq!(one.value_rank(r), two.value_rank(r));
-                assert_eq!(one.value_rank(r), by_rank.value_rank(r));
             }
             let mut rows = vec![0u32; shape.rows];
             for sr in 1..=shape.rows {
@@ -718,7 +672,8 @@ mod tests {
                             m = m.max(one.value_rank(r));
                         }
                     }
-                    assert_eq!(one.largest_in(sr, sc), Some(m), "{sr}x{sc}");
+                    let got = (one.largest_in(sr, sc), two.largest_in(sr, sc));
+                    assert_eq!(got, (Some(m), Some(m)), "{sr}x{sc}");
                 }
             }
             assert_eq!(one.largest_in(shape.rows + 1, 1), None);
@@ -759,20 +714,19 @@ mod tests {
                 .contains("square, two-rows, three-rows, largest"),
             "{e}"
         );
-        let e = GrundySequence::ThreeRows.terms(bx(2, 9)).unwrap_err();
-        assert!(e.to_string().contains("fewer than 3 rows"), "{e}");
     }
 
     #[test]
     fn the_plan_refuses_what_does_not_fit() {
-        let room = Room::assume(1 << 40);
         // One byte a transposed pair: 6.11·10⁹ entries of 18×18; every position: 9.08·10⁹.
-        let e = GrundyPlan::new(bx(18, 18), None, Room::assume(1 << 30)).unwrap_err();
-        assert!(e.to_string().contains("5.6 GiB"), "{e}");
-        let by_rank = GrundyPlan::with_pairs(bx(18, 18), None, false, Room::assume(1 << 30));
-        assert!(by_rank.unwrap_err().to_string().contains("8.4 GiB"));
-        assert!(GrundyPlan::with_pairs(bx(6, 7), None, true, room).is_err());
-        let e = GrundyPlan::new(bx(40, 40), None, room).unwrap_err();
-        assert!(e.to_string().contains("2^36"), "{e}");
+        for (shape, by_rank, room, why) in [
+            (bx(18, 18), false, 1 << 30, "5.6 GiB"),
+            (bx(18, 18), true, 1 << 30, "8.4 GiB"),
+            (bx(40, 40), false, 1 << 40, "2^36"),
+            (bx(300, 300), false, 1 << 40, "at most 65535 cells"),
+        ] {
+            let e = GrundyPlan::new(shape, None, by_rank, Room::assume(room)).unwrap_err();
+            assert!(e.to_string().contains(why), "{e}");
+        }
     }
 }

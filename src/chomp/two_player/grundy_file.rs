@@ -53,15 +53,10 @@ fn values_to(
 
 /// Write a finished Grundy table to `path` (a temporary file renamed when complete).
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
-    let max = table.max_grundy() as u64;
-    let header = grundy_header(
-        &GRUNDY_TABLE.magic(),
-        &table.layout(),
-        table.plan().width,
-        max,
-    );
+    let (width, max) = (table.plan().width, table.max_grundy() as u64);
+    let header = grundy_header(&GRUNDY_TABLE.magic(), &table.layout(), width, max);
     store::save_sealed(path, &header, |sink| {
-        values_to(table, (0, table.entries()), &mut Vec::new(), sink)
+        values_to(table, (0, table.plan().entries), &mut Vec::new(), sink)
     })
 }
 
@@ -209,16 +204,11 @@ impl GrundyFile {
             let why = format!("the {shape} box has more than 2^36 positions");
             return Err(Error::invalid(format!("{}: {why}", path.display())));
         }
-        let width = match sealed.number("value-bytes")? {
-            1 => ValueBytes::One,
-            2 => ValueBytes::Two,
-            n => {
-                return Err(store::damaged(
-                    &path,
-                    format!("value-bytes {n} is not 1 or 2"),
-                ))
-            }
-        };
+        let n = sealed.number("value-bytes")?;
+        let widths = [ValueBytes::One, ValueBytes::Two];
+        let width = widths.into_iter().find(|w| w.bytes() == n);
+        let why = || store::damaged(&path, format!("value-bytes {n} is not 1 or 2"));
+        let width = width.ok_or_else(why)?;
         let max_value = sealed.number("max-value")?;
         if max_value > width.max_value() as u64 {
             let bytes = width.bytes();
@@ -263,10 +253,8 @@ impl GrundyFile {
         if r >= ranker.len() {
             return Err(self.body.invalid(format!("rank {r} is outside the table")));
         }
-        match self.layout.hook_index() {
-            None => self.value_at(r),
-            Some(hook) => self.value_at(hook.index_of_rank(ranker, r)),
-        }
+        let index = self.layout.hook_index().map(|h| h.index_of_rank(ranker, r));
+        self.value_at(index.unwrap_or(r))
     }
 
     /// The value of entry `r` (a colex rank, or a hook index: [`GrundyFile::layout`]).
@@ -276,9 +264,8 @@ impl GrundyFile {
         self.body.read_at(r * w, &mut b[..w as usize])?;
         let (g, max) = (u16::from_le_bytes(b), self.max_value);
         if g > max {
-            return Err(self
-                .body
-                .damaged(format!("entry {r} holds {g}, past max-value {max}")));
+            let why = format!("entry {r} holds {g}, past max-value {max}");
+            return Err(self.body.damaged(why));
         }
         Ok(g)
     }
@@ -324,15 +311,10 @@ struct Largest {
 
 impl Recount for Largest {
     fn feed(&mut self, chunk: &[u8]) {
-        let mut see = |g: u16| {
+        for b in chunk.chunks_exact(self.width.bytes() as usize) {
+            let g = b.iter().rev().fold(0, |g, &x| g << 8 | x as u16);
             self.first.get_or_insert(g);
             self.largest = self.largest.max(g);
-        };
-        match self.width {
-            ValueBytes::One => chunk.iter().for_each(|&g| see(g as u16)),
-            ValueBytes::Two => chunk
-                .chunks_exact(2)
-                .for_each(|b| see(u16::from_le_bytes([b[0], b[1]]))),
         }
     }
 

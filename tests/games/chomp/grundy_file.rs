@@ -23,12 +23,12 @@ fn bx(rows: usize, cols: u32) -> ChompBox {
 }
 
 fn plan(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
-    GrundyPlan::new(shape, Some(width), Room::assume(1 << 32)).unwrap()
+    GrundyPlan::new(shape, Some(width), false, Room::assume(1 << 32)).unwrap()
 }
 
 /// Every position by colex rank, squares too.
 fn by_rank(shape: ChompBox, width: ValueBytes) -> GrundyPlan {
-    GrundyPlan::with_pairs(shape, Some(width), false, Room::assume(1 << 32)).unwrap()
+    GrundyPlan::new(shape, Some(width), true, Room::assume(1 << 32)).unwrap()
 }
 
 /// The length of a file's header: up to and with its empty line.
@@ -98,7 +98,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             }
             // The file is the header, the values and one CRC per 64 KiB of them.
             let bytes = std::fs::read(&path).unwrap();
-            let entries = saved.entries();
+            let entries = saved.plan().entries;
             assert_eq!(entries < positions, plan.pairs, "{shape}");
             let body = entries as usize * width.bytes() as usize;
             let h = header_len(&bytes);

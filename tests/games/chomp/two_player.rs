@@ -442,7 +442,7 @@ fn partitions(n: u32, cap: u32, prefix: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) 
 
 #[test]
 fn cells_equal_a_brute_force_to_20() {
-    let table = CellsTable::compute(20, |_| {}).unwrap();
+    let table = CellsTable::compute(20).unwrap();
     let mut p_set: HashSet<Vec<u32>> = HashSet::new();
     for n in 1..=20 {
         let mut all = Vec::new();
@@ -498,7 +498,7 @@ fn fresh_cells_runs_of_both_engines_equal_the_committed_data() {
         json_of(&fresh)["cells"].as_array().unwrap()[..],
         to140[..70]
     );
-    let scan = CellsTable::compute_with(60, CellsEngine::Scan, |_| {}).unwrap();
+    let scan = CellsTable::compute_with(60, CellsEngine::Scan).unwrap();
     for (row, want) in scan.rows().iter().zip(&to140) {
         assert_eq!(serde_json::to_value(row).unwrap(), *want);
     }
@@ -510,7 +510,7 @@ fn the_cells_table_agrees_with_a_box_table_on_every_diagram_both_hold() {
     // table decide it apart, and agree; for n ≤ 11 the box holds every diagram of n cells.
     let (rows, cols) = (11usize, 12u32);
     let table = solve(bx(rows, cols)).unwrap();
-    let cells = CellsTable::compute(28, |_| {}).unwrap();
+    let cells = CellsTable::compute(28).unwrap();
     for n in 1..=28u32 {
         let mut all = Vec::new();
         partitions(n, cols, &mut Vec::new(), &mut all);
