@@ -218,8 +218,8 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
 
 /// `chomp solve --plan`: the pieces a run would follow, as the library's plan says.
 fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
-    let plan = SolvePlan::preview(args.shape, args.output.as_deref(), args.memory, args.part)?;
-    print_report(&plan.pieces()?, args.format.get())
+    let pieces = SolvePlan::pieces(args.shape, args.output.as_deref(), args.memory, args.part)?;
+    print_report(&pieces, args.format.get())
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.

@@ -231,10 +231,6 @@ impl Job for BlocksJob {
         Ok(())
     }
 
-    fn publishes(&self) -> bool {
-        self.part.is_none()
-    }
-
     fn publish(mut self, out: &Path) -> Result<BlockRun> {
         let Some(assembly) = self.assembly.take().filter(|_| self.part.is_none()) else {
             return Ok(self.run);

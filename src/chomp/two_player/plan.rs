@@ -158,45 +158,23 @@ impl SolvePlan {
         })
     }
 
-    /// The plan of a run to `output` (or to no file yet) on the CPU, made only to say which
-    /// pieces it would follow ([`SolvePlan::pieces`]): the box need not fit in memory.
-    pub fn preview(
+    /// The pieces a run of `shape` to `output` (or to no file yet) on the CPU in blocks follows,
+    /// in numbers (the box need not fit in memory): its checkpoint folder's (with how much is
+    /// done), else a new plan in `memory` (default: what the machine has), in waves for a part.
+    pub fn pieces(
         shape: ChompBox,
         output: Option<&Path>,
         memory: Option<u64>,
         part: Option<Part>,
-    ) -> Result<SolvePlan> {
-        if let Some(o) = output {
-            super::blocks::check_target(o)?;
+    ) -> Result<PlanSummary> {
+        output.map_or(Ok(()), super::blocks::check_target)?;
+        let layout = BitLayout::for_box(shape)?;
+        let dir = output.map(blocks_dir).filter(|d| d.join("plan").exists());
+        if let Some(dir) = dir {
+            return Ok(BlockPlan::read(&dir.join("plan"), &layout)?.summary(Some(&dir)));
         }
-        Ok(SolvePlan {
-            shape,
-            layout: BitLayout::for_box(shape)?,
-            route: Route::File,
-            output: output.map(Path::to_path_buf),
-            memory,
-            part,
-        })
-    }
-
-    /// The memory a run may take: the memory asked for, else what the machine has (no limit
-    /// when that is unknown).
-    pub fn memory_limit(&self) -> u64 {
-        self.memory
-            .or_else(crate::memory::available_bytes)
-            .unwrap_or(u64::MAX)
-    }
-
-    /// The pieces a run of this plan in blocks follows, in numbers: its checkpoint folder's
-    /// (with how much is done), else a new plan in [`SolvePlan::memory_limit`].
-    pub fn pieces(&self) -> Result<PlanSummary> {
-        let dir = self.output.as_deref().map(blocks_dir);
-        if let Some(dir) = dir.filter(|d| d.join("plan").exists()) {
-            let plan = BlockPlan::read(&dir.join("plan"), &self.layout)?;
-            return Ok(plan.summary(Some(&dir)));
-        }
-        let split = self.part.map_or(Split::Windows, |_| Split::Waves);
-        Ok(BlockPlan::new(self.layout.clone(), self.memory_limit(), split)?.summary(None))
+        let split = part.map_or(Split::Windows, |_| Split::Waves);
+        Ok(BlockPlan::new(layout, memory_limit(memory), split)?.summary(None))
     }
 
     /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
@@ -238,7 +216,7 @@ impl SolvePlan {
                 return Ok(Solved::whole(table.layout(), table.p_count()));
             }
         };
-        let memory = self.memory_limit();
+        let memory = memory_limit(self.memory);
         if self.part.is_none() && !blocks_dir(out).exists() && self.layout.bytes() <= memory {
             let table = super::run::solve_to_file(self.shape, out, &mut report)?;
             return Ok(Solved::whole(&self.layout, table.p_count()));
@@ -276,4 +254,12 @@ impl SolvePlan {
             ),
         }
     }
+}
+
+/// The memory a run may take: `memory` when asked for, else what the machine has (no limit
+/// when that is unknown).
+fn memory_limit(memory: Option<u64>) -> u64 {
+    memory
+        .or_else(crate::memory::available_bytes)
+        .unwrap_or(u64::MAX)
 }
