@@ -165,7 +165,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     ));
     let mut resumed = 0;
-    let solved = plan.run(None, |event| match event {
+    let solved = plan.run(|event| match event {
         RunEvent::Piece {
             piece: window,
             pieces: windows,

@@ -12,7 +12,7 @@
 use super::assembly::{table_path, Assembled, Assembly};
 use super::block_plan::{write_plan, BlockPlan, Part, Split};
 use super::forward::Resume;
-use super::piece::{self, PieceHeader, MARKS, WINDOW};
+use super::piece::{self, PieceHeader, WINDOW};
 use super::solve::solve_window;
 use crate::chomp::bits::{self, Window};
 use crate::chomp::diagram::ChompBox;
@@ -297,9 +297,8 @@ fn solve_one(
         dropped_bytes: checkpoint.dropped_bytes,
     });
     let mut replayed = 0u64;
-    let mut snapshot_done = 0u64;
     // Until one is written, a snapshot is taken to write at 300 MB/s.
-    let mut cadence = Cadence::new(
+    let cadence = Cadence::new(
         plan.snapshot_every,
         std::time::Duration::from_millis(words.len() as u64 * 8 / 300_000),
     );
@@ -341,22 +340,14 @@ fn solve_one(
             replayed += qs.len() as u64;
             Ok(())
         },
-        |step, ps, progress| {
-            checkpoint.append(step, ps)?;
-            // Between steps no thread marks: the words are a consistent snapshot. One is
-            // taken only when the window moved on since the last ([`Cadence`]).
-            let snapshot =
-                cadence.due(progress.done, progress.total) && progress.done > snapshot_done;
-            if snapshot {
-                cadence.take(|| {
-                    piece::save_piece(&marks_path, &plan.index, win, MARKS, step + 1, chunk)
-                })?;
-                snapshot_done = progress.done;
-                report(RunEvent::Snapshot { step: step + 1 });
-            }
-            report(RunEvent::Step(progress));
-            Ok(())
-        },
+        piece::record_step(
+            &plan.index,
+            (win, chunk),
+            &mut checkpoint,
+            &marks_path,
+            cadence,
+            report,
+        ),
     )?;
     let p = plan.index.p_count(win.words, win.base());
     piece::save_piece(&window_path(dir, k), &plan.index, win, WINDOW, p, chunk)?;

@@ -8,6 +8,8 @@
 use super::file;
 use super::forward::Resume;
 use crate::chomp::bits::Window;
+use crate::chomp::engine::lifecycle::{Cadence, RunEvent};
+use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
@@ -76,6 +78,30 @@ pub(super) fn resume_window(
         None => Resume::Bits { start },
     };
     Ok((checkpoint, resume, snapshot))
+}
+
+/// What a window's run does after each step: record its P indexes in `checkpoint`, report it,
+/// and (between steps no thread marks: the words are a consistent snapshot) save the marks to
+/// `marks` when `cadence` says so and the window moved on since the last, but not once done.
+pub(super) fn record_step<'a>(
+    index: &'a BitLayout,
+    (win, chunk): (Window<'a>, usize),
+    checkpoint: &'a mut Checkpoint,
+    marks: &'a Path,
+    mut cadence: Cadence,
+    report: &'a mut dyn FnMut(RunEvent),
+) -> impl FnMut(u64, &[u64], Progress) -> Result<()> + 'a {
+    let mut saved = 0;
+    move |step, ps, p| {
+        checkpoint.append(step, ps)?;
+        report(RunEvent::Step(p));
+        if cadence.due(p.done, p.total) && saved < p.done && p.done < p.total {
+            cadence.take(|| save_piece(marks, index, win, MARKS, step + 1, chunk))?;
+            saved = p.done;
+            report(RunEvent::Snapshot { step: step + 1 });
+        }
+        Ok(())
+    }
 }
 
 /// Write `win`'s words as a piece of `kind` with its `number` to `path` (a temporary name

@@ -177,44 +177,25 @@ impl SolvePlan {
         Ok(BlockPlan::new(layout, memory_limit(memory), split)?.summary(None))
     }
 
-    /// The table of a plan that keeps it in memory: [`Route::Memory`] on the CPU, or
-    /// [`Route::Gpu`] on `device`, not saved (Python's `chomp_solve` takes it from here).
-    pub fn table(&self, device: Option<&dyn LayerSolver>) -> Result<PTable> {
+    /// The table of a plan that keeps it in memory on the CPU ([`Route::Memory`]), not saved
+    /// (Python's `chomp_solve` takes it from here).
+    pub fn table(&self) -> Result<PTable> {
         match self.route {
             Route::Memory => solve_box(self.shape),
-            Route::Gpu if self.layout.hook_index().is_some() => Err(Error::invalid(
-                "a square on the GPU runs on its hook solver: two_player::device::solve_on",
-            )),
-            Route::Gpu => {
-                let gpu = device.ok_or_else(|| {
-                    Error::invalid("a plan on the GPU runs with the GPU's layer solver")
-                })?;
-                gpu.check(self.shape)?;
-                gpu.solve(self.shape)
-            }
-            Route::File => Err(Error::invalid(
-                "a plan to a table file keeps its table in the file, not in memory",
+            _ => Err(Error::invalid(
+                "a plan on the GPU or to a table file keeps no table in this process's memory",
             )),
         }
     }
 
-    /// Run the plan, on `device` when its route is [`Route::Gpu`]; `report` hears a file run's
-    /// events. A run to a file goes whole in memory when the table fits, else in blocks (also
-    /// with a part, or a folder of pieces to resume): either way resumable and the same bytes.
-    pub fn run(
-        &self,
-        device: Option<&dyn LayerSolver>,
-        mut report: impl FnMut(RunEvent),
-    ) -> Result<Solved> {
-        let out = match (self.route, &self.output) {
-            (Route::File, Some(out)) => out,
-            _ => {
-                let table = match (self.route, device) {
-                    (Route::Gpu, Some(gpu)) => self.solve_layers_on(gpu)?,
-                    _ => self.table(device)?,
-                };
-                return Ok(Solved::whole(table.layout(), table.p_count()));
-            }
+    /// Run the plan on the CPU (a plan on the GPU runs through `super::device::solve_on`);
+    /// `report` hears a file run's events. A run to a file goes whole in memory when the table
+    /// fits, else in blocks (also with a part, or a folder of pieces to resume): either way
+    /// resumable and the same bytes.
+    pub fn run(&self, mut report: impl FnMut(RunEvent)) -> Result<Solved> {
+        let Some(out) = self.output.as_ref().filter(|_| self.route == Route::File) else {
+            let table = self.table()?;
+            return Ok(Solved::whole(table.layout(), table.p_count()));
         };
         let memory = memory_limit(self.memory);
         if self.part.is_none() && !blocks_dir(out).exists() && self.layout.bytes() <= memory {
@@ -244,14 +225,19 @@ impl SolvePlan {
     /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
     /// saved to the plan's file when one is named.
     pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
+        if self.layout.hook_index().is_some() {
+            let why = "a square on the GPU runs on its hook solver: two_player::device::solve_on";
+            return Err(Error::invalid(why));
+        }
+        let solve = || {
+            gpu.check(self.shape)?;
+            gpu.solve(self.shape)
+        };
         match &self.output {
-            None => self.table(Some(gpu)),
-            Some(o) => super::run::solve_unresumable(
-                o,
-                &self.layout,
-                || self.table(Some(gpu)),
-                |table, out| save_table(&table, out).map(|()| table),
-            ),
+            None => solve(),
+            Some(o) => super::run::solve_unresumable(o, &self.layout, solve, |table, out| {
+                save_table(&table, out).map(|()| table)
+            }),
         }
     }
 }
