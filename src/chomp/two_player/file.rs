@@ -8,7 +8,6 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::open_step_log;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
     self, header_lines, read_raw_record, sealed_header, Checkpoint, Recount, Sealed, P_TABLE,
@@ -208,25 +207,6 @@ impl BitSource for TableFile {
 }
 
 impl Checkpoint {
-    /// Open `path` for the run of `index`'s box, each P index read back to `set_p(step,
-    /// index)`; returns the checkpoint and the first step still to do.
-    pub fn open_for(
-        path: &Path,
-        index: &BitLayout,
-        mut set_p: impl FnMut(u64, u64),
-    ) -> Result<(Checkpoint, u64)> {
-        let read =
-            |reader: &mut dyn Read, step, _: &[(u64, u64)]| match read_record(reader, index.len())?
-            {
-                Some((v, ranks, bytes)) if v == step => {
-                    ranks.into_iter().for_each(|r| set_p(v, r));
-                    Ok(Some(bytes))
-                }
-                _ => Ok(None),
-            };
-        open_step_log(path, (PARTIAL_MAGIC, "solved"), index, &[], read)
-    }
-
     /// Append the record of layer `v` with its P ranks, and make it durable.
     pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
         self.append_stream(v, ranks.len() as u64, |sink| {

@@ -8,7 +8,7 @@
 use super::file;
 use super::forward::Resume;
 use crate::chomp::bits::Window;
-use crate::chomp::engine::lifecycle::{Cadence, RunEvent};
+use crate::chomp::engine::lifecycle::{open_step_log, Cadence, RunEvent};
 use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, Checkpoint};
@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
@@ -68,11 +68,19 @@ pub(super) fn resume_window(
         win.words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
     let mut after = Vec::new();
-    let (checkpoint, start) = Checkpoint::open_for(partial, index, |step, r| match snapshot {
-        Some(s) if step >= s => after.push(r),
-        Some(_) => {}
-        None => win.mark::<true>(r),
-    })?;
+    let read = |r: &mut dyn Read, step, _: &[(u64, u64)]| match file::read_record(r, index.len())? {
+        Some((v, ps, bytes)) if v == step => {
+            match snapshot {
+                Some(s) if step >= s => after.extend(ps),
+                Some(_) => {}
+                None => ps.into_iter().for_each(|p| win.mark::<true>(p)),
+            }
+            Ok(Some(bytes))
+        }
+        _ => Ok(None),
+    };
+    let magic = (file::PARTIAL_MAGIC, "solved");
+    let (checkpoint, start) = open_step_log(partial, magic, index, &[], read)?;
     let resume = match snapshot {
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
