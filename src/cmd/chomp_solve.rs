@@ -21,9 +21,9 @@ use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
 use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
-use chompute::chomp::two_player::plan::{Route, SolvePlan, Solved};
+use chompute::chomp::two_player::plan::{PlanSummary, Route, SolvePlan, Solved};
 use chompute::chomp::two_player::RectangleBites;
-use chompute::chomp::two_player::{block_plan, blocks, plan_summary};
+use chompute::chomp::two_player::{block_plan, blocks};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -223,7 +223,7 @@ fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.
-impl Report for plan_summary::PlanSummary {
+impl Report for PlanSummary {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         writeln!(
             out,
