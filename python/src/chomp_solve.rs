@@ -234,7 +234,7 @@ pub fn chomp_solve(
     // The library's plan decides, as the CLI's `chomp solve --box` without a file: the whole
     // table in memory on the CPU, refused before any work when it does not fit.
     let plan = SolvePlan::new(shape_of(rows, cols)?, false, None, None, None).or_raise()?;
-    let table = in_background_reporting(py, progress, move || plan.table(None))?.or_raise()?;
+    let table = in_background_reporting(py, progress, move || plan.table())?.or_raise()?;
     let p_positions = table.p_count();
     let index = table.layout().clone();
     let mut bytes = Vec::with_capacity(index.bytes() as usize);

@@ -21,9 +21,9 @@ use chompute::chomp::two_player::grundy::{
     GrundyPlan, GrundySequence, RectangleGrundy, ValueBytes,
 };
 use chompute::chomp::two_player::grundy_file::{self, GrundyFile};
-use chompute::chomp::two_player::plan::{Route, SolvePlan, Solved};
+use chompute::chomp::two_player::plan::{PlanSummary, Route, SolvePlan, Solved};
 use chompute::chomp::two_player::RectangleBites;
-use chompute::chomp::two_player::{block_plan, blocks, plan_summary};
+use chompute::chomp::two_player::{block_plan, blocks};
 use chompute::chomp::{ChompBox, Diagram};
 use chompute::gpu::BackendChoice;
 use chompute::memory::human_bytes;
@@ -165,7 +165,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
         }
     ));
     let mut resumed = 0;
-    let solved = plan.run(None, |event| match event {
+    let solved = plan.run(|event| match event {
         RunEvent::Piece {
             piece: window,
             pieces: windows,
@@ -218,12 +218,12 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
 
 /// `chomp solve --plan`: the pieces a run would follow, as the library's plan says.
 fn print_plan(args: &ChompSolveArgs) -> anyhow::Result<()> {
-    let plan = SolvePlan::preview(args.shape, args.output.as_deref(), args.memory, args.part)?;
-    print_report(&plan.pieces()?, args.format.get())
+    let pieces = SolvePlan::pieces(args.shape, args.output.as_deref(), args.memory, args.part)?;
+    print_report(&pieces, args.format.get())
 }
 
 /// The plan: a line for the box and its pieces, then one row per wave.
-impl Report for plan_summary::PlanSummary {
+impl Report for PlanSummary {
     fn text(&self, out: &mut Stdout) -> std::io::Result<()> {
         writeln!(
             out,

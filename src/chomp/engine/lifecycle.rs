@@ -96,13 +96,8 @@ pub trait Job {
     fn discard(&mut self) -> Result<()> {
         Ok(())
     }
-    /// Whether the run writes the file: false for a part of a wave of blocks, whose
-    /// checkpoints stay (and are said kept).
-    fn publishes(&self) -> bool {
-        true
-    }
     /// Write the file to `out` (a temporary name, then renamed) and remove the checkpoints;
-    /// a run that [does not publish](Job::publishes) only returns what it did.
+    /// a run that writes no file (a part of a wave of blocks) keeps them and returns what it did.
     fn publish(self, out: &Path) -> Result<Self::Output>;
 }
 
@@ -131,11 +126,10 @@ pub fn run_to_file<J: Job>(
         }
         return Err(e);
     }
-    let publishes = job.publishes();
     let table = job.publish(out)?;
-    if publishes {
-        kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
-    }
+    // What a run that wrote no file kept stays said kept.
+    let gone = kept.iter().filter(|k| !k.exists());
+    gone.for_each(|k| crate::output::drop_checkpoint(k));
     Ok(table)
 }
 

@@ -17,7 +17,7 @@
 //!
 //! Tests: this file's unit tests.
 
-use crate::chomp::diagram::{binomial, ChompBox};
+use crate::chomp::diagram::binomial;
 pub use crate::chomp::index::colex::{for_each_in_range, prefix_rows};
 use crate::chomp::index::{BitLayout, Ranker};
 
@@ -39,7 +39,7 @@ pub struct Progress {
 /// earlier steps and on its own lower indexes.
 pub trait Schedule: Sync {
     /// The least number of ranges a worker takes at once.
-    const GRAIN: usize;
+    const GRAIN: usize = 4;
     /// Steps in all.
     fn steps(&self) -> u64;
     /// The ranges of `step`, in index order, into `out` (cleared first).
@@ -49,8 +49,6 @@ pub trait Schedule: Sync {
 /// The steps of a table in either layout, as the checkpoints that record a table step by step
 /// number them: the colex prefix layers, or the steps of the hook index.
 impl Schedule for BitLayout {
-    const GRAIN: usize = 4;
-
     fn steps(&self) -> u64 {
         match self {
             BitLayout::Colex(ranker) => Layers { ranker }.steps(),
@@ -88,7 +86,7 @@ impl<const BY_VOLUME: bool> Schedule for ColexLayers<'_, BY_VOLUME> {
         if BY_VOLUME {
             shape.rows as u64 * shape.cols as u64
         } else {
-            layer_count(shape)
+            prefix_rows(shape.rows) as u64 * shape.cols as u64 + 1
         }
     }
 
@@ -103,11 +101,6 @@ impl<const BY_VOLUME: bool> Schedule for ColexLayers<'_, BY_VOLUME> {
         };
         prefix_blocks(self.ranker, p, 0, v, self.ranker.shape.cols, 0, out);
     }
-}
-
-/// Number of prefix-volume layers of a box: p·C + 1.
-pub fn layer_count(shape: ChompBox) -> u64 {
-    prefix_rows(shape.rows) as u64 * shape.cols as u64 + 1
 }
 
 /// The blocks whose prefix (first `p` rows) has `rem` cells in rows `j..p`, each at most `cap`,
@@ -138,6 +131,7 @@ fn prefix_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::diagram::ChompBox;
 
     /// Every rank once (by volume, all but the empty diagram), in rank order within a range.
     fn covers_every_rank_once<const BY_VOLUME: bool>(rk: &Ranker) {

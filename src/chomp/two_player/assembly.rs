@@ -1,5 +1,5 @@
 //! The table of a box solved in blocks, assembled in place in its checkpoint folder
-//! (`FILE.blocks/table`, written as [`file::save_words`] writes one): each finished piece's
+//! (`FILE.blocks/table`, written as [`file::save_table`] writes one): each finished piece's
 //! words go in, in index order, and its file is removed, so the disk holds the bits about once.
 //!
 //! Before a piece's file is removed, its CRC-32 and P-positions are appended to the journal

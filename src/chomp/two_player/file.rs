@@ -8,7 +8,6 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::engine::lifecycle::open_step_log;
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::store::{
     self, header_lines, read_raw_record, sealed_header, Checkpoint, Recount, Sealed, P_TABLE,
@@ -28,42 +27,15 @@ pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String
 
 /// Write a finished table to `path` (a temporary file renamed when complete).
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
-    save_words(path, table.layout(), table.p_count(), |sink| {
-        let mut buf = Vec::with_capacity(1 << 14);
+    let header = table_header(&P_TABLE.magic(), table.layout(), table.p_count());
+    store::save_sealed(path, &header, |sink| {
+        let mut bytes = Vec::with_capacity(1 << 17);
         for words in table.raw_words().chunks(1 << 14) {
-            buf.clear();
-            buf.extend(words.iter().map(|w| w.load(Relaxed)));
-            sink(&buf)?;
+            bytes.clear();
+            bytes.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+            sink(&bytes)?;
         }
         Ok(())
-    })
-}
-
-/// Write a table file from its words, which `source` gives the sink in order, once through
-/// (too few or too many is an error and leaves no file).
-pub fn save_words(
-    path: &Path,
-    index: &BitLayout,
-    p_positions: u64,
-    source: impl FnOnce(&mut dyn FnMut(&[u64]) -> Result<()>) -> Result<()>,
-) -> Result<()> {
-    let header = table_header(&P_TABLE.magic(), index, p_positions);
-    let (total, mut written) = (index.bytes(), 0);
-    store::save_sealed(path, &header, |sink| {
-        let mut bytes = Vec::new();
-        source(&mut |words: &[u64]| {
-            written += words.len() as u64 * 8;
-            if written > total {
-                return Err(wrong_length(path, index, written));
-            }
-            bytes.clear();
-            bytes.extend(words.iter().flat_map(|w| w.to_le_bytes()));
-            sink(&bytes)
-        })?;
-        match written == total {
-            true => Ok(()),
-            false => Err(wrong_length(path, index, written)),
-        }
     })
 }
 
@@ -235,25 +207,6 @@ impl BitSource for TableFile {
 }
 
 impl Checkpoint {
-    /// Open `path` for the run of `index`'s box, each P index read back to `set_p(step,
-    /// index)`; returns the checkpoint and the first step still to do.
-    pub fn open_for(
-        path: &Path,
-        index: &BitLayout,
-        mut set_p: impl FnMut(u64, u64),
-    ) -> Result<(Checkpoint, u64)> {
-        let read =
-            |reader: &mut dyn Read, step, _: &[(u64, u64)]| match read_record(reader, index.len())?
-            {
-                Some((v, ranks, bytes)) if v == step => {
-                    ranks.into_iter().for_each(|r| set_p(v, r));
-                    Ok(Some(bytes))
-                }
-                _ => Ok(None),
-            };
-        open_step_log(path, (PARTIAL_MAGIC, "solved"), index, &[], read)
-    }
-
     /// Append the record of layer `v` with its P ranks, and make it durable.
     pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
         self.append_stream(v, ranks.len() as u64, |sink| {

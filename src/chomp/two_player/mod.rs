@@ -12,8 +12,7 @@
 //! - [`device`]: tables on a device (the GPU) as traits;
 //! - [`pull`]: the pull scan of a square (the GPU hook kernel's twin);
 //! - [`file`]: table files and checkpoints;
-//! - [`block_plan`]: how a box larger than memory is cut into pieces, in windows or waves,
-//!   and [`plan_summary`], such a plan in numbers;
+//! - [`block_plan`]: how a box larger than memory is cut into pieces, in windows or waves;
 //! - [`blocks`]: boxes larger than memory solved piece by piece, through the engine's one
 //!   lifecycle;
 //! - [`grundy`]: Grundy values on the colex schedule;
@@ -39,7 +38,6 @@ pub mod grundy_file;
 pub mod hook_parents;
 pub mod piece;
 pub mod plan;
-pub mod plan_summary;
 pub mod pull;
 pub mod reference;
 pub mod run;

@@ -8,13 +8,15 @@
 use super::file;
 use super::forward::Resume;
 use crate::chomp::bits::Window;
+use crate::chomp::engine::lifecycle::{open_step_log, Cadence, RunEvent};
+use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::chomp::store::{self, Checkpoint};
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use rayon::prelude::*;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
@@ -66,16 +68,48 @@ pub(super) fn resume_window(
         win.words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
     let mut after = Vec::new();
-    let (checkpoint, start) = Checkpoint::open_for(partial, index, |step, r| match snapshot {
-        Some(s) if step >= s => after.push(r),
-        Some(_) => {}
-        None => win.mark::<true>(r),
-    })?;
+    let read = |r: &mut dyn Read, step, _: &[(u64, u64)]| match file::read_record(r, index.len())? {
+        Some((v, ps, bytes)) if v == step => {
+            match snapshot {
+                Some(s) if step >= s => after.extend(ps),
+                Some(_) => {}
+                None => ps.into_iter().for_each(|p| win.mark::<true>(p)),
+            }
+            Ok(Some(bytes))
+        }
+        _ => Ok(None),
+    };
+    let magic = (file::PARTIAL_MAGIC, "solved");
+    let (checkpoint, start) = open_step_log(partial, magic, index, &[], read)?;
     let resume = match snapshot {
         Some(_) => Resume::Marks { start, after },
         None => Resume::Bits { start },
     };
     Ok((checkpoint, resume, snapshot))
+}
+
+/// What a window's run does after each step: record its P indexes in `checkpoint`, report it,
+/// and (between steps no thread marks: the words are a consistent snapshot) save the marks to
+/// `marks` when `cadence` says so and the window moved on since the last, but not once done.
+pub(super) fn record_step<'a>(
+    index: &'a BitLayout,
+    (win, chunk): (Window<'a>, usize),
+    checkpoint: &'a mut Checkpoint,
+    marks: &'a Path,
+    mut cadence: Cadence,
+    report: &'a mut dyn FnMut(RunEvent),
+) -> impl FnMut(u64, &[u64], Progress) -> Result<()> + 'a {
+    let mut saved = 0;
+    move |step, ps, p| {
+        checkpoint.append(step, ps)?;
+        report(RunEvent::Step(p));
+        if cadence.due(p.done, p.total) && saved < p.done && p.done < p.total {
+            cadence.take(|| save_piece(marks, index, win, MARKS, step + 1, chunk))?;
+            saved = p.done;
+            report(RunEvent::Snapshot { step: step + 1 });
+        }
+        Ok(())
+    }
 }
 
 /// Write `win`'s words as a piece of `kind` with its `number` to `path` (a temporary name

@@ -9,7 +9,7 @@
 
 use super::file::save_table;
 use super::forward::Resume;
-use super::piece::{self, MARKS};
+use super::piece;
 use super::solve::solve_window;
 use super::table::PTable;
 use crate::chomp::bits::Window;
@@ -93,28 +93,19 @@ impl Job for Whole {
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let resume = std::mem::replace(&mut self.resume, Resume::Bits { start: 0 });
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
-        let (table, marks) = (&self.table, &self.marks);
+        let table = &self.table;
         let win = Window::whole(table.len(), table.raw_words());
-        let layers = table.layout().steps();
-        let mut cadence = Cadence::new(self.floor, Duration::ZERO);
-        solve_window(
-            table.layout(),
-            win,
-            resume,
-            |_| Ok(()),
-            |v, ranks, progress| {
-                checkpoint.append(v, ranks)?;
-                report(RunEvent::Step(progress));
-                // Between steps no thread marks: the words are a consistent snapshot.
-                if cadence.due(progress.done, progress.total) && v + 1 < layers {
-                    cadence.take(|| {
-                        piece::save_piece(marks, table.layout(), win, MARKS, v + 1, CHUNK_WORDS)
-                    })?;
-                    report(RunEvent::Snapshot { step: v + 1 });
-                }
-                Ok(())
-            },
-        )
+        let cadence = Cadence::new(self.floor, Duration::ZERO);
+        let index = table.layout();
+        let on_step = piece::record_step(
+            index,
+            (win, CHUNK_WORDS),
+            checkpoint,
+            &self.marks,
+            cadence,
+            report,
+        );
+        solve_window(index, win, resume, |_| Ok(()), on_step)
     }
 
     fn discard(&mut self) -> Result<()> {

@@ -2,7 +2,7 @@
 //! table's layout, from a first step on, reporting every step (the records a checkpoint
 //! keeps).
 //!
-//! Tests: this file's unit tests (both layouts against the reference, step by step, resumed
+//! Tests: this file's unit test (both layouts against the reference, step by step, resumed
 //! and in windows); tests/engine/foundation.rs, tests/games/chomp/two_player.rs.
 
 use super::colex_parents::ColexMarker;
@@ -92,10 +92,6 @@ mod tests {
     /// Every step's P indexes.
     type Records = Vec<(u64, Vec<u64>)>;
 
-    fn colex(rows: usize, cols: u32) -> BitLayout {
-        BitLayout::Colex(Ranker::new(ChompBox { rows, cols }).unwrap())
-    }
-
     fn hook(n: usize, min_child: usize) -> BitLayout {
         BitLayout::hook(Ranker::new(ChompBox::square(n)).unwrap(), min_child).unwrap()
     }
@@ -155,21 +151,13 @@ mod tests {
     }
 
     #[test]
-    fn both_layouts_equal_the_reference_step_by_step() {
-        let boxes = [
-            (1, 1),
-            (1, 6),
-            (2, 5),
-            (3, 7),
-            (5, 5),
-            (6, 4),
-            (7, 7),
-            (4, 11),
-            (9, 3),
-        ];
-        let squares = (1..=9).flat_map(|n| [0, 2, 100].map(|m| hook(n, m)));
-        for layout in boxes.map(|(r, c)| colex(r, c)).into_iter().chain(squares) {
-            let shape = layout.shape();
+    fn both_layouts_equal_the_reference_step_by_step_resumed_and_window_by_window() {
+        let boxes = "1x1 1x6 2x5 3x7 5x5 6x4 7x7 4x11 9x3 4x5 6x6 7x3 4x9 7x5 3x30 9x4";
+        let boxes = boxes.split(' ').map(|b| ChompBox::parse(b).unwrap());
+        let colex = boxes.map(|b| BitLayout::Colex(Ranker::new(b).unwrap()));
+        let squares = (1..=9).flat_map(|n| [0, 2, 3, 100].map(|m| hook(n, m)));
+        for layout in colex.chain(squares) {
+            let (shape, scheme) = (layout.shape(), layout.scheme());
             let t = PTable::empty(layout.clone()).unwrap();
             let records = run(&t, 0);
             let reference = solve_by_rank_order(shape).unwrap();
@@ -182,15 +170,11 @@ mod tests {
             let rk = reference.ranker();
             for q in 1..rk.len() {
                 let d = rk.unrank(q);
-                assert_eq!(
-                    t.is_p(&d),
-                    reference.is_p(&d),
-                    "{} {shape} {d}",
-                    layout.scheme()
-                );
+                assert_eq!(t.is_p(&d), reference.is_p(&d), "{scheme} {shape} {d}");
             }
             // Every step reports exactly the P indexes of its ranges, in order.
-            assert_eq!(records.len() as u64, layout.steps());
+            let n = layout.steps();
+            assert_eq!(records.len() as u64, n);
             let mut ranges = Vec::new();
             for (s, ps) in &records {
                 layout.ranges(*s, &mut ranges);
@@ -201,45 +185,22 @@ mod tests {
                 want.sort_unstable();
                 assert_eq!(ps, &want, "{shape} step {s}");
             }
-        }
-    }
-
-    #[test]
-    fn a_resumed_run_ends_with_the_same_bits_and_records() {
-        for layout in [colex(4, 5), colex(6, 6), colex(7, 3), hook(7, 2)] {
-            let full = PTable::empty(layout.clone()).unwrap();
-            let records = run(&full, 0);
-            let n = records.len() as u64;
-            for stop in [1, 3, 5, n / 2, n - 1] {
-                let t = PTable::empty(layout.clone()).unwrap();
+            // Resumed from the records of the first steps: the same bits and later records.
+            for stop in [1, 3, 5, n / 2, n - 1].into_iter().filter(|&s| s <= n) {
+                let resumed = PTable::empty(layout.clone()).unwrap();
                 for (_, ps) in &records[..stop as usize] {
-                    ps.iter().for_each(|&q| t.set_p_bit(q));
+                    ps.iter().for_each(|&q| resumed.set_p_bit(q));
                 }
-                let rest = run(&t, stop);
-                assert_eq!(
-                    t.words(),
-                    full.words(),
-                    "{} resumed at {stop}",
-                    layout.scheme()
-                );
+                let rest = run(&resumed, stop);
+                assert_eq!(resumed.words(), t.words(), "{scheme} resumed at {stop}");
                 assert_eq!(rest[..], records[stop as usize..], "from {stop}");
             }
-        }
-    }
-
-    #[test]
-    fn a_table_solved_window_by_window_has_the_same_bits_and_records() {
-        let boxes = [(4, 9), (6, 6), (7, 5), (3, 30), (9, 4)].map(|(r, c)| colex(r, c));
-        let squares = [(5, 0), (7, 2), (8, 100), (9, 3)].map(|(n, m)| hook(n, m));
-        for layout in boxes.into_iter().chain(squares) {
-            let whole = PTable::empty(layout.clone()).unwrap();
-            let records = run(&whole, 0);
-            let whole = whole.words();
-            // One word, a few (windows cut blocks anywhere), and about a third.
+            // Windows of one word, a few (cut anywhere in a block), and about a third.
+            let whole = t.words();
             for ww in [1, 2, 3, 5, 7, (whole.len() as u64).div_ceil(3)] {
                 let (bits, recs) = solve_by_windows(&layout, ww);
-                assert_eq!(bits, whole, "{} in windows of {ww} words", layout.scheme());
-                assert_eq!(recs, records, "{}: records, {ww} words", layout.scheme());
+                assert_eq!(bits, whole, "{scheme} in windows of {ww} words");
+                assert_eq!(recs, records, "{scheme}: records, {ww} words");
             }
         }
     }
