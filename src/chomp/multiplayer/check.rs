@@ -7,7 +7,7 @@
 //! Tests: this file's unit tests.
 
 use super::classes::RuleClass;
-use super::ordinal::{ordinals_in_rank_order, OrdTable, Ords};
+use super::ordinal::{ordinals_in_rank_order, OrdTable};
 use super::rule::{Choice, Decimal, Rule};
 use crate::chomp::diagram::Diagram;
 use crate::chomp::index::Ranker;
@@ -18,7 +18,7 @@ use std::time::Instant;
 /// The box and the rule the claims judge.
 struct Game<'a> {
     ranker: &'a Ranker,
-    ords: &'a Ords,
+    table: &'a OrdTable,
     rule: &'a Rule,
     /// Players: ordinals run 0..=n.
     n: u8,
@@ -155,7 +155,7 @@ fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
 /// ord Q ≤ n-1.
 fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally, below_n: bool) {
     for &q in p.sol {
-        let oq = p.game.ords.get(q);
+        let oq = p.game.table.ordinal_rank(q);
         t.record((!below_n || oq < p.game.n) && p.ord == oq + 1, || {
             format!("{} → {}", p.at(), p.game.at(q))
         });
@@ -173,7 +173,7 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
     for r in 0..g.ranker.len() as usize {
-        if g.ords.get(r as u64) == g.n {
+        if g.table.ordinal_rank(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
             lower += 1;
@@ -193,9 +193,9 @@ fn ordinal_one_is_eating_everything(p: &PositionSeen, t: &mut Tally) {
 
 /// Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
 fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
-    let ords = p.game.ords;
-    let first = ords.get(p.sol[0]);
-    let common = p.sol.iter().all(|&q| ords.get(q) == first) && first >= 1;
+    let ord = |q| p.game.table.ordinal_rank(q);
+    let first = ord(p.sol[0]);
+    let common = p.sol.iter().all(|&q| ord(q) == first) && first >= 1;
     t.record(
         (p.ord > 1) == common && (!common || p.ord == first + 1),
         || p.at(),
@@ -241,7 +241,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
     let start = Instant::now();
     let game = Game {
         ranker: &table.ranker,
-        ords: &table.ords,
+        table,
         rule,
         n: rule.players() as u8,
     };
@@ -256,8 +256,9 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
     for r in 1..total {
         game.ranker.advance(&mut rows);
         options.clear();
-        game.ranker
-            .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
+        game.ranker.for_each_option(&rows, r as u64, |q| {
+            options.push((q, table.ordinal_rank(q)))
+        });
         moves += options.len() as u64;
         let best = (options.iter().map(|&(_, oq)| game.score(oq)))
             .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
@@ -278,7 +279,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         let seen = PositionSeen {
             game: &game,
             r: r as u64,
-            ord: game.ords.get(r as u64),
+            ord: table.ordinal_rank(r as u64),
             options: &options,
             best,
             sol: &sol,
@@ -374,6 +375,7 @@ impl PositionReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::multiplayer::ordinal::Ords;
     use crate::chomp::ChompBox;
 
     fn table(rule: &Rule, rows: usize, cols: u32) -> OrdTable {
@@ -402,7 +404,7 @@ mod tests {
         let rule = Rule::parse("0,1,2").unwrap();
         let mut t = table(&rule, 4, 4);
         // A position of ordinal 2 given ordinal 3: the value claim sees player 1's score change.
-        let mut ords = t.ords.to_bytes();
+        let mut ords = t.to_bytes();
         let r = ords.iter().position(|&o| o == 2).unwrap();
         ords[r] = 3;
         t.ords = Ords::Bytes(ords);

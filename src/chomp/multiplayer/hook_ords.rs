@@ -1,7 +1,8 @@
-//! The packed ordinal table of a square box in the hook index ([`pairs_index`]): one entry
-//! for each pair of transposed positions (a position and its transpose have the same ordinal
-//! under every rule), about two thirds of the positions (405 million of 601 million on
-//! 16×16), computed by the index's steps on the one driver as the colex table is.
+//! The packed ordinal table of a square box in the hook index that keeps every diagonal hook
+//! whole (`index::pairs`): one entry for each pair of transposed positions (a position and its
+//! transpose have the same ordinal under every rule), about two thirds of the positions (405
+//! million of 601 million on 16×16), computed by the index's steps on the one driver as the
+//! colex table is.
 //!
 //! Tests: this file's unit tests (the colex table, position by position, on squares to 8×8
 //! under several rules); tests/games/chomp/multiplayer.rs (the CLI's default on squares
@@ -11,14 +12,14 @@ use super::packed::{entry, PackedOrds};
 use super::rule::Choice;
 use crate::chomp::engine::driver::{drive, Run};
 use crate::chomp::engine::schedule::Progress;
-use crate::chomp::index::pairs::{hook_weights, pairs_index, HookOptions};
-use crate::chomp::index::{HookIndex, Ranker};
+use crate::chomp::index::pairs::HookOptions;
+use crate::chomp::index::HookIndex;
 use crate::error::Result;
 use std::sync::atomic::AtomicU64;
-use std::sync::Arc;
 
 impl PackedOrds {
-    /// [`PackedOrds::compute_from`] on the n×n box in `hook` ([`pairs_index`]).
+    /// [`PackedOrds::compute_from`] on the n×n box in `hook`, which keeps every interior of its
+    /// diagonal hooks.
     pub fn compute_hook_from(
         &self,
         hook: &HookIndex,
@@ -67,58 +68,12 @@ impl PackedOrds {
     }
 }
 
-/// The ordinals of a square box kept in the hook index: one entry for each transposed pair,
-/// read by colex rank or by rows like every other table.
-#[derive(Debug)]
-pub struct HookOrds {
-    /// The square's colex ranking (the rank every reader of a table speaks).
-    pub ranker: Ranker,
-    /// The index of the entries ([`pairs_index`]).
-    pub hook: Arc<HookIndex>,
-    /// The entries, by index.
-    pub ords: PackedOrds,
-}
-
-impl HookOrds {
-    /// An all-zero table of the square of `ranker` for n-player ordinals.
-    pub fn zeroed(ranker: Ranker, players: u8) -> Result<HookOrds> {
-        let hook = Arc::new(pairs_index(ranker.shape.rows)?);
-        let ords = PackedOrds::zeroed(hook.len(), players);
-        Ok(HookOrds { ranker, hook, ords })
-    }
-
-    /// Every ordinal of the square of `ranker` under `choice`.
-    pub fn compute(ranker: Ranker, choice: &Choice) -> Result<HookOrds> {
-        let t = HookOrds::zeroed(ranker, choice.players())?;
-        t.ords
-            .compute_hook_from(&t.hook, choice, 0, |_, _| Ok(()))?;
-        Ok(t)
-    }
-
-    /// The ordinal of the position `rows` (row lengths), or `None` when it does not fit.
-    #[inline]
-    pub fn get_rows(&self, rows: &[u32]) -> Option<u8> {
-        self.hook.index(rows).map(|x| self.ords.get(x))
-    }
-
-    /// The ordinal of colex rank `r`.
-    pub fn get(&self, r: u64) -> u8 {
-        self.ords.get(self.hook.index_of_rank(&self.ranker, r))
-    }
-
-    /// How many positions of the square have each ordinal 0..=n (a pair stored once counts
-    /// twice).
-    pub fn histogram(&self, players: u8) -> Vec<u64> {
-        self.ords
-            .weighted_histogram(players, hook_weights(&self.hook))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
-    use crate::chomp::index::HookIndex;
+    use crate::chomp::index::Ranker;
+    use crate::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan};
     use crate::chomp::multiplayer::rule::Rule;
 
     #[test]
@@ -130,27 +85,23 @@ mod tests {
                 let shape = ChompBox::square(n);
                 let ranker = Ranker::new(shape).unwrap();
                 let colex = PackedOrds::compute(&ranker, &choice).unwrap();
-                let hook = pairs_index(n).unwrap();
+                let plan = OrdPlan::new(shape, OrdEngine::Packed).unwrap();
+                let table = plan.table(&rule).unwrap();
                 // One entry a pair off the diagonal hooks; the empty diagram and the diagonal
                 // hooks (k, k), C(2k-2, k-1) interiors each, in full.
                 let diagonal: u64 = (1..=n as u64)
                     .map(|k| crate::chomp::diagram::binomial(2 * k - 2, k - 1).unwrap())
                     .sum();
-                assert_eq!(hook.len(), 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
-                let table = HookOrds::compute(ranker.clone(), &choice).unwrap();
-                let (mut rows, mut h) = (vec![0u32; n], vec![0u64; rule.players() + 1]);
+                let entries = table.hook.as_ref().unwrap().len();
+                assert_eq!(entries, 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
+                let mut h = vec![0u64; rule.players() + 1];
                 for r in 0..ranker.len() {
-                    ranker.unrank_into(r, &mut rows);
-                    let o = table.get_rows(&rows).unwrap();
-                    assert_eq!(o, colex.get(r), "{rule} on {n}x{n}: {rows:?}");
-                    assert_eq!(table.get(r), o);
+                    let o = table.ordinal(&ranker.unrank(r)).unwrap();
+                    assert_eq!(o, colex.get(r), "{rule} on {n}x{n}: {}", ranker.unrank(r));
+                    assert_eq!(table.ordinal_rank(r), o);
                     h[o as usize] += 1;
                 }
-                assert_eq!(
-                    table.histogram(rule.players() as u8),
-                    h,
-                    "{rule} on {n}x{n}"
-                );
+                assert_eq!(table.histogram(), h, "{rule} on {n}x{n}");
             }
         }
     }

@@ -7,7 +7,6 @@
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
-use super::hook_ords::HookOrds;
 use super::ordinal::{sol_from, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
@@ -114,12 +113,11 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             rule.normalised()
         )));
     }
-    // A table of one byte an ordinal is packed first; a packed one is written as it is.
     let repacked;
-    let ords = match table.ords.packed() {
-        Some(packed) => packed,
-        None => {
-            repacked = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
+    let ords = match &table.ords {
+        Ords::Packed(packed) => packed,
+        Ords::Bytes(bytes) => {
+            repacked = PackedOrds::from_bytes(bytes, players);
             &repacked
         }
     };
@@ -157,16 +155,7 @@ pub fn compute_to_file(
     }
     let job = || {
         let (ranker, players) = (Ranker::new(plan.shape)?, rule.players() as u8);
-        plan.room_for_table(players)?;
-        let ords = match plan.keeps_pairs() {
-            true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
-            false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
-        };
-        let table = OrdTable {
-            ranker,
-            players,
-            ords,
-        };
+        let table = plan.zeroed_table(ranker, players)?;
         Ok(OrdJob {
             layout: table.layout(),
             table,
@@ -189,10 +178,10 @@ struct OrdJob {
 
 impl OrdJob {
     fn packed(&self) -> &PackedOrds {
-        self.table
-            .ords
-            .packed()
-            .expect("an ordinal table run to a file is packed")
+        match &self.table.ords {
+            Ords::Packed(packed) => packed,
+            Ords::Bytes(_) => unreachable!("an ordinal table run to a file is packed"),
+        }
     }
 }
 
@@ -265,10 +254,7 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let run = match &self.table.ords {
-            Ords::Hook(h) => packed.compute_hook_from(&h.hook, &choice, self.start, on_step),
-            _ => packed.compute_from(&self.table.ranker, &choice, self.start, on_step),
-        };
+        let run = self.table.compute_packed_from(&choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }

@@ -60,7 +60,7 @@ impl OrdinalPlane {
                 rows: 2,
                 cols: a.max(1),
             };
-            OrdTable::compute(shape, rule)?.ords.to_bytes()
+            OrdTable::compute(shape, rule)?.to_bytes()
         };
         let (side, s) = (a + 1, a as usize + 1);
         let mut cells = vec![Self::OUTSIDE; s * s];
