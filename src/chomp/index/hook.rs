@@ -146,45 +146,33 @@ impl HookIndex {
         sq.steps.push(vec![Seg::Empty { off: 0 }]);
         let mut off = 1u64;
         for sum in 2..=2 * m {
+            // Step i of the sum: step i of each of its blocks, side by side.
             let mut group: Vec<Vec<Seg>> = Vec::new();
-            let add = |steps: Vec<Seg>, group: &mut Vec<Vec<Seg>>| {
-                for (i, seg) in steps.into_iter().enumerate() {
-                    if group.len() <= i {
-                        group.push(Vec::new());
-                    }
-                    group[i].push(seg);
-                }
-            };
             for a in (sum.div_ceil(2)..=m.min(sum - 1)).rev() {
                 let b = sum - a;
-                let kind = if a > b {
-                    Kind::Colex {
+                // A diagonal hook's interiors are a child square's (a > min_child) or, like
+                // every other hook's, the colex box of b-1 rows of a-1 cells.
+                let kind = match a == b && a > self.min_child {
+                    true => Kind::Child { m: a - 1 },
+                    false => Kind::Colex {
                         r: b - 1,
                         c: a as u32 - 1,
-                    }
-                } else if a > self.min_child {
-                    Kind::Child { m: a - 1 }
-                } else {
-                    Kind::Colex {
-                        r: a - 1,
-                        c: a as u32 - 1,
-                    }
+                    },
                 };
-                let (len, steps) = match kind {
+                let (len, steps): (u64, Vec<Seg>) = match kind {
                     Kind::Colex { r, c } => {
-                        let len = binomial((r as u64) + c as u64, r as u64).expect("small");
                         let layers = (r / 2) as u64 * c as u64 + 1;
+                        let steps = (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect();
                         (
-                            len,
-                            (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect(),
+                            binomial(r as u64 + c as u64, r as u64).expect("small"),
+                            steps,
                         )
                     }
-                    Kind::Child { m: mc } => (
-                        self.squares[mc].len,
-                        (0..self.squares[mc].steps.len())
-                            .map(|step| Seg::Child { off, m: mc, step })
-                            .collect(),
-                    ),
+                    Kind::Child { m: mc } => {
+                        let steps = 0..self.squares[mc].steps.len();
+                        let steps = steps.map(|step| Seg::Child { off, m: mc, step }).collect();
+                        (self.squares[mc].len, steps)
+                    }
                     Kind::Empty => unreachable!("hooks are not empty"),
                 };
                 sq.at[a * (m + 1) + b] = sq.blocks.len();
@@ -194,7 +182,11 @@ impl HookIndex {
                     sum,
                     kind,
                 });
-                add(steps, &mut group);
+                group.resize_with(group.len().max(steps.len()), Vec::new);
+                steps
+                    .into_iter()
+                    .zip(&mut group)
+                    .for_each(|(seg, g)| g.push(seg));
                 off += len;
             }
             sq.steps.extend(group);

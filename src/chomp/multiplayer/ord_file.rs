@@ -55,7 +55,6 @@ fn pack_to(
 }
 
 /// Entries read back from bytes [`pack_to`] (or the table's words) wrote.
-#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -63,6 +62,11 @@ struct Unpacker {
 }
 
 impl Unpacker {
+    fn new(bits: u32) -> Unpacker {
+        let (acc, have) = (0, 0);
+        Unpacker { bits, acc, have }
+    }
+
     /// Every whole entry of `bytes` (after what earlier calls left) to `each`, which may stop
     /// the reading by returning false; returns false then.
     fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u8) -> bool) -> bool {
@@ -210,10 +214,7 @@ impl Job for OrdJob {
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * bits as u64).div_ceil(8);
             let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker {
-                bits,
-                ..Default::default()
-            };
+            let mut unpacker = Unpacker::new(bits);
             let mut place = |bytes: &[u8]| {
                 unpacker.feed(bytes, |o| match ranks.next() {
                     Some(r) if o <= players => {
@@ -399,10 +400,7 @@ impl OrdFile {
         };
         let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
-            unpacker: Unpacker {
-                bits: self.bits,
-                ..Default::default()
-            },
+            unpacker: Unpacker::new(self.bits),
             weights,
             at: 0,
             bad: None,

@@ -12,7 +12,7 @@ use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
 use crate::chomp::engine::schedule::{Progress, VolumeLayers};
-use crate::chomp::index::pairs::{hook_weights, pairs_index};
+use crate::chomp::index::pairs::{hook_weights, pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
 use serde::Serialize;
@@ -241,24 +241,13 @@ impl OrdPlan {
     /// Whether the table keeps one entry for each transposed pair: the packed engine on a
     /// square box.
     pub fn keeps_pairs(&self) -> bool {
-        self.engine == OrdEngine::Packed && crate::chomp::index::pairs::square_for_pairs(self.shape)
+        self.engine == OrdEngine::Packed && square_for_pairs(self.shape)
     }
 
-    /// Bytes of the table under an n-player rule (packed, one entry for each transposed pair
-    /// when it [keeps pairs](OrdPlan::keeps_pairs), or one byte a position), refused when the
-    /// memory lacks room for them.
-    pub(crate) fn room_for_table(&self, players: u8) -> crate::Result<u64> {
-        let entries = match self.keeps_pairs() {
-            true => crate::chomp::index::pairs::pairs_index(self.shape.rows)?.len(),
-            false => Ranker::new(self.shape)?.len(),
-        };
-        let bytes = match self.engine {
-            OrdEngine::Packed | OrdEngine::PackedColex => PackedOrds::bytes_for(entries, players),
-            _ => entries,
-        };
+    /// Refused when the memory lacks room for the `bytes` of the box's table.
+    fn room_for_table(&self, bytes: u64) -> crate::Result<()> {
         let what = format!("the ordinal table of the {} box", self.shape);
-        crate::memory::ensure_available(bytes, &what, "choose a smaller box")?;
-        Ok(bytes)
+        crate::memory::ensure_available(bytes, &what, "choose a smaller box")
     }
 
     /// The whole box's table under `rule`, by the plan's engine (packed, or one byte a
@@ -271,23 +260,18 @@ impl OrdPlan {
             table.compute_packed_from(&choice, 0, |_, _| Ok(()))?;
             return Ok(table);
         }
-        self.room_for_table(players)?;
-        let ords = match self.engine {
-            OrdEngine::ThreeRow => {
-                let all = Some(self.shape.cols);
-                let streamed =
-                    self.stream_three_rows(rule, all, None, |_| Ok::<_, crate::Error>(()));
-                return Ok(streamed?.1.expect("the columns kept"));
-            }
-            _ => {
-                // The rank-order sweep reads options close together in memory: on one or two
-                // cores it beats the volume layers 2.5× on 13×13 (BENCHMARKS.md).
-                let layers = self.engine == OrdEngine::Layers || rayon::current_num_threads() >= 8;
-                match layers && ranker.len() >= 1 << 16 {
-                    true => ordinals_by_volume(&ranker, &choice)?,
-                    false => ordinals_in_rank_order(&ranker, &choice)?,
-                }
-            }
+        self.room_for_table(ranker.len())?;
+        if self.engine == OrdEngine::ThreeRow {
+            let all = Some(self.shape.cols);
+            let streamed = self.stream_three_rows(rule, all, None, |_| Ok::<_, crate::Error>(()));
+            return Ok(streamed?.1.expect("the columns kept"));
+        }
+        // The rank-order sweep reads options close together in memory: on one or two cores it
+        // beats the volume layers 2.5× on 13×13 (BENCHMARKS.md).
+        let layers = self.engine == OrdEngine::Layers || rayon::current_num_threads() >= 8;
+        let ords = match layers && ranker.len() >= 1 << 16 {
+            true => ordinals_by_volume(&ranker, &choice)?,
+            false => ordinals_in_rank_order(&ranker, &choice)?,
         };
         Ok(OrdTable {
             ranker,
@@ -300,12 +284,12 @@ impl OrdPlan {
     /// The packed table of the box with every entry 0 (one entry for each transposed pair
     /// when the plan [keeps pairs](OrdPlan::keeps_pairs)), refused when the memory lacks room.
     pub(crate) fn zeroed_table(&self, ranker: Ranker, players: u8) -> crate::Result<OrdTable> {
-        self.room_for_table(players)?;
         let hook = match self.keeps_pairs() {
             true => Some(Arc::new(pairs_index(self.shape.rows)?)),
             false => None,
         };
         let entries = hook.as_ref().map_or(ranker.len(), |h| h.len());
+        self.room_for_table(PackedOrds::bytes_for(entries, players))?;
         Ok(OrdTable {
             ranker,
             hook,
@@ -413,8 +397,7 @@ impl OrdTable {
     }
 
     /// Decide the packed entries under `choice` by the steps of the table's schedule from
-    /// `start` on ([`PackedOrds::compute_from`], or [`PackedOrds::compute_hook_from`] for one
-    /// entry a transposed pair).
+    /// `start` on ([`PackedOrds::compute_from`]).
     pub(crate) fn compute_packed_from(
         &self,
         choice: &Choice,
@@ -424,10 +407,7 @@ impl OrdTable {
         let Ords::Packed(packed) = &self.ords else {
             unreachable!("a table of one byte a position is computed by the byte engines")
         };
-        match &self.hook {
-            Some(hook) => packed.compute_hook_from(hook, choice, start, on_step),
-            None => packed.compute_from(&self.ranker, choice, start, on_step),
-        }
+        packed.compute_from(&self.ranker, self.hook.as_deref(), choice, start, on_step)
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when

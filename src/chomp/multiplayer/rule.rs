@@ -205,7 +205,7 @@ impl Choice {
 
     /// K(P) = { o+1 : o in mask, o ≠ n }; ord(P) = the k ∈ K(P) with the largest β_k; 0 when K
     /// is empty.
-    fn choose_slow(&self, mask: u64) -> u8 {
+    pub(crate) fn choose_slow(&self, mask: u64) -> u8 {
         self.by_preference
             .iter()
             .copied()
@@ -226,11 +226,6 @@ impl Choice {
     /// n.
     pub fn players(&self) -> u8 {
         self.n
-    }
-
-    /// The choice for every 8-bit mask (n ≤ 7), for loops that index it without bounds checks.
-    pub fn table256(&self) -> Option<[u8; 256]> {
-        (self.n <= 7).then(|| std::array::from_fn(|m| self.choose_slow(m as u64)))
     }
 }
 
