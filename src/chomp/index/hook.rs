@@ -49,7 +49,7 @@ pub fn min_child_for(n: usize) -> usize {
 pub(crate) enum Kind {
     /// The empty diagram of the square (index 0 of it).
     Empty,
-    /// Interiors in the colex order of an r×c box.
+    /// Interiors in the colex order of an r×c box: the hook (c+1, r+1).
     Colex { r: usize, c: u32 },
     /// The interiors of a diagonal hook (k, k), by the index of the (k-1)-square.
     Child { m: usize },
@@ -263,8 +263,7 @@ impl HookIndex {
         let sq = &self.squares[m];
         let blk = sq.blocks[sq.at[a * (m + 1) + b]];
         let mut mu = [0u32; MAX_SIDE + 1];
-        let inner = if a > b { b - 1 } else { a - 1 };
-        for i in 0..inner {
+        for i in 0..b - 1 {
             mu[i] = rows[i + 1] - 1;
         }
         match blk.kind {
@@ -312,22 +311,21 @@ impl HookIndex {
         let i = sq.blocks.partition_point(|b| b.off <= x) - 1;
         let blk = sq.blocks[i];
         let mut mu = [0u32; MAX_SIDE + 1];
-        let (a, b, inner) = match blk.kind {
+        // The hook (a, b) over its interior of b-1 rows.
+        let (a, b) = match blk.kind {
             Kind::Empty => return,
             Kind::Colex { r, c } => {
                 self.colex_unrank(r, c, x - blk.off, &mut mu);
-                let a = c + 1;
-                let b = if (c as usize) > r { r + 1 } else { a as usize };
-                (a, b, r)
+                (c + 1, r + 1)
             }
             Kind::Child { m: mc } => {
                 self.unrank_in(mc, x - blk.off, &mut mu);
-                ((mc + 1) as u32, mc + 1, mc)
+                ((mc + 1) as u32, mc + 1)
             }
         };
         out[0] = a;
         for i in 1..b {
-            out[i] = if i - 1 < inner { mu[i - 1] + 1 } else { 1 };
+            out[i] = mu[i - 1] + 1;
         }
     }
 
@@ -348,43 +346,33 @@ impl HookIndex {
                     self.seg_ranges(*s, base + off, out);
                 }
             }
-            Seg::Colex { off, r, c, v } => {
-                let p = r / 2;
-                let mut prefix = [0u32; MAX_SIDE + 1];
-                self.prefixes(r, c, p, 0, v, c, base + off, &mut prefix, out);
-            }
+            Seg::Colex { off, r, c, v } => self.prefixes(r, 0, v, c, base + off, out),
         }
     }
 
-    /// The prefix blocks of p rows and volume `rem` of the colex r×c box: each a range of
-    /// every filling of the last r-p rows under the prefix's last row.
-    #[allow(clippy::too_many_arguments)]
+    /// The prefix blocks of the colex box of r rows whose prefix (its first ⌊r/2⌋ rows) has
+    /// `rem` cells in rows `j..`, each at most `cap`: each a range of every filling of the
+    /// other rows under the prefix's last row (`cap` once the prefix is whole).
     fn prefixes(
         &self,
         r: usize,
-        c: u32,
-        p: usize,
         j: usize,
         rem: u64,
         cap: u32,
         acc: u64,
-        prefix: &mut [u32],
         out: &mut Vec<(u64, u64)>,
     ) {
+        let p = r / 2;
         if j == p {
             if rem == 0 {
                 let free = (r - p) as u64;
-                let last = if p == 0 { c } else { prefix[p - 1] };
-                out.push((acc, binomial(last as u64 + free, free).expect("small")));
+                out.push((acc, binomial(cap as u64 + free, free).expect("small")));
             }
             return;
         }
-        let left = (p - j) as u64;
-        let hi = (cap as u64).min(rem);
-        for len in rem.div_ceil(left)..=hi {
-            prefix[j] = len as u32;
+        for len in rem.div_ceil((p - j) as u64)..=(cap as u64).min(rem) {
             let w = self.weight(r, j, len as u32);
-            self.prefixes(r, c, p, j + 1, rem - len, len as u32, acc + w, prefix, out);
+            self.prefixes(r, j + 1, rem - len, len as u32, acc + w, out);
         }
     }
 
@@ -462,10 +450,6 @@ pub(crate) mod tests {
                     if !ix.both_stored(&x) {
                         assert_eq!(Some(i), ix.index(&t[..n]), "{n}: {x:?} and its transpose");
                     }
-                    assert!(ix
-                        .index_in(n, &x[..n])
-                        .or(ix.index_in(n, &t[..n]))
-                        .is_some());
                     if let Some(own) = ix.index_in(n, &x[..n]) {
                         seen[own as usize] += 1;
                         assert_eq!(ix.unrank(own), x, "{n}/{min_child}: unrank");

@@ -17,7 +17,6 @@ use std::time::Instant;
 
 /// The box and the rule the claims judge.
 struct Game<'a> {
-    ranker: &'a Ranker,
     table: &'a OrdTable,
     rule: &'a Rule,
     /// Players: ordinals run 0..=n.
@@ -31,7 +30,7 @@ impl Game<'_> {
     }
 
     fn at(&self, r: u64) -> String {
-        self.ranker.unrank(r).to_string()
+        self.table.ranker.unrank(r).to_string()
     }
 
     /// The score index player 1 of P gets by moving to Q of ordinal `oq`: Q's player 1 is P's
@@ -59,12 +58,6 @@ pub struct PositionSeen<'a> {
     sol: &'a [u64],
     /// The longest solution chain from P.
     chain: u32,
-}
-
-impl PositionSeen<'_> {
-    fn at(&self) -> String {
-        self.game.at(self.r)
-    }
 }
 
 /// What the pass saw of the whole box, for the claims that judge the box and the statements.
@@ -148,7 +141,7 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
 /// The ordinal is the game's value: player 1 scores α_{ord P}.
 fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
     let g = p.game;
-    t.record(g.alpha(p.ord) == g.alpha(p.best), || p.at());
+    t.record(g.alpha(p.ord) == g.alpha(p.best), || g.at(p.r));
 }
 
 /// Fact 2.9 (ii): a solution move P → Q has ord P = ord Q + 1; Thm 2.7 (`below_n`): and
@@ -157,14 +150,14 @@ fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally, below_n: bo
     for &q in p.sol {
         let oq = p.game.table.ordinal_rank(q);
         t.record((!below_n || oq < p.game.n) && p.ord == oq + 1, || {
-            format!("{} → {}", p.at(), p.game.at(q))
+            format!("{} → {}", p.game.at(p.r), p.game.at(q))
         });
     }
 }
 
 /// Thm 2.8: solution chains have length ≤ n.
 fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
-    t.record(p.chain <= p.game.n as u32, || p.at());
+    t.record(p.chain <= p.game.n as u32, || p.game.at(p.r));
 }
 
 /// Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box). The statement says how
@@ -172,7 +165,7 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for r in 0..g.ranker.len() as usize {
+    for r in 0..g.table.ranker.len() as usize {
         if g.table.ordinal_rank(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
@@ -188,7 +181,7 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
 /// Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.
 fn ordinal_one_is_eating_everything(p: &PositionSeen, t: &mut Tally) {
     let only_empty = p.sol == [0];
-    t.record((p.ord == 1) == only_empty, || p.at());
+    t.record((p.ord == 1) == only_empty, || p.game.at(p.r));
 }
 
 /// Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
@@ -198,7 +191,7 @@ fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
     let common = p.sol.iter().all(|&q| ord(q) == first) && first >= 1;
     t.record(
         (p.ord > 1) == common && (!common || p.ord == first + 1),
-        || p.at(),
+        || p.game.at(p.r),
     );
 }
 
@@ -226,7 +219,7 @@ fn res_form(p: &PositionSeen, t: &mut Tally) {
     res_o.dedup();
     let mut sol_sorted = p.sol.to_vec();
     sol_sorted.sort_unstable();
-    t.record(res_best == Some(p.ord) && res_o == sol_sorted, || p.at());
+    t.record(res_best == Some(p.ord) && res_o == sol_sorted, || g.at(p.r));
 }
 
 /// Every claim of [`ORDINAL_CLAIMS`] on `table`.
@@ -240,23 +233,23 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
 pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -> Vec<Claim> {
     let start = Instant::now();
     let game = Game {
-        ranker: &table.ranker,
         table,
         rule,
         n: rule.players() as u8,
     };
-    let total = game.ranker.len() as usize;
+    let ranker = &table.ranker;
+    let total = ranker.len() as usize;
     let mut tallies = vec![Tally::new(); claims.len()];
-    let mut rows = vec![0u32; game.ranker.shape.rows];
+    let mut rows = vec![0u32; ranker.shape.rows];
     let mut longest = vec![0u8; total];
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
     let mut sol: Vec<u64> = Vec::new();
     let mut moves = 0u64;
     for r in 1..total {
-        game.ranker.advance(&mut rows);
+        ranker.advance(&mut rows);
         options.clear();
-        game.ranker.for_each_option(&rows, r as u64, |q| {
+        ranker.for_each_option(&rows, r as u64, |q| {
             options.push((q, table.ordinal_rank(q)))
         });
         moves += options.len() as u64;
@@ -295,7 +288,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         moves,
         longest: longest.iter().copied().max().unwrap_or(0),
     };
-    let range = format!("box {}, rule ({})", game.ranker.shape, rule.normalised());
+    let range = format!("box {}, rule ({})", ranker.shape, rule.normalised());
     claims
         .iter()
         .zip(tallies)

@@ -7,6 +7,7 @@
 
 use super::rule::{Choice, Rule};
 use crate::chomp::index::Ranker;
+use std::collections::BTreeMap;
 
 /// One class: its rules (normalised, sorted) and their common ordinal table (by rank).
 #[derive(Debug, Clone)]
@@ -108,17 +109,11 @@ pub fn rule_classes(ranker: &Ranker, rules: &[Rule]) -> crate::Result<Vec<RuleCl
                 continue;
             }
             // The group's rules part ways at this position: one new group per other ordinal.
-            let members = std::mem::take(&mut groups[g].members);
-            let mut distinct: Vec<u8> = picks.clone();
-            distinct.sort_unstable();
-            distinct.dedup();
-            for &o in &distinct {
-                let part: Vec<usize> = members
-                    .iter()
-                    .zip(&picks)
-                    .filter(|&(_, &p)| p == o)
-                    .map(|(&i, _)| i)
-                    .collect();
+            let mut parts: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
+            for (&i, &o) in groups[g].members.iter().zip(&picks) {
+                parts.entry(o).or_default().push(i);
+            }
+            for (o, part) in parts {
                 if o == first {
                     groups[g].members = part;
                 } else {

@@ -158,8 +158,7 @@ pub fn compute_to_file(
         )));
     }
     let job = || {
-        let (ranker, players) = (Ranker::new(plan.shape)?, rule.players() as u8);
-        let table = plan.zeroed_table(ranker, players)?;
+        let table = plan.zeroed_table(Ranker::new(plan.shape)?, rule.players() as u8)?;
         Ok(OrdJob {
             layout: table.layout(),
             table,
@@ -394,10 +393,11 @@ impl OrdFile {
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
     /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let runs = match self.layout.hook_index() {
-            Some(hook) => hook_weights(hook),
-            None => vec![(0, self.layout.len(), 1)],
-        };
+        let all = || vec![(0, self.layout.len(), 1)];
+        let runs = self
+            .layout
+            .hook_index()
+            .map_or_else(all, |hook| hook_weights(hook));
         let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
             unpacker: Unpacker::new(self.bits),
@@ -447,11 +447,8 @@ impl<W: Iterator<Item = u64>> Recount for Histogram<'_, W> {
                 "entry {r} holds a value no ordinal of {n} players takes"
             ));
         }
-        (self.counts != self.stated).then(|| {
-            format!(
-                "the ordinals count {:?}, the header says {:?}",
-                self.counts, self.stated
-            )
-        })
+        let (counts, stated) = (&self.counts, self.stated);
+        (counts != stated)
+            .then(|| format!("the ordinals count {counts:?}, the header says {stated:?}"))
     }
 }
