@@ -263,7 +263,8 @@ impl HookIndex {
         let sq = &self.squares[m];
         let blk = sq.blocks[sq.at[a * (m + 1) + b]];
         let mut mu = [0u32; MAX_SIDE + 1];
-        for i in 0..b - 1 {
+        let inner = if a > b { b - 1 } else { a - 1 };
+        for i in 0..inner {
             mu[i] = rows[i + 1] - 1;
         }
         match blk.kind {
@@ -311,21 +312,22 @@ impl HookIndex {
         let i = sq.blocks.partition_point(|b| b.off <= x) - 1;
         let blk = sq.blocks[i];
         let mut mu = [0u32; MAX_SIDE + 1];
-        // The hook (a, b) over its interior of b-1 rows.
-        let (a, b) = match blk.kind {
+        let (a, b, inner) = match blk.kind {
             Kind::Empty => return,
             Kind::Colex { r, c } => {
                 self.colex_unrank(r, c, x - blk.off, &mut mu);
-                (c + 1, r + 1)
+                let a = c + 1;
+                let b = if (c as usize) > r { r + 1 } else { a as usize };
+                (a, b, r)
             }
             Kind::Child { m: mc } => {
                 self.unrank_in(mc, x - blk.off, &mut mu);
-                ((mc + 1) as u32, mc + 1)
+                ((mc + 1) as u32, mc + 1, mc)
             }
         };
         out[0] = a;
         for i in 1..b {
-            out[i] = mu[i - 1] + 1;
+            out[i] = if i - 1 < inner { mu[i - 1] + 1 } else { 1 };
         }
     }
 
