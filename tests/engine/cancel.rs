@@ -4,7 +4,9 @@
 
 use chompute::cancel::Cancel;
 use chompute::chocolate::theorems::check_all;
-use chompute::chomp::multiplayer::ordinal::{ordinals_by_volume, ordinals_in_rank_order};
+use chompute::chomp::multiplayer::ordinal::{
+    ordinals_by_volume, ordinals_in_rank_order, OrdEngine, OrdPlan,
+};
 use chompute::chomp::{
     all_normalised_rules, rule_classes, Choice, ChompBox, OrdTable, Ranker, Rule,
 };
@@ -67,13 +69,15 @@ fn computations() -> Vec<(&'static str, Run)> {
         ),
         sweep("ordinals_by_volume", ordinals_by_volume, &rule, shape),
         (
-            "OrdTable::compute_packed",
+            "OrdPlan::table, packed",
             Box::new({
                 let rule = rule.clone();
                 move || {
                     Ok(format!(
                         "{:?}",
-                        OrdTable::compute_packed(shape, &rule)?.histogram()
+                        OrdPlan::new(shape, OrdEngine::Packed)?
+                            .table(&rule)?
+                            .histogram()
                     ))
                 }
             }),
@@ -148,13 +152,11 @@ fn cancelling_from_another_thread_stops_work_under_way() {
             }),
         ),
         (
-            "OrdTable::compute_packed 15x15",
+            "OrdPlan::table, packed, 15x15",
             Box::new(|| {
                 let rule = Rule::parse("0,1,2").unwrap();
-                interrupted(OrdTable::compute_packed(
-                    ChompBox { rows: 15, cols: 15 },
-                    &rule,
-                ))
+                let plan = OrdPlan::new(ChompBox { rows: 15, cols: 15 }, OrdEngine::Packed);
+                interrupted(plan.unwrap().table(&rule))
             }),
         ),
         (

@@ -146,7 +146,7 @@ impl Ranker {
     /// Visit the rank of every option of the position `rows` (of rank `rank`), in the order of
     /// [`for_each_move`], with O(1) work each: for a fixed new length t the rank drops by
     /// `Σ (weight(x, a_x) - weight(x, t))` over the rows the bite cuts, accumulated from the
-    /// deepest cut row up. `f` returns false to stop early (checked once per t).
+    /// deepest cut row up.
     #[inline]
     pub fn for_each_option(&self, rows: &[u32], rank: u64, mut f: impl FnMut(u64)) {
         self.for_each_option_until(rows, rank, |q| {

@@ -49,7 +49,7 @@ pub fn min_child_for(n: usize) -> usize {
 pub(crate) enum Kind {
     /// The empty diagram of the square (index 0 of it).
     Empty,
-    /// Interiors in the colex order of an r×c box.
+    /// Interiors in the colex order of an r×c box: the hook (c+1, r+1).
     Colex { r: usize, c: u32 },
     /// The interiors of a diagonal hook (k, k), by the index of the (k-1)-square.
     Child { m: usize },
@@ -146,45 +146,33 @@ impl HookIndex {
         sq.steps.push(vec![Seg::Empty { off: 0 }]);
         let mut off = 1u64;
         for sum in 2..=2 * m {
+            // Step i of the sum: step i of each of its blocks, side by side.
             let mut group: Vec<Vec<Seg>> = Vec::new();
-            let add = |steps: Vec<Seg>, group: &mut Vec<Vec<Seg>>| {
-                for (i, seg) in steps.into_iter().enumerate() {
-                    if group.len() <= i {
-                        group.push(Vec::new());
-                    }
-                    group[i].push(seg);
-                }
-            };
             for a in (sum.div_ceil(2)..=m.min(sum - 1)).rev() {
                 let b = sum - a;
-                let kind = if a > b {
-                    Kind::Colex {
+                // A diagonal hook's interiors are a child square's (a > min_child) or, like
+                // every other hook's, the colex box of b-1 rows of a-1 cells.
+                let kind = match a == b && a > self.min_child {
+                    true => Kind::Child { m: a - 1 },
+                    false => Kind::Colex {
                         r: b - 1,
                         c: a as u32 - 1,
-                    }
-                } else if a > self.min_child {
-                    Kind::Child { m: a - 1 }
-                } else {
-                    Kind::Colex {
-                        r: a - 1,
-                        c: a as u32 - 1,
-                    }
+                    },
                 };
-                let (len, steps) = match kind {
+                let (len, steps): (u64, Vec<Seg>) = match kind {
                     Kind::Colex { r, c } => {
-                        let len = binomial((r as u64) + c as u64, r as u64).expect("small");
                         let layers = (r / 2) as u64 * c as u64 + 1;
+                        let steps = (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect();
                         (
-                            len,
-                            (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect(),
+                            binomial(r as u64 + c as u64, r as u64).expect("small"),
+                            steps,
                         )
                     }
-                    Kind::Child { m: mc } => (
-                        self.squares[mc].len,
-                        (0..self.squares[mc].steps.len())
-                            .map(|step| Seg::Child { off, m: mc, step })
-                            .collect(),
-                    ),
+                    Kind::Child { m: mc } => {
+                        let steps = 0..self.squares[mc].steps.len();
+                        let steps = steps.map(|step| Seg::Child { off, m: mc, step }).collect();
+                        (self.squares[mc].len, steps)
+                    }
                     Kind::Empty => unreachable!("hooks are not empty"),
                 };
                 sq.at[a * (m + 1) + b] = sq.blocks.len();
@@ -194,7 +182,11 @@ impl HookIndex {
                     sum,
                     kind,
                 });
-                add(steps, &mut group);
+                group.resize_with(group.len().max(steps.len()), Vec::new);
+                steps
+                    .into_iter()
+                    .zip(&mut group)
+                    .for_each(|(seg, g)| g.push(seg));
                 off += len;
             }
             sq.steps.extend(group);
@@ -356,43 +348,33 @@ impl HookIndex {
                     self.seg_ranges(*s, base + off, out);
                 }
             }
-            Seg::Colex { off, r, c, v } => {
-                let p = r / 2;
-                let mut prefix = [0u32; MAX_SIDE + 1];
-                self.prefixes(r, c, p, 0, v, c, base + off, &mut prefix, out);
-            }
+            Seg::Colex { off, r, c, v } => self.prefixes(r, 0, v, c, base + off, out),
         }
     }
 
-    /// The prefix blocks of p rows and volume `rem` of the colex r×c box: each a range of
-    /// every filling of the last r-p rows under the prefix's last row.
-    #[allow(clippy::too_many_arguments)]
+    /// The prefix blocks of the colex box of r rows whose prefix (its first ⌊r/2⌋ rows) has
+    /// `rem` cells in rows `j..`, each at most `cap`: each a range of every filling of the
+    /// other rows under the prefix's last row (`cap` once the prefix is whole).
     fn prefixes(
         &self,
         r: usize,
-        c: u32,
-        p: usize,
         j: usize,
         rem: u64,
         cap: u32,
         acc: u64,
-        prefix: &mut [u32],
         out: &mut Vec<(u64, u64)>,
     ) {
+        let p = r / 2;
         if j == p {
             if rem == 0 {
                 let free = (r - p) as u64;
-                let last = if p == 0 { c } else { prefix[p - 1] };
-                out.push((acc, binomial(last as u64 + free, free).expect("small")));
+                out.push((acc, binomial(cap as u64 + free, free).expect("small")));
             }
             return;
         }
-        let left = (p - j) as u64;
-        let hi = (cap as u64).min(rem);
-        for len in rem.div_ceil(left)..=hi {
-            prefix[j] = len as u32;
+        for len in rem.div_ceil((p - j) as u64)..=(cap as u64).min(rem) {
             let w = self.weight(r, j, len as u32);
-            self.prefixes(r, c, p, j + 1, rem - len, len as u32, acc + w, prefix, out);
+            self.prefixes(r, j + 1, rem - len, len as u32, acc + w, out);
         }
     }
 
@@ -470,10 +452,6 @@ pub(crate) mod tests {
                     if !ix.both_stored(&x) {
                         assert_eq!(Some(i), ix.index(&t[..n]), "{n}: {x:?} and its transpose");
                     }
-                    assert!(ix
-                        .index_in(n, &x[..n])
-                        .or(ix.index_in(n, &t[..n]))
-                        .is_some());
                     if let Some(own) = ix.index_in(n, &x[..n]) {
                         seen[own as usize] += 1;
                         assert_eq!(ix.unrank(own), x, "{n}/{min_child}: unrank");

@@ -7,7 +7,7 @@
 //! Tests: this file's unit tests.
 
 use super::classes::RuleClass;
-use super::ordinal::{ordinals_in_rank_order, OrdTable, Ords};
+use super::ordinal::{ordinals_in_rank_order, OrdTable};
 use super::rule::{Choice, Decimal, Rule};
 use crate::chomp::diagram::Diagram;
 use crate::chomp::index::Ranker;
@@ -17,8 +17,7 @@ use std::time::Instant;
 
 /// The box and the rule the claims judge.
 struct Game<'a> {
-    ranker: &'a Ranker,
-    ords: &'a Ords,
+    table: &'a OrdTable,
     rule: &'a Rule,
     /// Players: ordinals run 0..=n.
     n: u8,
@@ -31,7 +30,7 @@ impl Game<'_> {
     }
 
     fn at(&self, r: u64) -> String {
-        self.ranker.unrank(r).to_string()
+        self.table.ranker.unrank(r).to_string()
     }
 
     /// The score index player 1 of P gets by moving to Q of ordinal `oq`: Q's player 1 is P's
@@ -59,12 +58,6 @@ pub struct PositionSeen<'a> {
     sol: &'a [u64],
     /// The longest solution chain from P.
     chain: u32,
-}
-
-impl PositionSeen<'_> {
-    fn at(&self) -> String {
-        self.game.at(self.r)
-    }
 }
 
 /// What the pass saw of the whole box, for the claims that judge the box and the statements.
@@ -148,23 +141,23 @@ pub static ORDINAL_CLAIMS: [OrdinalClaim; 8] = [
 /// The ordinal is the game's value: player 1 scores α_{ord P}.
 fn value_is_the_best_score(p: &PositionSeen, t: &mut Tally) {
     let g = p.game;
-    t.record(g.alpha(p.ord) == g.alpha(p.best), || p.at());
+    t.record(g.alpha(p.ord) == g.alpha(p.best), || g.at(p.r));
 }
 
 /// Fact 2.9 (ii): a solution move P → Q has ord P = ord Q + 1; Thm 2.7 (`below_n`): and
 /// ord Q ≤ n-1.
 fn solution_moves_lower_the_ordinal(p: &PositionSeen, t: &mut Tally, below_n: bool) {
     for &q in p.sol {
-        let oq = p.game.ords.get(q);
+        let oq = p.game.table.ordinal_rank(q);
         t.record((!below_n || oq < p.game.n) && p.ord == oq + 1, || {
-            format!("{} → {}", p.at(), p.game.at(q))
+            format!("{} → {}", p.game.at(p.r), p.game.at(q))
         });
     }
 }
 
 /// Thm 2.8: solution chains have length ≤ n.
 fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
-    t.record(p.chain <= p.game.n as u32, || p.at());
+    t.record(p.chain <= p.game.n as u32, || p.game.at(p.r));
 }
 
 /// Fact 2.9 (i): ord P = n ⇒ P is nobody's solution (inside the box). The statement says how
@@ -172,8 +165,8 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for r in 0..g.ranker.len() as usize {
-        if g.ords.get(r as u64) == g.n {
+    for r in 0..g.table.ranker.len() as usize {
+        if g.table.ordinal_rank(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
             lower += 1;
@@ -188,17 +181,17 @@ fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
 /// Fact 2.9 (iii): ord P = 1 ⇔ Sol P = {(0)}.
 fn ordinal_one_is_eating_everything(p: &PositionSeen, t: &mut Tally) {
     let only_empty = p.sol == [0];
-    t.record((p.ord == 1) == only_empty, || p.at());
+    t.record((p.ord == 1) == only_empty, || p.game.at(p.r));
 }
 
 /// Fact 2.9 (iv): ord P = i > 1 ⇔ every solution has ordinal i-1 (≥ 1).
 fn solutions_share_the_ordinal_below(p: &PositionSeen, t: &mut Tally) {
-    let ords = p.game.ords;
-    let first = ords.get(p.sol[0]);
-    let common = p.sol.iter().all(|&q| ords.get(q) == first) && first >= 1;
+    let ord = |q| p.game.table.ordinal_rank(q);
+    let first = ord(p.sol[0]);
+    let common = p.sol.iter().all(|&q| ord(q) == first) && first >= 1;
     t.record(
         (p.ord > 1) == common && (!common || p.ord == first + 1),
-        || p.at(),
+        || p.game.at(p.r),
     );
 }
 
@@ -226,7 +219,7 @@ fn res_form(p: &PositionSeen, t: &mut Tally) {
     res_o.dedup();
     let mut sol_sorted = p.sol.to_vec();
     sol_sorted.sort_unstable();
-    t.record(res_best == Some(p.ord) && res_o == sol_sorted, || p.at());
+    t.record(res_best == Some(p.ord) && res_o == sol_sorted, || g.at(p.r));
 }
 
 /// Every claim of [`ORDINAL_CLAIMS`] on `table`.
@@ -240,24 +233,25 @@ pub fn ordinal_claims(table: &OrdTable, rule: &Rule) -> Vec<Claim> {
 pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -> Vec<Claim> {
     let start = Instant::now();
     let game = Game {
-        ranker: &table.ranker,
-        ords: &table.ords,
+        table,
         rule,
         n: rule.players() as u8,
     };
-    let total = game.ranker.len() as usize;
+    let ranker = &table.ranker;
+    let total = ranker.len() as usize;
     let mut tallies = vec![Tally::new(); claims.len()];
-    let mut rows = vec![0u32; game.ranker.shape.rows];
+    let mut rows = vec![0u32; ranker.shape.rows];
     let mut longest = vec![0u8; total];
     let mut is_solution = vec![false; total];
     let mut options: Vec<(u64, u8)> = Vec::new();
     let mut sol: Vec<u64> = Vec::new();
     let mut moves = 0u64;
     for r in 1..total {
-        game.ranker.advance(&mut rows);
+        ranker.advance(&mut rows);
         options.clear();
-        game.ranker
-            .for_each_option(&rows, r as u64, |q| options.push((q, game.ords.get(q))));
+        ranker.for_each_option(&rows, r as u64, |q| {
+            options.push((q, table.ordinal_rank(q)))
+        });
         moves += options.len() as u64;
         let best = (options.iter().map(|&(_, oq)| game.score(oq)))
             .max_by(|&k, &l| game.alpha(k).cmp(game.alpha(l)))
@@ -278,7 +272,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         let seen = PositionSeen {
             game: &game,
             r: r as u64,
-            ord: game.ords.get(r as u64),
+            ord: table.ordinal_rank(r as u64),
             options: &options,
             best,
             sol: &sol,
@@ -294,7 +288,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         moves,
         longest: longest.iter().copied().max().unwrap_or(0),
     };
-    let range = format!("box {}, rule ({})", game.ranker.shape, rule.normalised());
+    let range = format!("box {}, rule ({})", ranker.shape, rule.normalised());
     claims
         .iter()
         .zip(tallies)
@@ -374,6 +368,7 @@ impl PositionReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::multiplayer::ordinal::Ords;
     use crate::chomp::ChompBox;
 
     fn table(rule: &Rule, rows: usize, cols: u32) -> OrdTable {
@@ -402,7 +397,7 @@ mod tests {
         let rule = Rule::parse("0,1,2").unwrap();
         let mut t = table(&rule, 4, 4);
         // A position of ordinal 2 given ordinal 3: the value claim sees player 1's score change.
-        let mut ords = t.ords.to_bytes();
+        let mut ords = t.to_bytes();
         let r = ords.iter().position(|&o| o == 2).unwrap();
         ords[r] = 3;
         t.ords = Ords::Bytes(ords);

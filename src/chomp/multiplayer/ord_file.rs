@@ -7,7 +7,6 @@
 //!
 //! Tests: tests/games/chomp/ord_file.rs.
 
-use super::hook_ords::HookOrds;
 use super::ordinal::{sol_from, OrdEngine, OrdPlan, OrdTable, Ords};
 use super::packed::PackedOrds;
 use super::rule::{Choice, Rule};
@@ -56,7 +55,6 @@ fn pack_to(
 }
 
 /// Entries read back from bytes [`pack_to`] (or the table's words) wrote.
-#[derive(Default)]
 struct Unpacker {
     bits: u32,
     acc: u64,
@@ -64,6 +62,11 @@ struct Unpacker {
 }
 
 impl Unpacker {
+    fn new(bits: u32) -> Unpacker {
+        let (acc, have) = (0, 0);
+        Unpacker { bits, acc, have }
+    }
+
     /// Every whole entry of `bytes` (after what earlier calls left) to `each`, which may stop
     /// the reading by returning false; returns false then.
     fn feed(&mut self, bytes: &[u8], mut each: impl FnMut(u8) -> bool) -> bool {
@@ -114,12 +117,11 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             rule.normalised()
         )));
     }
-    // A table of one byte an ordinal is packed first; a packed one is written as it is.
     let repacked;
-    let ords = match table.ords.packed() {
-        Some(packed) => packed,
-        None => {
-            repacked = PackedOrds::from_bytes(&table.ords.to_bytes(), players);
+    let ords = match &table.ords {
+        Ords::Packed(packed) => packed,
+        Ords::Bytes(bytes) => {
+            repacked = PackedOrds::from_bytes(bytes, players);
             &repacked
         }
     };
@@ -156,17 +158,7 @@ pub fn compute_to_file(
         )));
     }
     let job = || {
-        let (ranker, players) = (Ranker::new(plan.shape)?, rule.players() as u8);
-        plan.room_for_table(players)?;
-        let ords = match plan.keeps_pairs() {
-            true => Ords::Hook(HookOrds::zeroed(ranker.clone(), players)?),
-            false => Ords::Packed(PackedOrds::zeroed(ranker.len(), players)),
-        };
-        let table = OrdTable {
-            ranker,
-            players,
-            ords,
-        };
+        let table = plan.zeroed_table(Ranker::new(plan.shape)?, rule.players() as u8)?;
         Ok(OrdJob {
             layout: table.layout(),
             table,
@@ -189,10 +181,10 @@ struct OrdJob {
 
 impl OrdJob {
     fn packed(&self) -> &PackedOrds {
-        self.table
-            .ords
-            .packed()
-            .expect("an ordinal table run to a file is packed")
+        match &self.table.ords {
+            Ords::Packed(packed) => packed,
+            Ords::Bytes(_) => unreachable!("an ordinal table run to a file is packed"),
+        }
     }
 }
 
@@ -221,10 +213,7 @@ impl Job for OrdJob {
             let n: u64 = ranges.iter().map(|&(_, l)| l).sum();
             let len = (n * bits as u64).div_ceil(8);
             let mut ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
-            let mut unpacker = Unpacker {
-                bits,
-                ..Default::default()
-            };
+            let mut unpacker = Unpacker::new(bits);
             let mut place = |bytes: &[u8]| {
                 unpacker.feed(bytes, |o| match ranks.next() {
                     Some(r) if o <= players => {
@@ -265,10 +254,7 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let run = match &self.table.ords {
-            Ords::Hook(h) => packed.compute_hook_from(&h.hook, &choice, self.start, on_step),
-            _ => packed.compute_from(&self.table.ranker, &choice, self.start, on_step),
-        };
+        let run = self.table.compute_packed_from(&choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }
@@ -407,16 +393,14 @@ impl OrdFile {
     /// Check every chunk against its CRC-32 and recount the histogram against the header's
     /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
-        let runs = match self.layout.hook_index() {
-            Some(hook) => hook_weights(hook),
-            None => vec![(0, self.layout.len(), 1)],
-        };
+        let all = || vec![(0, self.layout.len(), 1)];
+        let runs = self
+            .layout
+            .hook_index()
+            .map_or_else(all, |hook| hook_weights(hook));
         let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
-            unpacker: Unpacker {
-                bits: self.bits,
-                ..Default::default()
-            },
+            unpacker: Unpacker::new(self.bits),
             weights,
             at: 0,
             bad: None,
@@ -463,11 +447,8 @@ impl<W: Iterator<Item = u64>> Recount for Histogram<'_, W> {
                 "entry {r} holds a value no ordinal of {n} players takes"
             ));
         }
-        (self.counts != self.stated).then(|| {
-            format!(
-                "the ordinals count {:?}, the header says {:?}",
-                self.counts, self.stated
-            )
-        })
+        let (counts, stated) = (&self.counts, self.stated);
+        (counts != stated)
+            .then(|| format!("the ordinals count {counts:?}, the header says {stated:?}"))
     }
 }

@@ -1,17 +1,22 @@
 //! The packed ordinal table: every position's ordinal at ⌈log2(n+1)⌉ bits in colex rank
 //! order, computed on the one driver with the colex schedule ([`Layers`]) as the Grundy table
-//! is. Entry r takes bits `r·b .. r·b + b` counted from bit 0 of u64 word 0 (so it may straddle
+//! is; or, for a square, one entry for each pair of transposed positions (they have the same
+//! ordinal under every rule) in the hook index that keeps every diagonal hook whole
+//! (`index::pairs`), about two thirds of the positions, on the index's steps. Entry r takes bits `r·b .. r·b + b` counted from bit 0 of u64 word 0 (so it may straddle
 //! two words); words start at zero and an entry is written once, by OR, so two workers writing
 //! neighbouring entries of one word never lose each other's bits.
 //!
-//! Tests: this file's unit tests; tests/games/chomp/multiplayer.rs (the byte engines, bit
-//! for bit, on boxes of many shapes and rules).
+//! Tests: this file's unit tests (the hook table against the colex table, position by
+//! position, on squares to 8×8 under several rules); tests/games/chomp/multiplayer.rs (the
+//! byte engines, bit for bit, on boxes of many shapes and rules, and the CLI's default on
+//! squares against `--engine general`).
 
 use super::rule::{ordinal_at, Choice};
 use crate::chomp::bits::zeroed_words;
 use crate::chomp::engine::driver::{drive, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress};
-use crate::chomp::index::Ranker;
+use crate::chomp::index::pairs::HookOptions;
+use crate::chomp::index::{HookIndex, Ranker};
 use crate::error::Result;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -119,14 +124,9 @@ impl PackedOrds {
         }
     }
 
-    /// How many entries equal each ordinal 0..=n (the empty diagram's 0 included).
-    pub fn histogram(&self, players: u8) -> Vec<u64> {
-        self.weighted_histogram(players, vec![(0, self.len, 1)])
-    }
-
     /// How many entries equal each ordinal 0..=n, those of each run (first entry, one past the
     /// last, weight) counted `weight` times each.
-    pub(crate) fn weighted_histogram(&self, players: u8, runs: Vec<(u64, u64, u64)>) -> Vec<u64> {
+    pub(crate) fn histogram(&self, players: u8, runs: Vec<(u64, u64, u64)>) -> Vec<u64> {
         const CHUNK: u64 = 1 << 16;
         let n = players as usize + 1;
         let pieces: Vec<(u64, u64, u64)> = (runs.into_iter())
@@ -150,11 +150,6 @@ impl PackedOrds {
         )
     }
 
-    /// Every entry as one byte.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        (0..self.len).map(|r| self.get(r)).collect()
-    }
-
     /// The entries of `bytes` packed (each at most the n of `players`).
     pub fn from_bytes(bytes: &[u8], players: u8) -> PackedOrds {
         let t = PackedOrds::zeroed(bytes.len() as u64, players);
@@ -164,26 +159,28 @@ impl PackedOrds {
         t
     }
 
-    /// Decide the ordinals of the box of `ranker` under `choice` by the steps of the colex
-    /// schedule from `start` on (those before it read back from a checkpoint), calling
-    /// `on_step(step, progress)` after each. Stops with [`crate::Error::Interrupted`] when its
-    /// [`crate::cancel`] token is cancelled.
+    /// Decide the ordinals of the box of `ranker` under `choice` by the steps of its schedule
+    /// from `start` on (those before it read back from a checkpoint), calling
+    /// `on_step(step, progress)` after each: by colex rank, or, given `hook` (the square's
+    /// index that keeps every interior of its diagonal hooks), one entry a transposed pair.
+    /// Stops with [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
     pub fn compute_from(
         &self,
         ranker: &Ranker,
+        hook: Option<&HookIndex>,
         choice: &Choice,
         start: u64,
         on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
-        debug_assert_eq!(self.len, ranker.len());
+        debug_assert_eq!(self.len, hook.map_or(ranker.len(), HookIndex::len));
         // A constant width makes each option read a shift and a mask.
         match self.bits {
-            1 => self.scan::<1>(ranker, choice, start, on_step),
-            2 => self.scan::<2>(ranker, choice, start, on_step),
-            3 => self.scan::<3>(ranker, choice, start, on_step),
-            4 => self.scan::<4>(ranker, choice, start, on_step),
-            5 => self.scan::<5>(ranker, choice, start, on_step),
-            _ => self.scan::<6>(ranker, choice, start, on_step),
+            1 => self.scan::<1>(ranker, hook, choice, start, on_step),
+            2 => self.scan::<2>(ranker, hook, choice, start, on_step),
+            3 => self.scan::<3>(ranker, hook, choice, start, on_step),
+            4 => self.scan::<4>(ranker, hook, choice, start, on_step),
+            5 => self.scan::<5>(ranker, hook, choice, start, on_step),
+            _ => self.scan::<6>(ranker, hook, choice, start, on_step),
         }
     }
 
@@ -191,11 +188,34 @@ impl PackedOrds {
     fn scan<const B: u64>(
         &self,
         ranker: &Ranker,
+        hook: Option<&HookIndex>,
         choice: &Choice,
         start: u64,
         mut on_step: impl FnMut(u64, Progress) -> Result<()>,
     ) -> Result<()> {
         let words = &self.words[..];
+        let on_step = |step, _: &[u64], progress| on_step(step, progress);
+        if let Some(hook) = hook {
+            let options = HookOptions::new(hook)?;
+            let stop = choice.stop;
+            let run = Run::from_step(hook, hook.len(), start);
+            return drive(
+                run,
+                || (),
+                |_, base, len, _| {
+                    let (lo, hi) = (base * B, (base + len) * B);
+                    options.walk(base, len, |p| {
+                        let mut mask = 0u64;
+                        options.of_until(p, |q| {
+                            mask |= 1u64 << entry::<B>(words, q);
+                            mask & stop == 0
+                        });
+                        self.set_owned(p.index, choice.choose(mask), lo, hi);
+                    });
+                },
+                on_step,
+            );
+        }
         drive(
             Run::from_step(&Layers { ranker }, ranker.len(), start),
             || vec![0u32; ranker.shape.rows],
@@ -208,14 +228,14 @@ impl PackedOrds {
                     }
                 });
             },
-            |step, _, progress| on_step(step, progress),
+            on_step,
         )
     }
 
     /// Every ordinal of the box of `ranker` under `choice`, packed.
     pub fn compute(ranker: &Ranker, choice: &Choice) -> Result<PackedOrds> {
         let t = PackedOrds::zeroed(ranker.len(), choice.players());
-        t.compute_from(ranker, choice, 0, |_, _| Ok(()))?;
+        t.compute_from(ranker, None, choice, 0, |_, _| Ok(()))?;
         Ok(t)
     }
 }
@@ -243,6 +263,9 @@ pub(crate) fn entry<const B: u64>(words: &[AtomicU64], r: u64) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chomp::diagram::ChompBox;
+    use crate::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan};
+    use crate::chomp::multiplayer::rule::Rule;
 
     #[test]
     fn bits_are_the_ceiling_of_log2_of_n_plus_one() {
@@ -259,10 +282,52 @@ mod tests {
                 .map(|r| ((r * 7 + r / 3) % (max + 1)) as u8)
                 .collect();
             let t = PackedOrds::from_bytes(&bytes, players);
-            assert_eq!(t.to_bytes(), bytes, "{players} players");
+            let back: Vec<u8> = (0..1000).map(|r| t.get(r)).collect();
+            assert_eq!(back, bytes, "{players} players");
             let mut h = vec![0u64; players as usize + 1];
             bytes.iter().for_each(|&o| h[o as usize] += 1);
-            assert_eq!(t.histogram(players), h);
+            assert_eq!(t.histogram(players, vec![(0, 1000, 1)]), h);
         }
+    }
+
+    #[test]
+    fn the_hook_table_equals_the_colex_table_on_every_position() {
+        for rule in ["0,1", "0,1,2", "2,0,1", "1,2,0", "3,0,2,1", "0,1,2,3,4"] {
+            let rule = Rule::parse(rule).unwrap();
+            let choice = Choice::new(&rule);
+            for n in 1..=8 {
+                let shape = ChompBox::square(n);
+                let ranker = Ranker::new(shape).unwrap();
+                let colex = PackedOrds::compute(&ranker, &choice).unwrap();
+                let plan = OrdPlan::new(shape, OrdEngine::Packed).unwrap();
+                let table = plan.table(&rule).unwrap();
+                // One entry a pair off the diagonal hooks; the empty diagram and the diagonal
+                // hooks (k, k), C(2k-2, k-1) interiors each, in full.
+                let diagonal: u64 = (1..=n as u64)
+                    .map(|k| crate::chomp::diagram::binomial(2 * k - 2, k - 1).unwrap())
+                    .sum();
+                let entries = table.hook.as_ref().unwrap().len();
+                assert_eq!(entries, 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
+                let mut h = vec![0u64; rule.players() + 1];
+                for r in 0..ranker.len() {
+                    let o = table.ordinal(&ranker.unrank(r)).unwrap();
+                    assert_eq!(o, colex.get(r), "{rule} on {n}x{n}: {}", ranker.unrank(r));
+                    assert_eq!(table.ordinal_rank(r), o);
+                    h[o as usize] += 1;
+                }
+                assert_eq!(table.histogram(), h, "{rule} on {n}x{n}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_index_with_child_squares_is_refused() {
+        let hook = HookIndex::with_min_child(6, 2).unwrap();
+        let choice = Choice::new(&Rule::parse("0,1,2").unwrap());
+        let ords = PackedOrds::zeroed(hook.len(), 3);
+        let ranker = Ranker::new(ChompBox::square(6)).unwrap();
+        assert!(ords
+            .compute_from(&ranker, Some(&hook), &choice, 0, |_, _| Ok(()))
+            .is_err());
     }
 }

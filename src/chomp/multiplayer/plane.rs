@@ -1,6 +1,7 @@
 //! The ordinals of two- or three-row positions laid out on a square plane, for pictures.
 //!
-//! Tests: this file's unit tests.
+//! Tests: tests/games/chomp/multiplayer.rs (`chomp image`'s cells, both planes, against the
+//! engines).
 
 use super::ordinal::OrdTable;
 use super::rule::{Choice, Rule};
@@ -60,7 +61,7 @@ impl OrdinalPlane {
                 rows: 2,
                 cols: a.max(1),
             };
-            OrdTable::compute(shape, rule)?.ords.to_bytes()
+            OrdTable::compute(shape, rule)?.to_bytes()
         };
         let (side, s) = (a + 1, a as usize + 1);
         let mut cells = vec![Self::OUTSIDE; s * s];
@@ -90,10 +91,9 @@ impl OrdinalPlane {
     /// What the plane shows, in words.
     pub fn describe(&self) -> String {
         let a = self.first_row;
-        if self.rows == 3 {
-            format!("the (b,c) plane of ({a},b,c)")
-        } else {
-            format!("the two-row positions (a,b), a ≤ {a}")
+        match self.rows {
+            3 => format!("the (b,c) plane of ({a},b,c)"),
+            _ => format!("the two-row positions (a,b), a ≤ {a}"),
         }
     }
 
@@ -101,55 +101,17 @@ impl OrdinalPlane {
     /// b down, c across`.
     pub fn axes_text(&self) -> String {
         let a = self.first_row;
-        if self.rows == 3 {
-            format!("the positions ({a},b,c), b down, c across")
-        } else {
-            format!("the positions (a,b) with a ≤ {a}, a down, b across")
+        match self.rows {
+            3 => format!("the positions ({a},b,c), b down, c across"),
+            _ => format!("the positions (a,b) with a ≤ {a}, a down, b across"),
         }
     }
 
     /// The names of a picture's axes, (across, down): (c, b) for three rows, (b, a) for two.
     pub fn axis_names(&self) -> (&'static str, &'static str) {
-        if self.rows == 3 {
-            ("c", "b")
-        } else {
-            ("b", "a")
+        match self.rows {
+            3 => ("c", "b"),
+            _ => ("b", "a"),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::chomp::Diagram;
-
-    #[test]
-    fn planes_hold_the_general_engines_ordinals() {
-        let rule = Rule::parse("0,2,1").unwrap();
-        for rows in [2u32, 3] {
-            let a = 9;
-            let plane = OrdinalPlane::compute(&rule, rows, a).unwrap();
-            let shape = ChompBox {
-                rows: rows as usize,
-                cols: a,
-            };
-            let table = OrdTable::compute(shape, &rule).unwrap();
-            let mut inside = 0;
-            for y in 0..=a {
-                for x in 0..=a {
-                    let p = if rows == 3 { vec![a, y, x] } else { vec![y, x] };
-                    let want = Diagram::new(p).and_then(|d| table.ordinal(&d));
-                    let got = plane.ordinal(y, x);
-                    assert_eq!(
-                        got,
-                        if x <= y { want } else { None },
-                        "{rows} rows ({y},{x})"
-                    );
-                    inside += got.is_some() as u64;
-                }
-            }
-            assert_eq!(plane.counts().iter().sum::<u64>(), inside);
-        }
-        assert!(OrdinalPlane::compute(&rule, 4, 3).is_err());
     }
 }

@@ -22,41 +22,7 @@
 //! Tests: this file's unit tests.
 
 use super::rule::Choice;
-use std::ops::{BitOr, BitOrAssign};
-
-/// A set of ordinals as bits; the narrowest type that holds 0..=n is used.
-trait Mask: Copy + Default + BitOr<Output = Self> + BitOrAssign {
-    /// Whether the mask is narrow enough to choose by the 256-entry table.
-    const BY_TABLE: bool;
-    fn bit(o: u8) -> Self;
-    fn wide(self) -> u64;
-    /// The Fact 2.10 choice for this mask.
-    #[inline]
-    fn choose(self, choice: &Choice, lut: &[u8; 256]) -> u8 {
-        if Self::BY_TABLE {
-            lut[self.wide() as usize]
-        } else {
-            choice.choose(self.wide())
-        }
-    }
-}
-
-macro_rules! mask_impl {
-    ($($t:ty => $by_table:expr),*) => {$(
-        impl Mask for $t {
-            const BY_TABLE: bool = $by_table;
-            #[inline]
-            fn bit(o: u8) -> Self {
-                1 << o
-            }
-            #[inline]
-            fn wide(self) -> u64 {
-                self as u64
-            }
-        }
-    )*};
-}
-mask_impl!(u8 => true, u16 => false, u32 => false, u64 => false);
+use std::ops::{BitOr, BitOrAssign, Shl};
 
 /// C(b+1, 2): where row b of a triangle indexed (b, c), c ≤ b, starts.
 #[inline]
@@ -84,7 +50,24 @@ pub fn ordinals_three_rows_while(cols: u32, choice: &Choice, sink: impl FnMut(u3
     }
 }
 
-fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> bool) {
+/// The engine with masks of `M`, the narrowest type that holds the ordinals 0..=n (a byte's
+/// masks choose by the 256-entry table).
+fn run<M>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> bool)
+where
+    M: Copy
+        + Default
+        + BitOr<Output = M>
+        + BitOrAssign
+        + Shl<u8, Output = M>
+        + From<u8>
+        + Into<u64>,
+{
+    let bit = |o: u8| M::from(1) << o;
+    let lut: [u8; 256] = std::array::from_fn(|m| choice.choose_slow(m as u64));
+    let choose = |mask: M| match size_of::<M>() {
+        1 => lut[mask.into() as usize],
+        _ => choice.choose(mask.into()),
+    };
     let c_max = cols as usize;
     let zero = M::default();
     let mut m1 = vec![zero; tri(c_max + 1)];
@@ -92,7 +75,6 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> 
     let mut t = vec![zero; c_max + 2];
     let mut m2 = vec![zero; c_max + 1];
     let mut d2 = vec![zero; c_max + 2];
-    let lut = choice.table256().unwrap_or([0; 256]);
     let mut slice: Vec<u8> = vec![0; tri(c_max + 1)];
     for a in 0..=c_max {
         m2[..=a].fill(zero);
@@ -106,15 +88,15 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> 
             let (m2_row, d2_row, t_row) = (&mut m2[..=b], &d2[..=b], &t[..=b]);
             for c in 0..=b {
                 let mask = s3 | m2_row[c] | d2_row[c] | m1_row[c] | q_row[c] | t_row[c];
-                let o = mask.choose(choice, &lut);
-                let bit = M::bit(o);
+                let o = choose(mask);
+                let seen = bit(o);
                 out[c] = o;
-                s3 |= bit;
-                m2_row[c] |= bit;
-                m1_row[c] |= bit;
+                s3 |= seen;
+                m2_row[c] |= seen;
+                m1_row[c] |= seen;
             }
             // (a, b, b) closes the diagonal prefix of this a.
-            d2[b + 1] = d2[b] | M::bit(slice[base + b]);
+            d2[b + 1] = d2[b] | bit(slice[base + b]);
         }
         let slice = &slice[..tri(a + 1)];
         let diag = &slice[tri(a)..];
@@ -122,10 +104,10 @@ fn run<M: Mask>(cols: u32, choice: &Choice, mut sink: impl FnMut(u32, &[u8]) -> 
             // q[a+1][c] = q[a][c] ∪ {ord(a, a, c)}; q[a+1][a+1] is the empty prefix.
             let (lo, hi) = q.split_at_mut(tri(a + 1));
             for c in 0..=a {
-                hi[c] = lo[tri(a) + c] | M::bit(diag[c]);
+                hi[c] = lo[tri(a) + c] | bit(diag[c]);
             }
         }
-        t[a + 1] = t[a] | M::bit(diag[a]);
+        t[a + 1] = t[a] | bit(diag[a]);
         if !sink(a as u32, slice) {
             return;
         }

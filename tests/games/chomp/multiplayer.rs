@@ -77,7 +77,7 @@ fn packed_engine_equals_the_byte_engines_on_boxes_of_many_shapes() {
                 .unwrap()
                 .table(rule)
                 .unwrap();
-            assert_eq!(table.ords.to_bytes(), want, "auto, {rule} on {shape}");
+            assert_eq!(table.to_bytes(), want, "auto, {rule} on {shape}");
         }
     }
 }
