@@ -55,6 +55,13 @@ pub fn count(words: &[AtomicU64]) -> u64 {
         .sum()
 }
 
+/// The set bits of indexes `lo..hi`, bit r read from word r / 64 of `word`.
+pub fn count_range(word: impl Fn(usize) -> u64, lo: u64, hi: u64) -> u64 {
+    masks(lo, hi)
+        .map(|(w, m)| (word(w) & m).count_ones() as u64)
+        .sum()
+}
+
 /// Mark index `r`.
 #[inline]
 pub fn mark(words: &[AtomicU64], r: u64) {

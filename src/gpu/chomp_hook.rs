@@ -72,9 +72,9 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::driver::{drive_steps, Run};
 use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
-use crate::chomp::two_player::device::{weighted_count, ChompDevice, DeviceTable, Preflight};
+use crate::chomp::two_player::device::{weighted_count_u32, ChompDevice, DeviceTable, Preflight};
 use crate::chomp::two_player::plan::LayerSolver;
-use crate::chomp::two_player::pull::{leaf_weights, LevelCounts, PullScan, PullStats, StepSplit};
+use crate::chomp::two_player::pull::{LevelCounts, PullScan, PullStats, StepSplit};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
 use std::sync::Arc;
@@ -770,9 +770,11 @@ impl StepRun<'_> {
 
 impl DeviceTable for HookTable {
     fn p_count(&self) -> Result<u64> {
-        let leaves = leaf_weights(&self.hook);
+        let leaves = self.hook.leaf_weights();
         let mut total = 0u64;
-        self.for_each_chunk(|first, words| total += weighted_count(&leaves, first * 32, words))?;
+        self.for_each_chunk(|first, words| {
+            total += weighted_count_u32(&leaves, first * 32, words)
+        })?;
         Ok(total)
     }
 

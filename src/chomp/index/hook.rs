@@ -26,6 +26,7 @@
 //! Tests: this file's unit tests; src/chomp/two_player/hook_parents.rs and tests/games/blocks.rs
 //! through the tables solved in it.
 
+use crate::chomp::bits;
 use crate::chomp::diagram::binomial;
 use crate::error::{Error, Result};
 use rayon::prelude::*;
@@ -379,38 +380,64 @@ impl HookIndex {
     }
 
     /// The P-positions of the box from P-bits in `words`, bit 0 standing for index `base`
-    /// (a whole table, or one window of it): two for a pair stored once, one for a position
-    /// equal to its transpose or stored beside it.
+    /// (a multiple of 64: a whole table, or one window of it), weighted by
+    /// [`HookIndex::leaf_weights`].
     pub fn p_count(&self, words: &[AtomicU64], base: u64) -> u64 {
-        words
-            .par_iter()
-            .enumerate()
-            .map(|(i, w)| self.p_count_word(w.load(Relaxed), base + ((i as u64) << 6)))
+        let leaves = self.leaf_weights();
+        let chunks = words.par_chunks(1 << 14).enumerate();
+        chunks
+            .map(|(c, w)| {
+                let first = base + ((c as u64) << 20);
+                weighted_count(&leaves, first, 64 * w.len() as u64, |i| w[i].load(Relaxed))
+            })
             .sum()
     }
 
-    /// [`HookIndex::p_count`] of one word whose bit 0 stands for index `first`.
-    pub fn p_count_word(&self, word: u64, first: u64) -> u64 {
-        let mut bits = word;
-        let mut n = 0u64;
-        while bits != 0 {
-            let q = first + bits.trailing_zeros() as u64;
-            bits &= bits - 1;
-            let x = self.unrank(q);
-            let t = transpose(&x, self.n);
-            n += if t == x || self.both_stored(&x) { 1 } else { 2 };
+    /// The leaf blocks in index order: (first index, one past the last, how many positions of
+    /// the square each index stands for: 2 in a colex block of a hook (a, b), a > b, at any
+    /// depth, whose transposes are not stored; 1 elsewhere), adjacent ones of one weight
+    /// merged. The P-count of a table is the weighted sum of its set bits.
+    pub fn leaf_weights(&self) -> Vec<(u64, u64, u64)> {
+        fn walk(hook: &HookIndex, m: usize, base: u64, out: &mut Vec<(u64, u64, u64)>) {
+            for blk in &hook.squares[m].blocks {
+                let lo = base + blk.off;
+                let w = match blk.kind {
+                    Kind::Child { m: mc } => {
+                        walk(hook, mc, lo, out);
+                        continue;
+                    }
+                    Kind::Colex { r, c } if c as usize > r => 2,
+                    _ => 1,
+                };
+                match out.last_mut() {
+                    Some(last) if last.1 == lo && last.2 == w => last.1 = lo + blk.len,
+                    _ => out.push((lo, lo + blk.len, w)),
+                }
+            }
         }
-        n
+        let mut out = Vec::new();
+        walk(self, self.n, 0, &mut out);
+        out
     }
+}
 
-    /// Whether both a position and its transpose are stored (a diagonal hook whose interiors
-    /// are all kept): a P found there counts once, not for its pair.
-    pub fn both_stored(&self, rows: &[u32]) -> bool {
-        self.index_in(self.n, &rows[..self.n]).is_some()
-            && self
-                .index_in(self.n, &transpose(rows, self.n)[..self.n])
-                .is_some()
-    }
+/// The P-count of bits `first..first + len` of a table in a hook index, bit b (counted from
+/// `first`) read from word b / 64 of `word`, weighted as `leaves` ([`HookIndex::leaf_weights`])
+/// say: the one count of a table in memory, a file read in chunks or one read from a device.
+pub fn weighted_count(
+    leaves: &[(u64, u64, u64)],
+    first: u64,
+    len: u64,
+    word: impl Fn(usize) -> u64,
+) -> u64 {
+    let end = first + len;
+    let start = leaves.partition_point(|&(_, hi, _)| hi <= first);
+    let leaves = leaves[start..].iter().take_while(|&&(lo, _, _)| lo < end);
+    leaves
+        .map(|&(lo, hi, w)| {
+            w * bits::count_range(&word, lo.max(first) - first, hi.min(end) - first)
+        })
+        .sum()
 }
 
 /// The transpose of a position of the n-square (rows given to at least n entries).
@@ -449,7 +476,7 @@ pub(crate) mod tests {
                 for x in all_positions(n) {
                     let t = transpose(&x, n);
                     let i = ix.index(&x[..n]).unwrap();
-                    if !ix.both_stored(&x) {
+                    if ix.index_in(n, &x[..n]).is_none() || ix.index_in(n, &t[..n]).is_none() {
                         assert_eq!(Some(i), ix.index(&t[..n]), "{n}: {x:?} and its transpose");
                     }
                     if let Some(own) = ix.index_in(n, &x[..n]) {

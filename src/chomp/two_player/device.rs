@@ -14,6 +14,7 @@ use super::plan::{LayerSolver, SolvePlan, Solved};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::ChompBox;
+use crate::chomp::index::hook::weighted_count;
 use crate::chomp::index::BitLayout;
 use crate::error::{Error, Result};
 use std::cell::RefCell;
@@ -158,27 +159,13 @@ pub fn solve_on(
     })
 }
 
-/// The P-count of bits `first..first + 32 * words.len()` of a table in a hook index (u32
-/// words, bit b of word b / 32), weighted as [`leaf_weights`] says: the one count of a table
-/// read back in chunks (`leaves` from `super::pull::leaf_weights`).
-pub fn weighted_count(leaves: &[(u64, u64, u64)], first: u64, words: &[u32]) -> u64 {
-    let end = first + 32 * words.len() as u64;
-    let start = leaves.partition_point(|&(_, hi, _)| hi <= first);
-    let leaves = leaves[start..].iter().take_while(|&&(lo, _, _)| lo < end);
-    leaves
-        .map(|&(lo, hi, w)| w * count_range(words, lo.max(first) - first, hi.min(end) - first))
-        .sum()
-}
-
-/// Set bits of `words` from bit `a` to bit `b` (exclusive).
-fn count_range(words: &[u32], a: u64, b: u64) -> u64 {
-    (a / 32..b.div_ceil(32))
-        .map(|w| {
-            let (lo, hi) = (a.max(32 * w) - 32 * w, b.min(32 * w + 32) - 32 * w);
-            let mask = ((1u64 << hi) - 1) & !((1u64 << lo) - 1);
-            (words[w as usize] as u64 & mask).count_ones() as u64
-        })
-        .sum()
+/// [`weighted_count`] of u32 words read back from a device (bit b of word b / 32), bit 0
+/// standing for index `first`.
+pub fn weighted_count_u32(leaves: &[(u64, u64, u64)], first: u64, words: &[u32]) -> u64 {
+    let half = |j: usize| words.get(j).map_or(0, |&w| w as u64);
+    weighted_count(leaves, first, 32 * words.len() as u64, |i| {
+        half(2 * i) | half(2 * i + 1) << 32
+    })
 }
 
 /// A [`BitSource`] over the bits read from a device: before they are read (`bits` none) it
@@ -232,15 +219,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_range_count_masks_both_ends() {
+    fn a_count_of_u32_words_masks_both_ends_and_weighs() {
         let words = [u32::MAX, 0b1011, u32::MAX];
-        assert_eq!(count_range(&words, 0, 96), 32 + 3 + 32);
-        assert_eq!(count_range(&words, 3, 5), 2);
-        assert_eq!(count_range(&words, 31, 34), 1 + 2);
-        assert_eq!(count_range(&words, 33, 64), 2);
-        assert_eq!(count_range(&words, 40, 40), 0);
+        let one = |lo, hi| weighted_count_u32(&[(lo, hi, 1)], 0, &words);
+        assert_eq!(one(0, 96), 32 + 3 + 32);
+        assert_eq!(one(3, 5), 2);
+        assert_eq!(one(31, 34), 1 + 2);
+        assert_eq!(one(33, 64), 2);
+        assert_eq!(one(40, 40), 0);
         let leaves = [(0, 40, 2), (40, 90, 1)];
-        assert_eq!(weighted_count(&leaves, 0, &words), 2 * 35 + 26);
-        assert_eq!(weighted_count(&leaves, 32, &words[1..]), 2 * 3 + 26);
+        assert_eq!(weighted_count_u32(&leaves, 0, &words), 2 * 35 + 26);
+        assert_eq!(weighted_count_u32(&leaves, 32, &words[1..]), 2 * 3 + 26);
     }
 }

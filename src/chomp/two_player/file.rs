@@ -8,7 +8,8 @@
 
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::{ChompBox, Diagram};
-use crate::chomp::index::{BitLayout, HookIndex};
+use crate::chomp::index::hook::weighted_count;
+use crate::chomp::index::BitLayout;
 use crate::chomp::store::{
     self, header_lines, read_raw_record, sealed_header, Checkpoint, Recount, Sealed, P_TABLE,
 };
@@ -150,7 +151,7 @@ impl TableFile {
     /// (the store's one verify).
     pub fn verify(&self) -> Result<()> {
         self.body.verify(PCount {
-            hook: self.index.hook_index().map(|h| &**h),
+            leaves: self.index.hook_index().map(|h| h.leaf_weights()),
             words: 0,
             count: 0,
             stated: self.p_positions,
@@ -168,22 +169,22 @@ impl TableFile {
 
 /// What a one-bit table's verify recounts: its P-positions (a stored pair of a hook index
 /// counts twice).
-struct PCount<'a> {
-    hook: Option<&'a HookIndex>,
+struct PCount {
+    leaves: Option<Vec<(u64, u64, u64)>>,
     words: u64,
     count: u64,
     stated: u64,
 }
 
-impl Recount for PCount<'_> {
+impl Recount for PCount {
     fn feed(&mut self, chunk: &[u8]) {
-        for w in words_of(chunk) {
-            self.count += match self.hook {
-                None => w.count_ones() as u64,
-                Some(h) => h.p_count_word(w, self.words << 6),
-            };
-            self.words += 1;
-        }
+        let words: Vec<u64> = words_of(chunk).collect();
+        let bits = 64 * words.len() as u64;
+        self.count += match &self.leaves {
+            None => words.iter().map(|w| w.count_ones() as u64).sum(),
+            Some(l) => weighted_count(l, self.words << 6, bits, |i| words[i]),
+        };
+        self.words += words.len() as u64;
     }
 
     fn disagreement(self) -> Option<String> {
