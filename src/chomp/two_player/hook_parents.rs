@@ -30,8 +30,6 @@ use crate::error::Result;
 const PARALLEL_FILLINGS: u64 = 1 << 22;
 
 impl Schedule for HookIndex {
-    const GRAIN: usize = 4;
-
     fn steps(&self) -> u64 {
         HookIndex::steps(self)
     }
