@@ -187,15 +187,15 @@ impl Cadence {
 }
 
 impl RunEvent {
-    /// What a run resuming from `checkpoint` (at `path`, `steps_done` of `steps` read back)
-    /// says: [`RunEvent::Resumed`] when it held a step or had bytes cut off, else nothing.
+    /// What a run resuming from the checkpoint at `path` (`steps_done` of `steps` read back,
+    /// `dropped_bytes` cut off) says: [`RunEvent::Resumed`] when it held a step or had bytes
+    /// cut off, else nothing.
     pub(crate) fn resumed(
         path: &Path,
-        checkpoint: &store::Checkpoint,
+        dropped_bytes: u64,
         (steps_done, steps): (u64, u64),
         snapshot: Option<u64>,
     ) -> Vec<RunEvent> {
-        let dropped_bytes = checkpoint.dropped_bytes;
         (steps_done > 0 || dropped_bytes > 0)
             .then(|| RunEvent::Resumed {
                 path: path.to_path_buf(),
@@ -290,31 +290,5 @@ mod tests {
         assert!(!c.due(2, 10));
         // Zero floor: every step.
         assert!(Cadence::new(Duration::ZERO, Duration::ZERO).due(0, 1));
-    }
-
-    #[test]
-    fn a_checkpoint_of_another_run_is_refused_by_its_first_field_that_differs() {
-        let pairs = vec![
-            ("box".to_string(), "6x6".to_string()),
-            ("rank".to_string(), "colex".to_string()),
-        ];
-        let p = Path::new("t.partial");
-        let want = [("box", "6x6".to_string()), ("rank", "colex".to_string())];
-        assert!(check_fields(p, &pairs, &want).is_ok());
-        let want = [("box", "6x7".to_string()), ("rank", "hook".to_string())];
-        let e = check_fields(p, &pairs, &want).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "t.partial is the checkpoint of the 6x6 box, not of 6x7; remove it to start afresh, \
-             or run what it was"
-        );
-        let pairs = [("value-bytes".to_string(), "1".to_string())];
-        let e = check_fields(p, &pairs, &[("value-bytes", "2".to_string())]).unwrap_err();
-        assert!(matches!(e, Error::Conflict { .. }), "{e:?}");
-        assert!(
-            e.to_string()
-                .contains("keeps values of 1 bytes, this run 2"),
-            "{e}"
-        );
     }
 }

@@ -237,7 +237,7 @@ impl Job for OrdJob {
         let partial = store::partial_path(out);
         let (checkpoint, start) = open_step_log(&partial, magic, &self.layout, &extra, read)?;
         let steps = (start, self.layout.steps());
-        let said = RunEvent::resumed(&partial, &checkpoint, steps, None);
+        let said = RunEvent::resumed(&partial, checkpoint.dropped_bytes, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }

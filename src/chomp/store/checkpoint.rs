@@ -110,8 +110,7 @@ impl Checkpoint {
         // Durable against a machine crash at a pace, so that the tens of thousands of short
         // steps of a symmetric run do not each wait on the disk.
         if self.synced.elapsed() >= std::time::Duration::from_secs(2) {
-            self.file.sync_data().map_err(io)?;
-            self.synced = std::time::Instant::now();
+            self.sync()?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 
-use super::files::{damaged, disagrees};
+use super::files::damaged;
 use crate::error::{Error, Result};
 use crate::output::AtomicFile;
 use std::fs::File;
@@ -228,11 +228,14 @@ impl CheckedBody {
     }
 
     /// The one verify of every kind: every chunk checked against its CRC-32 (else damage) and
-    /// the body recounted through `tally` against its header (else [`disagrees`]: exit 1).
+    /// the body recounted through `tally` against its header (else a failed check, exit 1:
+    /// `PATH: WHY; the file is damaged`).
     pub(crate) fn verify(&self, mut tally: impl Recount) -> Result<()> {
         self.for_each_chunk(|c| tally.feed(c))?;
-        tally
-            .disagreement()
-            .map_or(Ok(()), |why| Err(disagrees(&self.path, why)))
+        let Some(why) = tally.disagreement() else {
+            return Ok(());
+        };
+        let why = format!("{}: {why}; the file is damaged", self.path.display());
+        Err(Error::CheckFailed(why))
     }
 }

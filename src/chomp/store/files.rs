@@ -75,12 +75,6 @@ pub(crate) fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// The error for a verify whose recount disagrees with what the header states (a check that
-/// found a disagreement: exit status 1): `PATH: WHY; the file is damaged`.
-pub(crate) fn disagrees(path: &Path, why: impl std::fmt::Display) -> Error {
-    Error::CheckFailed(format!("{}: {why}; the file is damaged", path.display()))
-}
-
 /// The error for a file found damaged: `PATH: WHY; the file is damaged`.
 pub(crate) fn damaged(path: &Path, why: impl std::fmt::Display) -> Error {
     Error::invalid(format!("{}: {why}; the file is damaged", path.display()))

@@ -410,7 +410,6 @@ pub fn compute_to_file_with(
     let job = || {
         Ok(CellsJob {
             table: CellsTable::zeroed(max, CellsEngine::Forward)?,
-            partial: partial_path(out),
             writer: None,
             start: 0,
             floor,
@@ -422,7 +421,6 @@ pub fn compute_to_file_with(
 /// A cells table's part of the run to a file, whose checkpoint is the file itself.
 struct CellsJob {
     table: CellsTable,
-    partial: PathBuf,
     writer: Option<Writer>,
     start: u64,
     floor: Duration,
@@ -435,24 +433,16 @@ impl Job for CellsJob {
         Geometry::of(&self.table).file_bytes()
     }
 
-    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
-        vec![self.partial.clone()]
+    fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
+        vec![partial_path(out)]
     }
 
-    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
-        let (writer, start, restarted) = Writer::open(&self.partial, &self.table)?;
-        let path = self.partial.clone();
-        let restarted = restarted.map(|why| RunEvent::Restarted {
-            path: path.clone(),
-            why,
-        });
-        let resumed = (start > 0).then(|| RunEvent::Resumed {
-            path,
-            steps_done: start,
-            steps: self.table.max() as u64,
-            dropped_bytes: 0,
-            snapshot: Some(start),
-        });
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
+        let path = partial_path(out);
+        let (writer, start, restarted) = Writer::open(&path, &self.table)?;
+        let steps = (start, self.table.max() as u64);
+        let resumed = RunEvent::resumed(&path, 0, steps, Some(start));
+        let restarted = restarted.map(|why| RunEvent::Restarted { path, why });
         (self.writer, self.start) = (Some(writer), start);
         Ok(restarted.into_iter().chain(resumed).collect())
     }
@@ -478,7 +468,7 @@ impl Job for CellsJob {
         let mut writer = self.writer.take().expect("resumed before it publishes");
         writer.snapshot(&self.table, self.table.max() as u64)?;
         writer.seal()?;
-        crate::output::publish(&self.partial, out)?;
+        crate::output::publish(&partial_path(out), out)?;
         Ok(self.table)
     }
 }

@@ -74,7 +74,6 @@ pub fn compute_to_file(
         Ok(GrundyJob {
             layout: table.layout(),
             table,
-            partial: store::partial_path(out),
             checkpoint: None,
             start: 0,
         })
@@ -86,7 +85,6 @@ pub fn compute_to_file(
 struct GrundyJob {
     table: GrundyTable,
     layout: BitLayout,
-    partial: PathBuf,
     checkpoint: Option<Checkpoint>,
     start: u64,
 }
@@ -101,14 +99,15 @@ impl Job for GrundyJob {
         2 * bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 28 * steps + 8192
     }
 
-    fn checkpoints(&self, _out: &Path) -> Vec<PathBuf> {
-        vec![self.partial.clone()]
+    fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
+        vec![store::partial_path(out)]
     }
 
-    fn resume(&mut self, _out: &Path) -> Result<Vec<RunEvent>> {
-        let (checkpoint, start) = open_checkpoint(&self.partial, &self.table, &self.layout)?;
+    fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
+        let partial = store::partial_path(out);
+        let (checkpoint, start) = open_checkpoint(&partial, &self.table, &self.layout)?;
         let steps = (start, self.layout.steps());
-        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, None);
+        let said = RunEvent::resumed(&partial, checkpoint.dropped_bytes, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
     }

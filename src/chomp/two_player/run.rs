@@ -84,7 +84,7 @@ impl Job for Whole {
         crate::output::remove_stale_temps(&self.marks);
         let (Resume::Marks { start, .. } | Resume::Bits { start }) = resume;
         let steps = (start, self.table.layout().steps());
-        let said = RunEvent::resumed(&self.partial, &checkpoint, steps, snapshot);
+        let said = RunEvent::resumed(&self.partial, checkpoint.dropped_bytes, steps, snapshot);
         self.resume = resume;
         self.checkpoint = Some(checkpoint);
         Ok(said)
