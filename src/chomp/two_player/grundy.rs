@@ -17,7 +17,7 @@ use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, par_ranges, Run};
 use crate::chomp::engine::schedule::{for_each_in_range, Layers, Progress, Schedule};
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs, HookOptions, Stored};
-use crate::chomp::index::{BitLayout, HookIndex, Ranker};
+use crate::chomp::index::{BitLayout, Ranker};
 use crate::error::{Error, Result};
 use crate::memory::Room;
 use serde::Serialize;
@@ -146,8 +146,8 @@ pub struct GrundyTable {
     pub ranker: Ranker,
     plan: GrundyPlan,
     values: Values,
-    /// The index of the values when the table keeps one of each transposed pair.
-    hook: Option<Arc<HookIndex>>,
+    /// How the values are numbered: colex ranks, or one of each transposed pair.
+    layout: BitLayout,
     /// Largest value of the positions with hook (a, b), at a + b·(C+1).
     hook_max: Vec<u16>,
     /// Positions of each value 0, 1, …, the largest.
@@ -178,10 +178,10 @@ impl GrundyTable {
             ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
         };
         Ok(GrundyTable {
+            layout: BitLayout::of(ranker.clone(), hook.map(Arc::new).as_ref()),
             ranker,
             plan,
             values,
-            hook: hook.map(Arc::new),
             hook_max: Vec::new(),
             histogram: vec![0],
         })
@@ -237,7 +237,7 @@ impl GrundyTable {
             }
             on_step(this, step, progress)
         };
-        match &this.hook {
+        match this.layout.hook_index() {
             None => {
                 let layers = Layers { ranker };
                 let run = Run::from_step(&layers, ranker.len(), start);
@@ -272,14 +272,11 @@ impl GrundyTable {
                 drive_tallied(run, &scratch, range, on_step)?;
             }
         }
-        let Tallies {
-            hook_max,
-            histogram,
-        } = tallies;
+        let (hook_max, histogram) = (tallies.hook_max, tallies.histogram);
         self.hook_max = hook_max.into_iter().map(AtomicU16::into_inner).collect();
-        let mut histogram: Vec<u64> = histogram.into_iter().map(AtomicU64::into_inner).collect();
-        histogram.truncate(histogram.iter().rposition(|&c| c > 0).map_or(1, |g| g + 1));
-        self.histogram = histogram;
+        self.histogram = histogram.into_iter().map(AtomicU64::into_inner).collect();
+        let largest = self.histogram.iter().rposition(|&c| c > 0);
+        self.histogram.truncate(largest.map_or(1, |g| g + 1));
         Ok(())
     }
 
@@ -324,13 +321,14 @@ impl GrundyTable {
 
     /// The Grundy value of colex rank `r`.
     pub fn value_rank(&self, r: u64) -> u16 {
-        let index = self.hook.as_ref().map(|h| h.index_of_rank(&self.ranker, r));
+        let hook = self.layout.hook_index();
+        let index = hook.map(|h| h.index_of_rank(&self.ranker, r));
         self.values.get(index.unwrap_or(r))
     }
 
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
     pub fn layout(&self) -> BitLayout {
-        BitLayout::of(self.ranker.clone(), self.hook.as_ref())
+        self.layout.clone()
     }
 
     /// The Grundy value of `p`; `None` when it is empty or outside the box.
@@ -338,10 +336,7 @@ impl GrundyTable {
         if p.is_empty() || !self.shape().contains(p) {
             return None;
         }
-        match &self.hook {
-            None => self.ranker.rank(p).map(|r| self.values.get(r)),
-            Some(hook) => hook.index(p.rows()).map(|x| self.values.get(x)),
-        }
+        self.layout.bit(p).map(|x| self.values.get(x))
     }
 
     /// [`moves_by`] of `p`; `None` when `p` is empty or outside the box.
@@ -681,7 +676,7 @@ mod tests {
     }
 
     #[test]
-    fn the_tallied_histogram_and_the_sequences_equal_a_recount() {
+    fn the_tallied_histogram_equals_a_recount() {
         let t = GrundyTable::compute(bx(6, 9)).unwrap();
         let mut h = vec![0u64; t.max_grundy() + 1];
         for r in 1..t.ranker.len() {
@@ -689,31 +684,11 @@ mod tests {
         }
         assert_eq!(t.histogram(), &h[..]);
         assert!(*h.last().unwrap() > 0);
+        // Rows first.
         let rects = t.rectangles();
-        assert_eq!(rects.len(), 54);
-        let at = |r: usize, c: u32| rects[(r - 1) * 9 + c as usize - 1].grundy;
-        assert_eq!((rects[10].rows, rects[10].cols), (2, 2));
-        let squares = t.sequence(GrundySequence::Square).unwrap();
-        assert_eq!(
-            squares,
-            (1..=6).map(|n| at(n, n as u32)).collect::<Vec<_>>()
-        );
-        // Squares 1..6 of the plain mex: 0 2 5 6 6 13.
-        assert_eq!(squares, [0, 2, 5, 6, 6, 13]);
-        let three = t.sequence(GrundySequence::ThreeRows).unwrap();
-        assert_eq!(three, (1..=9).map(|n| at(3, n)).collect::<Vec<_>>());
-        let largest = t.sequence(GrundySequence::Largest).unwrap();
-        assert_eq!(largest.len(), 6);
-        assert_eq!(largest[5] as usize, t.largest_in(6, 6).unwrap() as usize);
-        assert!(largest.windows(2).all(|w| w[0] <= w[1]));
-        let two = GrundySequence::from_name("two-rows");
-        assert_eq!(two.unwrap(), GrundySequence::TwoRows);
-        let e = GrundySequence::from_name("squares").unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("square, two-rows, three-rows, largest"),
-            "{e}"
-        );
+        assert_eq!((rects.len(), rects[10].rows, rects[10].cols), (54, 2, 2));
+        // The sequences against the rectangles and a mex of its own, and their names:
+        // python/tests/test_chomp_solve.py; against the 18×18 data: tests/games, two_player.rs.
     }
 
     #[test]

@@ -231,34 +231,18 @@ impl GrundyFile {
         self.layout.shape()
     }
 
-    /// How the file numbers its values: colex ranks, or one of each transposed pair.
-    pub fn layout(&self) -> &BitLayout {
-        &self.layout
-    }
-
-    /// Bytes a value takes in the file.
-    pub fn width(&self) -> ValueBytes {
-        self.width
-    }
-
     /// The largest value, as the header says.
     pub fn max_value(&self) -> u16 {
         self.max_value
     }
 
-    /// The value of colex rank `r`, read from the file (from a checked chunk).
-    pub fn value_rank(&self, r: u64) -> Result<u16> {
-        let ranker = self.layout.ranker();
-        if r >= ranker.len() {
-            return Err(self.body.invalid(format!("rank {r} is outside the table")));
+    /// The Grundy value of `p`, from a checked chunk; an error when it is empty or outside the
+    /// box.
+    pub fn value(&self, p: &Diagram) -> Result<u16> {
+        if p.is_empty() {
+            return Err(Error::invalid("the empty diagram is not a position"));
         }
-        let index = self.layout.hook_index().map(|h| h.index_of_rank(ranker, r));
-        self.value_at(index.unwrap_or(r))
-    }
-
-    /// The value of entry `r` (a colex rank, or a hook index: [`GrundyFile::layout`]).
-    fn value_at(&self, r: u64) -> Result<u16> {
-        let w = self.width.bytes();
+        let (r, w) = (self.layout.bit_of(p)?, self.width.bytes());
         let mut b = [0u8; 2];
         self.body.read_at(r * w, &mut b[..w as usize])?;
         let (g, max) = (u16::from_le_bytes(b), self.max_value);
@@ -267,14 +251,6 @@ impl GrundyFile {
             return Err(self.body.damaged(why));
         }
         Ok(g)
-    }
-
-    /// The Grundy value of `p`; an error when it is empty or outside the box.
-    pub fn value(&self, p: &Diagram) -> Result<u16> {
-        if p.is_empty() {
-            return Err(Error::invalid("the empty diagram is not a position"));
-        }
-        self.value_at(self.layout.bit_of(p)?)
     }
 
     /// [`moves_by`] of `p`, read from the file: a file that breaks the mex is damaged.
