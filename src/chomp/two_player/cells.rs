@@ -89,17 +89,6 @@ impl PartitionCounts {
         fits.then(|| (m, self.rank(parts.iter().copied(), m)))
     }
 
-    /// The counts of n = 1, …, p.len() - 1 cells whose P-positions `p` lists (`p[n]`).
-    pub fn rows(&self, p: &[u64]) -> Vec<CellsRow> {
-        (1..p.len() as u32)
-            .map(|n| CellsRow {
-                n,
-                diagrams: self.partitions(n),
-                p_positions: p[n as usize],
-            })
-            .collect()
-    }
-
     /// The rank of the parts `parts` (non-increasing, zeros ignored) among the partitions of
     /// their sum.
     #[inline]
@@ -405,16 +394,6 @@ impl CellsTable {
         Some(self.is_p_rank(m, rank))
     }
 
-    /// p(n), the diagrams of n cells.
-    pub fn diagrams(&self, n: u32) -> u64 {
-        self.counts.partitions(n)
-    }
-
-    /// How many diagrams of n cells are P.
-    pub fn p_positions(&self, n: u32) -> u64 {
-        self.p[n as usize]
-    }
-
     /// The largest n computed.
     pub fn max(&self) -> u32 {
         self.at.len() as u32 - 2
@@ -422,7 +401,13 @@ impl CellsTable {
 
     /// The counts of every n from 1 to the largest.
     pub fn rows(&self) -> Vec<CellsRow> {
-        self.counts.rows(&self.p)
+        (1..self.p.len() as u32)
+            .map(|n| CellsRow {
+                n,
+                diagrams: self.counts.partitions(n),
+                p_positions: self.p[n as usize],
+            })
+            .collect()
     }
 }
 
@@ -536,7 +521,8 @@ mod tests {
             assert_eq!(forward.rows(), scan.rows(), "{max}");
             for n in 1..=max {
                 let p = |t: &CellsTable| -> Vec<bool> {
-                    (0..t.diagrams(n)).map(|r| t.is_p_rank(n, r)).collect()
+                    let ranks = 0..t.counts.partitions(n);
+                    ranks.map(|r| t.is_p_rank(n, r)).collect()
                 };
                 assert_eq!(p(&forward), p(&scan), "{n} cells of {max}");
             }

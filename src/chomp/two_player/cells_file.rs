@@ -7,7 +7,7 @@
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs; tests/faults/tables.rs.
 
-use super::cells::{CellsEngine, CellsRow, CellsTable, PartitionCounts};
+use super::cells::{CellsEngine, CellsTable, PartitionCounts};
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent};
 use crate::chomp::store::{
     chunk_seed, damaged, field, header_crc_holds, number, open_checkpoint_file, partial_path,
@@ -486,12 +486,8 @@ pub struct CellsFile {
 }
 
 impl CellsFile {
-    /// Open `path`, a finished file (`steps` = `max` in its newest slot).
-    pub fn open(path: &Path) -> Result<CellsFile> {
-        CellsFile::read(Sealed::open(path)?.of(CELLS_TABLE)?)
-    }
-
-    /// The table whose first slot's sealed header was read: `max` from it, then every slot.
+    /// The table whose first slot's sealed header was read (a finished file: `steps` = `max`
+    /// in its newest slot): `max` from it, then every slot.
     pub(crate) fn read(sealed: Sealed) -> Result<CellsFile> {
         let path = &sealed.path.clone();
         let max = sealed
@@ -541,11 +537,6 @@ impl CellsFile {
     /// How many diagrams of `n` cells are P (from the header).
     pub fn p_positions(&self, n: u32) -> u64 {
         self.p[n as usize]
-    }
-
-    /// The counts of every n, as the run printed them.
-    pub fn rows(&self) -> Vec<CellsRow> {
-        self.counts.rows(&self.p)
     }
 
     /// Whether the diagram with row lengths `parts` (non-increasing) is P; `None` when it
@@ -701,7 +692,7 @@ mod tests {
         let mut bytes = std::fs::read(&out).unwrap();
         bytes[geo.body_at() as usize + 8] ^= 1;
         std::fs::write(&out, &bytes).unwrap();
-        let f = CellsFile::open(&out).unwrap();
+        let f = CellsFile::read(Sealed::open(&out).unwrap()).unwrap();
         assert!(f.verify().is_err());
         assert!(
             f.is_p(&[1]).is_err(),

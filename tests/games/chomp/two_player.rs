@@ -458,8 +458,11 @@ fn cells_equal_a_brute_force_to_20() {
         for d in all.iter().filter(|d| table.is_p(d) == Some(true)) {
             p_set.insert(d.clone());
         }
-        assert_eq!(table.diagrams(n), all.len() as u64, "p({n})");
-        assert_eq!(table.p_positions(n), p, "n = {n}");
+        let row = table.rows()[n as usize - 1];
+        assert_eq!(
+            (row.n, row.diagrams, row.p_positions),
+            (n, all.len() as u64, p)
+        );
     }
 }
 
@@ -521,7 +524,7 @@ fn the_cells_table_agrees_with_a_box_table_on_every_diagram_both_hold() {
             p += is_p.unwrap() as u64;
         }
         if n <= 11 {
-            assert_eq!(p, cells.p_positions(n), "n = {n}");
+            assert_eq!(p, cells.rows()[n as usize - 1].p_positions, "n = {n}");
         }
     }
 }
