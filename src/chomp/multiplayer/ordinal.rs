@@ -7,12 +7,11 @@
 //! tests/games/chomp/multiplayer.rs.
 
 use super::packed::PackedOrds;
-pub use super::rule::ordinal_at;
-use super::rule::{Choice, Rule};
+use super::rule::{ordinal_at, Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
 use crate::chomp::engine::schedule::{Progress, VolumeLayers};
-use crate::chomp::index::pairs::{hook_weights, pairs_index, square_for_pairs};
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
 use serde::Serialize;
@@ -377,14 +376,16 @@ impl OrdTable {
     pub fn histogram(&self) -> Vec<u64> {
         match &self.ords {
             Ords::Bytes(v) => histogram(v, self.players),
-            Ords::Packed(p) => {
-                let all = || vec![(0, p.len(), 1)];
-                p.histogram(
-                    self.players,
-                    self.hook.as_deref().map_or_else(all, hook_weights),
-                )
-            }
+            Ords::Packed(p) => p.histogram(self.players, self.hook.as_deref()),
         }
+    }
+
+    /// The entries of a packed engine's table.
+    pub(crate) fn packed(&self) -> &PackedOrds {
+        let Ords::Packed(packed) = &self.ords else {
+            unreachable!("a table of one byte a position is the byte engines'")
+        };
+        packed
     }
 
     /// Decide the packed entries under `choice` by the steps of the table's schedule from
@@ -395,10 +396,8 @@ impl OrdTable {
         start: u64,
         on_step: impl FnMut(u64, Progress) -> crate::Result<()>,
     ) -> crate::Result<()> {
-        let Ords::Packed(packed) = &self.ords else {
-            unreachable!("a table of one byte a position is computed by the byte engines")
-        };
-        packed.compute_from(&self.ranker, self.hook.as_deref(), choice, start, on_step)
+        self.packed()
+            .compute_from(&self.ranker, self.hook.as_deref(), choice, start, on_step)
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
