@@ -244,7 +244,8 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let run = self.table.compute_packed_from(&choice, self.start, on_step);
+        let (ranker, hook) = (&self.table.ranker, self.table.hook.as_deref());
+        let run = packed.compute_from(ranker, hook, &choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }

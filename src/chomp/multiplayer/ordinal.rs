@@ -10,7 +10,7 @@ use super::packed::PackedOrds;
 use super::rule::{ordinal_at, Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
-use crate::chomp::engine::schedule::{Progress, VolumeLayers};
+use crate::chomp::engine::schedule::VolumeLayers;
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
@@ -255,7 +255,10 @@ impl OrdPlan {
         let players = rule.players() as u8;
         if matches!(self.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
             let table = self.zeroed_table(ranker, players)?;
-            table.compute_packed_from(&choice, 0, |_, _| Ok(()))?;
+            let (ranker, hook) = (&table.ranker, table.hook.as_deref());
+            table
+                .packed()
+                .compute_from(ranker, hook, &choice, 0, |_, _| Ok(()))?;
             return Ok(table);
         }
         self.room_for_table(ranker.len())?;
@@ -386,18 +389,6 @@ impl OrdTable {
             unreachable!("a table of one byte a position is the byte engines'")
         };
         packed
-    }
-
-    /// Decide the packed entries under `choice` by the steps of the table's schedule from
-    /// `start` on ([`PackedOrds::compute_from`]).
-    pub(crate) fn compute_packed_from(
-        &self,
-        choice: &Choice,
-        start: u64,
-        on_step: impl FnMut(u64, Progress) -> crate::Result<()>,
-    ) -> crate::Result<()> {
-        self.packed()
-            .compute_from(&self.ranker, self.hook.as_deref(), choice, start, on_step)
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
