@@ -98,16 +98,11 @@ impl Diagram {
 
 impl fmt::Display for Diagram {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
+        let Some((first, rest)) = self.0.split_first() else {
             return f.write_str("0");
-        }
-        for (i, a) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(",")?;
-            }
-            write!(f, "{a}")?;
-        }
-        Ok(())
+        };
+        write!(f, "{first}")?;
+        rest.iter().try_for_each(|a| write!(f, ",{a}"))
     }
 }
 

@@ -66,13 +66,13 @@ pub(crate) struct Block {
     pub(crate) kind: Kind,
 }
 
-/// One piece of a step: the empty diagram, a prefix-volume layer of a colex block, or a step
-/// of a child square; offsets relative to the square.
+/// One piece of a step: step `step` of the block at `off` (relative to the square): the empty
+/// diagram, a prefix-volume layer of a colex block, or a step of a child square.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Seg {
-    Empty { off: u64 },
-    Colex { off: u64, r: usize, c: u32, v: u64 },
-    Child { off: u64, m: usize, step: usize },
+pub(crate) struct Seg {
+    off: u64,
+    kind: Kind,
+    step: usize,
 }
 
 /// The index of one square side m.
@@ -144,37 +144,28 @@ impl HookIndex {
             sum: 0,
             kind: Kind::Empty,
         });
-        sq.steps.push(vec![Seg::Empty { off: 0 }]);
+        let kind = Kind::Empty;
+        sq.steps.push(vec![Seg {
+            off: 0,
+            kind,
+            step: 0,
+        }]);
         let mut off = 1u64;
         for sum in 2..=2 * m {
             // Step i of the sum: step i of each of its blocks, side by side.
             let mut group: Vec<Vec<Seg>> = Vec::new();
             for a in (sum.div_ceil(2)..=m.min(sum - 1)).rev() {
                 let b = sum - a;
-                // A diagonal hook's interiors are a child square's (a > min_child) or, like
-                // every other hook's, the colex box of b-1 rows of a-1 cells.
-                let kind = match a == b && a > self.min_child {
-                    true => Kind::Child { m: a - 1 },
-                    false => Kind::Colex {
-                        r: b - 1,
-                        c: a as u32 - 1,
-                    },
-                };
-                let (len, steps): (u64, Vec<Seg>) = match kind {
-                    Kind::Colex { r, c } => {
-                        let layers = (r / 2) as u64 * c as u64 + 1;
-                        let steps = (0..layers).map(|v| Seg::Colex { off, r, c, v }).collect();
-                        (
-                            binomial(r as u64 + c as u64, r as u64).expect("small"),
-                            steps,
-                        )
-                    }
-                    Kind::Child { m: mc } => {
-                        let steps = 0..self.squares[mc].steps.len();
-                        let steps = steps.map(|step| Seg::Child { off, m: mc, step }).collect();
-                        (self.squares[mc].len, steps)
-                    }
-                    Kind::Empty => unreachable!("hooks are not empty"),
+                // A diagonal hook's interiors are a child square's (a > min_child), with its
+                // steps, or, like every other hook's, the colex box of b-1 rows of a-1 cells,
+                // with its prefix-volume layers.
+                let (kind, len, steps) = if a == b && a > self.min_child {
+                    let child = &self.squares[a - 1];
+                    (Kind::Child { m: a - 1 }, child.len, child.steps.len())
+                } else {
+                    let (r, c) = (b - 1, a as u32 - 1);
+                    let len = binomial(r as u64 + c as u64, r as u64).expect("small");
+                    (Kind::Colex { r, c }, len, (r / 2) * c as usize + 1)
                 };
                 sq.at[a * (m + 1) + b] = sq.blocks.len();
                 sq.blocks.push(Block {
@@ -183,11 +174,10 @@ impl HookIndex {
                     sum,
                     kind,
                 });
-                group.resize_with(group.len().max(steps.len()), Vec::new);
-                steps
-                    .into_iter()
-                    .zip(&mut group)
-                    .for_each(|(seg, g)| g.push(seg));
+                group.resize_with(group.len().max(steps), Vec::new);
+                for (step, g) in group.iter_mut().enumerate().take(steps) {
+                    g.push(Seg { off, kind, step });
+                }
                 off += len;
             }
             sq.steps.extend(group);
@@ -342,14 +332,15 @@ impl HookIndex {
     }
 
     fn seg_ranges(&self, seg: Seg, base: u64, out: &mut Vec<(u64, u64)>) {
-        match seg {
-            Seg::Empty { off } => out.push((base + off, 1)),
-            Seg::Child { off, m, step } => {
-                for s in &self.squares[m].steps[step] {
-                    self.seg_ranges(*s, base + off, out);
+        let off = base + seg.off;
+        match seg.kind {
+            Kind::Empty => out.push((off, 1)),
+            Kind::Child { m } => {
+                for s in &self.squares[m].steps[seg.step] {
+                    self.seg_ranges(*s, off, out);
                 }
             }
-            Seg::Colex { off, r, c, v } => self.prefixes(r, 0, v, c, base + off, out),
+            Kind::Colex { r, c } => self.prefixes(r, 0, seg.step as u64, c, off, out),
         }
     }
 
@@ -396,7 +387,8 @@ impl HookIndex {
     /// The leaf blocks in index order: (first index, one past the last, how many positions of
     /// the square each index stands for: 2 in a colex block of a hook (a, b), a > b, at any
     /// depth, whose transposes are not stored; 1 elsewhere), adjacent ones of one weight
-    /// merged. The P-count of a table is the weighted sum of its set bits.
+    /// merged. The P-count of a table is the weighted sum of its set bits, the histogram of an
+    /// ordinal table by transposed pairs the weighted count of its entries.
     pub fn leaf_weights(&self) -> Vec<(u64, u64, u64)> {
         fn walk(hook: &HookIndex, m: usize, base: u64, out: &mut Vec<(u64, u64, u64)>) {
             for blk in &hook.squares[m].blocks {

@@ -74,31 +74,22 @@ impl BitLayout {
         }
     }
 
-    /// One of each transposed pair of a square box `ranker` ranks, child squares from side
-    /// `min_child`.
-    pub fn hook(ranker: Ranker, min_child: usize) -> Result<BitLayout> {
-        let shape = ranker.shape;
-        if shape.rows != shape.cols as usize {
-            return Err(Error::invalid(format!(
-                "the {shape} box is not square: only a square keeps one of each transposed pair"
-            )));
-        }
-        let hook = HookIndex::with_min_child(shape.rows, min_child)?;
-        Ok(BitLayout::Hook {
-            ranker,
-            hook: Arc::new(hook),
-        })
-    }
-
-    /// One of each transposed pair of the square `shape`, or [`Error::TooLarge`] past
-    /// [`MAX_HOOK_POSITIONS`] (22×22, long before the hook index's largest side).
-    fn hook_for(shape: ChompBox, min_child: usize) -> Result<BitLayout> {
+    /// One of each transposed pair of the square `shape`, child squares from side `min_child`,
+    /// or [`Error::TooLarge`] past [`MAX_HOOK_POSITIONS`] (22×22, long before the hook index's
+    /// largest side).
+    pub fn hook_for(shape: ChompBox, min_child: usize) -> Result<BitLayout> {
         let ranker = Ranker::with_limit(
             shape,
             MAX_HOOK_POSITIONS,
             "more than 2^42 positions, the most a square's table holds (22x22 is the largest)",
         )?;
-        BitLayout::hook(ranker, min_child)
+        if shape.rows != shape.cols as usize {
+            return Err(Error::invalid(format!(
+                "the {shape} box is not square: only a square keeps one of each transposed pair"
+            )));
+        }
+        let hook = Arc::new(HookIndex::with_min_child(shape.rows, min_child)?);
+        Ok(BitLayout::Hook { ranker, hook })
     }
 
     /// The layout a run of `shape` keeps: a square box one of each transposed pair, any other

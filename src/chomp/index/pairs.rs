@@ -297,22 +297,6 @@ impl<'a> HookOptions<'a> {
     }
 }
 
-/// How many positions of the square each stored index stands for, block by block: (first
-/// index, one past the last, 2 for a hook (a, b) with a > b whose transposes are not stored,
-/// else 1).
-pub fn hook_weights(hook: &HookIndex) -> Vec<(u64, u64, u64)> {
-    hook.blocks()
-        .iter()
-        .map(|b| {
-            let w = match b.kind {
-                Kind::Colex { r, c } if c as usize > r => 2,
-                _ => 1,
-            };
-            (b.off, b.off + b.len, w)
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

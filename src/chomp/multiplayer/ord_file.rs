@@ -13,7 +13,6 @@ use super::rule::{Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::lifecycle::{open_step_log, run_to_file, Job, RunEvent};
 use crate::chomp::engine::schedule::Schedule;
-use crate::chomp::index::pairs::hook_weights;
 use crate::chomp::index::{BitLayout, Ranker};
 use crate::chomp::store::{self, CheckedBody, Checkpoint, Recount, Sealed, ORD_TABLE};
 use crate::error::{Error, Result};
@@ -179,21 +178,12 @@ struct OrdJob {
     start: u64,
 }
 
-impl OrdJob {
-    fn packed(&self) -> &PackedOrds {
-        match &self.table.ords {
-            Ords::Packed(packed) => packed,
-            Ords::Bytes(_) => unreachable!("an ordinal table run to a file is packed"),
-        }
-    }
-}
-
 impl Job for OrdJob {
     type Output = OrdTable;
 
     fn disk_bytes(&self) -> u64 {
         // The checkpoint holds every ordinal too, and both are on disk before it goes.
-        let bytes = self.packed().words().len() as u64 * 8;
+        let bytes = self.table.packed().words().len() as u64 * 8;
         let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
         body + bytes + 29 * self.layout.steps() + 8192
     }
@@ -203,7 +193,7 @@ impl Job for OrdJob {
     }
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
-        let (ords, players) = (self.packed(), self.rule.players() as u8);
+        let (ords, players) = (self.table.packed(), self.rule.players() as u8);
         let bits = ords.bits();
         let extra = [
             ("rule", self.rule.normalised()),
@@ -244,7 +234,7 @@ impl Job for OrdJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
-        let (packed, steps, mut ranges) = (self.packed(), &self.layout, Vec::new());
+        let (packed, steps, mut ranges) = (self.table.packed(), &self.layout, Vec::new());
         let choice = Choice::new(&self.rule);
         let on_step = |step, progress| {
             steps.ranges(step, &mut ranges);
@@ -254,7 +244,8 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let run = self.table.compute_packed_from(&choice, self.start, on_step);
+        let (ranker, hook) = (&self.table.ranker, self.table.hook.as_deref());
+        let run = packed.compute_from(ranker, hook, &choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }
@@ -397,7 +388,7 @@ impl OrdFile {
         let runs = self
             .layout
             .hook_index()
-            .map_or_else(all, |hook| hook_weights(hook));
+            .map_or_else(all, |hook| hook.leaf_weights());
         let weights = (runs.into_iter()).flat_map(|(lo, hi, w)| repeat_n(w, (hi - lo) as usize));
         self.body.verify(Histogram {
             unpacker: Unpacker::new(self.bits),

@@ -7,12 +7,11 @@
 //! tests/games/chomp/multiplayer.rs.
 
 use super::packed::PackedOrds;
-pub use super::rule::ordinal_at;
-use super::rule::{Choice, Rule};
+use super::rule::{ordinal_at, Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
-use crate::chomp::engine::schedule::{Progress, VolumeLayers};
-use crate::chomp::index::pairs::{hook_weights, pairs_index, square_for_pairs};
+use crate::chomp::engine::schedule::VolumeLayers;
+use crate::chomp::index::pairs::{pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
 use serde::Serialize;
@@ -256,7 +255,10 @@ impl OrdPlan {
         let players = rule.players() as u8;
         if matches!(self.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
             let table = self.zeroed_table(ranker, players)?;
-            table.compute_packed_from(&choice, 0, |_, _| Ok(()))?;
+            let (ranker, hook) = (&table.ranker, table.hook.as_deref());
+            table
+                .packed()
+                .compute_from(ranker, hook, &choice, 0, |_, _| Ok(()))?;
             return Ok(table);
         }
         self.room_for_table(ranker.len())?;
@@ -377,28 +379,16 @@ impl OrdTable {
     pub fn histogram(&self) -> Vec<u64> {
         match &self.ords {
             Ords::Bytes(v) => histogram(v, self.players),
-            Ords::Packed(p) => {
-                let all = || vec![(0, p.len(), 1)];
-                p.histogram(
-                    self.players,
-                    self.hook.as_deref().map_or_else(all, hook_weights),
-                )
-            }
+            Ords::Packed(p) => p.histogram(self.players, self.hook.as_deref()),
         }
     }
 
-    /// Decide the packed entries under `choice` by the steps of the table's schedule from
-    /// `start` on ([`PackedOrds::compute_from`]).
-    pub(crate) fn compute_packed_from(
-        &self,
-        choice: &Choice,
-        start: u64,
-        on_step: impl FnMut(u64, Progress) -> crate::Result<()>,
-    ) -> crate::Result<()> {
+    /// The entries of a packed engine's table.
+    pub(crate) fn packed(&self) -> &PackedOrds {
         let Ords::Packed(packed) = &self.ords else {
-            unreachable!("a table of one byte a position is computed by the byte engines")
+            unreachable!("a table of one byte a position is the byte engines'")
         };
-        packed.compute_from(&self.ranker, self.hook.as_deref(), choice, start, on_step)
+        packed
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when

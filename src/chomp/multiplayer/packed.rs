@@ -58,11 +58,6 @@ impl PackedOrds {
         self.bits
     }
 
-    /// Entries.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
-    }
-
     /// The words, entry r at bits r·b.. counted from bit 0 of word 0.
     pub fn words(&self) -> &[AtomicU64] {
         &self.words
@@ -124,11 +119,12 @@ impl PackedOrds {
         }
     }
 
-    /// How many entries equal each ordinal 0..=n, those of each run (first entry, one past the
-    /// last, weight) counted `weight` times each.
-    pub(crate) fn histogram(&self, players: u8, runs: Vec<(u64, u64, u64)>) -> Vec<u64> {
+    /// How many entries equal each ordinal 0..=n, the entries of `hook` (a table by transposed
+    /// pairs) weighted by its [`HookIndex::leaf_weights`].
+    pub(crate) fn histogram(&self, players: u8, hook: Option<&HookIndex>) -> Vec<u64> {
         const CHUNK: u64 = 1 << 16;
         let n = players as usize + 1;
+        let runs = hook.map_or_else(|| vec![(0, self.len, 1)], HookIndex::leaf_weights);
         let pieces: Vec<(u64, u64, u64)> = (runs.into_iter())
             .flat_map(|(lo, hi, w)| {
                 (lo..hi)
@@ -286,7 +282,7 @@ mod tests {
             assert_eq!(back, bytes, "{players} players");
             let mut h = vec![0u64; players as usize + 1];
             bytes.iter().for_each(|&o| h[o as usize] += 1);
-            assert_eq!(t.histogram(players, vec![(0, 1000, 1)]), h);
+            assert_eq!(t.histogram(players, None), h);
         }
     }
 

@@ -184,13 +184,13 @@ impl Choice {
         let mut by_preference: Vec<u8> = (1..=n).collect();
         by_preference
             .sort_by(|&k, &l| rule.values[l as usize - 1].cmp(&rule.values[k as usize - 1]));
+        let stop = 1u64 << (by_preference[0] - 1);
         let mut c = Choice {
             n,
             by_preference,
             table: Vec::new(),
-            stop: 0,
+            stop,
         };
-        c.stop = 1u64 << (c.by_preference[0] - 1);
         if n <= 11 {
             c.table = (0..1u64 << (n + 1)).map(|m| c.choose_slow(m)).collect();
         }

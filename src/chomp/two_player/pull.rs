@@ -515,7 +515,6 @@ mod tests {
     use super::*;
     use crate::chomp::diagram::ChompBox;
     use crate::chomp::index::hook::tests::all_positions;
-    use crate::chomp::index::Ranker;
     use crate::chomp::two_player::solve::solve_layers;
 
     #[test]
@@ -609,8 +608,7 @@ mod tests {
                 if n == 10 && min_child != 4 {
                     continue;
                 }
-                let ranker = Ranker::new(ChompBox::square(n)).unwrap();
-                let layout = BitLayout::hook(ranker, min_child).unwrap();
+                let layout = BitLayout::hook_for(ChompBox::square(n), min_child).unwrap();
                 let want = PTable::empty(layout.clone()).unwrap();
                 solve_layers(&want, 0, |_, _, _| Ok(())).unwrap();
                 let (got, stats) = solve_pull(&layout).unwrap();

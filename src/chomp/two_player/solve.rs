@@ -93,7 +93,7 @@ mod tests {
     type Records = Vec<(u64, Vec<u64>)>;
 
     fn hook(n: usize, min_child: usize) -> BitLayout {
-        BitLayout::hook(Ranker::new(ChompBox::square(n)).unwrap(), min_child).unwrap()
+        BitLayout::hook_for(ChompBox::square(n), min_child).unwrap()
     }
 
     /// Solve the whole of `t` from step `start`; the records of the steps run.
