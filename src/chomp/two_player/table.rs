@@ -35,10 +35,7 @@ pub trait BitSource {
         if p.is_empty() {
             return Ok(None);
         }
-        match self.layout().bit(p) {
-            None => Ok(None),
-            Some(b) => self.is_p_bit(b).map(Some),
-        }
+        self.layout().bit(p).map(|b| self.is_p_bit(b)).transpose()
     }
 
     /// The winning bites of `p`: its options that are P, each given as the position it leaves,
