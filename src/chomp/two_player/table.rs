@@ -143,11 +143,6 @@ impl PTable {
         false
     }
 
-    /// The box.
-    pub fn shape(&self) -> ChompBox {
-        self.layout.shape()
-    }
-
     /// The words themselves, for the solvers, which keep N-marks in them while they run.
     pub fn raw_words(&self) -> &[AtomicU64] {
         &self.words
