@@ -15,11 +15,9 @@ use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::error::Result;
 
-/// Solve the indexes of `win` of a table in `layout` by the forward schedule restricted to
-/// it (`super::forward::forward`, with the marker of the layout): every index below `win.lo`
-/// must be final, and `replay` hands their P indexes to its sink. Both layouts number
-/// positions in a topological order (every option has a smaller index), so a window may start
-/// anywhere. The whole table's run compiles without the window's checks.
+/// [`forward`] on the window `win` of a table in `layout`, with the layout's marker (without
+/// the window's checks when `win` is the whole table). Both layouts number positions in a
+/// topological order (every option has a smaller index), so a window may start anywhere.
 pub fn solve_window(
     layout: &BitLayout,
     win: Window,
