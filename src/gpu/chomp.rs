@@ -45,16 +45,6 @@ kernel_params! {
     }
 }
 
-impl crate::chomp::two_player::plan::LayerSolver for ChompGpu {
-    fn check(&self, shape: ChompBox) -> Result<()> {
-        ChompGpu::check(self, shape)
-    }
-
-    fn solve(&self, shape: ChompBox) -> Result<PTable> {
-        ChompGpu::solve(self, shape)
-    }
-}
-
 /// Runs `chomp_layer.wgsl` on one GPU context.
 pub struct ChompGpu {
     ctx: Arc<GpuContext>,

@@ -73,7 +73,6 @@ use crate::chomp::engine::driver::{drive_steps, Run};
 use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
 use crate::chomp::two_player::device::{weighted_count_u32, ChompDevice, DeviceTable, Preflight};
-use crate::chomp::two_player::plan::LayerSolver;
 use crate::chomp::two_player::pull::{LevelCounts, PullScan, PullStats, StepSplit};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
@@ -262,17 +261,11 @@ impl ChompGpuDevice {
     }
 }
 
-impl LayerSolver for ChompGpuDevice {
-    fn check(&self, shape: ChompBox) -> Result<()> {
-        super::chomp::ChompGpu::new(self.ctx.clone()).check(shape)
-    }
-
-    fn solve(&self, shape: ChompBox) -> Result<PTable> {
+impl ChompDevice for ChompGpuDevice {
+    fn solve_by_layers(&self, shape: ChompBox) -> Result<PTable> {
         super::chomp::ChompGpu::new(self.ctx.clone()).solve(shape)
     }
-}
 
-impl ChompDevice for ChompGpuDevice {
     fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
         let limits = &self.ctx.limits;
         let max_binding = limits

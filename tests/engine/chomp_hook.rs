@@ -8,7 +8,6 @@ use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
 use chompute::chomp::two_player::device::{device_bites, ChompDevice, DeviceTable};
 use chompute::chomp::two_player::solve::solve_layers;
-use chompute::chomp::two_player::PTable;
 use chompute::chomp::ChompBox;
 use chompute::gpu::chomp_hook::{ChompGpuDevice, HookTable, TABLE_BINDINGS};
 use chompute::gpu::GpuContext;
@@ -38,8 +37,7 @@ pub fn gpu_and_cpu(
     buffer_words: Option<u64>,
 ) -> (Vec<u64>, Vec<u64>) {
     let layout = BitLayout::for_box(square(n)).unwrap();
-    let cpu = PTable::empty(layout.clone()).unwrap();
-    solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+    let cpu = solve_layers(layout.clone()).unwrap();
     let device = ChompGpuDevice::new(ctx.clone());
     let words = buffer_words.map(|w| if w == 0 { tiniest(&device, &layout) } else { w });
     let plan = device.preflight(&layout, words).unwrap();
@@ -154,8 +152,7 @@ fn gpu_bites_read_on_the_device_equal_the_tables() {
     let device = ChompGpuDevice::new(ctx);
     for n in [7usize, 9, 11] {
         let layout = BitLayout::for_box(square(n)).unwrap();
-        let cpu = PTable::empty(layout.clone()).unwrap();
-        solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+        let cpu = solve_layers(layout.clone()).unwrap();
         let plan = device
             .preflight(&layout, Some(tiniest(&device, &layout)))
             .unwrap();
@@ -180,8 +177,7 @@ fn gpu_hook_kernel_resumes_walks_cut_short() {
     let device = ChompGpuDevice::new(ctx.clone());
     let n = 12usize;
     let layout = BitLayout::for_box(square(n)).unwrap();
-    let cpu = PTable::empty(layout.clone()).unwrap();
-    solve_layers(&cpu, 0, |_, _, _| Ok(())).unwrap();
+    let cpu = solve_layers(layout.clone()).unwrap();
     let plan = device.preflight(&layout, None).unwrap();
     let hook = layout.hook_index().unwrap().clone();
     let mut table = HookTable::new(ctx.clone(), hook, &plan).unwrap();

@@ -209,7 +209,7 @@ fn the_chomp_folders_import_in_their_order_mod_files_included() {
     }
     assert!(checked > 50, "the references are found ({checked})");
     // The mathematics never imports the GPU side: a device enters through a trait defined
-    // here and implemented in src/gpu/ (plan.rs's `LayerSolver`).
+    // here and implemented in src/gpu/ (device.rs's `ChompDevice`).
     for file in &files {
         let code = std::fs::read_to_string(file).unwrap();
         let code = code.split("#[cfg(test)]").next().unwrap_or("");

@@ -197,7 +197,7 @@ impl BlockPlan {
     /// snapshot or being assembled) with records bounded as [`super::run::p_record_bound`]
     /// bounds a whole table's, the plan and the journal.
     pub fn disk_bytes(&self) -> u64 {
-        let file = |words: u64| 8 * words + (8 * words).div_ceil(store::CHUNK_BYTES) * 4 + 8192;
+        let file = |words: u64| super::run::file_bytes(8 * words);
         let words = |k| {
             let (lo, hi) = self.window(k);
             Window::words_for(lo, hi)

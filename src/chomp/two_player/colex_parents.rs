@@ -26,8 +26,8 @@ use crate::chomp::index::Ranker;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Parents past which one run's fillings are shared out among the threads.
-const PARALLEL_FILLINGS: u64 = 1 << 22;
+/// Fillings past which one fill's first row is shared out among the threads (in both layouts).
+pub(super) const PARALLEL_FILLINGS: u64 = 1 << 22;
 
 /// The rank arithmetic of a colex box and where its marks go: all that one fill needs. The
 /// colex table is one such box ([`ColexMarker`]); the hook index is made of many (its blocks
@@ -162,10 +162,6 @@ impl<'a, const W: bool> ColexMarker<'a, W> {
         }
     }
 
-    fn ranker(&self) -> &Ranker {
-        self.ranker
-    }
-
     /// Mark every parent of the position `q` (rank `rank`, all R row lengths).
     fn push_parents(&self, q: &[u32], rank: u64) {
         let r_n = self.rows;
@@ -232,7 +228,7 @@ impl<const W: bool> ColexTarget for ColexMarker<'_, W> {
     /// run. False, having marked nothing, when the span is too wide for the buffer.
     fn mark_last_two(&self, r: usize, t: u32, cap: u32, base: u64, all_t: bool) -> bool {
         const WORDS: usize = 32;
-        let rk = self.ranker();
+        let rk = self.ranker;
         let w0 = rk.weight(r, t);
         let shift = base & 63;
         let span = rk.weight(r, cap) - w0 + (cap - t) as u64 + 1;

@@ -10,7 +10,7 @@
 //! through `chomp solve --backend gpu`.
 
 use super::file::save_table;
-use super::plan::{LayerSolver, SolvePlan, Solved};
+use super::plan::{SolvePlan, Solved};
 use super::pull::PullStats;
 use super::table::{BitSource, PTable, RectangleBites};
 use crate::chomp::diagram::ChompBox;
@@ -72,8 +72,11 @@ pub trait DeviceTable {
 }
 
 /// A device that solves two-player tables: a box that is not square by its volume-layer
-/// kernel (the plan's [`LayerSolver`]), a square by the hook kernel.
-pub trait ChompDevice: LayerSolver + Send + Sync {
+/// kernel, a square by the hook kernel.
+pub trait ChompDevice: Send + Sync {
+    /// The table of a box that is not square, every position by colex rank (read back whole);
+    /// refuses a box the kernel does not take.
+    fn solve_by_layers(&self, shape: ChompBox) -> Result<PTable>;
     /// How `layout`'s table would lie on the device, with buffers of `buffer_words` u32 words
     /// when given (a test's tiny buffers) else the largest the device binds; refuses a table
     /// the device cannot bind.
@@ -124,7 +127,14 @@ pub fn solve_on(
 ) -> Result<DeviceSolve> {
     let layout = &plan.layout;
     if layout.hook_index().is_none() {
-        let table = plan.solve_layers_on(device)?;
+        let solve = || device.solve_by_layers(plan.shape);
+        let table = match &plan.output {
+            None => solve()?,
+            Some(o) => super::run::solve_unresumable(o, layout, |out| {
+                let table = solve()?;
+                save_table(&table, out).map(|()| table)
+            })?,
+        };
         return Ok(DeviceSolve {
             preflight: None,
             solved: Solved::whole(layout, table.p_count()),
@@ -137,16 +147,13 @@ pub fn solve_on(
     let solve = || device.solve_hook(layout, &preflight, options.stats);
     let (table, p_positions) = match &plan.output {
         // Written through the engine's one lifecycle: the target, the lock, the disk, the file.
-        Some(o) => super::run::solve_unresumable(o, layout, solve, |table, out| {
+        Some(o) => super::run::solve_unresumable(o, layout, |out| {
+            let table = solve()?;
             let host = PTable::from_words(layout.clone(), table.words()?)?;
             save_table(&host, out)?;
             Ok((table, host.p_count()))
         })?,
-        None => {
-            let table = solve()?;
-            let p = table.p_count()?;
-            (table, p)
-        }
+        None => solve().and_then(|t| t.p_count().map(|p| (t, p)))?,
     };
     let bites = options
         .bites

@@ -18,8 +18,6 @@ use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::Ordering::Relaxed;
 
-pub use crate::chomp::store::CHUNK_BYTES;
-
 pub(super) const PARTIAL_MAGIC: &str = "chompute chomp p-table partial 1";
 
 pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String)]) -> String {
@@ -29,20 +27,30 @@ pub(super) fn header_text(magic: &str, index: &BitLayout, extra: &[(&str, String
 /// Write a finished table to `path` (a temporary file renamed when complete).
 pub fn save_table(table: &PTable, path: &Path) -> Result<()> {
     let header = table_header(&P_TABLE.magic(), table.layout(), table.p_count());
-    store::save_sealed(path, &header, |sink| {
-        let mut bytes = Vec::with_capacity(1 << 17);
-        for words in table.raw_words().chunks(1 << 14) {
-            bytes.clear();
-            bytes.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
-            sink(&bytes)?;
-        }
-        Ok(())
-    })
+    let words = table.raw_words().iter().map(|w| w.load(Relaxed));
+    store::save_sealed(path, &header, |sink| le_chunks(words, 1 << 14, sink))
 }
 
 /// The little-endian u64 words of `bytes` (whole words only).
 pub(super) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
     (bytes.chunks_exact(8)).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+}
+
+/// Hand `words` to `each` as little-endian bytes, `chunk` words at a time.
+pub(super) fn le_chunks(
+    mut words: impl Iterator<Item = u64>,
+    chunk: usize,
+    mut each: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut bytes = Vec::with_capacity(words.size_hint().0.min(chunk) * 8);
+    loop {
+        bytes.clear();
+        bytes.extend(words.by_ref().take(chunk).flat_map(u64::to_le_bytes));
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        each(&bytes)?;
+    }
 }
 
 /// The error for a body of `written` bytes of bits where `index`'s box has another number.
@@ -66,7 +74,7 @@ pub(super) fn table_header(magic: &str, index: &BitLayout, p_positions: u64) -> 
         &[
             ("positions", index.positions().to_string()),
             ("p-positions", p_positions.to_string()),
-            ("chunk-bytes", CHUNK_BYTES.to_string()),
+            ("chunk-bytes", store::CHUNK_BYTES.to_string()),
         ],
     )
 }
@@ -106,16 +114,6 @@ impl TableFile {
     /// The box.
     pub fn shape(&self) -> ChompBox {
         self.index.shape()
-    }
-
-    /// Whether bit `r` is P, read from the file (from a checked chunk).
-    pub fn is_p_bit(&self, r: u64) -> Result<bool> {
-        if r >= self.index.len() {
-            return Err(self.body.invalid(format!("bit {r} is outside the table")));
-        }
-        let mut word = [0u8; 8];
-        self.body.read_at((r >> 6) * 8, &mut word)?;
-        Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
     }
 
     /// The error for a position with no bit in this table.
@@ -202,22 +200,23 @@ impl BitSource for TableFile {
         &self.index
     }
 
-    fn is_p_bit(&self, b: u64) -> Result<bool> {
-        TableFile::is_p_bit(self, b)
+    /// Read from the file (from a checked chunk).
+    fn is_p_bit(&self, r: u64) -> Result<bool> {
+        if r >= self.index.len() {
+            return Err(self.body.invalid(format!("bit {r} is outside the table")));
+        }
+        let mut word = [0u8; 8];
+        self.body.read_at((r >> 6) * 8, &mut word)?;
+        Ok((u64::from_le_bytes(word) >> (r & 63)) & 1 == 1)
     }
 }
 
 impl Checkpoint {
     /// Append the record of layer `v` with its P ranks, and make it durable.
     pub fn append(&mut self, v: u64, ranks: &[u64]) -> Result<()> {
+        let words = ranks.iter().copied();
         self.append_stream(v, ranks.len() as u64, |sink| {
-            let mut bytes = Vec::with_capacity(ranks.len().min(1 << 13) * 8);
-            for part in ranks.chunks(1 << 13) {
-                bytes.clear();
-                bytes.extend(part.iter().flat_map(|r| r.to_le_bytes()));
-                sink(&bytes)?;
-            }
-            Ok(())
+            le_chunks(words, 1 << 13, sink)
         })
     }
 }

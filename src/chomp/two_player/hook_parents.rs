@@ -18,16 +18,12 @@
 //! Tests: this file's unit tests; tests/games/blocks.rs and tests/games/chomp/two_player.rs
 //! through the tables it solves.
 
-use super::colex_parents::{fill, ColexTarget};
-use super::forward::{forward, Marker, Replay, Resume};
+use super::colex_parents::{fill, ColexTarget, PARALLEL_FILLINGS};
+use super::forward::Marker;
 use crate::chomp::bits::Window;
-use crate::chomp::engine::schedule::{Progress, Schedule};
+use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::hook::{transpose, Kind, Rows, MAX_SIDE};
 use crate::chomp::index::HookIndex;
-use crate::error::Result;
-
-/// Fillings past which one fill's first row is shared out among the threads.
-const PARALLEL_FILLINGS: u64 = 1 << 22;
 
 impl Schedule for HookIndex {
     fn steps(&self) -> u64 {
@@ -60,25 +56,10 @@ impl<'a, const W: bool> HookMarker<'a, W> {
         }
     }
 
-    #[inline]
-    fn mark(&self, r: u64) {
-        self.win.mark::<W>(r)
-    }
-
-    #[inline]
-    fn mark_range(&self, lo: u64, hi: u64) {
-        self.win.mark_range::<W>(lo, hi)
-    }
-
-    /// Whether indexes `lo..hi` miss the window (a fill there marks nothing here).
-    fn outside(&self, lo: u64, hi: u64) -> bool {
-        self.win.misses::<W>(lo, hi)
-    }
-
     /// Mark the position `y` of the m-square at `off` when it is stored.
     fn mark_one(&self, m: usize, off: u64, y: &Rows) {
         if let Some(i) = self.index.index_in(m, &y[..m]) {
-            self.mark(off + i);
+            self.win.mark::<W>(off + i);
         }
     }
 
@@ -161,7 +142,7 @@ impl<'a, const W: bool> HookMarker<'a, W> {
         }
         let sq = &self.index.squares[m];
         let blk = sq.blocks[sq.at[a * (m + 1) + b]];
-        if self.outside(off + blk.off, off + blk.off + blk.len) {
+        if self.win.misses::<W>(off + blk.off, off + blk.off + blk.len) {
             return;
         }
         let inner = if a > b { b - 1 } else { a - 1 };
@@ -212,12 +193,12 @@ impl<const W: bool> ColexTarget for HookColex<'_, '_, W> {
 
     #[inline]
     fn mark(&self, x: u64) {
-        self.marker.mark(x)
+        self.marker.win.mark::<W>(x)
     }
 
     #[inline]
     fn mark_range(&self, lo: u64, hi: u64) {
-        self.marker.mark_range(lo, hi)
+        self.marker.win.mark_range::<W>(lo, hi)
     }
 
     fn prunes(&self) -> bool {
@@ -225,7 +206,7 @@ impl<const W: bool> ColexTarget for HookColex<'_, '_, W> {
     }
 
     fn outside(&self, lo: u64, hi: u64) -> bool {
-        self.marker.outside(lo, hi)
+        self.marker.win.misses::<W>(lo, hi)
     }
 
     fn parallel_above(&self) -> u64 {
@@ -249,32 +230,6 @@ impl<'a, const W: bool> Marker for HookMarker<'a, W> {
 
     fn push(&self, q: u64, _: &mut ()) {
         self.push_both(q);
-    }
-}
-
-/// Solve the indexes of `win` by the forward schedule restricted to it ([`forward`]): every
-/// index below `win.lo` must be final, and `replay` hands their P indexes to its sink.
-pub fn solve_window(
-    index: &HookIndex,
-    win: Window,
-    resume: Resume,
-    replay: impl FnOnce(Replay) -> Result<()>,
-    on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
-) -> Result<()> {
-    if win.lo == 0 && win.hi >= index.len() {
-        forward(
-            &HookMarker::<false>::new(index, win),
-            resume,
-            replay,
-            on_step,
-        )
-    } else {
-        forward(
-            &HookMarker::<true>::new(index, win),
-            resume,
-            replay,
-            on_step,
-        )
     }
 }
 

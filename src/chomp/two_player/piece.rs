@@ -137,15 +137,11 @@ pub(super) fn save_piece(
     {
         let mut out = BufWriter::with_capacity(1 << 20, &mut file);
         out.write_all(header(0).as_bytes()).map_err(io)?;
-        let mut bytes = Vec::with_capacity(chunk * 8);
-        for chunk in win.words.chunks(chunk) {
-            bytes.clear();
-            chunk
-                .iter()
-                .for_each(|w| bytes.extend_from_slice(&w.load(Relaxed).to_le_bytes()));
-            crc.update(&bytes);
-            out.write_all(&bytes).map_err(io)?;
-        }
+        let words = win.words.iter().map(|w| w.load(Relaxed));
+        file::le_chunks(words, chunk, |bytes| {
+            crc.update(bytes);
+            out.write_all(bytes).map_err(io)
+        })?;
         out.flush().map_err(io)?;
     }
     file.rewrite_start(header(crc.finalize()).as_bytes())?;

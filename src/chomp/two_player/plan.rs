@@ -1,5 +1,5 @@
-//! `chomp solve` planned before any work: where the box is solved (the CPU, the GPU's layer
-//! kernel through [`LayerSolver`], or a square's hook solver through `super::device::solve_on`)
+//! `chomp solve` planned before any work: where the box is solved (the CPU, or a device's layer
+//! kernel or square's hook solver through `super::device::solve_on`)
 //! and whether whole in memory or to a resumable file (whole, or in blocks when it does not
 //! fit), every refusal said up front. The command line and Python make a [`SolvePlan`]. A plan
 //! of blocks in numbers ([`PlanSummary`], `chomp solve --plan`): its waves, their groups,
@@ -10,7 +10,7 @@
 
 use super::block_plan::{BlockPlan, Part, Split, MIN_MEMORY};
 use super::blocks::{open_piece, solve_in_blocks};
-use super::file::{self, save_table};
+use super::file;
 use super::solve::solve_box;
 use super::table::PTable;
 use crate::chomp::diagram::ChompBox;
@@ -23,16 +23,6 @@ use crate::memory::Room;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
-
-/// A solver of a whole box in memory on another device (the GPU's layer kernel, implemented
-/// in `crate::gpu::chomp`): the plan asks it and never names the device. Plain Rust here.
-pub trait LayerSolver {
-    /// Whether the box fits the solver; an error saying why not.
-    fn check(&self, shape: ChompBox) -> Result<()>;
-
-    /// The table of the box, every position by colex rank.
-    fn solve(&self, shape: ChompBox) -> Result<PTable>;
-}
 
 /// A solve done: the table's index and P-positions, and how it ran in blocks when it did.
 #[derive(Debug, Clone)]
@@ -224,25 +214,6 @@ impl SolvePlan {
             p_positions: run.p_positions,
             blocks: Some(run),
         })
-    }
-
-    /// The table of a box that is not square, solved by `gpu` (the volume-layer kernel) and
-    /// saved to the plan's file when one is named.
-    pub fn solve_layers_on(&self, gpu: &dyn LayerSolver) -> Result<PTable> {
-        if self.layout.hook_index().is_some() {
-            let why = "a square on the GPU runs on its hook solver: two_player::device::solve_on";
-            return Err(Error::invalid(why));
-        }
-        let solve = || {
-            gpu.check(self.shape)?;
-            gpu.solve(self.shape)
-        };
-        match &self.output {
-            None => solve(),
-            Some(o) => super::run::solve_unresumable(o, &self.layout, solve, |table, out| {
-                save_table(&table, out).map(|()| table)
-            }),
-        }
     }
 }
 

@@ -77,22 +77,9 @@ pub fn first_p_option(
     None
 }
 
-/// Decide the position `rows` of rank `rank` of a colex table from its options' bits, as the
-/// GPU kernel does; returns whether it is P (and marks it so).
-#[inline]
-pub fn decide(table: &PTable, rows: &[u32], rank: u64) -> bool {
-    if rank == 0 {
-        return false;
-    }
-    let p = first_p_option(table.ranker(), rows, rank, 1, |q| table.is_p_bit(q)).is_none();
-    if p {
-        table.set_p_bit(rank);
-    }
-    p
-}
-
 /// Solve a box volume layer by volume layer ([`VolumeLayers`], the schedule of the GPU kernel
-/// `chomp_layer.wgsl`), each position unranked and decided by [`decide`] as the kernel does.
+/// `chomp_layer.wgsl`), each position unranked and decided from its options' bits by
+/// [`first_p_option`] as the kernel does.
 pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
     let table = PTable::empty(BitLayout::colex_for(shape)?)?;
     let ranker = table.ranker();
@@ -104,7 +91,9 @@ pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
         |rows, r, len, _| {
             for r in r..r + len {
                 ranker.unrank_into(r, rows);
-                decide(&table, rows, r);
+                if r != 0 && first_p_option(ranker, rows, r, 1, |q| table.is_p_bit(q)).is_none() {
+                    table.set_p_bit(r);
+                }
             }
         },
         |_, _, _| Ok(()),

@@ -17,15 +17,13 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::lifecycle::{run_to_file, Cadence, Job, RunEvent, SNAPSHOT_FLOOR};
 use crate::chomp::engine::schedule::Schedule;
 use crate::chomp::index::BitLayout;
-use crate::chomp::store::{self, partial_path, Checkpoint};
+use crate::chomp::store::{self, marks_path, partial_path, Checkpoint};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Words a snapshot is written and read by.
 const CHUNK_WORDS: usize = 1 << 16;
-
-pub use crate::chomp::store::marks_path;
 
 /// Solve `shape` to `out`, resuming from `FILE.partial` and `FILE.marks` when they exist: the
 /// file is the same, byte for byte, however often the run was stopped.
@@ -122,19 +120,19 @@ impl Job for Whole {
     }
 }
 
-/// Solve a table by `solve` without a checkpoint (on a device) and write it to `out` by `save`
+/// Solve a table without a checkpoint (on a device) and write it to `out`, both by `publish`,
 /// through the engine's one lifecycle, under the lock every mode takes ([`store::TableLock`]).
-pub(super) fn solve_unresumable<T, O>(
+pub(super) fn solve_unresumable<O>(
     out: &Path,
     layout: &BitLayout,
-    solve: impl FnOnce() -> Result<T>,
-    save: impl FnOnce(T, &Path) -> Result<O>,
+    publish: impl FnOnce(&Path) -> Result<O>,
 ) -> Result<O> {
+    let bytes = file_bytes(layout.bytes());
     let job = || {
         Ok(Unresumable {
-            bytes: file_bytes(layout),
+            bytes,
             lock: None,
-            publish: |out: &Path| save(solve()?, out),
+            publish,
         })
     };
     run_to_file(out, job, |_| {})
@@ -169,17 +167,16 @@ impl<O, P: FnOnce(&Path) -> Result<O>> Job for Unresumable<P> {
     }
 }
 
-/// Bytes on disk of `layout`'s table file at most: the bits, their chunk CRCs and a header.
-fn file_bytes(layout: &BitLayout) -> u64 {
-    let bits = layout.bytes();
-    bits + bits.div_ceil(store::CHUNK_BYTES) * 4 + 8192
+/// Bytes on disk of a table file of `bytes` of bits at most: with its chunk CRCs and header.
+pub(super) fn file_bytes(bytes: u64) -> u64 {
+    bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 8192
 }
 
 /// Bytes on disk at the peak of a whole run of `layout`'s table, at most: the table and the
 /// snapshot of the marks (each the bits, their chunk CRCs and a header) and the checkpoint's
 /// records ([`p_record_bound`]), all there while the table is written.
 pub fn disk_bytes(layout: &BitLayout) -> u64 {
-    2 * file_bytes(layout) + p_record_bound(layout)
+    2 * file_bytes(layout.bytes()) + p_record_bound(layout)
 }
 
 /// Bytes of the step records of a one-bit table's checkpoint, at most: 8 bytes a P-position

@@ -7,6 +7,7 @@
 
 use super::colex_parents::ColexMarker;
 use super::forward::{forward, Replay, Resume};
+use super::hook_parents::HookMarker;
 use super::table::PTable;
 use crate::chomp::bits::Window;
 use crate::chomp::diagram::ChompBox;
@@ -14,31 +15,9 @@ use crate::chomp::engine::schedule::Progress;
 use crate::chomp::index::BitLayout;
 use crate::error::Result;
 
-/// Solve a whole table step by step, in its layout's schedule. Steps before `start_layer` must
-/// already be in `table` as P-bits (a resumed run) and the rest of it clear;
-/// `on_layer(step, p_bits, progress)` is called after each step with the P bits it found, and
-/// may fail to stop the run (a checkpoint that cannot be written). On success `table` holds
-/// the P-bits of the whole box; after an error its bits are unspecified.
-pub fn solve_layers(
-    table: &PTable,
-    start_layer: u64,
-    on_layer: impl FnMut(u64, &[u64], Progress) -> Result<()>,
-) -> Result<()> {
-    let win = Window::whole(table.len(), table.raw_words());
-    solve_window(
-        table.layout(),
-        win,
-        Resume::Bits { start: start_layer },
-        |_| Ok(()),
-        on_layer,
-    )
-}
-
-/// Solve the indexes of `win` of a table in `layout` by the forward schedule restricted to
-/// it (`super::forward::forward`, with the marker of the layout): every index below `win.lo`
-/// must be final, and `replay` hands their P indexes to its sink. Both layouts number
-/// positions in a topological order (every option has a smaller index), so a window may start
-/// anywhere.
+/// [`forward`] on the window `win` of a table in `layout`, with the layout's marker (without
+/// the window's checks when `win` is the whole table). Both layouts number positions in a
+/// topological order (every option has a smaller index), so a window may start anywhere.
 pub fn solve_window(
     layout: &BitLayout,
     win: Window,
@@ -46,11 +25,18 @@ pub fn solve_window(
     replay: impl FnOnce(Replay) -> Result<()>,
     on_step: impl FnMut(u64, &[u64], Progress) -> Result<()>,
 ) -> Result<()> {
+    let whole = win.lo == 0 && win.hi >= layout.len();
     match layout {
+        BitLayout::Hook { hook, .. } if whole => forward(
+            &HookMarker::<false>::new(hook, win),
+            resume,
+            replay,
+            on_step,
+        ),
         BitLayout::Hook { hook, .. } => {
-            super::hook_parents::solve_window(hook, win, resume, replay, on_step)
+            forward(&HookMarker::<true>::new(hook, win), resume, replay, on_step)
         }
-        BitLayout::Colex(ranker) if win.lo == 0 && win.hi >= ranker.len() => forward(
+        BitLayout::Colex(ranker) if whole => forward(
             &ColexMarker::<false>::new(ranker, win),
             resume,
             replay,
@@ -65,19 +51,24 @@ pub fn solve_window(
     }
 }
 
+/// The table of `layout`, solved whole in memory, no checkpoints.
+pub fn solve_layers(layout: BitLayout) -> Result<PTable> {
+    let table = PTable::empty(layout)?;
+    let win = Window::whole(table.len(), table.raw_words());
+    let fresh = Resume::Bits { start: 0 };
+    solve_window(table.layout(), win, fresh, |_| Ok(()), |_, _, _| Ok(()))?;
+    Ok(table)
+}
+
 /// Solve a box in the layout [`BitLayout::for_box`] chooses (one of each transposed pair for a
 /// square), no checkpoints.
 pub fn solve_box(shape: ChompBox) -> Result<PTable> {
-    let table = PTable::empty(BitLayout::for_box(shape)?)?;
-    solve_layers(&table, 0, |_, _, _| Ok(()))?;
-    Ok(table)
+    solve_layers(BitLayout::for_box(shape)?)
 }
 
 /// Solve a box in the colex layout (every position), no checkpoints.
 pub fn solve(shape: ChompBox) -> Result<PTable> {
-    let table = PTable::empty(BitLayout::colex_for(shape)?)?;
-    solve_layers(&table, 0, |_, _, _| Ok(()))?;
-    Ok(table)
+    solve_layers(BitLayout::colex_for(shape)?)
 }
 
 #[cfg(test)]
@@ -99,11 +90,12 @@ mod tests {
     /// Solve the whole of `t` from step `start`; the records of the steps run.
     fn run(t: &PTable, start: u64) -> Records {
         let mut records = Vec::new();
-        solve_layers(t, start, |s, ps, _| {
+        let on_step = |s, ps: &[u64], _| {
             records.push((s, ps.to_vec()));
             Ok(())
-        })
-        .unwrap();
+        };
+        let win = Window::whole(t.len(), t.raw_words());
+        solve_window(t.layout(), win, Resume::Bits { start }, |_| Ok(()), on_step).unwrap();
         records
     }
 

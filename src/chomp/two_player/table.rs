@@ -35,10 +35,7 @@ pub trait BitSource {
         if p.is_empty() {
             return Ok(None);
         }
-        match self.layout().bit(p) {
-            None => Ok(None),
-            Some(b) => self.is_p_bit(b).map(Some),
-        }
+        self.layout().bit(p).map(|b| self.is_p_bit(b)).transpose()
     }
 
     /// The winning bites of `p`: its options that are P, each given as the position it leaves,
@@ -144,11 +141,6 @@ impl PTable {
     /// Never: the empty diagram has a bit.
     pub fn is_empty(&self) -> bool {
         false
-    }
-
-    /// The box.
-    pub fn shape(&self) -> ChompBox {
-        self.layout.shape()
     }
 
     /// The words themselves, for the solvers, which keep N-marks in them while they run.

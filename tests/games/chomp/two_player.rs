@@ -7,12 +7,12 @@ use crate::common::{
 };
 use chompute::cancel::Cancel;
 use chompute::chomp::engine::lifecycle::RunEvent;
-use chompute::chomp::store::partial_path;
+use chompute::chomp::store::{marks_path, partial_path};
 use chompute::chomp::two_player::cells::{CellsEngine, CellsTable};
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy::GrundyTable;
 use chompute::chomp::two_player::reference::solve_by_rank_order;
-use chompute::chomp::two_player::run::{marks_path, solve_to_file, solve_to_file_every};
+use chompute::chomp::two_player::run::{solve_to_file, solve_to_file_every};
 use chompute::chomp::two_player::solve::{solve, solve_box};
 use chompute::chomp::two_player::table::rectangle;
 use chompute::chomp::{ChompBox, Diagram};
