@@ -30,11 +30,6 @@ pub fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     words
 }
 
-/// Words that hold `bits` bits.
-pub fn words_for_bits(bits: u64) -> u64 {
-    bits.div_ceil(64)
-}
-
 /// Whether bit `r` is set.
 #[inline]
 pub fn get(words: &[AtomicU64], r: u64) -> bool {
@@ -197,7 +192,7 @@ mod tests {
     #[test]
     fn marks_ranges_inversions_and_counts_agree_with_a_bool_per_bit() {
         let n = 300u64;
-        let words = zeroed_words(words_for_bits(n) as usize);
+        let words = zeroed_words(n.div_ceil(64) as usize);
         let mut plain = vec![false; n as usize];
         for (lo, hi) in [(3, 7), (60, 130), (128, 192), (250, 251), (0, 1)] {
             mark_range(&words, lo, hi);

@@ -60,7 +60,7 @@ impl ChompGpu {
     /// at most [`MAX_ROWS`] rows.
     pub fn check(&self, shape: ChompBox) -> Result<()> {
         let total = shape.positions().unwrap_or(u64::MAX);
-        let bytes = crate::chomp::bits::words_for_bits(total) * 8;
+        let bytes = total.div_ceil(64) * 8;
         if shape.rows as u32 > MAX_ROWS || total > u32::MAX as u64 {
             return Err(Error::too_large(
                 format!("the {shape} box on the GPU"),
@@ -108,7 +108,7 @@ impl ChompGpu {
         let mut arena = ParamsArena::new(ctx, CHOMP_LAYER.params_bytes, 1)?;
         let mut ranks_buf: Option<(wgpu::Buffer, u64)> = None;
         let schedule = VolumeLayers { ranker };
-        let run = Run::whole(&schedule, ranker.len());
+        let run = Run::new(&schedule, ranker.len(), 0);
         let mut dispatch_layer = |ranges: &[(u64, u64)]| -> Result<Vec<u64>> {
             for part in ranges.chunks(chunk as usize) {
                 let ranks: Vec<u32> = part.iter().map(|&(r, _)| r as u32).collect();

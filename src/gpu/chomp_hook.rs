@@ -529,7 +529,7 @@ impl HookTable {
             stats,
         };
         let scan = PullScan::new(&self.hook);
-        let run = Run::whole(&*self.hook, self.hook.len());
+        let run = Run::new(&*self.hook, self.hook.len(), 0);
         drive_steps(
             run,
             |_, ranges| {
@@ -774,7 +774,7 @@ impl DeviceTable for HookTable {
     fn words(&self) -> Result<Vec<u64>> {
         let mut out: Vec<u32> = Vec::with_capacity(self.words as usize + 1);
         self.for_each_chunk(|_, words| out.extend_from_slice(words))?;
-        let want = crate::chomp::bits::words_for_bits(self.hook.len()) as usize;
+        let want = self.hook.len().div_ceil(64) as usize;
         out.resize(want * 2, 0);
         Ok(out
             .chunks(2)

@@ -25,22 +25,14 @@ pub struct Run<'a, S> {
 }
 
 impl<'a, S: Schedule> Run<'a, S> {
-    /// Every step of `schedule` over indexes `0..len`, from the first.
-    pub fn whole(schedule: &'a S, len: u64) -> Run<'a, S> {
+    /// The steps of `schedule` from `start` on over indexes `0..len`: 0 for a whole run, or
+    /// the first step a checkpoint did not finish.
+    pub fn new(schedule: &'a S, len: u64, start: u64) -> Run<'a, S> {
         Run {
             schedule,
             lo: 0,
             hi: len,
-            start: 0,
-        }
-    }
-
-    /// The steps of `schedule` from `start` on over indexes `0..len` (the steps before are
-    /// finished: read back from a checkpoint).
-    pub fn from_step(schedule: &'a S, len: u64, start: u64) -> Run<'a, S> {
-        Run {
             start,
-            ..Run::whole(schedule, len)
         }
     }
 

@@ -47,7 +47,7 @@ pub fn ordinals_by_volume(ranker: &Ranker, choice: &Choice) -> crate::Result<Vec
     let table: Vec<AtomicU8> = (0..total).map(|_| AtomicU8::new(0)).collect();
     // Layer v reads only layers < v, finished before this one started (rayon joins).
     drive(
-        Run::whole(&VolumeLayers { ranker }, total),
+        Run::new(&VolumeLayers { ranker }, total, 0),
         || vec![0u32; ranker.shape.rows],
         |rows, r, len, _| {
             for r in r..r + len {

@@ -194,7 +194,7 @@ impl PackedOrds {
         if let Some(hook) = hook {
             let options = HookOptions::new(hook)?;
             let stop = choice.stop;
-            let run = Run::from_step(hook, hook.len(), start);
+            let run = Run::new(hook, hook.len(), start);
             return drive(
                 run,
                 || (),
@@ -213,7 +213,7 @@ impl PackedOrds {
             );
         }
         drive(
-            Run::from_step(&Layers { ranker }, ranker.len(), start),
+            Run::new(&Layers { ranker }, ranker.len(), start),
             || vec![0u32; ranker.shape.rows],
             |rows, base, len, _| {
                 let (lo, hi) = (base * B, (base + len) * B);

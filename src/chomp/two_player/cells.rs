@@ -189,7 +189,7 @@ impl CellsTable {
         // Every diagram in one index space, those of n cells from offsets[n] on.
         let offsets = self.counts.offsets(|p| p);
         let schedule = ByCells(&self.counts, &offsets);
-        let run = Run::from_step(&schedule, offsets[max as usize + 1], start_step);
+        let run = Run::new(&schedule, offsets[max as usize + 1], start_step);
         let this = &*self;
         drive(
             run,

@@ -310,7 +310,7 @@ mod tests {
         for (r, c) in [(1, 6), (2, 5), (3, 4), (4, 4), (5, 3), (3, 7), (2, 70)] {
             let rk = Ranker::new(ChompBox { rows: r, cols: c }).unwrap();
             let n = rk.len();
-            let words = bits::zeroed_words(bits::words_for_bits(n) as usize);
+            let words = bits::zeroed_words(n.div_ceil(64) as usize);
             let mut parents = vec![Vec::new(); n as usize];
             let mut rows = vec![0u32; r];
             for rank in 1..n {

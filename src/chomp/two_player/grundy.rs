@@ -240,7 +240,7 @@ impl GrundyTable {
         match this.layout.hook_index() {
             None => {
                 let layers = Layers { ranker };
-                let run = Run::from_step(&layers, ranker.len(), start);
+                let run = Run::new(&layers, ranker.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
                     tallies.range(ranker, s, base, len, |rows, rank, seen| {
                         if !compute {
@@ -255,7 +255,7 @@ impl GrundyTable {
             }
             Some(hook) => {
                 let options = HookOptions::new(hook)?;
-                let run = Run::from_step(&**hook, hook.len(), start);
+                let run = Run::new(&**hook, hook.len(), start);
                 let range = |s: &mut Scratch, base: u64, len: u64, compute: bool| {
                     tallies.pairs_range(&options, stride, s, base, len, |p, seen| {
                         if !compute {

@@ -254,7 +254,7 @@ mod tests {
             }
             for min_child in [0, 1, 2, 100] {
                 let ix = HookIndex::with_min_child(n, min_child).unwrap();
-                let words = bits::zeroed_words(bits::words_for_bits(ix.len()) as usize);
+                let words = bits::zeroed_words(ix.len().div_ceil(64) as usize);
                 for q in &all[1..] {
                     let dq = Diagram::new(q[..n].to_vec()).unwrap();
                     let mut want = vec![false; ix.len() as usize];

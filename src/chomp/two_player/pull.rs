@@ -481,7 +481,7 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
     let scan = PullScan::new(hook);
     let mut options = 0u64;
     drive_steps(
-        Run::whole(&**hook, hook.len()),
+        Run::new(&**hook, hook.len(), 0),
         |_, ranges| {
             let split = scan.split(ranges)?;
             let words = table.raw_words();

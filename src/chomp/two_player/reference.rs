@@ -84,7 +84,7 @@ pub fn solve_by_volume_layers(shape: ChompBox) -> Result<PTable> {
     let table = PTable::empty(BitLayout::colex_for(shape)?)?;
     let ranker = table.ranker();
     let schedule = VolumeLayers { ranker };
-    let run = Run::whole(&schedule, ranker.len());
+    let run = Run::new(&schedule, ranker.len(), 0);
     drive(
         run,
         || vec![0u32; shape.rows],

@@ -104,7 +104,7 @@ mod tests {
     /// records.
     fn solve_by_windows(layout: &BitLayout, window_words: u64) -> (Vec<u64>, Records) {
         let len = layout.len();
-        let mut all = vec![0u64; bits::words_for_bits(len) as usize];
+        let mut all = vec![0u64; len.div_ceil(64) as usize];
         let mut records: Records = (0..layout.steps()).map(|s| (s, Vec::new())).collect();
         let mut lo = 0;
         while lo < len {

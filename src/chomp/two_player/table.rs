@@ -102,14 +102,14 @@ impl PTable {
             "choose a smaller box",
         )?;
         Ok(PTable {
-            words: bits::zeroed_words(bits::words_for_bits(layout.len()) as usize),
+            words: bits::zeroed_words(layout.len().div_ceil(64) as usize),
             layout,
         })
     }
 
     /// A table from its words (as saved), or [`Error::Invalid`] if their number is wrong.
     pub fn from_words(layout: BitLayout, words: Vec<u64>) -> Result<PTable> {
-        let want = bits::words_for_bits(layout.len());
+        let want = layout.len().div_ceil(64);
         if words.len() as u64 != want {
             return Err(Error::invalid(format!(
                 "a table of the {} box has {want} words, not {}",
