@@ -133,6 +133,18 @@ fn chomp_ordinals(c: &mut Criterion) {
     group.finish();
 }
 
+/// The pull scan of a square's hook index on the CPU (the GPU kernel's twin): the options it
+/// reads before the first P one are most of its work.
+fn chomp_pull_scan(c: &mut Criterion) {
+    use chompute::chomp::{diagram::ChompBox, index::BitLayout, two_player::pull::solve_pull};
+    let mut group = c.benchmark_group("chomp pull scan");
+    group.sample_size(10);
+    let layout = BitLayout::for_box(ChompBox::square(11)).unwrap();
+    group.throughput(Throughput::Elements(layout.len()));
+    group.bench_function("11x11", |b| b.iter(|| solve_pull(&layout).unwrap()));
+    group.finish();
+}
+
 fn games_with_a_pass(c: &mut Criterion) {
     use chompute::pass::{
         cb::{Bar, FTable},
@@ -224,6 +236,7 @@ criterion_group!(
     counts,
     pictures,
     chomp_ordinals,
+    chomp_pull_scan,
     games_with_a_pass,
     automaton
 );

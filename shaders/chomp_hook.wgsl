@@ -447,8 +447,33 @@ fn compose() {
     rows = cur;
 }
 
+// Whether the bite at cell (i, j) of a hook of the chain or of the innermost one leaves a P
+// position: a fresh index.
+fn hook_bite(i: u32, j: u32) -> bool {
+    var opt = rows;
+    for (var k = i; k < params.n; k = k + 1u) {
+        opt[k] = min(opt[k], j);
+    }
+    reads = reads + 1u;
+    return is_p(index_of(opt));
+}
+
 // Whether the located position is P: no option is, read until the first P one.
 fn decide() -> bool {
+    compose();
+    let d = depth;
+    // First the hook cells of the first two anti-diagonals (i + j <= 2): the bites to one or
+    // two rows or columns, or to an L, the winning ones of most N-positions.
+    var first = array<vec2<u32>, 5>(
+        vec2<u32>(0u, 1u), vec2<u32>(1u, 0u), vec2<u32>(0u, 2u), vec2<u32>(1u, 1u), vec2<u32>(2u, 0u)
+    );
+    for (var c = 0u; c < 5u; c = c + 1u) {
+        let i = first[c].x;
+        let j = first[c].y;
+        if (j < rows[i] && (i <= d || j <= d) && hook_bite(i, j)) {
+            return false;
+        }
+    }
     // Bites in the interior: the same block_first, a smaller colex rank.
     if (hook_b > 1u && mu[0] > 0u) {
         let r = hook_b - 1u;
@@ -473,24 +498,18 @@ fn decide() -> bool {
             }
         }
     }
-    // Every other bite but the poison's: a cell of a hook of the chain or the innermost one.
-    compose();
-    let d = depth;
+    // Every other bite but the poison's: the other hook cells (row or column at most depth),
+    // row by row.
     for (var i = 0u; i < params.n; i = i + 1u) {
         let len = rows[i];
         if (len == 0u) {
             break;
         }
         for (var j = 0u; j < len; j = j + 1u) {
-            if ((i > d && j > d) || (i == 0u && j == 0u)) {
+            if ((i > d && j > d) || i + j <= 2u) {
                 continue;
             }
-            var opt = rows;
-            for (var k = i; k < params.n; k = k + 1u) {
-                opt[k] = min(opt[k], j);
-            }
-            reads = reads + 1u;
-            if (is_p(index_of(opt))) {
+            if (hook_bite(i, j)) {
                 return false;
             }
         }

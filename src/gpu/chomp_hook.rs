@@ -13,9 +13,11 @@
 //! recurse into child squares, and its marks land anywhere in the table; the pull scan's
 //! options are each one index computed on its own, and its only write is the position's own
 //! bit. Measured by the CPU twin's [`PullStats`] and the kernel's own count
-//! (`CHOMPUTE_GPU_STATS=1`, the same numbers): 23.1 options read a position on 10×10
-//! (2,152,251 for 93,337 positions), 28.8 on 11×11, 35.9 on 12×12 (48,991,555 for 1,363,341);
-//! a position has up to n² options, so the first P one comes early.
+//! (`CHOMPUTE_GPU_STATS=1`, the same numbers): with the bites to one or two rows or columns
+//! or to an L first (the winning ones of most N-positions), then the interior, then the other
+//! hook cells, 9.3 options read a position on 10×10 (870,144 for 93,337 positions), 10.1 on
+//! 11×11, 12.0 on 12×12 (16,379,775 for 1,363,341), where the interior first read 23.1, 28.8
+//! and 35.9; a position has up to n² options, so the first P one comes early.
 //!
 //! # Parallelism: levels of a step
 //! A range of a step is a prefix block of a colex block (its first r/2 interior rows fixed, the
