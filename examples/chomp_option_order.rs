@@ -1,14 +1,20 @@
 //! The order in which the pull scan (`two_player::pull`, the GPU's hook kernel) reads a
 //! position's options, weighed: for each order, the options read a position (every option of
 //! a P-position, an N-position's up to its first P one) and, of an N-position's, how many were
-//! interior bites (O(1) each) and how many hook bites (a fresh index each). The scan's own
-//! order is checked against its count.
+//! interior bites (O(1) each) and how many hook bites (a fresh index each). To 13×13 every
+//! position, solved by the scan, whose own order is checked against its count; past it a
+//! sample of 200,000 positions spread evenly over the index, the table solved by the forward
+//! solver.
 //!
-//! `cargo run --release --example chomp_option_order -- 10 12`
+//! `cargo run --release --example chomp_option_order -- 10 12 16 18`
 
 use chompute::chomp::diagram::ChompBox;
 use chompute::chomp::index::BitLayout;
 use chompute::chomp::two_player::pull::{solve_pull, PullScan};
+use chompute::chomp::two_player::solve::solve_layers;
+
+/// Positions weighed past 13×13.
+const SAMPLE: u64 = 200_000;
 
 /// An option: its cell (row i, column j), the cells the bite takes, whether the cell lies in
 /// the interior of the innermost block, whether the option is P.
@@ -51,17 +57,25 @@ const ORDERS: [(&str, Key); 4] = [
 
 fn main() {
     for arg in std::env::args().skip(1) {
-        let Some(n) = arg.parse::<usize>().ok().filter(|n| (1..=14).contains(n)) else {
-            eprintln!("chomp_option_order: not a side from 1 to 14: {arg}");
+        let Some(n) = arg.parse::<usize>().ok().filter(|n| (1..=18).contains(n)) else {
+            eprintln!("chomp_option_order: not a side from 1 to 18: {arg}");
             std::process::exit(2);
         };
         let layout = BitLayout::for_box(ChompBox::square(n)).expect("a square's layout");
-        let (table, stats) = solve_pull(&layout).expect("the pull scan");
-        let hook = layout.hook_index().expect("a square's hook index");
-        let scan = PullScan::new(hook);
+        let hook = layout.hook_index().expect("a square's hook index").clone();
+        let scan = PullScan::new(&hook);
+        let (table, scanned, qs): (_, _, Vec<u64>) = if n <= 13 {
+            let (table, stats) = solve_pull(&layout).expect("the pull scan");
+            (table, Some(stats.options), (1..hook.len()).collect())
+        } else {
+            let table = solve_layers(layout.clone()).expect("the forward solver");
+            let step = (hook.len() - 1) / SAMPLE;
+            (table, None, (0..SAMPLE).map(|k| 1 + k * step).collect())
+        };
+        let positions = qs.len() as u64;
         let (mut all, mut n_pos) = ([0u64; ORDERS.len()], 0u64);
         let (mut interior, mut hooks) = ([0u64; ORDERS.len()], [0u64; ORDERS.len()]);
-        for q in 1..hook.len() {
+        for q in qs {
             let loc = scan.locate(q);
             let rows = scan.compose(&loc);
             let d = loc.depth as u32;
@@ -92,16 +106,16 @@ fn main() {
                 }
             }
         }
-        assert_eq!(
-            all[1], stats.options,
-            "{n}x{n}: the scan's order, counted twice"
-        );
+        if let Some(options) = scanned {
+            assert_eq!(all[1], options, "{n}x{n}: the scan's order, counted twice");
+        }
         let per = |x: u64, of: u64| x as f64 / of as f64;
-        println!("{n}x{n}: {} positions, {} N", stats.positions, n_pos);
+        let of = if scanned.is_some() { "every one" } else { "a sample" };
+        println!("{n}x{n}: {positions} positions ({of}), {n_pos} N");
         for (k, (name, _)) in ORDERS.iter().enumerate() {
             println!(
                 "  {name}: {:.2} options a position; an N-position's: {:.2} interior, {:.2} hook",
-                per(all[k], stats.positions),
+                per(all[k], positions),
                 per(interior[k], n_pos),
                 per(hooks[k], n_pos)
             );
