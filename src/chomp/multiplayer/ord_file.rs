@@ -244,8 +244,7 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let (ranker, hook) = (self.table.ranker(), self.table.hook());
-        let run = packed.compute_from(ranker, hook, &choice, self.start, on_step);
+        let run = self.table.compute_packed(&choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }

@@ -10,7 +10,7 @@ use super::packed::PackedOrds;
 use super::rule::{ordinal_at, Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
-use crate::chomp::engine::schedule::VolumeLayers;
+use crate::chomp::engine::schedule::{Progress, VolumeLayers};
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
@@ -254,10 +254,7 @@ impl OrdPlan {
         let players = rule.players() as u8;
         if matches!(self.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
             let table = self.zeroed_table(ranker, players)?;
-            let (ranker, hook) = (table.ranker(), table.hook());
-            table
-                .packed()
-                .compute_from(ranker, hook, &choice, 0, |_, _| Ok(()))?;
+            table.compute_packed(&choice, 0, |_, _| Ok(()))?;
             return Ok(table);
         }
         self.room_for_table(ranker.len())?;
@@ -391,6 +388,19 @@ impl OrdTable {
             unreachable!("a table of one byte a position is the byte engines'")
         };
         packed
+    }
+
+    /// Compute a packed engine's entries from step `start` on ([`PackedOrds::compute_from`] in
+    /// the table's layout), calling `on_step(step, progress)` after each step.
+    pub(crate) fn compute_packed(
+        &self,
+        choice: &Choice,
+        start: u64,
+        on_step: impl FnMut(u64, Progress) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        let (ranker, hook) = (self.ranker(), self.hook());
+        self.packed()
+            .compute_from(ranker, hook, choice, start, on_step)
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
