@@ -207,7 +207,7 @@ impl ChompOrdinals {
         self.table.ordinal(p).ok_or_else(|| {
             invalid(format!(
                 "position {p} does not fit in the {} box",
-                self.table.ranker.shape
+                self.table.ranker().shape
             ))
         })
     }
@@ -249,7 +249,7 @@ impl ChompOrdinals {
     /// The box as (rows, columns).
     #[getter]
     fn r#box(&self) -> (usize, u32) {
-        let s = self.table.ranker.shape;
+        let s = self.table.ranker().shape;
         (s.rows, s.cols)
     }
 
@@ -310,15 +310,15 @@ impl ChompOrdinals {
     }
 
     fn __len__(&self) -> usize {
-        self.table.ranker.len() as usize
+        self.table.ranker().len() as usize
     }
 
     fn __repr__(&self) -> String {
         format!(
             "<chompute.ChompOrdinals rule ({}) box {}: {} positions, histogram {:?}>",
             self.rule.normalised(),
-            self.table.ranker.shape,
-            self.table.ranker.len() as usize,
+            self.table.ranker().shape,
+            self.table.ranker().len() as usize,
             self.table.histogram()
         )
     }

@@ -882,7 +882,7 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     };
     let report = GrundyReport {
         size: shape,
-        positions: table.ranker.len() - 1,
+        positions: table.ranker().len() - 1,
         seconds,
         max_grundy: table.max_grundy(),
         histogram: table.histogram().to_vec(),

@@ -87,14 +87,10 @@ pub trait Job {
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>>;
     /// Run the steps still to do, keeping each in the checkpoints.
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()>;
-    /// Whether the checkpoints serve a rerun after the run failed with `e` (else removed).
-    fn keeps_checkpoint_after(&self, _e: &Error) -> bool {
-        true
-    }
-    /// Remove the checkpoints (the run cannot resume from them): asked only when
-    /// [`Job::keeps_checkpoint_after`] says so.
-    fn discard(&mut self) -> Result<()> {
-        Ok(())
+    /// After the run failed with `e`: remove the checkpoints when they cannot serve a rerun,
+    /// and say whether it did (by default they are kept).
+    fn discard_after(&mut self, _e: &Error) -> Result<bool> {
+        Ok(false)
     }
     /// Write the file to `out` (a temporary name, then renamed) and remove the checkpoints;
     /// a run that writes no file (a part of a wave of blocks) keeps them and returns what it did.
@@ -120,8 +116,7 @@ pub fn run_to_file<J: Job>(
     crate::output::remove_stale_temps(out);
     said.into_iter().for_each(&mut report);
     if let Err(e) = job.run(&mut report) {
-        if !job.keeps_checkpoint_after(&e) {
-            job.discard()?;
+        if job.discard_after(&e)? {
             kept.iter().for_each(|k| crate::output::drop_checkpoint(k));
         }
         return Err(e);

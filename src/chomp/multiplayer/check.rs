@@ -30,7 +30,7 @@ impl Game<'_> {
     }
 
     fn at(&self, r: u64) -> String {
-        self.table.ranker.unrank(r).to_string()
+        self.table.ranker().unrank(r).to_string()
     }
 
     /// The score index player 1 of P gets by moving to Q of ordinal `oq`: Q's player 1 is P's
@@ -165,7 +165,7 @@ fn solution_chains_are_short(p: &PositionSeen, t: &mut Tally) {
 fn top_ordinal_is_nobodys_solution(pass: &PassSeen, t: &mut Tally) -> String {
     let g = pass.game;
     let (mut lower, mut lower_witnessed) = (0u64, 0u64);
-    for r in 0..g.table.ranker.len() as usize {
+    for r in 0..g.table.ranker().len() as usize {
         if g.table.ordinal_rank(r as u64) == g.n {
             t.record(!pass.is_solution[r], || g.at(r as u64));
         } else {
@@ -237,7 +237,7 @@ pub fn check_ordinals(table: &OrdTable, rule: &Rule, claims: &[&OrdinalClaim]) -
         rule,
         n: rule.players() as u8,
     };
-    let ranker = &table.ranker;
+    let ranker = table.ranker();
     let total = ranker.len() as usize;
     let mut tallies = vec![Tally::new(); claims.len()];
     let mut rows = vec![0u32; ranker.shape.rows];
@@ -405,7 +405,7 @@ mod tests {
         let value = &claims[0];
         assert_eq!(value.name, "Fact 2.10 (value)");
         assert!(!value.pass);
-        let at = t.ranker.unrank(r as u64).to_string();
+        let at = t.ranker().unrank(r as u64).to_string();
         assert!(
             value.counterexample.as_deref().unwrap().starts_with(&at),
             "{:?} names {at}",

@@ -215,7 +215,7 @@ impl Job for OrdJob {
                     None => o == 0,
                 })
             };
-            let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place)?;
+            let got = store::read_raw_record(reader, 1, |v, m| v == step && m == len, &mut place);
             // A damaged record's entries, placed as they were read, are cleared.
             if got.is_none() {
                 let ranks = ranges.iter().flat_map(|&(b, l)| b..b + l);
@@ -244,19 +244,14 @@ impl Job for OrdJob {
             report(RunEvent::Step(progress));
             Ok(())
         };
-        let (ranker, hook) = (&self.table.ranker, self.table.hook.as_deref());
-        let run = packed.compute_from(ranker, hook, &choice, self.start, on_step);
+        let run = self.table.compute_packed(&choice, self.start, on_step);
         self.checkpoint = Some(checkpoint);
         run
     }
 
-    fn discard(&mut self) -> Result<()> {
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)
-    }
-
     fn publish(mut self, out: &Path) -> Result<OrdTable> {
         save_ords(&self.table, &self.rule, out)?;
-        self.discard()?;
+        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
         Ok(self.table)
     }
 }

@@ -10,7 +10,7 @@ use super::packed::PackedOrds;
 use super::rule::{ordinal_at, Choice, Rule};
 use crate::chomp::diagram::{ChompBox, Diagram};
 use crate::chomp::engine::driver::{drive, Run};
-use crate::chomp::engine::schedule::VolumeLayers;
+use crate::chomp::engine::schedule::{Progress, VolumeLayers};
 use crate::chomp::index::pairs::{pairs_index, square_for_pairs};
 use crate::chomp::index::{BitLayout, HookIndex, Ranker};
 use crate::error::Input;
@@ -228,8 +228,7 @@ impl OrdPlan {
         });
         stopped?;
         let table = kept_ranker.map(|ranker| OrdTable {
-            ranker,
-            hook: None,
+            layout: BitLayout::Colex(ranker),
             players: rule.players() as u8,
             ords: Ords::Bytes(kept),
         });
@@ -255,10 +254,7 @@ impl OrdPlan {
         let players = rule.players() as u8;
         if matches!(self.engine, OrdEngine::Packed | OrdEngine::PackedColex) {
             let table = self.zeroed_table(ranker, players)?;
-            let (ranker, hook) = (&table.ranker, table.hook.as_deref());
-            table
-                .packed()
-                .compute_from(ranker, hook, &choice, 0, |_, _| Ok(()))?;
+            table.compute_packed(&choice, 0, |_, _| Ok(()))?;
             return Ok(table);
         }
         self.room_for_table(ranker.len())?;
@@ -275,8 +271,7 @@ impl OrdPlan {
             false => ordinals_in_rank_order(&ranker, &choice)?,
         };
         Ok(OrdTable {
-            ranker,
-            hook: None,
+            layout: BitLayout::Colex(ranker),
             players,
             ords: Ords::Bytes(ords),
         })
@@ -292,8 +287,7 @@ impl OrdPlan {
         let entries = hook.as_ref().map_or(ranker.len(), |h| h.len());
         self.room_for_table(PackedOrds::bytes_for(entries, players))?;
         Ok(OrdTable {
-            ranker,
-            hook,
+            layout: BitLayout::of(ranker, hook.as_ref()),
             players,
             ords: Ords::Packed(PackedOrds::zeroed(entries, players)),
         })
@@ -324,11 +318,9 @@ impl Ords {
 /// The ordinals of one box under one rule.
 #[derive(Debug)]
 pub struct OrdTable {
-    /// The box's ranking.
-    pub ranker: Ranker,
-    /// The index of the entries when the table keeps one for each transposed pair of a square
-    /// ([`pairs_index`]); else the entries are by colex rank.
-    pub hook: Option<Arc<HookIndex>>,
+    /// How the entries are numbered: by colex rank, or by the hook index ([`pairs_index`]) when
+    /// the table keeps one for each transposed pair of a square. It holds the box's ranking.
+    layout: BitLayout,
     /// Players of the rule: ordinals run 0..=players.
     pub players: u8,
     /// The ordinal of every entry.
@@ -344,32 +336,39 @@ impl OrdTable {
 
     /// How the table numbers its entries: colex ranks, or one entry a transposed pair.
     pub fn layout(&self) -> BitLayout {
-        BitLayout::of(self.ranker.clone(), self.hook.as_ref())
+        self.layout.clone()
+    }
+
+    /// The box's ranking.
+    pub fn ranker(&self) -> &Ranker {
+        self.layout.ranker()
+    }
+
+    /// The index of the entries when the table keeps one for each transposed pair of a square
+    /// ([`pairs_index`]); `None` when they are by colex rank.
+    pub fn hook(&self) -> Option<&HookIndex> {
+        self.layout.hook_index().map(|h| &**h)
     }
 
     /// The ordinal of rank `r`.
     #[inline]
     pub fn ordinal_rank(&self, r: u64) -> u8 {
-        match &self.hook {
-            Some(hook) => self.ords.entry(hook.index_of_rank(&self.ranker, r)),
-            None => self.ords.entry(r),
+        match &self.layout {
+            BitLayout::Colex(_) => self.ords.entry(r),
+            BitLayout::Hook { ranker, hook } => self.ords.entry(hook.index_of_rank(ranker, r)),
         }
     }
 
     /// The ordinal of `p`, or `None` when it is outside the box.
     pub fn ordinal(&self, p: &Diagram) -> Option<u8> {
-        let x = match &self.hook {
-            Some(hook) => hook.index(p.rows()),
-            None => self.ranker.rank(p),
-        };
-        x.map(|x| self.ords.entry(x))
+        self.layout.bit(p).map(|x| self.ords.entry(x))
     }
 
     /// Every ordinal as one byte, in rank order.
     pub fn to_bytes(&self) -> Vec<u8> {
-        match (&self.ords, &self.hook) {
-            (Ords::Bytes(v), None) => v.clone(),
-            _ => (0..self.ranker.len())
+        match (&self.ords, &self.layout) {
+            (Ords::Bytes(v), BitLayout::Colex(_)) => v.clone(),
+            _ => (0..self.ranker().len())
                 .map(|r| self.ordinal_rank(r))
                 .collect(),
         }
@@ -379,7 +378,7 @@ impl OrdTable {
     pub fn histogram(&self) -> Vec<u64> {
         match &self.ords {
             Ords::Bytes(v) => histogram(v, self.players),
-            Ords::Packed(p) => p.histogram(self.players, self.hook.as_deref()),
+            Ords::Packed(p) => p.histogram(self.players, self.hook()),
         }
     }
 
@@ -389,6 +388,19 @@ impl OrdTable {
             unreachable!("a table of one byte a position is the byte engines'")
         };
         packed
+    }
+
+    /// Compute a packed engine's entries from step `start` on ([`PackedOrds::compute_from`] in
+    /// the table's layout), calling `on_step(step, progress)` after each step.
+    pub(crate) fn compute_packed(
+        &self,
+        choice: &Choice,
+        start: u64,
+        on_step: impl FnMut(u64, Progress) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        let (ranker, hook) = (self.ranker(), self.hook());
+        self.packed()
+            .compute_from(ranker, hook, choice, start, on_step)
     }
 
     /// Sol_f P (docs/mathematics.md §5): the options Q with ord(Q)+1 = ord(P), except {(0)} when
@@ -410,7 +422,7 @@ impl OrdTable {
 
     /// The ordinal and Sol of every rectangle r×c of the box, rows first.
     pub fn rectangles(&self) -> Vec<RectangleOrdinal> {
-        let shape = self.ranker.shape;
+        let shape = self.ranker().shape;
         let mut out = Vec::with_capacity(shape.rows * shape.cols as usize);
         for rows in 1..=shape.rows {
             for cols in 1..=shape.cols {
@@ -428,16 +440,17 @@ impl OrdTable {
 
     /// Every position of ordinal `k`, in rank order (which is lexicographic order of rows).
     pub fn positions_of(&self, k: u8, mut f: impl FnMut(&[u32])) {
-        let mut rows = vec![0u32; self.ranker.shape.rows];
-        for r in 0..self.ranker.len() {
-            let x = match &self.hook {
+        let (ranker, hook) = (self.ranker(), self.hook());
+        let mut rows = vec![0u32; ranker.shape.rows];
+        for r in 0..ranker.len() {
+            let x = match hook {
                 Some(hook) => hook.index(&rows).expect("a position of the box"),
                 None => r,
             };
             if self.ords.entry(x) == k {
                 f(&rows);
             }
-            self.ranker.advance(&mut rows);
+            ranker.advance(&mut rows);
         }
     }
 }
@@ -551,8 +564,8 @@ mod tests {
         let (histogram, kept) = plan.stream_three_rows(&rule, Some(6), None, ok).unwrap();
         assert_eq!(histogram, whole.histogram());
         let kept = kept.unwrap();
-        assert_eq!(kept.ranker.shape, ChompBox { rows: 3, cols: 6 });
-        for r in 0..kept.ranker.len() {
+        assert_eq!(kept.ranker().shape, ChompBox { rows: 3, cols: 6 });
+        for r in 0..kept.ranker().len() {
             assert_eq!(kept.ordinal_rank(r), whole.ordinal_rank(r), "rank {r}");
         }
         // No columns asked, no table; the stream stops at the first error of `each`.
@@ -626,8 +639,8 @@ mod tests {
     fn sol_and_chain_follow_the_ordinals() {
         let rule = Rule::parse("0,2,1").unwrap();
         let t = OrdTable::compute(ChompBox { rows: 4, cols: 4 }, &rule).unwrap();
-        for r in 1..t.ranker.len() {
-            let p = t.ranker.unrank(r);
+        for r in 1..t.ranker().len() {
+            let p = t.ranker().unrank(r);
             let o = t.ordinal_rank(r);
             let chain = t.chain(&p);
             let moves = chain.len() as u8 - 1;

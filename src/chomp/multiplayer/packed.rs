@@ -302,7 +302,7 @@ mod tests {
                 let diagonal: u64 = (1..=n as u64)
                     .map(|k| crate::chomp::diagram::binomial(2 * k - 2, k - 1).unwrap())
                     .sum();
-                let entries = table.hook.as_ref().unwrap().len();
+                let entries = table.hook().unwrap().len();
                 assert_eq!(entries, 1 + (ranker.len() - 1 - diagonal) / 2 + diagonal);
                 let mut h = vec![0u64; rule.players() + 1];
                 for r in 0..ranker.len() {

@@ -141,22 +141,21 @@ impl Checkpoint {
 
 /// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,
 /// at a torn or damaged record, when `accept(step, n)` refuses its head, or when `payload`,
-/// given the items in slices as read (before the CRC is checked), refuses one.
+/// given the items in slices as read (before the CRC is checked), refuses one. A failed read
+/// is the end of the log, never an error.
 pub(crate) fn read_raw_record(
     r: &mut (impl Read + ?Sized),
     unit: u64,
     accept: impl FnOnce(u64, u64) -> bool,
     mut payload: impl FnMut(&[u8]) -> bool,
-) -> Result<Option<(u64, u64)>> {
+) -> Option<(u64, u64)> {
     let mut head = [0u8; 20];
     if r.read_exact(&mut head).is_err() || &head[..4] != RECORD_TAG {
-        return Ok(None);
+        return None;
     }
     let v = u64::from_le_bytes(head[4..12].try_into().expect("8 bytes"));
     let n = u64::from_le_bytes(head[12..].try_into().expect("8 bytes"));
-    let Some(total) = n.checked_mul(unit).filter(|_| accept(v, n)) else {
-        return Ok(None);
-    };
+    let total = n.checked_mul(unit).filter(|_| accept(v, n))?;
     let mut crc = crc32fast::Hasher::new();
     crc.update(&head[4..]);
     let per = (READ_BYTES / unit).max(1) * unit;
@@ -165,17 +164,17 @@ pub(crate) fn read_raw_record(
     while left > 0 {
         let part = &mut buf[..per.min(left) as usize];
         if r.read_exact(part).is_err() {
-            return Ok(None);
+            return None;
         }
         crc.update(part);
         if !payload(part) {
-            return Ok(None);
+            return None;
         }
         left -= part.len() as u64;
     }
     let mut tail = [0u8; 4];
     if r.read_exact(&mut tail).is_err() || u32::from_le_bytes(tail) != crc.finalize() {
-        return Ok(None);
+        return None;
     }
-    Ok(Some((v, 4 + 16 + total + 4)))
+    Some((v, 4 + 16 + total + 4))
 }

@@ -312,7 +312,7 @@ fn open_journal(plan: &BlockPlan, dir: &Path) -> Result<(Checkpoint, Vec<Assembl
         }
         Ok(())
     };
-    let read = |reader: &mut dyn std::io::Read, k| match file::read_record(reader, u64::MAX)? {
+    let read = |reader: &mut dyn std::io::Read, k| match file::read_record(reader, u64::MAX) {
         Some((got, item, bytes)) if got == k && item.len() == 2 => {
             let (crc, p) = (item[0] as u32, item[1]);
             records.push(Assembled { crc, p });

@@ -142,11 +142,10 @@ impl Values {
 /// empty diagram, holds 0 and is not a position.
 #[derive(Debug)]
 pub struct GrundyTable {
-    /// The box's ranking.
-    pub ranker: Ranker,
     plan: GrundyPlan,
     values: Values,
-    /// How the values are numbered: colex ranks, or one of each transposed pair.
+    /// How the values are numbered: colex ranks, or one of each transposed pair; it holds the
+    /// box's ranking ([`GrundyTable::ranker`]).
     layout: BitLayout,
     /// Largest value of the positions with hook (a, b), at a + b·(C+1).
     hook_max: Vec<u16>,
@@ -178,8 +177,7 @@ impl GrundyTable {
             ValueBytes::Two => Values::Two((0..len).map(|_| AtomicU16::new(0)).collect()),
         };
         Ok(GrundyTable {
-            layout: BitLayout::of(ranker.clone(), hook.map(Arc::new).as_ref()),
-            ranker,
+            layout: BitLayout::of(ranker, hook.map(Arc::new).as_ref()),
             plan,
             values,
             hook_max: Vec::new(),
@@ -197,7 +195,7 @@ impl GrundyTable {
         mut on_step: impl FnMut(&GrundyTable, u64, Progress) -> Result<()>,
     ) -> Result<()> {
         let this: &GrundyTable = self;
-        let (plan, ranker, values) = (this.plan, &this.ranker, &this.values);
+        let (plan, ranker, values) = (this.plan, this.ranker(), &this.values);
         let shape = plan.shape;
         let stride = shape.cols as usize + 1;
         let hooks = stride * (shape.rows + 1);
@@ -309,9 +307,14 @@ impl GrundyTable {
         }
     }
 
+    /// The box's ranking.
+    pub fn ranker(&self) -> &Ranker {
+        self.layout.ranker()
+    }
+
     /// The box.
     pub fn shape(&self) -> ChompBox {
-        self.ranker.shape
+        self.layout.shape()
     }
 
     /// The plan the table was computed with.
@@ -321,9 +324,10 @@ impl GrundyTable {
 
     /// The Grundy value of colex rank `r`.
     pub fn value_rank(&self, r: u64) -> u16 {
-        let hook = self.layout.hook_index();
-        let index = hook.map(|h| h.index_of_rank(&self.ranker, r));
-        self.values.get(index.unwrap_or(r))
+        match &self.layout {
+            BitLayout::Colex(_) => self.values.get(r),
+            BitLayout::Hook { ranker, hook } => self.values.get(hook.index_of_rank(ranker, r)),
+        }
     }
 
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
@@ -654,15 +658,15 @@ mod tests {
             let one = table(None, true);
             let two = table(Some(ValueBytes::Two), false);
             assert_eq!(one.histogram(), two.histogram());
-            for r in 1..one.ranker.len() {
+            for r in 1..one.ranker().len() {
                 assert_eq!(one.value_rank(r), two.value_rank(r));
             }
             let mut rows = vec![0u32; shape.rows];
             for sr in 1..=shape.rows {
                 for sc in 1..=shape.cols {
                     let mut m = 0;
-                    for r in 1..one.ranker.len() {
-                        one.ranker.unrank_into(r, &mut rows);
+                    for r in 1..one.ranker().len() {
+                        one.ranker().unrank_into(r, &mut rows);
                         if rows[0] <= sc && rows.get(sr).is_none_or(|&a| a == 0) {
                             m = m.max(one.value_rank(r));
                         }
@@ -679,7 +683,7 @@ mod tests {
     fn the_tallied_histogram_equals_a_recount() {
         let t = GrundyTable::compute(bx(6, 9)).unwrap();
         let mut h = vec![0u64; t.max_grundy() + 1];
-        for r in 1..t.ranker.len() {
+        for r in 1..t.ranker().len() {
             h[t.value_rank(r) as usize] += 1;
         }
         assert_eq!(t.histogram(), &h[..]);

@@ -128,18 +128,18 @@ impl Job for GrundyJob {
         })
     }
 
-    fn keeps_checkpoint_after(&self, e: &Error) -> bool {
+    fn discard_after(&mut self, e: &Error) -> Result<bool> {
         // A value past one byte: a two-byte run cannot take this checkpoint's values.
-        !matches!(e, Error::TooLarge { .. })
-    }
-
-    fn discard(&mut self) -> Result<()> {
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)
+        let gone = matches!(e, Error::TooLarge { .. });
+        if gone {
+            self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
+        }
+        Ok(gone)
     }
 
     fn publish(mut self, out: &Path) -> Result<GrundyTable> {
         save_grundy(&self.table, out)?;
-        self.discard()?;
+        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
         Ok(self.table)
     }
 }
@@ -170,7 +170,7 @@ fn open_checkpoint(
             }
             true
         };
-        let got = store::read_raw_record(reader, w, |v, m| v == step && m == n, &mut place)?;
+        let got = store::read_raw_record(reader, w, |v, m| v == step && m == n, &mut place);
         Ok(got.map(|(_, bytes)| bytes))
     };
     let magic = (PARTIAL_MAGIC, "computed");

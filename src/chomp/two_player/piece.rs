@@ -68,7 +68,7 @@ pub(super) fn resume_window(
         win.words.par_iter().for_each(|w| w.store(0, Relaxed));
     }
     let mut after = Vec::new();
-    let read = |r: &mut dyn Read, step, _: &[(u64, u64)]| match file::read_record(r, index.len())? {
+    let read = |r: &mut dyn Read, step, _: &[(u64, u64)]| match file::read_record(r, index.len()) {
         Some((v, ps, bytes)) if v == step => {
             match snapshot {
                 Some(s) if step >= s => after.extend(ps),

@@ -322,7 +322,7 @@ fn bits_done(dir: &Path, plan: &BlockPlan, k: u64) -> u64 {
         return 0;
     };
     let n = plan.index.len();
-    let whole = |&s: &u64| matches!(file::read_record(&mut r, n), Ok(Some((v, ..))) if v == s);
+    let whole = |&s: &u64| matches!(file::read_record(&mut r, n), Some((v, ..)) if v == s);
     let steps = (0..).take_while(whole).count() as u64;
     let mut ranges = Vec::new();
     (0..steps)

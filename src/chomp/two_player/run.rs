@@ -106,13 +106,9 @@ impl Job for Whole {
         solve_window(index, win, resume, |_| Ok(()), on_step)
     }
 
-    fn discard(&mut self) -> Result<()> {
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)
-    }
-
     fn publish(mut self, out: &Path) -> Result<PTable> {
         save_table(&self.table, out)?;
-        self.discard()?;
+        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
         if self.marks.exists() {
             std::fs::remove_file(&self.marks).map_err(|e| Error::io(&self.marks, e))?;
         }

@@ -63,7 +63,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
     ] {
         // The twin: the table of every position by colex rank.
         let mem = GrundyTable::compute_with(by_rank(shape, ValueBytes::One)).unwrap();
-        let positions = mem.ranker.len();
+        let positions = mem.ranker().len();
         let square = shape.rows == shape.cols as usize;
         let plans = match square {
             true => vec![plan(shape, width), by_rank(shape, width)],
@@ -81,7 +81,7 @@ fn a_saved_table_equals_the_table_in_memory_value_for_value() {
             assert_eq!(file.shape(), shape);
             assert_eq!(file.max_value() as usize, mem.max_grundy(), "{shape}");
             for r in 1..positions {
-                let p = mem.ranker.unrank(r);
+                let p = mem.ranker().unrank(r);
                 assert_eq!(file.value(&p).unwrap(), mem.value_rank(r), "{shape} {p}");
                 assert_eq!(saved.value_rank(r), mem.value_rank(r), "{shape} rank {r}");
             }
@@ -134,7 +134,7 @@ fn one_and_two_bytes_hold_the_same_values_and_a_value_past_one_byte_leaves_nothi
     let (a, b) = (std::fs::read(&one).unwrap(), std::fs::read(&two).unwrap());
     let (ha, hb) = (header_len(&a), header_len(&b));
     let mem = GrundyTable::compute(bx(6, 8)).unwrap();
-    let positions = mem.ranker.len() as usize;
+    let positions = mem.ranker().len() as usize;
     // Each two-byte value is the one-byte value, little-endian.
     let widened: Vec<u8> = a[ha..ha + positions].iter().flat_map(|&g| [g, 0]).collect();
     assert_eq!(&b[hb..hb + 2 * positions], &widened[..]);
@@ -144,7 +144,7 @@ fn one_and_two_bytes_hold_the_same_values_and_a_value_past_one_byte_leaves_nothi
         GrundyFile::open(&two).unwrap(),
     );
     for r in 1..positions as u64 {
-        let p = mem.ranker.unrank(r);
+        let p = mem.ranker().unrank(r);
         assert_eq!(fa.value(&p).unwrap(), fb.value(&p).unwrap(), "{p}");
     }
 
@@ -330,8 +330,8 @@ fn a_checkpoint_of_another_box_or_width_and_a_second_writer_are_refused() {
     first.join().unwrap().unwrap();
     let mem = GrundyTable::compute(bx(6, 6)).unwrap();
     let f = GrundyFile::open(&path).unwrap();
-    for r in 1..mem.ranker.len() {
-        let p = mem.ranker.unrank(r);
+    for r in 1..mem.ranker().len() {
+        let p = mem.ranker().unrank(r);
         assert_eq!(f.value(&p).ok(), mem.value(&p), "{p}");
     }
 
@@ -365,8 +365,8 @@ fn every_move_the_file_gives_leads_to_its_stated_value() {
         let mem = GrundyTable::compute(shape).unwrap();
         let file = GrundyFile::open(&path).unwrap();
         let mut nonzero = 0;
-        for r in 1..mem.ranker.len() {
-            let p = mem.ranker.unrank(r);
+        for r in 1..mem.ranker().len() {
+            let p = mem.ranker().unrank(r);
             let g = mem.value(&p).unwrap();
             assert_eq!(file.value(&p).unwrap(), g);
             let moves = file.moves(&p).unwrap();

@@ -76,7 +76,7 @@ fn a_saved_table_equals_the_table_in_memory_ordinal_for_ordinal() {
     ] {
         let r = rule(r);
         let mem = in_memory(shape, &r);
-        let positions = mem.ranker.len();
+        let positions = mem.ranker().len();
         for plan in [packed(shape), by_rank(shape)] {
             let path = dir.join(format!("{shape}-{}.ord", plan.engine.name()));
             let saved = compute_to_file(plan, &r, &path, |_| {}).unwrap();
@@ -98,13 +98,13 @@ fn a_saved_table_equals_the_table_in_memory_ordinal_for_ordinal() {
             assert_eq!(file.layout().scheme(), layout.scheme());
             for q in 0..positions {
                 let o = mem.ordinal_rank(q);
-                let p = mem.ranker.unrank(q);
+                let p = mem.ranker().unrank(q);
                 assert_eq!(file.ordinal(&p).unwrap(), o, "{shape} {p}");
                 assert_eq!(saved.ordinal_rank(q), o, "{shape} rank {q}");
                 assert_eq!(saved.ordinal(&p), Some(o), "{shape} {p}");
             }
             for q in (1..positions).step_by(37) {
-                let p = mem.ranker.unrank(q);
+                let p = mem.ranker().unrank(q);
                 assert_eq!(file.sol(&p).unwrap(), mem.sol(&p), "{shape} {p}");
                 assert_eq!(file.chain(&p).unwrap(), mem.chain(&p), "{shape} {p}");
             }
@@ -234,7 +234,7 @@ fn a_square_stopped_at_any_step_resumes_to_the_identical_file() {
     assert!(plan.keeps_pairs());
     let whole = dir.join("whole");
     let table = compute_to_file(plan, &r, &whole, |_| {}).unwrap();
-    let steps = table.hook.as_ref().expect("a square keeps pairs").steps();
+    let steps = table.hook().expect("a square keeps pairs").steps();
     assert!(steps > 20, "{steps}");
     let stops = [0, 1, steps / 3, steps - 2];
     let stop = |parts: &Path, step| stopped_run(plan, &r, parts, step);

@@ -330,8 +330,8 @@ fn grundy_values_equal_an_independent_mex_to_10x10() {
         let table = GrundyTable::compute(bx(r, c)).unwrap();
         let p = solve(bx(r, c)).unwrap();
         let mut rows = vec![0u32; r];
-        for rank in 1..table.ranker.len() {
-            table.ranker.unrank_into(rank, &mut rows);
+        for rank in 1..table.ranker().len() {
+            table.ranker().unrank_into(rank, &mut rows);
             let g = grundy_slow(&trimmed(rows.clone()), &mut memo);
             assert_eq!(table.value_rank(rank), g, "{rows:?} in {r}x{c}");
             assert_eq!(g == 0, p.is_p_bit(rank));
@@ -351,10 +351,10 @@ fn grundy_zero_is_p_on_every_box_to_14x14() {
         let indexed = solve_box(bx(r, c)).unwrap();
         let mut rows = vec![0u32; r];
         let mut p = 0u64;
-        for rank in 1..g.ranker.len() {
+        for rank in 1..g.ranker().len() {
             let zero = g.value_rank(rank) == 0;
             assert_eq!(zero, colex.is_p_bit(rank), "rank {rank} of {r}x{c}");
-            g.ranker.unrank_into(rank, &mut rows);
+            g.ranker().unrank_into(rank, &mut rows);
             let d = Diagram::new(rows.clone()).unwrap();
             assert_eq!(Some(zero), indexed.is_p(&d), "{d} in {r}x{c}");
             p += zero as u64;
