@@ -110,7 +110,11 @@ fn main() {
             assert_eq!(all[1], options, "{n}x{n}: the scan's order, counted twice");
         }
         let per = |x: u64, of: u64| x as f64 / of as f64;
-        let of = if scanned.is_some() { "every one" } else { "a sample" };
+        let of = if scanned.is_some() {
+            "every one"
+        } else {
+            "a sample"
+        };
         println!("{n}x{n}: {positions} positions ({of}), {n_pos} N");
         for (k, (name, _)) in ORDERS.iter().enumerate() {
             println!(

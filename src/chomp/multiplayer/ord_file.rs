@@ -124,12 +124,7 @@ pub fn save_ords(table: &OrdTable, rule: &Rule, path: &Path) -> Result<()> {
             &repacked
         }
     };
-    let header = ord_header(
-        &ORD_TABLE.magic(),
-        &table.layout(),
-        rule,
-        &table.histogram(),
-    );
+    let header = ord_header(&ORD_TABLE.magic(), table.layout(), rule, &table.histogram());
     store::save_sealed(path, &header, |sink| {
         let mut buf = Vec::with_capacity(WORDS_AT_ONCE * 8);
         for words in ords.words().chunks(WORDS_AT_ONCE) {
@@ -159,7 +154,7 @@ pub fn compute_to_file(
     let job = || {
         let table = plan.zeroed_table(Ranker::new(plan.shape)?, rule.players() as u8)?;
         Ok(OrdJob {
-            layout: table.layout(),
+            layout: table.layout().clone(),
             table,
             rule: rule.clone(),
             checkpoint: None,

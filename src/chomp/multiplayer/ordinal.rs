@@ -335,8 +335,8 @@ impl OrdTable {
     }
 
     /// How the table numbers its entries: colex ranks, or one entry a transposed pair.
-    pub fn layout(&self) -> BitLayout {
-        self.layout.clone()
+    pub fn layout(&self) -> &BitLayout {
+        &self.layout
     }
 
     /// The box's ranking.

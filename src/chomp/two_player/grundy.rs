@@ -331,8 +331,8 @@ impl GrundyTable {
     }
 
     /// How the table numbers its values: colex ranks, or one position of each transposed pair.
-    pub fn layout(&self) -> BitLayout {
-        self.layout.clone()
+    pub fn layout(&self) -> &BitLayout {
+        &self.layout
     }
 
     /// The Grundy value of `p`; `None` when it is empty or outside the box.

@@ -54,7 +54,7 @@ fn values_to(
 /// Write a finished Grundy table to `path` (a temporary file renamed when complete).
 pub fn save_grundy(table: &GrundyTable, path: &Path) -> Result<()> {
     let (width, max) = (table.plan().width, table.max_grundy() as u64);
-    let header = grundy_header(&GRUNDY_TABLE.magic(), &table.layout(), width, max);
+    let header = grundy_header(&GRUNDY_TABLE.magic(), table.layout(), width, max);
     store::save_sealed(path, &header, |sink| {
         values_to(table, (0, table.plan().entries), &mut Vec::new(), sink)
     })
@@ -72,7 +72,7 @@ pub fn compute_to_file(
     let job = || {
         let table = GrundyTable::empty(plan)?;
         Ok(GrundyJob {
-            layout: table.layout(),
+            layout: table.layout().clone(),
             table,
             checkpoint: None,
             start: 0,
