@@ -154,7 +154,6 @@ pub fn compute_to_file(
     let job = || {
         let table = plan.zeroed_table(Ranker::new(plan.shape)?, rule.players() as u8)?;
         Ok(OrdJob {
-            layout: table.layout().clone(),
             table,
             rule: rule.clone(),
             checkpoint: None,
@@ -167,7 +166,6 @@ pub fn compute_to_file(
 /// An ordinal table's part of the run to a file.
 struct OrdJob {
     table: OrdTable,
-    layout: BitLayout,
     rule: Rule,
     checkpoint: Option<Checkpoint>,
     start: u64,
@@ -180,7 +178,7 @@ impl Job for OrdJob {
         // The checkpoint holds every ordinal too, and both are on disk before it goes.
         let bytes = self.table.packed().words().len() as u64 * 8;
         let body = bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4;
-        body + bytes + 29 * self.layout.steps() + 8192
+        body + bytes + 29 * self.table.layout().steps() + 8192
     }
 
     fn checkpoints(&self, out: &Path) -> Vec<PathBuf> {
@@ -220,8 +218,9 @@ impl Job for OrdJob {
         };
         let magic = (PARTIAL_MAGIC, "computed");
         let partial = store::partial_path(out);
-        let (checkpoint, start) = open_step_log(&partial, magic, &self.layout, &extra, read)?;
-        let steps = (start, self.layout.steps());
+        let (checkpoint, start) =
+            open_step_log(&partial, magic, self.table.layout(), &extra, read)?;
+        let steps = (start, self.table.layout().steps());
         let said = RunEvent::resumed(&partial, checkpoint.dropped_bytes, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
@@ -229,7 +228,7 @@ impl Job for OrdJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let mut checkpoint = self.checkpoint.take().expect("resumed before it runs");
-        let (packed, steps, mut ranges) = (self.table.packed(), &self.layout, Vec::new());
+        let (packed, steps, mut ranges) = (self.table.packed(), self.table.layout(), Vec::new());
         let choice = Choice::new(&self.rule);
         let on_step = |step, progress| {
             steps.ranges(step, &mut ranges);

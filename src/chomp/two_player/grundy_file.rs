@@ -72,7 +72,6 @@ pub fn compute_to_file(
     let job = || {
         let table = GrundyTable::empty(plan)?;
         Ok(GrundyJob {
-            layout: table.layout().clone(),
             table,
             checkpoint: None,
             start: 0,
@@ -84,7 +83,6 @@ pub fn compute_to_file(
 /// A Grundy table's part of the run to a file.
 struct GrundyJob {
     table: GrundyTable,
-    layout: BitLayout,
     checkpoint: Option<Checkpoint>,
     start: u64,
 }
@@ -95,7 +93,7 @@ impl Job for GrundyJob {
     fn disk_bytes(&self) -> u64 {
         // The checkpoint holds every value too, and both are on disk before it goes.
         let bytes = self.table.plan().bytes();
-        let steps = self.layout.steps();
+        let steps = self.table.layout().steps();
         2 * bytes + bytes.div_ceil(store::CHUNK_BYTES) * 4 + 28 * steps + 8192
     }
 
@@ -105,8 +103,8 @@ impl Job for GrundyJob {
 
     fn resume(&mut self, out: &Path) -> Result<Vec<RunEvent>> {
         let partial = store::partial_path(out);
-        let (checkpoint, start) = open_checkpoint(&partial, &self.table, &self.layout)?;
-        let steps = (start, self.layout.steps());
+        let (checkpoint, start) = open_checkpoint(&partial, &self.table, self.table.layout())?;
+        let steps = (start, self.table.layout().steps());
         let said = RunEvent::resumed(&partial, checkpoint.dropped_bytes, steps, None);
         (self.checkpoint, self.start) = (Some(checkpoint), start);
         Ok(said)
@@ -114,9 +112,9 @@ impl Job for GrundyJob {
 
     fn run(&mut self, report: &mut dyn FnMut(RunEvent)) -> Result<()> {
         let checkpoint = self.checkpoint.as_mut().expect("resumed before it runs");
-        let (steps, mut ranges, mut buf) = (&self.layout, Vec::new(), Vec::new());
+        let (mut ranges, mut buf) = (Vec::new(), Vec::new());
         self.table.compute_from(self.start, |t, step, progress| {
-            steps.ranges(step, &mut ranges);
+            t.layout().ranges(step, &mut ranges);
             let n = ranges.iter().map(|&(_, l)| l).sum();
             checkpoint.append_stream(step, n, |sink| {
                 ranges
