@@ -5,56 +5,26 @@
 #                                     # into .devbin/ (git-ignored), stripped
 #   scripts/device-bench.sh run       # there, from the repository root: GPU tests on the real
 #                                     # adapter first, then `bench` and the timed commands
-#   scripts/device-bench.sh chomp     # there: only the Chomp section (the hook kernel to 22x22)
+#   scripts/device-bench.sh chomp     # there: only the Chomp section (the hook kernel to 22x22;
+#                                     # 22x22 needs the 139 GiB of an H200: name nvidia-h200)
+#   scripts/device-bench.sh chomp22   # there: 22x22 alone, with the whole 9 minutes
 #   scripts/device-bench.sh kernels   # there: the automaton's three kernels and `auto` per job
 #                                     # (at most 9 minutes on an H200; see kernels_and_auto)
+#   scripts/device-bench.sh smoke     # here, after `prepare`: `chomp` and `kernels` at lavapipe
+#                                     # sizes, each GPU answer checked against the CPU; exits 1
+#                                     # on any failure (CI runs it, so the script a lease runs
+#                                     # has run before)
 #
 # `run` unpacks Vulkan loader .deb files from .gl/ when present (for machines whose image has
 # the GPU driver but no loader) and writes bench.txt and ca.json under $OUT (or /tmp/chompute-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-# --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
-# The three GPU kernels at `ca 32767` and `ca 65535`, each with its cell updates/s and its bytes
-# of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
-# `info --json` (the choices `auto` makes from the measured rates, in a cache directory of its
-# own); `render 30001 -o` under `auto` and under `cpu` (auto must not be slower, same pixels).
-# Writes ca-kernels.json, bench-save.txt, info.json and render-auto.txt under $OUT.
-kernels_and_auto() {
-    local B=.devbin/chompute
-    echo "== automaton kernels: correctness of the register kernel on this adapter"
-    .devbin/t-engine automaton 2>&1 | grep -E "^test |result|panicked|assert"
-    .devbin/t-engine every_kernel 2>&1 | grep -E "^test |result|panicked|assert"
-    echo "== automaton kernels: ca 32767 and ca 65535 (rate, bytes per update)"
-    : > "$OUT/ca-kernels.json"
-    for steps in 32767 65535; do
-        for kernel in step block regs; do
-            T timeout 120 $B --backend gpu ca $steps --json --kernel $kernel > /tmp/ca-one.json
-            cat /tmp/ca-one.json >> "$OUT/ca-kernels.json"
-            python3 -c "import json,sys; v=json.load(sys.stdin); print('ca %s, %s kernel: %.3e cell updates/s, %.4f bytes per update, %s live cells' % (v['steps'], v['kernel'], v['cell_updates_per_second'], v['bytes_per_update'], v['live_cells']))" < /tmp/ca-one.json
-            tail -1 /tmp/ca-one.json
-        done
-    done
-    T $B --backend gpu ca 4097 --verify --kernel regs | tail -4
-    echo "== auto per job: bench --save, then info --json (own cache directory)"
-    export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
-    T $B info | tail -9
-    T $B bench --save | tee "$OUT/bench-save.txt"
-    $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
-    $B info | tail -9
-    echo "== render 30001 under auto and under cpu"
-    T $B render 30001 -o /tmp/auto.png 2>&1 | tee "$OUT/render-auto.txt"
-    T $B --backend cpu render 30001 -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
-    T $B render 30001 -o /tmp/auto.png 2>&1 | tee -a "$OUT/render-auto.txt"
-    T $B --backend cpu render 30001 -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
-    same_pixels /tmp/auto.png /tmp/cpu.png && echo "render 30001: auto and cpu pixels identical"
-    unset XDG_CACHE_HOME
-}
-# The helpers `run` defines for itself, at the top level for `kernels`.
-# Whether two PNGs have the same pixels (their tEXt chunks name the command, so the bytes of a
-# GPU and a CPU render differ there).
+# Helpers for every mode.
+# `same_pixels A B WHAT`: whether two PNGs have the same pixels (their tEXt chunks name the
+# command, so the bytes of a GPU and a CPU render differ there), said as WHAT.
 same_pixels() {
-    python3 - "$1" "$2" <<'PY'
+    if python3 - "$1" "$2" <<'PY'
 import struct, sys, zlib
 def pixels(path):
     b = open(path, "rb").read()
@@ -67,12 +37,75 @@ def pixels(path):
     return zlib.decompress(data)
 sys.exit(0 if pixels(sys.argv[1]) == pixels(sys.argv[2]) else 1)
 PY
+    then echo "$3: pixels identical"; else fail "$3: pixels differ"; fi
 }
+# `tests SUITE FILTER`: the carried test binary of SUITE (engine, games, pictures) on this
+# adapter, its test lines shown; a failure unless its result is ok.
+tests() {
+    local log; log=$(mktemp)
+    ".devbin/t-$1" "$2" > "$log" 2>&1
+    grep -E "^test |result|panicked|assert" "$log"
+    grep -q "^test result: ok" "$log" || fail "tests $1 $2"
+    rm -f "$log"
+}
+# `wall_mem LABEL CMD...`: run CMD and print "LABEL: S s wall, K KB host memory" on stderr, as
+# GNU time's -f would; python3 measures it, since the device's image need not carry /usr/bin/time.
+wall_mem() {
+    python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.call(sys.argv[2:])
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print("%s: %.2f s wall, %d KB host memory" % (sys.argv[1], time.monotonic() - t, kb), file=sys.stderr)
+sys.exit(rc if rc >= 0 else 128 - rc)
+' "$@"
+}
+# Every failure, one line each: a file, since T and the checks also run inside pipelines.
+FAILS=$(mktemp /tmp/chompute-device-fails.XXXXXX)
+fail() { echo "FAILED: $*" | tee -a "$FAILS"; }
 # Time a command: its milliseconds and exit status after its output.
-T() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"; }
+T() {
+    local s; s=$(date +%s%N); "$@"; local rc=$?
+    echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"
+    [ "$rc" -eq 0 ] || fail "rc $rc: $*"
+    return "$rc"
+}
+# The status every mode ends with: 1 when anything failed, naming each.
+finish() {
+    if [ -s "$FAILS" ]; then
+        echo "== $(wc -l < "$FAILS") failed:"; cat "$FAILS"; rm -f "$FAILS"; exit 1
+    fi
+    rm -f "$FAILS"; echo "== nothing failed"
+}
 
-# What `kernels` runs first: the Vulkan loader where the image lacks one, $OUT, the environment
-# of the carried test binaries (as `run` does).
+# The sizes each mode runs: a lent GPU's, or lavapipe's for `smoke`.
+sizes_device() {
+    CA_STEPS="32767 65535" CA_VERIFY=4097 RENDER_SIDE=30001 BENCH_QUICK=
+    # The runs checked against committed data, SIDE:CAP:P-COUNT:BITES, then the new box.
+    CHOMP_STATS=14 CHOMP_MID=16 CHOMP_NEW=22
+    CHOMP_CHECKED="18:120:37993832:docs/data/chomp-bites-18x18.json
+        20:150:451253296:docs/data/chomp-bites-20x20.json
+        21:300:1825627339:docs/data/chomp-bites-21x21.json"
+}
+sizes_smoke() {
+    CA_STEPS="127 255" CA_VERIFY=129 RENDER_SIDE=1001 BENCH_QUICK=--quick
+    CHOMP_STATS=6 CHOMP_MID=7 CHOMP_NEW=11 CHOMP_CHECKED=
+    # The CPU's P-counts and bites stand for the committed data.
+    local side ref=/tmp/chompute-smoke-ref; mkdir -p "$ref"
+    for side in 8 9 10 11; do
+        .devbin/chompute --backend cpu chomp solve --box ${side}x${side} -o "$ref/$side.chomp" \
+            --json > "$ref/$side.json" || fail "CPU reference ${side}x${side}"
+        .devbin/chompute chomp bites --table "$ref/$side.chomp" --json > "$ref/bites-$side.json" \
+            || fail "CPU bites ${side}x${side}"
+        local p; p=$(python3 -c "import json,sys; print(json.load(sys.stdin)['p_positions'])" \
+            < "$ref/$side.json")
+        [ "$side" -lt 11 ] && CHOMP_CHECKED+=" $side:60:$p:$ref/bites-$side.json"
+        [ "$side" -eq 11 ] && CHOMP_NEW_REF="$p:$ref/bites-$side.json"
+    done
+}
+
+# What every mode but `prepare` runs first: the Vulkan loader where the image lacks one, $OUT,
+# the environment of the carried test binaries, a lent GPU's sizes.
 setup() {
     if ls .gl/*.deb >/dev/null 2>&1; then
         for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -83,63 +116,111 @@ setup() {
     export CHOMPUTE_REQUIRE_GPU=1
     # The tests run the carried binary: cargo's path to the one it built is not on this machine.
     export CHOMPUTE_BIN="$PWD/.devbin/chompute"
+    sizes_device
+    echo "== $(date -u) $(nproc) cores"
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
+}
+
+# --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
+# The three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s and its bytes
+# of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
+# `info --json` (the choices `auto` makes from the measured rates, in a cache directory of its
+# own); `render 30001 -o` (RENDER_SIDE) under `auto` and under `cpu` (auto must not be slower,
+# same pixels). The register kernel's tests first, unless SKIP_TESTS is set (CI has run them).
+# Writes ca-kernels.json, bench-save.txt, info.json and render-auto.txt under $OUT.
+kernels_and_auto() {
+    local B=.devbin/chompute
+    if [ -z "${SKIP_TESTS:-}" ]; then
+        echo "== automaton kernels: correctness of the register kernel on this adapter"
+        tests engine automaton
+        tests engine every_kernel
+    fi
+    echo "== automaton kernels: ca ${CA_STEPS// / and ca } (rate, bytes per update)"
+    : > "$OUT/ca-kernels.json"
+    for steps in $CA_STEPS; do
+        for kernel in step block regs; do
+            # (not through T: its timing line would land in the JSON)
+            timeout 120 $B --backend gpu ca $steps --json --kernel $kernel > /tmp/ca-one.json \
+                || { fail "ca $steps, $kernel kernel: rc $?"; continue; }
+            cat /tmp/ca-one.json >> "$OUT/ca-kernels.json"
+            python3 -c "import json,sys; v=json.load(sys.stdin); print('ca %s, %s kernel: %.3e cell updates/s, %.4f bytes per update, %s live cells, %.2f s' % (v['steps'], v['kernel'], v['cell_updates_per_second'], v['bytes_per_update'], v['live_cells'], v['seconds']))" < /tmp/ca-one.json
+        done
+    done
+    T $B --backend gpu ca $CA_VERIFY --verify --kernel regs | tail -4
+    echo "== auto per job: bench --save, then info --json (own cache directory)"
+    export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
+    T $B info | tail -9
+    T $B bench --save $BENCH_QUICK | tee "$OUT/bench-save.txt"
+    T $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
+    $B info | tail -9
+    echo "== render $RENDER_SIDE under auto and under cpu"
+    : > "$OUT/render-auto.txt"
+    for _ in 1 2; do
+        T $B render $RENDER_SIDE -o /tmp/auto.png 2>&1 | tee -a "$OUT/render-auto.txt"
+        T $B --backend cpu render $RENDER_SIDE -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
+    done
+    same_pixels /tmp/auto.png /tmp/cpu.png "render $RENDER_SIDE: auto and cpu"
+    unset XDG_CACHE_HOME
 }
 # --- end of the automaton's kernels and `auto` per job ----------------------------------------
 # ---- Chomp on the GPU: the hook kernel (issue 42) -------------------------------------------
-# `chomp_gpu_section BIN OUT DEADLINE`: 18x18 and 20x20 with --backend gpu (P-counts and bites
-# against the committed data), 21x21 (P-count 1,825,627,339 and bites), then 22x22 while time
-# is left, its bites written to OUT/chomp-bites-22x22.json. Each run is cut at DEADLINE (seconds
-# of this shell's $SECONDS), so the whole script stays within 9 minutes.
+# `chomp_gpu_section BIN OUT DEADLINE`: 14x14 with the kernel's count of options read, 16x16,
+# then the boxes of CHOMP_CHECKED with --backend gpu (18x18, 20x20 and 21x21: P-counts and bites
+# against the committed data), then CHOMP_NEW (22x22) while time is left, its bites written to
+# OUT/chomp-bites-22x22.json. Each run is cut at DEADLINE (seconds of this shell's $SECONDS),
+# so the whole section stays within 9 minutes.
 chomp_gpu_section() {
-    local B=$1 OUT=$2 DEADLINE=$3
+    local B=$1 OUT=$2 DEADLINE=$3 box side cap p bites
     echo "== two-player Chomp on the GPU: the hook kernel (64-bit indexes, many bindings)"
-    # check JSON P-COUNT BITES-FILE: the run's P-count and rectangles against the committed ones.
-    check() {
-        python3 - "$@" <<'PY'
+    CHOMPUTE_GPU_STATS=1 T "$B" --backend gpu chomp solve --box ${CHOMP_STATS}x${CHOMP_STATS} --json
+    T "$B" --backend cpu chomp solve --box ${CHOMP_STATS}x${CHOMP_STATS} --json
+    # 16x16 first: a time to scale from even when 18x18 misses its cap.
+    T timeout 60 "$B" --backend gpu chomp solve --box ${CHOMP_MID}x${CHOMP_MID} --json
+    for box in $CHOMP_CHECKED; do
+        IFS=: read -r side cap p bites <<< "$box"
+        local left=$((DEADLINE - SECONDS))
+        [ "$left" -lt "$cap" ] && cap=$left
+        if [ "$cap" -lt 20 ]; then echo "${side}x${side}: no time left"; return; fi
+        chomp_box "$B" "$side" "$cap" "$OUT/chomp-gpu-${side}.json" || return
+        check_bites "$OUT/chomp-gpu-${side}.json" "$p" "$bites"
+    done
+    chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
+}
+# `chomp_box BIN SIDE SECONDS JSON`: SIDExSIDE on the GPU within SECONDS, its P-count and the
+# winning bites of every rectangle to JSON, its wall time and host memory on stderr.
+chomp_box() {
+    wall_mem "$2x$2" timeout "$3" "$1" --backend gpu chomp solve --box "$2x$2" --bites --json \
+        > "$4" || { fail "$2x$2: stopped (rc $?)"; return 1; }
+}
+# `check_bites JSON P-COUNT BITES`: the run's P-count and rectangles against the committed ones.
+check_bites() {
+    python3 - "$@" <<'PY' || fail "$1 differs from $2 P-positions and $3"
 import json, sys
 run = json.load(open(sys.argv[1]))
 want_p, bites = int(sys.argv[2]), sys.argv[3]
 ok = int(run["p_positions"]) == want_p
 print(f"{run['box']}: {run['p_positions']} P-positions, want {want_p}: {'equal' if ok else 'DIFFERENT'}")
-if bites != "-":
-    same = run["rectangles"] == json.load(open(bites))["rectangles"]
-    print(f"{run['box']}: bites {'equal to' if same else 'DIFFERENT from'} {bites}")
-    ok = ok and same
-sys.exit(0 if ok else 1)
+same = run["rectangles"] == json.load(open(bites))["rectangles"]
+print(f"{run['box']}: bites {'equal to' if same else 'DIFFERENT from'} {bites}")
+sys.exit(0 if ok and same else 1)
 PY
-    }
-    # one SIDE CAP P-COUNT BITES: solve SIDExSIDE on the GPU within CAP seconds (and the deadline).
-    one() {
-        local side=$1 cap=$2 left=$((DEADLINE - SECONDS))
-        [ "$left" -lt "$cap" ] && cap=$left
-        if [ "$cap" -lt 20 ]; then echo "${side}x${side}: no time left"; return 1; fi
-        /usr/bin/time -f "${side}x${side}: %e s wall, %M KB host memory" timeout "$cap" \
-            "$B" --backend gpu chomp solve --box "${side}x${side}" --bites --json \
-            > "$OUT/chomp-gpu-${side}.json" || { echo "${side}x${side}: stopped (rc $?)"; return 1; }
-        nvidia-smi --query-gpu=memory.used,memory.total --format=csv,noheader 2>/dev/null
-        check "$OUT/chomp-gpu-${side}.json" "$3" "$4"
-    }
-    CHOMPUTE_GPU_STATS=1 T "$B" --backend gpu chomp solve --box 14x14 --json
-    T "$B" --backend cpu chomp solve --box 14x14 --json
-    # 16x16 first: a time to scale from even when 18x18 misses its cap.
-    T timeout 60 "$B" --backend gpu chomp solve --box 16x16 --json
-    one 18 120 37993832 docs/data/chomp-bites-18x18.json
-    one 20 150 451253296 docs/data/chomp-bites-20x20.json || return
-    one 21 300 1825627339 docs/data/chomp-bites-21x21.json || return
-    # 22x22: nobody's P-count to compare with; its bites go to OUT for docs/data.
-    local left=$((DEADLINE - SECONDS))
-    if [ "$left" -ge 60 ]; then
-        /usr/bin/time -f "22x22: %e s wall, %M KB host memory" timeout "$left" \
-            "$B" --backend gpu chomp solve --box 22x22 --bites --json > "$OUT/chomp-gpu-22.json" \
-            && python3 - "$OUT/chomp-gpu-22.json" "$OUT/chomp-bites-22x22.json" <<'PY'
+}
+# `chomp_new BIN OUT SECONDS`: CHOMP_NEW (22x22) on the GPU within SECONDS. Nobody's P-count to
+# compare with (`smoke` has the CPU's, CHOMP_NEW_REF); its bites go to
+# OUT/chomp-bites-22x22.json for docs/data.
+chomp_new() {
+    local B=$1 OUT=$2 left=$3 n=$CHOMP_NEW
+    if [ "$left" -lt 60 ]; then echo "${n}x${n}: no time left ($left s)"; return; fi
+    chomp_box "$B" "$n" "$left" "$OUT/chomp-gpu-$n.json" || return
+    python3 - "$OUT/chomp-gpu-$n.json" "$OUT/chomp-bites-${n}x${n}.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))
-print(f"22x22: {run['p_positions']} P-positions in {run['seconds']:.1f} s")
+print(f"{run['box']}: {run['p_positions']} P-positions of {run['positions']} in {run['seconds']:.1f} s")
 out = {"backend": "gpu", "box": run["box"], "rectangles": run["rectangles"]}
 open(sys.argv[2], "w").write(json.dumps(out, separators=(",", ":")) + "\n")
 PY
-    else
-        echo "22x22: no time left ($left s)"
+    if [ -n "${CHOMP_NEW_REF:-}" ]; then
+        check_bites "$OUT/chomp-gpu-$n.json" "${CHOMP_NEW_REF%%:*}" "${CHOMP_NEW_REF#*:}"
     fi
 }
 
@@ -155,50 +236,21 @@ prepare)
         name=$(basename "$bin"); cp "$bin" ".devbin/t-${name%%-*}"
     done < /tmp/chompute-test-bins
     strip .devbin/* && ls -la .devbin
+    rm -f "$FAILS"
     ;;
 kernels)
     setup
-    echo "== $(date -u) $(nproc) cores"
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     kernels_and_auto
-    echo "== $(date -u) done"
+    finish
     ;;
 run)
-    if ls .gl/*.deb >/dev/null 2>&1; then
-        for f in .gl/*.deb; do dpkg -x "$f" /; done
-        ldconfig
-    fi
-    OUT=${OUT:-/tmp/chompute-out}; mkdir -p "$OUT"
-    export XDG_RUNTIME_DIR=/tmp/chompute-xdg; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
-    export CHOMPUTE_REQUIRE_GPU=1
-    # The tests run the carried binary: cargo's path to the one it built is not on this machine.
-    export CHOMPUTE_BIN="$PWD/.devbin/chompute"
+    setup
     B=.devbin/chompute
-    # Whether two PNGs have the same pixels (their tEXt chunks name the command, so the bytes
-    # of a GPU and a CPU render differ there).
-    same_pixels() {
-        python3 - "$1" "$2" <<'PY'
-import struct, sys, zlib
-def pixels(path):
-    b = open(path, "rb").read()
-    i, data = 8, b""
-    while i < len(b):
-        (n,) = struct.unpack(">I", b[i:i + 4])
-        if b[i + 4:i + 8] == b"IDAT":
-            data += b[i + 8:i + 8 + n]
-        i += 12 + n
-    return zlib.decompress(data)
-sys.exit(0 if pixels(sys.argv[1]) == pixels(sys.argv[2]) else 1)
-PY
-    }
-    T() { local s; s=$(date +%s%N); "$@"; local rc=$?; echo "[$(( ($(date +%s%N) - s) / 1000000 )) ms, rc=$rc] $*"; }
-    echo "== $(date -u) $(nproc) cores"
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     $B info | head -4
     echo "== GPU correctness on this adapter"
-    .devbin/t-engine gpu 2>&1 | grep -E "^test |result|panicked|assert"
-    .devbin/t-games gpu 2>&1 | grep -E "^test |result|panicked|assert"
-    .devbin/t-pictures gpu_block_counts 2>&1 | grep -E "^test |result|panicked|assert"
+    tests engine gpu
+    tests games gpu
+    tests pictures gpu_block_counts
     echo "== bench"
     T $B bench | tee "$OUT/bench.txt"
     echo "== automaton"
@@ -210,43 +262,53 @@ PY
     echo "== render"
     T $B --backend gpu render 65535 -o /tmp/g.png
     T $B --backend cpu render 65535 -o /tmp/c.png
-    same_pixels /tmp/g.png /tmp/c.png && echo "65535: GPU and CPU pixels identical"
+    same_pixels /tmp/g.png /tmp/c.png "65535: GPU and CPU"
     T $B render 1000000000039 --window 400000000000,400000000000,4096,4096 -o /tmp/w.png
     echo "== fitted pictures by block counts (block_count.wgsl against the CPU)"
     for f in 512 2048; do
         T $B --backend gpu render 18446744073709551615 --fit $f -o /tmp/gf.png
         T $B --backend cpu render 18446744073709551615 --fit $f -o /tmp/cf.png
-        same_pixels /tmp/gf.png /tmp/cf.png && echo "C(2^64-1) --fit $f: GPU and CPU pixels identical"
+        same_pixels /tmp/gf.png /tmp/cf.png "C(2^64-1) --fit $f: GPU and CPU"
     done
     T $B --backend gpu render 10000000000000000000 --fit 2048 --verify -o /tmp/gf.png
     T $B --backend cpu render 10000000000000000000 --fit 2048 -o /tmp/cf.png
-    same_pixels /tmp/gf.png /tmp/cf.png && echo "C(10^19) --fit 2048: GPU and CPU pixels identical"
+    same_pixels /tmp/gf.png /tmp/cf.png "C(10^19) --fit 2048: GPU and CPU"
     echo "== count, pass, chomp"
     T $B --backend gpu count 1000001 --method gpu
     T $B --backend gpu nimpass --heaps 4 --max 400
     T $B --backend cpu nimpass --heaps 4 --max 400
     T $B chomp ord --rule 0,1,2 --box 13x13
-    echo "== two-player Chomp: squares on the GPU (the hook kernel) against the CPU"
-    for side in 14 16; do
-        T $B --backend gpu chomp solve --box ${side}x${side} --json
-        T $B --backend cpu chomp solve --box ${side}x${side} --json
-    done
     chomp_gpu_section "$B" "$OUT" 540
     echo "== two-player Chomp: the forward solver on the machine's 16 cores (hook index, 0.57 GB)"
     T $B --backend cpu chomp solve --box 18x18 --json
     echo "== the 20x20 box (8.7 GB), last: whatever time is left"
     T $B --backend cpu chomp solve --box 20x20 --json
+    finish
     ;;
 chomp)
-    # The Chomp section alone (after `prepare`), within 9 minutes.
+    # The Chomp section alone (after `prepare`), within 9 minutes; 22x22 needs an H200's memory.
     setup
-    echo "== $(date -u) $(nproc) cores"
-    nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null
     chomp_gpu_section .devbin/chompute "$OUT" 530
-    echo "== $(date -u) done"
+    finish
+    ;;
+chomp22)
+    # 22x22 alone, with the whole 9 minutes (for a lease after `chomp` has shown 21x21's time).
+    setup
+    chomp_new .devbin/chompute "$OUT" 530
+    finish
+    ;;
+smoke)
+    # Here, after `prepare`: both device sections at lavapipe's sizes, so that CI runs the very
+    # script a lease runs. The tests it would run first are CI's own (cargo test).
+    setup
+    sizes_smoke
+    SKIP_TESTS=1 kernels_and_auto
+    chomp_gpu_section .devbin/chompute "$OUT" 300
+    finish
     ;;
 *)
-    echo "usage: scripts/device-bench.sh prepare|run|kernels|chomp" >&2
+    rm -f "$FAILS"
+    echo "usage: scripts/device-bench.sh prepare|run|kernels|chomp|chomp22|smoke" >&2
     exit 2
     ;;
 esac
