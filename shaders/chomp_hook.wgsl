@@ -10,7 +10,7 @@
 // shared).
 //
 // Indexes and ranks are 64-bit, as vec2<u32> (x the low half, y the high). The table's bits
-// lie in up to 64 buffers of 2^params.shift u32 words each (bit q is bit q % 32 of word
+// lie in up to 128 buffers of 2^params.shift u32 words each (bit q is bit q % 32 of word
 // q / 32, that word in buffer word >> shift at word & (2^shift - 1)): each within one storage
 // binding, all of them together the device's memory.
 //
@@ -112,6 +112,70 @@ struct Params {
 @group(0) @binding(65) var<storage, read_write> t61: array<atomic<u32>>;
 @group(0) @binding(66) var<storage, read_write> t62: array<atomic<u32>>;
 @group(0) @binding(67) var<storage, read_write> t63: array<atomic<u32>>;
+@group(0) @binding(68) var<storage, read_write> t64: array<atomic<u32>>;
+@group(0) @binding(69) var<storage, read_write> t65: array<atomic<u32>>;
+@group(0) @binding(70) var<storage, read_write> t66: array<atomic<u32>>;
+@group(0) @binding(71) var<storage, read_write> t67: array<atomic<u32>>;
+@group(0) @binding(72) var<storage, read_write> t68: array<atomic<u32>>;
+@group(0) @binding(73) var<storage, read_write> t69: array<atomic<u32>>;
+@group(0) @binding(74) var<storage, read_write> t70: array<atomic<u32>>;
+@group(0) @binding(75) var<storage, read_write> t71: array<atomic<u32>>;
+@group(0) @binding(76) var<storage, read_write> t72: array<atomic<u32>>;
+@group(0) @binding(77) var<storage, read_write> t73: array<atomic<u32>>;
+@group(0) @binding(78) var<storage, read_write> t74: array<atomic<u32>>;
+@group(0) @binding(79) var<storage, read_write> t75: array<atomic<u32>>;
+@group(0) @binding(80) var<storage, read_write> t76: array<atomic<u32>>;
+@group(0) @binding(81) var<storage, read_write> t77: array<atomic<u32>>;
+@group(0) @binding(82) var<storage, read_write> t78: array<atomic<u32>>;
+@group(0) @binding(83) var<storage, read_write> t79: array<atomic<u32>>;
+@group(0) @binding(84) var<storage, read_write> t80: array<atomic<u32>>;
+@group(0) @binding(85) var<storage, read_write> t81: array<atomic<u32>>;
+@group(0) @binding(86) var<storage, read_write> t82: array<atomic<u32>>;
+@group(0) @binding(87) var<storage, read_write> t83: array<atomic<u32>>;
+@group(0) @binding(88) var<storage, read_write> t84: array<atomic<u32>>;
+@group(0) @binding(89) var<storage, read_write> t85: array<atomic<u32>>;
+@group(0) @binding(90) var<storage, read_write> t86: array<atomic<u32>>;
+@group(0) @binding(91) var<storage, read_write> t87: array<atomic<u32>>;
+@group(0) @binding(92) var<storage, read_write> t88: array<atomic<u32>>;
+@group(0) @binding(93) var<storage, read_write> t89: array<atomic<u32>>;
+@group(0) @binding(94) var<storage, read_write> t90: array<atomic<u32>>;
+@group(0) @binding(95) var<storage, read_write> t91: array<atomic<u32>>;
+@group(0) @binding(96) var<storage, read_write> t92: array<atomic<u32>>;
+@group(0) @binding(97) var<storage, read_write> t93: array<atomic<u32>>;
+@group(0) @binding(98) var<storage, read_write> t94: array<atomic<u32>>;
+@group(0) @binding(99) var<storage, read_write> t95: array<atomic<u32>>;
+@group(0) @binding(100) var<storage, read_write> t96: array<atomic<u32>>;
+@group(0) @binding(101) var<storage, read_write> t97: array<atomic<u32>>;
+@group(0) @binding(102) var<storage, read_write> t98: array<atomic<u32>>;
+@group(0) @binding(103) var<storage, read_write> t99: array<atomic<u32>>;
+@group(0) @binding(104) var<storage, read_write> t100: array<atomic<u32>>;
+@group(0) @binding(105) var<storage, read_write> t101: array<atomic<u32>>;
+@group(0) @binding(106) var<storage, read_write> t102: array<atomic<u32>>;
+@group(0) @binding(107) var<storage, read_write> t103: array<atomic<u32>>;
+@group(0) @binding(108) var<storage, read_write> t104: array<atomic<u32>>;
+@group(0) @binding(109) var<storage, read_write> t105: array<atomic<u32>>;
+@group(0) @binding(110) var<storage, read_write> t106: array<atomic<u32>>;
+@group(0) @binding(111) var<storage, read_write> t107: array<atomic<u32>>;
+@group(0) @binding(112) var<storage, read_write> t108: array<atomic<u32>>;
+@group(0) @binding(113) var<storage, read_write> t109: array<atomic<u32>>;
+@group(0) @binding(114) var<storage, read_write> t110: array<atomic<u32>>;
+@group(0) @binding(115) var<storage, read_write> t111: array<atomic<u32>>;
+@group(0) @binding(116) var<storage, read_write> t112: array<atomic<u32>>;
+@group(0) @binding(117) var<storage, read_write> t113: array<atomic<u32>>;
+@group(0) @binding(118) var<storage, read_write> t114: array<atomic<u32>>;
+@group(0) @binding(119) var<storage, read_write> t115: array<atomic<u32>>;
+@group(0) @binding(120) var<storage, read_write> t116: array<atomic<u32>>;
+@group(0) @binding(121) var<storage, read_write> t117: array<atomic<u32>>;
+@group(0) @binding(122) var<storage, read_write> t118: array<atomic<u32>>;
+@group(0) @binding(123) var<storage, read_write> t119: array<atomic<u32>>;
+@group(0) @binding(124) var<storage, read_write> t120: array<atomic<u32>>;
+@group(0) @binding(125) var<storage, read_write> t121: array<atomic<u32>>;
+@group(0) @binding(126) var<storage, read_write> t122: array<atomic<u32>>;
+@group(0) @binding(127) var<storage, read_write> t123: array<atomic<u32>>;
+@group(0) @binding(128) var<storage, read_write> t124: array<atomic<u32>>;
+@group(0) @binding(129) var<storage, read_write> t125: array<atomic<u32>>;
+@group(0) @binding(130) var<storage, read_write> t126: array<atomic<u32>>;
+@group(0) @binding(131) var<storage, read_write> t127: array<atomic<u32>>;
 
 // The word `local` of table buffer `buf` (a binding each: WGSL selects a binding by name only).
 fn load_word(buf: u32, local: u32) -> u32 {
@@ -180,6 +244,70 @@ fn load_word(buf: u32, local: u32) -> u32 {
         case 61u: { return atomicLoad(&t61[local]); }
         case 62u: { return atomicLoad(&t62[local]); }
         case 63u: { return atomicLoad(&t63[local]); }
+        case 64u: { return atomicLoad(&t64[local]); }
+        case 65u: { return atomicLoad(&t65[local]); }
+        case 66u: { return atomicLoad(&t66[local]); }
+        case 67u: { return atomicLoad(&t67[local]); }
+        case 68u: { return atomicLoad(&t68[local]); }
+        case 69u: { return atomicLoad(&t69[local]); }
+        case 70u: { return atomicLoad(&t70[local]); }
+        case 71u: { return atomicLoad(&t71[local]); }
+        case 72u: { return atomicLoad(&t72[local]); }
+        case 73u: { return atomicLoad(&t73[local]); }
+        case 74u: { return atomicLoad(&t74[local]); }
+        case 75u: { return atomicLoad(&t75[local]); }
+        case 76u: { return atomicLoad(&t76[local]); }
+        case 77u: { return atomicLoad(&t77[local]); }
+        case 78u: { return atomicLoad(&t78[local]); }
+        case 79u: { return atomicLoad(&t79[local]); }
+        case 80u: { return atomicLoad(&t80[local]); }
+        case 81u: { return atomicLoad(&t81[local]); }
+        case 82u: { return atomicLoad(&t82[local]); }
+        case 83u: { return atomicLoad(&t83[local]); }
+        case 84u: { return atomicLoad(&t84[local]); }
+        case 85u: { return atomicLoad(&t85[local]); }
+        case 86u: { return atomicLoad(&t86[local]); }
+        case 87u: { return atomicLoad(&t87[local]); }
+        case 88u: { return atomicLoad(&t88[local]); }
+        case 89u: { return atomicLoad(&t89[local]); }
+        case 90u: { return atomicLoad(&t90[local]); }
+        case 91u: { return atomicLoad(&t91[local]); }
+        case 92u: { return atomicLoad(&t92[local]); }
+        case 93u: { return atomicLoad(&t93[local]); }
+        case 94u: { return atomicLoad(&t94[local]); }
+        case 95u: { return atomicLoad(&t95[local]); }
+        case 96u: { return atomicLoad(&t96[local]); }
+        case 97u: { return atomicLoad(&t97[local]); }
+        case 98u: { return atomicLoad(&t98[local]); }
+        case 99u: { return atomicLoad(&t99[local]); }
+        case 100u: { return atomicLoad(&t100[local]); }
+        case 101u: { return atomicLoad(&t101[local]); }
+        case 102u: { return atomicLoad(&t102[local]); }
+        case 103u: { return atomicLoad(&t103[local]); }
+        case 104u: { return atomicLoad(&t104[local]); }
+        case 105u: { return atomicLoad(&t105[local]); }
+        case 106u: { return atomicLoad(&t106[local]); }
+        case 107u: { return atomicLoad(&t107[local]); }
+        case 108u: { return atomicLoad(&t108[local]); }
+        case 109u: { return atomicLoad(&t109[local]); }
+        case 110u: { return atomicLoad(&t110[local]); }
+        case 111u: { return atomicLoad(&t111[local]); }
+        case 112u: { return atomicLoad(&t112[local]); }
+        case 113u: { return atomicLoad(&t113[local]); }
+        case 114u: { return atomicLoad(&t114[local]); }
+        case 115u: { return atomicLoad(&t115[local]); }
+        case 116u: { return atomicLoad(&t116[local]); }
+        case 117u: { return atomicLoad(&t117[local]); }
+        case 118u: { return atomicLoad(&t118[local]); }
+        case 119u: { return atomicLoad(&t119[local]); }
+        case 120u: { return atomicLoad(&t120[local]); }
+        case 121u: { return atomicLoad(&t121[local]); }
+        case 122u: { return atomicLoad(&t122[local]); }
+        case 123u: { return atomicLoad(&t123[local]); }
+        case 124u: { return atomicLoad(&t124[local]); }
+        case 125u: { return atomicLoad(&t125[local]); }
+        case 126u: { return atomicLoad(&t126[local]); }
+        case 127u: { return atomicLoad(&t127[local]); }
         default: { return 0u; }
     }
 }
@@ -251,6 +379,70 @@ fn or_word(buf: u32, local: u32, v: u32) {
         case 61u: { atomicOr(&t61[local], v); }
         case 62u: { atomicOr(&t62[local], v); }
         case 63u: { atomicOr(&t63[local], v); }
+        case 64u: { atomicOr(&t64[local], v); }
+        case 65u: { atomicOr(&t65[local], v); }
+        case 66u: { atomicOr(&t66[local], v); }
+        case 67u: { atomicOr(&t67[local], v); }
+        case 68u: { atomicOr(&t68[local], v); }
+        case 69u: { atomicOr(&t69[local], v); }
+        case 70u: { atomicOr(&t70[local], v); }
+        case 71u: { atomicOr(&t71[local], v); }
+        case 72u: { atomicOr(&t72[local], v); }
+        case 73u: { atomicOr(&t73[local], v); }
+        case 74u: { atomicOr(&t74[local], v); }
+        case 75u: { atomicOr(&t75[local], v); }
+        case 76u: { atomicOr(&t76[local], v); }
+        case 77u: { atomicOr(&t77[local], v); }
+        case 78u: { atomicOr(&t78[local], v); }
+        case 79u: { atomicOr(&t79[local], v); }
+        case 80u: { atomicOr(&t80[local], v); }
+        case 81u: { atomicOr(&t81[local], v); }
+        case 82u: { atomicOr(&t82[local], v); }
+        case 83u: { atomicOr(&t83[local], v); }
+        case 84u: { atomicOr(&t84[local], v); }
+        case 85u: { atomicOr(&t85[local], v); }
+        case 86u: { atomicOr(&t86[local], v); }
+        case 87u: { atomicOr(&t87[local], v); }
+        case 88u: { atomicOr(&t88[local], v); }
+        case 89u: { atomicOr(&t89[local], v); }
+        case 90u: { atomicOr(&t90[local], v); }
+        case 91u: { atomicOr(&t91[local], v); }
+        case 92u: { atomicOr(&t92[local], v); }
+        case 93u: { atomicOr(&t93[local], v); }
+        case 94u: { atomicOr(&t94[local], v); }
+        case 95u: { atomicOr(&t95[local], v); }
+        case 96u: { atomicOr(&t96[local], v); }
+        case 97u: { atomicOr(&t97[local], v); }
+        case 98u: { atomicOr(&t98[local], v); }
+        case 99u: { atomicOr(&t99[local], v); }
+        case 100u: { atomicOr(&t100[local], v); }
+        case 101u: { atomicOr(&t101[local], v); }
+        case 102u: { atomicOr(&t102[local], v); }
+        case 103u: { atomicOr(&t103[local], v); }
+        case 104u: { atomicOr(&t104[local], v); }
+        case 105u: { atomicOr(&t105[local], v); }
+        case 106u: { atomicOr(&t106[local], v); }
+        case 107u: { atomicOr(&t107[local], v); }
+        case 108u: { atomicOr(&t108[local], v); }
+        case 109u: { atomicOr(&t109[local], v); }
+        case 110u: { atomicOr(&t110[local], v); }
+        case 111u: { atomicOr(&t111[local], v); }
+        case 112u: { atomicOr(&t112[local], v); }
+        case 113u: { atomicOr(&t113[local], v); }
+        case 114u: { atomicOr(&t114[local], v); }
+        case 115u: { atomicOr(&t115[local], v); }
+        case 116u: { atomicOr(&t116[local], v); }
+        case 117u: { atomicOr(&t117[local], v); }
+        case 118u: { atomicOr(&t118[local], v); }
+        case 119u: { atomicOr(&t119[local], v); }
+        case 120u: { atomicOr(&t120[local], v); }
+        case 121u: { atomicOr(&t121[local], v); }
+        case 122u: { atomicOr(&t122[local], v); }
+        case 123u: { atomicOr(&t123[local], v); }
+        case 124u: { atomicOr(&t124[local], v); }
+        case 125u: { atomicOr(&t125[local], v); }
+        case 126u: { atomicOr(&t126[local], v); }
+        case 127u: { atomicOr(&t127[local], v); }
         default: { }
     }
 }

@@ -81,8 +81,10 @@ use crate::error::{Error, Result};
 use std::sync::Arc;
 use wgpu::util::DeviceExt;
 
-/// Table buffers the kernel binds (bindings 4 to 67).
-pub const TABLE_BINDINGS: u32 = 64;
+/// Table buffers the kernel binds (bindings 4 to 131). wgpu caps a storage binding below 2 GiB,
+/// so a buffer holds at most 2^28 words (1 GiB, a power of two) and 128 of them hold 128 GiB:
+/// the 22×22 box's 123.3 GiB fits in 124.
+pub const TABLE_BINDINGS: u32 = 128;
 
 /// Storage bindings besides the table: the index, the input, the results.
 const OTHER_BINDINGS: u32 = 3;
@@ -269,37 +271,7 @@ impl ChompDevice for ChompGpuDevice {
     }
 
     fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
-        let limits = &self.ctx.limits;
-        let max_binding = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let words = layout.len().div_ceil(32).max(1);
-        let largest = prev_power_of_two((max_binding / 4).min(1 << 31));
-        let buffer_words = match buffer_words {
-            Some(w) => w.clamp(2, largest).next_power_of_two().min(largest),
-            None => words.next_power_of_two().clamp(2, largest),
-        };
-        let max_bindings = limits.max_storage_buffers_per_shader_stage;
-        let plan = Preflight {
-            device: self.ctx.info.name.clone(),
-            max_binding: limits.max_storage_buffer_binding_size,
-            max_buffer: limits.max_buffer_size,
-            max_bindings,
-            table_bindings: max_bindings
-                .saturating_sub(OTHER_BINDINGS)
-                .min(TABLE_BINDINGS),
-            table_bytes: words * 4,
-            buffer_words,
-            buffers: words.div_ceil(buffer_words),
-        };
-        let shape = layout.shape();
-        if plan.buffers > plan.table_bindings as u64 {
-            return Err(Error::too_large(
-                format!("the {shape} box on this GPU"),
-                format!("{}: more buffers than the kernel binds", plan.line()),
-            ));
-        }
-        Ok(plan)
+        plan_buffers(&self.ctx.info.name, &self.ctx.limits, layout, buffer_words)
     }
 
     fn solve_hook(
@@ -318,6 +290,47 @@ impl ChompDevice for ChompGpuDevice {
         table.solve(stats)?;
         Ok(Box::new(table))
     }
+}
+
+/// How `layout`'s table lies on a device named `device` with `limits`: buffers of
+/// `buffer_words` words (rounded up to a power of two), else the fewest, each within the largest
+/// binding; refused in one line, with the numbers, when the kernel cannot bind them all.
+pub fn plan_buffers(
+    device: &str,
+    limits: &wgpu::Limits,
+    layout: &BitLayout,
+    buffer_words: Option<u64>,
+) -> Result<Preflight> {
+    let max_binding = limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size);
+    let words = layout.len().div_ceil(32).max(1);
+    let largest = prev_power_of_two((max_binding / 4).min(1 << 31));
+    let buffer_words = match buffer_words {
+        Some(w) => w.clamp(2, largest).next_power_of_two().min(largest),
+        None => words.next_power_of_two().clamp(2, largest),
+    };
+    let max_bindings = limits.max_storage_buffers_per_shader_stage;
+    let plan = Preflight {
+        device: device.to_string(),
+        max_binding: limits.max_storage_buffer_binding_size,
+        max_buffer: limits.max_buffer_size,
+        max_bindings,
+        table_bindings: max_bindings
+            .saturating_sub(OTHER_BINDINGS)
+            .min(TABLE_BINDINGS),
+        table_bytes: words * 4,
+        buffer_words,
+        buffers: words.div_ceil(buffer_words),
+    };
+    let shape = layout.shape();
+    if plan.buffers > plan.table_bindings as u64 {
+        return Err(Error::too_large(
+            format!("the {shape} box on this GPU"),
+            format!("{}: more buffers than the kernel binds", plan.line()),
+        ));
+    }
+    Ok(plan)
 }
 
 fn prev_power_of_two(x: u64) -> u64 {

@@ -1,15 +1,15 @@
 //! The GPU's hook kernel (`chomp_hook.wgsl`) against the CPU: the forward solver's bits on
 //! every square to 12×12 with the default buffers and with the tiniest (as many as the kernel
 //! binds, so positions and their options lie in different buffers and steps cross buffers),
-//! the index arithmetic on indexes past 2^32 (22×22, no table allocated), and the winning
-//! bites read on the device.
+//! the index arithmetic on indexes past 2^32 (22×22, no table allocated), the winning bites
+//! read on the device, and the buffers of the 22×22 table under a large GPU's limits.
 
 use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
 use chompute::chomp::two_player::device::{device_bites, ChompDevice, DeviceTable};
 use chompute::chomp::two_player::solve::solve_layers;
 use chompute::chomp::ChompBox;
-use chompute::gpu::chomp_hook::{ChompGpuDevice, HookTable, TABLE_BINDINGS};
+use chompute::gpu::chomp_hook::{plan_buffers, ChompGpuDevice, HookTable, TABLE_BINDINGS};
 use chompute::gpu::GpuContext;
 use std::sync::Arc;
 
@@ -189,4 +189,42 @@ fn gpu_hook_kernel_resumes_walks_cut_short() {
     if ctx.is_software() {
         assert!(table.dispatched_again() > 0, "{n}x{n}: no walk was cut");
     }
+}
+
+/// The buffers of the 22×22 table (123.3 GiB) under the limits wgpu 30 reports for a large
+/// NVIDIA GPU: a storage binding just under 2 GiB, so buffers of 2^28 words (1 GiB), 124 of
+/// them within the kernel's 128 bindings; the 21×21 table in 32. A device that binds 32 storage
+/// buffers (lavapipe's number) refuses 22×22 in one line that gives the numbers.
+#[test]
+fn the_22x22_table_fits_the_bindings_under_a_large_gpus_limits() {
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: (1 << 31) - 1,
+        max_buffer_size: 1 << 52,
+        max_storage_buffers_per_shader_stage: 1 << 20,
+        ..wgpu::Limits::default()
+    };
+    let layout = BitLayout::for_box(square(22)).unwrap();
+    assert_eq!(layout.len(), 1_058_746_930_244);
+    let plan = plan_buffers("a large GPU", &limits, &layout, None).unwrap();
+    assert_eq!(plan.buffer_words, 1 << 28);
+    assert_eq!(plan.table_bytes, 132_343_366_284);
+    assert_eq!((plan.buffers, plan.table_bindings), (124, TABLE_BINDINGS));
+    let layout21 = BitLayout::for_box(square(21)).unwrap();
+    let plan21 = plan_buffers("a large GPU", &limits, &layout21, None).unwrap();
+    assert_eq!((plan21.buffer_words, plan21.buffers), (1 << 28, 32));
+    let small = wgpu::Limits {
+        max_storage_buffers_per_shader_stage: 32,
+        ..limits
+    };
+    let e = plan_buffers("a small GPU", &small, &layout, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("in 124 of at most 29 buffers of 1073741824 bytes"),
+        "{e}"
+    );
+    assert!(
+        e.contains("more buffers than the kernel binds") && !e.contains('\n'),
+        "{e}"
+    );
 }
