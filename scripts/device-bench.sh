@@ -15,8 +15,14 @@
 #                                     # on any failure (CI runs it, so the script a lease runs
 #                                     # has run before)
 #
-# `run` unpacks Vulkan loader .deb files from .gl/ when present (for machines whose image has
-# the GPU driver but no loader) and writes bench.txt and ca.json under $OUT (or /tmp/chompute-out).
+# Before a lease, here: `prepare`, and the Vulkan loader's package in .gl/ (git-ignored) for an
+# image that has the GPU driver but no loader, which every mode but `prepare` unpacks:
+#   mkdir -p .gl /tmp/amd64/partial
+#   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+#   apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
+# Then one device run carrying .devbin and .gl; 22x22 needs the nvidia-h200 kind (its table is
+# 124 GiB). Each mode writes what it measured under $OUT (or /tmp/chompute-out), ends with the
+# list of what failed, and exits 1 when anything did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -107,9 +113,15 @@ sizes_smoke() {
 # What every mode but `prepare` runs first: the Vulkan loader where the image lacks one, $OUT,
 # the environment of the carried test binaries, a lent GPU's sizes.
 setup() {
-    if ls .gl/*.deb >/dev/null 2>&1; then
+    if ! ldconfig -p | grep -q libvulkan.so.1 && ls .gl/*.deb >/dev/null 2>&1; then
         for f in .gl/*.deb; do dpkg -x "$f" /; done
         ldconfig
+    fi
+    # The NVIDIA driver's Vulkan ICD where the image keeps it off the loader's search path.
+    local nv=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+    if [ -f "$nv" ] && ! ls /usr/share/vulkan/icd.d/nvidia_icd*.json \
+        /etc/vulkan/icd.d/nvidia_icd*.json >/dev/null 2>&1; then
+        export VK_DRIVER_FILES=$nv
     fi
     OUT=${OUT:-/tmp/chompute-out}; mkdir -p "$OUT"
     export XDG_RUNTIME_DIR=/tmp/chompute-xdg; mkdir -p -m 700 "$XDG_RUNTIME_DIR"
