@@ -88,14 +88,15 @@ finish() {
 sizes_device() {
     CA_STEPS="32767 65535" CA_VERIFY=4097 RENDER_SIDE=30001 BENCH_QUICK=
     # The runs checked against committed data, SIDE:CAP:P-COUNT:BITES, then the new box.
-    CHOMP_STATS=14 CHOMP_MID=16 CHOMP_NEW=22
+    # CHOMP_GROWTH: 22x22's time over 20x20's, about its positions over 20x20's (15.3).
+    CHOMP_STATS=14 CHOMP_MID=16 CHOMP_NEW=22 CHOMP_GROWTH=16
     CHOMP_CHECKED="18:120:37993832:docs/data/chomp-bites-18x18.json
         20:150:451253296:docs/data/chomp-bites-20x20.json
         21:300:1825627339:docs/data/chomp-bites-21x21.json"
 }
 sizes_smoke() {
     CA_STEPS="127 255" CA_VERIFY=129 RENDER_SIDE=1001 BENCH_QUICK=--quick
-    CHOMP_STATS=6 CHOMP_MID=7 CHOMP_NEW=11 CHOMP_CHECKED=
+    CHOMP_STATS=6 CHOMP_MID=7 CHOMP_NEW=11 CHOMP_GROWTH=16 CHOMP_CHECKED=
     # The CPU's P-counts and bites stand for the committed data.
     local side ref=/tmp/chompute-smoke-ref; mkdir -p "$ref"
     for side in 8 9 10 11; do
@@ -178,25 +179,37 @@ kernels_and_auto() {
 # ---- Chomp on the GPU: the hook kernel (issue 42) -------------------------------------------
 # `chomp_gpu_section BIN OUT DEADLINE`: 14x14 with the kernel's count of options read, 16x16,
 # then the boxes of CHOMP_CHECKED with --backend gpu (18x18, 20x20 and 21x21: P-counts and bites
-# against the committed data), then CHOMP_NEW (22x22) while time is left, its bites written to
-# OUT/chomp-bites-22x22.json. Each run is cut at DEADLINE (seconds of this shell's $SECONDS),
-# so the whole section stays within 9 minutes.
+# against the committed data) and CHOMP_NEW (22x22), its bites written to
+# OUT/chomp-bites-22x22.json. The new box goes before the last checked one when the box before
+# that, its time grown by CHOMP_GROWTH, says it fits in the time left; else it gets what is left
+# at the end. Each run is cut at DEADLINE (seconds of this shell's $SECONDS), so the whole
+# section stays within 9 minutes.
 chomp_gpu_section() {
-    local B=$1 OUT=$2 DEADLINE=$3 box side cap p bites
+    local B=$1 OUT=$2 DEADLINE=$3 side cap p bites k t0 took=0 prev= new_done=
+    local boxes=($CHOMP_CHECKED)
     echo "== two-player Chomp on the GPU: the hook kernel (64-bit indexes, many bindings)"
     CHOMPUTE_GPU_STATS=1 T "$B" --backend gpu chomp solve --box ${CHOMP_STATS}x${CHOMP_STATS} --json
     T "$B" --backend cpu chomp solve --box ${CHOMP_STATS}x${CHOMP_STATS} --json
     # 16x16 first: a time to scale from even when 18x18 misses its cap.
     T timeout 60 "$B" --backend gpu chomp solve --box ${CHOMP_MID}x${CHOMP_MID} --json
-    for box in $CHOMP_CHECKED; do
-        IFS=: read -r side cap p bites <<< "$box"
+    for k in "${!boxes[@]}"; do
+        IFS=: read -r side cap p bites <<< "${boxes[k]}"
+        local guess=$((took * CHOMP_GROWTH))
+        if [ "$k" -eq $((${#boxes[@]} - 1)) ] && [ "$took" -gt 0 ] \
+            && [ "$guess" -lt $((DEADLINE - SECONDS - 30)) ]; then
+            echo "${CHOMP_NEW}x${CHOMP_NEW} before ${side}x${side}: about $guess s by ${prev}x${prev}'s $took s"
+            chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
+            new_done=1
+        fi
         local left=$((DEADLINE - SECONDS))
         [ "$left" -lt "$cap" ] && cap=$left
         if [ "$cap" -lt 20 ]; then echo "${side}x${side}: no time left"; return; fi
+        t0=$SECONDS
         chomp_box "$B" "$side" "$cap" "$OUT/chomp-gpu-${side}.json" || return
+        took=$((SECONDS - t0 + 1)) prev=$side
         check_bites "$OUT/chomp-gpu-${side}.json" "$p" "$bites"
     done
-    chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
+    [ -n "$new_done" ] || chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
 }
 # `chomp_box BIN SIDE SECONDS JSON`: SIDExSIDE on the GPU within SECONDS, its P-count and the
 # winning bites of every rectangle to JSON, its wall time and host memory on stderr.
