@@ -327,7 +327,10 @@ pub fn plan_buffers(
     if plan.buffers > plan.table_bindings as u64 {
         return Err(Error::too_large(
             format!("the {shape} box on this GPU"),
-            format!("{}: more buffers than the kernel binds", plan.line()),
+            format!(
+                "{}: more buffers than the kernel binds; use a smaller box",
+                plan.line()
+            ),
         ));
     }
     Ok(plan)
@@ -380,7 +383,7 @@ impl HookTable {
                     return Err(Error::too_large(
                         format!("the {0}x{0} box on this GPU", hook.side()),
                         format!(
-                            "{}: buffer {} of {} not allocated ({e})",
+                            "{}: buffer {} of {} not allocated ({e}); use a smaller box",
                             plan.line(),
                             k + 1,
                             plan.buffers
