@@ -487,6 +487,16 @@ pub fn split_stats(hook: &HookIndex) -> SplitStats {
 /// Solve a square's table in `layout` (its hook index) by the pull scan on the CPU, each
 /// step's levels in turn, a level's positions in parallel: the table and what it read.
 pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
+    solve_pull_levels(layout, |_| {})
+}
+
+/// [`solve_pull`], telling `each_level` the options each position of each level read, in the
+/// order of the level's positions (a GPU's invocations, one a position): what a model of the
+/// kernel's lanes in lockstep weighs (`examples/chomp_simt.rs`).
+pub fn solve_pull_levels(
+    layout: &BitLayout,
+    mut each_level: impl FnMut(&[u32]),
+) -> Result<(PTable, PullStats)> {
     let Some(hook) = layout.hook_index() else {
         return Err(Error::invalid(format!(
             "the pull scan solves squares by transposed pairs, not the {} box",
@@ -495,7 +505,7 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
     };
     let table = PTable::empty(layout.clone())?;
     let scan = PullScan::new(hook);
-    let mut options = 0u64;
+    let (mut options, mut reads) = (0u64, Vec::new());
     drive_steps(
         Run::new(&**hook, hook.len(), 0),
         |_, ranges| {
@@ -509,13 +519,15 @@ pub fn solve_pull(layout: &BitLayout) -> Result<(PTable, PullStats)> {
                     if q != 0 && scan.decide(&loc, is_p, &mut read) {
                         bits::mark(words, q);
                     }
-                    read
+                    read as u32
                 };
-                options += (0..size as u32)
+                (0..size as u32)
                     .into_par_iter()
                     .with_min_len(64)
                     .map(decide)
-                    .sum::<u64>();
+                    .collect_into_vec(&mut reads);
+                options += reads.iter().map(|&r| r as u64).sum::<u64>();
+                each_level(&reads);
             }
             Ok(Vec::new())
         },
