@@ -163,7 +163,8 @@ kernels_and_auto() {
     echo "== auto per job: bench --save, then info --json (own cache directory)"
     export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
     T $B info | tail -9
-    T $B bench --save $BENCH_QUICK | tee "$OUT/bench-save.txt"
+    # Cut at 5 minutes, so that the choices and the renders below still run within the call.
+    T timeout 300 $B bench --save $BENCH_QUICK | tee "$OUT/bench-save.txt"
     T $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
     $B info | tail -9
     echo "== render $RENDER_SIDE under auto and under cpu"
