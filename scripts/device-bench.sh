@@ -114,7 +114,7 @@ sizes_smoke() {
 # What every mode but `prepare` runs first: the Vulkan loader where the image lacks one, $OUT,
 # the environment of the carried test binaries, a lent GPU's sizes.
 setup() {
-    if ! ldconfig -p | grep -q libvulkan.so.1 && ls .gl/*.deb >/dev/null 2>&1; then
+    if ! ldconfig -p | grep libvulkan.so.1 > /dev/null && ls .gl/*.deb >/dev/null 2>&1; then
         for f in .gl/*.deb; do dpkg -x "$f" /; done
         ldconfig
     fi
@@ -135,8 +135,8 @@ setup() {
 }
 
 # --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
-# The three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s and its bytes
-# of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
+# The three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s
+# and its bytes of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
 # `info --json` (the choices `auto` makes from the measured rates, in a cache directory of its
 # own); `render 30001 -o` (RENDER_SIDE) under `auto` and under `cpu` (auto must not be slower,
 # same pixels). The register kernel's tests first, unless SKIP_TESTS is set (CI has run them).
