@@ -135,23 +135,20 @@ setup() {
 }
 
 # --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
-# The three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s
-# and its bytes of grid traffic per update (from the kernel's tile arithmetic); `bench --save` then
-# `info --json` (the choices `auto` makes from the measured rates, in a cache directory of its
-# own); `render 30001 -o` (RENDER_SIDE) under `auto` and under `cpu` (auto must not be slower,
-# same pixels). The register kernel's tests first, unless SKIP_TESTS is set (CI has run them).
-# Writes ca-kernels.json, bench-save.txt, info.json and render-auto.txt under $OUT.
+# Most telling first, so that a call cut short still brings back the figures that matter:
+# the three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s
+# and its bytes of grid traffic per update (from the kernel's tile arithmetic); `render 30001
+# -o` (RENDER_SIDE) under `auto` and under `cpu` by the default table (auto must not be slower,
+# same pixels); `bench --save`, then `info --json` (the choices `auto` makes from the measured
+# rates, in a cache directory of its own) and the renders again; last the register kernel's
+# tests on this adapter, unless SKIP_TESTS is set (CI has run them). Writes ca-kernels.json,
+# render-auto.txt, bench-save.txt and info.json under $OUT.
 kernels_and_auto() {
     local B=.devbin/chompute
-    if [ -z "${SKIP_TESTS:-}" ]; then
-        echo "== automaton kernels: correctness of the register kernel on this adapter"
-        tests engine automaton
-        tests engine every_kernel
-    fi
     echo "== automaton kernels: ca ${CA_STEPS// / and ca } (rate, bytes per update)"
     : > "$OUT/ca-kernels.json"
     for steps in $CA_STEPS; do
-        for kernel in step block regs; do
+        for kernel in regs step block; do
             # (not through T: its timing line would land in the JSON)
             timeout 120 $B --backend gpu ca $steps --json --kernel $kernel > /tmp/ca-one.json \
                 || { fail "ca $steps, $kernel kernel: rc $?"; continue; }
@@ -160,21 +157,32 @@ kernels_and_auto() {
         done
     done
     T $B --backend gpu ca $CA_VERIFY --verify --kernel regs | tail -4
-    echo "== auto per job: bench --save, then info --json (own cache directory)"
     export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
+    : > "$OUT/render-auto.txt"
     T $B info | tail -9
+    render_pair "by the default table"
+    echo "== auto per job: bench --save, then info --json (own cache directory)"
     # Cut at 5 minutes, so that the choices and the renders below still run within the call.
     T timeout 300 $B bench --save $BENCH_QUICK | tee "$OUT/bench-save.txt"
     T $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
     $B info | tail -9
-    echo "== render $RENDER_SIDE under auto and under cpu"
-    : > "$OUT/render-auto.txt"
+    render_pair "by the measured rates"
+    unset XDG_CACHE_HOME
+    if [ -z "${SKIP_TESTS:-}" ]; then
+        echo "== automaton kernels: correctness of the register kernel on this adapter"
+        tests engine automaton
+        tests engine every_kernel
+    fi
+}
+# `render_pair WHY`: `render RENDER_SIDE` under auto and under cpu, twice alternated, into
+# render-auto.txt, and whether their pixels are the same.
+render_pair() {
+    echo "== render $RENDER_SIDE under auto ($1) and under cpu" | tee -a "$OUT/render-auto.txt"
     for _ in 1 2; do
         T $B render $RENDER_SIDE -o /tmp/auto.png 2>&1 | tee -a "$OUT/render-auto.txt"
         T $B --backend cpu render $RENDER_SIDE -o /tmp/cpu.png 2>&1 | tee -a "$OUT/render-auto.txt"
     done
-    same_pixels /tmp/auto.png /tmp/cpu.png "render $RENDER_SIDE: auto and cpu"
-    unset XDG_CACHE_HOME
+    same_pixels /tmp/auto.png /tmp/cpu.png "render $RENDER_SIDE ($1): auto and cpu"
 }
 # --- end of the automaton's kernels and `auto` per job ----------------------------------------
 # ---- Chomp on the GPU: the hook kernel (issue 42) -------------------------------------------
