@@ -245,7 +245,7 @@ impl Job for OrdJob {
 
     fn publish(mut self, out: &Path) -> Result<OrdTable> {
         save_ords(&self.table, &self.rule, out)?;
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
+        Checkpoint::remove_held(&mut self.checkpoint)?;
         Ok(self.table)
     }
 }

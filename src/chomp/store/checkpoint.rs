@@ -137,6 +137,12 @@ impl Checkpoint {
         drop(self.file);
         std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))
     }
+
+    /// Remove the checkpoint a job holds in `slot`, if it holds one (after publishing, or when
+    /// the run cannot resume from it).
+    pub fn remove_held(slot: &mut Option<Checkpoint>) -> Result<()> {
+        slot.take().map_or(Ok(()), Checkpoint::remove)
+    }
 }
 
 /// One record of `n` items of `unit` bytes each: `Some((step, bytes))`, or `None` at the end,

@@ -130,14 +130,14 @@ impl Job for GrundyJob {
         // A value past one byte: a two-byte run cannot take this checkpoint's values.
         let gone = matches!(e, Error::TooLarge { .. });
         if gone {
-            self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
+            Checkpoint::remove_held(&mut self.checkpoint)?;
         }
         Ok(gone)
     }
 
     fn publish(mut self, out: &Path) -> Result<GrundyTable> {
         save_grundy(&self.table, out)?;
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
+        Checkpoint::remove_held(&mut self.checkpoint)?;
         Ok(self.table)
     }
 }

@@ -108,7 +108,7 @@ impl Job for Whole {
 
     fn publish(mut self, out: &Path) -> Result<PTable> {
         save_table(&self.table, out)?;
-        self.checkpoint.take().map_or(Ok(()), Checkpoint::remove)?;
+        Checkpoint::remove_held(&mut self.checkpoint)?;
         if self.marks.exists() {
             std::fs::remove_file(&self.marks).map_err(|e| Error::io(&self.marks, e))?;
         }
