@@ -178,6 +178,8 @@ struct Params {
 @group(0) @binding(131) var<storage, read_write> t127: array<atomic<u32>>;
 
 // The word `local` of table buffer `buf` (a binding each: WGSL selects a binding by name only).
+// For plain reads the host makes each case a plain load of a second binding `r<k>` of the same
+// buffer (TableReads::Plain in gpu/chomp_hook.rs); keep the cases one line each.
 fn load_word(buf: u32, local: u32) -> u32 {
     switch buf {
         case 0u: { return atomicLoad(&t0[local]); }

@@ -87,9 +87,10 @@ impl Report for SolveReport {
 /// `chomp solve --backend gpu`: a square by the hook kernel (its layout on the device said
 /// first, on stderr), any other box by the volume-layer kernel. `CHOMPUTE_GPU_TABLE_WORDS`
 /// sets the words of each table buffer (tests), `CHOMPUTE_GPU_STATS=1` counts the options
-/// the kernel reads.
+/// the kernel reads, `CHOMPUTE_GPU_TABLE_READS=plain` has the kernel read the table by plain
+/// loads through a second binding of each buffer (`atomic`, the default: atomic loads).
 fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow::Result<()> {
-    use chompute::chomp::two_player::device::{solve_on, DeviceOptions};
+    use chompute::chomp::two_player::device::{solve_on, DeviceOptions, TableReads};
     let buffer_words = match std::env::var("CHOMPUTE_GPU_TABLE_WORDS") {
         Ok(v) if !v.is_empty() => Some(
             v.parse::<u64>()
@@ -103,7 +104,13 @@ fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow:
         bites: args.bites,
     };
     let ctx = chompute::gpu::GpuContext::shared().map_err(super::on_gpu)?;
-    let device = chompute::gpu::chomp_hook::ChompGpuDevice::new(ctx);
+    let reads = match std::env::var("CHOMPUTE_GPU_TABLE_READS") {
+        Ok(v) if !v.is_empty() => {
+            TableReads::parse(&v).map_err(|e| anyhow!("CHOMPUTE_GPU_TABLE_READS: {e}"))?
+        }
+        _ => TableReads::Atomic,
+    };
+    let device = chompute::gpu::chomp_hook::ChompGpuDevice::new(ctx).with_reads(reads);
     let run = solve_on(&device, plan, options, |p| {
         eprintln!("chompute: {}", p.line())
     })

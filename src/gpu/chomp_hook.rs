@@ -66,6 +66,22 @@
 //! are an optional feature). `buffer_words` (or `CHOMPUTE_GPU_TABLE_WORDS` on the command line)
 //! forces small buffers, so that the tests on lavapipe cross every boundary.
 //!
+//! # Reads: atomic or plain
+//! The kernel writes a position's bit with `atomicOr` (32 positions share a word) and, by
+//! default ([`TableReads::Atomic`]), reads options with `atomicLoad`, relaxed at device scope.
+//! A GPU whose first-level caches are not coherent serves such loads from its last-level cache,
+//! never from the first, although every bit a step reads was settled by an earlier dispatch
+//! (an option in the same range lies in an earlier level) and neighbouring invocations read
+//! neighbouring words. [`TableReads::Plain`] (`CHOMPUTE_GPU_TABLE_READS=plain`) binds each
+//! table buffer a second time as plain `array<u32>` (bindings after all the first ones; wgpu
+//! takes one buffer in two read_write bindings as one use) and reads through it with plain
+//! loads, which a first-level cache may serve: a word's bits being written in the same
+//! dispatch are never the bits read, and wgpu's barrier between dispatches makes the earlier
+//! ones visible. It costs twice the bindings, so lavapipe's 32 bind 14 table buffers. Whether
+//! it is faster is a question for a real GPU: `scripts/device-bench.sh chomp` runs its first
+//! checked box both ways. The variant is made from the file's text ([`kernel`]), checked by
+//! naga in the tests.
+//!
 //! Tests: tests/engine/chomp_hook.rs.
 
 use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
@@ -74,7 +90,9 @@ use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::driver::{drive_steps, Run};
 use crate::chomp::index::hook::{Rows, MAX_SIDE};
 use crate::chomp::index::{BitLayout, HookIndex};
-use crate::chomp::two_player::device::{weighted_count_u32, ChompDevice, DeviceTable, Preflight};
+use crate::chomp::two_player::device::{
+    weighted_count_u32, ChompDevice, DeviceTable, Preflight, TableReads,
+};
 use crate::chomp::two_player::pull::{LevelCounts, PullScan, PullStats, StepSplit};
 use crate::chomp::two_player::PTable;
 use crate::error::{Error, Result};
@@ -92,8 +110,10 @@ const OTHER_BINDINGS: u32 = 3;
 /// Words of one probe result (`PROBE_WORDS` in the shader).
 pub const PROBE_WORDS: usize = 36;
 
-const STORAGE: [Access; (OTHER_BINDINGS + TABLE_BINDINGS) as usize] = {
-    let mut a = [Access::ReadWrite; (OTHER_BINDINGS + TABLE_BINDINGS) as usize];
+/// The bindings' access: the index, the input, the results, the table's buffers and, for
+/// [`TableReads::Plain`], the same buffers again (a cut kernel takes a prefix of each).
+const STORAGE: [Access; (OTHER_BINDINGS + 2 * TABLE_BINDINGS) as usize] = {
+    let mut a = [Access::ReadWrite; (OTHER_BINDINGS + 2 * TABLE_BINDINGS) as usize];
     a[0] = Access::Read;
     a
 };
@@ -109,7 +129,9 @@ const fn hook_kernel(entry: &'static str) -> Kernel {
             include_str!("../../shaders/chomp_hook.wgsl"),
             entry,
             [64, 1, 1],
-            &STORAGE,
+            STORAGE
+                .split_at((OTHER_BINDINGS + TABLE_BINDINGS) as usize)
+                .0,
         )
     }
 }
@@ -123,41 +145,81 @@ pub(crate) const CHOMP_HOOK_PROBE: Kernel = hook_kernel("chomp_hook_probe");
 
 const WORKGROUP: u64 = 64;
 
-/// The kernel of entry `entry` (0 step, 1 gather, 2 probe) with `tables` table bindings: the
-/// file as it is for [`TABLE_BINDINGS`], else its text without the bindings and switch cases
-/// of the buffers past `tables` (a device that binds fewer storage buffers, such as lavapipe's
-/// 32), made once and kept.
-pub(crate) fn kernel(entry: usize, tables: u8) -> &'static Kernel {
+/// The kernel of entry `entry` (0 step, 1 gather, 2 probe) with `tables` table bindings,
+/// reading them as `reads` says: the file as it is for [`TABLE_BINDINGS`] and atomic reads;
+/// else its text without the bindings and switch cases of the buffers past `tables` (a device
+/// that binds fewer storage buffers, such as lavapipe's 32), and for plain reads with a second
+/// binding `r<k>` of each table buffer, after all the first ones, that `load_word` reads by a
+/// plain load. Made once and kept.
+pub(crate) fn kernel(entry: usize, tables: u8, reads: TableReads) -> &'static Kernel {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
+    type Made = HashMap<(usize, u32, TableReads), &'static Kernel>;
     let full = [&CHOMP_HOOK_STEP, &CHOMP_HOOK_GATHER, &CHOMP_HOOK_PROBE][entry];
     let tables = (tables as u32).clamp(1, TABLE_BINDINGS);
-    if tables == TABLE_BINDINGS {
+    if tables == TABLE_BINDINGS && reads == TableReads::Atomic {
         return full;
     }
-    static CUT: OnceLock<Mutex<HashMap<(usize, u32), &'static Kernel>>> = OnceLock::new();
-    let mut cut = CUT
+    static MADE: OnceLock<Mutex<Made>> = OnceLock::new();
+    let mut made = MADE
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    cut.entry((entry, tables)).or_insert_with(|| {
-        let dropped: Vec<String> = (tables..TABLE_BINDINGS)
-            .flat_map(|k| [format!(" t{k}: "), format!("&t{k}[")])
-            .collect();
-        let source: String = full
-            .source
-            .lines()
-            .filter(|l| !dropped.iter().any(|d| l.contains(d.as_str())))
-            .map(|l| format!("{l}\n"))
-            .collect();
-        let storage = &STORAGE[..(OTHER_BINDINGS + tables) as usize];
+    made.entry((entry, tables, reads)).or_insert_with(|| {
+        let bindings = match reads {
+            TableReads::Atomic => tables,
+            TableReads::Plain => 2 * tables,
+        };
+        let file = format!(
+            "chomp_hook.wgsl ({tables} table bindings, {} reads)",
+            reads.name()
+        );
         Box::leak(Box::new(Kernel {
-            file: Box::leak(format!("chomp_hook.wgsl ({tables} table bindings)").into_boxed_str()),
-            source: Box::leak(source.into_boxed_str()),
-            storage,
+            file: Box::leak(file.into_boxed_str()),
+            source: Box::leak(variant_source(full.source, tables, reads).into_boxed_str()),
+            storage: &STORAGE[..(OTHER_BINDINGS + bindings) as usize],
             ..hook_kernel(full.entry)
         }))
     })
+}
+
+/// `source` (the file) without the bindings and switch cases of the table buffers past
+/// `tables`; for plain reads, each kept buffer's `load_word` case a plain load of a second
+/// binding `r<k>`, those bindings declared after the last first one.
+fn variant_source(source: &str, tables: u32, reads: TableReads) -> String {
+    let dropped: Vec<String> = (tables..TABLE_BINDINGS)
+        .flat_map(|k| [format!(" t{k}: "), format!("&t{k}[")])
+        .collect();
+    let last = format!(" t{}: ", tables - 1);
+    let mut out = String::new();
+    for l in source.lines() {
+        if dropped.iter().any(|d| l.contains(d.as_str())) {
+            continue;
+        }
+        let plain_case = l
+            .strip_prefix("        case ")
+            .and_then(|c| c.strip_suffix("[local]); }"))
+            .and_then(|c| c.split_once("u: { return atomicLoad(&t"))
+            .filter(|(k, t)| k == t);
+        match (reads, plain_case) {
+            (TableReads::Plain, Some((k, _))) => {
+                out.push_str(&format!("        case {k}u: {{ return r{k}[local]; }}\n"));
+            }
+            _ => {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        if reads == TableReads::Plain && l.starts_with("@group(0)") && l.contains(&last) {
+            for k in 0..tables {
+                let b = 1 + OTHER_BINDINGS + tables + k;
+                out.push_str(&format!(
+                    "@group(0) @binding({b}) var<storage, read_write> r{k}: array<u32>;\n"
+                ));
+            }
+        }
+    }
+    out
 }
 
 kernel_params! {
@@ -256,12 +318,21 @@ fn index_words(hook: &HookIndex) -> (Vec<u32>, [u32; 5]) {
 /// The two-player tables on one GPU context.
 pub struct ChompGpuDevice {
     ctx: Arc<GpuContext>,
+    reads: TableReads,
 }
 
 impl ChompGpuDevice {
-    /// The device of `ctx`.
+    /// The device of `ctx`, its hook kernel reading the table by atomic loads.
     pub fn new(ctx: Arc<GpuContext>) -> ChompGpuDevice {
-        ChompGpuDevice { ctx }
+        ChompGpuDevice {
+            ctx,
+            reads: TableReads::Atomic,
+        }
+    }
+
+    /// The same device, its hook kernel reading the table as `reads` says.
+    pub fn with_reads(self, reads: TableReads) -> ChompGpuDevice {
+        ChompGpuDevice { reads, ..self }
     }
 }
 
@@ -271,7 +342,13 @@ impl ChompDevice for ChompGpuDevice {
     }
 
     fn preflight(&self, layout: &BitLayout, buffer_words: Option<u64>) -> Result<Preflight> {
-        plan_buffers(&self.ctx.info.name, &self.ctx.limits, layout, buffer_words)
+        plan_buffers(
+            &self.ctx.info.name,
+            &self.ctx.limits,
+            layout,
+            buffer_words,
+            self.reads,
+        )
     }
 
     fn solve_hook(
@@ -294,12 +371,14 @@ impl ChompDevice for ChompGpuDevice {
 
 /// How `layout`'s table lies on a device named `device` with `limits`: buffers of
 /// `buffer_words` words (rounded up to a power of two), else the fewest, each within the largest
-/// binding; refused in one line, with the numbers, when the kernel cannot bind them all.
+/// binding; refused in one line, with the numbers, when the kernel cannot bind them all (each
+/// buffer twice for `reads` [`TableReads::Plain`]).
 pub fn plan_buffers(
     device: &str,
     limits: &wgpu::Limits,
     layout: &BitLayout,
     buffer_words: Option<u64>,
+    reads: TableReads,
 ) -> Result<Preflight> {
     let max_binding = limits
         .max_storage_buffer_binding_size
@@ -316,12 +395,16 @@ pub fn plan_buffers(
         max_binding: limits.max_storage_buffer_binding_size,
         max_buffer: limits.max_buffer_size,
         max_bindings,
-        table_bindings: max_bindings
-            .saturating_sub(OTHER_BINDINGS)
-            .min(TABLE_BINDINGS),
+        table_bindings: (max_bindings.saturating_sub(OTHER_BINDINGS)
+            / match reads {
+                TableReads::Atomic => 1,
+                TableReads::Plain => 2,
+            })
+        .min(TABLE_BINDINGS),
         table_bytes: words * 4,
         buffer_words,
         buffers: words.div_ceil(buffer_words),
+        reads,
     };
     let shape = layout.shape();
     if plan.buffers > plan.table_bindings as u64 {
@@ -337,11 +420,7 @@ pub fn plan_buffers(
 }
 
 fn prev_power_of_two(x: u64) -> u64 {
-    if x == 0 {
-        0
-    } else {
-        1 << (63 - x.leading_zeros())
-    }
+    x.checked_ilog2().map_or(0, |l| 1 << l)
 }
 
 /// A square's table on the GPU: its buffers and the hook index the kernel reads.
@@ -357,6 +436,8 @@ pub struct HookTable {
     shift: u32,
     /// Table bindings of the kernel (the table's buffers and the stand-ins).
     bindings: u8,
+    /// How the kernel reads the table (plain: each buffer bound a second time).
+    reads: TableReads,
     words: u64,
     stats: std::sync::Mutex<Option<PullStats>>,
     /// Positions of a level an invocation decides, one after another.
@@ -392,7 +473,14 @@ impl HookTable {
                 }
             }
         }
-        HookTable::with_buffers(ctx, hook, tables, plan.buffer_words, plan.table_bindings)
+        HookTable::with_buffers(
+            ctx,
+            hook,
+            tables,
+            plan.buffer_words,
+            plan.table_bindings,
+            plan.reads,
+        )
     }
 
     /// The index alone, no table (its buffers of `buffer_words` u32 words, a power of two, are
@@ -409,7 +497,14 @@ impl HookTable {
                 "table buffers hold a power of two words, at least 2, not {buffer_words}"
             )));
         }
-        HookTable::with_buffers(ctx, hook, Vec::new(), buffer_words, bindings)
+        HookTable::with_buffers(
+            ctx,
+            hook,
+            Vec::new(),
+            buffer_words,
+            bindings,
+            TableReads::Atomic,
+        )
     }
 
     fn with_buffers(
@@ -418,6 +513,7 @@ impl HookTable {
         tables: Vec<wgpu::Buffer>,
         buffer_words: u64,
         bindings: u32,
+        reads: TableReads,
     ) -> Result<HookTable> {
         let bindings = bindings.clamp(1, TABLE_BINDINGS);
         let words = hook.len().div_ceil(32).max(1);
@@ -441,6 +537,7 @@ impl HookTable {
             spare,
             shift: buffer_words.trailing_zeros(),
             bindings: bindings as u8,
+            reads,
             words,
             stats: std::sync::Mutex::new(None),
             per: 1,
@@ -484,6 +581,31 @@ impl HookTable {
         }
     }
 
+    /// The kernel's bindings after the params: the index, `input`, `results`, the table's
+    /// buffers and stand-ins, and for plain reads the same again.
+    fn bindings_with<'a>(
+        &'a self,
+        input: &'a wgpu::Buffer,
+        results: &'a wgpu::Buffer,
+    ) -> Vec<wgpu::BindingResource<'a>> {
+        let tables = || {
+            self.tables
+                .iter()
+                .chain(&self.spare)
+                .map(|b| b.as_entire_binding())
+        };
+        let mut buffers = vec![
+            self.index.as_entire_binding(),
+            input.as_entire_binding(),
+            results.as_entire_binding(),
+        ];
+        buffers.extend(tables());
+        if self.reads == TableReads::Plain {
+            buffers.extend(tables());
+        }
+        buffers
+    }
+
     /// Run kernel `id` over `count` items with `input` and `results` bound.
     fn run(
         &self,
@@ -500,13 +622,7 @@ impl HookTable {
             (count as u64).div_ceil(WORKGROUP) as u32,
             ctx.limits.max_compute_workgroups_per_dimension,
         );
-        let mut buffers = vec![
-            self.index.as_entire_binding(),
-            input.as_entire_binding(),
-            results.as_entire_binding(),
-        ];
-        buffers.extend(self.tables.iter().map(|b| b.as_entire_binding()));
-        buffers.extend(self.spare.iter().map(|b| b.as_entire_binding()));
+        let buffers = self.bindings_with(input, results);
         let bind = ctx.bind_group("chomp_hook", &pipeline, arena, &buffers);
         ctx.checked(|| {
             arena.write(ctx, 0, &[self.params(count, gx, stats)]);
@@ -530,7 +646,7 @@ impl HookTable {
         let mut step = StepRun {
             table: self,
             arena: ParamsArena::new(ctx, CHOMP_HOOK_STEP.params_bytes, SLOTS)?,
-            pipeline: ctx.pipeline(KernelId::ChompHookStep(self.bindings))?,
+            pipeline: ctx.pipeline(KernelId::ChompHookStep(self.bindings, self.reads))?,
             input: Reusable::new(
                 "chomp hook units",
                 wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
@@ -604,7 +720,7 @@ impl HookTable {
     pub fn probe(&self, positions: &[Rows]) -> Result<Vec<(u64, u32, u32, Rows)>> {
         let input: Vec<u32> = positions.iter().flat_map(|r| r.iter().copied()).collect();
         let out = self.gather_run(
-            KernelId::ChompHookProbe(self.bindings),
+            KernelId::ChompHookProbe(self.bindings, self.reads),
             &input,
             positions.len(),
             PROBE_WORDS,
@@ -704,13 +820,7 @@ impl StepRun<'_> {
             .ensure(ctx, (words.len() * 4) as u64, ctx.max_binding_bytes())?;
         let buf = self.input.get()?;
         ctx.queue.write_buffer(buf, 0, bytemuck::cast_slice(&words));
-        let mut buffers = vec![
-            table.index.as_entire_binding(),
-            buf.as_entire_binding(),
-            self.counter.as_entire_binding(),
-        ];
-        buffers.extend(table.tables.iter().map(|b| b.as_entire_binding()));
-        buffers.extend(table.spare.iter().map(|b| b.as_entire_binding()));
+        let buffers = table.bindings_with(buf, &self.counter);
         let bind = ctx.bind_group("chomp_hook", &self.pipeline, &self.arena, &buffers);
         let max = ctx.limits.max_compute_workgroups_per_dimension;
         let groups = |count: u64| dispatch_2d(count.div_ceil(WORKGROUP) as u32, max);
@@ -808,7 +918,7 @@ impl DeviceTable for HookTable {
                 .flat_map(|&q| [q as u32, (q >> 32) as u32])
                 .collect();
             let got = self.gather_run(
-                KernelId::ChompHookGather(self.bindings),
+                KernelId::ChompHookGather(self.bindings, self.reads),
                 &input,
                 part.len(),
                 1,

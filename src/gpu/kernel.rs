@@ -6,6 +6,7 @@
 //! Tests: this file's unit tests; tests/engine/foundation.rs.
 
 use crate::chocolate::automaton::BlockShape;
+use crate::chomp::two_player::device::TableReads;
 
 /// How a kernel uses one of its storage bindings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,17 +129,21 @@ pub enum KernelId {
     BlockCounts,
     /// `chomp_layer.wgsl`: one volume layer of the two-player Chomp table.
     ChompLayer,
-    /// `chomp_hook.wgsl` cut to this many table bindings: one step of a square's table in the
-    /// hook index.
-    ChompHookStep(u8),
-    /// `chomp_hook.wgsl` cut to this many table bindings: the bits at chosen indexes.
-    ChompHookGather(u8),
-    /// `chomp_hook.wgsl` cut to this many table bindings: the index arithmetic alone (tests).
-    ChompHookProbe(u8),
+    /// `chomp_hook.wgsl` cut to this many table bindings, reading them so: one step of a
+    /// square's table in the hook index.
+    ChompHookStep(u8, TableReads),
+    /// `chomp_hook.wgsl` cut to this many table bindings, reading them so: the bits at chosen
+    /// indexes.
+    ChompHookGather(u8, TableReads),
+    /// `chomp_hook.wgsl` cut to this many table bindings, reading them so: the index
+    /// arithmetic alone (tests).
+    ChompHookProbe(u8, TableReads),
 }
 
 impl KernelId {
-    /// One id of every kernel (the block kernel at its default shape), for the tests.
+    /// One id of every kernel (the block kernel at its default shape, the hook kernel whole and
+    /// with atomic reads: its cut and plain-read variants are made from its text and tested in
+    /// tests/engine/chomp_hook.rs), for the tests.
     pub const ALL: [KernelId; 11] = [
         KernelId::PRows,
         KernelId::CountP,
@@ -151,9 +156,9 @@ impl KernelId {
         KernelId::CaRegs,
         KernelId::BlockCounts,
         KernelId::ChompLayer,
-        KernelId::ChompHookStep(super::chomp_hook::TABLE_BINDINGS as u8),
-        KernelId::ChompHookGather(super::chomp_hook::TABLE_BINDINGS as u8),
-        KernelId::ChompHookProbe(super::chomp_hook::TABLE_BINDINGS as u8),
+        KernelId::ChompHookStep(super::chomp_hook::TABLE_BINDINGS as u8, TableReads::Atomic),
+        KernelId::ChompHookGather(super::chomp_hook::TABLE_BINDINGS as u8, TableReads::Atomic),
+        KernelId::ChompHookProbe(super::chomp_hook::TABLE_BINDINGS as u8, TableReads::Atomic),
     ];
 
     /// The kernel's file, entry point, bindings and params.
@@ -167,9 +172,9 @@ impl KernelId {
             KernelId::CaRegs => &super::ca::CA_REGS,
             KernelId::BlockCounts => &super::block_count::BLOCK_COUNTS,
             KernelId::ChompLayer => &super::chomp::CHOMP_LAYER,
-            KernelId::ChompHookStep(t) => super::chomp_hook::kernel(0, t),
-            KernelId::ChompHookGather(t) => super::chomp_hook::kernel(1, t),
-            KernelId::ChompHookProbe(t) => super::chomp_hook::kernel(2, t),
+            KernelId::ChompHookStep(t, r) => super::chomp_hook::kernel(0, t, r),
+            KernelId::ChompHookGather(t, r) => super::chomp_hook::kernel(1, t, r),
+            KernelId::ChompHookProbe(t, r) => super::chomp_hook::kernel(2, t, r),
         }
     }
 

@@ -2,11 +2,12 @@
 //! every square to 12×12 with the default buffers and with the tiniest (as many as the kernel
 //! binds, so positions and their options lie in different buffers and steps cross buffers),
 //! the index arithmetic on indexes past 2^32 (22×22, no table allocated), the winning bites
-//! read on the device, and the buffers of the 22×22 table under a large GPU's limits.
+//! read on the device, and the buffers of the 22×22 table under a large GPU's limits; the
+//! same bits with the table read by plain loads through second bindings.
 
 use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
-use chompute::chomp::two_player::device::{device_bites, ChompDevice, DeviceTable};
+use chompute::chomp::two_player::device::{device_bites, ChompDevice, DeviceTable, TableReads};
 use chompute::chomp::two_player::solve::solve_layers;
 use chompute::chomp::ChompBox;
 use chompute::gpu::chomp_hook::{plan_buffers, ChompGpuDevice, HookTable, TABLE_BINDINGS};
@@ -30,15 +31,16 @@ fn tiniest(device: &ChompGpuDevice, layout: &BitLayout) -> u64 {
 }
 
 /// The hook kernel's words of the n×n table (buffers of `buffer_words`, or the tiniest with
-/// `Some(0)`) and the forward solver's.
+/// `Some(0)`; the table read as `reads` says) and the forward solver's.
 pub fn gpu_and_cpu(
     ctx: &Arc<GpuContext>,
     n: usize,
     buffer_words: Option<u64>,
+    reads: TableReads,
 ) -> (Vec<u64>, Vec<u64>) {
     let layout = BitLayout::for_box(square(n)).unwrap();
     let cpu = solve_layers(layout.clone()).unwrap();
-    let device = ChompGpuDevice::new(ctx.clone());
+    let device = ChompGpuDevice::new(ctx.clone()).with_reads(reads);
     let words = buffer_words.map(|w| if w == 0 { tiniest(&device, &layout) } else { w });
     let plan = device.preflight(&layout, words).unwrap();
     if buffer_words.is_some() && layout.len() > 64 * 32 {
@@ -56,7 +58,7 @@ fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_every_square_to_9() {
         return;
     };
     for n in 1..=9 {
-        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None);
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None, TableReads::Atomic);
         assert!(gpu == cpu, "{n}x{n}: default buffers");
     }
 }
@@ -70,9 +72,9 @@ fn gpu_hook_kernel_gives_the_forward_solvers_bits_on_squares_10_to_12() {
         return;
     };
     for n in 10..=12 {
-        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None);
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None, TableReads::Atomic);
         assert!(gpu == cpu, "{n}x{n}: default buffers");
-        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0));
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0), TableReads::Atomic);
         assert!(gpu == cpu, "{n}x{n}: tiniest buffers");
     }
 }
@@ -84,7 +86,7 @@ fn gpu_hook_kernel_gives_the_same_bits_in_the_tiniest_buffers() {
         return;
     };
     for n in 1..=9 {
-        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0));
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0), TableReads::Atomic);
         assert!(gpu == cpu, "{n}x{n}: tiniest buffers");
     }
 }
@@ -143,14 +145,75 @@ fn gpu_hook_index_arithmetic_agrees_past_2_to_the_32() {
     }
 }
 
+/// The kernel reading the table by plain loads through a second binding of each buffer: the
+/// forward solver's bits on every square to 11×11 with the default buffers and to 9×9 with the
+/// tiniest (half as many bindings, so twice the words a buffer).
+#[test]
+fn gpu_hook_kernel_reading_plainly_gives_the_same_bits() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_reading_plainly") else {
+        return;
+    };
+    for n in 1..=11 {
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, None, TableReads::Plain);
+        assert!(gpu == cpu, "{n}x{n}: default buffers, plain reads");
+    }
+    for n in 1..=9 {
+        let (gpu, cpu) = gpu_and_cpu(&ctx, n, Some(0), TableReads::Plain);
+        assert!(gpu == cpu, "{n}x{n}: tiniest buffers, plain reads");
+    }
+}
+
+/// The plain-read kernels' text: every table read is a plain load of the second binding, which
+/// follows all the first ones, and the module validates (the full kernel, which no software
+/// adapter binds, as well as a cut one).
+#[test]
+fn the_plain_read_kernels_read_the_second_bindings_only() {
+    use chompute::gpu::kernel::KernelId;
+    for tables in [TABLE_BINDINGS as u8, 14, 1] {
+        for id in [
+            KernelId::ChompHookStep(tables, TableReads::Plain),
+            KernelId::ChompHookGather(tables, TableReads::Plain),
+            KernelId::ChompHookProbe(tables, TableReads::Plain),
+        ] {
+            let k = id.kernel();
+            assert!(!k.source.contains("atomicLoad(&t"), "{}", k.file);
+            assert_eq!(k.storage.len(), 3 + 2 * tables as usize, "{}", k.file);
+            for t in 0..tables as usize {
+                let second = format!(
+                    "@group(0) @binding({}) var<storage, read_write> r{t}: array<u32>;",
+                    4 + tables as usize + t
+                );
+                assert!(k.source.contains(&second), "{}: {second}", k.file);
+                let read = format!("case {t}u: {{ return r{t}[local]; }}");
+                assert!(k.source.contains(&read), "{}: {read}", k.file);
+                let write = format!("case {t}u: {{ atomicOr(&t{t}[local], v); }}");
+                assert!(k.source.contains(&write), "{}: {write}", k.file);
+            }
+            let module = naga::front::wgsl::parse_str(k.source)
+                .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(k.source, k.file)));
+            naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+        }
+    }
+}
+
 #[test]
 fn gpu_bites_read_on_the_device_equal_the_tables() {
     let Some(ctx) = crate::common::gpu_or_skip("gpu_bites_read_on_the_device_equal_the_tables")
     else {
         return;
     };
-    let device = ChompGpuDevice::new(ctx);
-    for n in [7usize, 9, 11] {
+    for (n, reads) in [
+        (7usize, TableReads::Atomic),
+        (9, TableReads::Atomic),
+        (11, TableReads::Atomic),
+        (9, TableReads::Plain),
+    ] {
+        let device = ChompGpuDevice::new(ctx.clone()).with_reads(reads);
         let layout = BitLayout::for_box(square(n)).unwrap();
         let cpu = solve_layers(layout.clone()).unwrap();
         let plan = device
@@ -158,11 +221,15 @@ fn gpu_bites_read_on_the_device_equal_the_tables() {
             .unwrap();
         let table = device.solve_hook(&layout, &plan, true).unwrap();
         let bites = device_bites(&*table, &layout, square(n)).unwrap();
-        assert_eq!(bites, cpu.rectangle_bites(square(n)), "{n}x{n}");
+        assert_eq!(bites, cpu.rectangle_bites(square(n)), "{n}x{n} ({reads:?})");
         // The kernel reads the options its CPU twin reads, no more (a walk dispatched again
         // counts only the positions it kept).
         let (_, twin) = chompute::chomp::two_player::pull::solve_pull(&layout).unwrap();
-        assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
+        assert_eq!(
+            table.stats().unwrap(),
+            twin,
+            "{n}x{n}: options read ({reads:?})"
+        );
     }
 }
 
@@ -205,18 +272,18 @@ fn the_22x22_table_fits_the_bindings_under_a_large_gpus_limits() {
     };
     let layout = BitLayout::for_box(square(22)).unwrap();
     assert_eq!(layout.len(), 1_058_746_930_244);
-    let plan = plan_buffers("a large GPU", &limits, &layout, None).unwrap();
+    let plan = plan_buffers("a large GPU", &limits, &layout, None, TableReads::Atomic).unwrap();
     assert_eq!(plan.buffer_words, 1 << 28);
     assert_eq!(plan.table_bytes, 132_343_366_284);
     assert_eq!((plan.buffers, plan.table_bindings), (124, TABLE_BINDINGS));
     let layout21 = BitLayout::for_box(square(21)).unwrap();
-    let plan21 = plan_buffers("a large GPU", &limits, &layout21, None).unwrap();
+    let plan21 = plan_buffers("a large GPU", &limits, &layout21, None, TableReads::Atomic).unwrap();
     assert_eq!((plan21.buffer_words, plan21.buffers), (1 << 28, 32));
     let small = wgpu::Limits {
         max_storage_buffers_per_shader_stage: 32,
         ..limits
     };
-    let e = plan_buffers("a small GPU", &small, &layout, None)
+    let e = plan_buffers("a small GPU", &small, &layout, None, TableReads::Atomic)
         .unwrap_err()
         .to_string();
     assert!(
@@ -227,4 +294,13 @@ fn the_22x22_table_fits_the_bindings_under_a_large_gpus_limits() {
         e.contains("more buffers than the kernel binds") && !e.contains('\n'),
         "{e}"
     );
+    // Plain reads bind each buffer twice: the same 124 buffers under the large GPU's limits,
+    // half the buffers (14) under the small one's.
+    let plain = plan_buffers("a large GPU", &limits, &layout, None, TableReads::Plain).unwrap();
+    assert_eq!((plain.buffers, plain.table_bindings), (124, TABLE_BINDINGS));
+    assert!(plain.line().ends_with(", plain reads"), "{}", plain.line());
+    let e = plan_buffers("a small GPU", &small, &layout, None, TableReads::Plain)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in 124 of at most 14 buffers"), "{e}");
 }

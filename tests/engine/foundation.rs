@@ -379,13 +379,13 @@ fn every_kernel_equals_its_cpu_twin_on_random_inputs() {
                     );
                 }
             }
-            KernelId::ChompHookStep(_)
-            | KernelId::ChompHookGather(_)
-            | KernelId::ChompHookProbe(_) => {
+            KernelId::ChompHookStep(_, reads)
+            | KernelId::ChompHookGather(_, reads)
+            | KernelId::ChompHookProbe(_, reads) => {
                 // The square's twin: the pull scan's kernel against the forward solver on a
                 // side drawn here (every side to 12 in tests/engine/chomp_hook.rs).
                 let n = size(&mut rng, 2, 9) as usize;
-                let (gpu, cpu) = crate::chomp_hook::gpu_and_cpu(&ctx, n, None);
+                let (gpu, cpu) = crate::chomp_hook::gpu_and_cpu(&ctx, n, None, reads);
                 assert_eq!(gpu, cpu, "the hook kernel on the {n}x{n} box ({id:?})");
             }
         }

@@ -39,6 +39,42 @@ pub struct Preflight {
     pub buffer_words: u64,
     /// Table buffers used.
     pub buffers: u64,
+    /// How the kernel reads the bits it writes.
+    pub reads: TableReads,
+}
+
+/// How a device's kernel reads the table's bits while it writes others. Every bit a step reads
+/// was settled by an earlier dispatch; only the bits being written are shared with writers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TableReads {
+    /// Atomic loads through the bindings the kernel writes by (device scope: a GPU whose first
+    /// caches are not coherent serves them past those caches).
+    #[default]
+    Atomic,
+    /// Plain loads through a second binding of each table buffer, which a GPU may serve from
+    /// its first caches; each buffer then takes two bindings.
+    Plain,
+}
+
+impl TableReads {
+    /// Its name on the command line (`CHOMPUTE_GPU_TABLE_READS`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TableReads::Atomic => "atomic",
+            TableReads::Plain => "plain",
+        }
+    }
+
+    /// The reads named `name` ("atomic" or "plain").
+    pub fn parse(name: &str) -> Result<TableReads> {
+        match name {
+            "atomic" => Ok(TableReads::Atomic),
+            "plain" => Ok(TableReads::Plain),
+            _ => Err(Error::invalid(format!(
+                "table reads '{name}' are neither 'atomic' nor 'plain'"
+            ))),
+        }
+    }
 }
 
 impl Preflight {
@@ -46,7 +82,7 @@ impl Preflight {
     pub fn line(&self) -> String {
         format!(
             "device {}: largest binding {} bytes, largest buffer {} bytes, {} storage bindings; \
-             table {} bytes in {} of at most {} buffers of {} bytes",
+             table {} bytes in {} of at most {} buffers of {} bytes, {} reads",
             self.device,
             self.max_binding,
             self.max_buffer,
@@ -54,7 +90,8 @@ impl Preflight {
             self.table_bytes,
             self.buffers,
             self.table_bindings,
-            self.buffer_words * 4
+            self.buffer_words * 4,
+            self.reads.name()
         )
     }
 }

@@ -1000,8 +1000,13 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
             cpu.to_str().unwrap(),
         ]);
         assert!(c.status.success(), "{}", stderr(&c));
-        for words in ["", small] {
-            let gpu = dir.join(format!("gpu-{side}-{words}.tbl"));
+        // Default buffers, small ones, and (10×10) the table read by plain loads.
+        let plain = side == "10x10";
+        for (words, reads) in [("", ""), (small, ""), ("", "plain")] {
+            if reads == "plain" && !plain {
+                continue;
+            }
+            let gpu = dir.join(format!("gpu-{side}-{words}-{reads}.tbl"));
             let o = std::process::Command::new(crate::common::bin())
                 .args([
                     "--backend",
@@ -1014,10 +1019,16 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
                 ])
                 .args(["--bites", "-o", gpu.to_str().unwrap()])
                 .env("CHOMPUTE_GPU_TABLE_WORDS", words)
+                .env("CHOMPUTE_GPU_TABLE_READS", reads)
                 .output()
                 .unwrap();
-            assert!(o.status.success(), "{side} {words}: {}", stderr(&o));
+            assert!(o.status.success(), "{side} {words} {reads}: {}", stderr(&o));
             let err = stderr(&o);
+            assert_eq!(
+                err.contains(", plain reads"),
+                reads == "plain",
+                "{side} {reads}: {err}"
+            );
             assert!(
                 err.contains("largest binding"),
                 "{side}: the preflight line: {err}"
@@ -1030,7 +1041,7 @@ fn gpu_hook_file_and_bites_equal_the_cpus() {
             assert_eq!(
                 std::fs::read(&cpu).unwrap(),
                 std::fs::read(&gpu).unwrap(),
-                "{side} with table buffers of '{words}' words: the GPU's file"
+                "{side} with table buffers of '{words}' words, '{reads}' reads: the GPU's file"
             );
             let bites = chompute(&["chomp", "bites", "--table", cpu.to_str().unwrap(), "--json"]);
             assert!(bites.status.success(), "{}", stderr(&bites));
@@ -1129,7 +1140,7 @@ fn gpu_table_files_take_the_one_lock_and_leave_nothing_beside() {
 
 /// A square whose table the device cannot bind is refused in one line before any work, with
 /// the device's numbers: 22×22 (123 GiB of bits) on any adapter this project tests on, and
-/// 12×12 in buffers of 2 words.
+/// 12×12 in buffers of 2 words; a knob with a value it does not take is refused in one line.
 #[test]
 fn gpu_hook_refuses_a_table_past_the_devices_bindings_in_one_line() {
     if crate::common::gpu_or_skip("gpu_hook_refuses_a_table_past_the_devices_bindings").is_none() {
@@ -1149,6 +1160,21 @@ fn gpu_hook_refuses_a_table_past_the_devices_bindings_in_one_line() {
             "{side}: {err}"
         );
         assert!(stdout(&o).is_empty(), "{side}");
+    }
+    // The knobs' values are checked, in one line each.
+    for (knob, value) in [
+        ("CHOMPUTE_GPU_TABLE_WORDS", "many"),
+        ("CHOMPUTE_GPU_TABLE_READS", "fast"),
+    ] {
+        let o = std::process::Command::new(crate::common::bin())
+            .args(["--backend", "gpu", "chomp", "solve", "--box", "6x6"])
+            .env(knob, value)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{knob}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert_eq!(err.trim_end().lines().count(), 1, "{knob}: {err}");
+        assert!(err.contains(knob) && err.contains(value), "{knob}: {err}");
     }
 }
 
