@@ -57,7 +57,10 @@
 //! host dispatches each level alone and again until every unit is done (each dispatch starts
 //! with a fresh count, so it decides at least one more position of each unfinished unit). Any
 //! other device gets all the levels of a step in one submission and an error if a walk was
-//! cut.
+//! cut. The host may split steps faster than the device decides them, and each step's uploads (its
+//! ranges, level starts and params: 30 GB over 22×22) stay staged in host memory until their
+//! submission is done, so the host waits for its oldest steps while more than `AHEAD_BYTES`
+//! are ahead. The tests run this schedule on lavapipe too ([`HookTable::set_whole_steps`]).
 //!
 //! # Tables larger than one binding
 //! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
@@ -79,7 +82,7 @@
 //! dispatch are never the bits read, and wgpu's barrier between dispatches makes the earlier
 //! ones visible. It costs twice the bindings, so lavapipe's 32 bind 14 table buffers. Whether
 //! it is faster is a question for a real GPU: `scripts/device-bench.sh chomp` runs its first
-//! checked box both ways. The variant is made from the file's text ([`kernel`]), checked by
+//! checked box both ways. The variant is made from the file's text (`kernel`), checked by
 //! naga in the tests.
 //!
 //! Tests: tests/engine/chomp_hook.rs.
@@ -444,7 +447,17 @@ pub struct HookTable {
     per: u32,
     /// Levels dispatched again (walks cut short on a software adapter).
     again: std::sync::atomic::AtomicU64,
+    /// Each step's levels in one submission (a hardware adapter's schedule), else each level
+    /// alone and again until its walks are done (a software adapter's).
+    whole_steps: bool,
+    /// Bytes of uploads (input and params) the host may have submitted ahead of the device.
+    ahead: u64,
 }
+
+/// Bytes of uploads a solve may have submitted and not seen done: the host splits steps
+/// faster than the device decides them, and each upload is staged in host memory until its
+/// submission is done (30 GB in all for 22×22).
+const AHEAD_BYTES: u64 = 256 << 20;
 
 impl HookTable {
     /// The buffers of `hook`'s table laid out as `plan` says, zeroed; refuses in one line a
@@ -521,6 +534,7 @@ impl HookTable {
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
             .collect::<Result<Vec<_>>>()?;
         let (words_index, at) = index_words(&hook);
+        let ctx_software = ctx.is_software();
         let index = ctx
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -542,6 +556,8 @@ impl HookTable {
             stats: std::sync::Mutex::new(None),
             per: 1,
             again: Default::default(),
+            whole_steps: !ctx_software,
+            ahead: AHEAD_BYTES,
         })
     }
 
@@ -550,6 +566,19 @@ impl HookTable {
     /// loop budget, so that the dispatches again from where each walk stopped are exercised.
     pub fn set_positions_per_invocation(&mut self, per: u32) {
         self.per = per.max(1);
+    }
+
+    /// Submit each step's levels at once, as on a hardware adapter (its default), or each
+    /// level alone, again until its walks are done, as on a software one (its default): the
+    /// tests run the hardware schedule on lavapipe, where a walk cut short is then an error.
+    pub fn set_whole_steps(&mut self, whole: bool) {
+        self.whole_steps = whole;
+    }
+
+    /// Let the host submit at most `bytes` of uploads ahead of the device (at least one step's;
+    /// 256 MiB by default): the tests make it wait on every step.
+    pub fn set_bytes_ahead(&mut self, bytes: u64) {
+        self.ahead = bytes;
     }
 
     /// How many times a level was dispatched again because walks were cut short.
@@ -661,6 +690,7 @@ impl HookTable {
             )?,
             readback: Readback::default(),
             stats,
+            in_flight: Default::default(),
         };
         let scan = PullScan::new(&self.hook);
         let run = Run::new(&*self.hook, self.hook.len(), 0);
@@ -779,6 +809,8 @@ struct StepRun<'a> {
     counter: wgpu::Buffer,
     readback: Readback,
     stats: bool,
+    /// Whole steps submitted and not yet seen done, oldest first, with their uploads' bytes.
+    in_flight: std::collections::VecDeque<(wgpu::SubmissionIndex, u64)>,
 }
 
 impl StepRun<'_> {
@@ -798,7 +830,7 @@ impl StepRun<'_> {
         }
         let table = self.table;
         let ctx = &*table.ctx;
-        let software = ctx.is_software();
+        let software = !table.whole_steps;
         let mut words: Vec<u32> = Vec::with_capacity(4 * split.ranges.len() + split.starts.len());
         for &(b, f, cap) in &split.ranges {
             words.extend([b as u32, (b >> 32) as u32, f, cap]);
@@ -852,7 +884,16 @@ impl StepRun<'_> {
             })
         };
         if !software {
-            submit(0..levels)?;
+            let done = submit(0..levels)?;
+            let bytes = 4 * words.len() as u64 + self.arena.offset(levels as u64) as u64;
+            self.in_flight.push_back((done, bytes));
+            // Wait for the oldest steps while the uploads ahead of the device exceed the bound.
+            let mut ahead: u64 = self.in_flight.iter().map(|f| f.1).sum();
+            while ahead > table.ahead && self.in_flight.len() > 1 {
+                let (oldest, b) = self.in_flight.pop_front().expect("two in flight");
+                ctx.wait(Some(oldest))?;
+                ahead -= b;
+            }
             return Ok(());
         }
         let counter = &self.counter;

@@ -3,7 +3,8 @@
 //! binds, so positions and their options lie in different buffers and steps cross buffers),
 //! the index arithmetic on indexes past 2^32 (22×22, no table allocated), the winning bites
 //! read on the device, and the buffers of the 22×22 table under a large GPU's limits; the
-//! same bits with the table read by plain loads through second bindings.
+//! same bits with the table read by plain loads through second bindings, and by a hardware
+//! adapter's schedule (whole steps a submission, the host's run-ahead bounded).
 
 use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
@@ -255,6 +256,38 @@ fn gpu_hook_kernel_resumes_walks_cut_short() {
     assert_eq!(table.stats().unwrap(), twin, "{n}x{n}: options read");
     if ctx.is_software() {
         assert!(table.dispatched_again() > 0, "{n}x{n}: no walk was cut");
+    }
+}
+
+/// A hardware adapter's schedule, run on lavapipe: every step's levels in one submission, one
+/// position an invocation, the host waiting for the oldest steps only when its uploads run
+/// ahead of the device past a bound (here each step's, so that it waits on every step; and the
+/// default 256 MiB), on every square to 10×10 (whose walks, one position each, stay within
+/// lavapipe's loop budget: a walk cut short would fail the solve).
+#[test]
+fn gpu_hook_kernel_gives_the_same_bits_by_whole_steps() {
+    let Some(ctx) = crate::common::gpu_or_skip("gpu_hook_kernel_by_whole_steps") else {
+        return;
+    };
+    for reads in [TableReads::Atomic, TableReads::Plain] {
+        let device = ChompGpuDevice::new(ctx.clone()).with_reads(reads);
+        for n in 1..=10 {
+            for ahead in [1, 256 << 20] {
+                let layout = BitLayout::for_box(square(n)).unwrap();
+                let cpu = solve_layers(layout.clone()).unwrap();
+                let plan = device.preflight(&layout, None).unwrap();
+                let hook = layout.hook_index().unwrap().clone();
+                let mut table = HookTable::new(ctx.clone(), hook, &plan).unwrap();
+                table.set_whole_steps(true);
+                table.set_bytes_ahead(ahead);
+                table.solve(false).unwrap();
+                assert!(
+                    table.words().unwrap() == cpu.words(),
+                    "{n}x{n}: whole steps, {ahead} bytes ahead, {reads:?}"
+                );
+                assert_eq!(table.dispatched_again(), 0, "{n}x{n}");
+            }
+        }
     }
 }
 
