@@ -57,10 +57,11 @@
 //! host dispatches each level alone and again until every unit is done (each dispatch starts
 //! with a fresh count, so it decides at least one more position of each unfinished unit). Any
 //! other device gets all the levels of a step in one submission and an error if a walk was
-//! cut. The host may split steps faster than the device decides them, and each step's uploads (its
-//! ranges, level starts and params: 30 GB over 22×22) stay staged in host memory until their
-//! submission is done, so the host waits for its oldest steps while more than `AHEAD_BYTES`
-//! are ahead. The tests run this schedule on lavapipe too ([`HookTable::set_whole_steps`]).
+//! cut. The host may split steps faster than the device decides them, and each step's
+//! uploads (its ranges, level starts and params: 30 GB over 22×22) stay staged in host memory
+//! until their submission is done, so the host waits for its oldest steps while more than
+//! `AHEAD_BYTES` are ahead. The tests run this schedule on lavapipe too
+//! ([`HookTable::set_whole_steps`]).
 //!
 //! # Tables larger than one binding
 //! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
@@ -72,8 +73,8 @@
 //! # Reads: atomic or plain
 //! The kernel writes a position's bit with `atomicOr` (32 positions share a word) and, by
 //! default ([`TableReads::Atomic`]), reads options with `atomicLoad`, relaxed at device scope.
-//! A GPU whose first-level caches are not coherent serves such loads from its last-level cache,
-//! never from the first, although every bit a step reads was settled by an earlier dispatch
+//! A GPU whose first-level caches are not coherent is expected (not measured) to serve such
+//! loads past those caches, although every bit a step reads was settled by an earlier dispatch
 //! (an option in the same range lies in an earlier level) and neighbouring invocations read
 //! neighbouring words. [`TableReads::Plain`] (`CHOMPUTE_GPU_TABLE_READS=plain`) binds each
 //! table buffer a second time as plain `array<u32>` (bindings after all the first ones; wgpu
