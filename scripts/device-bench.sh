@@ -232,17 +232,22 @@ chomp_gpu_section() {
 # work and the box runs again with atomic reads.
 chomp_box() {
     local err rc; err=$(mktemp)
-    wall_mem "$2x$2" timeout "$3" "$1" --backend gpu chomp solve --box "$2x$2" --bites --json \
-        > "$4" 2> "$err"; rc=$?
-    cat "$err" >&2
+    chomp_once "$@" "$err"; rc=$?
     if [ "$rc" -ne 0 ] && [ "${CHOMPUTE_GPU_TABLE_READS:-}" = plain ] \
         && grep -q "more buffers than the kernel binds" "$err"; then
         echo "$2x$2: plain reads cannot bind its buffers; atomic reads"
-        CHOMPUTE_GPU_TABLE_READS=atomic wall_mem "$2x$2" timeout "$3" "$1" --backend gpu chomp \
-            solve --box "$2x$2" --bites --json > "$4"; rc=$?
+        CHOMPUTE_GPU_TABLE_READS=atomic chomp_once "$@" "$err"; rc=$?
     fi
     rm -f "$err"
     [ "$rc" -eq 0 ] || { fail "$2x$2: stopped (rc $rc)"; return 1; }
+}
+# `chomp_once BIN SIDE SECONDS JSON ERR`: one run of chomp_box, its stderr kept in ERR and shown.
+chomp_once() {
+    wall_mem "$2x$2" timeout "$3" "$1" --backend gpu chomp solve --box "$2x$2" --bites --json \
+        > "$4" 2> "$5"
+    local rc=$?
+    cat "$5" >&2
+    return "$rc"
 }
 # `choose_reads BIN SIDE SECONDS P-COUNT BITES OUT`: SIDExSIDE again with the table read by plain
 # loads through second bindings (CHOMPUTE_GPU_TABLE_READS=plain), checked like the first run;

@@ -170,10 +170,7 @@ pub(crate) fn kernel(entry: usize, tables: u8, reads: TableReads) -> &'static Ke
         .lock()
         .unwrap_or_else(|e| e.into_inner());
     made.entry((entry, tables, reads)).or_insert_with(|| {
-        let bindings = match reads {
-            TableReads::Atomic => tables,
-            TableReads::Plain => 2 * tables,
-        };
+        let bindings = tables * reads.bindings_per_buffer();
         let file = format!(
             "chomp_hook.wgsl ({tables} table bindings, {} reads)",
             reads.name()
@@ -399,12 +396,8 @@ pub fn plan_buffers(
         max_binding: limits.max_storage_buffer_binding_size,
         max_buffer: limits.max_buffer_size,
         max_bindings,
-        table_bindings: (max_bindings.saturating_sub(OTHER_BINDINGS)
-            / match reads {
-                TableReads::Atomic => 1,
-                TableReads::Plain => 2,
-            })
-        .min(TABLE_BINDINGS),
+        table_bindings: (max_bindings.saturating_sub(OTHER_BINDINGS) / reads.bindings_per_buffer())
+            .min(TABLE_BINDINGS),
         table_bytes: words * 4,
         buffer_words,
         buffers: words.div_ceil(buffer_words),
@@ -535,7 +528,6 @@ impl HookTable {
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
             .collect::<Result<Vec<_>>>()?;
         let (words_index, at) = index_words(&hook);
-        let ctx_software = ctx.is_software();
         let index = ctx
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -544,6 +536,7 @@ impl HookTable {
                 usage: wgpu::BufferUsages::STORAGE,
             });
         Ok(HookTable {
+            whole_steps: !ctx.is_software(),
             ctx,
             hook,
             index,
@@ -557,7 +550,6 @@ impl HookTable {
             stats: std::sync::Mutex::new(None),
             per: 1,
             again: Default::default(),
-            whole_steps: !ctx_software,
             ahead: AHEAD_BYTES,
         })
     }
@@ -692,6 +684,7 @@ impl HookTable {
             readback: Readback::default(),
             stats,
             in_flight: Default::default(),
+            in_flight_bytes: 0,
         };
         let scan = PullScan::new(&self.hook);
         let run = Run::new(&*self.hook, self.hook.len(), 0);
@@ -812,6 +805,8 @@ struct StepRun<'a> {
     stats: bool,
     /// Whole steps submitted and not yet seen done, oldest first, with their uploads' bytes.
     in_flight: std::collections::VecDeque<(wgpu::SubmissionIndex, u64)>,
+    /// The bytes of `in_flight`'s uploads.
+    in_flight_bytes: u64,
 }
 
 impl StepRun<'_> {
@@ -831,7 +826,8 @@ impl StepRun<'_> {
         }
         let table = self.table;
         let ctx = &*table.ctx;
-        let software = !table.whole_steps;
+        // Each level alone, again until its walks are done (a software adapter's schedule).
+        let by_level = !table.whole_steps;
         let mut words: Vec<u32> = Vec::with_capacity(4 * split.ranges.len() + split.starts.len());
         for &(b, f, cap) in &split.ranges {
             words.extend([b as u32, (b >> 32) as u32, f, cap]);
@@ -846,7 +842,7 @@ impl StepRun<'_> {
             .map(|s| s.div_ceil(per as u64))
             .max()
             .unwrap_or(0) as usize;
-        if software {
+        if by_level {
             words.resize(res0 + widest.max(1), 0);
         }
         self.input
@@ -867,7 +863,7 @@ impl StepRun<'_> {
                     slen: (split.at[v + 1] - split.at[v]) as u32,
                     size,
                     per,
-                    res0: if software { res0 as u32 } else { 0 },
+                    res0: if by_level { res0 as u32 } else { 0 },
                     ..table.params(count, groups(count as u64).0, self.stats)
                 }
             })
@@ -884,16 +880,16 @@ impl StepRun<'_> {
                 ctx.queue.submit([enc.finish()])
             })
         };
-        if !software {
+        if !by_level {
             let done = submit(0..levels)?;
             let bytes = 4 * words.len() as u64 + self.arena.offset(levels as u64) as u64;
             self.in_flight.push_back((done, bytes));
+            self.in_flight_bytes += bytes;
             // Wait for the oldest steps while the uploads ahead of the device exceed the bound.
-            let mut ahead: u64 = self.in_flight.iter().map(|f| f.1).sum();
-            while ahead > table.ahead && self.in_flight.len() > 1 {
+            while self.in_flight_bytes > table.ahead && self.in_flight.len() > 1 {
                 let (oldest, b) = self.in_flight.pop_front().expect("two in flight");
                 ctx.wait(Some(oldest))?;
-                ahead -= b;
+                self.in_flight_bytes -= b;
             }
             return Ok(());
         }

@@ -65,6 +65,14 @@ impl TableReads {
         }
     }
 
+    /// Bindings the kernel takes for each table buffer: one, or two for plain reads.
+    pub fn bindings_per_buffer(self) -> u32 {
+        match self {
+            TableReads::Atomic => 1,
+            TableReads::Plain => 2,
+        }
+    }
+
     /// The reads named `name` ("atomic" or "plain").
     pub fn parse(name: &str) -> Result<TableReads> {
         match name {
