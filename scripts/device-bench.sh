@@ -8,8 +8,10 @@
 #   scripts/device-bench.sh chomp     # there: only the Chomp section (the hook kernel to 22x22;
 #                                     # 22x22 needs the 139 GiB of an H200: name nvidia-h200)
 #   scripts/device-bench.sh chomp22   # there: 22x22 alone, with the whole 9 minutes
-#   scripts/device-bench.sh kernels   # there: the automaton's three kernels and `auto` per job
-#                                     # (at most 9 minutes on an H200; see kernels_and_auto)
+#   scripts/device-bench.sh kernels [SECONDS]  # there: the automaton's three kernels and `auto`
+#                                     # per job within SECONDS (default 530; after `chomp` in
+#                                     # the same lease, the call's timeout less 20; the most
+#                                     # telling figures first, see kernels_and_auto)
 #   scripts/device-bench.sh smoke     # here, after `prepare`: `chomp` and `kernels` at lavapipe
 #                                     # sizes, each GPU answer checked against the CPU; exits 1
 #                                     # on any failure (CI runs it, so the script a lease runs
@@ -20,8 +22,9 @@
 #   mkdir -p .gl /tmp/amd64/partial
 #   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 #   apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
-# Then one device run carrying .devbin and .gl; 22x22 needs the nvidia-h200 kind (its table is
-# 124 GiB). Each mode writes what it measured under $OUT (or /tmp/chompute-out), ends with the
+# Then device runs carrying .devbin and .gl; 22x22 needs the nvidia-h200 kind (its table is
+# 124 GiB). A lease of 15 minutes holds `chomp` (9 minutes at most) and, at once after it while
+# the machine is warm, `kernels SECONDS` with what is left. Each mode writes what it measured under $OUT (or /tmp/chompute-out), ends with the
 # list of what failed, and exits 1 when anything did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -86,7 +89,7 @@ finish() {
 
 # The sizes each mode runs: a lent GPU's, or lavapipe's for `smoke`.
 sizes_device() {
-    CA_STEPS="32767 65535" CA_VERIFY=4097 RENDER_SIDE=30001 BENCH_QUICK=
+    CA_STEPS="32767 65535" CA_VERIFY=4097 RENDER_SIDE=30001 BENCH_QUICK= BENCH_FULL=120
     # The runs checked against committed data, SIDE:CAP:P-COUNT:BITES, then the new box.
     # CHOMP_GROWTH: 22x22's time over 20x20's, about its positions over 20x20's (15.3).
     CHOMP_STATS=14 CHOMP_MID=16 CHOMP_NEW=22 CHOMP_GROWTH=16
@@ -95,7 +98,7 @@ sizes_device() {
         21:300:1825627339:docs/data/chomp-bites-21x21.json"
 }
 sizes_smoke() {
-    CA_STEPS="127 255" CA_VERIFY=129 RENDER_SIDE=1001 BENCH_QUICK=--quick
+    CA_STEPS="127 255" CA_VERIFY=129 RENDER_SIDE=1001 BENCH_QUICK=--quick BENCH_FULL=0
     CHOMP_STATS=6 CHOMP_MID=7 CHOMP_NEW=11 CHOMP_GROWTH=16 CHOMP_CHECKED=
     # The CPU's P-counts and bites stand for the committed data.
     local side ref=/tmp/chompute-smoke-ref; mkdir -p "$ref"
@@ -136,44 +139,69 @@ setup() {
 }
 
 # --- The automaton's kernels and `auto` per job (issue 41) -----------------------------------
-# Most telling first, so that a call cut short still brings back the figures that matter:
-# the three GPU kernels at `ca 32767` and `ca 65535` (CA_STEPS), each with its cell updates/s
-# and its bytes of grid traffic per update (from the kernel's tile arithmetic); `render 30001
-# -o` (RENDER_SIDE) under `auto` and under `cpu` by the default table (auto must not be slower,
-# same pixels); `bench --save`, then `info --json` (the choices `auto` makes from the measured
-# rates, in a cache directory of its own) and the renders again; last the register kernel's
-# tests on this adapter, unless SKIP_TESTS is set (CI has run them). Writes ca-kernels.json,
-# render-auto.txt, bench-save.txt and info.json under $OUT.
+# `kernels_and_auto DEADLINE`: most telling first, so that a call cut short, or given only the
+# minutes a lease has left after `chomp`, still brings back the figures that matter, and no
+# command runs past DEADLINE (seconds of this shell's $SECONDS):
+#  1. the three GPU kernels at the first of CA_STEPS (`ca 32767`), each with its cell updates/s
+#     and its bytes of grid traffic per update (from the kernel's tile arithmetic);
+#  2. `ca --verify` with the register kernel;
+#  3. `render 30001 -o` (RENDER_SIDE) under `auto` and under `cpu` by the default table (auto
+#     must not be slower, same pixels);
+#  4. `bench --save`, then `info --json` (the choices `auto` makes from the measured rates, in a
+#     cache directory of its own) and the renders again. `bench` gets the time left less twice
+#     the renders' time; with less than BENCH_FULL seconds of that it runs `--quick`, since a
+#     bench cut short saves no rates;
+#  5. the three kernels at the rest of CA_STEPS (`ca 65535`), each cut at the time left;
+#  6. the register kernel's tests on this adapter, unless SKIP_TESTS is set (CI has run them).
+# Writes ca-kernels.json, render-auto.txt, bench-save.txt and info.json under $OUT.
 kernels_and_auto() {
-    local B=.devbin/chompute
-    echo "== automaton kernels: ca ${CA_STEPS// / and ca } (rate, bytes per update)"
+    local B=.devbin/chompute DEADLINE=$1 steps=($CA_STEPS) t0 took budget quick=$BENCH_QUICK
     : > "$OUT/ca-kernels.json"
-    for steps in $CA_STEPS; do
-        for kernel in regs step block; do
-            # (not through T: its timing line would land in the JSON)
-            timeout 120 $B --backend gpu ca $steps --json --kernel $kernel > /tmp/ca-one.json \
-                || { fail "ca $steps, $kernel kernel: rc $?"; continue; }
-            cat /tmp/ca-one.json >> "$OUT/ca-kernels.json"
-            python3 -c "import json,sys; v=json.load(sys.stdin); print('ca %s, %s kernel: %.3e cell updates/s, %.4f bytes per update, %s live cells, %.2f s' % (v['steps'], v['kernel'], v['cell_updates_per_second'], v['bytes_per_update'], v['live_cells'], v['seconds']))" < /tmp/ca-one.json
-        done
-    done
-    T $B --backend gpu ca $CA_VERIFY --verify --kernel regs | tail -4
+    ca_kernels "${steps[0]}" 120
+    if [ $((DEADLINE - SECONDS)) -ge 10 ]; then
+        T timeout $((DEADLINE - SECONDS)) $B --backend gpu ca $CA_VERIFY --verify --kernel regs \
+            | tail -4
+    fi
     export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
     : > "$OUT/render-auto.txt"
     T $B info | tail -9
+    t0=$SECONDS
     render_pair "by the default table"
-    echo "== auto per job: bench --save, then info --json (own cache directory)"
-    # Cut at 5 minutes, so that the choices and the renders below still run within the call.
-    T timeout 300 $B bench --save $BENCH_QUICK | tee "$OUT/bench-save.txt"
-    T $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
-    $B info | tail -9
-    render_pair "by the measured rates"
+    took=$((SECONDS - t0 + 1))
+    budget=$((DEADLINE - SECONDS - 2 * took - 10))
+    if [ "$budget" -lt 20 ]; then
+        echo "== auto per job: no time left for bench --save ($budget s)"
+    else
+        [ "$budget" -lt "$BENCH_FULL" ] && quick=--quick
+        echo "== auto per job: bench --save $quick within $budget s, then info --json (own cache directory)"
+        T timeout "$budget" $B bench --save $quick | tee "$OUT/bench-save.txt"
+        T $B info --json > "$OUT/info.json"; cat "$OUT/info.json"
+        $B info | tail -9
+        render_pair "by the measured rates"
+    fi
     unset XDG_CACHE_HOME
-    if [ -z "${SKIP_TESTS:-}" ]; then
+    for k in "${steps[@]:1}"; do ca_kernels "$k" $((DEADLINE - SECONDS)); done
+    if [ -z "${SKIP_TESTS:-}" ] && [ $((DEADLINE - SECONDS)) -ge 60 ]; then
         echo "== automaton kernels: correctness of the register kernel on this adapter"
         tests engine automaton
         tests engine every_kernel
     fi
+}
+# `ca_kernels STEPS SECONDS`: `ca STEPS` with each of the three kernels, each cut at SECONDS
+# and at kernels_and_auto's DEADLINE (none run with less than 10), its JSON appended to
+# ca-kernels.json and its rate printed.
+ca_kernels() {
+    local steps=$1 cap=$2 kernel
+    echo "== automaton kernels: ca $steps (rate, bytes per update)"
+    for kernel in regs step block; do
+        [ "$cap" -gt $((DEADLINE - SECONDS)) ] && cap=$((DEADLINE - SECONDS))
+        if [ "$cap" -lt 10 ]; then echo "ca $steps, $kernel kernel: no time left"; continue; fi
+        # (not through T: its timing line would land in the JSON)
+        timeout "$cap" $B --backend gpu ca "$steps" --json --kernel $kernel > /tmp/ca-one.json \
+            || { fail "ca $steps, $kernel kernel: rc $?"; continue; }
+        cat /tmp/ca-one.json >> "$OUT/ca-kernels.json"
+        python3 -c "import json,sys; v=json.load(sys.stdin); print('ca %s, %s kernel: %.3e cell updates/s, %.4f bytes per update, %s live cells, %.2f s' % (v['steps'], v['kernel'], v['cell_updates_per_second'], v['bytes_per_update'], v['live_cells'], v['seconds']))" < /tmp/ca-one.json
+    done
 }
 # `render_pair WHY`: `render RENDER_SIDE` under auto and under cpu, twice alternated, into
 # render-auto.txt, and whether their pixels are the same.
@@ -313,8 +341,10 @@ prepare)
     rm -f "$FAILS"
     ;;
 kernels)
+    # The automaton's kernels and `auto` per job within ${2:-530} seconds: after `chomp` in the
+    # same lease, pass the seconds the lease has left.
     setup
-    kernels_and_auto
+    kernels_and_auto "${2:-530}"
     finish
     ;;
 run)
@@ -376,8 +406,8 @@ smoke)
     # script a lease runs. The tests it would run first are CI's own (cargo test).
     setup
     sizes_smoke
-    SKIP_TESTS=1 kernels_and_auto
-    chomp_gpu_section .devbin/chompute "$OUT" 300
+    SKIP_TESTS=1 kernels_and_auto 300
+    chomp_gpu_section .devbin/chompute "$OUT" $((SECONDS + 300))
     # Plain reads that cannot bind a box's buffers (23 of 512 bytes; lavapipe binds 14 so, 29
     # with atomic reads): chomp_box runs it again with atomic reads.
     CHOMPUTE_GPU_TABLE_WORDS=128 CHOMPUTE_GPU_TABLE_READS=plain \
