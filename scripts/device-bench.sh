@@ -24,8 +24,9 @@
 #   apt-get $o update; (cd .gl && apt-get $o download libvulkan1)
 # Then device runs carrying .devbin and .gl; 22x22 needs the nvidia-h200 kind (its table is
 # 124 GiB). A lease of 15 minutes holds `chomp` (9 minutes at most) and, at once after it while
-# the machine is warm, `kernels SECONDS` with what is left. Each mode writes what it measured under $OUT (or /tmp/chompute-out), ends with the
-# list of what failed, and exits 1 when anything did.
+# the machine is warm, `kernels SECONDS` with what is left. Each mode writes what it measured
+# under $OUT (or /tmp/chompute-out), ends with the list of what failed, and exits 1 when
+# anything did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,6 +70,9 @@ print("%s: %.2f s wall, %d KB host memory" % (sys.argv[1], time.monotonic() - t,
 sys.exit(rc if rc >= 0 else 128 - rc)
 ' "$@"
 }
+# `left`: the seconds to the DEADLINE of the section that calls it (kernels_and_auto's or
+# chomp_gpu_section's, seconds of this shell's $SECONDS).
+left() { echo $((DEADLINE - SECONDS)); }
 # Every failure, one line each: a file, since T and the checks also run inside pipelines.
 FAILS=$(mktemp /tmp/chompute-device-fails.XXXXXX)
 fail() { echo "FAILED: $*" | tee -a "$FAILS"; }
@@ -151,16 +155,15 @@ setup() {
 #     cache directory of its own) and the renders again. `bench` gets the time left less twice
 #     the renders' time; with less than BENCH_FULL seconds of that it runs `--quick`, since a
 #     bench cut short saves no rates;
-#  5. the three kernels at the rest of CA_STEPS (`ca 65535`), each cut at the time left;
+#  5. the three kernels at the rest of CA_STEPS (`ca 65535`);
 #  6. the register kernel's tests on this adapter, unless SKIP_TESTS is set (CI has run them).
 # Writes ca-kernels.json, render-auto.txt, bench-save.txt and info.json under $OUT.
 kernels_and_auto() {
     local B=.devbin/chompute DEADLINE=$1 steps=($CA_STEPS) t0 took budget quick=$BENCH_QUICK
     : > "$OUT/ca-kernels.json"
-    ca_kernels "${steps[0]}" 120
-    if [ $((DEADLINE - SECONDS)) -ge 10 ]; then
-        T timeout $((DEADLINE - SECONDS)) $B --backend gpu ca $CA_VERIFY --verify --kernel regs \
-            | tail -4
+    ca_kernels "${steps[0]}"
+    if [ "$(left)" -ge 10 ]; then
+        T timeout "$(left)" $B --backend gpu ca $CA_VERIFY --verify --kernel regs | tail -4
     fi
     export XDG_CACHE_HOME=/tmp/chompute-cache; rm -rf "$XDG_CACHE_HOME"
     : > "$OUT/render-auto.txt"
@@ -168,7 +171,7 @@ kernels_and_auto() {
     t0=$SECONDS
     render_pair "by the default table"
     took=$((SECONDS - t0 + 1))
-    budget=$((DEADLINE - SECONDS - 2 * took - 10))
+    budget=$(($(left) - 2 * took - 10))
     if [ "$budget" -lt 20 ]; then
         echo "== auto per job: no time left for bench --save ($budget s)"
     else
@@ -180,21 +183,21 @@ kernels_and_auto() {
         render_pair "by the measured rates"
     fi
     unset XDG_CACHE_HOME
-    for k in "${steps[@]:1}"; do ca_kernels "$k" $((DEADLINE - SECONDS)); done
-    if [ -z "${SKIP_TESTS:-}" ] && [ $((DEADLINE - SECONDS)) -ge 60 ]; then
+    for k in "${steps[@]:1}"; do ca_kernels "$k"; done
+    if [ -z "${SKIP_TESTS:-}" ] && [ "$(left)" -ge 60 ]; then
         echo "== automaton kernels: correctness of the register kernel on this adapter"
         tests engine automaton
         tests engine every_kernel
     fi
 }
-# `ca_kernels STEPS SECONDS`: `ca STEPS` with each of the three kernels, each cut at SECONDS
-# and at kernels_and_auto's DEADLINE (none run with less than 10), its JSON appended to
-# ca-kernels.json and its rate printed.
+# `ca_kernels STEPS`: `ca STEPS` with each of the three kernels, each cut at 120 seconds and at
+# the DEADLINE (none run with less than 10), its JSON appended to ca-kernels.json and its rate
+# printed.
 ca_kernels() {
-    local steps=$1 cap=$2 kernel
+    local steps=$1 cap kernel
     echo "== automaton kernels: ca $steps (rate, bytes per update)"
     for kernel in regs step block; do
-        [ "$cap" -gt $((DEADLINE - SECONDS)) ] && cap=$((DEADLINE - SECONDS))
+        cap=$(left); [ "$cap" -gt 120 ] && cap=120
         if [ "$cap" -lt 10 ]; then echo "ca $steps, $kernel kernel: no time left"; continue; fi
         # (not through T: its timing line would land in the JSON)
         timeout "$cap" $B --backend gpu ca "$steps" --json --kernel $kernel > /tmp/ca-one.json \
@@ -235,24 +238,23 @@ chomp_gpu_section() {
         IFS=: read -r side cap p bites <<< "${boxes[k]}"
         local guess=$((took * CHOMP_GROWTH))
         if [ "$k" -eq $((${#boxes[@]} - 1)) ] && [ "$took" -gt 0 ] \
-            && [ "$guess" -lt $((DEADLINE - SECONDS - 30)) ]; then
+            && [ "$guess" -lt $(($(left) - 30)) ]; then
             echo "${CHOMP_NEW}x${CHOMP_NEW} before ${side}x${side}: about $guess s by ${prev}x${prev}'s $took s"
-            chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
+            chomp_new "$B" "$OUT" "$(left)"
             new_done=1
         fi
-        local left=$((DEADLINE - SECONDS))
-        [ "$left" -lt "$cap" ] && cap=$left
+        [ "$(left)" -lt "$cap" ] && cap=$(left)
         if [ "$cap" -lt 20 ]; then echo "${side}x${side}: no time left"; return; fi
         t0=$SECONDS
         chomp_box "$B" "$side" "$cap" "$OUT/chomp-gpu-${side}.json" || return
         took=$((SECONDS - t0 + 1)) prev=$side
         check_bites "$OUT/chomp-gpu-${side}.json" "$p" "$bites"
         if [ "$k" -eq 0 ] && [ -z "${CHOMPUTE_GPU_TABLE_READS:-}" ] \
-            && [ "$took" -le $(((DEADLINE - SECONDS) / 8)) ]; then
+            && [ "$took" -le $(($(left) / 8)) ]; then
             choose_reads "$B" "$side" $((took * 2 + 10)) "$p" "$bites" "$OUT"
         fi
     done
-    [ -n "$new_done" ] || chomp_new "$B" "$OUT" $((DEADLINE - SECONDS))
+    [ -n "$new_done" ] || chomp_new "$B" "$OUT" "$(left)"
 }
 # `chomp_box BIN SIDE SECONDS JSON`: SIDExSIDE on the GPU within SECONDS, its P-count and the
 # winning bites of every rectangle to JSON, its wall time and host memory on stderr. Should plain
@@ -341,8 +343,6 @@ prepare)
     rm -f "$FAILS"
     ;;
 kernels)
-    # The automaton's kernels and `auto` per job within ${2:-530} seconds: after `chomp` in the
-    # same lease, pass the seconds the lease has left.
     setup
     kernels_and_auto "${2:-530}"
     finish
