@@ -25,11 +25,14 @@
 //! the same range comes of a bite in the free rows (a bite in the prefix or in a hook leaves
 //! the range), so it has fewer cells there: the positions of a range with equally many cells
 //! in the free rows (a *level*) are independent, and a step is decided level by level,
-//! ascending, all the ranges' positions of a level at once. The host cuts each level into
-//! about [`LEVEL_UNITS`] units (a run of one range's positions of the level, unranked by the
-//! level counts `two_player::pull::LevelCounts` in the index buffer), one invocation a unit,
-//! one dispatch a level, the levels of a step in one submission (wgpu orders the dispatches
-//! and makes each one's writes visible to the next).
+//! ascending, all the ranges' positions of a level at once. The host gives each level the start
+//! of each of its ranges ([`PullScan::split`]); an invocation finds its position's range by
+//! those starts and unranks it by the level counts (`two_player::pull::LevelCounts`, in the
+//! index buffer); one invocation a position ([`HookTable::set_positions_per_invocation`] gives
+//! the tests more), one dispatch a level, the levels of a step in one compute pass of one submission (wgpu
+//! puts a barrier on every read_write buffer between the dispatches of a pass, as between
+//! passes, so each one's writes are visible to the next). A pass a dispatch cost the host a
+//! third more on lavapipe (BENCHMARKS.md).
 //!
 //! Walking each range in index order, one invocation a range, left a GPU nearly idle: a step
 //! of the 20×20 box has 929 ranges on average (at most 132,856), and its longest range,
@@ -67,8 +70,12 @@
 //! The bits lie in up to [`TABLE_BINDINGS`] storage buffers of 2^shift u32 words, each within
 //! the device's largest binding; the kernel selects one by a switch on the buffer's number
 //! (bindings 4, 5, …: WGSL names a binding statically, and binding arrays of storage buffers
-//! are an optional feature). `buffer_words` (or `CHOMPUTE_GPU_TABLE_WORDS` on the command line)
-//! forces small buffers, so that the tests on lavapipe cross every boundary.
+//! are an optional feature). It binds the buffers the table has, rounded up to a power of two,
+//! rather than every one the device allows: wgpu tracks every bound buffer at every dispatch,
+//! and on lavapipe a dispatch with 29 table bindings cost the host about 4 µs more than with
+//! one (`examples/chomp_host_cost.rs`, BENCHMARKS.md); 21×21 is 2.9 million dispatches.
+//! `buffer_words` (or `CHOMPUTE_GPU_TABLE_WORDS` on the command line) forces small buffers, so
+//! that the tests on lavapipe cross every boundary.
 //!
 //! # Reads: atomic or plain
 //! The kernel writes a position's bit with `atomicOr` (32 positions share a word) and, by
@@ -522,7 +529,14 @@ impl HookTable {
         bindings: u32,
         reads: TableReads,
     ) -> Result<HookTable> {
-        let bindings = bindings.clamp(1, TABLE_BINDINGS);
+        // Each binding costs the host and the driver on every dispatch (millions of them), so
+        // the kernel binds the table's buffers rounded up to a power of two (a few variants),
+        // not all the device allows; with no buffers (a probe) it binds what it is told.
+        let bindings = match tables.len() as u32 {
+            0 => bindings,
+            used => used.next_power_of_two().min(bindings),
+        }
+        .clamp(1, TABLE_BINDINGS);
         let words = hook.len().div_ceil(32).max(1);
         let spare = (tables.len() as u32..bindings)
             .map(|_| ctx.buffer("chomp hook spare", 4, wgpu::BufferUsages::STORAGE))
@@ -872,10 +886,18 @@ impl StepRun<'_> {
         let submit = |range: std::ops::Range<usize>| {
             ctx.checked(|| {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
-                for v in range {
-                    let offset = self.arena.offset(v as u64);
-                    let g = groups(split.sizes[v].div_ceil(per as u64));
-                    dispatch(&mut enc, "chomp_hook", &self.pipeline, &bind, offset, g);
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some("chomp_hook"),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&self.pipeline.pipeline);
+                    for v in range {
+                        let offset = self.arena.offset(v as u64);
+                        let g = groups(split.sizes[v].div_ceil(per as u64));
+                        pass.set_bind_group(0, &bind, &[offset]);
+                        pass.dispatch_workgroups(g.0, g.1, 1);
+                    }
                 }
                 ctx.queue.submit([enc.finish()])
             })
