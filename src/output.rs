@@ -195,7 +195,7 @@ impl Done {
         self.summary_with(&[])
     }
 
-    /// [`Done::summary`], and the checkpoints of runs in progress, which are kept.
+    /// `Done::summary`, and the checkpoints of runs in progress, which are kept.
     fn summary_with(&self, checkpoints: &[PathBuf]) -> String {
         let mut parts = Vec::new();
         match (self.files, &self.last_file) {

@@ -70,7 +70,7 @@ impl Grid {
     }
 }
 
-/// Transpose a 32×32 bit block in place (row k = a[k], column 0 = bit 31).
+/// Transpose a 32×32 bit block in place (row k = `a[k]`, column 0 = bit 31).
 fn transpose32(a: &mut [u32; 32]) {
     let mut j = 16;
     let mut mask: u32 = 0x0000_FFFF;

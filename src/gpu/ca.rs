@@ -362,7 +362,7 @@ pub struct CaGpu {
     stride: u64,
     grids: Vec<wgpu::Buffer>,
     bands: Vec<Band>,
-    /// bind_groups[band][phase]. Step kernel: phase φ binds (prev, cur, next) = grids (φ, φ+1,
+    /// `bind_groups[band][phase]`. Step kernel: phase φ binds (prev, cur, next) = grids (φ, φ+1,
     /// φ+2) mod 3. Block kernel: phase 0 reads grids (0, 1) and writes (2, 3); phase 1 the
     /// other way round.
     bind_groups: Vec<Vec<wgpu::BindGroup>>,
@@ -370,7 +370,7 @@ pub struct CaGpu {
     params: ParamsArena,
     pipeline: Pipeline,
     /// The live-cell count: `pcount.wgsl`, one counter per band, its params one slot per
-    /// band, and count_binds[grid][band] over each band of each grid.
+    /// band, and `count_binds[grid][band]` over each band of each grid.
     counts: wgpu::Buffer,
     count_params: ParamsArena,
     count_pipeline: Pipeline,

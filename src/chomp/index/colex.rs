@@ -147,6 +147,8 @@ impl Ranker {
     /// [`for_each_move`], with O(1) work each: for a fixed new length t the rank drops by
     /// `Σ (weight(x, a_x) - weight(x, t))` over the rows the bite cuts, accumulated from the
     /// deepest cut row up.
+    ///
+    /// [`for_each_move`]: crate::chomp::diagram::for_each_move
     #[inline]
     pub fn for_each_option(&self, rows: &[u32], rank: u64, mut f: impl FnMut(u64)) {
         self.for_each_option_until(rows, rank, |q| {
@@ -191,6 +193,8 @@ pub fn prefix_rows(rows: usize) -> usize {
 /// Visit the colex ranks `base..base + len`, a range of one block of [`Layers`] (or any run of
 /// ranks inside one): `f(rows, rank)` for every position in rank order, `rows` holding all R
 /// row lengths.
+///
+/// [`Layers`]: crate::chomp::engine::schedule::Layers
 #[inline]
 pub fn for_each_in_range(
     ranker: &Ranker,

@@ -1,7 +1,7 @@
 //! The body of a table file and its trailer: the CRC-32 of every [`CHUNK_BYTES`] chunk, seeded
-//! with the header's CRC ([`chunk_seed`]), so an edited header (its CRC recomputed) fails every
-//! chunk. Written once through ([`save_sealed`]) or in place ([`ChunkCrcs`]), and read back
-//! only from checked chunks ([`CheckedBody`]).
+//! with the header's CRC (`chunk_seed`), so an edited header (its CRC recomputed) fails every
+//! chunk. Written once through (`save_sealed`) or in place (`ChunkCrcs`), and read back
+//! only from checked chunks (`CheckedBody`).
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).
 

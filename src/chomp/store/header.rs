@@ -1,6 +1,6 @@
 //! The sealed header every table file starts with: an ASCII line naming its kind and
 //! version, `key value` lines, then `header-crc32` of the bytes before that line and an empty
-//! line. [`Sealed::open`] reads one, checks its CRC and its kind, and hands the kind's reader
+//! line. `Sealed::open` reads one, checks its CRC and its kind, and hands the kind's reader
 //! its fields and its body.
 //!
 //! Tests: src/chomp/store/ and the kinds' unit tests; tests/faults/tables.rs (every kind).

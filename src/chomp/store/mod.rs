@@ -1,5 +1,5 @@
 //! The one checked container under every table kind: [`header`] (the sealed header),
-//! [`chunks`] (the trailer of chunk CRCs seeded with the header's CRC, and [`CheckedBody`],
+//! [`chunks`] (the trailer of chunk CRCs seeded with the header's CRC, and `CheckedBody`,
 //! which returns no byte from an unchecked chunk), [`checkpoint`] (the log of step records) and
 //! [`files`] (the target, the lock, the disk, the damaged-file error). A kind says only its
 //! header fields, how its body is read and written, and what a verify recounts. Files of a

@@ -3,7 +3,7 @@
 //! Every option of a position has a smaller index ([`solve_window`]), so the table splits into
 //! windows `lo..hi` solved in order: a window replays the P indexes of the windows it depends
 //! on (each marks its parents inside it), then walks the schedule restricted to itself. Its
-//! bits go to disk; the table assembled from them ([`super::assembly`]) is byte for byte the
+//! bits go to disk; the table assembled from them (`two_player::assembly`) is byte for byte the
 //! in-memory run's, whatever the memory. The checkpoint of this [`Job`] is the folder
 //! `FILE.blocks/` (docs/formats.md); a part does its share of a wave and publishes nothing.
 //!
@@ -239,7 +239,7 @@ impl Job for BlocksJob {
     }
 }
 
-/// Refuse a table file that [`store::check_resumable_target`] refuses, or one whose folder of
+/// Refuse a table file that `store::check_resumable_target` refuses, or one whose folder of
 /// pieces (`FILE.blocks`) is taken by something that is not a folder.
 pub fn check_target(out: &Path) -> Result<()> {
     store::check_resumable_target(out)?;

@@ -424,11 +424,11 @@ pub enum CellsEngine {
 /// A worker's buffers for [`CellsTable::mark_parents`].
 #[derive(Debug, Default)]
 struct Parents {
-    /// rem[j]: the cells of rows j and below of the P-position.
+    /// `rem[j]`: the cells of rows j and below of the P-position.
     rem: Vec<u32>,
-    /// below[j]: the rank terms of its rows j and below.
+    /// `below[j]`: the rank terms of its rows j and below.
     below: Vec<u64>,
-    /// pre[e]: the rank terms of the rows above the run, for a parent of e more cells.
+    /// `pre[e]`: the rank terms of the rows above the run, for a parent of e more cells.
     pre: Vec<u64>,
 }
 

@@ -343,7 +343,7 @@ impl GrundyTable {
         self.layout.bit(p).map(|x| self.values.get(x))
     }
 
-    /// [`moves_by`] of `p`; `None` when `p` is empty or outside the box.
+    /// `moves_by` of `p`; `None` when `p` is empty or outside the box.
     pub fn moves(&self, p: &Diagram) -> Option<Vec<Diagram>> {
         let value = |q: &Diagram| Ok(self.value(q).expect("an option lies in its position's box"));
         let moves = moves_by(p, self.value(p)?, value, Error::invalid);

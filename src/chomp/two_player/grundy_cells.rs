@@ -4,7 +4,7 @@
 //! The diagrams of n cells are the partitions of n; every option of one has fewer cells, so
 //! the values of n = 1, 2, … follow each other, each the mex of its non-empty options' values.
 //! They come in FindStat's order: by n, and the partitions of one n in reverse lexicographic
-//! order ([4], [3,1], [2,2], [2,1,1], [1,1,1,1]).
+//! order (`[4]`, `[3,1]`, `[2,2]`, `[2,1,1]`, `[1,1,1,1]`).
 //!
 //! Tests: this file's unit tests; tests/games/chomp/two_player.rs (against the box engine of
 //! `grundy` and the published start of St000681) and the command in tests/games/tables.rs.
@@ -39,8 +39,8 @@ pub fn by_cells(max: u32) -> Result<Vec<(Diagram, u16)>> {
     Ok(out)
 }
 
-/// The partitions of `n` ≥ 1 (parts non-increasing) in reverse lexicographic order, from [n]
-/// to [1, …, 1].
+/// The partitions of `n` ≥ 1 (parts non-increasing) in reverse lexicographic order, from `[n]`
+/// to `[1, …, 1]`.
 pub fn partitions(n: u32) -> impl Iterator<Item = Vec<u32>> {
     std::iter::successors((n > 0).then(|| vec![n]), |p| {
         // The ones at the end and a cell of the last part above one, laid out again in

@@ -251,7 +251,7 @@ impl GrundyFile {
         Ok(g)
     }
 
-    /// [`moves_by`] of `p`, read from the file: a file that breaks the mex is damaged.
+    /// `moves_by` of `p`, read from the file: a file that breaks the mex is damaged.
     pub fn moves(&self, p: &Diagram) -> Result<Vec<Diagram>> {
         moves_by(
             p,

@@ -5,13 +5,13 @@
 //! `bits`, `store` and `engine` beside this folder):
 //! - [`table`]: the one-bit table ([`table::PTable`]) and what every bit source answers
 //!   ([`table::BitSource`]);
-//! - [`reference`]: the slow twins (rank order; the GPU kernel's volume layers);
+//! - [`reference`](mod@reference): the slow twins (rank order; the GPU kernel's volume layers);
 //! - [`forward`]: the forward solver for any layout ([`forward::Marker`]);
 //! - [`colex_parents`], [`hook_parents`]: where parents lie in each layout;
 //! - [`solve`]: solving a box in memory;
 //! - [`device`]: tables on a device (the GPU) as traits;
 //! - [`pull`]: the pull scan of a square (the GPU hook kernel's twin);
-//! - [`file`]: table files and checkpoints;
+//! - [`file`](mod@file): table files and checkpoints;
 //! - [`block_plan`]: how a box larger than memory is cut into pieces, in windows or waves;
 //! - [`blocks`]: boxes larger than memory solved piece by piece, through the engine's one
 //!   lifecycle;

@@ -28,8 +28,8 @@ const FAST_ROWS: usize = 32;
 /// of Chomp mostly leave few rows). The bites (x, 0) for x < `known_t0` are not tried (the
 /// bite (0, 0) to the empty diagram never is P, so `known_t0` is at least 1). The option's rank comes without resumming the bitten rows:
 /// with `wa[r]` the weight of row r at its length and `last` the deepest row longer than t,
-/// the bite (x, t) leaves rank Σ_{r<x} wa[r] + Σ_{x≤r≤last} w(r, t) + Σ_{r>last} wa[r]; one
-/// sum per t gives x = 0, and each next x adds wa[x] - w(x, t).
+/// the bite (x, t) leaves rank `Σ_{r<x} wa[r] + Σ_{x≤r≤last} w(r, t) + Σ_{r>last} wa[r]`; one
+/// sum per t gives x = 0, and each next x adds `wa[x] - w(x, t)`.
 #[inline]
 pub fn first_p_option(
     ranker: &Ranker,
