@@ -58,15 +58,18 @@ tests() {
     grep -q "^test result: ok" "$log" || fail "tests $1 $2"
     rm -f "$log"
 }
-# `wall_mem LABEL CMD...`: run CMD and print "LABEL: S s wall, K KB host memory" on stderr, as
-# GNU time's -f would; python3 measures it, since the device's image need not carry /usr/bin/time.
+# `wall_mem LABEL CMD...`: run CMD and print "LABEL: S s wall, U s CPU, K KB host memory" on
+# stderr, as GNU time's -f would (CPU: user and system, every thread of CMD; far under the wall
+# time, the device set the pace, not the host); python3 measures it, since the device's image
+# need not carry /usr/bin/time.
 wall_mem() {
     python3 -c '
 import resource, subprocess, sys, time
 t = time.monotonic()
 rc = subprocess.call(sys.argv[2:])
-kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print("%s: %.2f s wall, %d KB host memory" % (sys.argv[1], time.monotonic() - t, kb), file=sys.stderr)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%s: %.2f s wall, %.2f s CPU, %d KB host memory"
+      % (sys.argv[1], time.monotonic() - t, u.ru_utime + u.ru_stime, u.ru_maxrss), file=sys.stderr)
 sys.exit(rc if rc >= 0 else 128 - rc)
 ' "$@"
 }
