@@ -4,7 +4,8 @@
 //! the index arithmetic on indexes past 2^32 (22×22, no table allocated), the winning bites
 //! read on the device, and the buffers of the 22×22 table under a large GPU's limits; the
 //! same bits with the table read by plain loads through second bindings, and by a hardware
-//! adapter's schedule (whole steps a submission, the host's run-ahead bounded).
+//! adapter's schedule (whole steps a submission, the host's run-ahead bounded); and every
+//! variant a large GPU may take (1 to 128 table bindings, both reads) validated by naga.
 
 use chompute::chomp::index::hook::{Rows, MAX_SIDE};
 use chompute::chomp::index::{BitLayout, HookIndex};
@@ -198,6 +199,45 @@ fn the_plain_read_kernels_read_the_second_bindings_only() {
             )
             .validate(&module)
             .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+        }
+    }
+}
+
+/// Every variant a table can be solved with: the kernel binds its buffers rounded up to a power
+/// of two (`HookTable`), so a large GPU takes the ones of 1 to 128 table bindings, both reads,
+/// which no software adapter binds past 29. Each declares exactly its table bindings and
+/// validates.
+#[test]
+fn every_power_of_two_variant_binds_its_tables_and_validates() {
+    use chompute::gpu::kernel::KernelId;
+    for tables in (0..=TABLE_BINDINGS.ilog2()).map(|k| 1u8 << k) {
+        for reads in [TableReads::Atomic, TableReads::Plain] {
+            for id in [
+                KernelId::ChompHookStep(tables, reads),
+                KernelId::ChompHookGather(tables, reads),
+                KernelId::ChompHookProbe(tables, reads),
+            ] {
+                let k = id.kernel();
+                let per = if reads == TableReads::Plain { 2 } else { 1 };
+                assert_eq!(k.storage.len(), 3 + per * tables as usize, "{}", k.file);
+                let declared = |t: usize| format!(" t{t}: array<atomic<u32>>;");
+                for t in 0..tables as usize {
+                    assert!(k.source.contains(&declared(t)), "{}: t{t}", k.file);
+                }
+                assert!(
+                    !k.source.contains(&declared(tables as usize)),
+                    "{}: t{tables}",
+                    k.file
+                );
+                let module = naga::front::wgsl::parse_str(k.source)
+                    .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(k.source, k.file)));
+                naga::valid::Validator::new(
+                    naga::valid::ValidationFlags::all(),
+                    naga::valid::Capabilities::empty(),
+                )
+                .validate(&module)
+                .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+            }
         }
     }
 }
