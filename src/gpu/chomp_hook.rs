@@ -29,10 +29,10 @@
 //! of each of its ranges ([`PullScan::split`]); an invocation finds its position's range by
 //! those starts and unranks it by the level counts (`two_player::pull::LevelCounts`, in the
 //! index buffer); one invocation a position ([`HookTable::set_positions_per_invocation`] gives
-//! the tests more), one dispatch a level, the levels of a step in one compute pass of one submission (wgpu
-//! puts a barrier on every read_write buffer between the dispatches of a pass, as between
-//! passes, so each one's writes are visible to the next). A pass a dispatch cost the host a
-//! third more on lavapipe (BENCHMARKS.md).
+//! the tests more), one dispatch a level, the levels of a step in one compute pass of one
+//! submission (wgpu puts a barrier on every read_write buffer between the dispatches of a
+//! pass, as between passes, so each one's writes are visible to the next). A pass a dispatch
+//! cost the host a third more on lavapipe (BENCHMARKS.md).
 //!
 //! Walking each range in index order, one invocation a range, left a GPU nearly idle: a step
 //! of the 20×20 box has 929 ranges on average (at most 132,856), and its longest range,
@@ -95,7 +95,9 @@
 //!
 //! Tests: tests/engine/chomp_hook.rs.
 
-use super::context::{dispatch, dispatch_2d, GpuContext, ParamsArena, Readback, Reusable};
+use super::context::{
+    dispatch, dispatch_2d, dispatches, GpuContext, ParamsArena, Readback, Reusable,
+};
 use super::kernel::{kernel_params, Access, Kernel, KernelId};
 use crate::chomp::diagram::ChompBox;
 use crate::chomp::engine::driver::{drive_steps, Run};
@@ -886,19 +888,11 @@ impl StepRun<'_> {
         let submit = |range: std::ops::Range<usize>| {
             ctx.checked(|| {
                 let mut enc = ctx.device.create_command_encoder(&Default::default());
-                {
-                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                        label: Some("chomp_hook"),
-                        timestamp_writes: None,
-                    });
-                    pass.set_pipeline(&self.pipeline.pipeline);
-                    for v in range {
-                        let offset = self.arena.offset(v as u64);
-                        let g = groups(split.sizes[v].div_ceil(per as u64));
-                        pass.set_bind_group(0, &bind, &[offset]);
-                        pass.dispatch_workgroups(g.0, g.1, 1);
-                    }
-                }
+                let each = range.map(|v| {
+                    let g = groups(split.sizes[v].div_ceil(per as u64));
+                    (self.arena.offset(v as u64), g)
+                });
+                dispatches(&mut enc, "chomp_hook", &self.pipeline, &bind, each);
                 ctx.queue.submit([enc.finish()])
             })
         };

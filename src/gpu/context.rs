@@ -529,15 +529,30 @@ pub fn dispatch(
     pipeline: &Pipeline,
     bind: &wgpu::BindGroup,
     offset: u32,
-    (gx, gy): (u32, u32),
+    groups: (u32, u32),
+) {
+    dispatches(enc, label, pipeline, bind, [(offset, groups)]);
+}
+
+/// Record one dispatch of `pipeline` with `bind` for each (params offset, workgroups) of
+/// `each`, in order, in one compute pass: wgpu puts the same barriers between the dispatches of
+/// a pass as between passes, and a pass costs the host more than a dispatch.
+pub fn dispatches(
+    enc: &mut wgpu::CommandEncoder,
+    label: &str,
+    pipeline: &Pipeline,
+    bind: &wgpu::BindGroup,
+    each: impl IntoIterator<Item = (u32, (u32, u32))>,
 ) {
     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
         label: Some(label),
         timestamp_writes: None,
     });
     pass.set_pipeline(&pipeline.pipeline);
-    pass.set_bind_group(0, bind, &[offset]);
-    pass.dispatch_workgroups(gx, gy, 1);
+    for (offset, (gx, gy)) in each {
+        pass.set_bind_group(0, bind, &[offset]);
+        pass.dispatch_workgroups(gx, gy, 1);
+    }
 }
 
 /// Split `groups` workgroups into a 2-D dispatch within the per-dimension limit.

@@ -165,6 +165,18 @@ fn gpu_hook_kernel_reading_plainly_gives_the_same_bits() {
     }
 }
 
+/// Parse and validate a kernel variant's text with naga, panicking with naga's message.
+fn validate(k: &chompute::gpu::kernel::Kernel) {
+    let module = naga::front::wgsl::parse_str(k.source)
+        .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(k.source, k.file)));
+    naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::empty(),
+    )
+    .validate(&module)
+    .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+}
+
 /// The plain-read kernels' text: every table read is a plain load of the second binding, which
 /// follows all the first ones, and the module validates (the full kernel, which no software
 /// adapter binds, as well as a cut one).
@@ -191,14 +203,7 @@ fn the_plain_read_kernels_read_the_second_bindings_only() {
                 let write = format!("case {t}u: {{ atomicOr(&t{t}[local], v); }}");
                 assert!(k.source.contains(&write), "{}: {write}", k.file);
             }
-            let module = naga::front::wgsl::parse_str(k.source)
-                .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(k.source, k.file)));
-            naga::valid::Validator::new(
-                naga::valid::ValidationFlags::all(),
-                naga::valid::Capabilities::empty(),
-            )
-            .validate(&module)
-            .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+            validate(k);
         }
     }
 }
@@ -229,14 +234,7 @@ fn every_power_of_two_variant_binds_its_tables_and_validates() {
                     "{}: t{tables}",
                     k.file
                 );
-                let module = naga::front::wgsl::parse_str(k.source)
-                    .unwrap_or_else(|e| panic!("{}", e.emit_to_string_with_path(k.source, k.file)));
-                naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::empty(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
+                validate(k);
             }
         }
     }
