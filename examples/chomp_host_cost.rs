@@ -27,12 +27,14 @@ fn run(n: usize) -> chompute::Result<()> {
     let device = ChompGpuDevice::new(ctx.clone());
     let layout = BitLayout::for_box(ChompBox::square(n))?;
     let words = layout.len().div_ceil(32);
+    let hook = layout
+        .hook_index()
+        .expect("a square's layout is the hook index");
     let most = device.preflight(&layout, None)?.table_bindings as u64;
-    let dispatches =
-        chompute::chomp::two_player::pull::split_stats(layout.hook_index().unwrap()).levels;
+    let dispatches = chompute::chomp::two_player::pull::split_stats(hook).levels;
     for k in [1, most, 1, most, 1, most] {
         let plan = device.preflight(&layout, Some(words.div_ceil(k).next_power_of_two()))?;
-        let mut table = HookTable::new(ctx.clone(), layout.hook_index().unwrap().clone(), &plan)?;
+        let mut table = HookTable::new(ctx.clone(), hook.clone(), &plan)?;
         table.set_whole_steps(true);
         let (t, c) = (Instant::now(), thread_cpu_ns());
         table.solve(false)?;
