@@ -177,18 +177,24 @@ fn validate(k: &chompute::gpu::kernel::Kernel) {
     .unwrap_or_else(|e| panic!("{}: {e:?}", k.file));
 }
 
+/// The hook kernel's three entries (a step, the gather of bits at chosen indexes, the index
+/// probe) for `tables` table bindings read as `reads`.
+fn hook_entries(tables: u8, reads: TableReads) -> [chompute::gpu::kernel::KernelId; 3] {
+    use chompute::gpu::kernel::KernelId;
+    [
+        KernelId::ChompHookStep(tables, reads),
+        KernelId::ChompHookGather(tables, reads),
+        KernelId::ChompHookProbe(tables, reads),
+    ]
+}
+
 /// The plain-read kernels' text: every table read is a plain load of the second binding, which
 /// follows all the first ones, and the module validates (the full kernel, which no software
 /// adapter binds, as well as a cut one).
 #[test]
 fn the_plain_read_kernels_read_the_second_bindings_only() {
-    use chompute::gpu::kernel::KernelId;
     for tables in [TABLE_BINDINGS as u8, 14, 1] {
-        for id in [
-            KernelId::ChompHookStep(tables, TableReads::Plain),
-            KernelId::ChompHookGather(tables, TableReads::Plain),
-            KernelId::ChompHookProbe(tables, TableReads::Plain),
-        ] {
+        for id in hook_entries(tables, TableReads::Plain) {
             let k = id.kernel();
             assert!(!k.source.contains("atomicLoad(&t"), "{}", k.file);
             assert_eq!(k.storage.len(), 3 + 2 * tables as usize, "{}", k.file);
@@ -214,14 +220,9 @@ fn the_plain_read_kernels_read_the_second_bindings_only() {
 /// validates.
 #[test]
 fn every_power_of_two_variant_binds_its_tables_and_validates() {
-    use chompute::gpu::kernel::KernelId;
     for tables in (0..=TABLE_BINDINGS.ilog2()).map(|k| 1u8 << k) {
         for reads in [TableReads::Atomic, TableReads::Plain] {
-            for id in [
-                KernelId::ChompHookStep(tables, reads),
-                KernelId::ChompHookGather(tables, reads),
-                KernelId::ChompHookProbe(tables, reads),
-            ] {
+            for id in hook_entries(tables, reads) {
                 let k = id.kernel();
                 let per = if reads == TableReads::Plain { 2 } else { 1 };
                 assert_eq!(k.storage.len(), 3 + per * tables as usize, "{}", k.file);
