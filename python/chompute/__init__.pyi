@@ -195,7 +195,7 @@ class ChompTableFile:
     def rectangle_bites(
         self, rows: Optional[int] = None, cols: Optional[int] = None
     ) -> list[dict[str, Any]]:
-        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites", "bite_cells"}, rows first; bites and cells are tuples."""
+        """Every rectangle (of the rows x cols corner) as {"rows", "cols", "bites", "bite_cells"}, rows first; bites and cells are tuples. ValueError for a corner that is empty or reaches outside the box."""
     def verify(self) -> None:
         """Check every chunk's CRC-32 and recount the P-positions; raises on damage."""
 
@@ -239,7 +239,7 @@ class ChompCellsFile:
     def max_cells(self) -> int:
         """N, the most cells of a diagram in the file."""
     def p_positions(self, n: int) -> int:
-        """The P-positions among the diagrams of n cells."""
+        """The P-positions among the diagrams of n cells; ValueError unless 1 <= n <= max_cells."""
     def is_p(self, position: _Position) -> bool:
         """Whether a diagram of at most max_cells cells is a P-position."""
     def winning_bites(self, position: _Position) -> list[Tuple[int, ...]]:

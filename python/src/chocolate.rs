@@ -12,8 +12,9 @@ use chompute::chocolate::rows::p_cells;
 use chompute::chocolate::theorems::{check_claims, select};
 use chompute::gpu::{Engine, Job};
 use numpy::{PyArray2, PyArrayMethods};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 /// Cells generated between two looks for Ctrl-C.
 const PIECE_CELLS: u64 = 1 << 24;
@@ -278,14 +279,14 @@ pub fn automaton<'py>(
 pub fn theorems<'py>(
     py: Python<'py>,
     max_m: &Bound<'py, PyAny>,
-    claims: Option<Vec<String>>,
+    claims: Option<&Bound<'py, PyAny>>,
     progress: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let max_m = u64_arg(max_m, "max_m", "between 1 and 8192")?;
     if max_m == 0 || max_m > THEOREMS_MAX_M {
         return Err(bad_argument("max_m", max_m, "between 1 and 8192"));
     }
-    let selected = select(&claims.unwrap_or_default()).or_raise()?;
+    let selected = select(&claim_names(claims)?).or_raise()?;
     let results =
         in_background_reporting(py, progress, move || check_claims(max_m, &selected, |_| {}))?
             .or_raise()?;
@@ -301,6 +302,27 @@ pub fn theorems<'py>(
         return Err(err);
     }
     Ok(list)
+}
+
+/// `claims`: a sequence of names. One name alone is a `TypeError` that says so, rather than a
+/// sequence of its letters.
+fn claim_names(claims: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
+    let Some(claims) = claims else {
+        return Ok(Vec::new());
+    };
+    let wanted = "claims must be a sequence of claim names such as ['g-odd']";
+    if claims.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "{wanted}, not one string (got {})",
+            claims.repr()?
+        )));
+    }
+    claims.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{wanted} (got {})",
+            claims.repr().map(|r| r.to_string()).unwrap_or_default()
+        ))
+    })
 }
 
 /// `colors`: "P,N" ("#5b2a86,#f4efe6", read by the library's parser, as `--colors` is) or a

@@ -5,8 +5,9 @@
 //!
 //! Tests: python/tests/test_chomp_solve.py.
 
+use crate::args::u64_arg;
 use crate::chomp::{cell_list, diagram_list, position_arg, rectangle_dicts};
-use crate::errors::OrRaise;
+use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::run::in_background;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
@@ -86,19 +87,25 @@ impl ChompTableFile {
 
     /// The winning bites of every rectangle of the box (or of the rows × cols corner of it),
     /// rows first, each a dict {"rows", "cols", "bites", "bite_cells"} with the positions left
-    /// and the cells bitten as tuples: `chomp bites --table FILE --json`.
+    /// and the cells bitten as tuples: `chomp bites --table FILE --json`. ValueError for a corner
+    /// that is empty or reaches outside the box.
     #[pyo3(signature = (rows = None, cols = None))]
     fn rectangle_bites<'py>(
         &self,
         py: Python<'py>,
-        rows: Option<usize>,
-        cols: Option<u32>,
+        rows: Option<&Bound<'py, PyAny>>,
+        cols: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let own = self.file.shape();
-        let corner = ChompBox {
-            rows: rows.unwrap_or(own.rows),
-            cols: cols.unwrap_or(own.cols),
+        // Through the box parser, as the CLI's `chomp bites --box ROWSxCOLS`: the same
+        // refusal of an empty corner and the same words.
+        let side = |arg: Option<&Bound<'py, PyAny>>, what: &str, whole: u64| match arg {
+            Some(v) => u64_arg(v, what, "at least 1"),
+            None => Ok(whole),
         };
+        let rows = side(rows, "rows", own.rows as u64)?;
+        let cols = side(cols, "cols", u64::from(own.cols))?;
+        let corner = ChompBox::parse(&format!("{rows}x{cols}")).map_err(invalid)?;
         let file = self.file.clone();
         let bites = in_background(py, move || file.rectangle_bites(corner))?.or_raise()?;
         Ok(rectangle_dicts(py, &bites)?.into_any())
@@ -258,14 +265,14 @@ impl ChompCellsFile {
     }
 
     /// The P-positions among the diagrams of `n` cells (1 ≤ n ≤ max_cells).
-    fn p_positions(&self, n: u32) -> PyResult<u64> {
-        if n == 0 || n > self.file.max() {
-            return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "n must be from 1 to {} (got {n})",
-                self.file.max()
-            )));
+    fn p_positions(&self, n: &Bound<'_, PyAny>) -> PyResult<u64> {
+        let max = self.file.max();
+        let allowed = format!("from 1 to {max}");
+        let n = u64_arg(n, "n", &allowed)?;
+        match u32::try_from(n) {
+            Ok(n) if (1..=max).contains(&n) => Ok(self.file.p_positions(n)),
+            _ => Err(bad_argument("n", n, &allowed)),
         }
-        Ok(self.file.p_positions(n))
     }
 
     /// Whether a diagram ("4,3,1" or (4, 3, 1)) is a P-position.

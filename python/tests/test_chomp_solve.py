@@ -223,6 +223,14 @@ def test_a_saved_table_answers_from_the_file_as_the_slow_reference(tmp_path, sha
         whole = (r["cols"],) * r["rows"]
         assert r["bite_cells"] == [bites_by_cell(whole)[q] for q in r["bites"]], r
     assert len(f.rectangle_bites(2, 2)) == 4
+    assert f.rectangle_bites(cols=2) == [r for r in rect if r["cols"] <= 2]
+    # The corner as the CLI's `chomp bites --box` takes it: at least one row and column.
+    with pytest.raises(ValueError, match="'0x2': a box needs at least one row and one column"):
+        f.rectangle_bites(0, 2)
+    with pytest.raises(ValueError, match=r"rows must be at least 1 \(got -1\)"):
+        f.rectangle_bites(-1)
+    with pytest.raises(ValueError, match="does not contain"):
+        f.rectangle_bites(shape[0] + 1, 1)
     with pytest.raises(ValueError, match="does not fit"):
         f.is_p((shape[1] + 1,))
 
@@ -304,8 +312,11 @@ def test_open_table_opens_every_kind_including_files_of_the_previous_format():
             assert cells.is_p(d) == slow_is_p(d), d
     for row in chompute.chomp_cells(14):
         assert cells.p_positions(row["n"]) == row["p_positions"]
-    with pytest.raises(ValueError):
-        cells.p_positions(15)
+    for bad in (15, 0, -1, 2**64 - 1):
+        with pytest.raises(ValueError, match=rf"n must be from 1 to 14 \(got {bad}\)"):
+            cells.p_positions(bad)
+    with pytest.raises(OverflowError):
+        cells.p_positions(2**64)
 
 
 ROOT = Path(__file__).resolve().parents[2]

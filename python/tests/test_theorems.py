@@ -48,5 +48,8 @@ def test_unknown_claim_names_every_claim():
         chompute.theorems(10, claims=["g-odd", "g-even"])
     for n in names:
         assert n in str(e.value)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"claims must be a sequence of claim names .* \(got \[3\]\)"):
         chompute.theorems(10, claims=[3])
+    # One name alone is not read as a sequence of one-letter names.
+    with pytest.raises(TypeError, match="not one string"):
+        chompute.theorems(10, claims="g-odd")
