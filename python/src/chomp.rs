@@ -110,19 +110,22 @@ fn fraction_text(f: &Bound<'_, PyAny>) -> Option<String> {
 
 /// A box: "3x10" or (rows, columns).
 pub fn box_arg(obj: &Bound<'_, PyAny>) -> PyResult<ChompBox> {
-    let text = if let Ok(s) = obj.cast::<PyString>() {
-        s.to_string()
-    } else {
-        let (r, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) = obj
-            .extract()
-            .map_err(|_| invalid("a box is a string such as '3x10' or a pair (rows, columns)"))?;
-        format!(
-            "{}x{}",
-            u64_arg(&r, "box rows", "at least 1")?,
-            u64_arg(&c, "box columns", "at least 1")?
-        )
-    };
-    ChompBox::parse(&text).map_err(invalid)
+    if let Ok(s) = obj.cast::<PyString>() {
+        return ChompBox::parse(&s.to_string()).map_err(invalid);
+    }
+    let (r, c): (Bound<'_, PyAny>, Bound<'_, PyAny>) = obj
+        .extract()
+        .map_err(|_| invalid("a box is a string such as '3x10' or a pair (rows, columns)"))?;
+    box_of(
+        u64_arg(&r, "box rows", "at least 1")?,
+        u64_arg(&c, "box columns", "at least 1")?,
+    )
+}
+
+/// The box of `rows` × `cols`, checked by the box parser, as the CLI reads `--box RxC`: the
+/// same limits and the same words.
+pub fn box_of(rows: u64, cols: u64) -> PyResult<ChompBox> {
+    ChompBox::parse(&format!("{rows}x{cols}")).map_err(invalid)
 }
 
 /// A position: "4,3,1" or a sequence of non-increasing row lengths (() or "0" is empty).

@@ -6,7 +6,7 @@
 //! Tests: python/tests/test_chomp_solve.py.
 
 use crate::args::u64_arg;
-use crate::chomp::{box_arg, cell_list, diagram_list, position_arg};
+use crate::chomp::{box_arg, box_of, cell_list, diagram_list, position_arg};
 use crate::errors::{bad_argument, invalid, OrRaise};
 use crate::report::to_python;
 use crate::run::{in_background, in_background_reporting};
@@ -46,7 +46,7 @@ fn shape_of(rows: &Bound<'_, PyAny>, cols: Option<&Bound<'_, PyAny>>) -> PyResul
         Some(c) => side(c, "cols")?,
         None => r,
     };
-    ChompBox::parse(&format!("{r}x{c}")).map_err(invalid)
+    box_of(r, c)
 }
 
 /// The two-player table of a box of Chomp (`chomp_solve`): P or N for every position, one bit

@@ -6,15 +6,15 @@
 //! Tests: python/tests/test_chomp_solve.py.
 
 use crate::args::u64_arg;
-use crate::chomp::{cell_list, diagram_list, position_arg, rectangle_dicts};
-use crate::errors::{bad_argument, invalid, OrRaise};
+use crate::chomp::{box_of, cell_list, diagram_list, position_arg, rectangle_dicts};
+use crate::errors::{bad_argument, OrRaise};
 use crate::run::in_background;
 use chompute::chomp::multiplayer::ord_file::OrdFile;
 use chompute::chomp::saved::SavedTable;
 use chompute::chomp::two_player::cells_file::CellsFile;
 use chompute::chomp::two_player::file::TableFile;
 use chompute::chomp::two_player::grundy_file::GrundyFile;
-use chompute::chomp::{ChompBox, Diagram};
+use chompute::chomp::Diagram;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use std::path::PathBuf;
@@ -97,15 +97,14 @@ impl ChompTableFile {
         cols: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let own = self.file.shape();
-        // Through the box parser, as the CLI's `chomp bites --box ROWSxCOLS`: the same
-        // refusal of an empty corner and the same words.
+        // Checked as the CLI's `chomp bites --box ROWSxCOLS` is: an empty corner is refused.
         let side = |arg: Option<&Bound<'py, PyAny>>, what: &str, whole: u64| match arg {
             Some(v) => u64_arg(v, what, "at least 1"),
             None => Ok(whole),
         };
         let rows = side(rows, "rows", own.rows as u64)?;
         let cols = side(cols, "cols", u64::from(own.cols))?;
-        let corner = ChompBox::parse(&format!("{rows}x{cols}")).map_err(invalid)?;
+        let corner = box_of(rows, cols)?;
         let file = self.file.clone();
         let bites = in_background(py, move || file.rectangle_bites(corner))?.or_raise()?;
         Ok(rectangle_dicts(py, &bites)?.into_any())
