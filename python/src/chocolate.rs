@@ -310,19 +310,16 @@ fn claim_names(claims: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<String>> {
     let Some(claims) = claims else {
         return Ok(Vec::new());
     };
-    let wanted = "claims must be a sequence of claim names such as ['g-odd']";
-    if claims.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!(
-            "{wanted}, not one string (got {})",
+    let refuse = |why: &str| -> PyResult<Vec<String>> {
+        Err(PyTypeError::new_err(format!(
+            "claims must be a sequence of claim names such as ['g-odd']{why} (got {})",
             claims.repr()?
-        )));
+        )))
+    };
+    if claims.is_instance_of::<PyString>() {
+        return refuse(", not one string");
     }
-    claims.extract().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{wanted} (got {})",
-            claims.repr().map(|r| r.to_string()).unwrap_or_default()
-        ))
-    })
+    claims.extract().or_else(|_| refuse(""))
 }
 
 /// `colors`: "P,N" ("#5b2a86,#f4efe6", read by the library's parser, as `--colors` is) or a
