@@ -374,10 +374,13 @@ pub fn fastest_kernel<'a>(
 }
 
 /// Where the rates file lives: `$XDG_CACHE_HOME/chompute/rates.json`, else
-/// `$HOME/.cache/chompute/rates.json`; `None` with neither set.
+/// `$HOME/.cache/chompute/rates.json`; `None` with neither set. A relative `XDG_CACHE_HOME`
+/// is ignored, as the XDG base directory specification asks, so the file never moves with
+/// the working directory.
 pub fn rates_path() -> Option<PathBuf> {
     let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty());
-    let base = match nonempty("XDG_CACHE_HOME") {
+    let xdg = nonempty("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute());
+    let base = match xdg {
         Some(dir) => PathBuf::from(dir),
         None => PathBuf::from(nonempty("HOME")?).join(".cache"),
     };
@@ -419,6 +422,38 @@ pub fn saved_rates() -> Option<&'static RatesFile> {
             }
         })
         .as_ref()
+}
+
+/// Check, before `bench --save` measures anything, that the rates file at `path` could be
+/// saved: the nearest of its folders that exists is a folder, and where its own folder
+/// exists, the file is one that can be replaced. Nothing is created.
+pub fn check_rates_target(path: &Path) -> crate::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut d = dir;
+    loop {
+        match std::fs::metadata(d) {
+            Ok(m) if m.is_dir() => break,
+            Ok(_) => {
+                let e = std::io::Error::from(std::io::ErrorKind::NotADirectory);
+                return Err(crate::Error::io(d, e));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match d.parent() {
+                Some(p) if !p.as_os_str().is_empty() => d = p,
+                _ => break,
+            },
+            Err(e) => return Err(crate::Error::io(d, e)),
+        }
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(crate::Error::Invalid(format!(
+            "the rates file {} is a directory",
+            path.display()
+        )));
+    }
+    if d == dir {
+        crate::output::check_target(path)?;
+    }
+    Ok(())
 }
 
 /// Save `rates` into the rates file at `path` (made with its folder if missing), keeping the

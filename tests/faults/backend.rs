@@ -156,6 +156,36 @@ fn an_unusable_rates_file_is_ignored_with_one_warning() {
         &[("XDG_CACHE_HOME", cache_s)],
     )
     .assert_error("drop --backend cpu");
+    // Nor where the file could not be saved: a cache folder under a file, or a rates file
+    // that is a folder.
+    let plain = dir.join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    let under_file = plain.join("cache");
+    with_env(
+        &["bench", "--quick", "--save"],
+        &[("XDG_CACHE_HOME", under_file.to_str().unwrap())],
+    )
+    .assert_error("Not a directory");
+    std::fs::remove_file(&file).unwrap();
+    std::fs::create_dir(&file).unwrap();
+    with_env(
+        &["bench", "--quick", "--save"],
+        &[("XDG_CACHE_HOME", cache_s)],
+    )
+    .assert_error("is a directory");
+    // A relative XDG_CACHE_HOME is ignored, as the XDG base directory specification asks:
+    // the file is HOME's.
+    let home = dir.join("home");
+    let info = with_env(
+        &["info", "--json"],
+        &[("XDG_CACHE_HOME", "relative/cache"), ("HOME", s(&home))],
+    );
+    info.assert_success();
+    let v: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        v["rates_file"],
+        s(&home.join(".cache").join("chompute").join("rates.json"))
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -287,7 +287,10 @@ pub fn run(backend: BackendChoice, args: &BenchArgs) -> anyhow::Result<()> {
                 "--save: no cache directory (set XDG_CACHE_HOME or HOME)"
             ))
         }
-        (true, Some(path)) => Some(path),
+        (true, Some(path)) => {
+            chompute::gpu::choice::check_rates_target(&path)?;
+            Some(path)
+        }
     };
     let (gpu, why_not) = match backend {
         BackendChoice::Cpu => (None, Some("--backend cpu".to_string())),
