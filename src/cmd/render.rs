@@ -180,6 +180,7 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.output {
         check_output(path, pic.width, pic.height)?;
+        manifest.check_apart(&args.dir, path)?;
     }
     let description = describe_pictures(&describe(&pic));
     let pic = pic.with_description(description);

@@ -359,3 +359,68 @@ fn a_full_disk_leaves_no_temporary_file_and_the_older_file_intact() {
     drop(mount);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A picture is never written over a file of the tile directory it is drawn beside or
+/// assembled from (named inside it, by another path, or through a link or a hard link): that
+/// would damage the render, or the render would overwrite the picture. The directory stays
+/// whole, and names it does not use are fine.
+#[test]
+fn a_picture_never_replaces_a_file_of_its_tile_directory() {
+    let dir = scratch("apart");
+    let t = small_tiles(&dir);
+    let before = listing(&t);
+    assert_eq!(
+        before.len(),
+        9,
+        "four tiles, their records and the manifest"
+    );
+    let link = dir.join("link.png");
+    std::os::unix::fs::symlink("T/tile-1-0.png", &link).unwrap();
+    let hard = dir.join("hard.png");
+    std::fs::hard_link(t.join("tile-0-1.png"), &hard).unwrap();
+    let roundabout = dir.join("T").join("..").join("T").join("tile-1-1.png");
+    let refused = [
+        (s(&t.join("tile-0-0.png")).to_string(), "tile-0-0.png"),
+        (s(&roundabout).to_string(), "tile-1-1.png"),
+        (s(&link).to_string(), "tile-1-0.png"),
+        (s(&hard).to_string(), "tile-0-1.png"),
+    ];
+    let tiles = ["--tiles", s(&t), "--tile-size", "32"];
+    for (out, name) in &refused {
+        let assemble = run(&["assemble", s(&t), "-o", out]);
+        assemble.assert_error(&format!("would be {name} of the tile directory"));
+        let mut args = vec!["--backend", "cpu", "render", "64", "-o", out];
+        args.extend(tiles);
+        run(&args).assert_error(&format!("would be {name} of the tile directory"));
+    }
+    // Beside the tiles under a name of its own, and a tile name this render does not use.
+    for name in ["whole.png", "tile-2-0.png", "tile-00-0.png"] {
+        let out = t.join(name);
+        run(&["assemble", s(&t), "-o", s(&out)]).assert_success();
+        std::fs::remove_file(&out).unwrap();
+        let mut args = vec!["--backend", "cpu", "render", "64", "-o", s(&out)];
+        args.extend(tiles);
+        run(&args).assert_success();
+        std::fs::remove_file(&out).unwrap();
+    }
+    let after = listing(&t);
+    assert!(before == after, "the tile directory changed");
+    assert_no_temporaries(&dir, "apart");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file of `dir`, by name, with its bytes.
+fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}

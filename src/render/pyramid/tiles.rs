@@ -321,6 +321,69 @@ impl TileManifest {
         Ok(())
     }
 
+    /// Whether `name` is one the render gives a file of its tile directory: the manifest, a
+    /// tile or a tile's record.
+    fn names_file(&self, name: &std::ffi::OsStr) -> bool {
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        if name == MANIFEST {
+            return true;
+        }
+        let Some((stem, ext)) = name.strip_prefix("tile-").and_then(|s| s.rsplit_once('.')) else {
+            return false;
+        };
+        let Some((r, c)) = stem.split_once('-') else {
+            return false;
+        };
+        let (Ok(r), Ok(c)) = (r.parse::<u64>(), c.parse::<u64>()) else {
+            return false;
+        };
+        matches!(ext, "png" | "json")
+            && r < self.tiles_y
+            && c < self.tiles_x
+            && self.tile_name(r * self.tiles_x + c, ext) == name
+    }
+
+    /// Refuse `output` when it is, or would be, one of the files of the tile directory `dir`
+    /// (its manifest, a tile or a tile's record): named as one inside `dir`, or a link to one.
+    /// Writing there would damage the render, or be overwritten by it.
+    pub fn check_apart(&self, dir: &Path, output: &Path) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let refuse = |name: &std::ffi::OsStr| {
+            Err(Error::invalid(format!(
+                "'{}' would be {} of the tile directory '{}'; write the picture elsewhere",
+                output.display(),
+                name.to_string_lossy(),
+                dir.display()
+            )))
+        };
+        if let Some(name) = output.file_name().filter(|n| self.names_file(n)) {
+            let parent = output
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let same = std::fs::canonicalize(parent)
+                .and_then(|p| Ok(p == std::fs::canonicalize(dir)?))
+                .unwrap_or(false);
+            if same {
+                return refuse(name);
+            }
+        }
+        let file_id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+        let Some(out) = file_id(output) else {
+            return Ok(());
+        };
+        let tiles =
+            (0..self.count()).flat_map(|t| [self.tile_path(dir, t), self.record_path(dir, t)]);
+        for input in std::iter::once(dir.join(MANIFEST)).chain(tiles) {
+            if file_id(&input) == Some(out) {
+                return refuse(input.file_name().unwrap_or_default());
+            }
+        }
+        Ok(())
+    }
+
     /// Every tile complete, or an error naming the first that is not and the shard that
     /// renders it.
     pub fn check_all(&self, dir: &Path) -> Result<()> {
