@@ -368,6 +368,27 @@ pub fn check_target(target: impl AsRef<Path>) -> Result<()> {
     Ok(())
 }
 
+/// Whether `a` and `b` are one existing file (their links followed, hard links included): an
+/// output that is one of its command's inputs would replace what it is made from.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    id(a).is_some_and(|a| Some(a) == id(b))
+}
+
+/// Refuse writing `target` when it is the file `input` it is made from ([`same_file`]);
+/// `input` is described as `what` in the error (e.g. "the table").
+pub fn check_apart(target: &Path, input: &Path, what: &str) -> Result<()> {
+    if same_file(target, input) {
+        return Err(Error::invalid(format!(
+            "'{}' is {what} '{}' it is made from; write it elsewhere",
+            target.display(),
+            input.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Make `done`, a finished file written elsewhere on the same file system (a table assembled
 /// in its checkpoint folder), the output `target`: renamed onto it (the links of `target`
 /// followed, its mode and owner kept, as [`AtomicFile::commit`] does), or where the rename

@@ -672,6 +672,9 @@ struct BitesReport {
 pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
     if let Some(o) = &args.output {
         chompute::output::check_target(o)?;
+        if let Some(table) = &args.table {
+            chompute::output::check_apart(o, table, "the table")?;
+        }
     }
     let (shape, rects) = rectangle_bites(args)?;
     if let Some(o) = &args.output {

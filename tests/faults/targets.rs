@@ -424,3 +424,27 @@ fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v.sort();
     v
 }
+
+/// `chomp bites --table T -o P` refuses a picture P that is the table T (by its name, a link
+/// or a hard link): the table, perhaps days of solving, is kept.
+#[test]
+fn a_bites_picture_never_replaces_the_table_it_reads() {
+    let dir = scratch("bites-apart");
+    let table = dir.join("table.png");
+    run(&["chomp", "solve", "--box", "5x6", "-o", s(&table)]).assert_success();
+    let bytes = std::fs::read(&table).unwrap();
+    let link = dir.join("link.png");
+    std::os::unix::fs::symlink("table.png", &link).unwrap();
+    let hard = dir.join("hard.png");
+    std::fs::hard_link(&table, &hard).unwrap();
+    for out in [&table, &link, &hard] {
+        run(&["chomp", "bites", "--table", s(&table), "-o", s(out)])
+            .assert_error("it is made from; write it elsewhere");
+    }
+    assert!(std::fs::read(&table).unwrap() == bytes, "the table changed");
+    let picture = dir.join("bites.png");
+    run(&["chomp", "bites", "--table", s(&table), "-o", s(&picture)]).assert_success();
+    assert_complete(&picture, "bites");
+    assert_no_temporaries(&dir, "bites-apart");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

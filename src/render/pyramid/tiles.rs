@@ -349,7 +349,6 @@ impl TileManifest {
     /// (its manifest, a tile or a tile's record): named as one inside `dir`, or a link to one.
     /// Writing there would damage the render, or be overwritten by it.
     pub fn check_apart(&self, dir: &Path, output: &Path) -> Result<()> {
-        use std::os::unix::fs::MetadataExt;
         let refuse = |name: &std::ffi::OsStr| {
             Err(Error::invalid(format!(
                 "'{}' would be {} of the tile directory '{}'; write the picture elsewhere",
@@ -370,14 +369,13 @@ impl TileManifest {
                 return refuse(name);
             }
         }
-        let file_id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-        let Some(out) = file_id(output) else {
+        if !output.exists() {
             return Ok(());
-        };
+        }
         let tiles =
             (0..self.count()).flat_map(|t| [self.tile_path(dir, t), self.record_path(dir, t)]);
         for input in std::iter::once(dir.join(MANIFEST)).chain(tiles) {
-            if file_id(&input) == Some(out) {
+            if crate::output::same_file(output, &input) {
                 return refuse(input.file_name().unwrap_or_default());
             }
         }
