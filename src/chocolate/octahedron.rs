@@ -104,39 +104,43 @@ pub fn parse_ratio(s: &str) -> Result<Ratio> {
             "'{s}' is not a positive number (write 5, 5.5 or 11/2)"
         ))
     };
+    let huge = || {
+        Error::invalid(format!(
+            "'{s}' cannot be read exactly: a numerator or denominator past 2^64-1, or more \
+             than 18 decimal places"
+        ))
+    };
     let digits = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit());
+    // Digits only from here, so a failed parse is an overflow.
+    let int = |t: &str| t.parse::<u64>().map_err(|_| huge());
     let r = if let Some((a, b)) = s.split_once('/') {
         if !digits(a) || !digits(b) {
             return Err(bad());
         }
-        let (a, b) = (
-            a.parse::<u64>().map_err(|_| bad())?,
-            b.parse::<u64>().map_err(|_| bad())?,
-        );
+        let (a, b) = (int(a)?, int(b)?);
         if b == 0 {
             return Err(bad());
         }
         Ratio::new(a, b)
     } else if let Some((a, b)) = s.split_once('.') {
-        if !(digits(a) || a.is_empty()) || !digits(b) || b.len() > 18 {
+        if !(digits(a) || a.is_empty()) || !digits(b) {
             return Err(bad());
         }
+        if b.len() > 18 {
+            return Err(huge());
+        }
         let den = 10u64.pow(b.len() as u32);
-        let whole = if a.is_empty() {
-            0
-        } else {
-            a.parse::<u64>().map_err(|_| bad())?
-        };
+        let whole = if a.is_empty() { 0 } else { int(a)? };
         let num = whole
             .checked_mul(den)
             .and_then(|x| x.checked_add(b.parse::<u64>().ok()?))
-            .ok_or_else(bad)?;
+            .ok_or_else(huge)?;
         Ratio::new(num, den)
     } else {
         if !digits(s) {
             return Err(bad());
         }
-        Ratio::new(s.parse::<u64>().map_err(|_| bad())?, 1)
+        Ratio::new(int(s)?, 1)
     };
     if r.num == 0 {
         return Err(Error::bad_argument("the section height", s, "positive"));
@@ -625,8 +629,28 @@ mod tests {
         for bad in [
             "", "x", "0", "0.0", "1/0", "-1", "1e3", "5.", "1/2/3", "5.5.5",
         ] {
-            assert!(parse_ratio(bad).is_err(), "{bad:?}");
+            let e = parse_ratio(bad).unwrap_err().to_string();
+            assert!(!e.contains("exactly"), "{bad:?}: {e}");
         }
+        // Positive, but past what u64s hold: said so, not called "not a positive number".
+        for huge in [
+            "18446744073709551616",
+            "1/18446744073709551616",
+            "99999999999999999999999999999/3",
+            "0.0000000000000000001",
+            "18446744073709551615.5",
+        ] {
+            let e = parse_ratio(huge).unwrap_err().to_string();
+            assert!(e.contains("cannot be read exactly"), "{huge:?}: {e}");
+        }
+        assert_eq!(
+            parse_ratio("18446744073709551615").unwrap(),
+            Ratio::new(u64::MAX, 1)
+        );
+        assert_eq!(
+            parse_ratio("0.000000000000000001").unwrap(),
+            Ratio::new(1, 1_000_000_000_000_000_000)
+        );
     }
 
     #[test]
