@@ -15,7 +15,7 @@ use chompute::claim::Claim;
 use chompute::gpu::ca::{CaGpu, CaKernel};
 use chompute::gpu::{BackendChoice, Engine};
 use chompute::render::figures::FrameWriter;
-use chompute::render::mesh::{check_mesh_path, write_mesh, StackWriter};
+use chompute::render::mesh::{check_mesh_path, check_stack_memory, write_mesh, StackWriter};
 use serde::Serialize;
 use std::io::Write;
 
@@ -134,6 +134,7 @@ fn check_args(args: &CaArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.mesh {
         check_mesh_path(path, true)?;
+        check_stack_memory(args.steps, super::render::room())?;
     }
     Ok(())
 }

@@ -176,6 +176,27 @@ pub fn check_mesh_path(path: &Path, allow_stl: bool) -> Result<()> {
     crate::output::check_target(path)
 }
 
+/// Peak bytes of memory the stack's mesh takes per voxel, at most: `ca --mesh` measured 650 to
+/// 930 (peak resident size over voxels, from 127 to 511 steps: the vertex map, the points and
+/// the triangles, then the mesh made of them), so this leaves room to spare.
+pub const STACK_BYTES_PER_VOXEL: u64 = 1024;
+
+/// Check, before any step, that the stack of generations 0..=`steps` fits in `room`: its
+/// voxels, exactly Σ g(m) for m ≤ steps+1, times [`STACK_BYTES_PER_VOXEL`]. Returns the voxels.
+pub fn check_stack_memory(steps: u64, room: crate::memory::Room) -> Result<u128> {
+    let generations = steps.saturating_add(1);
+    let (_, voxels) = crate::chocolate::count::g_prefix_sums(generations)?;
+    let bytes = voxels
+        .saturating_mul(STACK_BYTES_PER_VOXEL as u128)
+        .min(u64::MAX as u128) as u64;
+    room.ensure(
+        bytes,
+        &format!("the mesh of {generations} generations ({voxels} voxels)"),
+        "stack fewer steps (each doubling takes about six times as much)",
+    )?;
+    Ok(voxels)
+}
+
 /// The generations of an automaton run stacked into a voxel surface, as a
 /// [`Watcher`](crate::chocolate::automaton::Watcher): layer z is generation z, added once
 /// generation z+1 is known; [`StackWriter::into_mesh`] closes it with the last.

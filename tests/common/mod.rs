@@ -101,6 +101,17 @@ pub fn chompute(args: &[&str]) -> Output {
         .expect("run chompute")
 }
 
+/// Run the built `chompute` binary with `args` and the environment variables `env` set.
+pub fn chompute_env(args: &[&str], env: &[(&str, &str)]) -> Output {
+    quiet_mesa();
+    let mut c = Command::new(bin());
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run chompute")
+}
+
 /// For each step in `stops`: `stop(path, step)` runs a table into `dir/parts-STEP` and stops it
 /// once that step is recorded; `resume(path)` runs it again to the end and returns the steps it
 /// said it resumed after. Checks that it resumed after exactly `step + 1` steps and that the

@@ -390,6 +390,12 @@ fn ca_stack_is_a_closed_mesh_of_the_half_octahedron() {
         .map(|m| chompute::chocolate::g_recurrence(m).unwrap())
         .sum();
     assert_eq!(v["stack"]["voxels"], voxels as u64);
+    // The pre-flight's count, Σ g(m) by the prefix-sum recurrences, is the stack's.
+    let room = chompute::memory::Room::assume(u64::MAX);
+    assert_eq!(
+        chompute::render::mesh::check_stack_memory(steps, room).unwrap(),
+        voxels
+    );
     let vol = signed_volume(&ply.vertices, &ply.faces);
     assert!(
         (vol - voxels as f64 / 2.0).abs() < 1e-6 * voxels as f64,
@@ -453,6 +459,42 @@ fn ca_bad_input() {
         &chompute(&["ca", "5", "--frames", file.to_str().unwrap()]),
         "not a directory",
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A stack too large for memory is refused before the first step, with nothing written:
+/// the mesh of 46 generations takes at most 1 KiB a voxel.
+#[test]
+fn ca_mesh_too_large_for_memory_is_refused_before_any_step() {
+    let dir = scratch_dir("ca_mesh_memory");
+    let path = dir.join("stack.stl");
+    let voxels = chompute::chocolate::count::g_prefix_sums(46).unwrap().1 as u64;
+    let bound = voxels * chompute::render::mesh::STACK_BYTES_PER_VOXEL;
+    let run = |room: u64| {
+        let args = [
+            "--backend",
+            "cpu",
+            "ca",
+            "45",
+            "--mesh",
+            path.to_str().unwrap(),
+        ];
+        chompute_env(
+            &args,
+            &[("CHOMPUTE_TEST_MEMORY_AVAILABLE", &room.to_string())],
+        )
+    };
+    let o = run(bound - 1);
+    assert_usage_error(
+        &o,
+        &format!("the mesh of 46 generations ({voxels} voxels) is too large"),
+    );
+    assert!(
+        std::fs::read_dir(&dir).unwrap().next().is_none(),
+        "nothing written"
+    );
+    assert!(run(bound).status.success());
+    assert!(path.exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

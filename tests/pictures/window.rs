@@ -12,7 +12,7 @@ use chompute::render::picture::shade::p_level;
 use chompute::render::Shade;
 use common::{assert_usage_error, chompute, png_values, scratch_dir, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// P-cells of rows r0..r0+h, columns c0..c0+w of C(m,n), one by one.
 fn cells_one_by_one(m: u64, n: u64, r0: u64, c0: u64, h: u64, w: u64) -> u128 {
@@ -32,16 +32,6 @@ fn ok(o: &Output) {
 
 fn path_str(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    common::quiet_mesa();
-    let mut c = Command::new(crate::common::bin());
-    c.args(args);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("run chompute")
 }
 
 /// Files left in `dir` (a failed command must leave none, not even a temporary one).
@@ -587,7 +577,7 @@ fn the_memory_check_refuses_before_writing() {
             "100000000",
         ],
     ] {
-        let o = run_env(&args, &tiny);
+        let o = common::chompute_env(&args, &tiny);
         assert_usage_error(&o, "memory");
         assert!(
             files_in(&dir).is_empty(),
@@ -596,7 +586,7 @@ fn the_memory_check_refuses_before_writing() {
         );
     }
     // With room, the same wide row renders.
-    ok(&run_env(
+    ok(&common::chompute_env(
         &["render", "1", "100000", "-o", path_str(&x)],
         &[],
     ));
