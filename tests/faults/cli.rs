@@ -242,6 +242,10 @@ fn man_writes_every_page_the_top_level_names() {
         "the page printed is the page written"
     );
     run(&["man", "chomp", "solvee"]).assert_error("has no subcommand 'solvee'");
+    // A --dir that is a file is said to be one.
+    let plain = dir.join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    run(&["man", "--dir", s(&plain)]).assert_error("not a directory");
 }
 
 /// `render --shade` lists its values in `--help`, and shell completion offers them.
