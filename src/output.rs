@@ -389,6 +389,54 @@ pub fn check_apart(target: &Path, input: &Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Check, before any work, that `dir` can be written as an output directory: an existing
+/// directory (its links followed), or a new one whose parent exists, or with `parents`, whose
+/// nearest existing ancestor is a directory (a directory made with its parents). Nothing is
+/// created.
+pub fn check_dir_target(dir: &Path, parents: bool) -> Result<()> {
+    if dir.as_os_str().is_empty() {
+        return Err(Error::invalid("an output directory cannot be empty"));
+    }
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(refused(
+            dir,
+            io::ErrorKind::NotADirectory,
+            "exists and is not a directory",
+        )),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let mut up = parent_dir(dir);
+            loop {
+                match std::fs::metadata(&up) {
+                    Ok(m) if m.is_dir() => return Ok(()),
+                    Ok(_) => {
+                        return Err(refused(
+                            dir,
+                            io::ErrorKind::NotADirectory,
+                            "cannot be created: its parent is not a directory",
+                        ))
+                    }
+                    Err(e)
+                        if parents
+                            && e.kind() == io::ErrorKind::NotFound
+                            && parent_dir(&up) != up =>
+                    {
+                        up = parent_dir(&up);
+                    }
+                    Err(_) => {
+                        return Err(refused(
+                            dir,
+                            io::ErrorKind::NotFound,
+                            "cannot be created: its directory does not exist",
+                        ))
+                    }
+                }
+            }
+        }
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
 /// Make `done`, a finished file written elsewhere on the same file system (a table assembled
 /// in its checkpoint folder), the output `target`: renamed onto it (the links of `target`
 /// followed, its mode and owner kept, as [`AtomicFile::commit`] does), or where the rename

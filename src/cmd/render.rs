@@ -170,6 +170,9 @@ pub fn assemble(args: &AssembleArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.output {
         chompute::output::check_target(path)?;
     }
+    if let Some(dir) = &args.dzi {
+        chompute::render::pyramid::dzi::check_target(dir)?;
+    }
     let manifest = TileManifest::read(&args.dir)?;
     let pic = manifest.picture()?;
     let dzi_tile = tile_size(args.tile_size, DZI_TILE)?;

@@ -207,6 +207,7 @@ impl Plan {
         let shard_tile = check_tile_size(r.tile_size.unwrap_or(SHARD_TILE))?;
         let tiles = match &r.tiles {
             Some(dir) => {
+                crate::output::check_dir_target(dir, true)?;
                 TileManifest::within(&pic, shard_tile, r.room)?;
                 if let Some(path) = &r.output {
                     TileManifest::of(&pic, shard_tile)?.check_apart(dir, path)?;
@@ -217,6 +218,7 @@ impl Plan {
         };
         let dzi = match &r.dzi {
             Some(dir) => {
+                crate::render::pyramid::dzi::check_target(dir)?;
                 pic.spec_for(
                     dzi_tile.min(pic.width),
                     dzi_tile.min(pic.height),

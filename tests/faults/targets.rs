@@ -448,3 +448,48 @@ fn a_bites_picture_never_replaces_the_table_it_reads() {
     assert_no_temporaries(&dir, "bites-apart");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A render or an assembly with several outputs checks every target before it writes any: a
+/// `--dzi` or `--tiles` directory that cannot be one refuses the command with the picture
+/// not yet written.
+#[test]
+fn every_target_is_checked_before_the_first_is_written() {
+    let dir = scratch("all-targets");
+    let t = small_tiles(&dir);
+    let plain = dir.join("plain");
+    std::fs::write(&plain, "x").unwrap();
+    let pyramid = dir.join("pyr");
+    std::fs::create_dir_all(pyramid.join("pyr.dzi")).unwrap();
+    let under_plain = plain.join("x");
+    let missing = dir.join("no").join("such");
+    let picture = dir.join("picture.png");
+    let p = s(&picture);
+    let cases: [(Vec<&str>, &str); 7] = [
+        (vec!["--dzi", s(&plain)], "exists and is not a directory"),
+        (vec!["--dzi", s(&missing)], "its directory does not exist"),
+        (vec!["--dzi", s(&under_plain)], "Not a directory"),
+        (vec!["--dzi", s(&pyramid)], "is a directory"),
+        (vec!["--dzi", "/"], "does not name a directory"),
+        (vec!["--tiles", s(&plain)], "exists and is not a directory"),
+        (vec!["--tiles", s(&under_plain)], "Not a directory"),
+    ];
+    for (extra, expect) in &cases {
+        let mut args = vec!["--backend", "cpu", "render", "64", "-o", p];
+        args.extend(extra);
+        run(&args).assert_error(expect);
+        assert!(!picture.exists(), "render {extra:?} wrote the picture");
+        if extra[0] == "--dzi" {
+            let mut args = vec!["assemble", s(&t), "-o", p];
+            args.extend(extra);
+            run(&args).assert_error(expect);
+            assert!(!picture.exists(), "assemble {extra:?} wrote the picture");
+        }
+    }
+    // A tile directory is made with its parents.
+    let mut args = vec!["--backend", "cpu", "render", "64", "-o", p];
+    args.extend(["--tiles", s(&missing)]);
+    run(&args).assert_success();
+    assert!(picture.exists() && missing.join("tiles.json").exists());
+    assert_no_temporaries(&dir, "all-targets");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -340,6 +340,31 @@ fn add_pair_counts(row: &[u32], counts: &mut [u64]) {
     }
 }
 
+/// NAME, the last part of a pyramid's directory DIR: the pyramid is DIR/NAME.dzi and
+/// DIR/NAME_files/.
+fn pyramid_name(dir: &Path) -> Result<String> {
+    let name = dir.file_name().ok_or_else(|| {
+        Error::invalid(format!(
+            "'{}' does not name a directory for a Deep Zoom pyramid",
+            dir.display()
+        ))
+    })?;
+    Ok(name.to_string_lossy().into_owned())
+}
+
+/// Check, before any work, that a pyramid can be written into `dir`: it names a directory
+/// that exists or can be made, and where it exists, NAME_files can be a directory and
+/// NAME.dzi a file there. Nothing is created.
+pub fn check_target(dir: &Path) -> Result<()> {
+    let name = pyramid_name(dir)?;
+    crate::output::check_dir_target(dir, false)?;
+    if dir.is_dir() {
+        crate::output::check_dir_target(&dir.join(format!("{name}_files")), false)?;
+        crate::output::check_target(dir.join(format!("{name}.dzi")))?;
+    }
+    Ok(())
+}
+
 /// A Deep Zoom pyramid of the picture in a tile directory written by tile shards (1-bit
 /// tiles of single cells, `pic` read from its manifest): each picture row is read back into
 /// packed cells and streamed through [`write_dzi`].
@@ -438,16 +463,7 @@ pub fn write_dzi(
 ) -> Result<DziReport> {
     use crate::output::{AtomicDir, AtomicFile};
     use std::io::Write as _;
-    let name = dir
-        .file_name()
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "'{}' does not name a directory for a Deep Zoom pyramid",
-                dir.display()
-            ))
-        })?
-        .to_string_lossy()
-        .into_owned();
+    let name = pyramid_name(dir)?;
     let fresh = !dir.exists();
     let holder = AtomicDir::create(if fresh {
         dir.to_path_buf()
