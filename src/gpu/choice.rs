@@ -425,32 +425,18 @@ pub fn saved_rates() -> Option<&'static RatesFile> {
 }
 
 /// Check, before `bench --save` measures anything, that the rates file at `path` could be
-/// saved: the nearest of its folders that exists is a folder, and where its own folder
-/// exists, the file is one that can be replaced. Nothing is created.
+/// saved: its folder exists or can be made, and where it exists, the file is one that can
+/// be replaced. Nothing is created.
 pub fn check_rates_target(path: &Path) -> crate::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut d = dir;
-    loop {
-        match std::fs::metadata(d) {
-            Ok(m) if m.is_dir() => break,
-            Ok(_) => {
-                let e = std::io::Error::from(std::io::ErrorKind::NotADirectory);
-                return Err(crate::Error::io(d, e));
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => match d.parent() {
-                Some(p) if !p.as_os_str().is_empty() => d = p,
-                _ => break,
-            },
-            Err(e) => return Err(crate::Error::io(d, e)),
-        }
-    }
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(crate::Error::Invalid(format!(
             "the rates file {} is a directory",
             path.display()
         )));
     }
-    if d == dir {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    crate::output::check_dir_target(dir, true)?;
+    if dir.is_dir() {
         crate::output::check_target(path)?;
     }
     Ok(())
