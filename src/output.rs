@@ -368,8 +368,9 @@ pub fn check_target(target: impl AsRef<Path>) -> Result<()> {
     Ok(())
 }
 
-/// Whether `a` and `b` are one existing file (their links followed, hard links included): an
-/// output that is one of its command's inputs would replace what it is made from.
+/// Whether `a` and `b` are one existing file or directory (their links followed, hard links
+/// included): an output that is one of its command's inputs would replace what it is made
+/// from.
 pub fn same_file(a: &Path, b: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));

@@ -362,10 +362,7 @@ impl TileManifest {
                 .parent()
                 .filter(|p| !p.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            let same = std::fs::canonicalize(parent)
-                .and_then(|p| Ok(p == std::fs::canonicalize(dir)?))
-                .unwrap_or(false);
-            if same {
+            if crate::output::same_file(parent, dir) {
                 return refuse(name);
             }
         }
