@@ -306,23 +306,7 @@ fn classify(target: &Path) -> Result<Target> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             // A new file (or a dangling link): its directory must exist.
             let dir = parent_dir(&follow_links(target)?.unwrap_or_else(|| target.into()));
-            match std::fs::metadata(&dir) {
-                Ok(m) if m.is_dir() => {}
-                Ok(_) => {
-                    return Err(refused(
-                        target,
-                        io::ErrorKind::NotADirectory,
-                        "cannot be created: its parent is not a directory",
-                    ))
-                }
-                Err(_) => {
-                    return Err(refused(
-                        target,
-                        io::ErrorKind::NotFound,
-                        "cannot be created: its directory does not exist",
-                    ))
-                }
-            }
+            check_creatable(target, dir, false)?;
         }
         Err(e) => return Err(Error::io(target, e)),
     }
@@ -406,35 +390,36 @@ pub fn check_dir_target(dir: &Path, parents: bool) -> Result<()> {
             "exists and is not a directory",
         )),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut up = parent_dir(dir);
-            loop {
-                match std::fs::metadata(&up) {
-                    Ok(m) if m.is_dir() => return Ok(()),
-                    Ok(_) => {
-                        return Err(refused(
-                            dir,
-                            io::ErrorKind::NotADirectory,
-                            "cannot be created: its parent is not a directory",
-                        ))
-                    }
-                    Err(e)
-                        if parents
-                            && e.kind() == io::ErrorKind::NotFound
-                            && parent_dir(&up) != up =>
-                    {
-                        up = parent_dir(&up);
-                    }
-                    Err(_) => {
-                        return Err(refused(
-                            dir,
-                            io::ErrorKind::NotFound,
-                            "cannot be created: its directory does not exist",
-                        ))
-                    }
-                }
-            }
+            check_creatable(dir, parent_dir(dir), parents)
         }
         Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+/// Whether `target`, which does not exist, can be created in the folder `up`: `up` must be a
+/// directory, or with `parents`, its nearest existing ancestor must be one.
+fn check_creatable(target: &Path, mut up: PathBuf, parents: bool) -> Result<()> {
+    loop {
+        match std::fs::metadata(&up) {
+            Ok(m) if m.is_dir() => return Ok(()),
+            Ok(_) => {
+                return Err(refused(
+                    target,
+                    io::ErrorKind::NotADirectory,
+                    "cannot be created: its parent is not a directory",
+                ))
+            }
+            Err(e) if parents && e.kind() == io::ErrorKind::NotFound && parent_dir(&up) != up => {
+                up = parent_dir(&up);
+            }
+            Err(_) => {
+                return Err(refused(
+                    target,
+                    io::ErrorKind::NotFound,
+                    "cannot be created: its directory does not exist",
+                ))
+            }
+        }
     }
 }
 
