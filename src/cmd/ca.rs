@@ -134,7 +134,7 @@ fn check_args(args: &CaArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.mesh {
         check_mesh_path(path, true)?;
-        check_stack_memory(args.steps, super::render::room())?;
+        check_stack_memory(args.steps, super::room())?;
     }
     Ok(())
 }

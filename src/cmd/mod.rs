@@ -173,6 +173,18 @@ fn man(args: &crate::cli::ManArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The memory a job may count on: what the system says, or, for the tests that show the
+/// checks at work, CHOMPUTE_TEST_MEMORY_AVAILABLE bytes.
+pub fn room() -> chompute::memory::Room {
+    match std::env::var("CHOMPUTE_TEST_MEMORY_AVAILABLE")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+    {
+        Some(bytes) => chompute::memory::Room::assume(bytes),
+        None => chompute::memory::Room::SYSTEM,
+    }
+}
+
 /// One command's page, marked with chompute's version.
 fn man_page(cmd: clap::Command) -> clap_mangen::Man {
     clap_mangen::Man::new(cmd).source(format!("chompute {}", env!("CARGO_PKG_VERSION")))

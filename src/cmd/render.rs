@@ -9,7 +9,6 @@ use crate::cli::Format;
 use crate::cli::{AssembleArgs, RenderArgs};
 use anyhow::anyhow;
 use chompute::gpu::BackendChoice;
-use chompute::memory::Room;
 use chompute::render::encode::output::{check_output, stream_image, summary};
 use chompute::render::picture::source::CellSource;
 use chompute::render::picture::{check_tile_size, Scale};
@@ -53,18 +52,6 @@ fn progress(rows: u64) -> ProgressBar {
     crate::cmd::bars::bar(rows, "rows")
 }
 
-/// The memory a render may count on: what the system says, or, for the tests that show the
-/// check at work, CHOMPUTE_TEST_MEMORY_AVAILABLE bytes.
-pub fn room() -> Room {
-    match std::env::var("CHOMPUTE_TEST_MEMORY_AVAILABLE")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-    {
-        Some(bytes) => Room::assume(bytes),
-        None => Room::SYSTEM,
-    }
-}
-
 pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let (m, n) = (args.m, args.n.unwrap_or(args.m));
@@ -89,7 +76,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
         shard,
         tile_size: args.tile_size,
         made_by: Some(super::command_line()),
-        room: room(),
+        room: super::room(),
     })?;
     let pic = &plan.picture;
     let job = if args.fit.is_some() {
