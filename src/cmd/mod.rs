@@ -195,9 +195,7 @@ fn man_page(cmd: clap::Command) -> clap_mangen::Man {
 fn man_pages(cmd: clap::Command, dir: &std::path::Path) -> anyhow::Result<()> {
     use chompute::output::AtomicFile;
     use std::io::Write;
-    if dir.exists() && !dir.is_dir() {
-        return Err(anyhow::anyhow!("--dir {}: not a directory", dir.display()));
-    }
+    chompute::output::check_dir_target(dir, true)?;
     std::fs::create_dir_all(dir).map_err(|e| chompute::Error::io(dir, e))?;
     let mut stack = vec![cmd];
     let mut written = 0;
