@@ -476,10 +476,18 @@ impl Shard {
                     "shard auto/{n} needs SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX in the environment"
                 ))
             })?;
-        let i = value
+        let i: u64 = value
             .trim()
             .parse()
             .map_err(|_| Error::invalid(format!("{name}='{value}' is not a shard number")))?;
+        if n > 0 && i >= n {
+            // A job array numbered from 1 (`--array=1-N`) ends here on its last task.
+            return Err(Error::invalid(format!(
+                "shard auto/{n}: {name}={i} is not below {n}; number the array 0 to {} (e.g. `--array=0-{}`)",
+                n - 1,
+                n - 1
+            )));
+        }
         check_shard(i, n)?;
         Ok((i, n))
     }
@@ -732,6 +740,46 @@ mod tests {
     fn manifest() -> TileManifest {
         let pic = Picture::cells(Window::full(150, 230).unwrap(), 2, Colours::default()).unwrap();
         TileManifest::of(&pic, 64).unwrap()
+    }
+
+    #[test]
+    fn an_auto_shard_reads_its_number_and_says_where_a_wrong_one_came_from() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |v: &str| pairs.iter().find(|p| p.0 == v).map(|p| p.1.to_string())
+        };
+        let auto: Shard = "auto/4".parse().unwrap();
+        assert_eq!(auto, Shard::Auto(4));
+        assert_eq!(
+            auto.resolve(env(&[("SLURM_ARRAY_TASK_ID", "3")])).unwrap(),
+            (3, 4)
+        );
+        assert_eq!(
+            auto.resolve(env(&[("JOB_COMPLETION_INDEX", "0")])).unwrap(),
+            (0, 4)
+        );
+        // Slurm's variable is read first when both are set.
+        let both = env(&[("JOB_COMPLETION_INDEX", "1"), ("SLURM_ARRAY_TASK_ID", "2")]);
+        assert_eq!(auto.resolve(both).unwrap(), (2, 4));
+        // The last task of an array numbered from 1.
+        let e = auto
+            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "4")]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("SLURM_ARRAY_TASK_ID=4") && e.contains("--array=0-3"),
+            "{e}"
+        );
+        let e = auto.resolve(env(&[])).unwrap_err().to_string();
+        assert!(e.contains("needs SLURM_ARRAY_TASK_ID"), "{e}");
+        let e = auto
+            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "1.0")]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a shard number"), "{e}");
+        let zero: Shard = "auto/0".parse().unwrap();
+        assert!(zero.resolve(env(&[("SLURM_ARRAY_TASK_ID", "0")])).is_err());
+        assert!("2/2".parse::<Shard>().is_err() && "1/2/3".parse::<Shard>().is_err());
+        assert_eq!(Shard::Index(1, 2).resolve(env(&[])).unwrap(), (1, 2));
     }
 
     #[test]
