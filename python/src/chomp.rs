@@ -10,7 +10,7 @@ use chompute::chomp::multiplayer::ord_file::save_ords;
 use chompute::chomp::multiplayer::ordinal::{OrdEngine, OrdPlan};
 use chompute::chomp::{all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, Rule};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 use std::path::PathBuf;
 
 /// A rule: "10,20,30", or a sequence (a NumPy array too) of numbers: integers of any kind
@@ -48,7 +48,7 @@ fn rule_entry(item: &Bound<'_, PyAny>) -> PyResult<String> {
         }
         return Ok(text);
     }
-    if item.is_instance_of::<pyo3::types::PyBool>() {
+    if item.is_instance_of::<PyBool>() {
         return Err(not_a_number());
     }
     // Integers of every kind (int, NumPy integers, numbers.Integral): exact as they are.
@@ -133,9 +133,28 @@ pub fn position_arg(obj: &Bound<'_, PyAny>) -> PyResult<Diagram> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Diagram::parse(&s.to_string()).map_err(invalid);
     }
-    let rows: Vec<u32> = obj.extract().map_err(|_| {
-        invalid("a position is a string such as '4,3,1' or a sequence of row lengths")
-    })?;
+    let not_a_position =
+        || invalid("a position is a string such as '4,3,1' or a sequence of row lengths");
+    let items: Vec<Bound<'_, PyAny>> = obj.extract().map_err(|_| not_a_position())?;
+    let rows = items
+        .iter()
+        .map(|item| {
+            // Integers only (NumPy's too), as Diagram::parse reads its text.
+            if item.is_instance_of::<PyBool>() {
+                return Err(not_a_position());
+            }
+            let int = item
+                .call_method0("__index__")
+                .map_err(|_| not_a_position())?;
+            int.extract::<u32>().map_err(|_| {
+                if int.lt(0).unwrap_or(false) {
+                    invalid(format!("row length {int} is negative"))
+                } else {
+                    invalid(format!("row length '{int}' is too large"))
+                }
+            })
+        })
+        .collect::<PyResult<Vec<u32>>>()?;
     let shown = rows
         .iter()
         .map(u32::to_string)

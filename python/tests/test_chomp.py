@@ -3,6 +3,7 @@
 import functools
 import itertools
 from fractions import Fraction
+import numpy
 
 import pytest
 
@@ -128,6 +129,15 @@ def test_bad_input():
         table.sol("1,2")
     with pytest.raises(ValueError, match="ordinal must be between 0 and 3"):
         table.positions(4)
+    # A row length that is not an integer from 0 to 2^32-1 is named, as the CLI names it.
+    with pytest.raises(ValueError, match=r"^row length -1 is negative"):
+        table.ordinal((2, -1))
+    with pytest.raises(ValueError, match=r"^row length '1180591620717411303424' is too large"):
+        table.ordinal([2**70])
+    for other in (None, 5, [1.5], [True]):
+        with pytest.raises(ValueError, match="a position is a string such as"):
+            table.ordinal(other)
+    assert table.ordinal([numpy.int64(2), numpy.uint8(1)]) == table.ordinal("2,1")
     with pytest.raises(ValueError, match="players must be between 2 and 8"):
         chompute.chomp_classes(9, "3x3")
     with pytest.raises(ValueError, match="2\\^24 positions"):
