@@ -835,7 +835,8 @@ pub fn grundy(args: &ChompGrundyArgs) -> anyhow::Result<()> {
     let shape = match (args.shape, &args.position) {
         (Some(s), _) => s,
         (None, Some(p)) if !p.is_empty() => ChompBox::of(p),
-        _ => {
+        (None, Some(_)) => return Err(anyhow!("the empty diagram is not a position")),
+        (None, None) => {
             return Err(anyhow!(
                 "give the box with --box ROWSxCOLUMNS or a --position"
             ))

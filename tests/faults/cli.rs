@@ -1,7 +1,7 @@
 //! The command line's hardening (issue 20's CLI items): file names that are not UTF-8, the
 //! mode and owner of an overwritten file, help and version into a full disk, `--range` with
 //! `--window`, `--method all` with one feasible method, and `render --help`'s shades against
-//! the code.
+//! the code, and the empty position named as such.
 
 use super::harness::*;
 use std::ffi::OsStr;
@@ -283,4 +283,14 @@ fn output_flags_exclude_each_other() {
     }
     run(&["chomp", "solve", "--box", "3x3", "--csv"]).assert_error("unexpected argument '--csv'");
     run(&["count", "5", "--bfile"]).assert_error("--range");
+}
+
+/// The empty position is refused as such by every command that takes a position, not with
+/// a request for a box the user did give a position for.
+#[test]
+fn the_empty_position_is_named_as_such() {
+    run(&["chomp", "grundy", "--position", "0"])
+        .assert_error("the empty diagram is not a position");
+    run(&["chomp", "grundy", "--position", ""]).assert_error("the empty diagram is not a position");
+    run(&["chomp", "grundy"]).assert_error("--box");
 }
