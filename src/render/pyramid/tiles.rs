@@ -482,10 +482,9 @@ impl Shard {
             .map_err(|_| Error::invalid(format!("{name}='{value}' is not a shard number")))?;
         if n > 0 && i >= n {
             // A job array numbered from 1 (`--array=1-N`) ends here on its last task.
+            let last = n - 1;
             return Err(Error::invalid(format!(
-                "shard auto/{n}: {name}={i} is not below {n}; number the array 0 to {} (e.g. `--array=0-{}`)",
-                n - 1,
-                n - 1
+                "shard auto/{n}: {name}={i} is not below {n}; number the array 0 to {last} (e.g. `--array=0-{last}`)"
             )));
         }
         check_shard(i, n)?;
