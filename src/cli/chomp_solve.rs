@@ -21,10 +21,11 @@ pub struct ChompSolveArgs {
     /// -o, a table that is larger is solved in blocks that fit, with the same file.
     #[arg(long, value_name = "SIZE", value_parser = chompute::memory::parse_bytes)]
     pub memory: Option<u64>,
-    /// With -o: solve only share I of N of the next wave of blocks (a square box is planned
-    /// in 2·side waves, the blocks of one wave independent; other boxes are one chain of
-    /// windows, solved by one process), record it in FILE.blocks/ and
-    /// exit; a run without --part finishes what is left and writes FILE. For job arrays.
+    /// With -o: solve only share I of N, counted from 1 (1 ≤ I ≤ N), of the next wave of
+    /// blocks (a square box is planned in 2·side waves, the blocks of one wave independent;
+    /// other boxes are one chain of windows, solved by one process), record it in
+    /// FILE.blocks/ and exit; a run without --part finishes what is left and writes FILE. For
+    /// job arrays.
     #[arg(long, value_name = "I/N", requires = "output", value_parser = chompute::chomp::two_player::block_plan::Part::parse)]
     pub part: Option<chompute::chomp::two_player::block_plan::Part>,
     /// Print the plan of blocks this run would follow (or, with -o, the one its checkpoint

@@ -58,8 +58,9 @@ pub struct RenderArgs {
     /// there that match their records; a DIR of another render is refused.
     #[arg(long, value_name = "DIR")]
     pub tiles: Option<std::path::PathBuf>,
-    /// Render only shard I of N of the tiles (needs --tiles). `auto/N` reads I from
-    /// SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX.
+    /// Render only shard I of N of the tiles (needs --tiles), counted from 0: the tiles t
+    /// with t mod N = I, 0 ≤ I < N. `auto/N` reads I from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX.
     #[arg(long, value_name = "I/N", value_parser = library::<chompute::render::pyramid::tiles::Shard>)]
     pub shard: Option<chompute::render::pyramid::tiles::Shard>,
     #[command(flatten)]
