@@ -14,7 +14,7 @@ use chompute::render::picture::source::CellSource;
 use chompute::render::picture::{check_tile_size, Scale};
 use chompute::render::plan::{bar_text, describe, one_colour, Plan, Request, DZI_TILE};
 use chompute::render::pyramid::dzi::{write_dzi_from_tiles, DziReport};
-use chompute::render::pyramid::tiles::{ShardReport, TileManifest, TileRows};
+use chompute::render::pyramid::tiles::{Shard, ShardReport, TileManifest, TileRows};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -59,7 +59,10 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     let window = window_of(args.window, m, n)?;
     let colours = args.colors;
     let shard = match (args.shard, &args.tiles) {
-        (Some(s), Some(_)) => Some(s.resolve(|v| std::env::var(v).ok())?),
+        (Some(s), Some(_)) => Some(
+            s.resolve(|v| std::env::var(v).ok())
+                .map_err(|e| array_hint(s, e))?,
+        ),
         (Some(_), None) => Some((0, 1)),
         (None, _) => None,
     };
@@ -247,5 +250,18 @@ fn dzi_summary(report: Option<&DziReport>, what: &str, start: Instant) {
             r.tiles,
             start.elapsed().as_secs_f64()
         ));
+    }
+}
+
+/// An auto shard whose task number is out of range, with the job array that gives the right
+/// ones (`sbatch --array=0-{N-1}`); other errors as they are.
+fn array_hint(shard: Shard, e: chompute::Error) -> anyhow::Error {
+    match (shard, e.input()) {
+        (Shard::Auto(n @ 1..), Some(chompute::Input::Shard)) => anyhow!(
+            "{}; number the job array 0 to {last}: `sbatch --array=0-{last}`",
+            e.worded(&crate::cli::flag),
+            last = n - 1
+        ),
+        _ => e.into(),
     }
 }

@@ -566,6 +566,13 @@ fn failures_leave_no_file() {
     }
     let o = run_env(&["render", "100", "--tiles", d, "--shard", "auto/4"], &[]);
     assert_usage_error(&o, "SLURM_ARRAY_TASK_ID");
+    // The last task of an array numbered from 1: the variable named, and the array to use.
+    let o = run_env(
+        &["render", "100", "--tiles", d, "--shard", "auto/4"],
+        &[("SLURM_ARRAY_TASK_ID", "4")],
+    );
+    assert_usage_error(&o, "SLURM_ARRAY_TASK_ID=4");
+    assert_usage_error(&o, "`sbatch --array=0-3`");
     // Unwritable targets: a directory that does not exist, a "directory" that is a file.
     std::fs::write(dir.join("file"), b"not a directory").unwrap();
     for target in [dir.join("no/such/dir/x.png"), dir.join("file/x.png")] {

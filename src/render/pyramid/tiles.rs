@@ -480,14 +480,15 @@ impl Shard {
             .trim()
             .parse()
             .map_err(|_| Error::invalid(format!("{name}='{value}' is not a shard number")))?;
-        if n > 0 && i >= n {
-            // A job array numbered from 1 (`--array=1-N`) ends here on its last task.
-            let last = n - 1;
-            return Err(Error::invalid(format!(
-                "shard auto/{n}: {name}={i} is not below {n}; number the array 0 to {last} (e.g. `--array=0-{last}`)"
-            )));
-        }
-        check_shard(i, n)?;
+        // The input is named, and the variable it came from: a job array numbered from 1
+        // ends here on its last task, and a face may say how to number it.
+        check_shard(i, n).map_err(|_| {
+            Error::bad_input(
+                Input::Shard,
+                format!("auto/{n} with {name}={i}"),
+                "auto/N with the task's number I from 0 to N-1",
+            )
+        })?;
         Ok((i, n))
     }
 }
@@ -765,9 +766,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("SLURM_ARRAY_TASK_ID=4") && e.contains("--array=0-3"),
+            e.contains("SLURM_ARRAY_TASK_ID=4") && e.contains("from 0 to N-1"),
             "{e}"
         );
+        let e = auto
+            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "4")]))
+            .unwrap_err();
+        assert_eq!(e.input(), Some(Input::Shard));
         let e = auto.resolve(env(&[])).unwrap_err().to_string();
         assert!(e.contains("needs SLURM_ARRAY_TASK_ID"), "{e}");
         let e = auto
