@@ -208,9 +208,9 @@ impl Plan {
         let tiles = match &r.tiles {
             Some(dir) => {
                 crate::output::check_dir_target(dir, true)?;
-                TileManifest::within(&pic, shard_tile, r.room)?;
+                let manifest = TileManifest::within(&pic, shard_tile, r.room)?;
                 if let Some(path) = &r.output {
-                    TileManifest::of(&pic, shard_tile)?.check_apart(dir, path)?;
+                    manifest.check_apart(dir, path)?;
                 }
                 Some((dir.clone(), shard_tile, shard))
             }
