@@ -763,16 +763,13 @@ mod tests {
         // The last task of an array numbered from 1.
         let e = auto
             .resolve(env(&[("SLURM_ARRAY_TASK_ID", "4")]))
-            .unwrap_err()
-            .to_string();
+            .unwrap_err();
+        assert_eq!(e.input(), Some(Input::Shard));
+        let e = e.to_string();
         assert!(
             e.contains("SLURM_ARRAY_TASK_ID=4") && e.contains("from 0 to N-1"),
             "{e}"
         );
-        let e = auto
-            .resolve(env(&[("SLURM_ARRAY_TASK_ID", "4")]))
-            .unwrap_err();
-        assert_eq!(e.input(), Some(Input::Shard));
         let e = auto.resolve(env(&[])).unwrap_err().to_string();
         assert!(e.contains("needs SLURM_ARRAY_TASK_ID"), "{e}");
         let e = auto
