@@ -154,9 +154,9 @@ unsafe fn as_bytes(cells: &mut [bool]) -> &mut [u8] {
 /// square (i, j) is P iff (i-1) ^ (j-1) ^ (m-i) ^ (n-j) == 0.
 ///
 /// `window=(row, col, height, width)` (1-based) takes part of the bar, deep inside bars up to
-/// 2**64-1 a side. `backend` is "auto" (the GPU only when it is a real one), "cpu" or "gpu".
-/// The array is written in place, row by row, from the library's bit-packed rows, with the GIL
-/// released; Ctrl-C stops it with KeyboardInterrupt.
+/// 2**64-1 a side. `backend` is "auto" (per job, the faster side on this machine; never a
+/// software adapter), "cpu" or "gpu". The array is written in place, row by row, from the
+/// library's bit-packed rows, with the GIL released; Ctrl-C stops it with KeyboardInterrupt.
 ///
 /// >>> int(chompute.p_grid(11).sum())
 /// 29

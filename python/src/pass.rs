@@ -108,8 +108,8 @@ pub fn cb_grundy<'py>(
 /// position): an array of shape (k, heaps), dtype uint16, one position a row, in
 /// lexicographic order. For two heaps these are the zeros of G_P (Lemma 6).
 ///
-/// Four heaps run on the GPU when `backend` selects one ("auto": a real GPU). Computed with
-/// the GIL released; Ctrl-C raises KeyboardInterrupt.
+/// Four heaps run on the GPU when `backend` selects one ("auto": a real GPU where it is the
+/// faster side). Computed with the GIL released; Ctrl-C raises KeyboardInterrupt.
 ///
 /// >>> chompute.nimpass_p_positions(3, 6)[:3].tolist()
 /// [[0, 0, 0], [0, 1, 2], [0, 2, 1]]

@@ -65,8 +65,10 @@ pub struct Cli {
 pub const AFTER_HELP: &str = "\
 Backends (--backend, or the environment variable CHOMPUTE_BACKEND when set and not empty;
 --backend wins):
-  auto  the GPU when it is a real one, else the CPU (which is faster than a software
-        adapter such as lavapipe or llvmpipe); the default
+  auto  per job, the faster side on this machine: by the rates `chompute bench --save`
+        measured, else a default table (`chompute info` lists each job's side); never a
+        software adapter such as lavapipe or llvmpipe, which is slower than the CPU; the
+        default
   gpu   the GPU, software adapters included; one line of error if there is none
   cpu   the CPU, always
 
