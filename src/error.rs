@@ -135,6 +135,8 @@ pub enum Input {
     ValueBytes,
     /// The engine that computes a table.
     Engine,
+    /// The largest heap size of Nim with a pass.
+    HeapSize,
 }
 
 impl Input {
@@ -166,6 +168,7 @@ impl Input {
             Input::Part => "a part",
             Input::ValueBytes => "the value width",
             Input::Engine => "the engine",
+            Input::HeapSize => "the largest heap size",
         }
     }
 }

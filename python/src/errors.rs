@@ -75,6 +75,7 @@ pub fn keyword(input: chompute::Input) -> String {
         I::Claim => "claims",
         I::Memory => "memory",
         I::ValueBytes => "value_bytes",
+        I::HeapSize => "max",
         other => return other.library_name().to_string(),
     }
     .to_string()

@@ -132,11 +132,10 @@ pub fn nimpass_p_positions<'py>(
         return Err(bad_argument("heaps", k, "2, 3 or 4"));
     }
     let k = k as usize;
-    let side = usize::try_from(max.saturating_add(1)).unwrap_or(usize::MAX);
     let choice = crate::args::backend(backend)?;
     // The library picks the engine: four heaps where `backend` says, others on the CPU.
     let table = in_background_reporting(py, progress, move || {
-        Engine::nim_pass_table(choice, k, side)
+        Engine::for_nim_pass(choice, k)?.nim_pass_table(k, max)
     })?
     .or_raise()?;
     let rows = table.count() as usize;

@@ -157,6 +157,11 @@ def test_nimpass_bad_input():
         chompute.nimpass_p_positions(4, 60000)
     with pytest.raises(ValueError, match="max must be at least 0"):
         chompute.nimpass_p_positions(2, -1)
+    # Past the u16 values' bound, in the keyword's name (the command line says --max).
+    with pytest.raises(ValueError, match=r"^max must be at most 65533 \(got 65534\)$"):
+        chompute.nimpass_p_positions(2, 65534)
+    with pytest.raises(ValueError, match=r"^max must be at most 65533 \(got 18446744073709551615\)$"):
+        chompute.nimpass_p_positions(2, 2**64 - 1)
 
 
 def test_the_gpu_refusal_is_the_command_lines_in_python_words():

@@ -16,6 +16,7 @@ use std::io::Write;
 
 #[derive(Serialize)]
 struct NimpassReport<'a> {
+    backend: &'static str,
     heaps: u8,
     max: u64,
     p_positions: u64,
@@ -37,16 +38,18 @@ impl Serialize for Listing<'_> {
     }
 }
 
-/// The table for `k` heaps of size 0..side, or a usage error when it cannot be held. Four
-/// heaps run on the GPU when the backend choice picks one; other heap counts on the CPU.
-fn table(backend: BackendChoice, k: usize, side: u64) -> anyhow::Result<NimPass> {
-    let side = usize::try_from(side)
-        .map_err(|_| anyhow!("heap sizes up to {} are too large", side - 1))?;
-    // Only the four-heap kernel runs on the GPU: its errors are said in the GPU's words.
-    Engine::nim_pass_table(backend, k, side).map_err(|e| match k {
-        4 => super::on_gpu(e),
-        _ => e.into(),
-    })
+/// The table for `k` heaps of sizes 0..=max and the backend that computed it, or a usage
+/// error when it cannot be held. Four heaps run on the GPU when the backend choice picks one;
+/// other heap counts on the CPU.
+fn table(backend: BackendChoice, k: usize, max: u64) -> anyhow::Result<(NimPass, &'static str)> {
+    let engine = Engine::for_nim_pass(backend, k).map_err(super::on_gpu)?;
+    // Only the GPU's errors are said in the GPU's words (a table too large for it points to
+    // the CPU).
+    let table = engine.nim_pass_table(k, max).map_err(|e| match engine {
+        Engine::Gpu(_) => super::on_gpu(e),
+        Engine::Cpu => e.into(),
+    })?;
+    Ok((table, engine.name()))
 }
 
 impl Report for NimpassReport<'_> {
@@ -85,8 +88,9 @@ impl NimpassReport<'_> {
 }
 
 pub fn run(backend: BackendChoice, args: &NimpassArgs) -> anyhow::Result<()> {
-    let t = table(backend, args.heaps as usize, args.max.saturating_add(1))?;
+    let (t, backend) = table(backend, args.heaps as usize, args.max)?;
     let report = NimpassReport {
+        backend,
         heaps: args.heaps,
         max: args.max,
         p_positions: t.count(),
@@ -116,6 +120,7 @@ struct PictureReport {
 
 #[derive(Serialize)]
 struct GridReport {
+    backend: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     picture: Option<PictureReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,8 +149,10 @@ pub fn run_grid(backend: BackendChoice, args: &NimpassGridArgs) -> anyhow::Resul
         }
         _ => None,
     };
-    let t = table(backend, 4, largest)?;
+    // C(M,M)'s heaps run over 0..M.
+    let (t, backend) = table(backend, 4, largest.saturating_sub(1))?;
     let mut report = GridReport {
+        backend,
         picture: None,
         counts: None,
     };

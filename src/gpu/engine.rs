@@ -148,18 +148,12 @@ impl Engine {
         }
     }
 
-    /// Nim with a pass on `k` heaps of sizes 0..side where `choice` says: four heaps on the
-    /// engine it selects (the GPU's kernel, or the CPU), other heap counts on the CPU — the
-    /// GPU has a four-heap kernel only, so `gpu` is refused for them before any work.
-    pub fn nim_pass_table(
-        choice: BackendChoice,
-        k: usize,
-        side: usize,
-    ) -> Result<crate::pass::nimpass::NimPass> {
+    /// The engine for Nim with a pass on `k` heaps: for four heaps the one `choice` selects
+    /// (the GPU's kernel, or the CPU); other heap counts run on the CPU — the GPU has a
+    /// four-heap kernel only, so `gpu` is refused for them before any work.
+    pub fn for_nim_pass(choice: BackendChoice, k: usize) -> Result<Engine> {
         if k == 4 {
-            return Engine::for_job(choice, Job::NimPass)?
-                .nim_pass()
-                .four_heaps(side);
+            return Engine::for_job(choice, Job::NimPass);
         }
         if choice == BackendChoice::Gpu {
             return Err(Error::conflict(
@@ -167,7 +161,27 @@ impl Engine {
                 format!("the GPU computes four heaps only; use {{0}} cpu or auto for {k} heaps"),
             ));
         }
-        crate::pass::nimpass::NimPass::compute(k, side)
+        Ok(Engine::Cpu)
+    }
+
+    /// Nim with a pass on `k` heaps of sizes 0..=max: four heaps on this engine's
+    /// [`Engine::nim_pass`], other heap counts by the line method on the CPU.
+    pub fn nim_pass_table(&self, k: usize, max: u64) -> Result<crate::pass::nimpass::NimPass> {
+        use crate::pass::nimpass::NimPass;
+        let side = usize::try_from(max)
+            .ok()
+            .and_then(|m| m.checked_add(1))
+            .ok_or_else(|| {
+                Error::bad_input(
+                    crate::Input::HeapSize,
+                    max,
+                    format!("at most {}", NimPass::MAX_HEAP),
+                )
+            })?;
+        match k {
+            4 => self.nim_pass().four_heaps(side),
+            _ => NimPass::compute(k, side),
+        }
     }
 
     /// The automaton for generations 0..=capacity on this backend, at b_0; on the GPU with the

@@ -91,18 +91,44 @@ impl NimPassGpu {
                 "at least 1",
             ));
         }
-        let wpr = wavefront::line_words(side);
-        let line_bytes = 3 * (side * side * wpr) as u64 * 4;
-        let last_bytes = wavefront::last_words(side) as u64 * 4;
+        // The sizes in u128, so that no side can wrap them into a small buffer.
+        let (s, wpr) = (side as u128, wavefront::line_words(side) as u128);
+        let sizes = s.checked_pow(2).and_then(|square| {
+            let lines = square.checked_mul(3 * wpr * 4)?;
+            let last = square.checked_mul(s)?.div_ceil(2) * 4;
+            Some((lines, last))
+        });
         let limit = ctx.max_binding_bytes();
-        if line_bytes > limit || last_bytes > limit || (side as u64).pow(2) > u32::MAX as u64 / 4 {
-            return Err(Error::too_large(
-                format!("Nim with a pass on four heaps of size up to {}", side - 1),
-                format!(
-                    "{} bytes of lines and {last_bytes} of P-positions, more than one GPU storage binding ({} MiB); use a smaller maximum",
-                    line_bytes,
-                    limit >> 20
-                ),
+        let (line_bytes, last_bytes) = match sizes {
+            Some((lines, last))
+                if lines <= limit as u128
+                    && last <= limit as u128
+                    && s * s <= u32::MAX as u128 / 4 =>
+            {
+                (lines as u64, last as u64)
+            }
+            _ => {
+                let needed = match sizes {
+                    Some((lines, last)) => {
+                        format!("{lines} bytes of lines and {last} of P-positions")
+                    }
+                    None => "more than 2^128 bytes".to_string(),
+                };
+                return Err(Error::too_large(
+                    format!("Nim with a pass on four heaps of size up to {}", side - 1),
+                    format!(
+                        "{needed}, more than one GPU storage binding ({} MiB); use a smaller maximum",
+                        limit >> 20
+                    ),
+                ));
+            }
+        };
+        // The table keeps each line's P-position as a u16, as the CPU's does.
+        if side as u64 - 1 > NimPass::MAX_HEAP {
+            return Err(Error::bad_input(
+                crate::Input::HeapSize,
+                side - 1,
+                format!("at most {}", NimPass::MAX_HEAP),
             ));
         }
         let pipeline = ctx.pipeline(KernelId::NimpassLevel)?;

@@ -33,38 +33,56 @@ pub struct NimPass {
     last: Vec<u16>,
 }
 
-fn pow(side: usize, e: usize) -> u128 {
-    (side as u128).pow(e as u32)
+/// side^e, or `None` past u128.
+fn pow(side: usize, e: usize) -> Option<u128> {
+    (side as u128).checked_pow(e as u32)
 }
 
 impl NimPass {
+    /// The largest heap size a table holds: each line's P-position is kept as a u16, with
+    /// `u16::MAX` for none.
+    pub const MAX_HEAP: u64 = NONE as u64 - 2;
+
     /// Heaps per position and the number of values per heap. Stops with
     /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
     pub fn compute(k: usize, side: usize) -> crate::Result<NimPass> {
         if !(2..=4).contains(&k) {
             return Err(Error::bad_argument("the number of heaps", k, "2, 3 or 4"));
         }
-        if side == 0 || side >= NONE as usize {
+        if side == 0 {
             return Err(Error::bad_argument(
                 "the number of heap sizes",
                 side,
-                format!("between 1 and {}", NONE as usize - 1),
+                "at least 1",
             ));
         }
+        // The memory first: for three and four heaps it binds long before the u16 values do.
         let wpr = side.div_ceil(64);
-        let prefixes = pow(side, k - 1);
-        let rows = pow(side, k - 2);
-        let line_bytes = (k as u128 - 1) * rows * wpr as u128 * 8;
-        if prefixes * 2 > MAX_BYTES as u128 || line_bytes > MAX_BYTES as u128 {
-            return Err(Error::too_large(
-                format!("Nim with a pass on {k} heaps of size up to {}", side - 1),
-                format!(
-                    "more than {} MiB; choose a smaller maximum",
-                    MAX_BYTES >> 20
-                ),
+        let within = |count: u128, bytes_each: u128| {
+            count
+                .checked_mul(bytes_each)
+                .is_some_and(|b| b <= MAX_BYTES as u128)
+        };
+        let line_bytes = (k as u128 - 1) * wpr as u128 * 8;
+        let (prefixes, rows) = match (pow(side, k - 1), pow(side, k - 2)) {
+            (Some(p), Some(r)) if within(p, 2) && within(r, line_bytes) => (p as usize, r as usize),
+            _ => {
+                return Err(Error::too_large(
+                    format!("Nim with a pass on {k} heaps of size up to {}", side - 1),
+                    format!(
+                        "more than {} MiB; choose a smaller maximum",
+                        MAX_BYTES >> 20
+                    ),
+                ))
+            }
+        };
+        if side as u64 - 1 > Self::MAX_HEAP {
+            return Err(Error::bad_input(
+                crate::Input::HeapSize,
+                side - 1,
+                format!("at most {}", Self::MAX_HEAP),
             ));
         }
-        let (prefixes, rows) = (prefixes as usize, rows as usize);
         let mut lines: Vec<Vec<u64>> = (0..k - 1).map(|_| vec![0u64; rows * wpr]).collect();
         let mut last = vec![NONE; prefixes];
         let phase = crate::progress::phase("lines", Some(prefixes as u64));

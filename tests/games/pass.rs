@@ -325,6 +325,10 @@ fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
             "--list",
             "--json",
         ]);
+        assert_eq!(
+            v["backend"], "cpu",
+            "K = {k}: auto on a software adapter, or none"
+        );
         let listed: Vec<Vec<usize>> = serde_json::from_value(v["positions"].clone()).unwrap();
         let mut memo = HashMap::new();
         let expected: Vec<Vec<usize>> = chompute::pass::nimpass::all_positions(k, m + 1)
@@ -342,6 +346,17 @@ fn nimpass_lists_exactly_the_recursive_mex_p_positions() {
     }
     let o = chompute(&["nimpass", "--heaps", "3", "--max", "4", "--list"]);
     assert!(stdout(&o).lines().next().is_some_and(|l| l == "0 0 0"));
+    // Four heaps on the GPU: the same list, and the JSON says where it ran.
+    if common::gpu_or_skip("nimpass_lists_on_the_gpu").is_some() {
+        let four = ["nimpass", "--heaps", "4", "--max", "5", "--list", "--json"];
+        let on_gpu = json(&[&["--backend", "gpu"][..], &four[..]].concat());
+        let on_cpu = json(&[&["--backend", "cpu"][..], &four[..]].concat());
+        assert_eq!(
+            (&on_gpu["backend"], &on_cpu["backend"]),
+            (&"gpu".into(), &"cpu".into())
+        );
+        assert_eq!(on_gpu["positions"], on_cpu["positions"]);
+    }
 }
 
 #[test]
@@ -357,6 +372,31 @@ fn nimpass_bad_input_exits_2() {
     assert_usage_error(
         &chompute(&["nimpass", "--heaps", "4", "--max", "5000"]),
         "MiB",
+    );
+    // Too large for the CPU: the way out is a smaller maximum, not the CPU it ran on.
+    let o = chompute(&[
+        "nimpass",
+        "--heaps",
+        "4",
+        "--max",
+        "5000",
+        "--backend",
+        "cpu",
+    ]);
+    assert_usage_error(&o, "choose a smaller maximum");
+    assert!(
+        !common::stderr(&o).contains("--backend"),
+        "{}",
+        common::stderr(&o)
+    );
+    // Two heaps fit the memory to the u16 values' bound; past it, the flag the user gave.
+    assert_usage_error(
+        &chompute(&["nimpass", "--heaps", "2", "--max", "65534"]),
+        "--max must be at most 65533 (got 65534)",
+    );
+    assert_usage_error(
+        &chompute(&["nimpass", "--heaps", "2", "--max", "18446744073709551615"]),
+        "--max must be at most 65533 (got 18446744073709551615)",
     );
 }
 
@@ -425,6 +465,7 @@ fn nimpass_grid_picture_is_blue_nim_and_red_pass() {
 #[test]
 fn nimpass_grid_counts_match_the_recursive_mex() {
     let v = json(&["nimpass-grid", "--counts", "1..11", "--json"]);
+    assert_eq!(v["backend"], "cpu", "auto on a software adapter, or none");
     let rows = v["counts"].as_array().unwrap();
     assert_eq!(rows.len(), 11);
     let mut memo = HashMap::new();
@@ -491,5 +532,12 @@ backend_tests! {
             );
         }
         assert!(nimpass.four_heaps(0).is_err());
+        // Sides whose sizes wrap in 64 bits are too large, never a wrapped small buffer.
+        for side in [65_535usize, (1 << 32) + 1, 1 << 43, usize::MAX] {
+            match nimpass.four_heaps(side) {
+                Err(chompute::Error::TooLarge { .. }) => {}
+                other => panic!("side {side}: {:?}", other.map(|t| t.count())),
+            }
+        }
     }
 }
