@@ -5,7 +5,7 @@
 //! tests/faults/pipes.rs.
 
 use super::format::{Offer, Output};
-use super::values::parse_size;
+use super::values::parse_steps;
 use clap::Args;
 
 #[derive(Debug, Args)]
@@ -15,7 +15,7 @@ pub struct BenchArgs {
     pub quick: bool,
     /// Automaton steps for the `ca` benchmark (default: scaled to the adapter, 32767 on a real
     /// GPU; the CPU runs min(this, 4095)).
-    #[arg(long, value_name = "STEPS", value_parser = parse_size)]
+    #[arg(long, value_name = "STEPS", value_parser = parse_steps)]
     pub ca_steps: Option<u64>,
     /// Save the measured rates for `--backend auto` in the cache directory
     /// ($XDG_CACHE_HOME/chompute/rates.json or ~/.cache/chompute/rates.json), keyed by this

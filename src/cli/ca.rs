@@ -4,13 +4,13 @@
 //! Tests: the command as users run it in tests/engine/, tests/faults/, tests/pictures/.
 
 use super::format::{Offer, Output};
-use super::values::parse_size;
+use super::values::{parse_size, parse_steps};
 use clap::{Args, ValueEnum};
 
 #[derive(Debug, Args)]
 pub struct CaArgs {
     /// Steps to run from b_0 = {(0,0)}; the last generation is P(STEPS+1).
-    #[arg(value_parser = parse_size)]
+    #[arg(value_parser = parse_steps)]
     pub steps: u64,
     /// Compare every generation with the P-test (whole grids while small, sampled rows beyond,
     /// the last one whole) and, on the GPU, the GPU with the CPU; exit status 1 on a mismatch.

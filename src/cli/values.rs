@@ -49,6 +49,16 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
+/// Automaton steps: a positive integer, at most the automaton's
+/// [`MAX_STEPS`](chompute::chocolate::automaton::MAX_STEPS).
+pub fn parse_steps(s: &str) -> Result<u64, String> {
+    use chompute::chocolate::automaton::MAX_STEPS;
+    match parse_size(s)? {
+        steps if steps > MAX_STEPS => Err(format!("the automaton runs at most {MAX_STEPS} steps")),
+        steps => Ok(steps),
+    }
+}
+
 /// A value of one of the library's types, read by the library's own parser ([`FromStr`]):
 /// a window, a shade, a shard. Its message names the input by its flag.
 ///

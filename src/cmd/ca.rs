@@ -7,9 +7,7 @@ use super::out::{print_report, Report, Stdout};
 use super::{describe_pictures, verdict};
 use crate::cli::{CaArgs, CaKernelChoice};
 use anyhow::anyhow;
-use chompute::chocolate::automaton::{
-    cell_updates, Automaton, Run, Verification, Watcher, MAX_STEPS,
-};
+use chompute::chocolate::automaton::{cell_updates, Automaton, Run, Verification, Watcher};
 use chompute::chocolate::backend::AutomatonBackend;
 use chompute::claim::Claim;
 use chompute::gpu::ca::{CaGpu, CaKernel};
@@ -116,12 +114,6 @@ struct StackReport {
 
 /// Every check of `ca`'s arguments before any work (the frames directory is made here).
 fn check_args(args: &CaArgs) -> anyhow::Result<()> {
-    let steps = args.steps;
-    if steps > MAX_STEPS {
-        return Err(anyhow!(
-            "the automaton runs at most {MAX_STEPS} steps (got {steps})"
-        ));
-    }
     if args.every.is_some() && args.frames.is_none() {
         return Err(anyhow!("--every K needs --frames DIR"));
     }

@@ -452,6 +452,11 @@ fn ca_bad_input() {
         &chompute(&["--backend", "cpu", "ca", "999999999"]),
         "at most",
     );
+    // `bench` refuses the same steps by its flag, before it measures anything.
+    assert_usage_error(
+        &chompute(&["bench", "--quick", "--ca-steps", "262144"]),
+        "invalid value '262144' for '--ca-steps <STEPS>': the automaton runs at most 262143 steps",
+    );
     let dir = scratch_dir("ca_bad");
     let file = dir.join("plain");
     std::fs::write(&file, b"x").unwrap();
