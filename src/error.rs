@@ -137,6 +137,8 @@ pub enum Input {
     Engine,
     /// The largest heap size of Nim with a pass.
     HeapSize,
+    /// The largest number of cells of a table by cells.
+    MaxCells,
 }
 
 impl Input {
@@ -169,6 +171,7 @@ impl Input {
             Input::ValueBytes => "the value width",
             Input::Engine => "the engine",
             Input::HeapSize => "the largest heap size",
+            Input::MaxCells => "the largest number of cells",
         }
     }
 }

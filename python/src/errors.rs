@@ -76,6 +76,7 @@ pub fn keyword(input: chompute::Input) -> String {
         I::Memory => "memory",
         I::ValueBytes => "value_bytes",
         I::HeapSize => "max",
+        I::MaxCells => "max_n",
         other => return other.library_name().to_string(),
     }
     .to_string()

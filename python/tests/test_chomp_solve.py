@@ -142,8 +142,10 @@ def test_bad_boxes_and_positions_raise_value_error():
         t.is_p((4,))
     with pytest.raises(ValueError, match="empty"):
         t.is_p(())
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^max_n must be from 1 to 400 \(got 0\)$"):
         chompute.chomp_cells(0)
+    with pytest.raises(ValueError, match=r"^max_n must be from 1 to 400 \(got 401\)$"):
+        chompute.chomp_cells(401)
 
 
 def test_one_side_is_the_square_and_every_spelling_of_a_box_agrees():

@@ -55,7 +55,7 @@ pub fn flag(input: chompute::Input) -> String {
         I::Part => "--part",
         I::ValueBytes => "--value-bytes",
         I::Engine => "--engine",
-        I::HeapSize => "--max",
+        I::HeapSize | I::MaxCells => "--max",
         other => return other.library_name().to_string(),
     }
     .to_string()

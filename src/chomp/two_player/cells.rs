@@ -138,8 +138,8 @@ impl CellsTable {
     /// before anything is allocated when they do not fit in memory.
     pub fn zeroed(max: u32, engine: CellsEngine) -> Result<CellsTable> {
         if max == 0 || max > MAX_CELLS {
-            return Err(Error::bad_argument(
-                "the largest number of cells",
+            return Err(Error::bad_input(
+                crate::Input::MaxCells,
                 max,
                 format!("from 1 to {MAX_CELLS}"),
             ));

@@ -945,7 +945,15 @@ fn cli_solve_query_bites_grundy_cells() {
         "regular file",
     );
     assert!(!std::path::Path::new("/dev/null.partial").exists());
-    assert_usage_error(&chompute(&["chomp", "cells", "--max", "0"]), "cells");
+    // The bound in the flag's words.
+    assert_usage_error(
+        &chompute(&["chomp", "cells", "--max", "0"]),
+        "--max must be from 1 to 400 (got 0)",
+    );
+    assert_usage_error(
+        &chompute(&["chomp", "cells", "--max", "401"]),
+        "--max must be from 1 to 400 (got 401)",
+    );
 }
 
 /// The GPU layer kernel against its CPU twin (the same volume layers) and the fast schedule,
