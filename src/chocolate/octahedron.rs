@@ -148,6 +148,9 @@ pub fn parse_ratio(s: &str) -> Result<Ratio> {
     Ok(r)
 }
 
+/// Largest cross-section side in pixels: [`Section::pixels`] holds the picture at once (32 MiB).
+pub const MAX_SECTION_SIDE: u64 = 1 << 14;
+
 /// The cross-section H_{n,M} sampled at `px`×`px` points per cell of the rotated frame, where
 /// integer M with px = 1 gives exactly the cells of C(M,M). Pixel (a,b) (0-based) has
 /// u = -w + (a+1/2)h/px, v likewise with b. The image is `side()` pixels square.
@@ -198,6 +201,24 @@ impl Section {
                     m.den / gcd(m.den, px)
                 ),
             ));
+        }
+        // The side M·px in u128, so that no scale wraps it into a small picture.
+        if pixels / m.den as u128 > MAX_SECTION_SIDE as u128 {
+            let fits = format!("so that the section is at most {MAX_SECTION_SIDE} pixels a side");
+            return Err(
+                match MAX_SECTION_SIDE as u128 * m.den as u128 / m.num as u128 {
+                    0 => Error::bad_input(
+                        crate::Input::SectionHeight,
+                        m,
+                        format!("at most {MAX_SECTION_SIDE}, {fits}"),
+                    ),
+                    most => Error::bad_input(
+                        crate::Input::SectionScale,
+                        px,
+                        format!("at most {most} for M = {m}, {fits}"),
+                    ),
+                },
+            );
         }
         Ok(Section { n, m, px })
     }

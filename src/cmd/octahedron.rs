@@ -20,8 +20,6 @@ use std::io::Write;
 pub const CHECK_MAX_LEVEL: u32 = 12;
 /// Largest level exported as a mesh (8·6^N triangles: 2.2 million at N = 7).
 pub const MESH_MAX_LEVEL: u32 = 7;
-/// Largest cross-section side in pixels.
-pub const SECTION_MAX_SIDE: u64 = 1 << 14;
 
 #[derive(Serialize)]
 struct SectionReport {
@@ -80,9 +78,6 @@ pub fn run(args: &OctahedronArgs) -> anyhow::Result<()> {
     let section = match (&args.m, &args.output) {
         (Some(m), Some(path)) => {
             let s = Section::new(n, *m, args.scale)?;
-            if s.side() > SECTION_MAX_SIDE {
-                return Err(anyhow!("the section would be {} pixels a side (at most {SECTION_MAX_SIDE}); use a smaller --scale", s.side()));
-            }
             check_output(path, s.side(), s.side())?;
             Some(s)
         }

@@ -150,7 +150,7 @@ pub fn write_section_png(path: &Path, s: &Section, description: Option<&str>) ->
         Compression::Balanced,
         description,
     );
-    // At most 2^14 a side (the command's limit): 32 MiB of rows, computed at once.
+    // At most 2^14 a side (`MAX_SECTION_SIDE`): 32 MiB of rows, computed at once.
     let bits = s.pixels();
     let stride = side.div_ceil(8) as usize;
     let inside = bits.iter().map(|b| b.count_ones() as u64).sum();

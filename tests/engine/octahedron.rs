@@ -170,4 +170,35 @@ fn octahedron_bad_input() {
         &chompute(&["octahedron", "9", "--stl", "x.stl"]),
         "up to N = 7",
     );
+    // The side M·scale is reckoned without wrapping: 3 × 6148914691236517206 is 2^64 + 2,
+    // which in 64 bits was a picture 2 pixels wide.
+    let dir = scratch_dir("octahedron_bad");
+    let png = dir.join("x.png");
+    let png = png.to_str().unwrap();
+    for (scale, most) in [("6148914691236517206", 5461), ("5462", 5461)] {
+        assert_usage_error(
+            &chompute(&["octahedron", "3", "--m", "3", "--scale", scale, "-o", png]),
+            &format!("--scale must be at most {most} for M = 3, so that the section is at most 16384 pixels a side (got {scale})"),
+        );
+    }
+    // Past 16384 no scale is small enough: the height is named.
+    assert_usage_error(
+        &chompute(&[
+            "octahedron",
+            "20",
+            "--m",
+            "16385",
+            "--scale",
+            "1",
+            "-o",
+            png,
+        ]),
+        "--m must be at most 16384",
+    );
+    assert!(!std::path::Path::new(png).exists());
+    let o = chompute(&["octahedron", "3", "--m", "3", "--scale", "5461", "-o", png]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let (w, h) = image::image_dimensions(png).unwrap();
+    assert_eq!((w, h), (16383, 16383));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
