@@ -16,7 +16,7 @@ use chompute::chomp::{
     all_normalised_rules, rule_classes, ChompBox, Diagram, OrdTable, OrdinalPlane, Ranker, Rule,
 };
 use chompute::claim::Claim;
-use chompute::render::figures::write_ordinal_plane_png;
+use chompute::render::figures::{check_ordinal_scale, write_ordinal_plane_png};
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
@@ -548,8 +548,12 @@ fn class_counts(args: &ChompClassesArgs, ranker: &Ranker) -> anyhow::Result<()> 
 
 fn image(args: &ChompImageArgs) -> anyhow::Result<()> {
     chompute::output::check_target(&args.output)?;
+    // The plane is (A+1)² positions; a scale too large for it is refused before they are.
+    OrdinalPlane::check(args.rows, args.first_row)?;
+    let side = args.first_row + 1;
+    let scale = args.scale.unwrap_or((600 / side).max(1));
+    check_ordinal_scale(side, scale)?;
     let plane = OrdinalPlane::compute(&args.rule, args.rows, args.first_row)?;
-    let scale = args.scale.unwrap_or((600 / plane.side).max(1));
     let description = describe_pictures(&format!(
         "ordinals of {} under rule {}, {scale} pixel{} per position, ordinal k in palette entry 2+k",
         plane.axes_text(),

@@ -254,6 +254,23 @@ pub fn write_pass_grid_png(
 /// Largest side of an ordinal-plane picture, in pixels.
 pub const ORDINAL_PICTURE_MAX_SIDE: u64 = 32_768;
 
+/// Refuse a scale of 0, or one that makes a plane of `side` positions a side wider than
+/// [`ORDINAL_PICTURE_MAX_SIDE`]: the check [`write_ordinal_plane_png`] makes, for a caller to
+/// make before it computes the plane.
+pub fn check_ordinal_scale(side: u32, scale: u32) -> Result<()> {
+    if scale == 0 || side as u64 * scale as u64 > ORDINAL_PICTURE_MAX_SIDE {
+        return Err(Error::bad_input(
+            crate::Input::PixelsPerPosition,
+            scale,
+            format!(
+                "at least 1 and at most {} for a plane of side {side}",
+                ORDINAL_PICTURE_MAX_SIDE / side.max(1) as u64
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Write an ordinal plane, `scale` pixels a position, one colour per ordinal (palette entry
 /// 2 + k for ordinal k), with axis labels above and left of it and a legend of the ordinals
 /// below it, `description` its Description text. Returns the picture's (width, height).
@@ -264,16 +281,7 @@ pub fn write_ordinal_plane_png(
     description: Option<&str>,
 ) -> Result<(u32, u32)> {
     let side = plane.side;
-    if scale == 0 || side as u64 * scale as u64 > ORDINAL_PICTURE_MAX_SIDE {
-        return Err(Error::bad_input(
-            crate::Input::PixelsPerPosition,
-            scale,
-            format!(
-                "at least 1 and at most {} for a plane of side {side}",
-                ORDINAL_PICTURE_MAX_SIDE / side as u64
-            ),
-        ));
-    }
+    check_ordinal_scale(side, scale)?;
     let grid = side * scale;
     let (across, down) = plane.axis_names();
     let axes = Axes::new(across, down, grid, grid);

@@ -33,9 +33,9 @@ impl OrdinalPlane {
     /// The value of a cell that is no position.
     pub const OUTSIDE: u8 = 255;
 
-    /// The plane of `rows` ∈ {2, 3} rows with first row `a` (at most
-    /// [`MAX_PLANE_FIRST_ROW`]) under `rule`.
-    pub fn compute(rule: &Rule, rows: u32, a: u32) -> Result<OrdinalPlane> {
+    /// Refuse `rows` other than 2 or 3 and a first row `a` past [`MAX_PLANE_FIRST_ROW`]: the
+    /// checks [`OrdinalPlane::compute`] makes, for a caller to make before anything else.
+    pub fn check(rows: u32, a: u32) -> Result<()> {
         if rows != 2 && rows != 3 {
             return Err(Error::bad_input(crate::Input::PlaneRows, rows, "2 or 3"));
         }
@@ -46,6 +46,13 @@ impl OrdinalPlane {
                 format!("at most {MAX_PLANE_FIRST_ROW}"),
             ));
         }
+        Ok(())
+    }
+
+    /// The plane of `rows` ∈ {2, 3} rows with first row `a` (at most
+    /// [`MAX_PLANE_FIRST_ROW`]) under `rule`.
+    pub fn compute(rule: &Rule, rows: u32, a: u32) -> Result<OrdinalPlane> {
+        Self::check(rows, a)?;
         // Both planes are triangles in rank order, y·(y+1)/2 + x: the (b, c) plane of (A, b, c)
         // (y = b, x = c), or the two-row positions (y, x) of first row at most A.
         let triangle = if rows == 3 {

@@ -548,6 +548,23 @@ fn image_colours_cells_by_ordinal_with_a_legend() {
         ]),
         "--rows",
     );
+    // A scale too large for the plane is refused before its 4001² positions are computed
+    // (about a minute of work on two cores when it came after them).
+    assert_usage_error(
+        &chompute(&[
+            "chomp",
+            "image",
+            "--rule",
+            "0,1,2",
+            "--first-row",
+            "4000",
+            "--scale",
+            "9",
+            "-o",
+            "x.png",
+        ]),
+        "--scale must be at least 1 and at most 8 for a plane of side 4001 (got 9)",
+    );
 }
 
 /// The committed 3-player data (`docs/data/chomp-ord3-16x16.json`: the ordinal and Sol of every
