@@ -675,6 +675,10 @@ pub fn bites(args: &ChompBitesArgs) -> anyhow::Result<()> {
         if let Some(table) = &args.table {
             chompute::output::check_apart(o, table, "the table")?;
         }
+        // A box too large to draw is refused before it is solved.
+        if let Some(shape) = &args.shape {
+            chompute::render::figures::check_bites_picture(shape.rows, shape.cols)?;
+        }
     }
     let (shape, rects) = rectangle_bites(args)?;
     if let Some(o) = &args.output {

@@ -339,6 +339,19 @@ pub fn text_row(row: &[u32], width: u64, line: &mut Vec<u8>) {
 /// Largest number of rectangles a side of the winning-bites picture may have.
 pub const BITES_PICTURE_MAX_SIDE: usize = 1024;
 
+/// Refuse a winning-bites picture of a `rows`×`cols` box with more than
+/// [`BITES_PICTURE_MAX_SIDE`] rectangles a side: the check [`write_bites_png`] makes, for a
+/// caller to make before it solves the box.
+pub fn check_bites_picture(rows: usize, cols: u32) -> Result<()> {
+    if rows > BITES_PICTURE_MAX_SIDE || cols as usize > BITES_PICTURE_MAX_SIDE {
+        return Err(Error::too_large(
+            "the winning-bites picture",
+            format!("{rows}x{cols} rectangles; at most {BITES_PICTURE_MAX_SIDE} a side"),
+        ));
+    }
+    Ok(())
+}
+
 /// The winning-bites picture of two-player Chomp: one square per rectangle r×c (row r down,
 /// column c across, 1×1 at the top left), coloured by its number of winning bites, with axes and
 /// a legend of the counts. `counts` lists (r, c, number of winning bites) for every rectangle
@@ -350,12 +363,7 @@ pub fn write_bites_png(
     counts: &[(usize, u32, usize)],
     description: Option<&str>,
 ) -> Result<(u32, u32)> {
-    if rows > BITES_PICTURE_MAX_SIDE || cols as usize > BITES_PICTURE_MAX_SIDE {
-        return Err(Error::too_large(
-            "the winning-bites picture",
-            format!("{rows}x{cols} rectangles; at most {BITES_PICTURE_MAX_SIDE} a side"),
-        ));
-    }
+    check_bites_picture(rows, cols)?;
     let most = counts.iter().map(|&(_, _, n)| n).max().unwrap_or(0);
     let most = u8::try_from(most)
         .ok()

@@ -954,6 +954,12 @@ fn cli_solve_query_bites_grundy_cells() {
         &chompute(&["chomp", "cells", "--max", "401"]),
         "--max must be from 1 to 400 (got 401)",
     );
+    // A bites picture too wide to draw is refused before its box is solved.
+    assert_usage_error(
+        &chompute(&["chomp", "bites", "--box", "3x1025", "-o", "x.png"]),
+        "3x1025 rectangles; at most 1024 a side",
+    );
+    assert!(!std::path::Path::new("x.png").exists());
 }
 
 /// The GPU layer kernel against its CPU twin (the same volume layers) and the fast schedule,
