@@ -171,13 +171,7 @@ impl Engine {
         let side = usize::try_from(max)
             .ok()
             .and_then(|m| m.checked_add(1))
-            .ok_or_else(|| {
-                Error::bad_input(
-                    crate::Input::HeapSize,
-                    max,
-                    format!("at most {}", NimPass::MAX_HEAP),
-                )
-            })?;
+            .ok_or_else(|| NimPass::heaps_too_large(max))?;
         match k {
             4 => self.nim_pass().four_heaps(side),
             _ => NimPass::compute(k, side),

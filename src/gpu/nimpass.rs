@@ -125,11 +125,7 @@ impl NimPassGpu {
         };
         // The table keeps each line's P-position as a u16, as the CPU's does.
         if side as u64 - 1 > NimPass::MAX_HEAP {
-            return Err(Error::bad_input(
-                crate::Input::HeapSize,
-                side - 1,
-                format!("at most {}", NimPass::MAX_HEAP),
-            ));
+            return Err(NimPass::heaps_too_large(side as u64 - 1));
         }
         let pipeline = ctx.pipeline(KernelId::NimpassLevel)?;
         let levels = 3 * (side as u32 - 1) + 1;

@@ -43,6 +43,15 @@ impl NimPass {
     /// `u16::MAX` for none.
     pub const MAX_HEAP: u64 = NONE as u64 - 2;
 
+    /// The refusal of heaps of sizes up to `max`, past [`NimPass::MAX_HEAP`].
+    pub fn heaps_too_large(max: u64) -> Error {
+        Error::bad_input(
+            crate::Input::HeapSize,
+            max,
+            format!("at most {}", Self::MAX_HEAP),
+        )
+    }
+
     /// Heaps per position and the number of values per heap. Stops with
     /// [`crate::Error::Interrupted`] when its [`crate::cancel`] token is cancelled.
     pub fn compute(k: usize, side: usize) -> crate::Result<NimPass> {
@@ -77,11 +86,7 @@ impl NimPass {
             }
         };
         if side as u64 - 1 > Self::MAX_HEAP {
-            return Err(Error::bad_input(
-                crate::Input::HeapSize,
-                side - 1,
-                format!("at most {}", Self::MAX_HEAP),
-            ));
+            return Err(Self::heaps_too_large(side as u64 - 1));
         }
         let mut lines: Vec<Vec<u64>> = (0..k - 1).map(|_| vec![0u64; rows * wpr]).collect();
         let mut last = vec![NONE; prefixes];
