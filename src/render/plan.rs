@@ -230,7 +230,9 @@ impl Plan {
                         "a Deep Zoom image is at most 2^31-1 pixels a side; use {0}",
                     ));
                 }
-                crate::render::pyramid::dzi::ensure_memory(pic.width, dzi_tile, r.room)?;
+                crate::render::pyramid::dzi::ensure_memory(
+                    pic.width, pic.height, dzi_tile, r.room,
+                )?;
                 Some((dir.clone(), dzi_tile))
             }
             None => None,

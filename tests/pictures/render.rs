@@ -500,6 +500,28 @@ fn deep_zoom_levels_are_exact_block_counts() {
             assert!(a == b, "level {level} tile {f} differs");
         }
     }
+    // A tile larger than the picture is one tile a level, each the picture's size: the memory
+    // it needs is the picture's, not a 2^20-pixel tile's (once refused as 4096 GiB).
+    let big = dir.join("big");
+    ok(&chompute(&[
+        "render",
+        "300",
+        "200",
+        "--dzi",
+        path_str(&big),
+        "--tile-size",
+        "1048576",
+    ]));
+    let xml = std::fs::read_to_string(big.join("big.dzi")).unwrap();
+    assert!(xml.contains("TileSize=\"1048576\""), "{xml}");
+    for level in 0..=9 {
+        let tiles = files_in(&big.join("big_files").join(level.to_string()));
+        assert_eq!(tiles, ["0_0.png"], "level {level}");
+        let side = 1u64 << (9 - level);
+        let (w, h) = (n.div_ceil(side), m.div_ceil(side));
+        let px = read_level(&big.join("big_files"), level, w, h, 1 << 20);
+        assert_eq!(px, read_level(&files, level, w, h, tile), "level {level}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

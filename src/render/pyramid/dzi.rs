@@ -74,23 +74,31 @@ pub fn top_level(width: u64, height: u64) -> u32 {
     }
 }
 
-/// The most memory a pyramid `width` pixels wide with `tile`-pixel tiles holds, in bytes: the
-/// top level's band of 1-bit rows and of packed cells, and for every lower level its row of
-/// u64 counts and its band of 8-bit rows (widths halving), plus the tiles being encoded.
-pub fn memory_bound(width: u64, tile: u64) -> u64 {
+/// The most memory a pyramid `width`×`height` pixels with `tile`-pixel tiles holds, in bytes:
+/// the top level's band of 1-bit rows and of packed cells, and for every lower level its row of
+/// u64 counts and its band of 8-bit rows (widths halving), plus the tiles being encoded. A band
+/// is at most a tile high and a tile at most the picture, so a tile larger than the picture
+/// costs no more than one that fits it.
+pub fn memory_bound(width: u64, height: u64, tile: u64) -> u64 {
     let threads = rayon::current_num_threads().max(1) as u64;
-    let top = tile.saturating_mul(width.div_ceil(8) + 4 * width.div_ceil(32));
-    // Σ over lower levels of (8 + tile)·⌈width/2^k⌉ ≤ (8 + tile)·(width + levels).
-    let lower = (8 + tile).saturating_mul(width + 64);
-    let encoding = threads.saturating_mul(2 * tile.saturating_mul(tile));
+    let (band, tile_width) = (tile.min(height), tile.min(width));
+    let top = band.saturating_mul(width.div_ceil(8) + 4 * width.div_ceil(32));
+    // Σ over lower levels of (8 + band)·⌈width/2^k⌉ ≤ (8 + band)·(width + levels).
+    let lower = (8 + band).saturating_mul(width + 64);
+    let encoding = threads.saturating_mul(2 * band.saturating_mul(tile_width));
     top.saturating_add(lower).saturating_add(encoding)
 }
 
-/// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width` pixels wide needs more
+/// A typed error ([`crate::Error::TooLarge`]) when a pyramid `width`×`height` pixels needs more
 /// memory than `room` has ([`memory_bound`]).
-pub fn ensure_memory(width: u64, tile: u64, room: crate::memory::Room) -> crate::Result<()> {
+pub fn ensure_memory(
+    width: u64,
+    height: u64,
+    tile: u64,
+    room: crate::memory::Room,
+) -> crate::Result<()> {
     room.ensure(
-        memory_bound(width, tile),
+        memory_bound(width, height, tile),
         &format!("a Deep Zoom pyramid {width} pixels wide"),
         "each level keeps a band of a tile's height; draw a window of the bar or use smaller tiles",
     )
@@ -113,7 +121,7 @@ impl DziBuilder {
                 "at most 2^31-1 pixels a side; draw a window of the bar",
             ));
         }
-        ensure_memory(width, tile, crate::memory::Room::SYSTEM)?;
+        ensure_memory(width, height, tile, crate::memory::Room::SYSTEM)?;
         let top = top_level(width, height);
         let levels = (1..=top)
             .map(|k| {
