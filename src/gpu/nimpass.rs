@@ -91,38 +91,29 @@ impl NimPassGpu {
                 "at least 1",
             ));
         }
-        // The sizes in u128, so that no side can wrap them into a small buffer.
+        // The sizes in u128, so that no side can wrap them into a small buffer (a usize side
+        // squared fits; the products past it are checked).
         let (s, wpr) = (side as u128, wavefront::line_words(side) as u128);
-        let sizes = s.checked_pow(2).and_then(|square| {
-            let lines = square.checked_mul(3 * wpr * 4)?;
-            let last = square.checked_mul(s)?.div_ceil(2) * 4;
-            Some((lines, last))
-        });
+        let square = s * s;
+        let sizes = square
+            .checked_mul(3 * wpr * 4)
+            .zip(square.checked_mul(s).map(|cube| cube.div_ceil(2) * 4));
         let limit = ctx.max_binding_bytes();
-        let (line_bytes, last_bytes) = match sizes {
-            Some((lines, last))
-                if lines <= limit as u128
-                    && last <= limit as u128
-                    && s * s <= u32::MAX as u128 / 4 =>
-            {
-                (lines as u64, last as u64)
-            }
-            _ => {
-                let needed = match sizes {
-                    Some((lines, last)) => {
-                        format!("{lines} bytes of lines and {last} of P-positions")
-                    }
-                    None => "more than 2^128 bytes".to_string(),
-                };
-                return Err(Error::too_large(
-                    format!("Nim with a pass on four heaps of size up to {}", side - 1),
-                    format!(
-                        "{needed}, more than one GPU storage binding ({} MiB); use a smaller maximum",
-                        limit >> 20
-                    ),
-                ));
-            }
+        let Some((line_bytes, last_bytes)) = sizes.filter(|&(lines, last)| {
+            lines <= limit as u128 && last <= limit as u128 && square <= u32::MAX as u128 / 4
+        }) else {
+            let needed = sizes.map_or("more than 2^128 bytes".to_string(), |(lines, last)| {
+                format!("{lines} bytes of lines and {last} of P-positions")
+            });
+            return Err(Error::too_large(
+                format!("Nim with a pass on four heaps of size up to {}", side - 1),
+                format!(
+                    "{needed}, more than one GPU storage binding ({} MiB); use a smaller maximum",
+                    limit >> 20
+                ),
+            ));
         };
+        let (line_bytes, last_bytes) = (line_bytes as u64, last_bytes as u64);
         // The table keeps each line's P-position as a u16, as the CPU's does.
         if side as u64 - 1 > NimPass::MAX_HEAP {
             return Err(NimPass::heaps_too_large(side as u64 - 1));
