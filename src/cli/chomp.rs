@@ -7,7 +7,7 @@
 
 use super::chomp_solve::{ChompBitesArgs, ChompQueryArgs, ChompSolveArgs};
 use super::format::{Format, Offer, Output, FORMAT_FLAGS};
-use super::values::{parse_range, parse_size};
+use super::values::{int_in, parse_count, parse_int, parse_range, parse_size};
 use clap::{Args, Subcommand};
 
 #[derive(Debug, Args)]
@@ -55,7 +55,7 @@ pub struct ChompOrdArgs {
     #[arg(long, value_parser = chompute::chomp::Diagram::parse)]
     pub position: Option<chompute::chomp::Diagram>,
     /// Print every position of ordinal K, one per line (a,b,c), in lexicographic order.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = parse_int::<u8>)]
     pub list: Option<u8>,
     /// Verify Theorems 2.7, 2.8, Fact 2.9 and the Res form of Fact 2.10 over the box.
     #[arg(long)]
@@ -130,13 +130,13 @@ pub struct ChompImageArgs {
     #[arg(long, value_parser = chompute::chomp::Rule::parse, allow_hyphen_values = true)]
     pub rule: chompute::chomp::Rule,
     /// 3: the (b,c) plane of positions (A,b,c); 2: the whole triangle of positions (a,b), a ≤ A.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = parse_int::<u32>)]
     pub rows: u32,
     /// A: the first row (rows 3) or the largest first row (rows 2).
-    #[arg(long, value_name = "A")]
+    #[arg(long, value_name = "A", value_parser = parse_int::<u32>)]
     pub first_row: u32,
     /// Pixels per position (default: enough for a picture about 600 pixels wide).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_int::<u32>)]
     pub scale: Option<u32>,
     /// The picture to write; its extension picks the format (.png, .tiff, .webp, ...).
     #[arg(short, long, value_name = "FILE")]
@@ -159,14 +159,14 @@ pub struct ChompGrundyArgs {
     /// Print every partition of n ≤ N cells with its Grundy value, one `[λ] => value` a line,
     /// as FindStat's statistic St000681 lists them (n ascending, then reverse lexicographic
     /// order; N ≤ 50). No box: the diagrams of n cells are the partitions of n.
-    #[arg(long, value_name = "N", conflicts_with_all = ["shape", "position", "bfile", "output", "by_rank", "value_bytes", FORMAT_FLAGS])]
+    #[arg(long, value_name = "N", value_parser = parse_int::<u32>, conflicts_with_all = ["shape", "position", "bfile", "output", "by_rank", "value_bytes", FORMAT_FLAGS])]
     pub findstat: Option<u32>,
     /// Print one sequence as an OEIS b-file (`n value` per line).
     #[arg(long, value_enum, value_name = "SEQUENCE", conflicts_with = FORMAT_FLAGS)]
     pub bfile: Option<chompute::chomp::two_player::grundy::GrundySequence>,
     /// Bytes a value takes in memory and in the -o file: 1 (the default; exact to 256 cells,
     /// checked above) or 2.
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u8).range(1..=2))]
+    #[arg(long, value_name = "BYTES", value_parser = int_in::<u8>(1..=2))]
     pub value_bytes: Option<u8>,
     /// Also save the table (every position's value) here, for `chomp query`; finished layers
     /// go to FILE.partial, and the same command resumes from it.
@@ -200,7 +200,7 @@ impl Offer for ChompGrundyOutput {
 #[derive(Debug, Args)]
 pub struct ChompCellsArgs {
     /// The largest number of cells N.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_int::<u32>)]
     pub max: u32,
     /// The engine: `forward` (each P-position marks its parents) or `scan` (each diagram
     /// reads its options, the twin); both give the same counts.
@@ -218,7 +218,8 @@ pub struct ChompCellsArgs {
         long,
         value_name = "SECONDS",
         default_value_t = 60,
-        requires = "output"
+        requires = "output",
+        value_parser = parse_count
     )]
     pub save_every: u64,
     #[command(flatten)]

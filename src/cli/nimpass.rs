@@ -4,13 +4,13 @@
 //! Tests: the command as users run it in tests/faults/, tests/games/, tests/pictures/.
 
 use super::format::{Offer, Output};
-use super::values::{parse_count, parse_range, parse_size};
+use super::values::{int_in, parse_count, parse_range, parse_size};
 use clap::Args;
 
 #[derive(Debug, Args)]
 pub struct NimpassArgs {
     /// Number of heaps: 2, 3 or 4.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(2..=4))]
+    #[arg(long, value_parser = int_in::<u8>(2..=4))]
     pub heaps: u8,
     /// Largest heap size: heaps run over 0..=M.
     #[arg(long, value_name = "M", value_parser = parse_count)]
@@ -39,7 +39,7 @@ pub struct NimpassGridArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
     /// Pixels per cell side.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value_t = 1, value_parser = int_in::<u32>(1..=256))]
     pub scale: u32,
     /// Print, for each M in A..B (inclusive), the number of pass P-cells and plain P-cells.
     #[arg(long, value_name = "A..B", value_parser = parse_range)]

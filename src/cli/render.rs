@@ -5,7 +5,7 @@
 //! tests/pictures/, tests/project/.
 
 use super::format::{Offer, Output};
-use super::values::{library, parse_size};
+use super::values::{library, parse_count, parse_size};
 use chompute::chocolate::grid::WindowRect;
 use clap::Args;
 
@@ -52,7 +52,7 @@ pub struct RenderArgs {
     #[arg(long, value_name = "DIR")]
     pub dzi: Option<std::path::PathBuf>,
     /// Tile side in pixels for --dzi (default 256) and --tiles (default 4096); a multiple of 8.
-    #[arg(long, value_name = "PIXELS")]
+    #[arg(long, value_name = "PIXELS", value_parser = parse_count)]
     pub tile_size: Option<u64>,
     /// Write the picture as tiles into DIR (for `chompute assemble`), skipping tiles already
     /// there that match their records; a DIR of another render is refused.
@@ -85,7 +85,7 @@ pub struct AssembleArgs {
     #[arg(long, value_name = "DIR")]
     pub dzi: Option<std::path::PathBuf>,
     /// Tile side of the Deep Zoom pyramid (default 256).
-    #[arg(long, value_name = "PIXELS")]
+    #[arg(long, value_name = "PIXELS", value_parser = parse_count)]
     pub tile_size: Option<u64>,
     /// Deflate effort (default balanced).
     #[arg(long, default_value_t = chompute::render::Compression::Balanced, value_parser = compression_parser())]

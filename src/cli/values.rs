@@ -49,6 +49,41 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
+/// An unsigned integer type a flag holds, and its largest value.
+pub trait Unsigned: TryFrom<u64> + Clone + Send + Sync + 'static {
+    const MAX: u64;
+}
+
+macro_rules! unsigned {
+    ($($t:ty),*) => {$(
+        impl Unsigned for $t {
+            const MAX: u64 = <$t>::MAX as u64;
+        }
+    )*};
+}
+unsigned!(u8, u16, u32, u64);
+
+/// A non-negative integer that fits `T`: digits only, underscores allowed as separators.
+pub fn parse_int<T: Unsigned>(s: &str) -> Result<T, String> {
+    int_in(0..=T::MAX)(s)
+}
+
+/// A non-negative integer in `range` (which fits `T`), in the words of [`parse_count`].
+pub fn int_in<T: Unsigned>(
+    range: std::ops::RangeInclusive<u64>,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static {
+    move |s| {
+        let v = parse_count(s)?;
+        if !range.contains(&v) {
+            return Err(match (*range.start(), *range.end()) {
+                (0, max) => format!("'{s}' is larger than {max}"),
+                (min, max) => format!("'{s}' is not in {min}..={max}"),
+            });
+        }
+        T::try_from(v).map_err(|_| format!("'{s}' is larger than {}", T::MAX))
+    }
+}
+
 /// Automaton steps: a positive integer, at most the automaton's
 /// [`MAX_STEPS`](chompute::chocolate::automaton::MAX_STEPS).
 pub fn parse_steps(s: &str) -> Result<u64, String> {
