@@ -139,6 +139,10 @@ pub enum Input {
     HeapSize,
     /// The largest number of cells of a table by cells.
     MaxCells,
+    /// The steps of the automaton.
+    Steps,
+    /// The side N of the G_P table.
+    GpSide,
 }
 
 impl Input {
@@ -172,6 +176,8 @@ impl Input {
             Input::Engine => "the engine",
             Input::HeapSize => "the largest heap size",
             Input::MaxCells => "the largest number of cells",
+            Input::Steps => "the number of automaton steps",
+            Input::GpSide => "the G_P table side",
         }
     }
 }

@@ -230,8 +230,8 @@ pub fn automaton<'py>(
     use chompute::chocolate::automaton::{Automaton, MAX_STEPS};
     let steps = u64_arg(steps, "steps", "at least 0")?;
     if steps > MAX_STEPS {
-        return Err(to_py(chompute::Error::bad_argument(
-            "the number of automaton steps",
+        return Err(to_py(chompute::Error::bad_input(
+            chompute::Input::Steps,
             steps,
             format!("at most {MAX_STEPS}"),
         )));

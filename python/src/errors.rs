@@ -77,6 +77,8 @@ pub fn keyword(input: chompute::Input) -> String {
         I::ValueBytes => "value_bytes",
         I::HeapSize => "max",
         I::MaxCells => "max_n",
+        I::Steps => "steps",
+        I::GpSide => "n",
         other => return other.library_name().to_string(),
     }
     .to_string()

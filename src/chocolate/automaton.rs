@@ -151,8 +151,8 @@ impl Automaton {
     /// Room for generations 0..=capacity, starting at b_0 = {(0,0)}.
     pub fn new(capacity: u64) -> crate::Result<Automaton> {
         if capacity > MAX_STEPS {
-            return Err(crate::Error::bad_argument(
-                "the number of automaton steps",
+            return Err(crate::Error::bad_input(
+                crate::Input::Steps,
                 capacity,
                 format!("at most {MAX_STEPS}"),
             ));
@@ -359,8 +359,8 @@ impl Run {
     /// A run of `steps` steps (at most [`MAX_STEPS`]).
     pub fn new(steps: u64) -> Result<Run> {
         if steps > MAX_STEPS {
-            return Err(crate::Error::bad_argument(
-                "the number of automaton steps",
+            return Err(crate::Error::bad_input(
+                crate::Input::Steps,
                 steps,
                 format!("at most {MAX_STEPS}"),
             ));

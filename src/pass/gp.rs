@@ -98,8 +98,8 @@ impl GpTable {
     /// Compute G_P on the n×n corner (n ≥ 1, at most [`MAX_SIDE`]).
     pub fn compute(n: u64) -> crate::Result<GpTable> {
         if n == 0 || n > MAX_SIDE {
-            return Err(crate::Error::bad_argument(
-                "the G_P table side",
+            return Err(crate::Error::bad_input(
+                crate::Input::GpSide,
                 n,
                 format!("between 1 and {MAX_SIDE}"),
             ));

@@ -129,7 +129,7 @@ fn gp_check_reports_every_claim_with_its_range() {
 fn gp_bad_input_exits_2() {
     assert_usage_error(&chompute(&["gp", "0"]), "at least 1");
     assert_usage_error(&chompute(&["gp", "x"]), "not a positive integer");
-    assert_usage_error(&chompute(&["gp", "40000"]), "between 1 and 32768");
+    assert_usage_error(&chompute(&["gp", "40000"]), "N must be between 1 and 32768");
     assert_usage_error(
         &chompute(&["gp", "4", "--csv", "--json"]),
         "cannot be used with",
