@@ -139,6 +139,8 @@ pub enum Input {
     HeapSize,
     /// The largest number of cells of a table by cells.
     MaxCells,
+    /// The largest number of cells of a list of partitions.
+    ListedCells,
     /// The steps of the automaton.
     Steps,
     /// The side N of the G_P table.
@@ -176,6 +178,7 @@ impl Input {
             Input::Engine => "the engine",
             Input::HeapSize => "the largest heap size",
             Input::MaxCells => "the largest number of cells",
+            Input::ListedCells => "the largest number of cells listed",
             Input::Steps => "the number of automaton steps",
             Input::GpSide => "the G_P table side",
         }

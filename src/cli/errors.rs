@@ -56,6 +56,7 @@ pub fn flag(input: chompute::Input) -> String {
         I::ValueBytes => "--value-bytes",
         I::Engine => "--engine",
         I::HeapSize | I::MaxCells => "--max",
+        I::ListedCells => "--findstat",
         I::Steps => "STEPS",
         I::GpSide => "N",
         other => return other.library_name().to_string(),

@@ -17,12 +17,14 @@ use std::collections::{HashMap, HashSet};
 pub const MAX_CELLS: u32 = 50;
 
 /// The partitions of every n ≤ `max` with their Grundy values, n ascending and each n's
-/// partitions in reverse lexicographic order. Refuses `max` above [`MAX_CELLS`].
+/// partitions in reverse lexicographic order. Refuses `max` of 0 (no partition to list) or
+/// above [`MAX_CELLS`].
 pub fn by_cells(max: u32) -> Result<Vec<(Diagram, u16)>> {
-    if max > MAX_CELLS {
-        return Err(Error::too_large(
-            format!("the partitions of up to {max} cells"),
-            format!("at most {MAX_CELLS} cells are listed"),
+    if max == 0 || max > MAX_CELLS {
+        return Err(Error::bad_input(
+            crate::Input::ListedCells,
+            max,
+            format!("from 1 to {MAX_CELLS}"),
         ));
     }
     let mut value: HashMap<Vec<u32>, u16> = HashMap::new();
@@ -87,6 +89,12 @@ mod tests {
         }
         assert_eq!(partitions(0).count(), 0);
         // The lines themselves: tests/games/chomp/named_bites.rs.
-        assert!(by_cells(MAX_CELLS + 1).is_err());
+        for max in [0, MAX_CELLS + 1] {
+            let e = by_cells(max).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("the largest number of cells listed must be from 1 to 50 (got {max})")
+            );
+        }
     }
 }

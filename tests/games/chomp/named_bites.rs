@@ -170,4 +170,11 @@ fn findstat_lists_every_partition_with_the_box_engines_value() {
         &chompute(&["chomp", "grundy", "--findstat", "10", "--box", "3x3"]),
         "cannot be used with",
     );
+    // No partition has 0 cells to list, and lists stop at 50.
+    for (max, got) in [("0", "(got 0)"), ("51", "(got 51)")] {
+        let o = chompute(&["chomp", "grundy", "--findstat", max]);
+        assert_usage_error(&o, "--findstat must be from 1 to 50");
+        assert_usage_error(&o, got);
+        assert!(o.stdout.is_empty());
+    }
 }
