@@ -141,88 +141,35 @@ fn every_integer_flag_says_what_it_takes_in_the_same_words() {
     // Each integer flag reads its value with the project's parsers: letters are "not a
     // non-negative integer" and a value past the field's type names the largest it holds,
     // never the standard library's "invalid digit found in string".
-    let rule = ["--rule", "0,1,2"];
-    let cases: &[(&[&str], &str, &str)] = &[
-        (&["render", "11", "--dzi", "d"], "--tile-size", ""),
-        (&["serve"], "--port", "65535"),
-        (&["serve"], "--cache-mb", ""),
-        (&["chomp", "cells"], "--max", "4294967295"),
-        (
-            &["chomp", "cells", "--max", "3", "-o", "c"],
-            "--save-every",
-            "",
-        ),
-        (
-            &["chomp", "ord", "--box", "2x2", rule[0], rule[1]],
-            "--list",
-            "255",
-        ),
-        (
-            &[
-                "chomp",
-                "image",
-                "--first-row",
-                "2",
-                "-o",
-                "i.png",
-                rule[0],
-                rule[1],
-            ],
-            "--rows",
-            "4294967295",
-        ),
-        (
-            &["chomp", "image", "-o", "i.png", rule[0], rule[1]],
-            "--first-row",
-            "4294967295",
-        ),
-        (
-            &[
-                "chomp",
-                "image",
-                "--first-row",
-                "2",
-                "-o",
-                "i.png",
-                rule[0],
-                rule[1],
-            ],
-            "--scale",
-            "4294967295",
-        ),
-        (&["chomp", "grundy"], "--findstat", "4294967295"),
-        (
-            &["chomp", "grundy", "--box", "2x2"],
-            "--value-bytes",
-            "1..=2",
-        ),
-        (&["nimpass", "--max", "3"], "--heaps", "2..=4"),
-        (
-            &["nimpass-grid", "--counts", "1..2", "-o", "n.png"],
-            "--scale",
-            "1..=256",
-        ),
+    let image = "chomp image --rule 0,1,2 -o i.png";
+    let cases = [
+        ("render 11 --dzi d", "--tile-size", ""),
+        ("serve", "--port", "65535"),
+        ("serve", "--cache-mb", ""),
+        ("chomp cells", "--max", "4294967295"),
+        ("chomp cells --max 3 -o c", "--save-every", ""),
+        ("chomp ord --rule 0,1,2 --box 2x2", "--list", "255"),
+        (&format!("{image} --first-row 2"), "--rows", "4294967295"),
+        (image, "--first-row", "4294967295"),
+        (&format!("{image} --first-row 2"), "--scale", "4294967295"),
+        ("chomp grundy", "--findstat", "4294967295"),
+        ("chomp grundy --box 2x2", "--value-bytes", "1..=2"),
+        ("nimpass --max 3", "--heaps", "2..=4"),
+        ("nimpass-grid --counts 1..2 -o n.png", "--scale", "1..=256"),
     ];
-    for (args, flag, largest) in cases {
-        let with = |value: String| {
-            let mut line: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-            line.extend([flag.to_string(), value]);
-            line
+    for (line, flag, largest) in cases {
+        let run_with = |value: &str| {
+            let args: Vec<&str> = line.split(' ').chain([flag, value]).collect();
+            run(&args)
         };
-        let run_with = |value: String| {
-            let line = with(value);
-            run(&line.iter().map(String::as_str).collect::<Vec<_>>())
-        };
-        let r = run_with("x".into());
+        let r = run_with("x");
         r.assert_error("'x' is not a non-negative integer");
         assert!(!r.stderr.contains("invalid digit"), "{flag}: {}", r.stderr);
         if !largest.is_empty() {
             // One past the type's largest value, or past the flag's range.
-            let past = match largest.split_once("..=") {
-                Some((_, max)) => (max.parse::<u64>().unwrap() + 1).to_string(),
-                None => (largest.parse::<u64>().unwrap() + 1).to_string(),
-            };
-            run_with(past).assert_error(largest);
+            let max = largest.rsplit("..=").next().unwrap();
+            let past = (max.parse::<u64>().unwrap() + 1).to_string();
+            run_with(&past).assert_error(largest);
         }
     }
 }
