@@ -202,6 +202,9 @@
 //! Tests: each module's doc names its own.
 
 #![warn(missing_docs)]
+// Nothing writes to stdout or stderr by `print!`/`eprint!`, which panic when the reader has
+// gone: the binary's `outln!`/`errln!` and the library's callers decide what to do.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod cancel;
 pub mod chocolate;

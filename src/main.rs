@@ -2,6 +2,10 @@
 //!
 //! Tests: this file's unit tests.
 
+// Lines reach stdout and stderr through `outln!` and `errln!` (cmd/out.rs), never `print!` or
+// `eprint!`, which panic when the reader has gone.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
 mod cli;
 mod cmd;
 
@@ -42,7 +46,7 @@ fn main() -> ExitCode {
                 // Help and version are output like any other: a failed write (a full disk,
                 // `> /dev/full`) is an error, a closed pipe (`| head -1`) is not.
                 if let Err(why) = print_help(&e) {
-                    eprintln!("chompute: cannot write the help: {why}");
+                    crate::errln!("chompute: cannot write the help: {why}");
                     return ExitCode::from(2);
                 }
                 return if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
@@ -53,14 +57,14 @@ fn main() -> ExitCode {
             }
             // One line, not clap's usage block.
             let line = clap_one_line(&e.to_string());
-            eprintln!("chompute: {line}");
+            crate::errln!("chompute: {line}");
             return ExitCode::from(2);
         }
     };
     quiet_vulkan_loader();
     chompute::memory::one_arena_under_address_limit();
     if let Err(line) = start_worker_threads() {
-        eprintln!("chompute: {line}");
+        crate::errln!("chompute: {line}");
         return ExitCode::from(2);
     }
     // `serve` catches Ctrl-C and SIGTERM itself to finish the requests in flight and exit 0;
@@ -80,7 +84,7 @@ fn main() -> ExitCode {
         // A closed pipe (`chompute count 30001 | head -0`) is not an error.
         Err(e) if cli::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("chompute: {}", cli::one_line(&e));
+            crate::errln!("chompute: {}", cli::one_line(&e));
             ExitCode::from(cli::exit_code(&e))
         }
     }

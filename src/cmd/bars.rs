@@ -51,7 +51,7 @@ pub fn spinner(message: &str) -> ProgressBar {
 /// pipe.
 pub fn summary(line: &str) {
     if on_terminal() {
-        eprintln!("{line}");
+        crate::errln!("{line}");
     }
 }
 

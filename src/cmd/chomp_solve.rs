@@ -112,11 +112,11 @@ fn solve_gpu(args: &ChompSolveArgs, plan: &SolvePlan, start: Instant) -> anyhow:
     };
     let device = chompute::gpu::chomp_hook::ChompGpuDevice::new(ctx).with_reads(reads);
     let run = solve_on(&device, plan, options, |p| {
-        eprintln!("chompute: {}", p.line())
+        crate::errln!("chompute: {}", p.line())
     })
     .map_err(super::on_gpu)?;
     if let Some(s) = run.stats {
-        eprintln!(
+        crate::errln!(
             "chompute: the kernel read {} options for {} positions ({:.2} a position)",
             s.options,
             s.positions,
@@ -182,7 +182,7 @@ pub fn solve(backend: BackendChoice, args: &ChompSolveArgs) -> anyhow::Result<()
             dropped_bytes,
         } => {
             if dropped_bytes > 0 {
-                eprintln!(
+                crate::errln!(
                     "chompute: piece {}: resuming after {resumed_steps} steps{}",
                     window + 1,
                     dropped(dropped_bytes)
@@ -338,7 +338,7 @@ pub(super) fn said_resumed(event: &RunEvent) -> Option<u64> {
                 Some(s) if s < steps_done => format!(", from a snapshot of the marks after {s}"),
                 _ => String::new(),
             };
-            eprintln!(
+            crate::errln!(
                 "chompute: resuming from {}: {steps_done} of {steps} steps done{from}{}",
                 path.display(),
                 dropped(*dropped_bytes)
@@ -346,7 +346,7 @@ pub(super) fn said_resumed(event: &RunEvent) -> Option<u64> {
             Some(*steps_done)
         }
         RunEvent::Restarted { path, why } => {
-            eprintln!(
+            crate::errln!(
                 "chompute: starting afresh: the checkpoint {} could not be resumed ({why})",
                 path.display()
             );

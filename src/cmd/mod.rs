@@ -111,7 +111,7 @@ fn gpu_kernel(backend: BackendChoice) -> anyhow::Result<()> {
 /// A command without a GPU kernel runs on the CPU; asked for the GPU, it says so on stderr.
 fn cpu_only(backend: BackendChoice, command: &str) {
     if backend == BackendChoice::Gpu {
-        eprintln!("chompute: {command} has no GPU kernel; it runs on the CPU");
+        crate::errln!("chompute: {command} has no GPU kernel; it runs on the CPU");
     }
     out::mark_cpu_only();
 }

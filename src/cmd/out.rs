@@ -2,7 +2,9 @@
 //! straight so that a closed pipe does not stop the server).
 //!
 //! Commands print with [`outln!`](crate::outln), write tables through [`stdout`] and JSON
-//! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Here a
+//! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Lines
+//! for standard error go through [`errln!`](crate::errln), never `eprintln!`, for the same
+//! reason. Here a
 //! closed pipe (`chompute count 30001 | head -0`) ends the process quietly with status 0, as
 //! `cat` and ripgrep do, after removing any temporary output file; any other failure to write
 //! (a full disk behind `> FILE`) ends it with one line on stderr and status 2.
@@ -34,6 +36,22 @@ macro_rules! outln {
     ($($arg:tt)*) => {
         $crate::cmd::out::print_line(format_args!($($arg)*))
     };
+}
+
+/// Print one line on standard error. A standard error that cannot be written (its reader
+/// gone, a full disk) changes nothing: the exit status still says how the run ended. So a
+/// failed write neither panics, as `eprintln!` would, nor stops the work.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cmd::out::error_line(format_args!($($arg)*))
+    };
+}
+
+/// The body of [`errln!`].
+#[doc(hidden)]
+pub fn error_line(args: std::fmt::Arguments<'_>) {
+    let _ = writeln!(io::stderr(), "{args}");
 }
 
 /// Where a command's printed output goes: stdout, or stderr while stdout carries a file.

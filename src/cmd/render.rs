@@ -92,10 +92,10 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     // Said once the picture is written (a refused render says only why it was refused).
     let warned = one_colour(pic);
     if let Some(why) = &warned {
-        eprintln!("chompute: warning: the picture comes out in one colour: {why}");
+        crate::errln!("chompute: warning: the picture comes out in one colour: {why}");
     }
     if let (None, Some(v), Scale::Fit(b)) = (&warned, done.one_value, pic.scale) {
-        eprintln!(
+        crate::errln!(
             "chompute: warning: the picture comes out in one colour: every pixel's {b}×{b} \
              block has the same shade (pixel value {v})"
         );
@@ -113,7 +113,7 @@ pub fn run(backend: BackendChoice, args: &RenderArgs) -> anyhow::Result<()> {
     dzi_summary(done.dzi.as_ref(), &what, start);
     if let (Some(r), Some((_, _, shard))) = (&done.shard, &plan.tiles) {
         if args.format.get() != Format::Json {
-            eprintln!(
+            crate::errln!(
                 "chompute: shard {}/{}: wrote {} tiles, skipped {} already complete ({} tiles in all)",
                 shard.0, shard.1, r.tiles_written, r.tiles_skipped, r.tiles_total
             );

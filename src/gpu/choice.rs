@@ -416,7 +416,9 @@ pub fn saved_rates() -> Option<&'static RatesFile> {
             match read_rates(&path) {
                 Ok(file) => file,
                 Err(why) => {
-                    eprintln!("{}", warning(&path, &why));
+                    // A standard error that cannot be written loses the warning, not the run.
+                    use std::io::Write;
+                    let _ = writeln!(std::io::stderr(), "{}", warning(&path, &why));
                     None
                 }
             }

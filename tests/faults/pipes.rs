@@ -1,6 +1,6 @@
 //! Closed pipes on every command: `| head -0` (the reader is gone before the first write)
 //! and `| head -1` (gone after the first line). Either way the run ends with status 0 and
-//! says nothing: no panic, no "Broken pipe".
+//! says nothing: no panic, no "Broken pipe". And a closed stderr: an error still exits 2.
 
 use super::harness::*;
 use std::io::{BufRead, BufReader};
@@ -132,4 +132,39 @@ fn a_pipe_closed_before_the_first_line_ends_every_command_quietly() {
 #[test]
 fn a_pipe_closed_after_the_first_line_ends_every_command_quietly() {
     check_every_command(1);
+}
+
+/// Run `args` with stderr into a pipe whose reader is gone before the first line.
+fn stderr_closed(args: &[&str]) -> Run {
+    let mut c = command(&["--backend", "cpu"]);
+    c.args(args).stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    Run {
+        what: format!("chompute {} 2>&1 >/dev/null | head -0", args.join(" ")),
+        status,
+        stdout: Vec::new(),
+        stderr: String::new(),
+        timed_out: false,
+    }
+}
+
+#[test]
+fn a_closed_stderr_changes_no_exit_status() {
+    // The error's line cannot be written, but the status still says it was an error: 2, not
+    // the 101 of a panic in `eprintln!`. A warning that cannot be written does not stop a run.
+    let dir = scratch("stderr-closed");
+    let picture = dir.join("one.png");
+    for (args, code) in [
+        (vec!["count", "x"], 2),
+        (vec!["count", "5", "--window", "9,9,9,9"], 2),
+        (vec!["render", "11", "-o", "/nonexistent/x.png"], 2),
+        (vec!["render", "4096", "-o", s(&picture)], 0),
+    ] {
+        let r = stderr_closed(&args);
+        assert_eq!(r.code(), Some(code), "{}: {:?}", r.what, r.status);
+    }
+    assert_complete(&picture, "the one-colour picture");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
