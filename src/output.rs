@@ -5,7 +5,7 @@
 //!
 //! | target | how it is written |
 //! |---|---|
-//! | a new path, or an existing regular file | to a hidden `.NAME.PID.N.tmp` beside it, renamed over it by [`AtomicFile::commit`] |
+//! | a new path, or an existing regular file | to a hidden `.NAME.PID.N.tmp` beside it (NAME cut so that it fits in 255 bytes), renamed over it by [`AtomicFile::commit`] |
 //! | a symbolic link (to a regular file, or dangling) | the links are followed to the path they end at; the temporary file is written beside that path and renamed onto it, so the link stays a link and the file it names is replaced whole |
 //! | `-` (also `/dev/stdout`, `/dev/fd/1`) | straight to standard output (a PNG streamed into a pipe); refused when standard output is a terminal |
 //! | a FIFO or a character device (`/dev/null`, a tty) | opened and written straight, never replaced |
@@ -88,7 +88,7 @@ pub fn remove_stale_temps(target: &Path) -> usize {
             let Ok(pid) = pid.parse::<i32>() else {
                 continue;
             };
-            if name.is_some_and(|n| n != base) || pid == std::process::id() as i32 {
+            if name.is_some_and(|n| temp_stem(n) != base) || pid == std::process::id() as i32 {
                 continue;
             }
             // SAFETY: signal 0 only asks whether the process exists.
@@ -716,7 +716,26 @@ fn parent_dir(path: &Path) -> PathBuf {
     }
 }
 
-/// A temporary name beside `target`: `.NAME.PID.N.tmp` in the same directory.
+/// The longest file name most file systems take (Linux's NAME_MAX), in bytes.
+const NAME_MAX: usize = 255;
+
+/// The bytes of NAME a temporary name `.NAME.PID.N.tmp` keeps, so that it fits in
+/// [`NAME_MAX`] whatever the PID (a u32) and N (a u64).
+const TEMP_NAME_KEPT: usize =
+    NAME_MAX - ".".len() - ".4294967295".len() - ".18446744073709551615".len() - ".tmp".len();
+
+/// NAME as a temporary name keeps it: whole, or its first [`TEMP_NAME_KEPT`] bytes (cut at a
+/// character's boundary), so that a target with a long but legal name can still be written.
+fn temp_stem(name: &str) -> &str {
+    let mut end = name.len().min(TEMP_NAME_KEPT);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// A temporary name beside `target`: `.NAME.PID.N.tmp` in the same directory, NAME cut by
+/// [`temp_stem`].
 fn temp_beside(target: &Path) -> Result<PathBuf> {
     let name = target
         .file_name()
@@ -730,7 +749,8 @@ fn temp_beside(target: &Path) -> Result<PathBuf> {
         .to_string_lossy()
         .into_owned();
     Ok(parent_dir(target).join(format!(
-        ".{name}.{}.{}.tmp",
+        ".{}.{}.{}.tmp",
+        temp_stem(&name),
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     )))
@@ -873,6 +893,33 @@ mod tests {
         f.write_all(b"whole").unwrap();
         f.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"whole");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_target_with_the_longest_name_is_written_and_its_stale_temporaries_swept() {
+        let dir = scratch("long-name");
+        // 255 bytes, with two-byte characters across the cut at TEMP_NAME_KEPT.
+        let name = format!("x{}{}", "é".repeat(110), "x".repeat(NAME_MAX - 221));
+        assert_eq!(name.len(), NAME_MAX);
+        let target = dir.join(&name);
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"whole").unwrap();
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"whole");
+        // A run that died while writing it (no process has this PID) left its temporary.
+        let stem = temp_stem(&name);
+        assert_eq!(
+            stem.len(),
+            TEMP_NAME_KEPT - 1,
+            "cut before the character across the limit"
+        );
+        assert!(name.starts_with(stem));
+        let stale = dir.join(format!(".{stem}.2147483646.18446744073709551615.tmp"));
+        assert_eq!(stale.file_name().unwrap().len(), stem.len() + 37);
+        std::fs::write(&stale, b"partial").unwrap();
+        assert_eq!(remove_stale_temps(&target), 1);
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
