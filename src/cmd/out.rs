@@ -1,13 +1,14 @@
 //! Standard output, the one way every command prints (but for `serve`'s URL line, written
-//! straight so that a closed pipe does not stop the server).
+//! straight so that a closed pipe does not stop the server), and standard error's lines.
 //!
 //! Commands print with [`outln!`](crate::outln), write tables through [`stdout`] and JSON
-//! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Lines
-//! for standard error go through [`errln!`](crate::errln), never `eprintln!`, for the same
-//! reason. Here a
+//! through [`print_json`]; none uses `println!`, which panics when the reader has gone. Here a
 //! closed pipe (`chompute count 30001 | head -0`) ends the process quietly with status 0, as
 //! `cat` and ripgrep do, after removing any temporary output file; any other failure to write
 //! (a full disk behind `> FILE`) ends it with one line on stderr and status 2.
+//!
+//! Lines for standard error go through [`errln!`](crate::errln), never `eprintln!`: a standard
+//! error that cannot be written loses the line, never the run or its exit status.
 //!
 //! While standard output carries an output file (`render -o -`), everything a command would
 //! print there — its report, its JSON — goes to stderr instead, so the stream stays a PNG.
@@ -18,8 +19,8 @@
 //! Commands without a GPU kernel are marked at dispatch ([`mark_cpu_only`]); their JSON
 //! object then opens with `"backend":"cpu"`.
 //!
-//! Tests: tests/faults/pipes.rs (a closed stdout for every command), tests/faults/targets.rs (`-o
-//! -`).
+//! Tests: tests/faults/pipes.rs (a closed stdout for every command, a closed stderr),
+//! tests/faults/targets.rs (`-o -`).
 
 use crate::cli::Format;
 use chompute::output;
