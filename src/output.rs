@@ -69,7 +69,8 @@ pub fn drop_checkpoint(path: &Path) {
 /// it is one (a checkpoint folder's pieces). Returns how many were removed.
 pub fn remove_stale_temps(target: &Path) -> usize {
     let mut removed = 0;
-    let mut sweep = |dir: &Path, name: Option<&str>| {
+    // `stem`: the target's name as its temporaries keep it ([`temp_stem`]).
+    let mut sweep = |dir: &Path, stem: Option<&str>| {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
         };
@@ -88,7 +89,7 @@ pub fn remove_stale_temps(target: &Path) -> usize {
             let Ok(pid) = pid.parse::<i32>() else {
                 continue;
             };
-            if name.is_some_and(|n| temp_stem(n) != base) || pid == std::process::id() as i32 {
+            if stem.is_some_and(|n| n != base) || pid == std::process::id() as i32 {
                 continue;
             }
             // SAFETY: signal 0 only asks whether the process exists.
@@ -100,7 +101,7 @@ pub fn remove_stale_temps(target: &Path) -> usize {
         }
     };
     if let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) {
-        sweep(&parent_dir(target), Some(&name));
+        sweep(&parent_dir(target), Some(temp_stem(&name)));
     }
     if target.is_dir() {
         sweep(target, None);

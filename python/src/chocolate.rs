@@ -227,15 +227,9 @@ pub fn automaton<'py>(
     steps: &Bound<'py, PyAny>,
     backend: &str,
 ) -> PyResult<Bound<'py, PyArray2<bool>>> {
-    use chompute::chocolate::automaton::{Automaton, MAX_STEPS};
+    use chompute::chocolate::automaton::{check_steps, Automaton};
     let steps = u64_arg(steps, "steps", "at least 0")?;
-    if steps > MAX_STEPS {
-        return Err(to_py(chompute::Error::bad_input(
-            chompute::Input::Steps,
-            steps,
-            format!("at most {MAX_STEPS}"),
-        )));
-    }
+    check_steps(steps).map_err(to_py)?;
     let engine = engine(backend, Job::Automaton)?;
     let side = steps + 1;
     // Everything the call will hold, checked by the library before the first step.

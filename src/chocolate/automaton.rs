@@ -28,6 +28,18 @@ use std::time::Instant;
 /// Most steps an automaton is built for (three grids of (STEPS+1)² bits: 24 GiB at this size).
 pub const MAX_STEPS: u64 = (1 << 18) - 1;
 
+/// Refuse more than [`MAX_STEPS`] steps, naming the input ([`Input::Steps`](crate::Input::Steps)).
+pub fn check_steps(steps: u64) -> crate::Result<()> {
+    if steps > MAX_STEPS {
+        return Err(crate::Error::bad_input(
+            crate::Input::Steps,
+            steps,
+            format!("at most {MAX_STEPS}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Cell updates done by the steps from generation `from` to generation `to`: the step that
 /// makes b_{n+1} updates its whole active square [0,n+1]², (n+2)² cells.
 pub fn cell_updates(from: u64, to: u64) -> u128 {
@@ -150,13 +162,7 @@ pub struct Automaton {
 impl Automaton {
     /// Room for generations 0..=capacity, starting at b_0 = {(0,0)}.
     pub fn new(capacity: u64) -> crate::Result<Automaton> {
-        if capacity > MAX_STEPS {
-            return Err(crate::Error::bad_input(
-                crate::Input::Steps,
-                capacity,
-                format!("at most {MAX_STEPS}"),
-            ));
-        }
+        check_steps(capacity)?;
         let side = capacity as usize + 1;
         let stride = side.div_ceil(64);
         let words = side * stride;
@@ -358,13 +364,7 @@ pub struct RunReport {
 impl Run {
     /// A run of `steps` steps (at most [`MAX_STEPS`]).
     pub fn new(steps: u64) -> Result<Run> {
-        if steps > MAX_STEPS {
-            return Err(crate::Error::bad_input(
-                crate::Input::Steps,
-                steps,
-                format!("at most {MAX_STEPS}"),
-            ));
-        }
+        check_steps(steps)?;
         Ok(Run { steps })
     }
 
