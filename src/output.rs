@@ -12,7 +12,11 @@
 //! | a directory, a block device, a socket | refused with an error before anything is written |
 //!
 //! A temporary file is removed whenever it does not become the target: dropped uncommitted
-//! (an error, a panic), a commit that fails (a full disk), or an interrupt.
+//! (an error, a panic), a commit that fails (a full disk), or an interrupt. A run killed
+//! outright (SIGKILL, a lost machine) cannot remove its own: the next output made for the
+//! same name does, once no process here has the PID in its name and no process anywhere holds
+//! the lock its writer keeps on it ([`remove_stale_temps`] does the same for a table and its
+//! checkpoint folder before a run).
 //!
 //! ## Interrupts
 //!
@@ -34,6 +38,7 @@
 //! Tests: this file's unit tests.
 
 use crate::error::{Error, Result};
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -64,12 +69,11 @@ pub fn drop_checkpoint(path: &Path) {
     lock(&CHECKPOINTS).retain(|p| p != path);
 }
 
-/// Remove the temporary files that processes no longer running left beside `target`
-/// (`.NAME.PID.N.tmp`, a run killed while it wrote NAME), and in the directory `target` when
-/// it is one (a checkpoint folder's pieces). Returns how many were removed.
+/// Remove the temporary files and directories that runs no longer running left beside
+/// `target` (`.NAME.PID.N.tmp`, a run killed while it wrote NAME), and in the directory
+/// `target` when it is one (a checkpoint folder's pieces). Returns how many were removed.
 pub fn remove_stale_temps(target: &Path) -> usize {
     let mut removed = 0;
-    // `stem`: the target's name as its temporaries keep it ([`temp_stem`]).
     let mut sweep = |dir: &Path, stem: Option<&str>| {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;
@@ -77,25 +81,10 @@ pub fn remove_stale_temps(target: &Path) -> usize {
         for e in entries.flatten() {
             let file = e.file_name();
             let file = file.to_string_lossy();
-            let Some(rest) = file.strip_prefix('.').and_then(|f| f.strip_suffix(".tmp")) else {
+            let Some((base, pid)) = temp_name_parts(&file) else {
                 continue;
             };
-            // NAME.PID.N
-            let mut parts = rest.rsplitn(3, '.');
-            let (Some(_n), Some(pid), Some(base)) = (parts.next(), parts.next(), parts.next())
-            else {
-                continue;
-            };
-            let Ok(pid) = pid.parse::<i32>() else {
-                continue;
-            };
-            if stem.is_some_and(|n| n != base) || pid == std::process::id() as i32 {
-                continue;
-            }
-            // SAFETY: signal 0 only asks whether the process exists.
-            let alive = unsafe { libc::kill(pid, 0) } == 0
-                || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-            if !alive && std::fs::remove_file(e.path()).is_ok() {
+            if stem.is_none_or(|n| n == base) && remove_if_abandoned(&e.path(), pid) {
                 removed += 1;
             }
         }
@@ -108,6 +97,97 @@ pub fn remove_stale_temps(target: &Path) -> usize {
     }
     removed
 }
+
+/// Other processes' temporaries in one directory, by the name they were written for
+/// ([`temp_stem`]), each with the PID in its name.
+type OthersTemps = BTreeMap<String, Vec<(PathBuf, i32)>>;
+
+/// [`OthersTemps`] of each directory an output has been made in, listed at the first.
+static OTHERS_TEMPS: Mutex<BTreeMap<PathBuf, OthersTemps>> = Mutex::new(BTreeMap::new());
+
+/// Before a temporary is made for `dest`: remove what runs no longer running left for the
+/// same name beside it (a picture, a mesh or a pyramid killed outright, with no chance to
+/// remove its own). The directory is listed once per process, so a folder that gets
+/// thousands of tiles or frames costs one listing, and each output only looks its name up.
+/// Only temporaries of `dest`'s own name are touched: nothing another program keeps there.
+fn sweep_before(dest: &Path) {
+    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return;
+    };
+    let dir = parent_dir(dest);
+    let found = {
+        let mut listed = lock(&OTHERS_TEMPS);
+        let temps = listed
+            .entry(dir)
+            .or_insert_with_key(|dir| others_temps(dir));
+        temps.remove(temp_stem(&name))
+    };
+    for (path, pid) in found.into_iter().flatten() {
+        remove_if_abandoned(&path, pid);
+    }
+}
+
+/// The [`OthersTemps`] of `dir`.
+fn others_temps(dir: &Path) -> OthersTemps {
+    let mut temps = OthersTemps::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let file = e.file_name();
+        let file = file.to_string_lossy();
+        if let Some((base, pid)) = temp_name_parts(&file) {
+            if pid != std::process::id() as i32 {
+                temps
+                    .entry(base.to_string())
+                    .or_default()
+                    .push((e.path(), pid));
+            }
+        }
+    }
+    temps
+}
+
+/// NAME and PID of a temporary's name `.NAME.PID.N.tmp` ([`temp_beside`]); `None` for any
+/// other name.
+fn temp_name_parts(file: &str) -> Option<(&str, i32)> {
+    let rest = file.strip_prefix('.')?.strip_suffix(".tmp")?;
+    let mut parts = rest.rsplitn(3, '.');
+    let (Some(n), Some(pid), Some(base)) = (parts.next(), parts.next(), parts.next()) else {
+        return None;
+    };
+    n.parse::<u64>().ok()?;
+    let pid = pid.parse().ok().filter(|&p: &i32| p > 0)?;
+    Some((base, pid))
+}
+
+/// Remove the temporary `path` that process `pid` made, if its run is over: no process here
+/// has that PID, and no process anywhere holds the lock its writer keeps on a temporary file
+/// (a run on another machine writing into a shared file system keeps it while it lives).
+/// Whether it was removed.
+fn remove_if_abandoned(path: &Path, pid: i32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = pid == std::process::id() as i32
+        || unsafe { libc::kill(pid, 0) } == 0
+        || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    if alive {
+        return false;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).is_ok(),
+        Ok(m) if m.is_file() => {
+            // A network file system takes an exclusive lock only on a file open for writing.
+            let file = File::options()
+                .write(true)
+                .open(path)
+                .or_else(|_| File::open(path));
+            if file.is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock))) {
+                return false;
+            }
+            std::fs::remove_file(path).is_ok()
+        }
+        Ok(_) => std::fs::remove_file(path).is_ok(),
+        Err(_) => false,
+    }
+}
+
 /// Whether standard output carries an output file (`-o -`).
 static STDOUT_IS_OUTPUT: AtomicBool = AtomicBool::new(false);
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -522,11 +602,15 @@ impl AtomicFile {
                 (file, None)
             }
             Target::Replace(dest) => {
+                sweep_before(&dest);
                 let temp = temp_beside(&dest)?;
                 let _gate = gate()?;
                 lock(&LIVE).push((temp.clone(), target.clone()));
                 match File::create_new(&temp) {
                     Ok(file) => {
+                        // Held until the rename: a sweep elsewhere sees the run is alive
+                        // ([`remove_if_abandoned`]). A file system without locks goes without.
+                        let _ = file.try_lock();
                         keep_mode_and_owner(&file, &dest);
                         (file, Some((temp, dest)))
                     }
@@ -602,7 +686,8 @@ impl AtomicFile {
     }
 
     fn finish(&self, writer: BufWriter<File>) -> Result<()> {
-        let Some((temp, dest)) = self.flushed(writer)? else {
+        // The file stays open (and locked) until the rename is done.
+        let Some((_file, temp, dest)) = self.flushed(writer)? else {
             return Ok(());
         };
         let _gate = gate()?;
@@ -615,7 +700,7 @@ impl AtomicFile {
     }
 
     fn finish_exclusive(&self, writer: BufWriter<File>) -> Result<bool> {
-        let Some((temp, dest)) = self.flushed(writer)? else {
+        let Some((_file, temp, dest)) = self.flushed(writer)? else {
             return Ok(true);
         };
         let _gate = gate()?;
@@ -637,9 +722,9 @@ impl AtomicFile {
         Ok(published)
     }
 
-    /// Flush (and, for a temporary file, sync) what was written; the temporary file and its
-    /// destination, or `None` when written straight.
-    fn flushed(&self, writer: BufWriter<File>) -> Result<Option<(&PathBuf, &PathBuf)>> {
+    /// Flush (and, for a temporary file, sync) what was written; the temporary file (still
+    /// open), its path and its destination, or `None` when written straight.
+    fn flushed(&self, writer: BufWriter<File>) -> Result<Option<(File, &PathBuf, &PathBuf)>> {
         let file = writer
             .into_inner()
             .map_err(|e| Error::io(&self.target, e.into_error()))?;
@@ -651,7 +736,7 @@ impl AtomicFile {
             return Ok(None);
         };
         file.sync_all().map_err(|e| Error::io(&self.target, e))?;
-        Ok(Some((temp, dest)))
+        Ok(Some((file, temp, dest)))
     }
 
     /// Remove the temporary file (written straight: nothing to remove).
@@ -779,6 +864,7 @@ impl AtomicDir {
                 "exists and is not a directory",
             ));
         }
+        sweep_before(&target);
         let temp = temp_beside(&target)?;
         let _gate = gate()?;
         lock(&LIVE).push((temp.clone(), target.clone()));
@@ -921,6 +1007,57 @@ mod tests {
         std::fs::write(&stale, b"partial").unwrap();
         assert_eq!(remove_stale_temps(&target), 1);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_new_output_sweeps_what_dead_runs_left_for_its_name_and_nothing_else() {
+        let dir = scratch("sweep-before");
+        let dead = 2147483646; // no process has this PID
+                               // Left by runs killed outright: a picture's temporary file, a pyramid's temporary
+                               // folder, and a link of the temporaries' form (removed as a link, not followed).
+        let stale_file = dir.join(format!(".x.png.{dead}.0.tmp"));
+        std::fs::write(&stale_file, b"partial").unwrap();
+        let stale_dir = dir.join(format!(".d.{dead}.7.tmp"));
+        std::fs::create_dir_all(stale_dir.join("d_files/0")).unwrap();
+        std::fs::write(stale_dir.join("d_files/0/0_0.png"), b"tile").unwrap();
+        let kept_dir = dir.join("keep");
+        std::fs::create_dir(&kept_dir).unwrap();
+        std::fs::write(kept_dir.join("k"), b"kept").unwrap();
+        std::os::unix::fs::symlink(&kept_dir, dir.join(format!(".d.{dead}.8.tmp"))).unwrap();
+        // Left alone: another name's, a running process's, one whose writer still holds its
+        // lock (a run on another machine of a shared file system), names of other forms.
+        let others = [
+            format!(".y.png.{dead}.0.tmp"),
+            format!(".x.png.{}.5.tmp", std::os::unix::process::parent_id()),
+            format!(".x.png.{}.1.tmp", dead - 1),
+            ".x.png.tmp".to_string(),
+            format!(".x.png.{dead}.N.tmp"),
+            format!("x.png.{dead}.0.tmp"),
+        ];
+        for o in &others {
+            std::fs::write(dir.join(o), b"other").unwrap();
+        }
+        let held = File::open(dir.join(&others[2])).unwrap();
+        held.lock().unwrap();
+        let mut f = AtomicFile::create(dir.join("x.png")).unwrap();
+        f.write_all(b"whole").unwrap();
+        f.commit().unwrap();
+        let d = AtomicDir::create(dir.join("d")).unwrap();
+        write_inside(&d.path().join("d.dzi"), b"pyramid").unwrap();
+        d.commit().unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut expected: Vec<String> = others.to_vec();
+        expected.extend(["x.png", "d", "keep"].map(String::from));
+        expected.sort();
+        assert_eq!(left, expected);
+        assert_eq!(std::fs::read(kept_dir.join("k")).unwrap(), b"kept");
+        assert_eq!(std::fs::read(dir.join("x.png")).unwrap(), b"whole");
+        drop(held);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -1,10 +1,11 @@
 //! SIGTERM and SIGINT at random moments, for every command that writes files: no temporary
 //! file survives, the status is 130 with one line that says what was kept (or 0 when the
-//! run finished first), and every file that was kept is whole.
+//! run finished first), and every file that was kept is whole. SIGKILL, which no program
+//! can answer, leaves its temporaries: the next run to the same target removes them.
 
 use super::harness::*;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One writer: its arguments (`{D}` is the scratch directory) and how long after the start
 /// an interrupt may land.
@@ -101,17 +102,7 @@ fn interrupt(w: &Writer, runs: u32, tiles: Option<&Path>, existing: Option<(&str
             std::fs::write(dir.join(name), bytes).unwrap();
         }
         let before = files(&dir);
-        let args: Vec<String> = w
-            .args
-            .iter()
-            .map(|a| {
-                a.replace("{D}", s(&dir))
-                    .replace("{T}", tiles.map(s).unwrap_or(""))
-            })
-            .collect();
-        let mut cmd = command(&["--backend", "cpu"]);
-        cmd.args(&args);
-        let started = start(cmd);
+        let started = start(writer_command(w, &dir, tiles));
         let delay = rng.below(w.max_delay_ms);
         std::thread::sleep(Duration::from_millis(delay));
         let sig = if k % 2 == 0 { "TERM" } else { "INT" };
@@ -123,6 +114,77 @@ fn interrupt(w: &Writer, runs: u32, tiles: Option<&Path>, existing: Option<(&str
         );
         judge(&run, &what, &dir, &before, existing);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// `w` on the CPU, `{D}` in its arguments the directory `dir` and `{T}` the tile directory.
+fn writer_command(w: &Writer, dir: &Path, tiles: Option<&Path>) -> std::process::Command {
+    let mut cmd = command(&["--backend", "cpu"]);
+    cmd.args(w.args.iter().map(|a| {
+        a.replace("{D}", s(dir))
+            .replace("{T}", tiles.map(s).unwrap_or(""))
+    }));
+    cmd
+}
+
+/// Kill `w` outright (SIGKILL: nothing of it runs after) once it has a temporary on disk,
+/// then run it again to the end: the rerun leaves no temporary, the killed run's included.
+fn killed_then_rerun(w: &Writer) {
+    let dir = killed_with_a_temporary(w);
+    let rerun = run_for(writer_command(w, &dir, None), Duration::from_secs(120));
+    rerun.assert_success();
+    assert_no_temporaries(&dir, &format!("{} after a run killed outright", rerun.what));
+    for f in files(&dir) {
+        assert_complete(&f, &rerun.what);
+    }
+}
+
+/// A directory where a run of `w` was killed outright and left a temporary. A temporary seen
+/// may be finished and renamed before the kill lands (a frame takes milliseconds), so a run
+/// that leaves none is tried again, in a fresh directory.
+fn killed_with_a_temporary(w: &Writer) -> super::common::Scratch {
+    for k in 0..10 {
+        let dir = scratch(&format!("kill-{}-{k}", w.name.replace([' ', '-'], "")));
+        let mut started = start(writer_command(w, &dir, None));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while temporaries(&dir).is_empty() {
+            let ended = started.child.try_wait().unwrap().is_some();
+            assert!(
+                !ended && Instant::now() < deadline,
+                "{}: ended or ran a minute before it made a temporary",
+                started.what
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        started.child.kill().unwrap();
+        let killed = started.wait(Duration::from_secs(60));
+        assert!(
+            killed.signal() == Some(9) || killed.code() == Some(0),
+            "{}: {:?}; stderr: {}",
+            killed.what,
+            killed.status,
+            killed.stderr
+        );
+        if !temporaries(&dir).is_empty() {
+            return dir;
+        }
+    }
+    panic!("{}: ten runs killed outright left no temporary", w.name);
+}
+
+#[test]
+fn the_run_after_one_killed_outright_sweeps_its_temporaries() {
+    for w in [
+        &RENDER_PNG,
+        &RENDER_DZI,
+        &RENDER_TILES,
+        &CA_FRAMES,
+        &CA_STACK,
+        &OCTAHEDRON_STL,
+        &CHOMP_IMAGE,
+        &NIMPASS_GRID,
+    ] {
+        killed_then_rerun(w);
     }
 }
 
