@@ -803,7 +803,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 }
 
 /// The longest file name most file systems take (Linux's NAME_MAX), in bytes.
-const NAME_MAX: usize = 255;
+pub(crate) const NAME_MAX: usize = 255;
 
 /// The bytes of NAME a temporary name `.NAME.PID.N.tmp` keeps, so that it fits in
 /// [`NAME_MAX`] whatever the PID (a u32) and N (a u64).

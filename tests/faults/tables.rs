@@ -247,6 +247,31 @@ fn a_run_in_pieces_checks_its_target_before_any_work() {
 }
 
 #[test]
+fn a_tables_name_leaves_room_for_its_checkpoint() {
+    let dir = scratch("tables-long-names");
+    // FILE.partial must fit in 255 bytes: a longer name is one line before any work, for
+    // every kind and mode, and nothing is made.
+    let long = dir.join("t".repeat(248));
+    for job in &JOBS {
+        let got = run_for(job_command(job, &long), Duration::from_secs(60));
+        assert_eq!(got.code(), Some(2), "{}: {}", job.name, got.stderr);
+        assert_eq!(got.stderr_lines().len(), 1, "{}: {}", job.name, got.stderr);
+        assert!(
+            got.stderr
+                .contains("a table's name may take at most 247 bytes (this one takes 248)"),
+            "{}: {}",
+            job.name,
+            got.stderr
+        );
+        assert_eq!(names(&dir), Vec::<String>::new(), "{}", job.name);
+    }
+    // The longest name that fits is written, and nothing is left beside it.
+    let name = "t".repeat(247);
+    run(&["chomp", "cells", "--max", "12", "-o", s(&dir.join(&name))]).assert_success();
+    assert_eq!(names(&dir), vec![name]);
+}
+
+#[test]
 fn huge_parts_are_an_empty_share_not_an_allocation() {
     let dir = scratch("tables-parts");
     for part in [

@@ -285,6 +285,16 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
             out.display()
         )));
     }
+    // Its checkpoint's name is the table's and the longest suffix, `.partial`.
+    let name = out.file_name().map_or(0, |n| n.len());
+    let most = crate::output::NAME_MAX - ".partial".len();
+    if name > most {
+        return Err(Error::invalid(format!(
+            "{}: a table's name may take at most {most} bytes (this one takes {name}): its checkpoint {} goes beside it",
+            out.display(),
+            partial_path(Path::new("FILE")).display()
+        )));
+    }
     Ok(())
 }
 
