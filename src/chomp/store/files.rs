@@ -19,9 +19,12 @@ fn beside(table: &Path, ext: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The suffix of a table's checkpoint file, the longest of its checkpoints' suffixes.
+const PARTIAL: &str = ".partial";
+
 /// The checkpoint path of a table file: `FILE.partial`.
 pub fn partial_path(table: &Path) -> PathBuf {
-    beside(table, ".partial")
+    beside(table, PARTIAL)
 }
 
 /// The snapshot of the marks of a run saving to `table`: `FILE.marks`.
@@ -285,14 +288,12 @@ pub(crate) fn check_resumable_target(out: &Path) -> Result<()> {
             out.display()
         )));
     }
-    // Its checkpoint's name is the table's and the longest suffix, `.partial`.
     let name = out.file_name().map_or(0, |n| n.len());
-    let most = crate::output::NAME_MAX - ".partial".len();
+    let most = crate::output::NAME_MAX - PARTIAL.len();
     if name > most {
         return Err(Error::invalid(format!(
-            "{}: a table's name may take at most {most} bytes (this one takes {name}): its checkpoint {} goes beside it",
-            out.display(),
-            partial_path(Path::new("FILE")).display()
+            "{}: a table's name may take at most {most} bytes (this one takes {name}): its checkpoint FILE{PARTIAL} goes beside it",
+            out.display()
         )));
     }
     Ok(())
