@@ -73,37 +73,31 @@ pub fn drop_checkpoint(path: &Path) {
 /// `target` (`.NAME.PID.N.tmp`, a run killed while it wrote NAME), and in the directory
 /// `target` when it is one (a checkpoint folder's pieces). Returns how many were removed.
 pub fn remove_stale_temps(target: &Path) -> usize {
-    let mut removed = 0;
-    let mut sweep = |dir: &Path, stem: Option<&str>| {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let file = e.file_name();
-            let file = file.to_string_lossy();
-            let Some((base, pid)) = temp_name_parts(&file) else {
-                continue;
-            };
-            if stem.is_none_or(|n| n == base) && remove_if_abandoned(&e.path(), pid) {
-                removed += 1;
-            }
-        }
-    };
-    if let Some(name) = target.file_name().map(|n| n.to_string_lossy().into_owned()) {
-        sweep(&parent_dir(target), Some(temp_stem(&name)));
+    let mut found = Vec::new();
+    if let Some(name) = target.file_name() {
+        let mut beside = temps_in(&parent_dir(target));
+        found.extend(
+            beside
+                .remove(temp_stem(&name.to_string_lossy()))
+                .into_iter()
+                .flatten(),
+        );
     }
     if target.is_dir() {
-        sweep(target, None);
+        found.extend(temps_in(target).into_values().flatten());
     }
-    removed
+    found
+        .into_iter()
+        .filter(|(path, pid)| remove_if_abandoned(path, *pid))
+        .count()
 }
 
-/// Other processes' temporaries in one directory, by the name they were written for
-/// ([`temp_stem`]), each with the PID in its name.
-type OthersTemps = BTreeMap<String, Vec<(PathBuf, i32)>>;
+/// The temporaries in one directory, by the name they were written for ([`temp_stem`]),
+/// each with the PID in its name.
+type Temps = BTreeMap<String, Vec<(PathBuf, i32)>>;
 
-/// [`OthersTemps`] of each directory an output has been made in, listed at the first.
-static OTHERS_TEMPS: Mutex<BTreeMap<PathBuf, OthersTemps>> = Mutex::new(BTreeMap::new());
+/// The [`Temps`] of each directory an output has been made in, listed at the first.
+static TEMPS_BY_DIR: Mutex<BTreeMap<PathBuf, Temps>> = Mutex::new(BTreeMap::new());
 
 /// Before a temporary is made for `dest`: remove what runs no longer running left for the
 /// same name beside it (a picture, a mesh or a pyramid killed outright, with no chance to
@@ -111,35 +105,28 @@ static OTHERS_TEMPS: Mutex<BTreeMap<PathBuf, OthersTemps>> = Mutex::new(BTreeMap
 /// thousands of tiles or frames costs one listing, and each output only looks its name up.
 /// Only temporaries of `dest`'s own name are touched: nothing another program keeps there.
 fn sweep_before(dest: &Path) {
-    let Some(name) = dest.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+    let Some(name) = dest.file_name() else {
         return;
     };
-    let dir = parent_dir(dest);
-    let found = {
-        let mut listed = lock(&OTHERS_TEMPS);
-        let temps = listed
-            .entry(dir)
-            .or_insert_with_key(|dir| others_temps(dir));
-        temps.remove(temp_stem(&name))
-    };
+    let found = lock(&TEMPS_BY_DIR)
+        .entry(parent_dir(dest))
+        .or_insert_with_key(|dir| temps_in(dir))
+        .remove(temp_stem(&name.to_string_lossy()));
     for (path, pid) in found.into_iter().flatten() {
         remove_if_abandoned(&path, pid);
     }
 }
 
-/// The [`OthersTemps`] of `dir`.
-fn others_temps(dir: &Path) -> OthersTemps {
-    let mut temps = OthersTemps::new();
+/// The [`Temps`] of `dir`.
+fn temps_in(dir: &Path) -> Temps {
+    let mut temps = Temps::new();
     for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let file = e.file_name();
-        let file = file.to_string_lossy();
-        if let Some((base, pid)) = temp_name_parts(&file) {
-            if pid != std::process::id() as i32 {
-                temps
-                    .entry(base.to_string())
-                    .or_default()
-                    .push((e.path(), pid));
-            }
+        if let Some((base, pid)) = temp_name_parts(&file.to_string_lossy()) {
+            temps
+                .entry(base.to_string())
+                .or_default()
+                .push((e.path(), pid));
         }
     }
     temps
@@ -1013,9 +1000,10 @@ mod tests {
     #[test]
     fn a_new_output_sweeps_what_dead_runs_left_for_its_name_and_nothing_else() {
         let dir = scratch("sweep-before");
-        let dead = 2147483646; // no process has this PID
-                               // Left by runs killed outright: a picture's temporary file, a pyramid's temporary
-                               // folder, and a link of the temporaries' form (removed as a link, not followed).
+        // No process has this PID.
+        let dead = 2147483646;
+        // Left by runs killed outright: a picture's temporary file, a pyramid's temporary
+        // folder, and a link of the temporaries' form (removed as a link, not followed).
         let stale_file = dir.join(format!(".x.png.{dead}.0.tmp"));
         std::fs::write(&stale_file, b"partial").unwrap();
         let stale_dir = dir.join(format!(".d.{dead}.7.tmp"));
