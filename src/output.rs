@@ -44,6 +44,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
+use std::time::{Duration, Instant};
 
 /// Held shared by every file-system change that makes or finishes an output; taken
 /// exclusively (and never released) by [`stop_outputs`].
@@ -96,22 +97,61 @@ pub fn remove_stale_temps(target: &Path) -> usize {
 /// each with the PID in its name.
 type Temps = BTreeMap<String, Vec<(PathBuf, i32)>>;
 
-/// The [`Temps`] of each directory an output has been made in, listed at the first.
-static TEMPS_BY_DIR: Mutex<BTreeMap<PathBuf, Temps>> = Mutex::new(BTreeMap::new());
+/// The [`Temps`] of a directory as listed at one time, and what the listing took.
+struct Listing {
+    temps: Temps,
+    at: Instant,
+    took: Duration,
+}
+
+impl Listing {
+    /// List `dir` now.
+    fn of(dir: &Path) -> Listing {
+        let at = Instant::now();
+        let temps = temps_in(dir);
+        Listing {
+            temps,
+            at,
+            took: at.elapsed(),
+        }
+    }
+
+    /// Whether the listing is old enough to list again: [`LISTING_AGE`] times what it took, so
+    /// that listing again costs at most about 0.1 % more than the outputs themselves.
+    fn stale(&self) -> bool {
+        self.at.elapsed() > self.took * LISTING_AGE
+    }
+}
+
+/// How many times what a directory's listing took it is kept before [`sweep_before`] lists
+/// the directory again.
+const LISTING_AGE: u32 = 1000;
+
+/// The [`Listing`] of each directory an output has been made in.
+static TEMPS_BY_DIR: Mutex<BTreeMap<PathBuf, Listing>> = Mutex::new(BTreeMap::new());
 
 /// Before a temporary is made for `dest`: remove what runs no longer running left for the
 /// same name beside it (a picture, a mesh or a pyramid killed outright, with no chance to
-/// remove its own). The directory is listed once per process, so a folder that gets
-/// thousands of tiles or frames costs one listing, and each output only looks its name up.
-/// Only temporaries of `dest`'s own name are touched: nothing another program keeps there.
+/// remove its own). A directory's listing is kept and listed again only once it is
+/// [`LISTING_AGE`] times older than it took, so a folder that gets thousands of tiles or frames
+/// costs a few listings, not one a tile, each output looks its name up, and a long-lived
+/// process (Python, `serve`) still sees what a run killed later left. Only temporaries of
+/// `dest`'s own name are touched: nothing another program keeps there.
 fn sweep_before(dest: &Path) {
     let Some(name) = dest.file_name() else {
         return;
     };
-    let found = lock(&TEMPS_BY_DIR)
-        .entry(parent_dir(dest))
-        .or_insert_with_key(|dir| temps_in(dir))
-        .remove(temp_stem(&name.to_string_lossy()));
+    let dir = parent_dir(dest);
+    let found = {
+        let mut listings = lock(&TEMPS_BY_DIR);
+        let listing = listings
+            .entry(dir.clone())
+            .or_insert_with(|| Listing::of(&dir));
+        if listing.stale() {
+            *listing = Listing::of(&dir);
+        }
+        listing.temps.remove(temp_stem(&name.to_string_lossy()))
+    };
     for (path, pid) in found.into_iter().flatten() {
         remove_if_abandoned(&path, pid);
     }
@@ -1046,6 +1086,37 @@ mod tests {
         assert_eq!(std::fs::read(kept_dir.join("k")).unwrap(), b"kept");
         assert_eq!(std::fs::read(dir.join("x.png")).unwrap(), b"whole");
         drop(held);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_directorys_listing_is_kept_a_while_then_listed_again() {
+        let dir = scratch("sweep-again");
+        let dead = 2147483646;
+        let write = |name: &str| {
+            let mut f = AtomicFile::create(dir.join(name)).unwrap();
+            f.write_all(b"whole").unwrap();
+            f.commit().unwrap();
+        };
+        // The first output lists the folder; a run killed after that leaves a temporary.
+        write("a.png");
+        let stale = dir.join(format!(".b.png.{dead}.0.tmp"));
+        let set_took = |took: Duration| {
+            let mut listings = lock(&TEMPS_BY_DIR);
+            let listing = listings.get_mut(&dir).unwrap();
+            listing.at = Instant::now();
+            listing.took = took;
+        };
+        // A listing that took an hour is kept: the temporary, planted after it, is not seen.
+        std::fs::write(&stale, b"partial").unwrap();
+        set_took(Duration::from_secs(3600));
+        write("b.png");
+        assert!(stale.exists());
+        // Once it has aged past what it took, the folder is listed again and the temporary
+        // goes before the next output of its name.
+        set_took(Duration::ZERO);
+        write("b.png");
+        assert!(!stale.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
