@@ -142,16 +142,21 @@ fn sweep_before(dest: &Path) {
         return;
     };
     let dir = parent_dir(dest);
-    let found = {
-        let mut listings = lock(&TEMPS_BY_DIR);
-        let listing = listings
-            .entry(dir.clone())
-            .or_insert_with(|| Listing::of(&dir));
-        if listing.stale() {
-            *listing = Listing::of(&dir);
-        }
-        listing.temps.remove(temp_stem(&name.to_string_lossy()))
+    let name = name.to_string_lossy();
+    let stem = temp_stem(&name);
+    let kept = match lock(&TEMPS_BY_DIR).get_mut(&dir) {
+        Some(listing) if !listing.stale() => Some(listing.temps.remove(stem)),
+        _ => None,
     };
+    // A new listing is made outside the lock, so outputs in other directories do not wait for
+    // it. Two threads that list one directory at once each sweep their own name from their own
+    // listing, and the later listing is kept.
+    let found = kept.unwrap_or_else(|| {
+        let mut listing = Listing::of(&dir);
+        let found = listing.temps.remove(stem);
+        lock(&TEMPS_BY_DIR).insert(dir, listing);
+        found
+    });
     for (path, pid) in found.into_iter().flatten() {
         remove_if_abandoned(&path, pid);
     }
