@@ -135,7 +135,7 @@ static TEMPS_BY_DIR: Mutex<BTreeMap<PathBuf, Listing>> = Mutex::new(BTreeMap::ne
 /// remove its own). A directory's listing is kept and listed again only once it is
 /// [`LISTING_AGE`] times older than it took, so a folder that gets thousands of tiles or frames
 /// costs a few listings, not one a tile, each output looks its name up, and a long-lived
-/// process (Python, `serve`) still sees what a run killed later left. Only temporaries of
+/// process (a Python session) still sees what a run killed later left. Only temporaries of
 /// `dest`'s own name are touched: nothing another program keeps there.
 fn sweep_before(dest: &Path) {
     let Some(name) = dest.file_name() else {
