@@ -135,6 +135,23 @@ def test_stubs_match_the_module():
             assert stubbed == list(inspect.signature(obj).parameters), name
     methods = {n.name for n in defs["ChompOrdinals"].body if isinstance(n, ast.FunctionDef)}
     assert {"histogram", "rule", "players", "box", "ordinal", "sol", "chain", "positions"} <= methods
+    # Every class's public methods and properties, no more and no fewer, each method with its
+    # parameters (an exception class's own attributes besides).
+    for name in PUBLIC:
+        if not isinstance(defs[name], ast.ClassDef):
+            continue
+        cls = getattr(chompute, name)
+        stubbed = {n.name: n for n in defs[name].body if isinstance(n, ast.FunctionDef)}
+        inherited = set(dir(Exception)) if issubclass(cls, Exception) else set()
+        real = {m for m in dir(cls) if not m.startswith("_") and m not in inherited}
+        assert real == {m for m in stubbed if not m.startswith("_")}, name
+        for method, node in stubbed.items():
+            member = inspect.getattr_static(cls, method)
+            if method.startswith("_") or not callable(member):
+                continue
+            args = node.args
+            stubbed_args = [a.arg for a in args.args] + [a.arg for a in args.kwonlyargs]
+            assert stubbed_args == list(inspect.signature(getattr(cls, method)).parameters), (name, method)
 
 
 def test_guide_session(tmp_path, monkeypatch):
