@@ -123,8 +123,8 @@ impl Listing {
     }
 }
 
-/// How many times what a directory's listing took it is kept before [`sweep_before`] lists
-/// the directory again.
+/// A directory's listing is kept until it is this many times as old as the listing took; then
+/// [`sweep_before`] lists the directory again.
 const LISTING_AGE: u32 = 1000;
 
 /// The [`Listing`] of each directory an output has been made in.
@@ -132,8 +132,8 @@ static TEMPS_BY_DIR: Mutex<BTreeMap<PathBuf, Listing>> = Mutex::new(BTreeMap::ne
 
 /// Before a temporary is made for `dest`: remove what runs no longer running left for the
 /// same name beside it (a picture, a mesh or a pyramid killed outright, with no chance to
-/// remove its own). A directory's listing is kept and listed again only once it is
-/// [`LISTING_AGE`] times older than it took, so a folder that gets thousands of tiles or frames
+/// remove its own). A directory's listing is kept until it is [`LISTING_AGE`] times as old as
+/// the listing took, then made again, so a folder that gets thousands of tiles or frames
 /// costs a few listings, not one a tile, each output looks its name up, and a long-lived
 /// process (a Python session) still sees what a run killed later left. Only temporaries of
 /// `dest`'s own name are touched: nothing another program keeps there.
