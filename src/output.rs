@@ -44,7 +44,7 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Held shared by every file-system change that makes or finishes an output; taken
 /// exclusively (and never released) by [`stop_outputs`].
@@ -97,11 +97,12 @@ pub fn remove_stale_temps(target: &Path) -> usize {
 /// each with the PID in its name.
 type Temps = BTreeMap<String, Vec<(PathBuf, i32)>>;
 
-/// The [`Temps`] of a directory as listed at one time, and what the listing took.
+/// The [`Temps`] of a directory as listed at one time, and until when they are kept.
 struct Listing {
     temps: Temps,
-    at: Instant,
-    took: Duration,
+    /// When the listing has aged [`LISTING_AGE`] times what it took, so that listing again
+    /// costs at most about 0.1 % more than the outputs themselves.
+    until: Instant,
 }
 
 impl Listing {
@@ -111,15 +112,13 @@ impl Listing {
         let temps = temps_in(dir);
         Listing {
             temps,
-            at,
-            took: at.elapsed(),
+            until: at + at.elapsed() * LISTING_AGE,
         }
     }
 
-    /// Whether the listing is old enough to list again: [`LISTING_AGE`] times what it took, so
-    /// that listing again costs at most about 0.1 % more than the outputs themselves.
+    /// Whether the listing is old enough to list again.
     fn stale(&self) -> bool {
-        self.at.elapsed() > self.took * LISTING_AGE
+        Instant::now() > self.until
     }
 }
 
@@ -989,6 +988,7 @@ fn forget(temp: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     fn scratch(name: &str) -> PathBuf {
         let dir =
@@ -1108,9 +1108,7 @@ mod tests {
         let stale = dir.join(format!(".b.png.{dead}.0.tmp"));
         let set_took = |took: Duration| {
             let mut listings = lock(&TEMPS_BY_DIR);
-            let listing = listings.get_mut(&dir).unwrap();
-            listing.at = Instant::now();
-            listing.took = took;
+            listings.get_mut(&dir).unwrap().until = Instant::now() + took * LISTING_AGE;
         };
         // A listing that took an hour is kept: the temporary, planted after it, is not seen.
         std::fs::write(&stale, b"partial").unwrap();
